@@ -1,0 +1,108 @@
+# rocestat — build, test, install.
+#
+#   make                 build ./rocestat (objects under build/)
+#   make check           build and run every test (unit, golden, differential)
+#   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
+#   make golden-update   regenerate tests/golden/*.out from the current binary
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# Every flag comes from pkg-config; nothing is hard-coded to this machine.
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+PKG_CONFIG ?= pkg-config
+CC       ?= cc
+
+PKGS      := libpcap glib-2.0
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
+OPT      ?= -O2 -g
+CFLAGS   ?=
+CPPFLAGS += -D_DEFAULT_SOURCE -I.
+BASE_CFLAGS := -std=c11 $(WARN) $(OPT) $(PKG_CFLAGS)
+
+# SAN=1 selects the sanitizer build in its own object tree so both can coexist.
+ifeq ($(SAN),1)
+  BUILD    ?= build-san
+  SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  BASE_CFLAGS += $(SANFLAGS)
+  LDFLAGS  += $(SANFLAGS)
+  BIN      := $(BUILD)/rocestat
+else
+  BUILD    ?= build
+  BIN      := rocestat
+endif
+
+LIB_SRC  := $(sort $(wildcard dissect/*.c analyzer/*.c capture/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/librocestat.a
+
+TEST_SRC := $(sort $(wildcard tests/check_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
+TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
+
+.PHONY: all check unit golden difftest sanitize golden-update install uninstall clean
+
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(PKG_LIBS) -lm
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CHECK_LIBS) -lm
+
+# ---- tests ---------------------------------------------------------------
+
+# The unit tests, then the golden outputs, then the differential test against
+# tshark. Each script exits non-zero on the first failing case it reports.
+check: unit golden difftest
+
+unit: $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
+
+golden: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh
+
+difftest: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/diff_tshark.py
+
+sanitize:
+	$(MAKE) SAN=1 check
+
+golden-update: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update
+
+# ---- install -------------------------------------------------------------
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rocestat
+	install -m 0644 man/rocestat.1 $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/rocestat $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
+
+clean:
+	rm -rf build build-san rocestat
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

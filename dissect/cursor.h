@@ -1,0 +1,128 @@
+/*
+ * cursor.h — the only way the dissector reads packet bytes.
+ *
+ * A cursor is a window [0, len) over captured bytes plus a read position.
+ * Every read is bounds-checked. A read that would run past the window does
+ * not touch memory: it returns zero, parks the position at the end and sets
+ * the sticky `overrun` flag. Decoders read a whole header, then test the flag
+ * once, the way tcpdump's GET_ macros bail out, but without longjmp.
+ *
+ * The window is always the *captured* bytes (caplen); the lengths that the
+ * protocol fields claim are checked separately against the wire length, so
+ * "the capture was cut short" (truncated) and "a length field lies"
+ * (malformed) stay distinct outcomes.
+ */
+#ifndef RS_CURSOR_H
+#define RS_CURSOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+struct rs_cursor {
+	const uint8_t *base; /* first byte of the window */
+	uint32_t len;        /* bytes in the window */
+	uint32_t off;        /* read position, always <= len */
+	bool overrun;        /* a read went past the window */
+};
+
+static inline void rs_cur_init(struct rs_cursor *c, const uint8_t *base, uint32_t len)
+{
+	c->base = base;
+	c->len = len;
+	c->off = 0;
+	c->overrun = false;
+}
+
+static inline uint32_t rs_cur_left(const struct rs_cursor *c)
+{
+	return c->len - c->off;
+}
+
+static inline bool rs_cur_has(const struct rs_cursor *c, uint32_t n)
+{
+	return n <= c->len - c->off;
+}
+
+/* Claim n bytes: returns a pointer to them, or NULL (and overrun) if short. */
+static inline const uint8_t *rs_cur_take(struct rs_cursor *c, uint32_t n)
+{
+	if (!rs_cur_has(c, n)) {
+		c->off = c->len;
+		c->overrun = true;
+		return NULL;
+	}
+	const uint8_t *p = c->base + c->off;
+	c->off += n;
+	return p;
+}
+
+static inline void rs_cur_skip(struct rs_cursor *c, uint32_t n)
+{
+	(void)rs_cur_take(c, n);
+}
+
+static inline uint8_t rs_cur_u8(struct rs_cursor *c)
+{
+	const uint8_t *p = rs_cur_take(c, 1);
+	return p ? p[0] : 0;
+}
+
+static inline uint16_t rs_cur_be16(struct rs_cursor *c)
+{
+	const uint8_t *p = rs_cur_take(c, 2);
+	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
+}
+
+static inline uint32_t rs_cur_be24(struct rs_cursor *c)
+{
+	const uint8_t *p = rs_cur_take(c, 3);
+	return p ? (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2] : 0;
+}
+
+static inline uint32_t rs_cur_be32(struct rs_cursor *c)
+{
+	const uint8_t *p = rs_cur_take(c, 4);
+	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
+}
+
+static inline uint64_t rs_cur_be64(struct rs_cursor *c)
+{
+	uint64_t hi = rs_cur_be32(c);
+	return hi << 32 | rs_cur_be32(c);
+}
+
+static inline uint16_t rs_cur_le16(struct rs_cursor *c)
+{
+	const uint8_t *p = rs_cur_take(c, 2);
+	return p ? (uint16_t)(p[1] << 8 | p[0]) : 0;
+}
+
+static inline uint32_t rs_cur_le32(struct rs_cursor *c)
+{
+	const uint8_t *p = rs_cur_take(c, 4);
+	return p ? (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0] : 0;
+}
+
+/* Copy n bytes out; on overrun the destination is zeroed. */
+static inline void rs_cur_copy(struct rs_cursor *c, void *dst, uint32_t n)
+{
+	const uint8_t *p = rs_cur_take(c, n);
+	if (p)
+		memcpy(dst, p, n);
+	else
+		memset(dst, 0, n);
+}
+
+/* A sub-cursor over the next n bytes (clipped to what is captured). The
+ * parent advances past them (or overruns if fewer than n are there). */
+static inline struct rs_cursor rs_cur_sub(struct rs_cursor *c, uint32_t n)
+{
+	struct rs_cursor s;
+	uint32_t avail = rs_cur_left(c);
+	rs_cur_init(&s, c->base + c->off, n < avail ? n : avail);
+	rs_cur_skip(c, n);
+	return s;
+}
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * dissect.h — decode one captured frame into a plain struct rs_frame.
+ *
+ * The dissector is pure: it allocates nothing, keeps no state between calls,
+ * prints nothing and never reads outside the captured bytes. Every field the
+ * rest of rocestat needs is copied into struct rs_frame, so the analyzer never
+ * looks at packet bytes.
+ *
+ * Besides success (RS_OK) and "not RoCE", a frame can end in one of three
+ * distinct outcomes, each with a reason naming the field:
+ *   RS_TRUNCATED    the capture stopped (caplen) before a header we need
+ *   RS_MALFORMED    a field or length lies (IP length past the frame, PadCnt
+ *                   larger than the payload, ...)
+ *   RS_UNSUPPORTED  valid but outside what we decode (reserved opcode, IP
+ *                   fragment, TVer != 0 ...)
+ * Headers decoded before the problem stay valid: `have` says which.
+ *
+ * A frame whose headers are all captured but whose payload was cut by the
+ * snap length is RS_OK: lengths come from the wire (IP/UDP/LRH lengths), and
+ * only the ICRC verdict becomes RS_CRC_UNCHECKED.
+ */
+#ifndef RS_DISSECT_H
+#define RS_DISSECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dissect/cm.h"
+#include "dissect/opcodes.h"
+
+#define RS_ROCE_UDP_PORT 4791   /* IANA, RoCE v2 (IBA Annex A17.2.4) */
+#define RS_ETHERTYPE_ROCE 0x8915 /* RoCE v1 (IBA Annex A16) */
+#define RS_GRH_NXTHDR_IBA 0x1B  /* GRH next header: IBA transport */
+#define RS_MAX_VLAN 8           /* deeper tag stacks are reported unsupported */
+#define RS_MAX_LAYERS 24
+#define RS_MAX_EXTRA_PORTS 8
+
+enum rs_outcome {
+	RS_OK = 0,
+	RS_NOT_ROCE,
+	RS_TRUNCATED,
+	RS_MALFORMED,
+	RS_UNSUPPORTED,
+	RS_OUTCOME__COUNT
+};
+
+enum rs_roce {
+	RS_ROCE_NONE = 0,
+	RS_ROCE_V1, /* Ethernet 0x8915 + GRH */
+	RS_ROCE_V2, /* IPv4/IPv6 + UDP 4791 */
+	RS_ROCE_IB, /* native InfiniBand: LRH (+ GRH) */
+};
+
+enum rs_crc_status {
+	RS_CRC_UNCHECKED = 0, /* not all bytes were captured */
+	RS_CRC_OK,
+	RS_CRC_BAD,
+};
+
+enum rs_addr_kind {
+	RS_ADDR_NONE = 0,
+	RS_ADDR_IPV4,
+	RS_ADDR_IPV6,
+	RS_ADDR_GID, /* RoCE v1 / IB GRH */
+	RS_ADDR_LID, /* IB without GRH */
+};
+
+struct rs_addr {
+	uint8_t kind;   /* enum rs_addr_kind */
+	uint8_t b[16];  /* IPv4 in b[0..3]; LID in b[0..1], big-endian */
+};
+
+/* Which headers were decoded (and are valid in struct rs_frame). */
+enum rs_have {
+	RS_HAVE_ERF = 1u << 0,
+	RS_HAVE_ETH = 1u << 1,
+	RS_HAVE_SLL = 1u << 2,
+	RS_HAVE_LRH = 1u << 3,
+	RS_HAVE_GRH = 1u << 4,
+	RS_HAVE_IPV4 = 1u << 5,
+	RS_HAVE_IPV6 = 1u << 6,
+	RS_HAVE_UDP = 1u << 7,
+	RS_HAVE_BTH = 1u << 8,
+	RS_HAVE_EXT = 1u << 9,   /* every extension header the opcode defines */
+	RS_HAVE_MAD = 1u << 10,  /* QP0/QP1 MAD header */
+	RS_HAVE_CM = 1u << 11,   /* CM attribute body (mad.attr_ok) */
+	RS_HAVE_ICRC = 1u << 12, /* the ICRC bytes were captured */
+	RS_HAVE_VCRC = 1u << 13,
+};
+
+/* Byte ranges of each layer, for the walkthrough's hex dump. */
+enum rs_layer_id {
+	RS_L_ERF, RS_L_ETH, RS_L_VLAN, RS_L_SLL, RS_L_SLL2,
+	RS_L_LRH, RS_L_GRH, RS_L_IPV4, RS_L_IPV6, RS_L_IPV6_EXT, RS_L_UDP,
+	RS_L_BTH, RS_L_RDETH, RS_L_DETH, RS_L_XRCETH, RS_L_FETH, RS_L_RETH,
+	RS_L_ATOMICETH, RS_L_AETH, RS_L_ATOMICACKETH, RS_L_IMMDT, RS_L_IETH,
+	RS_L_CNP, RS_L_MAD, RS_L_CM, RS_L_PAYLOAD, RS_L_PAD, RS_L_ICRC, RS_L_VCRC,
+	RS_L_TRAILER,
+	RS_L__COUNT
+};
+
+struct rs_layer {
+	uint8_t id;    /* enum rs_layer_id */
+	uint32_t off;  /* from the first captured byte */
+	uint32_t len;  /* length on the wire; may run past caplen */
+};
+
+/* IBA 7.7 Local Route Header. */
+struct rs_lrh {
+	uint8_t vl, lver, sl, lnh;
+	uint16_t dlid, slid;
+	uint16_t pktlen; /* in 4-byte words, LRH through ICRC */
+};
+
+/* IBA 8.3 Global Route Header (also RoCE v1's network header). */
+struct rs_grh {
+	uint8_t ipver, tclass, nxthdr, hoplmt;
+	uint32_t flowlabel;
+	uint16_t paylen;
+	uint8_t sgid[16], dgid[16];
+};
+
+/* IBA 9.2 Base Transport Header. */
+struct rs_bth {
+	uint8_t opcode;
+	uint8_t se, migreq, padcnt, tver;
+	uint16_t pkey;
+	uint8_t fecn, becn; /* IBA Annex A10.2.2 / A17.9: bits 7 and 6 of byte 4 */
+	uint8_t resv6;      /* the rest of byte 4 */
+	uint32_t destqp;
+	uint8_t ackreq;
+	uint8_t resv7;
+	uint32_t psn;
+};
+
+struct rs_reth { uint64_t va; uint32_t rkey; uint32_t dmalen; };
+struct rs_deth { uint32_t qkey; uint32_t srcqp; };
+struct rs_aeth { uint8_t syndrome; uint32_t msn; };
+struct rs_atomiceth { uint64_t va; uint32_t rkey; uint64_t swap; uint64_t cmp; };
+
+/* AETH syndrome (IBA 9.7.5.1.2 Table 42): bits 6:5 select the kind. */
+enum rs_aeth_kind { RS_AETH_ACK = 0, RS_AETH_RNR_NAK = 1, RS_AETH_RESERVED = 2, RS_AETH_NAK = 3 };
+enum rs_nak_code {
+	RS_NAK_PSN_SEQ_ERR = 0,
+	RS_NAK_INVALID_REQUEST = 1,
+	RS_NAK_REMOTE_ACCESS_ERR = 2,
+	RS_NAK_REMOTE_OP_ERR = 3,
+	RS_NAK_INVALID_RD_REQUEST = 4,
+};
+
+static inline enum rs_aeth_kind rs_aeth_kind(uint8_t syndrome) { return (enum rs_aeth_kind)((syndrome >> 5) & 3); }
+static inline uint8_t rs_aeth_value(uint8_t syndrome) { return syndrome & 0x1F; }
+
+struct rs_frame {
+	/* What the capture said about the frame. */
+	uint32_t caplen, wirelen;
+
+	uint8_t outcome;  /* enum rs_outcome */
+	uint8_t roce;     /* enum rs_roce */
+	uint32_t have;    /* enum rs_have */
+	uint16_t ext;     /* RS_EXT_* the opcode defines (valid with RS_HAVE_BTH) */
+
+	/* Why the outcome is not RS_OK: a static printf format taking why_a and
+	 * why_b as unsigned long long, and the byte offset of the bad field. */
+	const char *why;
+	unsigned long long why_a, why_b;
+	uint32_t why_off;
+
+	uint8_t nlayers;
+	struct rs_layer layers[RS_MAX_LAYERS];
+
+	/* Link layer. */
+	uint8_t eth_dst[6], eth_src[6];
+	uint16_t ethertype;             /* the innermost one */
+	uint8_t nvlan;
+	uint16_t vlan_tpid[RS_MAX_VLAN], vlan_tci[RS_MAX_VLAN];
+	uint16_t sll_pkttype, sll_hatype;
+	uint32_t sll_ifindex;
+	uint8_t erf_type;
+
+	/* Network layer (RoCE v2) and the endpoints for every kind. */
+	struct rs_addr src, dst;
+	uint8_t ip_version;   /* 4 or 6 for RoCE v2 */
+	uint8_t dscp, ecn;    /* ECN 3 = Congestion Experienced */
+	uint8_t ttl;          /* IPv4 TTL or IPv6 hop limit */
+	uint16_t ip_id;
+	uint32_t flow_label;
+	uint16_t ip_hdr_len;
+	uint32_t ip_total_len;
+	uint16_t udp_sport, udp_dport, udp_len, udp_csum;
+
+	/* InfiniBand link and global routing (native IB, RoCE v1). */
+	struct rs_lrh lrh;
+	struct rs_grh grh;
+
+	/* Transport. */
+	struct rs_bth bth;
+	uint32_t rdeth_eecnxt;
+	struct rs_deth deth;
+	uint32_t xrceth_srqn;
+	uint32_t feth;
+	struct rs_reth reth;
+	struct rs_atomiceth atomic;
+	struct rs_aeth aeth;
+	uint64_t atomicack_orig;
+	uint32_t immdt;
+	uint32_t ieth_rkey;
+
+	uint32_t bth_off;      /* first byte of the BTH */
+	uint32_t transport_len;/* BTH through ICRC, from the wire lengths */
+	uint32_t payload_off;
+	uint32_t payload_len;  /* on the wire, without pad */
+	uint32_t trailer_len;  /* bytes after the packet: Ethernet padding, FCS */
+
+	uint32_t icrc;         /* as read: the wire bytes little-endian */
+	uint32_t icrc_calc;
+	uint8_t icrc_status;   /* enum rs_crc_status */
+	uint16_t vcrc, vcrc_calc;
+	uint8_t vcrc_status;
+
+	struct rs_mad mad;     /* with RS_HAVE_MAD */
+};
+
+struct rs_dissect_opts {
+	uint16_t extra_ports[RS_MAX_EXTRA_PORTS]; /* UDP ports decoded as RoCE v2 besides 4791 */
+	uint8_t n_extra_ports;
+	bool skip_icrc;        /* leave every verdict RS_CRC_UNCHECKED */
+};
+
+/* Does the dissector handle this libpcap DLT_ value? */
+bool rs_linktype_supported(int dlt);
+/* "EN10MB", "LINUX_SLL2", ... or NULL if libpcap does not know it either. */
+const char *rs_linktype_name(int dlt);
+
+/*
+ * Decode one frame. `pkt` holds `caplen` captured bytes of a frame that was
+ * `wirelen` bytes long; `dlt` is pcap_datalink() of its source.
+ * Returns f->outcome. `opts` may be NULL.
+ */
+enum rs_outcome rs_dissect(const struct rs_dissect_opts *opts, int dlt, const uint8_t *pkt,
+			   uint32_t caplen, uint32_t wirelen, struct rs_frame *f);
+
+/* ---- names and formatting (pure, into caller buffers) ------------------- */
+
+const char *rs_outcome_name(enum rs_outcome o);   /* "ok", "not-roce", "truncated", ... */
+const char *rs_roce_name(enum rs_roce r);         /* "v1", "v2", "ib", "" */
+const char *rs_crc_status_name(enum rs_crc_status s); /* "ok", "bad", "unchecked" */
+const char *rs_layer_name(enum rs_layer_id id);   /* "BTH", "RETH", ... */
+const char *rs_nak_code_name(uint8_t code);       /* "PSN sequence error", ... */
+const char *rs_nak_code_key(uint8_t code);        /* "psn_seq_err", ... for JSON */
+/* RNR NAK timer (IBA 9.7.5.2.8 Table 45) in microseconds. */
+uint32_t rs_rnr_timer_us(uint8_t timer);
+
+/* The outcome's reason as one line; returns snprintf's count. */
+int rs_frame_why(const struct rs_frame *f, char *buf, size_t len);
+
+#define RS_ADDR_STRLEN 48
+/* IPv4 dotted, IPv6/GID in RFC 5952 form, LID in decimal. */
+const char *rs_addr_format(const struct rs_addr *a, char buf[RS_ADDR_STRLEN]);
+bool rs_addr_equal(const struct rs_addr *a, const struct rs_addr *b);
+
+#endif
