@@ -106,3 +106,20 @@ clean:
 	rm -rf build build-san rocestat
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- samples: the RXE traffic generator and the committed captures -------
+# See samples/README.md. rocegen needs libibverbs and librdmacm; `make samples`
+# boots two QEMU guests per sample and needs root (it apt-gets what is missing).
+ROCEGEN_SRC  := $(sort $(wildcard samples/rocegen/*.c))
+ROCEGEN_HDR  := $(wildcard samples/rocegen/*.h)
+ROCEGEN_PKGS := libibverbs librdmacm
+
+samples/rocegen/rocegen: $(ROCEGEN_SRC) $(ROCEGEN_HDR)
+	$(CC) $(CPPFLAGS) -std=c11 $(WARN) $(OPT) $(shell $(PKG_CONFIG) --cflags $(ROCEGEN_PKGS)) \
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(ROCEGEN_SRC) $(shell $(PKG_CONFIG) --libs $(ROCEGEN_PKGS))
+
+.PHONY: rocegen samples
+rocegen: samples/rocegen/rocegen
+
+samples: $(BIN) samples/rocegen/rocegen
+	samples/make-samples.sh

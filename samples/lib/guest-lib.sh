@@ -4,7 +4,10 @@
 # Runs under busybox sh inside the initramfs built by vm.sh.
 
 # net_up ADDR4 ADDR6: eth0 with both addresses; no DAD so IPv6 is usable at once.
+# No router solicitations either: nothing on this wire routes, and the
+# capture is cleaner without them.
 net_up() {
+    sysctl -qw net.ipv6.conf.default.router_solicitations=0 net.ipv6.conf.eth0.router_solicitations=0
     /usr/bin/ip link set lo up
     /usr/bin/ip link set eth0 up
     /usr/bin/ip addr add "$1/24" dev eth0
@@ -46,13 +49,22 @@ counters() {
     rdma statistic show link rxe0/1 | tr ' ' '\n' | awk 'NF' | paste - - | grep -v '^link' | sed 's/^/  /'
 }
 
-# The control line is ttyS1, wired to the other guest's ttyS1 through the host.
-ctl_init() { stty -F /dev/ttyS1 raw -echo 115200; }
-ctl_send() { echo "$1" > /dev/ttyS1; }
+# The control line is ttyS1, wired to the other guest's ttyS1 through the
+# host. It stays open on fd 3: a closed tty drops whatever arrives.
+ctl_init() {
+    stty -F /dev/ttyS1 raw -echo 115200
+    exec 3<>/dev/ttyS1
+}
+ctl_send() { echo "$1" >&3; }
+# ctl_wait WORD [SECONDS] [RESEND]: wait for a line containing WORD; while
+# waiting, send RESEND once a second (the peer may not be listening yet).
 ctl_wait() {
-    # read returns at the newline; anything else on the line is ignored.
-    while read -r line < /dev/ttyS1; do
-        case "$line" in *"$1"*) return 0 ;; esac
+    deadline=$(( $(cut -d. -f1 /proc/uptime) + ${2:-120} ))
+    while [ "$(cut -d. -f1 /proc/uptime)" -lt "$deadline" ]; do
+        [ -n "$3" ] && ctl_send "$3"
+        if read -t 1 -r line <&3; then
+            case "$line" in *"$1"*) return 0 ;; esac
+        fi
     done
     return 1
 }

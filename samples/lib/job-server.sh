@@ -1,0 +1,33 @@
+# Server guest, appended to job.sh by rxe-vm.sh after the common setup.
+ctl_wait HELLO 120 || { say "no HELLO from the client"; finish 97; }
+if [ "$CAPTURE" = rocestat ]; then
+    rocestat -i eth0 -w /tmp/capture.pcap 2>/tmp/rocestat.err &
+    CAP_PID=$!
+    # Give the capture time to open the interface before any frame flies.
+    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e /tmp/capture.pcap ] && break; sleep 0.2; done
+    sleep 0.5
+    kill -0 $CAP_PID 2>/dev/null || { say "rocestat capture died: $(cat /tmp/rocestat.err)"; finish 96; }
+fi
+say "server runs: rocegen --server $S_ADDR $GEN_ARGS"
+# shellcheck disable=SC2086
+rocegen --server "$S_ADDR" --truth /tmp/truth.json --ready-file /tmp/ready $GEN_ARGS &
+GEN_PID=$!
+while [ ! -e /tmp/ready ] && kill -0 $GEN_PID 2>/dev/null; do sleep 0.1; done
+ctl_send READY
+say "server sent READY"
+wait $GEN_PID
+STATUS=$?
+say "server rocegen exit status $STATUS"
+ctl_wait DONE 120 || say "no DONE from the client"
+# The client's last frames (DREP, ACKs) are on the wire before it says DONE.
+sleep 0.5
+if [ "$CAPTURE" = rocestat ]; then
+    kill -INT $CAP_PID
+    wait $CAP_PID || { say "rocestat exited with $?: $(cat /tmp/rocestat.err)"; STATUS=95; }
+    cp /tmp/capture.pcap /host/capture.pcap
+fi
+[ -e /tmp/truth.json ] && cp /tmp/truth.json /host/truth.json
+say "after the scenario: counters"
+counters
+dmesg | grep -iE 'rxe|infiniband' | tail -n 20
+finish $STATUS

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# rxe-vm.sh SCENARIO [options] [-- rocegen options]
+#
+# Runs one rocegen scenario between two QEMU (TCG) guests whose Debian kernel
+# has rdma_rxe, records the wire inside the server guest, and brings back
+# NAME.pcap, NAME.truth.json and NAME.log. For hosts without rdma_rxe; see
+# samples/README.md. Needs root the first time (apt-get) and ~20 s a run.
+#
+# Options:
+#   --name NAME      output base name (default rxe_SCENARIO, with _ for -)
+#   --out DIR        where the three files go (default: samples/)
+#   -6               IPv6 addresses (2001:db8::1 / ::2) instead of IPv4
+#   --capture HOW    rocestat (default): `rocestat -i eth0 -w` in the server
+#                    guest; qemu: QEMU's filter-dump on the server's netdev
+#   --keep           keep the work directory (consoles, job scripts)
+# Anything after -- goes to rocegen on both sides (e.g. --size 3000 --count 2).
+# Environment: ROCEGEN_KERNEL_PKG, ROCEGEN_CACHE, ROCEGEN_VM_TIMEOUT (s).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=samples/lib/vm.sh
+. "$HERE/lib/vm.sh"
+
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+
+SCENARIO="" NAME="" OUT=$SAMPLES_DIR IPV6=0 CAPTURE=${ROCEGEN_CAPTURE:-rocestat} KEEP=0
+GEN_ARGS=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --name) NAME=$2; shift 2 ;;
+        --out) OUT=$2; shift 2 ;;
+        -6|--ipv6) IPV6=1; shift ;;
+        --capture) CAPTURE=$2; shift 2 ;;
+        --keep) KEEP=1; shift ;;
+        -h|--help) usage 0 ;;
+        --) shift; GEN_ARGS=("$@"); break ;;
+        -*) echo "rxe-vm: unknown option $1" >&2; usage ;;
+        *) [ -z "$SCENARIO" ] || usage; SCENARIO=$1; shift ;;
+    esac
+done
+[ -n "$SCENARIO" ] || usage
+[ -n "$NAME" ] || NAME=rxe_${SCENARIO//-/_}
+case "$CAPTURE" in rocestat|qemu) ;; *) vm_die "--capture is rocestat or qemu" ;; esac
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+T_START=$(date +%s.%N)
+vm_need_packages
+command -v qemu-system-x86_64 >/dev/null || vm_die "qemu-system-x86_64 is not installed"
+
+# Build what goes into the guests from this tree.
+make -s -C "$PROJECT_DIR" samples/rocegen/rocegen >&2 || vm_die "cannot build rocegen"
+ROCEGEN_BIN=$PROJECT_DIR/samples/rocegen/rocegen
+"$ROCEGEN_BIN" --list | grep -qx -- "$SCENARIO" || vm_die "unknown scenario $SCENARIO"
+ROCESTAT_BIN=""
+if [ "$CAPTURE" = rocestat ]; then
+    make -s -C "$PROJECT_DIR" rocestat >&2 || vm_die "cannot build rocestat"
+    ROCESTAT_BIN=$PROJECT_DIR/rocestat
+    "$ROCESTAT_BIN" --help 2>&1 | grep -q -- '-w' ||
+        vm_die "this rocestat has no capture (-i IFACE -w FILE); use --capture qemu"
+fi
+vm_fetch_kernel
+vm_build_initramfs "$ROCEGEN_BIN" "$ROCESTAT_BIN"
+
+WORK=$(mktemp -d /tmp/rxe-vm.XXXXXX)
+cleanup() {
+    local rc=$?
+    vm_kill_all
+    if [ "$KEEP" = 1 ] || [ $rc -ne 0 ]; then
+        echo "rxe-vm: work directory kept: $WORK" >&2
+    else
+        rm -rf "$WORK"
+    fi
+    exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$WORK/server" "$WORK/client"
+
+if [ "$IPV6" = 1 ]; then
+    S_ADDR=$SERVER_IP6 FAMILY=-6
+else
+    S_ADDR=$SERVER_IP4 FAMILY=-4
+fi
+GUEST_TIMEOUT=$((VM_TIMEOUT - 30))
+
+# One job script per guest; guest-init.sh sources it from the 9p share.
+write_job() {
+    local role=$1 ip4=$2 ip6=$3 file=$WORK/$1/job.sh
+    cp "$VM_LIB_DIR/guest-lib.sh" "$WORK/$role/"
+    {
+        echo "ROLE=$role"
+        echo ". /host/guest-lib.sh"
+        echo "CAPTURE=$CAPTURE"
+        printf 'GEN_ARGS=%q\n' "$FAMILY ${GEN_ARGS[*]:-} --timeout $GUEST_TIMEOUT $SCENARIO"
+        echo "S_ADDR=$S_ADDR"
+        echo "say \"scenario=$SCENARIO role=$role kernel=\$(uname -r)\""
+        echo "ctl_init"
+        echo "net_up $ip4 $ip6"
+        echo "rxe_up || { say 'rdma link add failed'; finish 98; }"
+        echo "say 'network and rxe0 ready'"
+        echo "show_device"
+        cat "$VM_LIB_DIR/job-$role.sh"
+    } > "$file"
+}
+write_job server "$SERVER_IP4" "$SERVER_IP6"
+write_job client "$CLIENT_IP4" "$CLIENT_IP6"
+
+NETPORT=$(vm_free_port)
+CTLPORT=$(vm_free_port)
+[ "$NETPORT" != "$CTLPORT" ] || CTLPORT=$(vm_free_port)
+SERVER_EXTRA=()
+if [ "$CAPTURE" = qemu ]; then
+    SERVER_EXTRA=(-object "filter-dump,id=cap,netdev=n0,file=$WORK/server/capture.pcap")
+fi
+
+vm_log "$NAME: booting the server guest ($KVER, TCG)"
+T_BOOT=$(date +%s.%N)
+vm_start server "$WORK/server" "$NETPORT" "$CTLPORT" "${SERVER_EXTRA[@]}"
+SERVER_PID=$VM_LAST_PID
+vm_wait_listen "$NETPORT" "$SERVER_PID" && vm_wait_listen "$CTLPORT" "$SERVER_PID" ||
+    vm_die "the server QEMU did not start: $(cat "$WORK/server/qemu.out")"
+vm_log "$NAME: booting the client guest"
+vm_start client "$WORK/client" "$NETPORT" "$CTLPORT"
+CLIENT_PID=$VM_LAST_PID
+
+# Both guests power off when done; the host timeout is the last resort.
+# Sets GUEST_RC (QEMU's exit status, 137 if it had to be killed).
+wait_guest() {
+    local pid=$1 deadline=$2
+    GUEST_RC=0
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ "$(date +%s)" -ge "$deadline" ]; then
+            kill -9 "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null || true
+            GUEST_RC=137
+            return
+        fi
+        sleep 0.2
+    done
+    wait "$pid" 2>/dev/null || GUEST_RC=$?
+}
+DEADLINE=$(( $(date +%s) + VM_TIMEOUT ))
+wait_guest "$CLIENT_PID" "$DEADLINE"; CLIENT_QEMU=$GUEST_RC
+wait_guest "$SERVER_PID" "$DEADLINE"; SERVER_QEMU=$GUEST_RC
+VM_PIDS=()
+T_END=$(date +%s.%N)
+
+result_of() { grep -a -o 'RESULT role=[a-z]* status=[0-9]*' "$WORK/$1/console.log" | tail -n1 | sed 's/.*status=//'; }
+S_STATUS=$(result_of server || true)
+C_STATUS=$(result_of client || true)
+WALL=$(printf '%.0f' "$(echo "$T_END - $T_START" | bc)")
+BOOT=$(printf '%.1f' "$(echo "$T_END - $T_BOOT" | bc)")
+
+# The log: how it was made, then both consoles.
+{
+    echo "# sample: $NAME"
+    echo "# scenario: $SCENARIO; rocegen options: $FAMILY ${GEN_ARGS[*]:-}"
+    echo "# generated by samples/rxe-vm.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), wall time ${WALL}s (guests ${BOOT}s)"
+    echo "# guest kernel: Debian $(basename "$KDIR") (rdma_rxe), $(qemu-system-x86_64 --version | head -n1 | sed 's/ (.*//'), accel=tcg"
+    echo "# server $SERVER_IP4 / $SERVER_IP6 (MAC $SERVER_MAC), client $CLIENT_IP4 / $CLIENT_IP6 (MAC $CLIENT_MAC)"
+    if [ "$CAPTURE" = rocestat ]; then
+        echo "# capture: rocestat -i eth0 -w inside the server guest"
+    else
+        echo "# capture: QEMU filter-dump on the server's netdev (both directions)"
+    fi
+    echo "# QEMU exit status: server=$SERVER_QEMU client=$CLIENT_QEMU (137 = killed by the host timeout)"
+    echo "# guest results: server=${S_STATUS:-none} client=${C_STATUS:-none}"
+    for role in server client; do
+        echo
+        echo "===================== $role guest console ====================="
+        tr -d '\r' < "$WORK/$role/console.log"
+    done
+} > "$WORK/run.log"
+
+fail=""
+[ "$S_STATUS" = 0 ] || fail="server guest status ${S_STATUS:-missing}"
+[ "$C_STATUS" = 0 ] || fail="${fail:+$fail; }client guest status ${C_STATUS:-missing}"
+[ -s "$WORK/server/capture.pcap" ] || fail="${fail:+$fail; }no capture"
+[ -s "$WORK/server/truth.json" ] && [ -s "$WORK/client/truth.json" ] ||
+    fail="${fail:+$fail; }no ground truth from both sides"
+if [ -n "$fail" ]; then
+    tail -n 60 "$WORK/run.log" >&2
+    vm_die "$NAME: $fail (log: $WORK/run.log)"
+fi
+
+python3 "$VM_LIB_DIR/truth-merge.py" --name "$NAME" --kernel "$KVER" --capture "$CAPTURE" \
+    "$WORK/server/truth.json" "$WORK/client/truth.json" > "$WORK/merged.json" ||
+    vm_die "$NAME: cannot merge the ground truth"
+cp "$WORK/server/capture.pcap" "$OUT/$NAME.pcap"
+cp "$WORK/merged.json" "$OUT/$NAME.truth.json"
+cp "$WORK/run.log" "$OUT/$NAME.log"
+vm_log "$NAME: done in ${WALL}s: $OUT/$NAME.{pcap,truth.json,log}"
