@@ -263,7 +263,9 @@ static void record_wc(struct conn *c, const struct ibv_wc *wc)
 	jb_printf(b, ", \"qp_num\": %u", wc->qp_num);
 	if (wc->status == IBV_WC_SUCCESS) {
 		jb_printf(b, ", \"byte_len\": %u", wc->byte_len);
-		if (wc->wc_flags & IBV_WC_WITH_IMM)
+		/* Only receives: rxe also flags the sender's own completion
+		 * WITH_IMM (imm_data 0), which is meaningless there. */
+		if ((wc->wc_flags & IBV_WC_WITH_IMM) && p && p->is_recv)
 			jb_printf(b, ", \"imm_data\": %u", ntohl(wc->imm_data));
 		if (c->qp && c->qp->qp_type == IBV_QPT_UD && p && p->is_recv)
 			jb_printf(b, ", \"src_qp\": %u, \"grh\": %s", wc->src_qp,
