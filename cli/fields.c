@@ -54,8 +54,8 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 		fprintf(stderr, "rocestat: %s: frame %" PRIu64 ": %s: %s\n", c->file, pkt->frame_no,
 			rs_outcome_name((enum rs_outcome)f->outcome), why);
 	}
-	fprintf(o, "%" PRIu64 ",%" PRIu64 ".%09" PRIu64 ",%s,%s,%s", pkt->frame_no, pkt->ts_ns / 1000000000u,
-		pkt->ts_ns % 1000000000u, rs_roce_name((enum rs_roce)f->roce), rs_addr_format(&f->src, src),
+	uint64_t ts = rs_frame_time_ns(f, pkt->ts_ns);
+	fprintf(o, "%" PRIu64 ",%" PRIu64 ".%09" PRIu64 ",%s,%s,%s", pkt->frame_no, ts / 1000000000u, ts % 1000000000u, rs_roce_name((enum rs_roce)f->roce), rs_addr_format(&f->src, src),
 		rs_addr_format(&f->dst, dst));
 
 	bool bth = f->have & RS_HAVE_BTH;

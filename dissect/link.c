@@ -174,7 +174,9 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 	if (wire_end < ERF_HDR)
 		return rs_fail(f, RS_MALFORMED, 0, "record of %llu bytes is shorter than an ERF header (%llu)",
 			       wire_end, ERF_HDR);
-	struct rs_cursor c = rs_cur_at(d, 8);
+	struct rs_cursor c = rs_cur_at(d, 0);
+	uint64_t ts = (uint64_t)rs_cur_le32(&c);
+	ts |= (uint64_t)rs_cur_le32(&c) << 32;
 	uint8_t type = rs_cur_u8(&c);
 	rs_cur_skip(&c, 5); /* flags, rlen, lctr */
 	uint16_t wlen = rs_cur_be16(&c);
@@ -194,6 +196,9 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 		off += ERF_EXT_HDR;
 	}
 	f->erf_type = type & 0x7F;
+	/* Seconds in the upper 32 bits, a binary fraction below: round to ns. */
+	uint64_t ns = ((ts & 0xFFFFFFFFu) * 1000000000u + 0x80000000u) >> 32;
+	f->erf_ts_ns = (ts >> 32) * 1000000000u + ns;
 	f->have |= RS_HAVE_ERF;
 	rs_layer(f, RS_L_ERF, 0, off);
 
