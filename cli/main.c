@@ -1,5 +1,5 @@
 /*
- * main.c — rocestat's entry point: parse the options, pick the output.
+ * main.c — rocestat's entry point: parse the options, pick the mode.
  */
 #include <stdio.h>
 
@@ -15,10 +15,15 @@ int main(int argc, char **argv)
 	}
 
 	struct rs_sink sink;
-	if (o.walk)
+	if (o.walk) {
 		sink = rs_walk_sink(stdout, &o);
-	else
+	} else if (o.fields) {
 		sink = rs_fields_sink(stdout, &o);
+	} else {
+		fprintf(stderr, "rocestat: the summary report is not built yet; use --fields or --walk\n");
+		rs_cli_free(&o);
+		return RS_EXIT_USAGE;
+	}
 	rc = rs_run_files(&o, &sink);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		perror("rocestat: writing the output");
