@@ -23,7 +23,8 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
             -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
 OPT      ?= -O2 -g
 CFLAGS   ?=
-CPPFLAGS += -D_DEFAULT_SOURCE -I.
+VERSION  := 0.1.0
+CPPFLAGS += -D_DEFAULT_SOURCE -I. -DROCESTAT_VERSION='"$(VERSION)"'
 BASE_CFLAGS := -std=c11 $(WARN) $(OPT) $(PKG_CFLAGS)
 
 # SAN=1 selects the sanitizer build in its own object tree so both can coexist.
@@ -53,9 +54,13 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
 all: $(BIN)
 
+# V=1 shows the full command lines.
+Q := $(if $(V),,@)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -66,7 +71,8 @@ $(BIN): $(CLI_OBJ) $(LIB)
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CHECK_LIBS) -lm

@@ -1,13 +1,34 @@
-/* main.c — rocestat's command line (filled in as the dissector lands). */
+/*
+ * main.c — rocestat's entry point: parse the options, pick the mode.
+ */
 #include <stdio.h>
+
+#include "cli/cli.h"
 
 int main(int argc, char **argv)
 {
-	(void)argv;
-	if (argc < 2) {
-		fprintf(stderr, "usage: rocestat [options] FILE...\n");
-		return 2;
+	struct rs_cli_opts o;
+	int rc = rs_cli_parse(argc, argv, &o);
+	if (rc != 0) {
+		rs_cli_free(&o);
+		return rc < 0 ? RS_EXIT_OK : rc;
 	}
-	fprintf(stderr, "rocestat: nothing implemented yet\n");
-	return 2;
+
+	struct rs_sink sink;
+	if (o.walk) {
+		sink = rs_walk_sink(stdout, &o);
+	} else if (o.fields) {
+		sink = rs_fields_sink(stdout, &o);
+	} else {
+		fprintf(stderr, "rocestat: the summary report is not built yet; use --fields or --walk\n");
+		rs_cli_free(&o);
+		return RS_EXIT_USAGE;
+	}
+	rc = rs_run_files(&o, &sink);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		perror("rocestat: writing the output");
+		rc = RS_EXIT_INPUT;
+	}
+	rs_cli_free(&o);
+	return rc;
 }

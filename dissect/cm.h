@@ -133,6 +133,7 @@ struct rs_mad {
 	bool is_cm;        /* mgmt_class == UMAD_CLASS_CM */
 	bool attr_ok;
 	bool has_cma_hdr;  /* REQ / SIDR_REQ to an RDMA CM service ID (IP private data) */
+	uint16_t captured; /* bytes of the MAD that were captured */
 	uint16_t private_off, private_len; /* private data within the MAD */
 	union {
 		struct rs_cm_req req;
@@ -154,13 +155,27 @@ enum rs_mad_result {
 	RS_MAD_NOT_MAD,    /* too short on the wire to be a MAD at all */
 };
 
+/* Why a MAD is malformed: a printf format taking a and b. */
+struct rs_mad_problem {
+	const char *why;
+	unsigned long long a, b;
+};
+
 /*
  * Decode a MAD from `c` (positioned at the MAD header; the window ends where
  * the captured payload ends). `wire_len` is the payload length on the wire.
- * On RS_MAD_MALFORMED, *why names the field.
+ * On RS_MAD_TRUNCATED the header and the captured part of the attribute are
+ * filled in (uncaptured fields read as zero) and out->captured says how many
+ * bytes of the MAD were there; check fields with rs_mad_captured().
  */
 enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct rs_mad *out,
-				 const char **why);
+				 struct rs_mad_problem *why);
+
+/* Were bytes [off, off+len) of the MAD (offsets from the MAD header) captured? */
+static inline bool rs_mad_captured(const struct rs_mad *m, unsigned off, unsigned len)
+{
+	return off + len <= m->captured;
+}
 
 /* Names for humans. Never NULL. */
 const char *rs_mad_class_name(uint8_t mgmt_class);

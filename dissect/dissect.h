@@ -178,6 +178,7 @@ struct rs_frame {
 	uint16_t sll_pkttype, sll_hatype;
 	uint32_t sll_ifindex;
 	uint8_t erf_type;
+	uint64_t erf_ts_ns;             /* the ERF record's own timestamp (finer than pcap's) */
 
 	/* Network layer (RoCE v2) and the endpoints for every kind. */
 	struct rs_addr src, dst;
@@ -240,6 +241,14 @@ const char *rs_linktype_name(int dlt);
  */
 enum rs_outcome rs_dissect(const struct rs_dissect_opts *opts, int dlt, const uint8_t *pkt,
 			   uint32_t caplen, uint32_t wirelen, struct rs_frame *f);
+
+/* The frame's time: an ERF record carries a finer timestamp than the pcap
+ * record around it (binary fraction of a second); everything else uses the
+ * capture's. */
+static inline uint64_t rs_frame_time_ns(const struct rs_frame *f, uint64_t capture_ts_ns)
+{
+	return (f->have & RS_HAVE_ERF) && f->erf_ts_ns ? f->erf_ts_ns : capture_ts_ns;
+}
 
 /* ---- names and formatting (pure, into caller buffers) ------------------- */
 

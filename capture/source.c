@@ -1,0 +1,124 @@
+/*
+ * source.c — capture files through libpcap.
+ *
+ * libpcap reads pcap and pcapng (it skips pcapng block types it does not
+ * know). Timestamps are requested in nanoseconds. A BPF filter is compiled
+ * once and run with pcap_offline_filter() on each frame, instead of
+ * pcap_setfilter(), so that frames the filter drops still count: frame N in
+ * our output is frame N in Wireshark.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pcap/pcap.h>
+
+#include "capture/source.h"
+#include "dissect/dissect.h"
+
+struct rs_source {
+	pcap_t *pcap;
+	char *name;
+	bool have_filter;
+	struct bpf_program prog;
+	uint64_t frame_no;
+};
+
+struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE])
+{
+	char pcap_err[PCAP_ERRBUF_SIZE] = "";
+	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, pcap_err);
+	if (!p) {
+		/* libpcap already names the file for open() errors; keep it one line. */
+		if (strstr(pcap_err, path))
+			snprintf(errbuf, RS_ERRBUF_SIZE, "%s", pcap_err);
+		else
+			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: %s", path, pcap_err);
+		return NULL;
+	}
+	int dlt = pcap_datalink(p);
+	if (!rs_linktype_supported(dlt)) {
+		const char *n = pcap_datalink_val_to_name(dlt);
+		snprintf(errbuf, RS_ERRBUF_SIZE,
+			 "%s: link type %d (%s) is not one rocestat decodes (Ethernet, Linux cooked SLL/SLL2, raw IP, "
+			 "InfiniBand, ERF)",
+			 path, dlt, n ? n : "unknown to libpcap");
+		pcap_close(p);
+		return NULL;
+	}
+	struct rs_source *s = calloc(1, sizeof *s);
+	if (!s || !(s->name = strdup(path))) {
+		snprintf(errbuf, RS_ERRBUF_SIZE, "%s: out of memory", path);
+		free(s);
+		pcap_close(p);
+		return NULL;
+	}
+	s->pcap = p;
+	if (filter && *filter) {
+		if (pcap_compile(p, &s->prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: bad filter \"%s\": %s", path, filter, pcap_geterr(p));
+			rs_source_close(s);
+			return NULL;
+		}
+		s->have_filter = true;
+	}
+	return s;
+}
+
+enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE])
+{
+	for (;;) {
+		struct pcap_pkthdr *h;
+		const u_char *data;
+		int rc = pcap_next_ex(s->pcap, &h, &data);
+		if (rc == PCAP_ERROR_BREAK)
+			return RS_NEXT_END;
+		if (rc != 1) {
+			long at = pcap_file(s->pcap) ? ftell(pcap_file(s->pcap)) : -1;
+			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu (file offset %ld): %s", s->name,
+				 (unsigned long long)s->frame_no + 1, at, pcap_geterr(s->pcap));
+			return RS_NEXT_ERROR;
+		}
+		s->frame_no++;
+		if (s->have_filter && !pcap_offline_filter(&s->prog, h, data))
+			continue;
+		pkt->data = data;
+		pkt->caplen = h->caplen;
+		pkt->wirelen = h->len;
+		/* With nanosecond precision libpcap puts nanoseconds in tv_usec. */
+		pkt->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+		pkt->frame_no = s->frame_no;
+		return RS_NEXT_FRAME;
+	}
+}
+
+int rs_source_datalink(const struct rs_source *s)
+{
+	return pcap_datalink(s->pcap);
+}
+
+const char *rs_source_name(const struct rs_source *s)
+{
+	return s->name;
+}
+
+int rs_source_snaplen(const struct rs_source *s)
+{
+	return pcap_snapshot(s->pcap);
+}
+
+struct pcap *rs_source_pcap(struct rs_source *s)
+{
+	return s->pcap;
+}
+
+void rs_source_close(struct rs_source *s)
+{
+	if (!s)
+		return;
+	if (s->have_filter)
+		pcap_freecode(&s->prog);
+	pcap_close(s->pcap);
+	free(s->name);
+	free(s);
+}

@@ -1,0 +1,49 @@
+/*
+ * source.h — where frames come from: capture files (pcap, pcapng, through
+ * libpcap) and, later, live interfaces. An opaque handle in libpcap's style:
+ * the caller passes an error buffer and every message names the file (or
+ * interface) and the frame.
+ */
+#ifndef RS_SOURCE_H
+#define RS_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RS_ERRBUF_SIZE 512
+
+struct rs_source;
+
+/* One frame as the source hands it over. `data` stays valid until the next
+ * rs_source_next() or rs_source_close(). */
+struct rs_packet {
+	const uint8_t *data;
+	uint32_t caplen;
+	uint32_t wirelen;
+	uint64_t ts_ns;    /* nanoseconds since the epoch */
+	uint64_t frame_no; /* 1-based position in the file, counting every frame */
+};
+
+enum rs_next {
+	RS_NEXT_FRAME = 1, /* *pkt holds a frame */
+	RS_NEXT_END = 0,   /* end of file */
+	RS_NEXT_ERROR = -1 /* errbuf says why; frames before it were good */
+};
+
+/*
+ * Open a capture file. `filter` is a BPF expression or NULL; it is applied
+ * frame by frame so frame numbers keep counting every frame in the file.
+ * Returns NULL with errbuf set on failure.
+ */
+struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE]);
+
+enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE]);
+
+int rs_source_datalink(const struct rs_source *s);
+const char *rs_source_name(const struct rs_source *s);
+int rs_source_snaplen(const struct rs_source *s);
+/* The underlying libpcap handle, for writers that copy its link type. */
+struct pcap *rs_source_pcap(struct rs_source *s);
+void rs_source_close(struct rs_source *s);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * cli.h — the command line: options, the per-frame consumers ("sinks") the
+ * run loops feed, and the entry point of each mode.
+ */
+#ifndef RS_CLI_H
+#define RS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "capture/source.h"
+#include "dissect/dissect.h"
+
+/* Exit codes (also in the man page). */
+enum {
+	RS_EXIT_OK = 0,        /* everything read, nothing to report */
+	RS_EXIT_ANOMALIES = 1, /* everything read; anomalies or undecodable frames found */
+	RS_EXIT_USAGE = 2,     /* bad option, argument or filter */
+	RS_EXIT_INPUT = 3,     /* an input could not be (fully) read or an output not written;
+	                          results up to there were kept */
+};
+
+enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON };
+
+#define RS_DEFAULT_SNAPLEN 262144
+#define RS_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms timeline buckets */
+
+struct rs_cli_opts {
+	/* Where frames come from. */
+	char **files;           /* capture files, NULL-terminated (may be empty with -i) */
+	char *filter;           /* BPF expression from the trailing arguments, or NULL */
+	char *iface;            /* -i: interface or RDMA device */
+	bool list_ifaces;       /* -D */
+	bool capture_all;       /* --all: no default RoCE-only capture filter */
+	int snaplen;            /* -s */
+	int buffer_kib;         /* -B: kernel capture buffer (0 = libpcap's default) */
+	char *sysfs_root;       /* --sysfs: where /sys/class/infiniband lives (tests) */
+	char *drop_user;        /* -Z: drop privileges to this user after opening */
+
+	/* Which frames. */
+	int64_t count;          /* -c: stop after N frames that pass the filter (0 = all) */
+	uint64_t first_frame, last_frame; /* --frames N-M (0 = open end) */
+	bool have_since, have_until;
+	double since, until;    /* --since/--until: seconds from the first frame, or epoch if >= 1e9 */
+	int64_t qp;             /* --qp: only this destination QP (and its peer); -1 = all */
+
+	/* What to write. */
+	char *write_file;       /* -w */
+	uint64_t rotate_bytes;  /* -C: rotate -w files after this many bytes */
+	uint32_t rotate_seconds;/* -G */
+	uint32_t rotate_files;  /* -W: keep at most this many rotated files */
+	bool fields;            /* --fields */
+	bool walk;              /* --walk / -V */
+	bool ladder;            /* --ladder */
+	enum rs_format format;  /* --format */
+	char *output;           /* -o: the report goes to this file instead of stdout */
+	char *timeline;         /* --timeline FILE.csv */
+	uint64_t interval_ns;   /* --interval */
+	char *plot;             /* --plot FILE.svg */
+	int top;                /* --top: QPs drawn in the plot */
+	bool quiet;             /* -q: live mode prints one line per interval */
+	double refresh;         /* --refresh: live view period in seconds */
+	bool no_resolve;        /* -n */
+	int color;              /* resolved --color */
+	int jobs;               /* -j: files analysed in parallel */
+	uint64_t max_flows;     /* --max-flows: cap on tracked half-flows (0 = no cap) */
+
+	struct rs_dissect_opts dissect;
+};
+
+/* A consumer of decoded frames. Return false from `frame` to stop early. */
+struct rs_sink {
+	void *ctx;
+	void (*begin_file)(void *ctx, const char *name, int dlt);
+	bool (*frame)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f);
+	void (*end_file)(void *ctx, const char *name);
+};
+
+/* Returns 0 to run, a positive RS_EXIT_ code to exit with, or -1 to exit 0
+ * (--version, --help). */
+int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o);
+void rs_cli_free(struct rs_cli_opts *o);
+
+/* Parse "10ms", "1.5s", "250us", "2m"; false if malformed. */
+bool rs_parse_duration_ns(const char *s, uint64_t *ns);
+
+/* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */
+int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);
+
+/* The --fields CSV writer. */
+struct rs_sink rs_fields_sink(FILE *out, const struct rs_cli_opts *o);
+/* The --walk classroom view. */
+struct rs_sink rs_walk_sink(FILE *out, const struct rs_cli_opts *o);
+
+#endif

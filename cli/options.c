@@ -1,0 +1,431 @@
+/*
+ * options.c — command-line parsing with GLib's GOption, in tcpdump's habits:
+ * `-r FILE` (repeatable), `-i IFACE`, `-w FILE`, `-c N`, `-s LEN`, `-n`,
+ * `-D`, `-V`, and a BPF filter as the trailing arguments.
+ *
+ * `rocestat FILE...` works too: without -r or -i, leading arguments that
+ * name existing files are read as captures and whatever follows is the
+ * filter (`--` ends the file list explicitly).
+ */
+#include <errno.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+#define BAD(err, ...) (g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, __VA_ARGS__), FALSE)
+
+bool rs_parse_duration_ns(const char *s, uint64_t *ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v <= 0)
+		return false;
+	double mult;
+	if (*end == '\0' || strcmp(end, "s") == 0)
+		mult = 1e9;
+	else if (strcmp(end, "ms") == 0)
+		mult = 1e6;
+	else if (strcmp(end, "us") == 0 || strcmp(end, "µs") == 0)
+		mult = 1e3;
+	else if (strcmp(end, "ns") == 0)
+		mult = 1;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		mult = 60e9;
+	else
+		return false;
+	double r = v * mult;
+	if (r < 1 || r > 1e18)
+		return false;
+	*ns = (uint64_t)r;
+	return true;
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (*s == '-')
+		return false;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static gboolean on_frames(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	char *end;
+	(void)name;
+	errno = 0;
+	unsigned long long a = strtoull(arg, &end, 10);
+	if (errno || end == arg || a == 0 || *arg == '-')
+		goto bad;
+	o->first_frame = o->last_frame = a;
+	if (*end == '\0')
+		return TRUE;
+	if (*end != '-')
+		goto bad;
+	const char *b = end + 1;
+	if (*b == '\0') {
+		o->last_frame = 0; /* open-ended */
+		return TRUE;
+	}
+	unsigned long long z = strtoull(b, &end, 10);
+	if (errno || end == b || *end || z < a)
+		goto bad;
+	o->last_frame = z;
+	return TRUE;
+bad:
+	return BAD(err, "--frames \"%s\": expected N, N-M or N- with 1 <= N <= M", arg);
+}
+
+static gboolean on_port(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	uint64_t v;
+	(void)name;
+	if (!parse_u64(arg, 65535, &v) || v == 0)
+		return BAD(err, "--roce-port \"%s\": not a UDP port (1-65535)", arg);
+	if (o->dissect.n_extra_ports == RS_MAX_EXTRA_PORTS)
+		return BAD(err, "--roce-port %s: at most %d extra ports", arg, RS_MAX_EXTRA_PORTS);
+	o->dissect.extra_ports[o->dissect.n_extra_ports++] = (uint16_t)v;
+	return TRUE;
+}
+
+static gboolean on_interval(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	(void)name;
+	if (!rs_parse_duration_ns(arg, &o->interval_ns))
+		return BAD(err, "--interval \"%s\": expected a duration such as 10ms, 1s or 250us", arg);
+	return TRUE;
+}
+
+static gboolean parse_time(const char *opt, const char *arg, double *out, GError **err)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0)
+		return BAD(err, "%s \"%s\": expected seconds from the first frame, or an epoch time", opt, arg);
+	*out = v;
+	return TRUE;
+}
+
+static gboolean on_since(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	o->have_since = true;
+	return parse_time(name, arg, &o->since, err);
+}
+
+static gboolean on_until(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	o->have_until = true;
+	return parse_time(name, arg, &o->until, err);
+}
+
+static gboolean on_qp(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	uint64_t v;
+	(void)name;
+	if (!parse_u64(arg, 0xFFFFFF, &v))
+		return BAD(err, "--qp \"%s\": expected a QP number (decimal or 0x hex, 24 bits)", arg);
+	o->qp = (int64_t)v;
+	return TRUE;
+}
+
+/* -C takes millions of bytes like tcpdump, or a k/M/G suffix. */
+static gboolean on_rotate_size(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	char *end;
+	(void)name;
+	errno = 0;
+	double v = strtod(arg, &end);
+	double mult = 1e6;
+	if (*end == 'k' || *end == 'K')
+		mult = 1e3, end++;
+	else if (*end == 'm' || *end == 'M')
+		mult = 1e6, end++;
+	else if (*end == 'g' || *end == 'G')
+		mult = 1e9, end++;
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v * mult < 1 || v * mult > 1e15)
+		return BAD(err, "-C \"%s\": expected a file size in millions of bytes (or with a k, M or G suffix)", arg);
+	o->rotate_bytes = (uint64_t)(v * mult);
+	return TRUE;
+}
+
+static bool exists_as_capture(const char *arg)
+{
+	struct stat st;
+	return stat(arg, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+}
+
+static bool looks_like_path(const char *arg)
+{
+	return strchr(arg, '/') || g_str_has_suffix(arg, ".pcap") || g_str_has_suffix(arg, ".pcapng") ||
+	       g_str_has_suffix(arg, ".cap") || g_str_has_suffix(arg, ".erf");
+}
+
+G_GNUC_PRINTF(1, 2) static int fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "rocestat: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	return RS_EXIT_USAGE;
+}
+
+int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
+{
+	gchar **read_files = NULL;
+	gchar *color = NULL, *format = NULL;
+	gint64 count = 0, max_flows = 0;
+	gint snaplen = 0, buffer_kib = 0, rotate_seconds = 0, rotate_files = 0, jobs = 1, top = 8;
+	gdouble refresh = 1.0;
+	gboolean version = FALSE, fields = FALSE, walk = FALSE, ladder = FALSE, no_resolve = FALSE, quiet = FALSE;
+	gboolean list = FALSE, all = FALSE;
+
+	memset(o, 0, sizeof *o);
+	o->qp = -1;
+	o->interval_ns = RS_DEFAULT_INTERVAL_NS;
+
+	GOptionEntry input[] = {
+		{ "read", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &read_files, "Read frames from FILE (repeatable; pcap or pcapng)", "FILE" },
+		{ "interface", 'i', 0, G_OPTION_ARG_STRING, &o->iface, "Capture live on IFACE (a netdev, or an RDMA device such as rxe0)", "IFACE" },
+		{ "list-interfaces", 'D', 0, G_OPTION_ARG_NONE, &list, "List capture interfaces and the RDMA devices bound to them", NULL },
+		{ "all", 0, 0, G_OPTION_ARG_NONE, &all, "Live: capture every frame, not only RoCE", NULL },
+		{ "snaplen", 's', 0, G_OPTION_ARG_INT, &snaplen, "Live: keep at most LEN bytes of each frame (128 keeps the headers)", "LEN" },
+		{ "buffer-size", 'B', 0, G_OPTION_ARG_INT, &buffer_kib, "Live: kernel capture buffer in KiB", "KIB" },
+		{ "relinquish-privileges", 'Z', 0, G_OPTION_ARG_STRING, &o->drop_user, "Live: drop to USER once the device is open", "USER" },
+		{ "sysfs", 0, 0, G_OPTION_ARG_FILENAME, &o->sysfs_root, "Where sysfs is mounted (default /sys)", "DIR" },
+		{ "roce-port", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_port, "Also decode UDP destination PORT as RoCE v2 (repeatable)", "PORT" },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+	GOptionEntry select[] = {
+		{ "count", 'c', 0, G_OPTION_ARG_INT64, &count, "Stop after N frames that pass the filter", "N" },
+		{ "frames", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_frames, "Only frames N to M of each file (N, N-M or N-)", "N-M" },
+		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, or epoch)", "T" },
+		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, or epoch)", "T" },
+		{ "qp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_qp, "Only the connection of destination QP number QPN", "QPN" },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+	GOptionEntry output[] = {
+		{ "write", 'w', 0, G_OPTION_ARG_FILENAME, &o->write_file, "Write the frames to FILE (pcapng if it ends in .pcapng)", "FILE" },
+		{ "file-size", 'C', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_rotate_size, "With -w: start a new file after SIZE million bytes", "SIZE" },
+		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
+		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &rotate_files, "With -C/-G: keep at most N files", "N" },
+		{ "fields", 0, 0, G_OPTION_ARG_NONE, &fields, "One CSV line per RoCE frame with every header field", NULL },
+		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
+		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &ladder, "Sequence (ladder) diagram of each connection", NULL },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "Summary format: text or json", "FMT" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
+		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV", "FILE.csv" },
+		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
+		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
+		{ "top", 0, 0, G_OPTION_ARG_INT, &top, "QPs drawn in the plot (default 8)", "N" },
+		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Live: one parseable line per interval instead of the screen", NULL },
+		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &refresh, "Live: seconds between updates (default 1)", "SECONDS" },
+		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &no_resolve, "Do not resolve addresses to host names", NULL },
+		{ "color", 0, 0, G_OPTION_ARG_STRING, &color, "Colour: auto (on a terminal), always or never", "WHEN" },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+	GOptionEntry perf[] = {
+		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Analyse up to N files in parallel and merge the results", "N" },
+		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &max_flows, "Track at most N half-flows; evict (and report) the idlest", "N" },
+		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+
+	GOptionContext *ctx = g_option_context_new("[FILE...] [BPF filter expression]");
+	GOptionGroup *g = g_option_group_new(NULL, NULL, NULL, o, NULL);
+	g_option_group_add_entries(g, input);
+	g_option_group_add_entries(g, select);
+	g_option_group_add_entries(g, output);
+	g_option_group_add_entries(g, perf);
+	g_option_context_set_main_group(ctx, g);
+	g_option_context_set_summary(ctx,
+		"Capture and analyse RDMA over Converged Ethernet (RoCE v1/v2) and InfiniBand traffic.");
+	g_option_context_set_description(ctx,
+		"Examples:\n"
+		"  rocestat capture.pcap                   one-screen summary of a capture\n"
+		"  rocestat --format json capture.pcap     the same as JSON\n"
+		"  rocestat --fields capture.pcap          every header field of every frame, CSV\n"
+		"  rocestat -V --frames 3-7 capture.pcap   classroom walkthrough of frames 3 to 7\n"
+		"  rocestat --ladder --qp 17 capture.pcap  sequence diagram of one connection\n"
+		"  rocestat -i rxe0 -w out.pcapng          capture live on the netdev under rxe0\n"
+		"  rocestat -r in.pcap -w out.pcap host 192.0.2.1   extract with a BPF filter\n"
+		"\n"
+		"Exit status: 0 clean; 1 anomalies or undecodable frames found; 2 usage error;\n"
+		"3 an input could not be (fully) read or an output not written.\n");
+
+	GError *err = NULL;
+	int rc = 0;
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "rocestat: %s (see rocestat --help)\n", err->message);
+		g_error_free(err);
+		rc = RS_EXIT_USAGE;
+		goto out;
+	}
+	if (version) {
+		printf("rocestat %s\n", ROCESTAT_VERSION);
+		rc = -1;
+		goto out;
+	}
+
+	o->list_ifaces = list;
+	o->capture_all = all;
+	o->fields = fields;
+	o->walk = walk;
+	o->ladder = ladder;
+	o->no_resolve = no_resolve;
+	o->quiet = quiet;
+	o->refresh = refresh;
+	o->top = top;
+	o->jobs = jobs;
+	if (count < 0) {
+		rc = fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", count);
+		goto out;
+	}
+	o->count = count;
+	if (snaplen < 0 || snaplen > RS_DEFAULT_SNAPLEN) {
+		rc = fail("-s %d: the snap length must be between 1 and %d bytes", snaplen, RS_DEFAULT_SNAPLEN);
+		goto out;
+	}
+	o->snaplen = snaplen ? snaplen : RS_DEFAULT_SNAPLEN;
+	if (buffer_kib < 0) {
+		rc = fail("-B %d: the buffer size must be positive", buffer_kib);
+		goto out;
+	}
+	o->buffer_kib = buffer_kib;
+	if (rotate_seconds < 0 || rotate_files < 0) {
+		rc = fail("-G and -W take positive numbers");
+		goto out;
+	}
+	o->rotate_seconds = (uint32_t)rotate_seconds;
+	o->rotate_files = (uint32_t)rotate_files;
+	if ((o->rotate_bytes || o->rotate_seconds || o->rotate_files) && !o->write_file) {
+		rc = fail("-C, -G and -W rotate the -w output; give -w FILE");
+		goto out;
+	}
+	if (o->rotate_files && !o->rotate_bytes && !o->rotate_seconds) {
+		rc = fail("-W needs -C or -G to say when to rotate");
+		goto out;
+	}
+	if (!(refresh > 0 && refresh <= 3600)) {
+		rc = fail("--refresh %g: expected seconds between 0 and 3600", refresh);
+		goto out;
+	}
+	if (top < 1) {
+		rc = fail("--top %d: expected at least 1 QP", top);
+		goto out;
+	}
+	if (jobs < 1 || jobs > 256) {
+		rc = fail("-j %d: expected between 1 and 256 parallel jobs", jobs);
+		goto out;
+	}
+	if (max_flows < 0) {
+		rc = fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", max_flows);
+		goto out;
+	}
+	o->max_flows = (uint64_t)max_flows;
+	if (!format || strcmp(format, "text") == 0)
+		o->format = RS_FORMAT_TEXT;
+	else if (strcmp(format, "json") == 0)
+		o->format = RS_FORMAT_JSON;
+	else {
+		rc = fail("--format \"%s\": expected text or json", format);
+		goto out;
+	}
+	if (!color || strcmp(color, "auto") == 0)
+		o->color = isatty(STDOUT_FILENO) && !o->output;
+	else if (strcmp(color, "always") == 0)
+		o->color = 1;
+	else if (strcmp(color, "never") == 0)
+		o->color = 0;
+	else {
+		rc = fail("--color \"%s\": expected auto, always or never", color);
+		goto out;
+	}
+	if (o->fields + o->walk + o->ladder > 1) {
+		rc = fail("--fields, --walk and --ladder are different outputs; pick one");
+		goto out;
+	}
+	if (!o->sysfs_root) {
+		const char *env = getenv("ROCESTAT_SYSFS");
+		o->sysfs_root = g_strdup(env && *env ? env : "/sys");
+	}
+
+	/* Positional arguments: leading capture files (unless -r/-i), then the filter. */
+	GPtrArray *files = g_ptr_array_new();
+	for (gchar **f = read_files; f && *f; f++)
+		g_ptr_array_add(files, g_strdup(*f));
+	int i = 1;
+	if (!read_files && !o->iface && !o->list_ifaces) {
+		for (; i < argc; i++) {
+			if (strcmp(argv[i], "--") == 0) {
+				i++;
+				break;
+			}
+			if (exists_as_capture(argv[i])) {
+				g_ptr_array_add(files, g_strdup(argv[i]));
+			} else if (looks_like_path(argv[i])) {
+				int e = errno;
+				fprintf(stderr, "rocestat: %s: %s\n", argv[i], strerror(e ? e : ENOENT));
+				g_ptr_array_free(files, TRUE);
+				rc = RS_EXIT_INPUT;
+				goto out;
+			} else {
+				break;
+			}
+		}
+	} else if (i < argc && strcmp(argv[i], "--") == 0) {
+		i++;
+	}
+	if (i < argc)
+		o->filter = g_strjoinv(" ", argv + i);
+	g_ptr_array_add(files, NULL);
+	o->files = (char **)g_ptr_array_free(files, FALSE);
+
+	if (o->iface && o->files[0]) {
+		rc = fail("-i and capture files are two different sources; give one");
+		goto out;
+	}
+	if (!o->iface && !o->list_ifaces && !o->files[0])
+		rc = fail("no capture file or interface given (rocestat FILE..., -r FILE or -i IFACE; see --help)");
+out:
+	g_strfreev(read_files);
+	g_free(color);
+	g_free(format);
+	g_option_context_free(ctx);
+	return rc;
+}
+
+void rs_cli_free(struct rs_cli_opts *o)
+{
+	g_strfreev(o->files);
+	g_free(o->filter);
+	g_free(o->iface);
+	g_free(o->sysfs_root);
+	g_free(o->drop_user);
+	g_free(o->write_file);
+	g_free(o->output);
+	g_free(o->timeline);
+	g_free(o->plot);
+	memset(o, 0, sizeof *o);
+}

@@ -1,0 +1,67 @@
+/*
+ * run.c — the offline loop: every file, every frame, through the dissector
+ * into a sink. A read error stops that file (the error names file, frame and
+ * offset) but what came before it has been handed to the sink already, and
+ * the remaining files are still read.
+ */
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+static bool in_range(const struct rs_cli_opts *o, uint64_t n)
+{
+	if (o->first_frame && n < o->first_frame)
+		return false;
+	if (o->last_frame && n > o->last_frame)
+		return false;
+	return true;
+}
+
+int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
+{
+	char err[RS_ERRBUF_SIZE];
+	int rc = RS_EXIT_OK;
+	int64_t seen = 0;
+	bool stop = false;
+
+	for (char **path = o->files; *path && !stop; path++) {
+		struct rs_source *src = rs_source_open_file(*path, o->filter, err);
+		if (!src) {
+			fprintf(stderr, "rocestat: %s\n", err);
+			rc = RS_EXIT_INPUT;
+			continue;
+		}
+		int dlt = rs_source_datalink(src);
+		if (sink->begin_file)
+			sink->begin_file(sink->ctx, *path, dlt);
+		struct rs_packet pkt;
+		struct rs_frame f;
+		enum rs_next n;
+		while ((n = rs_source_next(src, &pkt, err)) == RS_NEXT_FRAME) {
+			if (!in_range(o, pkt.frame_no)) {
+				if (o->last_frame && pkt.frame_no > o->last_frame)
+					break;
+				continue;
+			}
+			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &f);
+			if (f.outcome != RS_OK && f.outcome != RS_NOT_ROCE && rc == RS_EXIT_OK)
+				rc = RS_EXIT_ANOMALIES;
+			if (!sink->frame(sink->ctx, &pkt, &f)) {
+				stop = true;
+				break;
+			}
+			if (o->count && ++seen >= o->count) {
+				stop = true;
+				break;
+			}
+		}
+		if (n == RS_NEXT_ERROR) {
+			fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", err);
+			rc = RS_EXIT_INPUT;
+		}
+		if (sink->end_file)
+			sink->end_file(sink->ctx, *path);
+		rs_source_close(src);
+	}
+	return rc;
+}

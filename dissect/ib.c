@@ -1,0 +1,448 @@
+/*
+ * ib.c — the InfiniBand headers: LRH and GRH (native IB, RoCE v1), the Base
+ * Transport Header and every extension header (IBA vol 1 release 1.4, ch. 7-9;
+ * RoCE: Annex A16 (v1) and A17 (v2)), the ICRC and the VCRC.
+ *
+ * LRH, 8 bytes (IBA 7.7):
+ *   | VL(4) LVer(4) | SL(4) rsv(2) LNH(2) | DLID(16) | rsv(5) PktLen(11) | SLID(16) |
+ *   LNH 2 = BTH follows, 3 = GRH then BTH. PktLen counts 4-byte words from
+ *   the LRH through the ICRC; the 2-byte VCRC follows.
+ *
+ * GRH, 40 bytes (IBA 8.3):
+ *   | IPVer(4) TClass(8) FlowLabel(20) | PayLen(16) NxtHdr(8) HopLmt(8) | SGID(128) | DGID(128) |
+ *   PayLen counts from after the GRH through the ICRC; NxtHdr 0x1B = IBA.
+ *
+ * BTH, 12 bytes (IBA 9.2):
+ *    0               1               2               3
+ *   |    OpCode     |S|M|Pad|  TVer |            P_Key              |
+ *   |F|B|   Resv6   |               Destination QP                  |
+ *   |A|    Resv7    |           Packet Sequence Number              |
+ *   F/B are FECN/BECN (Annex A10.2.2, A17.9); S = solicited event,
+ *   M = migration request, A = acknowledge request.
+ *
+ * Extension headers, present per opcode (IBA 9.2 Table 38), in this order:
+ *   RDETH  4  | Resv(8) | EE-Context(24) |
+ *   DETH   8  | Q_Key(32) | Resv(8) | Source QP(24) |
+ *   XRCETH 4  | Resv(8) | XRC SRQ(24) |                         (Annex A14)
+ *   FETH   4  | Resv(26) | SelLevel(2) | PlacementType(4) |     (1.5 MPE)
+ *   RETH  16  | Virtual Address(64) | R_Key(32) | DMA Length(32) |
+ *   AtomicETH 28 | VA(64) | R_Key(32) | Swap/Add(64) | Compare(64) |
+ *   AETH   4  | Syndrome(8) | MSN(24) |
+ *   AtomicAckETH 8 | Original Remote Data(64) |
+ *   ImmDt  4, IETH 4 (R_Key to invalidate), CNP 16 reserved bytes (A17.9.3)
+ * then the payload, PadCnt pad bytes, the 4-byte ICRC (and VCRC on IB).
+ */
+#include "dissect/internal.h"
+
+#define LRH_LEN 8
+#define GRH_LEN 40
+#define BTH_LEN 12
+#define ICRC_LEN 4
+#define VCRC_LEN 2
+
+enum { LNH_RAW = 0, LNH_IP_NON_IBA = 1, LNH_IBA_LOCAL = 2, LNH_IBA_GLOBAL = 3 };
+
+/* Sizes and layer ids of the extension headers, in wire order (opcodes.h). */
+static const struct {
+	uint16_t bit;
+	uint8_t len;
+	uint8_t layer;
+	const char *cut; /* message when the capture ends inside it */
+} ext_hdrs[] = {
+	{ RS_EXT_RDETH, 4, RS_L_RDETH, "RDETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_DETH, 8, RS_L_DETH, "DETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_XRCETH, 4, RS_L_XRCETH, "XRCETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_FETH, 4, RS_L_FETH, "FETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_RETH, 16, RS_L_RETH, "RETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_ATOMICETH, 28, RS_L_ATOMICETH, "AtomicETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_AETH, 4, RS_L_AETH, "AETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_ATOMICACKETH, 8, RS_L_ATOMICACKETH, "AtomicAckETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_IMMDT, 4, RS_L_IMMDT, "ImmDt cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_IETH, 4, RS_L_IETH, "IETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_CNP, 16, RS_L_CNP, "CNP reserved bytes cut by the capture length (%llu bytes captured)" },
+};
+
+static uint32_t ext_len(uint16_t ext)
+{
+	uint32_t n = 0;
+	for (size_t i = 0; i < sizeof ext_hdrs / sizeof ext_hdrs[0]; i++)
+		if (ext & ext_hdrs[i].bit)
+			n += ext_hdrs[i].len;
+	return n;
+}
+
+/* Mask the variant fields of a GRH or IPv6 header to ones: traffic class,
+ * flow label and hop limit (IBA 7.8.1; A17.4.5.2 for IPv6). */
+static void mask_grh(uint8_t *h)
+{
+	h[0] |= 0x0F;
+	h[1] = h[2] = h[3] = 0xFF;
+	h[7] = 0xFF;
+}
+
+static uint32_t icrc_compute(const struct rs_dctx *d, uint32_t bth_off, uint32_t icrc_off)
+{
+	static const uint8_t ones[8] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+	const uint8_t *p = d->pkt;
+	uint8_t tmp[64];
+	uint32_t crc = 0xFFFFFFFFu;
+
+	switch (d->carrier) {
+	case RS_CARRIER_IPV4: /* LRH replaced by ones; TOS, TTL, checksum masked */
+		crc = rs_crc32_update(crc, ones, 8);
+		memcpy(tmp, p + d->net_off, d->net_hdr_len);
+		tmp[1] = 0xFF;
+		tmp[8] = 0xFF;
+		tmp[10] = tmp[11] = 0xFF;
+		crc = rs_crc32_update(crc, tmp, d->net_hdr_len);
+		break;
+	case RS_CARRIER_IPV6:
+		crc = rs_crc32_update(crc, ones, 8);
+		memcpy(tmp, p + d->net_off, GRH_LEN);
+		mask_grh(tmp);
+		crc = rs_crc32_update(crc, tmp, GRH_LEN);
+		/* extension headers, if any, are invariant */
+		crc = rs_crc32_update(crc, p + d->net_off + GRH_LEN, d->udp_off - d->net_off - GRH_LEN);
+		break;
+	case RS_CARRIER_GRH:
+	case RS_CARRIER_LRH_GRH: /* a routed packet's LRH changes hop by hop */
+		crc = rs_crc32_update(crc, ones, 8);
+		memcpy(tmp, p + d->grh_off, GRH_LEN);
+		mask_grh(tmp);
+		crc = rs_crc32_update(crc, tmp, GRH_LEN);
+		break;
+	case RS_CARRIER_LRH: /* only the virtual lane may change */
+		memcpy(tmp, p + d->net_off, LRH_LEN);
+		tmp[0] |= 0xF0;
+		crc = rs_crc32_update(crc, tmp, LRH_LEN);
+		break;
+	case RS_CARRIER_NONE:
+		break;
+	}
+	if (d->carrier == RS_CARRIER_IPV4 || d->carrier == RS_CARRIER_IPV6) {
+		memcpy(tmp, p + d->udp_off, 8);
+		tmp[6] = tmp[7] = 0xFF; /* UDP checksum */
+		crc = rs_crc32_update(crc, tmp, 8);
+	}
+	memcpy(tmp, p + bth_off, BTH_LEN);
+	tmp[4] = 0xFF; /* FECN, BECN and Resv6 */
+	crc = rs_crc32_update(crc, tmp, BTH_LEN);
+	crc = rs_crc32_update(crc, p + bth_off + BTH_LEN, icrc_off - bth_off - BTH_LEN);
+	return ~crc;
+}
+
+static void decode_ext(struct rs_cursor *c, uint16_t bit, struct rs_frame *f)
+{
+	switch (bit) {
+	case RS_EXT_RDETH:
+		rs_cur_skip(c, 1);
+		f->rdeth_eecnxt = rs_cur_be24(c);
+		break;
+	case RS_EXT_DETH:
+		f->deth.qkey = rs_cur_be32(c);
+		rs_cur_skip(c, 1);
+		f->deth.srcqp = rs_cur_be24(c);
+		break;
+	case RS_EXT_XRCETH:
+		rs_cur_skip(c, 1);
+		f->xrceth_srqn = rs_cur_be24(c);
+		break;
+	case RS_EXT_FETH:
+		f->feth = rs_cur_be32(c);
+		break;
+	case RS_EXT_RETH:
+		f->reth.va = rs_cur_be64(c);
+		f->reth.rkey = rs_cur_be32(c);
+		f->reth.dmalen = rs_cur_be32(c);
+		break;
+	case RS_EXT_ATOMICETH:
+		f->atomic.va = rs_cur_be64(c);
+		f->atomic.rkey = rs_cur_be32(c);
+		f->atomic.swap = rs_cur_be64(c);
+		f->atomic.cmp = rs_cur_be64(c);
+		break;
+	case RS_EXT_AETH:
+		f->aeth.syndrome = rs_cur_u8(c);
+		f->aeth.msn = rs_cur_be24(c);
+		break;
+	case RS_EXT_ATOMICACKETH:
+		f->atomicack_orig = rs_cur_be64(c);
+		break;
+	case RS_EXT_IMMDT:
+		f->immdt = rs_cur_be32(c);
+		break;
+	case RS_EXT_IETH:
+		f->ieth_rkey = rs_cur_be32(c);
+		break;
+	case RS_EXT_CNP:
+		rs_cur_skip(c, 16);
+		break;
+	}
+}
+
+/* QP0/QP1 carry MADs in UD SEND Only packets (IBA 13.5.1). */
+static enum rs_outcome mad(struct rs_dctx *d)
+{
+	struct rs_frame *f = d->f;
+	uint32_t off = f->payload_off;
+	uint32_t cap_end = off + f->payload_len < d->caplen ? off + f->payload_len : d->caplen;
+	struct rs_cursor c;
+	struct rs_mad_problem why = { NULL, 0, 0 };
+
+	rs_cur_init(&c, d->pkt + (off < cap_end ? off : cap_end), off < cap_end ? cap_end - off : 0);
+	switch (rs_mad_decode(&c, f->payload_len, &f->mad, &why)) {
+	case RS_MAD_OK:
+		break;
+	case RS_MAD_NOT_MAD:
+		return rs_fail(f, RS_MALFORMED, off, "QP%llu payload of %llu bytes is too short for a MAD header",
+			       f->bth.destqp, f->payload_len);
+	case RS_MAD_TRUNCATED:
+		if (c.len < RS_MAD_HDR_SIZE)
+			return rs_fail(f, RS_TRUNCATED, off, "MAD header cut by the capture length (%llu of %llu bytes)",
+				       c.len, RS_MAD_HDR_SIZE);
+		f->have |= RS_HAVE_MAD;
+		rs_layer(f, RS_L_MAD, off, RS_MAD_HDR_SIZE);
+		rs_layer(f, RS_L_CM, off + RS_MAD_HDR_SIZE, f->payload_len - RS_MAD_HDR_SIZE);
+		return rs_fail(f, RS_TRUNCATED, off, "MAD cut by the capture length after %llu of its %llu bytes",
+			       c.len, f->payload_len);
+	case RS_MAD_MALFORMED:
+		f->have |= RS_HAVE_MAD;
+		rs_layer(f, RS_L_MAD, off, RS_MAD_HDR_SIZE);
+		return rs_fail(f, RS_MALFORMED, off, why.why, why.a, why.b);
+	}
+	f->have |= RS_HAVE_MAD;
+	if (f->mad.attr_ok)
+		f->have |= RS_HAVE_CM;
+	rs_layer(f, RS_L_MAD, off, RS_MAD_HDR_SIZE);
+	if (f->payload_len > RS_MAD_HDR_SIZE)
+		rs_layer(f, RS_L_CM, off + RS_MAD_HDR_SIZE, f->payload_len - RS_MAD_HDR_SIZE);
+	return (enum rs_outcome)f->outcome;
+}
+
+enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32_t end)
+{
+	struct rs_frame *f = d->f;
+	uint32_t tlen = end > bth_off ? end - bth_off : 0;
+
+	f->bth_off = bth_off;
+	f->transport_len = tlen;
+	if (tlen < BTH_LEN + ICRC_LEN)
+		return rs_fail(f, RS_MALFORMED, bth_off, "%llu bytes cannot hold a BTH and an ICRC (%llu)", tlen,
+			       BTH_LEN + ICRC_LEN);
+
+	struct rs_cursor c = rs_cur_at(d, bth_off);
+	struct rs_bth *b = &f->bth;
+	b->opcode = rs_cur_u8(&c);
+	uint8_t x = rs_cur_u8(&c);
+	b->se = x >> 7;
+	b->migreq = (x >> 6) & 1;
+	b->padcnt = (x >> 4) & 3;
+	b->tver = x & 0x0F;
+	b->pkey = rs_cur_be16(&c);
+	x = rs_cur_u8(&c);
+	b->fecn = x >> 7;
+	b->becn = (x >> 6) & 1;
+	b->resv6 = x & 0x3F;
+	b->destqp = rs_cur_be24(&c);
+	x = rs_cur_u8(&c);
+	b->ackreq = x >> 7;
+	b->resv7 = x & 0x7F;
+	b->psn = rs_cur_be24(&c);
+	if (c.overrun)
+		return rs_fail(f, RS_TRUNCATED, bth_off, "BTH cut by the capture length (%llu bytes captured)", d->caplen,
+			       0);
+	f->have |= RS_HAVE_BTH;
+	rs_layer(f, RS_L_BTH, bth_off, BTH_LEN);
+
+	const struct rs_opinfo *op = rs_opinfo(b->opcode);
+	if (!op->defined)
+		return rs_fail(f, RS_UNSUPPORTED, bth_off,
+			       b->opcode >= RS_TR_MSP ? "opcode 0x%02llx is manufacturer specific: no header layout is defined"
+						      : "opcode 0x%02llx is reserved: IBA Table 38 defines no headers for it",
+			       b->opcode, 0);
+	if (b->tver != 0)
+		return rs_fail(f, RS_UNSUPPORTED, bth_off + 1, "BTH TVer %llu: only transport version 0 is defined",
+			       b->tver, 0);
+	f->ext = op->ext;
+
+	uint32_t hlen = ext_len(op->ext);
+	if ((uint64_t)BTH_LEN + hlen + ICRC_LEN > tlen)
+		return rs_fail(f, RS_MALFORMED, bth_off, "the opcode's headers and ICRC need %llu bytes, the packet has %llu",
+			       BTH_LEN + hlen + ICRC_LEN, tlen);
+	for (size_t i = 0; i < sizeof ext_hdrs / sizeof ext_hdrs[0]; i++) {
+		if (!(op->ext & ext_hdrs[i].bit))
+			continue;
+		uint32_t at = c.off;
+		decode_ext(&c, ext_hdrs[i].bit, f);
+		if (c.overrun)
+			return rs_fail(f, RS_TRUNCATED, at, ext_hdrs[i].cut, d->caplen, 0);
+		rs_layer(f, (enum rs_layer_id)ext_hdrs[i].layer, at, ext_hdrs[i].len);
+	}
+	f->have |= RS_HAVE_EXT;
+
+	uint32_t body = tlen - BTH_LEN - hlen - ICRC_LEN;
+	uint32_t icrc_off = end - ICRC_LEN;
+	f->payload_off = bth_off + BTH_LEN + hlen;
+	if (!(op->ext & RS_EXT_PAYLOAD) && body != 0)
+		return rs_fail(f, RS_MALFORMED, f->payload_off,
+			       "%llu bytes between the headers and the ICRC of an opcode that carries no payload", body, 0);
+	if (b->padcnt > body)
+		return rs_fail(f, RS_MALFORMED, bth_off + 1, "PadCnt %llu is larger than the %llu-byte payload", b->padcnt,
+			       body);
+	f->payload_len = body - b->padcnt;
+	if (f->payload_len)
+		rs_layer(f, RS_L_PAYLOAD, f->payload_off, f->payload_len);
+	if (b->padcnt)
+		rs_layer(f, RS_L_PAD, f->payload_off + f->payload_len, b->padcnt);
+	rs_layer(f, RS_L_ICRC, icrc_off, ICRC_LEN);
+
+	if (end <= d->caplen) {
+		struct rs_cursor ic = rs_cur_at(d, icrc_off);
+		f->icrc = rs_cur_le32(&ic);
+		f->have |= RS_HAVE_ICRC;
+		if (!d->opts->skip_icrc) {
+			f->icrc_calc = icrc_compute(d, bth_off, icrc_off);
+			f->icrc_status = f->icrc_calc == f->icrc ? RS_CRC_OK : RS_CRC_BAD;
+		}
+	}
+
+	if (b->opcode == IBV_OPCODE_UD_SEND_ONLY && b->destqp <= 1)
+		return mad(d);
+	return (enum rs_outcome)f->outcome;
+}
+
+/* The GRH of RoCE v1 or of a routed IB packet. *end receives where PayLen
+ * says the packet (through the ICRC) ends. */
+static enum rs_outcome grh(struct rs_dctx *d, uint32_t off, uint32_t wire_end, uint32_t *end)
+{
+	struct rs_frame *f = d->f;
+	struct rs_grh *g = &f->grh;
+
+	if (wire_end - off < GRH_LEN)
+		return rs_fail(f, RS_MALFORMED, off, "%llu bytes left for a %llu-byte GRH", wire_end - off, GRH_LEN);
+	struct rs_cursor c = rs_cur_at(d, off);
+	uint32_t w = rs_cur_be32(&c);
+	g->paylen = rs_cur_be16(&c);
+	g->nxthdr = rs_cur_u8(&c);
+	g->hoplmt = rs_cur_u8(&c);
+	rs_cur_copy(&c, g->sgid, 16);
+	rs_cur_copy(&c, g->dgid, 16);
+	if (c.overrun)
+		return rs_fail(f, RS_TRUNCATED, off, "GRH cut by the capture length (%llu bytes captured)", d->caplen, 0);
+	g->ipver = (uint8_t)(w >> 28);
+	g->tclass = (uint8_t)(w >> 20);
+	g->flowlabel = w & 0xFFFFF;
+	f->have |= RS_HAVE_GRH;
+	rs_layer(f, RS_L_GRH, off, GRH_LEN);
+	f->src.kind = f->dst.kind = RS_ADDR_GID;
+	memcpy(f->src.b, g->sgid, 16);
+	memcpy(f->dst.b, g->dgid, 16);
+	f->dscp = g->tclass >> 2;
+	f->ecn = g->tclass & 3;
+	f->ttl = g->hoplmt;
+	f->flow_label = g->flowlabel;
+	d->grh_off = off;
+
+	if (g->ipver != 6)
+		return rs_fail(f, RS_MALFORMED, off, "GRH IPVer is %llu, must be 6", g->ipver, 0);
+	if (g->nxthdr != RS_GRH_NXTHDR_IBA)
+		return rs_fail(f, RS_UNSUPPORTED, off + 6, "GRH next header 0x%02llx is not the IBA transport (0x1B)",
+			       g->nxthdr, 0);
+	if ((uint64_t)GRH_LEN + g->paylen > wire_end - off)
+		return rs_fail(f, RS_MALFORMED, off + 4, "GRH PayLen %llu runs past the %llu bytes that follow the GRH",
+			       g->paylen, wire_end - off - GRH_LEN);
+	*end = off + GRH_LEN + g->paylen;
+	return RS_OK;
+}
+
+enum rs_outcome rs_dissect_roce_v1(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
+{
+	struct rs_frame *f = d->f;
+	uint32_t end = 0;
+
+	f->roce = RS_ROCE_V1;
+	d->carrier = RS_CARRIER_GRH;
+	d->net_off = off;
+	if (grh(d, off, wire_end, &end) != RS_OK)
+		return (enum rs_outcome)f->outcome;
+	f->trailer_len = wire_end - end;
+	enum rs_outcome o = rs_dissect_transport(d, off + GRH_LEN, end);
+	if (f->trailer_len)
+		rs_layer(f, RS_L_TRAILER, end, f->trailer_len);
+	return o;
+}
+
+enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
+{
+	struct rs_frame *f = d->f;
+	struct rs_lrh *l = &f->lrh;
+
+	if (wire_end - off < LRH_LEN)
+		return rs_fail(f, RS_MALFORMED, off, "%llu bytes left for an %llu-byte LRH", wire_end - off, LRH_LEN);
+	struct rs_cursor c = rs_cur_at(d, off);
+	uint8_t x = rs_cur_u8(&c);
+	l->vl = x >> 4;
+	l->lver = x & 0x0F;
+	x = rs_cur_u8(&c);
+	l->sl = x >> 4;
+	l->lnh = x & 3;
+	l->dlid = rs_cur_be16(&c);
+	l->pktlen = rs_cur_be16(&c) & 0x7FF;
+	l->slid = rs_cur_be16(&c);
+	if (c.overrun)
+		return rs_fail(f, RS_TRUNCATED, off, "LRH cut by the capture length (%llu bytes captured)", d->caplen, 0);
+	f->have |= RS_HAVE_LRH;
+	rs_layer(f, RS_L_LRH, off, LRH_LEN);
+
+	if (l->lnh == LNH_RAW || l->lnh == LNH_IP_NON_IBA)
+		return rs_fail(f, RS_UNSUPPORTED, off + 1,
+			       "LRH next header %llu is a raw (non-IBA transport) packet, which is not decoded", l->lnh, 0);
+	f->roce = RS_ROCE_IB;
+	f->src.kind = f->dst.kind = RS_ADDR_LID;
+	memset(f->src.b, 0, 16);
+	memset(f->dst.b, 0, 16);
+	f->src.b[0] = (uint8_t)(l->slid >> 8);
+	f->src.b[1] = (uint8_t)l->slid;
+	f->dst.b[0] = (uint8_t)(l->dlid >> 8);
+	f->dst.b[1] = (uint8_t)l->dlid;
+	d->net_off = off;
+
+	uint32_t bytes = l->pktlen * 4u;
+	if (bytes < LRH_LEN + BTH_LEN + ICRC_LEN)
+		return rs_fail(f, RS_MALFORMED, off + 4, "LRH PktLen of %llu words cannot hold an IBA packet (%llu bytes)",
+			       l->pktlen, bytes);
+	if ((uint64_t)bytes + VCRC_LEN > wire_end - off)
+		return rs_fail(f, RS_MALFORMED, off + 4, "LRH PktLen %llu bytes plus VCRC runs past the %llu bytes captured on the wire",
+			       bytes, wire_end - off);
+	uint32_t vcrc_off = off + bytes;
+	f->trailer_len = wire_end - vcrc_off - VCRC_LEN;
+	if (vcrc_off + VCRC_LEN <= d->caplen) {
+		struct rs_cursor vc = rs_cur_at(d, vcrc_off);
+		f->vcrc = rs_cur_le16(&vc);
+		f->have |= RS_HAVE_VCRC;
+		if (!d->opts->skip_icrc) {
+			f->vcrc_calc = rs_vcrc16(d->pkt + off, bytes);
+			f->vcrc_status = f->vcrc_calc == f->vcrc ? RS_CRC_OK : RS_CRC_BAD;
+		}
+	}
+
+	enum rs_outcome o;
+	if (l->lnh == LNH_IBA_GLOBAL) {
+		uint32_t end = 0;
+		d->carrier = RS_CARRIER_LRH_GRH;
+		if (grh(d, off + LRH_LEN, vcrc_off, &end) != RS_OK)
+			return (enum rs_outcome)f->outcome;
+		if (end != vcrc_off)
+			return rs_fail(f, RS_MALFORMED, off + LRH_LEN + 4,
+				       "GRH PayLen %llu disagrees with the LRH PktLen (%llu bytes after the GRH)",
+				       f->grh.paylen, vcrc_off - off - LRH_LEN - GRH_LEN);
+		o = rs_dissect_transport(d, off + LRH_LEN + GRH_LEN, vcrc_off);
+	} else {
+		d->carrier = RS_CARRIER_LRH;
+		o = rs_dissect_transport(d, off + LRH_LEN, vcrc_off);
+	}
+	rs_layer(f, RS_L_VCRC, vcrc_off, VCRC_LEN);
+	if (f->trailer_len)
+		rs_layer(f, RS_L_TRAILER, vcrc_off + VCRC_LEN, f->trailer_len);
+	return o;
+}

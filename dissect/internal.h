@@ -1,0 +1,88 @@
+/*
+ * internal.h — what the dissector's files share with each other and with
+ * nobody else.
+ *
+ * Offsets are from the first captured byte of the frame. Each decoder gets
+ * the offset where its header starts and `wire_end`, where the enclosing
+ * layer says the data ends *on the wire*. A header that does not fit before
+ * wire_end is malformed; one that fits but was not captured is truncated.
+ */
+#ifndef RS_DISSECT_INTERNAL_H
+#define RS_DISSECT_INTERNAL_H
+
+#include "dissect/cursor.h"
+#include "dissect/dissect.h"
+
+/* How the IBA transport was carried: decides which bytes the ICRC masks. */
+enum rs_carrier {
+	RS_CARRIER_NONE = 0,
+	RS_CARRIER_IPV4,   /* RoCE v2 over IPv4 */
+	RS_CARRIER_IPV6,   /* RoCE v2 over IPv6 */
+	RS_CARRIER_GRH,    /* RoCE v1: GRH only, no LRH */
+	RS_CARRIER_LRH,    /* native IB, LNH=2: LRH only */
+	RS_CARRIER_LRH_GRH /* native IB, LNH=3: LRH + GRH */
+};
+
+struct rs_dctx {
+	const struct rs_dissect_opts *opts;
+	const uint8_t *pkt;
+	uint32_t caplen;
+	struct rs_frame *f;
+	enum rs_carrier carrier;
+	uint32_t net_off;  /* first byte of the IP header, GRH or LRH */
+	uint32_t grh_off;  /* GRH within a native IB packet (LRH_GRH) */
+	uint32_t net_hdr_len; /* IPv4 header with options / IPv6 fixed header */
+	uint32_t udp_off;
+};
+
+/* Record the first problem; later ones are consequences. */
+static inline enum rs_outcome rs_fail(struct rs_frame *f, enum rs_outcome o, uint32_t off, const char *why,
+				      unsigned long long a, unsigned long long b)
+{
+	if (f->outcome == RS_OK || f->outcome == RS_NOT_ROCE) {
+		f->outcome = (uint8_t)o;
+		f->why = why;
+		f->why_a = a;
+		f->why_b = b;
+		f->why_off = off;
+	}
+	return (enum rs_outcome)f->outcome;
+}
+
+static inline enum rs_outcome rs_not_roce(struct rs_frame *f)
+{
+	f->outcome = RS_NOT_ROCE;
+	return RS_NOT_ROCE;
+}
+
+static inline void rs_layer(struct rs_frame *f, enum rs_layer_id id, uint32_t off, uint32_t len)
+{
+	if (f->nlayers < RS_MAX_LAYERS)
+		f->layers[f->nlayers++] = (struct rs_layer){ (uint8_t)id, off, len };
+}
+
+/* A cursor over the captured bytes positioned at `off`. */
+static inline struct rs_cursor rs_cur_at(const struct rs_dctx *d, uint32_t off)
+{
+	struct rs_cursor c;
+	rs_cur_init(&c, d->pkt, d->caplen);
+	rs_cur_skip(&c, off < d->caplen ? off : d->caplen);
+	return c;
+}
+
+/* Link layers hand over at an EtherType (after any VLAN tags). */
+enum rs_outcome rs_dissect_ethertype(struct rs_dctx *d, uint16_t type, uint32_t off, uint32_t wire_end);
+enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
+enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
+enum rs_outcome rs_dissect_roce_v1(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
+enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
+/* BTH through ICRC; `end` is one past the ICRC on the wire. */
+enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32_t end);
+
+/* CRC-32 (IEEE 802.3, reflected 0xEDB88320) without the pre/post inversion:
+ * start from 0xFFFFFFFF and invert the result. */
+uint32_t rs_crc32_update(uint32_t crc, const uint8_t *p, size_t n);
+/* VCRC: CRC-16, polynomial 0x100B reflected (0xD008), init and xorout 0xFFFF. */
+uint16_t rs_vcrc16(const uint8_t *p, size_t n);
+
+#endif

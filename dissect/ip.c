@@ -1,0 +1,243 @@
+/*
+ * ip.c — IPv4, IPv6 and UDP as far as RoCE v2 needs them
+ * (IBA Annex A17 "RoCEv2", A17.4: IP + UDP destination port 4791).
+ *
+ * IPv4 (RFC 791):
+ *    0                   1                   2                   3
+ *   |Version|  IHL  |  DSCP     |ECN|          Total Length         |
+ *   |         Identification        |Flags|     Fragment Offset     |
+ *   |  Time to Live |    Protocol   |         Header Checksum       |
+ *   |                       Source Address                          |
+ *   |                    Destination Address                        |
+ *   |                    Options (IHL > 5)                          |
+ *
+ * IPv6 (RFC 8200):
+ *   |Version| Traffic Class |           Flow Label                  |
+ *   |         Payload Length        |  Next Header  |   Hop Limit   |
+ *   |                 Source Address (16) / Destination Address (16)|
+ *
+ * UDP (RFC 768): | src port | dst port | length | checksum |
+ *
+ * The IP and UDP lengths, not the capture length, say where the RoCE packet
+ * and its ICRC end. A length that runs past the frame is malformed; a frame
+ * longer than its IP datagram has a trailer (Ethernet padding or FCS).
+ */
+#include "dissect/internal.h"
+
+#define IPV4_MIN_HDR 20
+#define IPV6_HDR 40
+#define UDP_HDR 8
+#define IPPROTO_UDP_ 17
+#define IPV4_MF 0x2000
+#define IPV4_OFFSET_MASK 0x1FFF
+#define IPV6_MAX_EXT 8
+
+static bool is_roce_port(const struct rs_dctx *d, uint16_t port)
+{
+	if (port == RS_ROCE_UDP_PORT)
+		return true;
+	for (unsigned i = 0; i < d->opts->n_extra_ports && i < RS_MAX_EXTRA_PORTS; i++)
+		if (d->opts->extra_ports[i] == port)
+			return true;
+	return false;
+}
+
+/* Peek the UDP destination port before judging any length: a broken or
+ * fragmented datagram is only our business (reported) if it was RoCE;
+ * everything else is skipped as non-RoCE, whatever shape it is in. */
+static bool udp_dport_is_roce(const struct rs_dctx *d, uint32_t udp_off)
+{
+	struct rs_cursor c = rs_cur_at(d, udp_off + 2);
+	uint16_t dport = rs_cur_be16(&c);
+	return !c.overrun && is_roce_port(d, dport);
+}
+
+static enum rs_outcome udp(struct rs_dctx *d, uint32_t off, uint32_t ip_end)
+{
+	struct rs_frame *f = d->f;
+
+	if (ip_end - off < UDP_HDR)
+		return rs_fail(f, RS_MALFORMED, off, "IP payload of %llu bytes is shorter than a UDP header (%llu)",
+			       ip_end - off, UDP_HDR);
+	struct rs_cursor c = rs_cur_at(d, off);
+	uint16_t sport = rs_cur_be16(&c);
+	uint16_t dport = rs_cur_be16(&c);
+	if (c.overrun)
+		return rs_not_roce(f); /* without the destination port nothing says RoCE */
+	if (!is_roce_port(d, dport))
+		return rs_not_roce(f);
+	uint16_t len = rs_cur_be16(&c);
+	uint16_t csum = rs_cur_be16(&c);
+	if (c.overrun)
+		return rs_fail(f, RS_TRUNCATED, off, "UDP header cut by the capture length (%llu bytes captured)",
+			       d->caplen, 0);
+
+	f->roce = RS_ROCE_V2;
+	f->udp_sport = sport;
+	f->udp_dport = dport;
+	f->udp_len = len;
+	f->udp_csum = csum;
+	f->have |= RS_HAVE_UDP;
+	rs_layer(f, RS_L_UDP, off, UDP_HDR);
+	d->udp_off = off;
+
+	if (len < UDP_HDR)
+		return rs_fail(f, RS_MALFORMED, off + 4, "UDP length %llu is shorter than the UDP header (%llu)", len,
+			       UDP_HDR);
+	if (len != ip_end - off)
+		return rs_fail(f, RS_MALFORMED, off + 4, "UDP length %llu disagrees with the IP payload length %llu",
+			       len, ip_end - off);
+	return rs_dissect_transport(d, off + UDP_HDR, off + len);
+}
+
+enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
+{
+	struct rs_frame *f = d->f;
+
+	if (wire_end - off < IPV4_MIN_HDR)
+		return rs_fail(f, RS_MALFORMED, off, "%llu bytes left for an IPv4 header of at least %llu",
+			       wire_end - off, IPV4_MIN_HDR);
+	struct rs_cursor c = rs_cur_at(d, off);
+	uint8_t vihl = rs_cur_u8(&c);
+	uint8_t tos = rs_cur_u8(&c);
+	uint16_t total = rs_cur_be16(&c);
+	uint16_t id = rs_cur_be16(&c);
+	uint16_t frag = rs_cur_be16(&c);
+	uint8_t ttl = rs_cur_u8(&c);
+	uint8_t proto = rs_cur_u8(&c);
+	rs_cur_skip(&c, 2); /* header checksum: not verified (offloads leave it 0 on captures) */
+	const uint8_t *src = rs_cur_take(&c, 4);
+	const uint8_t *dst = rs_cur_take(&c, 4);
+	if (c.overrun)
+		return rs_fail(f, RS_TRUNCATED, off, "IPv4 header cut by the capture length (%llu bytes captured)",
+			       d->caplen, 0);
+	if (vihl >> 4 != 4)
+		return rs_fail(f, RS_MALFORMED, off, "IPv4 version field is %llu", vihl >> 4, 0);
+	uint32_t hlen = (vihl & 0x0F) * 4u;
+	if (hlen < IPV4_MIN_HDR)
+		return rs_fail(f, RS_MALFORMED, off, "IPv4 header length %llu is below the minimum %llu", hlen,
+			       IPV4_MIN_HDR);
+	if (proto != IPPROTO_UDP_ || (frag & IPV4_OFFSET_MASK) || !udp_dport_is_roce(d, off + hlen))
+		return rs_not_roce(f); /* a later fragment carries no UDP header */
+
+	f->ip_version = 4;
+	f->dscp = tos >> 2;
+	f->ecn = tos & 3;
+	f->ttl = ttl;
+	f->ip_id = id;
+	f->ip_hdr_len = (uint16_t)hlen;
+	f->ip_total_len = total;
+	f->src.kind = f->dst.kind = RS_ADDR_IPV4;
+	memcpy(f->src.b, src, 4);
+	memcpy(f->dst.b, dst, 4);
+	memset(f->src.b + 4, 0, 12);
+	memset(f->dst.b + 4, 0, 12);
+	d->carrier = RS_CARRIER_IPV4;
+	d->net_off = off;
+	d->net_hdr_len = hlen;
+
+	if (total < hlen)
+		return rs_fail(f, RS_MALFORMED, off + 2, "IPv4 total length %llu is shorter than its header (%llu)",
+			       total, hlen);
+	if (total > wire_end - off)
+		return rs_fail(f, RS_MALFORMED, off + 2, "IPv4 total length %llu runs past the %llu bytes in the frame",
+			       total, wire_end - off);
+	if (frag & IPV4_MF)
+		return rs_fail(f, RS_UNSUPPORTED, off + 6, "fragmented RoCE v2 datagram (IPv4 id %llu)", id, 0);
+	f->have |= RS_HAVE_IPV4;
+	rs_layer(f, RS_L_IPV4, off, hlen);
+	f->trailer_len = wire_end - off - total;
+	enum rs_outcome o = udp(d, off + hlen, off + total);
+	if (o != RS_NOT_ROCE && f->trailer_len)
+		rs_layer(f, RS_L_TRAILER, off + total, f->trailer_len);
+	return o;
+}
+
+enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
+{
+	struct rs_frame *f = d->f;
+
+	if (wire_end - off < IPV6_HDR)
+		return rs_fail(f, RS_MALFORMED, off, "%llu bytes left for a %llu-byte IPv6 header", wire_end - off,
+			       IPV6_HDR);
+	struct rs_cursor c = rs_cur_at(d, off);
+	uint32_t vtf = rs_cur_be32(&c);
+	uint16_t paylen = rs_cur_be16(&c);
+	uint8_t nxt = rs_cur_u8(&c);
+	uint8_t hlim = rs_cur_u8(&c);
+	const uint8_t *src = rs_cur_take(&c, 16);
+	const uint8_t *dst = rs_cur_take(&c, 16);
+	if (c.overrun)
+		return rs_fail(f, RS_TRUNCATED, off, "IPv6 header cut by the capture length (%llu bytes captured)",
+			       d->caplen, 0);
+	if (vtf >> 28 != 6)
+		return rs_fail(f, RS_MALFORMED, off, "IPv6 version field is %llu", vtf >> 28, 0);
+
+	/* Walk extension headers up to UDP; anything else is not RoCE. */
+	uint32_t end = off + IPV6_HDR + paylen;
+	uint32_t p = off + IPV6_HDR;
+	for (unsigned n = 0;; n++) {
+		if (nxt == IPPROTO_UDP_) {
+			if (!udp_dport_is_roce(d, p))
+				return rs_not_roce(f);
+			break;
+		}
+		if (nxt != 0 && nxt != 43 && nxt != 60 && nxt != 44)
+			return rs_not_roce(f); /* TCP, ICMPv6, no next header, ESP, ... */
+		if (n == IPV6_MAX_EXT)
+			return rs_fail(f, RS_UNSUPPORTED, p, "more than %llu IPv6 extension headers", IPV6_MAX_EXT, 0);
+		struct rs_cursor e = rs_cur_at(d, p);
+		uint8_t next = rs_cur_u8(&e);
+		uint8_t elen = rs_cur_u8(&e);
+		uint16_t fragoff = rs_cur_be16(&e);
+		if (e.overrun)
+			return rs_not_roce(f); /* cut before the UDP port: cannot be told apart */
+		if (nxt == 44) { /* fragment header: 8 bytes */
+			if (next == IPPROTO_UDP_ && (fragoff & 0xFFF8) == 0 && udp_dport_is_roce(d, p + 8))
+				return rs_fail(f, RS_UNSUPPORTED, p, "fragmented RoCE v2 datagram (IPv6)", 0, 0);
+			return rs_not_roce(f);
+		}
+		uint32_t hl = (elen + 1u) * 8u;
+		if (hl > wire_end - p)
+			return rs_not_roce(f); /* the chain never reaches a UDP header */
+		rs_layer(f, RS_L_IPV6_EXT, p, hl);
+		p += hl;
+		nxt = next;
+	}
+
+	f->ip_version = 6;
+	f->dscp = (uint8_t)((vtf >> 22) & 0x3F);
+	f->ecn = (uint8_t)((vtf >> 20) & 3);
+	f->flow_label = vtf & 0xFFFFF;
+	f->ttl = hlim;
+	f->ip_hdr_len = IPV6_HDR;
+	f->ip_total_len = IPV6_HDR + paylen;
+	f->src.kind = f->dst.kind = RS_ADDR_IPV6;
+	memcpy(f->src.b, src, 16);
+	memcpy(f->dst.b, dst, 16);
+	d->carrier = RS_CARRIER_IPV6;
+	d->net_off = off;
+	d->net_hdr_len = IPV6_HDR;
+
+	if (paylen == 0)
+		return rs_fail(f, RS_UNSUPPORTED, off + 4, "IPv6 jumbogram (payload length 0)", 0, 0);
+	if ((uint64_t)IPV6_HDR + paylen > wire_end - off)
+		return rs_fail(f, RS_MALFORMED, off + 4, "IPv6 payload length %llu runs past the %llu bytes in the frame",
+			       paylen, wire_end - off - IPV6_HDR);
+	if (p > end)
+		return rs_fail(f, RS_MALFORMED, off + 4, "IPv6 extension headers run past the payload length %llu",
+			       paylen, 0);
+	f->have |= RS_HAVE_IPV6;
+	/* Insert the fixed header before any extension layers recorded above. */
+	rs_layer(f, RS_L_IPV6, off, IPV6_HDR);
+	for (unsigned i = f->nlayers - 1; i > 0 && f->layers[i - 1].id == RS_L_IPV6_EXT; i--) {
+		struct rs_layer t = f->layers[i - 1];
+		f->layers[i - 1] = f->layers[i];
+		f->layers[i] = t;
+	}
+	f->trailer_len = wire_end - end;
+	enum rs_outcome o = udp(d, p, end);
+	if (o != RS_NOT_ROCE && f->trailer_len)
+		rs_layer(f, RS_L_TRAILER, end, f->trailer_len);
+	return o;
+}
