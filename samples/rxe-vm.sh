@@ -13,6 +13,8 @@
 #   --capture HOW    rocestat (default): `rocestat -i eth0 -w` in the server
 #                    guest; qemu: QEMU's filter-dump on the server's netdev
 #   --keep           keep the work directory (consoles, job scripts)
+#   --host           instead: boot ONE guest that runs samples/rxe-host.sh
+#                    (two netns + veth inside it); validates rxe-host.sh
 # Anything after -- goes to rocegen on both sides (e.g. --size 3000 --count 2).
 # Environment: ROCEGEN_KERNEL_PKG, ROCEGEN_CACHE, ROCEGEN_VM_TIMEOUT (s).
 set -euo pipefail
@@ -23,7 +25,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
-SCENARIO="" NAME="" OUT=$SAMPLES_DIR IPV6=0 CAPTURE=${ROCEGEN_CAPTURE:-rocestat} KEEP=0
+SCENARIO="" NAME="" OUT=$SAMPLES_DIR IPV6=0 CAPTURE=${ROCEGEN_CAPTURE:-rocestat} KEEP=0 HOSTMODE=0
 GEN_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
         -6|--ipv6) IPV6=1; shift ;;
         --capture) CAPTURE=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
+        --host) HOSTMODE=1; shift ;;
         -h|--help) usage 0 ;;
         --) shift; GEN_ARGS=("$@"); break ;;
         -*) echo "rxe-vm: unknown option $1" >&2; usage ;;
@@ -56,9 +59,17 @@ ROCESTAT_BIN=""
 if [ "$CAPTURE" = rocestat ]; then
     make -s -C "$PROJECT_DIR" rocestat >&2 || vm_die "cannot build rocestat"
     ROCESTAT_BIN=$PROJECT_DIR/rocestat
-    "$ROCESTAT_BIN" --help 2>&1 | grep -q -- '-w' ||
-        vm_die "this rocestat has no capture (-i IFACE -w FILE); use --capture qemu"
+    # A rocestat that can capture keeps running until signalled.
+    probe_rc=0
+    timeout -s INT 2 "$ROCESTAT_BIN" -i lo -w /dev/null >/dev/null 2>"$PROJECT_DIR/.rocestat-probe.err" ||
+        probe_rc=$?
+    probe_err=$(head -c 300 "$PROJECT_DIR/.rocestat-probe.err"); rm -f "$PROJECT_DIR/.rocestat-probe.err"
+    case $probe_rc in 0|124|130) ;;
+        *) vm_die "rocestat cannot capture here ($probe_err); --capture qemu records with QEMU instead" ;;
+    esac
 fi
+[ "$HOSTMODE" = 0 ] || [ "$CAPTURE" = rocestat ] || [ -n "${ROCEGEN_HOST_NOCAPTURE:-}" ] ||
+    vm_die "--host needs --capture rocestat"
 vm_fetch_kernel
 vm_build_initramfs "$ROCEGEN_BIN" "$ROCESTAT_BIN"
 
@@ -103,8 +114,25 @@ write_job() {
         cat "$VM_LIB_DIR/job-$role.sh"
     } > "$file"
 }
-write_job server "$SERVER_IP4" "$SERVER_IP6"
-write_job client "$CLIENT_IP4" "$CLIENT_IP6"
+if [ "$HOSTMODE" = 1 ]; then
+    cp "$VM_LIB_DIR/guest-lib.sh" "$SAMPLES_DIR/rxe-host.sh" "$WORK/server/"
+    mkdir -p "$WORK/server/out"
+    cat > "$WORK/server/job.sh" <<EOF
+ROLE=host
+. /host/guest-lib.sh
+say "scenario=$SCENARIO: samples/rxe-host.sh inside one guest, kernel=\$(uname -r)"
+/usr/bin/ip link set lo up
+sh /host/rxe-host.sh $SCENARIO $FAMILY --name $NAME --out /tmp/out -- ${GEN_ARGS[*]:-} --timeout $GUEST_TIMEOUT
+STATUS=\$?
+say "rxe-host.sh exit status \$STATUS"
+cp /tmp/out/* /host/out/ 2>/dev/null
+say "left behind: netns [\$(/usr/bin/ip netns list | tr '\n' ' ')] rdma [\$(rdma link show | tr '\n' ' ')] rules [\$(/usr/bin/ip rule | tr '\n\t' '; ')]"
+finish \$STATUS
+EOF
+else
+    write_job server "$SERVER_IP4" "$SERVER_IP6"
+    write_job client "$CLIENT_IP4" "$CLIENT_IP6"
+fi
 
 NETPORT=$(vm_free_port)
 CTLPORT=$(vm_free_port)
@@ -120,9 +148,11 @@ vm_start server "$WORK/server" "$NETPORT" "$CTLPORT" "${SERVER_EXTRA[@]}"
 SERVER_PID=$VM_LAST_PID
 vm_wait_listen "$NETPORT" "$SERVER_PID" && vm_wait_listen "$CTLPORT" "$SERVER_PID" ||
     vm_die "the server QEMU did not start: $(cat "$WORK/server/qemu.out")"
-vm_log "$NAME: booting the client guest"
-vm_start client "$WORK/client" "$NETPORT" "$CTLPORT"
-CLIENT_PID=$VM_LAST_PID
+if [ "$HOSTMODE" = 0 ]; then
+    vm_log "$NAME: booting the client guest"
+    vm_start client "$WORK/client" "$NETPORT" "$CTLPORT"
+    CLIENT_PID=$VM_LAST_PID
+fi
 
 # Both guests power off when done; the host timeout is the last resort.
 # Sets GUEST_RC (QEMU's exit status, 137 if it had to be killed).
@@ -141,10 +171,23 @@ wait_guest() {
     wait "$pid" 2>/dev/null || GUEST_RC=$?
 }
 DEADLINE=$(( $(date +%s) + VM_TIMEOUT ))
-wait_guest "$CLIENT_PID" "$DEADLINE"; CLIENT_QEMU=$GUEST_RC
+CLIENT_QEMU=-
+[ "$HOSTMODE" = 1 ] || { wait_guest "$CLIENT_PID" "$DEADLINE"; CLIENT_QEMU=$GUEST_RC; }
 wait_guest "$SERVER_PID" "$DEADLINE"; SERVER_QEMU=$GUEST_RC
 VM_PIDS=()
 T_END=$(date +%s.%N)
+
+if [ "$HOSTMODE" = 1 ]; then
+    cat "$WORK/server/console.log" >&2
+    st=$(grep -a -o 'RESULT role=host status=[0-9]*' "$WORK/server/console.log" | sed 's/.*=//')
+    [ "$st" = 0 ] || vm_die "rxe-host.sh in the guest failed (status ${st:-none})"
+    python3 "$VM_LIB_DIR/truth-merge.py" --name "$NAME" --kernel "$KVER" --capture rocestat \
+        "$WORK/server/out/$NAME.server.json" "$WORK/server/out/$NAME.client.json" \
+        > "$OUT/$NAME.truth.json"
+    cp "$WORK/server/out/$NAME.pcap" "$OUT/$NAME.pcap"
+    vm_log "rxe-host.sh worked inside the guest: $OUT/$NAME.{pcap,truth.json}"
+    exit 0
+fi
 
 result_of() { grep -a -o 'RESULT role=[a-z]* status=[0-9]*' "$WORK/$1/console.log" | tail -n1 | sed 's/.*status=//'; }
 S_STATUS=$(result_of server || true)

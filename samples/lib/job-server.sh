@@ -22,7 +22,8 @@ ctl_wait DONE 120 || say "no DONE from the client"
 # The client's last frames (DREP, ACKs) are on the wire before it says DONE.
 sleep 0.5
 if [ "$CAPTURE" = rocestat ]; then
-    kill -INT $CAP_PID
+    # TERM, not INT: a background job of a script ignores SIGINT
+    kill -TERM $CAP_PID
     wait $CAP_PID || { say "rocestat exited with $?: $(cat /tmp/rocestat.err)"; STATUS=95; }
     cp /tmp/capture.pcap /host/capture.pcap
 fi

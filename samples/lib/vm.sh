@@ -123,7 +123,8 @@ vm_copy_with_libs() {
 
 # rdma_rxe asks the crypto API for "crc32" (the ICRC) at run time, which
 # modules.dep cannot know about, so crc32_generic is named explicitly.
-VM_MODULES="virtio_pci virtio_net 9p 9pnet_virtio crc32_generic rdma_rxe rdma_ucm ib_uverbs"
+# veth: rxe-host.sh run inside one guest (rxe-vm.sh --host).
+VM_MODULES="virtio_pci virtio_net 9p 9pnet_virtio crc32_generic rdma_rxe rdma_ucm ib_uverbs veth"
 
 # Build (or reuse) the initramfs; sets INITRD. Rebuilt when a binary changes.
 vm_build_initramfs() {
