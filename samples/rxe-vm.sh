@@ -103,6 +103,7 @@ write_job() {
         echo "ROLE=$role"
         echo ". /host/guest-lib.sh"
         echo "CAPTURE=$CAPTURE"
+        echo "FAMILY=$FAMILY"
         printf 'GEN_ARGS=%q\n' "$FAMILY ${GEN_ARGS[*]:-} --timeout $GUEST_TIMEOUT $SCENARIO"
         echo "S_ADDR=$S_ADDR"
         echo "say \"scenario=$SCENARIO role=$role kernel=\$(uname -r)\""

@@ -6,12 +6,15 @@
 # net_up ADDR4 ADDR6: eth0 with both addresses; no DAD so IPv6 is usable at once.
 # No router solicitations either: nothing on this wire routes, and the
 # capture is cleaner without them.
+# An IPv4 run (FAMILY=-4) turns IPv6 off on eth0 altogether: multicast
+# listener reports and neighbour discovery would only add noise to the capture.
 net_up() {
     sysctl -qw net.ipv6.conf.default.router_solicitations=0 net.ipv6.conf.eth0.router_solicitations=0
+    [ "${FAMILY:-}" = -4 ] && sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
     /usr/bin/ip link set lo up
     /usr/bin/ip link set eth0 up
     /usr/bin/ip addr add "$1/24" dev eth0
-    /usr/bin/ip -6 addr add "$2/64" dev eth0 nodad
+    [ "${FAMILY:-}" = -4 ] || /usr/bin/ip -6 addr add "$2/64" dev eth0 nodad
     # Let the link-local address settle before rxe copies the GID table.
     for _ in 1 2 3 4 5 6 7 8 9 10; do
         /usr/bin/ip -6 addr show dev eth0 | grep -q tentative || break
