@@ -81,14 +81,6 @@ MSG_START = {
     0x0c: "RDMA_READ", 0x13: "ATOMIC_CMP_AND_SWP", 0x14: "ATOMIC_FETCH_AND_ADD",
     0x64: "SEND", 0x65: "SEND_WITH_IMM",
 }
-# A SEND_FIRST / WRITE_FIRST message may end WITH_IMMEDIATE; fixed up below.
-LAST_WITH_IMM = {0x03: "SEND", 0x09: "RDMA_WRITE"}
-# Packets whose payload counts towards a request opcode's bytes.
-REQ_PAYLOAD = {
-    0x00: None, 0x01: None, 0x02: None, 0x03: None, 0x04: None, 0x05: None,
-    0x06: None, 0x07: None, 0x08: None, 0x09: None, 0x0a: None, 0x0b: None,
-    0x64: None, 0x65: None,
-}
 READ_RESP = (0x0d, 0x0e, 0x0f, 0x10)
 IS_REQUEST = set(range(0x00, 0x0d)) | {0x13, 0x14, 0x16, 0x17, 0x64, 0x65}
 
@@ -323,34 +315,38 @@ def unique_requests(rows, src):
 
 
 def message_tally(rows, src, read_src):
-    """{wr opcode: [messages, payload bytes]} as seen on the wire."""
+    """{wr opcode: [messages, payload bytes]} as seen on the wire.
+
+    Packets are put back together into messages (FIRST, MIDDLE..., LAST or
+    ONLY); a message's kind is decided by its last packet, since only that
+    one says WITH_IMMEDIATE. READ bytes come from the READ responses."""
     tally = {}
-    reqs = unique_requests(rows, src)
-    pending = None
-    for r in reqs:
-        op = r["opcode"]
-        if op in MSG_START:
-            kind = MSG_START[op]
-            t = tally.setdefault(kind, [0, 0])
-            t[0] += 1
-            pending = kind if op in (0x00, 0x06) else None
-        if op in LAST_WITH_IMM and pending:
-            # SEND_FIRST..SEND_LAST_WITH_IMM is a SEND_WITH_IMM message
-            tally[pending][0] -= 1
-            kind = pending + "_WITH_IMM"
-            tally.setdefault(kind, [0, 0])[0] += 1
-            # move the bytes counted so far to the right kind later
-        if op in REQ_PAYLOAD:
-            k = MSG_START.get(op) or pending or LAST_WITH_IMM.get(op)
-            if op in LAST_WITH_IMM:
-                k = LAST_WITH_IMM[op] + "_WITH_IMM"
-            tally.setdefault(k, [0, 0])[1] += r["payload_len"] or 0
+
+    def add(kind, nbytes):
+        t = tally.setdefault(kind, [0, 0])
+        t[0] += 1
+        t[1] += nbytes
+
+    cur = None
+    for r in unique_requests(rows, src):
+        op, n = r["opcode"], r["payload_len"] or 0
+        if op in (0x00, 0x06):
+            cur = ["SEND" if op == 0x00 else "RDMA_WRITE", n]
+        elif op in (0x01, 0x07):
+            if cur:
+                cur[1] += n
+        elif op in (0x02, 0x03, 0x08, 0x09):
+            if cur:
+                add(cur[0] + ("_WITH_IMM" if op in (0x03, 0x09) else ""), cur[1] + n)
+            cur = None
+        elif op in MSG_START:
+            add(MSG_START[op], 0 if op in (0x0c, 0x13, 0x14) else n)
     seen = set()
     for r in rows:
         if r["src"] == read_src and r["opcode"] in READ_RESP and r["psn"] not in seen:
             seen.add(r["psn"])
             tally.setdefault("RDMA_READ", [0, 0])[1] += r["payload_len"] or 0
-    return {k: v for k, v in tally.items() if v != [0, 0]}
+    return tally
 
 
 def expected_tally(wrs, completions, side):
