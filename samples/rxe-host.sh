@@ -16,7 +16,9 @@
 # --topology rules: both ends in the initial namespace; policy routing sends
 #   traffic between the two addresses out through the veth instead of the
 #   local shortcut (the "local" rule moves behind two specific ones for the
-#   run, then back). Works with any rxe.
+#   run, then back). Works with any rxe; IPv4 only.
+# --no-capture: run the scenario and write the truth only (to check the
+#   RDMA plumbing where rocestat cannot capture).
 # --topology auto (default): netns if the loaded rdma_rxe has per-namespace
 #   sockets (rxe_ns_* in /proc/kallsyms), else rules.
 #
@@ -27,15 +29,16 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
 
-SCENARIO="" NAME="" OUT=$HERE FAMILY=-4 GEN_ARGS="" TOPOLOGY=auto
+SCENARIO="" NAME="" OUT=$HERE FAMILY=-4 GEN_ARGS="" TOPOLOGY=auto CAPTURE=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --name) NAME=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         --topology) TOPOLOGY=$2; shift 2 ;;
+        --no-capture) CAPTURE=0; shift ;;
         -4|--ipv4) FAMILY=-4; shift ;;
         -6|--ipv6) FAMILY=-6; shift ;;
-        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; GEN_ARGS="$*"; break ;;
         -*) echo "rxe-host: unknown option $1" >&2; exit 2 ;;
         *) SCENARIO=$1; shift ;;
@@ -54,7 +57,8 @@ find_tool() {
     else die "$1 not found (PATH or $2)"; fi
 }
 ROCEGEN=$(find_tool rocegen "$ROOT/samples/rocegen/rocegen")
-ROCESTAT=$(find_tool rocestat "$ROOT/rocestat")
+ROCESTAT=""
+[ "$CAPTURE" = 0 ] || ROCESTAT=$(find_tool rocestat "$ROOT/rocestat")
 # iproute2's ip, not a busybox applet of the same name (no netns there).
 IP=""
 for c in /usr/bin/ip /sbin/ip /usr/sbin/ip /bin/ip; do
@@ -73,6 +77,10 @@ case "$TOPOLOGY" in
     netns|rules) ;;
     *) die "--topology is auto, netns or rules" ;;
 esac
+# Tried on Linux 6.1: over IPv6 the server's rdma_cm rejects the REQ
+# (reason 28) under the moved local rule; IPv4 works.
+[ "$TOPOLOGY" = netns ] || [ "$FAMILY" = -4 ] ||
+    die "the rules topology carries IPv4 only (use rxe-vm.sh -6, or a namespace-aware rxe)"
 
 # Names carry the PID so that parallel runs do not collide.
 TAG=$$
@@ -166,10 +174,12 @@ sleep 1
 
 if [ "$FAMILY" = -6 ]; then S_ADDR=2001:db8::1; else S_ADDR=192.0.2.1; fi
 
-in_s "$ROCESTAT" -i "$IF_S" -w "$WORK/capture.pcap" 2>"$WORK/rocestat.err" &
-CAP_PID=$!
-sleep 1
-kill -0 "$CAP_PID" 2>/dev/null || die "rocestat capture failed: $(cat "$WORK/rocestat.err")"
+if [ "$CAPTURE" = 1 ]; then
+    in_s "$ROCESTAT" -i "$IF_S" -w "$WORK/capture.pcap" 2>"$WORK/rocestat.err" &
+    CAP_PID=$!
+    sleep 1
+    kill -0 "$CAP_PID" 2>/dev/null || die "rocestat capture failed: $(cat "$WORK/rocestat.err")"
+fi
 
 say "server: rocegen --server $S_ADDR $FAMILY $GEN_ARGS $SCENARIO"
 # shellcheck disable=SC2086
@@ -190,22 +200,27 @@ in_c "$ROCEGEN" --client "$S_ADDR" $FAMILY $GEN_ARGS --truth "$WORK/client.json"
 S_STATUS=0
 wait "$SRV_PID" || S_STATUS=$?
 SRV_PID=""
-sleep 0.5
-kill -TERM "$CAP_PID"
 CAP_STATUS=0
-wait "$CAP_PID" || CAP_STATUS=$?
-CAP_PID=""
+if [ "$CAPTURE" = 1 ]; then
+    sleep 0.5
+    kill -TERM "$CAP_PID"
+    wait "$CAP_PID" || CAP_STATUS=$?
+    CAP_PID=""
+fi
 [ "$C_STATUS" = 0 ] && [ "$S_STATUS" = 0 ] ||
     die "rocegen failed: server status $S_STATUS, client status $C_STATUS"
 [ "$CAP_STATUS" = 0 ] || die "rocestat exited with $CAP_STATUS: $(cat "$WORK/rocestat.err")"
 
-cp "$WORK/capture.pcap" "$OUT/$NAME.pcap"
+if [ "$CAPTURE" = 1 ]; then
+    cp "$WORK/capture.pcap" "$OUT/$NAME.pcap"
+    say "wrote $OUT/$NAME.pcap"
+fi
 if command -v python3 >/dev/null 2>&1; then
     python3 "$HERE/lib/truth-merge.py" --name "$NAME" --kernel "$(uname -r)" --capture rocestat \
         "$WORK/server.json" "$WORK/client.json" > "$OUT/$NAME.truth.json"
-    say "wrote $OUT/$NAME.pcap and $OUT/$NAME.truth.json"
+    say "wrote $OUT/$NAME.truth.json"
 else
     cp "$WORK/server.json" "$OUT/$NAME.server.json"
     cp "$WORK/client.json" "$OUT/$NAME.client.json"
-    say "wrote $OUT/$NAME.pcap, $NAME.server.json, $NAME.client.json (no python3 to merge)"
+    say "wrote $OUT/$NAME.server.json and $NAME.client.json (no python3 to merge them)"
 fi
