@@ -24,7 +24,9 @@ sleep 0.5
 if [ "$CAPTURE" = rocestat ]; then
     # TERM, not INT: a background job of a script ignores SIGINT
     kill -TERM $CAP_PID
-    wait $CAP_PID || { say "rocestat exited with $?: $(cat /tmp/rocestat.err)"; STATUS=95; }
+    wait $CAP_PID || { say "rocestat exited with $?"; STATUS=95; }
+    say "rocestat said:"
+    cat /tmp/rocestat.err
     cp /tmp/capture.pcap /host/capture.pcap
 fi
 [ -e /tmp/truth.json ] && cp /tmp/truth.json /host/truth.json
