@@ -119,6 +119,7 @@ write_job() {
         echo "rxe_up || { say 'rdma link add failed'; finish 98; }"
         echo "say 'network and rxe0 ready'"
         echo "show_device"
+        echo "say 'waiting for the other guest'"
         cat "$VM_LIB_DIR/job-$role.sh"
     } > "$file"
 }

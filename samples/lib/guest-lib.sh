@@ -37,12 +37,12 @@ show_device() {
     rdma link show
     command -v ibv_devinfo >/dev/null && ibv_devinfo -d rxe0 | grep -E 'hca_id|transport|node_guid|state|mtu|link_layer'
     echo "GID table (non-zero entries):"
-    for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-        v=$(cat "$g" 2>/dev/null) || continue
-        [ "$v" = "0000:0000:0000:0000:0000:0000:0000:0000" ] && continue
-        i=${g##*/}
-        t=$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/"$i" 2>/dev/null)
-        echo "  gid[$i] $v $t"
+    # One grep over the whole table: a process per entry costs seconds on TCG.
+    port=/sys/class/infiniband/rxe0/ports/1
+    grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$' "$port"/gids/* 2>/dev/null |
+    while IFS=: read -r f v; do
+        i=${f##*/}
+        echo "  gid[$i] $v $(cat "$port/gid_attrs/types/$i" 2>/dev/null)"
     done
 }
 
@@ -53,21 +53,26 @@ counters() {
 }
 
 # The control line is ttyS1, wired to the other guest's ttyS1 through the
-# host. It stays open on fd 3: a closed tty drops whatever arrives.
+# host. A background cat copies everything that arrives into /tmp/ctl.in:
+# a `read -t` that times out in the middle of a line would lose it.
+# Each word (HELLO, READY, DONE) is said once per run, so "has it arrived"
+# is all a wait needs to ask.
 ctl_init() {
     stty -F /dev/ttyS1 raw -echo 115200
     exec 3<>/dev/ttyS1
+    : > /tmp/ctl.in
+    cat <&3 >> /tmp/ctl.in &
 }
 ctl_send() { echo "$1" >&3; }
-# ctl_wait WORD [SECONDS] [RESEND]: wait for a line containing WORD; while
-# waiting, send RESEND once a second (the peer may not be listening yet).
+# ctl_wait WORD [SECONDS] [RESEND]: wait for WORD; while waiting, send
+# RESEND once a second (the peer may not be listening yet).
 ctl_wait() {
-    deadline=$(( $(cut -d. -f1 /proc/uptime) + ${2:-120} ))
-    while [ "$(cut -d. -f1 /proc/uptime)" -lt "$deadline" ]; do
-        [ -n "$3" ] && ctl_send "$3"
-        if read -t 1 -r line <&3; then
-            case "$line" in *"$1"*) return 0 ;; esac
-        fi
+    n=0
+    while [ $n -lt $(( ${2:-120} * 5 )) ]; do
+        grep -q "$1" /tmp/ctl.in && return 0
+        [ -n "$3" ] && [ $((n % 5)) = 0 ] && ctl_send "$3"
+        sleep 0.2
+        n=$((n + 1))
     done
     return 1
 }

@@ -1,11 +1,16 @@
 # Server guest, appended to job.sh by rxe-vm.sh after the common setup.
 ctl_wait HELLO 120 || { say "no HELLO from the client"; finish 97; }
+say "the client is up"
 if [ "$CAPTURE" = rocestat ]; then
     rocestat -i eth0 -w /tmp/capture.pcap 2>/tmp/rocestat.err &
     CAP_PID=$!
-    # Give the capture time to open the interface before any frame flies.
-    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e /tmp/capture.pcap ] && break; sleep 0.2; done
-    sleep 0.5
+    # rocestat says "capturing on eth0" once the interface is open: no frame
+    # is sent before that.
+    for _ in $(seq 100); do
+        grep -q capturing /tmp/rocestat.err 2>/dev/null && break
+        kill -0 $CAP_PID 2>/dev/null || break
+        sleep 0.1
+    done
     kill -0 $CAP_PID 2>/dev/null || { say "rocestat capture died: $(cat /tmp/rocestat.err)"; finish 96; }
 fi
 say "server runs: rocegen --server $S_ADDR $GEN_ARGS"
