@@ -50,7 +50,7 @@ case "$CAPTURE" in rocestat|qemu) ;; *) vm_die "--capture is rocestat or qemu" ;
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
-T_START=$(date +%s.%N)
+T_START=$(date +%s%N)
 vm_need_packages
 command -v qemu-system-x86_64 >/dev/null || vm_die "qemu-system-x86_64 is not installed"
 
@@ -152,7 +152,7 @@ if [ "$CAPTURE" = qemu ]; then
 fi
 
 vm_log "$NAME: booting the server guest ($KVER, TCG)"
-T_BOOT=$(date +%s.%N)
+T_BOOT=$(date +%s%N)
 vm_start server "$WORK/server" "$NETPORT" "$CTLPORT" "${SERVER_EXTRA[@]}"
 SERVER_PID=$VM_LAST_PID
 vm_wait_listen "$NETPORT" "$SERVER_PID" && vm_wait_listen "$CTLPORT" "$SERVER_PID" ||
@@ -184,7 +184,7 @@ CLIENT_QEMU=-
 [ "$HOSTMODE" = 1 ] || { wait_guest "$CLIENT_PID" "$DEADLINE"; CLIENT_QEMU=$GUEST_RC; }
 wait_guest "$SERVER_PID" "$DEADLINE"; SERVER_QEMU=$GUEST_RC
 VM_PIDS=()
-T_END=$(date +%s.%N)
+T_END=$(date +%s%N)
 
 if [ "$HOSTMODE" = 1 ]; then
     cat "$WORK/server/console.log" >&2
@@ -201,8 +201,8 @@ fi
 result_of() { grep -a -o 'RESULT role=[a-z]* status=[0-9]*' "$WORK/$1/console.log" | tail -n1 | sed 's/.*status=//'; }
 S_STATUS=$(result_of server || true)
 C_STATUS=$(result_of client || true)
-WALL=$(printf '%.0f' "$(echo "$T_END - $T_START" | bc)")
-BOOT=$(printf '%.1f' "$(echo "$T_END - $T_BOOT" | bc)")
+WALL=$(( (T_END - T_START + 500000000) / 1000000000 ))
+BOOT=$(awk -v ns=$((T_END - T_BOOT)) 'BEGIN { printf "%.1f", ns / 1e9 }')
 
 # The log: how it was made, then both consoles.
 {

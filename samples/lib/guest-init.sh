@@ -12,7 +12,6 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
-T0=$(cut -d' ' -f1 /proc/uptime)
 
 # Timestamped progress lines; the host greps for "### RESULT".
 say() { echo "### [$ROLE t=$(cut -d' ' -f1 /proc/uptime)s] $*"; }

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # variables used by the scripts sourcing this
 # Host side of the two-guest Soft-RoCE lab used by samples/rxe-vm.sh and
 # tests/vm_e2e.sh. Sourced, not run.
 #
