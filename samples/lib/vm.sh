@@ -69,13 +69,15 @@ vm_fetch_kernel() {
     VMLINUZ=$KDIR/boot/vmlinuz-$KVER
     [ -f "$VMLINUZ" ] && [ -f "$KDIR/lib/modules/$KVER/modules.dep" ] && return 0
     mkdir -p "$VM_CACHE"
-    deb=$(ls "$VM_CACHE"/"${pkg}"_*.deb 2>/dev/null | head -n1)
+    # (|| true: under pipefail a failing ls would end the caller silently)
+    deb=$(ls "$VM_CACHE"/"${pkg}"_*.deb 2>/dev/null | head -n1 || true)
     if [ -z "$deb" ]; then
         vm_log "downloading $pkg"
         # apt's sandbox user cannot write into a root-owned work tree.
         (cd "$VM_CACHE" && apt-get download -o APT::Sandbox::User=root "$pkg" >&2) ||
             vm_die "apt-get download $pkg failed"
-        deb=$(ls "$VM_CACHE"/"${pkg}"_*.deb | head -n1)
+        deb=$(ls "$VM_CACHE"/"${pkg}"_*.deb 2>/dev/null | head -n1 || true)
+        [ -n "$deb" ] || vm_die "apt-get download $pkg left no .deb in $VM_CACHE"
     fi
     rm -rf "$KDIR" && mkdir -p "$KDIR"
     dpkg-deb -x "$deb" "$KDIR" || vm_die "cannot unpack $deb"
@@ -131,7 +133,8 @@ vm_build_initramfs() {
     local rocegen=$1 rocestat=$2 root stamp multiarch provider
     multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
     provider=/usr/lib/$multiarch/libibverbs/librxe-rdmav34.so
-    [ -f "$provider" ] || provider=$(ls /usr/lib/"$multiarch"/libibverbs/librxe-rdmav*.so | head -n1)
+    [ -f "$provider" ] ||
+        provider=$(ls /usr/lib/"$multiarch"/libibverbs/librxe-rdmav*.so 2>/dev/null | head -n1 || true)
     [ -f "$provider" ] || vm_die "no rxe provider for libibverbs (package ibverbs-providers)"
     stamp=$( (cat "$rocegen" "$VM_LIB_DIR/guest-init.sh" "$provider"
               [ -n "$rocestat" ] && cat "$rocestat"
