@@ -74,8 +74,27 @@ struct rs_sink {
 	void *ctx;
 	void (*begin_file)(void *ctx, const char *name, int dlt);
 	bool (*frame)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f);
+	/* Reading the current file stopped early; `message` names file and frame. */
+	void (*file_error)(void *ctx, const char *message);
 	void (*end_file)(void *ctx, const char *name);
 };
+
+/* An output file written under a temporary name and renamed into place by
+ * rs_outfile_commit(), so an interrupted run never leaves half a file under
+ * the final name. "-" means standard output. */
+struct rs_outfile {
+	FILE *fp;
+	char *path;   /* final name */
+	char *tmp;    /* temporary name, NULL for stdout */
+};
+bool rs_outfile_open(struct rs_outfile *of, const char *path, char err[RS_ERRBUF_SIZE]);
+/* Flush, close and rename; false (err set) if any write failed. */
+bool rs_outfile_commit(struct rs_outfile *of, char err[RS_ERRBUF_SIZE]);
+/* Remove the temporary file (error paths). */
+void rs_outfile_abort(struct rs_outfile *of);
+
+/* The default mode: analyse and write the summary, timeline, plot, ladder. */
+int rs_run_summary(const struct rs_cli_opts *o);
 
 /* Returns 0 to run, a positive RS_EXIT_ code to exit with, or -1 to exit 0
  * (--version, --help). */

@@ -20,9 +20,9 @@ int main(int argc, char **argv)
 	} else if (o.fields) {
 		sink = rs_fields_sink(stdout, &o);
 	} else {
-		fprintf(stderr, "rocestat: the summary report is not built yet; use --fields or --walk\n");
+		rc = rs_run_summary(&o);
 		rs_cli_free(&o);
-		return RS_EXIT_USAGE;
+		return rc;
 	}
 	rc = rs_run_files(&o, &sink);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
