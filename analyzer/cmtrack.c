@@ -284,6 +284,24 @@ static void ladder_cm(struct rs_analyzer *a, struct rs_conn *c, const struct rs_
 	struct rs_ladder_ev ev = { .at = { a->cur_file, m->frame_no }, .ts_ns = m->ts_ns, .conn_id = c->id + 1,
 				   .src = f->src, .opcode = f->bth.opcode, .is_cm = true,
 				   .cm_attr = f->mad.hdr.attr_id, .psn = f->bth.psn, .destqp = f->bth.destqp };
+	switch (ev.cm_attr) {
+	case UMAD_CM_ATTR_REQ:
+		ev.cm_qpn = f->mad.u.req.local_qpn;
+		ev.cm_psn = f->mad.u.req.starting_psn;
+		break;
+	case UMAD_CM_ATTR_REP:
+		ev.cm_qpn = f->mad.u.rep.local_qpn;
+		ev.cm_psn = f->mad.u.rep.starting_psn;
+		break;
+	case UMAD_CM_ATTR_REJ:
+		ev.cm_reason = f->mad.u.rej.reason;
+		break;
+	case UMAD_CM_ATTR_SIDR_REP:
+		ev.cm_qpn = f->mad.u.sidr_rep.qpn;
+		break;
+	default:
+		break;
+	}
 	g_array_append_val(a->ladder, ev);
 }
 

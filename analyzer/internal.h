@@ -160,6 +160,8 @@ struct rs_ladder_ev {
 	uint8_t opcode;
 	bool is_cm;
 	uint16_t cm_attr;
+	uint16_t cm_reason;   /* REJ */
+	uint32_t cm_qpn, cm_psn; /* REQ/REP: local QPN and Starting PSN; SIDR_REP: QPN */
 	uint32_t psn, len, destqp;
 	uint8_t syndrome;     /* AETH, if has_aeth */
 	bool has_aeth, retrans, ackreq;

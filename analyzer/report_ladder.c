@@ -32,7 +32,14 @@ static void label(const struct rs_ladder_ev *e, char *buf, size_t len)
 {
 	char t[24];
 	if (e->is_cm) {
-		snprintf(buf, len, "CM %s", rs_cm_attr_name(e->cm_attr));
+		if (e->cm_attr == UMAD_CM_ATTR_REQ || e->cm_attr == UMAD_CM_ATTR_REP)
+			snprintf(buf, len, "CM %s QP 0x%x, PSN %u", rs_cm_attr_name(e->cm_attr), e->cm_qpn, e->cm_psn);
+		else if (e->cm_attr == UMAD_CM_ATTR_REJ)
+			snprintf(buf, len, "CM REJ: %s", rs_cm_rej_reason_name(e->cm_reason));
+		else if (e->cm_attr == UMAD_CM_ATTR_SIDR_REP)
+			snprintf(buf, len, "CM SIDR_REP QP 0x%x", e->cm_qpn);
+		else
+			snprintf(buf, len, "CM %s", rs_cm_attr_name(e->cm_attr));
 		return;
 	}
 	const struct rs_opinfo *op = rs_opinfo(e->opcode);
@@ -71,20 +78,18 @@ static void arrow(FILE *out, const struct group *g, const struct rs_ladder_ev *e
 		lbl[WIDTH - 8] = '\0';
 		n = WIDTH - 8;
 	}
-	/* |--- label --->|  or  |<-- label ----| */
-	size_t dash = WIDTH - n - 4;
-	size_t pre = right ? 2 : 3, post = dash - pre;
-	size_t o = 0;
+	/* Between the two bars exactly WIDTH cells: "-- label ---->" or "<-- label ----". */
+	size_t dash = WIDTH - n - 5, o = 0;
 	line[o++] = '|';
 	if (!right)
 		line[o++] = '<';
-	for (size_t i = 0; i < pre - (right ? 1 : 2) + 1; i++)
-		line[o++] = '-';
+	line[o++] = '-';
+	line[o++] = '-';
 	line[o++] = ' ';
 	memcpy(line + o, lbl, n);
 	o += n;
 	line[o++] = ' ';
-	for (size_t i = 0; i < post; i++)
+	for (size_t i = 0; i < dash; i++)
 		line[o++] = '-';
 	if (right)
 		line[o++] = '>';
@@ -97,11 +102,37 @@ static void arrow(FILE *out, const struct group *g, const struct rs_ladder_ev *e
 	fprintf(out, " %10.3f  %s\n", (e->ts_ns - t0) / 1e6, line);
 }
 
-/* Same direction, same opcode, PSN one more than the previous. */
+/* Same direction, same kind of operation (e.g. WRITE First/Middle/Last),
+ * PSN one more than the previous, nothing unusual. */
+static bool plain_ack(const struct rs_ladder_ev *e)
+{
+	return !e->is_cm && e->has_aeth && rs_opinfo(e->opcode)->kind == RS_KIND_ACK &&
+	       rs_aeth_kind(e->syndrome) == RS_AETH_ACK && !e->retrans;
+}
+
 static bool continues(const struct rs_ladder_ev *p, const struct rs_ladder_ev *e)
 {
-	return !p->is_cm && !e->is_cm && p->opcode == e->opcode && rs_addr_equal(&p->src, &e->src) &&
-	       e->psn == ((p->psn + 1) & RS_PSN_MASK) && !p->has_aeth && !e->retrans && !p->retrans;
+	/* ACKs in a row, each acknowledging further. */
+	if (plain_ack(p) && plain_ack(e))
+		return rs_addr_equal(&p->src, &e->src) && rs_psn_diff(e->psn, p->psn) > 0;
+	return !p->is_cm && !e->is_cm && rs_opinfo(p->opcode)->kind == rs_opinfo(e->opcode)->kind &&
+	       rs_addr_equal(&p->src, &e->src) && e->psn == ((p->psn + 1) & RS_PSN_MASK) && !p->has_aeth &&
+	       !e->has_aeth && !e->retrans && !p->retrans;
+}
+
+/* "12 RDMA WRITE Middle, 4 RDMA WRITE Last" for the hidden part of a run. */
+static void run_summary(const struct rs_ladder_ev *ev, guint from, guint to, char *buf, size_t len)
+{
+	uint32_t count[256] = { 0 };
+	for (guint k = from; k < to; k++)
+		count[ev[k].opcode]++;
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int op = 0; op < 256 && o + 40 < len; op++)
+		if (count[op])
+			o += (size_t)snprintf(buf + o, len - o, "%s%u %s", o ? ", " : "", count[op],
+					      rs_opinfo((uint8_t)op)->kind == RS_KIND_ACK ? (count[op] > 1 ? "ACKs" : "ACK")
+											 : short_op((uint8_t)op));
 }
 
 static void print_group(FILE *out, const struct rs_analyzer *a, const struct group *g)
@@ -127,8 +158,9 @@ static void print_group(FILE *out, const struct rs_analyzer *a, const struct gro
 		} else {
 			for (guint k = i; k < i + RUN_KEEP; k++)
 				arrow(out, g, &ev[k], t0, multi);
-			fprintf(out, "%10s %10s  |%*s… %u more %s (PSN %u..%u) …\n", "", "", 4, "", run - RUN_KEEP - 1,
-				short_op(ev[i].opcode), ev[i + RUN_KEEP].psn, ev[j - 2].psn);
+			char what[256];
+			run_summary(ev, i + RUN_KEEP, j - 1, what, sizeof what);
+			fprintf(out, "%10s %10s  |    … %s (PSN %u..%u) …\n", "", "", what, ev[i + RUN_KEEP].psn, ev[j - 2].psn);
 			arrow(out, g, &ev[j - 1], t0, multi);
 		}
 		i = j;

@@ -15,6 +15,36 @@
 #define RED(o) ((o)->color ? "\033[31m" : "")
 #define OFF(o) ((o)->color ? "\033[0m" : "")
 
+/* Display width of UTF-8 text: code points, not bytes ("→", "µ", "✗"). */
+static int text_width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+/* Print `s` in a column of `width` display cells, cut with "…" if longer. */
+static void cell(FILE *out, const char *s, int width, bool right)
+{
+	int w = text_width(s);
+	if (w > width) {
+		int keep = width - 1, seen = 0;
+		for (const char *p = s; *p; p++) {
+			if (((unsigned char)*p & 0xC0) != 0x80 && seen++ == keep)
+				break;
+			fputc(*p, out);
+		}
+		fputs("…", out);
+		return;
+	}
+	if (right)
+		fprintf(out, "%*s", width - w, "");
+	fputs(s, out);
+	if (!right)
+		fprintf(out, "%*s", width - w, "");
+}
+
 static void fmt_time(uint64_t ns, char *buf, size_t len)
 {
 	time_t s = (time_t)(ns / 1000000000u);
@@ -116,20 +146,28 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		return;
 	const struct rs_analyzer *a = v->a;
 	fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
-	fprintf(out, "  %-3s %-26s %-26s %-12s %-12s %9s %9s  %s\n", "#", "client", "server", "service", "state",
-		"REQ→REP", "REP→RTU", "data");
+	fprintf(out, "  %-3s ", "#");
+	cell(out, "client", 30, false);
+	cell(out, " server", 31, false);
+	cell(out, " service", 14, false);
+	cell(out, " state", 13, false);
+	cell(out, "REQ→REP", 10, true);
+	cell(out, "REP→RTU", 10, true);
+	fputs("  data\n", out);
 	for (guint i = 0; i < v->conns->len; i++) {
 		const struct rs_conn *c = v->conns->pdata[i];
 		char cl[128], sv[128], ca[96], sa[96], svc[48], d1[16], d2[16];
 		rs_fmt_addr(a, &c->client, ca, sizeof ca);
 		rs_fmt_addr(a, &c->server, sa, sizeof sa);
-		if (c->kind == RS_CONN_SIDR) {
+		/* A QPN of 0 is not a data QP: that side's message was not seen. */
+		if (c->kind == RS_CONN_SIDR || !c->client_qpn)
 			snprintf(cl, sizeof cl, "%s", ca);
-			snprintf(sv, sizeof sv, "%s QP 0x%x", sa, c->server_qpn);
-		} else {
+		else
 			snprintf(cl, sizeof cl, "%s QP 0x%x", ca, c->client_qpn);
+		if (!c->server_qpn)
+			snprintf(sv, sizeof sv, "%s", sa);
+		else
 			snprintf(sv, sizeof sv, "%s QP 0x%x", sa, c->server_qpn);
-		}
 		double s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_REP);
 		double s2 = rs_conn_step_ms(c, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_RTU);
 		if (c->kind == RS_CONN_SIDR)
@@ -140,9 +178,18 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		bool alarm = strcmp(st, "rejected") == 0 || strcmp(st, "incomplete") == 0;
 		const char *data = c->kind == RS_CONN_SIDR ? (c->c2s ? "UD seen" : "no UD seen")
 				   : c->c2s && c->s2c ? "both ways" : c->c2s || c->s2c ? "one way" : "none seen";
-		fprintf(out, "  %-3u %-26s %-26s %-12s %s%-12s%s %9s %9s  %s\n", c->id, cl, sv,
-			rs_fmt_service(c->service_id, svc, sizeof svc), alarm ? RED(v->o) : "", st, OFF(v->o), d1, d2,
-			data);
+		fprintf(out, "  %-3u ", c->id);
+		cell(out, cl, 30, false);
+		fputc(' ', out);
+		cell(out, sv, 30, false);
+		fputc(' ', out);
+		cell(out, rs_fmt_service(c->service_id, svc, sizeof svc), 13, false);
+		fprintf(out, " %s", alarm ? RED(v->o) : "");
+		cell(out, st, 12, false);
+		fputs(OFF(v->o), out);
+		cell(out, d1, 10, true);
+		cell(out, d2, 10, true);
+		fprintf(out, "  %s\n", data);
 		/* Second line: what a reader needs to find the data. */
 		fprintf(out, "      ");
 		if (c->kind == RS_CONN_RC) {
@@ -195,8 +242,12 @@ static void qp_section(FILE *out, const struct rs_view *v)
 	if (!v->flows->len)
 		return;
 	fprintf(out, "\n%sQueue pairs%s (by bytes; payload counts each PSN once)\n", BOLD(v->o), OFF(v->o));
-	fprintf(out, "  %-40s %-4s %-5s %7s %10s %-22s %11s %11s %5s %4s %4s %4s %4s %5s\n", "src → dst  QP", "tr",
-		"pair", "pkts", "payload", "messages", "avg rate", "peak rate", "retx", "NAK", "RNR", "CE", "CNP", "ICRC✗");
+	fputs("  ", out);
+	cell(out, "src → dst  QP", 42, false);
+	fprintf(out, " %-4s %-8s %7s %10s  ", "tr", "pairing", "pkts", "payload");
+	cell(out, "messages", 24, false);
+	fprintf(out, " %11s %11s %5s %4s %4s %4s %4s %5s\n", "avg rate", "peak rate", "retx", "NAK", "RNR", "CE",
+		"CNP", "ICRC✗");
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = v->flows->pdata[i];
 		char lbl[160], pay[24], msgs[96], r1[24], r2[24], s[96], d[96];
@@ -206,11 +257,13 @@ static void qp_section(FILE *out, const struct rs_view *v)
 		uint64_t retx = rs_flow_retransmitted(fl);
 		uint64_t nak = rs_flow_naks_total(fl);
 		bool alarm = retx || nak || fl->rnr_naks || fl->icrc_bad;
-		fprintf(out, "  %-40s %-4s %-5s %7" PRIu64 " %10s %-22s %11s %11s %s%5" PRIu64 " %4" PRIu64 " %4" PRIu64 "%s %4" PRIu64
-			" %4" PRIu64 " %5" PRIu64 "\n",
-			lbl, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl),
-			fl->is_cm_qp ? "" : rs_flow_pairing(fl), fl->packets, rs_fmt_bytes(fl->payload, pay, sizeof pay),
-			msgs, rs_fmt_rate(rs_flow_avg_Bps(fl), r1, sizeof r1),
+		fputs("  ", out);
+		cell(out, lbl, 42, false);
+		fprintf(out, " %-4s %-8s %7" PRIu64 " %10s  ", fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl),
+			fl->is_cm_qp ? "" : rs_flow_pairing(fl), fl->packets, rs_fmt_bytes(fl->payload, pay, sizeof pay));
+		cell(out, msgs, 24, false);
+		fprintf(out, " %11s %11s %s%5" PRIu64 " %4" PRIu64 " %4" PRIu64 "%s %4" PRIu64 " %4" PRIu64 " %5" PRIu64 "\n",
+			rs_fmt_rate(rs_flow_avg_Bps(fl), r1, sizeof r1),
 			rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), alarm ? RED(v->o) : "",
 			retx, nak, fl->rnr_naks, OFF(v->o), fl->ecn_ce, fl->cnps, fl->icrc_bad);
 	}
@@ -232,8 +285,8 @@ static void latency_section(FILE *out, const struct rs_view *v)
 		if (!any)
 			continue;
 		if (!header) {
-			fprintf(out, "\n%sLatency%s (seen at the capture point)      %10s %10s %10s %10s %8s\n", BOLD(v->o),
-				OFF(v->o), "min", "median", "p99", "max", "samples");
+			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
+			fprintf(out, "%*s%10s %10s %10s %10s %8s\n", 7, "", "min", "median", "p99", "max", "samples");
 			header = true;
 		}
 		char lbl[200];
@@ -243,9 +296,16 @@ static void latency_section(FILE *out, const struct rs_view *v)
 			if (!l->n)
 				continue;
 			char t[4][24];
-			fprintf(out, "    %-36s %10s %10s %10s %10s %8" PRIu64 "\n", rs_lat_label((enum rs_lat_kind)k),
-				rs_fmt_ns(l->min, t[0], 24), rs_fmt_ns(rs_lat_quantile(l, 0.5), t[1], 24),
-				rs_fmt_ns(rs_lat_quantile(l, 0.99), t[2], 24), rs_fmt_ns(l->max, t[3], 24), l->n);
+			fputs("    ", out);
+			cell(out, rs_lat_label((enum rs_lat_kind)k), 38, false);
+			cell(out, rs_fmt_ns(l->min, t[0], 24), 10, true);
+			fputc(' ', out);
+			cell(out, rs_fmt_ns(rs_lat_quantile(l, 0.5), t[1], 24), 10, true);
+			fputc(' ', out);
+			cell(out, rs_fmt_ns(rs_lat_quantile(l, 0.99), t[2], 24), 10, true);
+			fputc(' ', out);
+			cell(out, rs_fmt_ns(l->max, t[3], 24), 10, true);
+			fprintf(out, " %8" PRIu64 "\n", l->n);
 		}
 	}
 }
