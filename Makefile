@@ -50,7 +50,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest sanitize golden-update install uninstall clean
+.PHONY: all check unit golden difftest reports sanitize golden-update install uninstall clean
 
 all: $(BIN)
 
@@ -81,7 +81,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 
 # The unit tests, then the golden outputs, then the differential test against
 # tshark. Each script exits non-zero on the first failing case it reports.
-check: unit golden difftest
+check: unit golden difftest reports
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -91,6 +91,9 @@ golden: $(BIN)
 
 difftest: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/diff_tshark.py
+
+reports: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_reports.py
 
 sanitize:
 	$(MAKE) SAN=1 check

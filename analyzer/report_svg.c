@@ -57,7 +57,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 	GPtrArray *sel = g_ptr_array_new();
 	for (guint i = 0; i < v.flows->len; i++) {
 		struct rs_flow *fl = v.flows->pdata[i];
-		if (fl->series && fl->series->len)
+		if (fl->series && fl->series->len && fl->payload_all)
 			g_ptr_array_add(sel, fl);
 	}
 	g_ptr_array_sort(sel, by_payload);

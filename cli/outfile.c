@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -22,6 +23,19 @@ bool rs_outfile_open(struct rs_outfile *of, const char *path, char err[RS_ERRBUF
 		return true;
 	}
 	of->path = g_strdup(path);
+	/* A device or pipe (/dev/null, /dev/stdout, a FIFO) is written directly:
+	 * there is no file to replace atomically. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		of->fp = fopen(path, "w");
+		if (!of->fp) {
+			snprintf(err, RS_ERRBUF_SIZE, "%s: %s", path, strerror(errno));
+			g_free(of->path);
+			of->path = NULL;
+			return false;
+		}
+		return true;
+	}
 	of->tmp = g_strdup_printf("%s.XXXXXX", path);
 	int fd = mkstemp(of->tmp);
 	if (fd < 0) {
@@ -46,10 +60,14 @@ bool rs_outfile_commit(struct rs_outfile *of, char err[RS_ERRBUF_SIZE])
 	bool ok = true;
 	if (!of->fp)
 		return false;
-	if (!of->tmp) { /* stdout */
+	if (!of->tmp) { /* stdout or a device */
 		ok = fflush(of->fp) == 0 && !ferror(of->fp);
 		if (!ok)
-			snprintf(err, RS_ERRBUF_SIZE, "standard output: %s", strerror(errno));
+			snprintf(err, RS_ERRBUF_SIZE, "%s: writing failed: %s", of->path, strerror(errno));
+		if (of->fp != stdout && fclose(of->fp) != 0 && ok) {
+			snprintf(err, RS_ERRBUF_SIZE, "%s: closing failed: %s", of->path, strerror(errno));
+			ok = false;
+		}
 		g_free(of->path);
 		of->path = NULL;
 		of->fp = NULL;
@@ -78,7 +96,7 @@ bool rs_outfile_commit(struct rs_outfile *of, char err[RS_ERRBUF_SIZE])
 
 void rs_outfile_abort(struct rs_outfile *of)
 {
-	if (of->fp && of->tmp)
+	if (of->fp && of->fp != stdout)
 		fclose(of->fp);
 	if (of->tmp)
 		unlink(of->tmp);
