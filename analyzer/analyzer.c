@@ -177,34 +177,48 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 		a->last_flow = NULL;
 	table_remove(a, fl);
 	g_ptr_array_index(a->flows, fl->slot) = NULL;
+	g_array_append_val(a->free_slots, fl->slot);
 	a->nflows--;
 	flow_free(fl);
 }
 
+struct idle {
+	uint64_t last_ts;
+	struct rs_flow *fl;
+};
+
+static int by_idleness(const void *x, const void *y)
+{
+	const struct idle *a = x, *b = y;
+	if (a->last_ts != b->last_ts)
+		return a->last_ts < b->last_ts ? -1 : 1;
+	return a->fl->id < b->fl->id ? -1 : 1;
+}
+
+/* Evict the idlest 1/16 of the flows at once: one sort per cap/16 new
+ * flows keeps the cost per new flow logarithmic. */
 static void evict_idlest(struct rs_analyzer *a)
 {
-	struct rs_flow *idlest = NULL;
-	/* A scan, but only when the cap is hit; amortised by evicting 1/16 of
-	 * the flows at once so the scan runs once per cap/16 new flows. */
-	uint32_t batch = a->opts.max_flows / 16 ? (uint32_t)(a->opts.max_flows / 16) : 1;
-	GPtrArray *victims = g_ptr_array_new();
-	for (uint32_t round = 0; round < batch; round++) {
-		idlest = NULL;
-		for (guint s = 0; s < a->flows->len; s++) {
-			struct rs_flow *fl = g_ptr_array_index(a->flows, s);
-			if (fl && !fl->evicting && (!idlest || fl->last_ts < idlest->last_ts))
-				idlest = fl;
-		}
-		if (!idlest)
-			break;
-		idlest->evicting = true;
-		g_ptr_array_add(victims, idlest);
+	uint32_t n = 0, batch = a->opts.max_flows / 16 ? (uint32_t)(a->opts.max_flows / 16) : 1;
+	struct idle *all = g_new(struct idle, a->nflows);
+	for (guint s = 0; s < a->flows->len; s++) {
+		struct rs_flow *fl = g_ptr_array_index(a->flows, s);
+		if (fl)
+			all[n++] = (struct idle){ fl->last_ts, fl };
 	}
-	struct rs_fref at = victims->len ? ((struct rs_flow *)victims->pdata[0])->last : (struct rs_fref){ 0, 0 };
-	for (guint i = 0; i < victims->len; i++)
-		flow_evict(a, victims->pdata[i]);
-	rs_anomaly(a, RS_AN_EVICTED, 0, NULL, &at, victims->len);
-	g_ptr_array_free(victims, TRUE);
+	qsort(all, n, sizeof all[0], by_idleness);
+	if (batch > n)
+		batch = n;
+	struct rs_fref at = batch ? all[0].fl->last : (struct rs_fref){ 0, 0 };
+	GHashTable *victims = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (uint32_t i = 0; i < batch; i++)
+		g_hash_table_add(victims, all[i].fl);
+	rs_anomalies_detach(a, victims);
+	g_hash_table_destroy(victims);
+	for (uint32_t i = 0; i < batch; i++)
+		flow_evict(a, all[i].fl);
+	g_free(all);
+	rs_anomaly(a, RS_AN_EVICTED, 0, NULL, &at, batch);
 }
 
 static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, const struct rs_frame *f,
@@ -222,14 +236,20 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
 		fl = g_new0(struct rs_flow, 1);
 		fl->key = *k;
 		fl->id = a->next_flow_id++;
-		fl->slot = a->flows->len;
+		if (a->free_slots->len) {
+			fl->slot = g_array_index(a->free_slots, uint32_t, a->free_slots->len - 1);
+			g_array_set_size(a->free_slots, a->free_slots->len - 1);
+		} else {
+			fl->slot = a->flows->len;
+			g_ptr_array_add(a->flows, NULL);
+		}
 		fl->transport = f->bth.opcode & 0xE0;
 		fl->is_cm_qp = k->qpn <= 1;
 		fl->first = (struct rs_fref){ a->cur_file, m->frame_no };
 		fl->first_ts = m->ts_ns;
 		fl->msg_min = UINT64_MAX;
 		fl->rnr_timer_min = 0xFF;
-		g_ptr_array_add(a->flows, fl);
+		g_ptr_array_index(a->flows, fl->slot) = fl;
 		a->nflows++;
 		table_insert(a, fl);
 		rs_pair_new_flow(a, fl);
@@ -249,6 +269,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 		a->opts.interval_ns = 10000000;
 	a->files = g_ptr_array_new();
 	a->flows = g_ptr_array_new();
+	a->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	a->table = g_new0(uint32_t, INITIAL_TABLE);
 	a->table_mask = INITIAL_TABLE - 1;
 	a->conns = g_ptr_array_new();
@@ -271,6 +292,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 		if (g_ptr_array_index(a->flows, i))
 			flow_free(g_ptr_array_index(a->flows, i));
 	g_ptr_array_free(a->flows, TRUE);
+	g_array_free(a->free_slots, TRUE);
 	g_free(a->table);
 	for (guint i = 0; i < a->files->len; i++) {
 		struct rs_file *fi = g_ptr_array_index(a->files, i);

@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/report.h"
 
 guint rs_anomaly_hash(gconstpointer p)
 {
@@ -103,4 +103,28 @@ GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a)
 		g_ptr_array_add(v, key);
 	g_ptr_array_sort(v, by_type_then_seq);
 	return v;
+}
+
+void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects)
+{
+	GPtrArray *moved = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer key;
+	g_hash_table_iter_init(&it, a->anomalies);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		struct rs_anomaly *an = key;
+		if (an->subject && g_hash_table_contains(subjects, an->subject)) {
+			g_hash_table_iter_steal(&it);
+			g_ptr_array_add(moved, an);
+		}
+	}
+	for (guint i = 0; i < moved->len; i++) {
+		struct rs_anomaly *an = moved->pdata[i];
+		char d[512];
+		rs_anomaly_describe(a, an, d, sizeof d);
+		rs_anomaly_set_detail(an, "%s (half-flow since evicted)", d);
+		an->subject = an; /* unique, and never a live flow */
+		g_hash_table_add(a->anomalies, an);
+	}
+	g_ptr_array_free(moved, TRUE);
 }

@@ -183,7 +183,6 @@ struct rs_flow {
 	uint8_t pair_method;      /* enum rs_pair */
 	bool is_cm_qp;            /* QP0/QP1 */
 	bool mixed_transport;
-	bool evicting;
 	struct rs_flow *peer;
 	struct rs_conn *conn;
 	uint32_t infer_tries;
@@ -302,6 +301,7 @@ struct rs_analyzer {
 
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
+	GArray *free_slots;       /* slots of evicted flows, reused first */
 	uint32_t *table;          /* slot + 1, 0 = empty */
 	uint32_t table_mask;
 	uint32_t nflows, next_flow_id;
@@ -447,6 +447,8 @@ const char *rs_anom_key(enum rs_anom t);
 /* Anomalies sorted for reports (caller frees the array, not the items). */
 GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
+/* Before the flows in `subjects` go away: word their anomalies now. */
+void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects);
 guint rs_anomaly_hash(gconstpointer k);
 gboolean rs_anomaly_equal(gconstpointer a, gconstpointer b);
 
