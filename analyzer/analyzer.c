@@ -331,11 +331,13 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message)
 
 /* UD: every SEND is a whole message; PSN health is not tracked (several
  * source QPs may share a destination QP, each with its own PSNs). */
-static void track_ud(struct rs_flow *fl, const struct rs_frame *f)
+static void track_ud(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f)
 {
 	if (fl->packets == 1) {
 		fl->deth_qkey = f->deth.qkey;
 		fl->deth_srcqp = f->deth.srcqp;
+		if (!fl->conn && !fl->is_cm_qp)
+			rs_sidr_link_reply(a, fl);
 	} else {
 		fl->many_qkey |= fl->deth_qkey != f->deth.qkey;
 		fl->many_srcqp |= fl->deth_srcqp != f->deth.srcqp;
@@ -440,7 +442,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 		return;
 	}
 	if ((b->opcode & 0xE0) == RS_TR_UD) {
-		track_ud(fl, f);
+		track_ud(a, fl, f);
 		return;
 	}
 	if (op->response)

@@ -616,3 +616,23 @@ void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const str
 			an->frames[an->nframes++] = first.frame == v->at[0].frame ? v->at[1] : v->at[0];
 	}
 }
+
+/* UD replies to a SIDR client: the client's UD QP is the source QP (DETH)
+ * of its datagrams to the server, so a flow from the server to that QP
+ * belongs to the same exchange. */
+void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	struct rs_hostpair hp;
+	hostpair_of(&hp, &fl->key, true);
+	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
+	for (guint i = 0; list && i < list->len; i++) {
+		struct rs_flow *c2s = list->pdata[i];
+		struct rs_conn *c = c2s->conn;
+		if (c && c->kind == RS_CONN_SIDR && c->c2s == c2s && !c->s2c && c2s->deth_srcqp == fl->key.qpn) {
+			c->s2c = fl;
+			fl->conn = c;
+			c->client_qpn = fl->key.qpn;
+			return;
+		}
+	}
+}

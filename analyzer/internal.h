@@ -392,6 +392,7 @@ void rs_pair_link(struct rs_flow *x, struct rs_flow *y, enum rs_pair how);
 void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_pair_init(struct rs_analyzer *a);
 void rs_pair_free(struct rs_analyzer *a);
+void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
 const char *rs_conn_state(const struct rs_conn *c);
 void rs_cm_finish(struct rs_analyzer *a);

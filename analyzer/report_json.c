@@ -83,7 +83,7 @@ static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a
 	addr_str(a, client ? &c->client : &c->server, ad, sizeof ad);
 	rs_json_str(j, "address", ad);
 	uint32_t qpn = client ? c->client_qpn : c->server_qpn;
-	if (client && c->kind == RS_CONN_SIDR)
+	if (qpn == 0) /* that side's CM message (or, for SIDR, its reply traffic) was not seen */
 		rs_json_null(j, "qpn");
 	else
 		rs_json_u64(j, "qpn", qpn);

@@ -89,7 +89,7 @@ static void capture_section(FILE *out, const struct rs_view *v)
 		fprintf(out, "%sInfiniBand %" PRIu64, any ? "  ·  " : "", a->roce[RS_ROCE_IB]);
 		any = true;
 	}
-	fprintf(out, "%snon-RoCE %" PRIu64, any ? "  ·  " : "", a->roce[0] - a->outcome[RS_TRUNCATED] * 0);
+	fprintf(out, "%snon-RoCE %" PRIu64, any ? "  ·  " : "", a->roce[0]);
 	fputc('\n', out);
 	fprintf(out, "           ICRC ok %" PRIu64 ", bad %s%" PRIu64 "%s, unchecked %" PRIu64, a->icrc[RS_CRC_OK],
 		a->icrc[RS_CRC_BAD] ? RED(v->o) : "", a->icrc[RS_CRC_BAD], OFF(v->o), a->icrc[RS_CRC_UNCHECKED]);
@@ -160,7 +160,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		rs_fmt_addr(a, &c->client, ca, sizeof ca);
 		rs_fmt_addr(a, &c->server, sa, sizeof sa);
 		/* A QPN of 0 is not a data QP: that side's message was not seen. */
-		if (c->kind == RS_CONN_SIDR || !c->client_qpn)
+		if (!c->client_qpn)
 			snprintf(cl, sizeof cl, "%s", ca);
 		else
 			snprintf(cl, sizeof cl, "%s QP 0x%x", ca, c->client_qpn);
