@@ -103,7 +103,7 @@ struct rs_openmsg {
 /* A request waiting for its response (for latency and pairing). */
 struct rs_pending {
 	uint32_t psn;
-	uint32_t npkts;   /* READ: response packets expected */
+	uint32_t npkts;   /* READ: response packets expected; 0 if the PMTU was unknown */
 	uint8_t what;     /* enum rs_pending_what */
 	bool first_seen;  /* READ: first response already timed */
 	uint64_t ts_ns;

@@ -166,7 +166,7 @@ static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_
 		l->overflow++;
 	}
 	struct rs_pending *p = &l->ring[(l->head + l->count) % RS_OUTSTANDING];
-	*p = (struct rs_pending){ .psn = psn, .npkts = npkts ? npkts : 1, .what = what, .ts_ns = ts };
+	*p = (struct rs_pending){ .psn = psn, .npkts = npkts, .what = what, .ts_ns = ts };
 	l->count++;
 }
 
@@ -182,7 +182,7 @@ static void ack_older(struct rs_latency *l, uint32_t psn, uint64_t ts, bool incl
 {
 	while (l->count) {
 		struct rs_pending *p = &l->ring[l->head];
-		int32_t d = rs_psn_diff(p->psn + p->npkts - 1, psn);
+		int32_t d = rs_psn_diff(p->psn + (p->npkts ? p->npkts : 1) - 1, psn);
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
 		if (p->what == RS_PEND_ACKREQ)
@@ -501,7 +501,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	/* Remember what waits for an answer (latency; pairing). */
 	if (d >= 0 && fl->transport != RS_TR_UC) {
 		if (op->kind == RS_KIND_READ_REQ)
-			pending_add(fl, psn, RS_PEND_READ, adv_known ? adv : 1, m->ts_ns);
+			pending_add(fl, psn, RS_PEND_READ, adv_known ? adv : 0, m->ts_ns); /* 0: length unknown */
 		else if (op->kind == RS_KIND_CMP_SWAP || op->kind == RS_KIND_FETCH_ADD)
 			pending_add(fl, psn, RS_PEND_ATOMIC, 1, m->ts_ns);
 		else if (f->bth.ackreq)
@@ -632,8 +632,11 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 				if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY) {
 					if (l->count) {
 						struct rs_pending *p = &l->ring[l->head];
-						if (p->what == RS_PEND_READ &&
-						    ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn) {
+						/* The last response packet of the oldest READ; if its
+						 * packet count was unknown, the one in progress. */
+						bool last = p->npkts ? ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn
+								     : p->first_seen || op->pos == RS_POS_ONLY;
+						if (p->what == RS_PEND_READ && last) {
 							rs_lat_add(&l->lat[RS_LAT_READ_LAST], m->ts_ns - p->ts_ns);
 							pending_pop(l);
 						}
