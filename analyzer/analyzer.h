@@ -95,6 +95,16 @@ struct rs_live_event {
  * *total receives the number of half-flows. */
 size_t rs_analyzer_live_qps(struct rs_analyzer *a, uint64_t period_ns, struct rs_live_qp *rows, size_t max,
 			    size_t *total);
+/* Capture-wide figures for the live view's header line. */
+struct rs_live_totals {
+	uint64_t frames, bytes, roce_frames, undecodable;
+	uint64_t payload_bytes;  /* goodput over every half-flow */
+	uint64_t retransmitted, naks, rnr_naks, cnps, ecn_ce, icrc_bad;
+	uint64_t half_flows, connections, established, rejected, incomplete;
+	uint64_t first_ts_ns, last_ts_ns;
+};
+void rs_analyzer_live_totals(const struct rs_analyzer *a, struct rs_live_totals *t);
+
 /* The most recent CM events, newest last. */
 size_t rs_analyzer_live_events(const struct rs_analyzer *a, struct rs_live_event *ev, size_t max);
 

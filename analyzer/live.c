@@ -75,3 +75,37 @@ size_t rs_analyzer_live_events(const struct rs_analyzer *a, struct rs_live_event
 		ev[i] = a->events[(a->nevents - n + i) % ring];
 	return n;
 }
+
+void rs_analyzer_live_totals(const struct rs_analyzer *a, struct rs_live_totals *t)
+{
+	memset(t, 0, sizeof *t);
+	t->frames = a->frames;
+	t->bytes = a->bytes;
+	t->roce_frames = a->roce[RS_ROCE_V1] + a->roce[RS_ROCE_V2] + a->roce[RS_ROCE_IB];
+	t->undecodable = a->outcome[RS_TRUNCATED] + a->outcome[RS_MALFORMED] + a->outcome[RS_UNSUPPORTED];
+	t->icrc_bad = a->icrc[RS_CRC_BAD];
+	t->first_ts_ns = a->first_ts;
+	t->last_ts_ns = a->last_ts;
+	t->half_flows = a->nflows;
+	for (guint i = 0; i < a->flows->len; i++) {
+		const struct rs_flow *fl = a->flows->pdata[i];
+		if (!fl)
+			continue;
+		t->payload_bytes += fl->payload;
+		t->retransmitted += rs_flow_retransmitted(fl);
+		t->naks += rs_flow_naks_total(fl);
+		t->rnr_naks += fl->rnr_naks;
+		t->cnps += fl->cnps;
+		t->ecn_ce += fl->ecn_ce;
+	}
+	t->connections = a->conns->len;
+	for (guint i = 0; i < a->conns->len; i++) {
+		const char *st = rs_conn_state(a->conns->pdata[i]);
+		if (strcmp(st, "established") == 0 || strcmp(st, "resolved") == 0)
+			t->established++;
+		else if (strcmp(st, "rejected") == 0)
+			t->rejected++;
+		else if (strcmp(st, "incomplete") == 0)
+			t->incomplete++;
+	}
+}

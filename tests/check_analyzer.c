@@ -357,6 +357,42 @@ START_TEST(cm_pairs_flows_and_checks_start_psn)
 }
 END_TEST
 
+START_TEST(roce_v1_and_v2_between_the_same_hosts)
+{
+	/* A v2 frame 192.0.2.2 -> 192.0.2.1, then a v1 frame between the same
+	 * hosts with IPv4-mapped GIDs (::ffff:192.0.2.x, RFC 4291 2.5.5.2). */
+	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 1, 8));
+	struct rs_frame v1 = mk(A_HOST, B_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 1, 8);
+	v1.roce = RS_ROCE_V1;
+	v1.ip_version = 0;
+	v1.have = RS_HAVE_ETH | RS_HAVE_GRH | RS_HAVE_BTH | RS_HAVE_EXT | RS_HAVE_ICRC;
+	for (int i = 0; i < 2; i++) {
+		struct rs_addr *ad = i ? &v1.dst : &v1.src;
+		uint8_t host = ad->b[3];
+		memset(ad, 0, sizeof *ad);
+		ad->kind = RS_ADDR_GID;
+		ad->b[10] = ad->b[11] = 0xFF;
+		ad->b[12] = 192;
+		ad->b[14] = 2;
+		ad->b[15] = host;
+	}
+	feed(v1);
+	rs_analyzer_finish(an);
+	GPtrArray *all = rs_anomalies_sorted(an);
+	bool mixed = false;
+	for (guint i = 0; i < all->len; i++) {
+		struct rs_anomaly *x = all->pdata[i];
+		if (x->type == RS_AN_MIXED_ROCE) {
+			mixed = true;
+			ck_assert_uint_eq(x->frames[0].frame, 1);
+			ck_assert_uint_eq(x->frames[1].frame, 2);
+		}
+	}
+	g_ptr_array_free(all, TRUE);
+	ck_assert(mixed);
+}
+END_TEST
+
 START_TEST(eviction_keeps_the_cap)
 {
 	rs_analyzer_free(an);
@@ -393,6 +429,7 @@ static Suite *suite(void)
 	tcase_add_test(t, ack_coalescing_rnr_and_naks);
 	tcase_add_test(t, cnp_ecn_and_invalidated_rkey);
 	tcase_add_test(t, cm_pairs_flows_and_checks_start_psn);
+	tcase_add_test(t, roce_v1_and_v2_between_the_same_hosts);
 	tcase_add_test(t, eviction_keeps_the_cap);
 	suite_add_tcase(s, t);
 	return s;
