@@ -84,18 +84,18 @@ static void header(struct walk *w, uint64_t ts)
 	wsgr(w, "1");
 	for (int i = 0; i < WALK_WIDTH - 4; i++)
 		fputc('=', w->out);
-	wout(w, "\nFrame %" PRIu64, w->pkt->frame_no);
-	wsgr_off(w);
-	wout(w, "  %s  %s  %u bytes on the wire, %u captured\n", rel_time(w, ts), abs_time(ts), w->pkt->wirelen,
-	     w->pkt->caplen);
-
-	wout(w, "%s", carrier(f));
-	if (f->src.kind != RS_ADDR_NONE) {
-		wout(w, "  %s -> %s", walk_addr(&f->src), walk_addr(&f->dst));
-		if ((f->have & RS_HAVE_LRH) && (f->have & RS_HAVE_GRH))
-			wout(w, "  (LID %u -> LID %u)", f->lrh.slid, f->lrh.dlid);
-	}
 	fputc('\n', w->out);
+	wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured", w->pkt->frame_no,
+			    rel_time(w, ts), abs_time(ts), w->pkt->wirelen, w->pkt->caplen));
+	wsgr_off(w);
+
+	const char *where = carrier(f);
+	if (f->src.kind != RS_ADDR_NONE) {
+		where = wfmt("%s  %s -> %s", where, walk_addr(&f->src), walk_addr(&f->dst));
+		if ((f->have & RS_HAVE_LRH) && (f->have & RS_HAVE_GRH))
+			where = wfmt("%s  (LID %u -> LID %u)", where, f->lrh.slid, f->lrh.dlid);
+	}
+	wwrap(w, 0, 2, where);
 	walk_summary(w, sum, sizeof sum);
 	wsgr(w, "1");
 	wwrap(w, 0, 2, sum);
@@ -205,7 +205,8 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		char what[160];
 		w->other++;
 		walk_describe_other(w, what, sizeof what);
-		wout(w, "\nFrame %" PRIu64 "  %s  %s - not RoCE, skipped\n", pkt->frame_no, rel_time(w, ts), what);
+		fputc('\n', w->out);
+		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s - not RoCE, skipped", pkt->frame_no, rel_time(w, ts), what));
 	} else {
 		w->roce++;
 		if (f->outcome != RS_OK)

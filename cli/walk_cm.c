@@ -306,8 +306,8 @@ static void sidr(struct walk *w, const struct rs_layer *l, uint16_t attr)
 		if (!ip)
 			private_data(w, l);
 		wsay(w, "Service ID Resolution Request: a UD client asks which QP and Q_Key serve service ID "
-			"0x%016" PRIx64 "%s; no connection is made.", r->service_id,
-		     ip ? wfmt(" (%s)", ip) : "");
+			"0x%016" PRIx64 "%s%s; no connection is made.", r->service_id,
+		     *service(r->service_id) ? wfmt(" (%s)", service(r->service_id)) : "", ip ? wfmt(", %s", ip) : "");
 		return;
 	}
 	const struct rs_cm_sidr_rep *r = &m->u.sidr_rep;

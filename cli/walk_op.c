@@ -106,6 +106,14 @@ void walk_summary(struct walk *w, char *buf, size_t len)
 #undef ADD
 }
 
+/* The operation's name without its transport: "RDMA WRITE Only with Immediate". */
+static const char *opname(const struct rs_frame *f)
+{
+	const char *p = rs_opinfo(f->bth.opcode)->pretty;
+	const char *sp = p ? strchr(p, ' ') : NULL;
+	return sp ? sp + 1 : "?";
+}
+
 /* "bytes 1024-2047" of the message, from the walk's memory of it. */
 static const char *range(const struct walk *w)
 {
@@ -146,34 +154,34 @@ static void write_op(struct walk *w, const struct rs_opinfo *op)
 		       "one posted receive request.", f->immdt) : "";
 	switch (op->pos) {
 	case RS_POS_ONLY:
-		wsay(w, "RDMA WRITE Only: the whole write fits in this packet. The requester puts these %u bytes "
+		wsay(w, "%s: the whole write fits in this packet. The requester puts these %u bytes "
 			"straight into the responder's memory at VA 0x%" PRIx64 " (the region with rkey 0x%x); the "
-			"responder's CPU is not involved and no receive buffer is used.%s",
+			"responder's CPU is not involved and no receive buffer is used.%s", opname(f),
 		     f->payload_len, f->reth.va, f->reth.rkey, imm);
 		break;
 	case RS_POS_FIRST:
-		wsay(w, "RDMA WRITE First: the first packet of a multi-packet write of %u bytes to VA 0x%" PRIx64
+		wsay(w, "%s: the first packet of a multi-packet write of %u bytes to VA 0x%" PRIx64
 			" protected by rkey 0x%x. It carries bytes 0-%u; %s. They carry no RETH: the responder places "
-			"each one's data right after the previous one's.", f->reth.dmalen, f->reth.va, f->reth.rkey,
+			"each one's data right after the previous one's.", opname(f), f->reth.dmalen, f->reth.va, f->reth.rkey,
 		     f->payload_len ? f->payload_len - 1 : 0, to_come(w, "an", "RDMA WRITE Last"));
 		break;
 	case RS_POS_MIDDLE:
 		if (p->known)
-			wsay(w, "RDMA WRITE Middle: packet %u of the write that began in frame %" PRIu64 "; it "
-				"carries %s of the %u-byte message; %s.", p->index, p->first_frame, range(w), p->total,
+			wsay(w, "%s: packet %u of the write that began in frame %" PRIu64 "; it "
+				"carries %s of the %u-byte message; %s.", opname(f), p->index, p->first_frame, range(w), p->total,
 			     to_come(w, "an", "RDMA WRITE Last"));
 		else
-			wsay(w, "RDMA WRITE Middle: continues a multi-packet write whose First packet (with the "
+			wsay(w, "%s: continues a multi-packet write whose First packet (with the "
 				"address, in its RETH) came earlier. This packet carries %u more bytes, placed right after "
-				"the previous packet's; more follow %s.", f->payload_len, following(f->bth.psn));
+				"the previous packet's; more follow %s.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	default:
 		if (p->known)
-			wsay(w, "RDMA WRITE Last: packet %u, the last, of the write that began in frame %" PRIu64
-				": %s complete the %u-byte message.%s", p->index, p->first_frame, range(w), p->total, imm);
+			wsay(w, "%s: packet %u, the last, of the write that began in frame %" PRIu64
+				": %s complete the %u-byte message.%s", opname(f), p->index, p->first_frame, range(w), p->total, imm);
 		else
-			wsay(w, "RDMA WRITE Last: the final %u bytes of a multi-packet write whose First packet came "
-				"earlier; the message is complete.%s", f->payload_len, imm);
+			wsay(w, "%s: the final %u bytes of a multi-packet write whose First packet came "
+				"earlier; the message is complete.%s", opname(f), f->payload_len, imm);
 		break;
 	}
 }
@@ -195,33 +203,33 @@ static void send_op(struct walk *w, const struct rs_opinfo *op)
 				"and unacknowledged; the management protocol retries on its own timeouts.",
 			     f->bth.destqp, f->deth.srcqp);
 		else if (ud)
-			wsay(w, "UD SEND Only: a %u-byte datagram from QP 0x%x to QP 0x%x. UD needs no connection: "
+			wsay(w, "UD %s: a %u-byte datagram from QP 0x%x to QP 0x%x. UD needs no connection: "
 				"every packet names its destination QP and carries a Q_Key; there are no ACKs and no "
-				"retransmissions.%s", f->payload_len, f->deth.srcqp, f->bth.destqp, extra);
+				"retransmissions.%s", opname(f), f->payload_len, f->deth.srcqp, f->bth.destqp, extra);
 		else
-			wsay(w, "SEND Only: a whole %u-byte message in one packet. The responder places it in the "
-				"buffer of the next receive request posted on QP 0x%x and reports a completion.%s",
+			wsay(w, "%s: a whole %u-byte message in one packet. The responder places it in the "
+				"buffer of the next receive request posted on QP 0x%x and reports a completion.%s", opname(f),
 			     f->payload_len, f->bth.destqp, extra);
 		break;
 	case RS_POS_FIRST:
-		wsay(w, "SEND First: the first %u bytes of a multi-packet message; Middle packets and a Last "
+		wsay(w, "%s: the first %u bytes of a multi-packet message; Middle packets and a Last "
 			"packet follow %s. A SEND states no total length: the receiver learns it when the Last "
-			"packet arrives.", f->payload_len, following(f->bth.psn));
+			"packet arrives.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	case RS_POS_MIDDLE:
 		if (p->known)
-			wsay(w, "SEND Middle: packet %u of the message that began in frame %" PRIu64 ", carrying %s; "
-				"more follow %s.", p->index, p->first_frame, range(w), following(f->bth.psn));
+			wsay(w, "%s: packet %u of the message that began in frame %" PRIu64 ", carrying %s; "
+				"more follow %s.", opname(f), p->index, p->first_frame, range(w), following(f->bth.psn));
 		else
-			wsay(w, "SEND Middle: %u more bytes of a message whose First packet came earlier; more "
-				"follow %s.", f->payload_len, following(f->bth.psn));
+			wsay(w, "%s: %u more bytes of a message whose First packet came earlier; more "
+				"follow %s.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	default:
 		if (p->known)
-			wsay(w, "SEND Last: packet %u ends the message that began in frame %" PRIu64 " (%s): %u "
-				"bytes in all.%s", p->index, p->first_frame, range(w), p->offset + f->payload_len, extra);
+			wsay(w, "%s: packet %u ends the message that began in frame %" PRIu64 " (%s): %u "
+				"bytes in all.%s", opname(f), p->index, p->first_frame, range(w), p->offset + f->payload_len, extra);
 		else
-			wsay(w, "SEND Last: the final %u bytes of a message whose First packet came earlier.%s",
+			wsay(w, "%s: the final %u bytes of a message whose First packet came earlier.%s", opname(f),
 			     f->payload_len, extra);
 		break;
 	}
@@ -236,31 +244,31 @@ static void read_resp_op(struct walk *w, const struct rs_opinfo *op)
 
 	switch (op->pos) {
 	case RS_POS_ONLY:
-		wsay(w, "RDMA READ Response Only: the whole answer to %s, %u bytes, in one packet. Its AETH "
-			"acknowledges the request (%s).", req, f->payload_len, ack_short(f));
+		wsay(w, "%s: the whole answer to %s, %u bytes, in one packet. Its AETH "
+			"acknowledges the request (%s).", opname(f), req, f->payload_len, ack_short(f));
 		break;
 	case RS_POS_FIRST:
-		wsay(w, "RDMA READ Response First: bytes 0-%u%s requested by %s (PSN %u). Its AETH acknowledges "
-			"the request (%s). Middle packets carry no AETH, the Last packet does; %s.",
+		wsay(w, "%s: bytes 0-%u%s requested by %s (PSN %u). Its AETH acknowledges "
+			"the request (%s). Middle packets carry no AETH, the Last packet does; %s.", opname(f),
 		     f->payload_len ? f->payload_len - 1 : 0, of, req, f->bth.psn, ack_short(f),
 		     to_come(w, "a", "READ Response Last"));
 		break;
 	case RS_POS_MIDDLE:
 		if (p->known)
-			wsay(w, "RDMA READ Response Middle: packet %u of the answer to %s, carrying %s%s; %s.",
-			     p->index, req, range(w), of, to_come(w, "a", "READ Response Last"));
+			wsay(w, "%s: packet %u of the answer to %s, carrying %s%s; %s.",
+			     opname(f), p->index, req, range(w), of, to_come(w, "a", "READ Response Last"));
 		else
-			wsay(w, "RDMA READ Response Middle: %u more bytes of a READ response whose first packet came "
-				"earlier; more follow %s.", f->payload_len, following(f->bth.psn));
+			wsay(w, "%s: %u more bytes of a READ response whose first packet came "
+				"earlier; more follow %s.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	default:
 		if (p->known)
-			wsay(w, "RDMA READ Response Last: packet %u, the last, of the answer to %s: %s complete the "
+			wsay(w, "%s: packet %u, the last, of the answer to %s: %s complete the "
 				"%u bytes. Its AETH acknowledges the request again (%s); the requester can now complete "
-				"its READ work request.", p->index, req, range(w), p->offset + f->payload_len, ack_short(f));
+				"its READ work request.", opname(f), p->index, req, range(w), p->offset + f->payload_len, ack_short(f));
 		else
-			wsay(w, "RDMA READ Response Last: the final %u bytes of a READ response; its AETH acknowledges "
-				"the request (%s).", f->payload_len, ack_short(f));
+			wsay(w, "%s: the final %u bytes of a READ response; its AETH acknowledges "
+				"the request (%s).", opname(f), f->payload_len, ack_short(f));
 		break;
 	}
 }

@@ -10,7 +10,7 @@
 #include "cli/walk_int.h"
 
 #define NSCRATCH 24
-#define SCRATCH_LEN 256
+#define SCRATCH_LEN 512
 
 const char *wfmt(const char *fmt, ...)
 {
@@ -106,22 +106,24 @@ void wwrap(struct walk *w, int col, int indent, const char *text)
 	const char *p = text;
 	bool first = true;
 	while (*p) {
-		while (*p == ' ')
+		int gap = 0;
+		while (*p == ' ') {
 			p++;
+			gap++;
+		}
 		if (!*p)
 			break;
+		if (first)
+			gap = 0;
 		size_t n = strcspn(p, " ");
-		int need = (first ? 0 : 1) + (int)n;
-		if (!first && col + need > WALK_WIDTH) {
+		if (!first && col + gap + (int)n > WALK_WIDTH) {
 			fputc('\n', w->out);
 			col = pad_to(w, 0, indent);
-			need = (int)n;
-			first = true;
+			gap = 0;
 		}
-		if (!first)
-			fputc(' ', w->out);
+		col = pad_to(w, col, col + gap);
 		fwrite(p, 1, n, w->out);
-		col += need;
+		col += (int)n;
 		p += n;
 		first = false;
 	}
