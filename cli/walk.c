@@ -28,7 +28,7 @@ static void begin_file(void *ctx, const char *name, int dlt)
 	w->dlt = dlt;
 	w->have_t0 = false;
 	w->frames = w->roce = w->other = w->problems = 0;
-	w->explained = 0;
+	memset(w->explained, 0, sizeof w->explained);
 	walk_track_reset(w);
 	fputc('\n', w->out);
 	wsgr(w, "1");

@@ -87,7 +87,7 @@ struct walk {
 	bool have_t0;
 	uint64_t t0_ns, prev_ns, t0_frame;
 	uint64_t frames, roce, other, problems;
-	uint64_t explained;  /* what was already explained in full in this file (bit per layer id) */
+	uint64_t explained[4]; /* what was already explained in full in this file (bit per topic) */
 
 	struct walk_req reqs[WALK_REQS];
 	unsigned nreq;       /* total ever added; the ring index is nreq % WALK_REQS */
@@ -176,7 +176,14 @@ void walk_track_update(struct walk *w);
  * lesson then, a short frame-specific line afterwards. */
 bool walk_first(struct walk *w, unsigned layer_id);
 /* Topics other than layers, for walk_first(): ids above the layer ids. */
-enum { WALK_TOPIC_ACKREQ1 = 40, WALK_TOPIC_ACKREQ0, WALK_TOPIC_IPOIB, WALK_TOPIC_PAYLOAD = 48 /* + op kind */ };
+enum {
+	WALK_TOPIC_ACKREQ1 = 40, WALK_TOPIC_ACKREQ0, WALK_TOPIC_IPOIB, WALK_TOPIC_UC, WALK_TOPIC_MSN,
+	WALK_TOPIC_PAYLOAD = 48,  /* + op kind (< 16) */
+	WALK_TOPIC_OP = 64,       /* + op kind * 8 + position: the operation's general sentences */
+	WALK_TOPICS = 256,
+};
+/* `text` the first time `topic` comes up in this file, "" afterwards. */
+const char *walk_once(struct walk *w, unsigned topic, const char *text);
 
 /* Small shared helpers. */
 const char *walk_addr(const struct rs_addr *a); /* formatted into a scratch buffer */

@@ -11,6 +11,14 @@
 
 #define PSN_MASK 0xFFFFFFu
 
+/* The general sentences of an operation, said the first time it comes up. */
+static const char *general(struct walk *w, const char *text)
+{
+	const struct rs_opinfo *op = rs_opinfo(w->f->bth.opcode);
+	bool ud = (w->f->bth.opcode & 0xE0) == RS_TR_UD;
+	return walk_once(w, WALK_TOPIC_OP + (op->kind & 15u) * 8 + op->pos + (ud ? 5 : 0), text);
+}
+
 static const char *ack_short(const struct rs_frame *f)
 {
 	uint8_t s = f->aeth.syndrome, v = rs_aeth_value(s);
@@ -155,15 +163,16 @@ static void write_op(struct walk *w, const struct rs_opinfo *op)
 	switch (op->pos) {
 	case RS_POS_ONLY:
 		wsay(w, "%s: the whole write fits in this packet. The requester puts these %u bytes "
-			"straight into the responder's memory at VA 0x%" PRIx64 " (the region with rkey 0x%x); the "
-			"responder's CPU is not involved and no receive buffer is used.%s", opname(f),
-		     f->payload_len, f->reth.va, f->reth.rkey, imm);
+			"straight into the responder's memory at VA 0x%" PRIx64 " (the region with rkey 0x%x).%s%s",
+		     opname(f), f->payload_len, f->reth.va, f->reth.rkey,
+		     general(w, " The responder's CPU is not involved and no receive buffer is used."), imm);
 		break;
 	case RS_POS_FIRST:
 		wsay(w, "%s: the first packet of a multi-packet write of %u bytes to VA 0x%" PRIx64
-			" protected by rkey 0x%x. It carries bytes 0-%u; %s. They carry no RETH: the responder places "
-			"each one's data right after the previous one's.", opname(f), f->reth.dmalen, f->reth.va, f->reth.rkey,
-		     f->payload_len ? f->payload_len - 1 : 0, to_come(w, "an", "RDMA WRITE Last"));
+			" protected by rkey 0x%x. It carries bytes 0-%u; %s.%s", opname(f), f->reth.dmalen, f->reth.va,
+		     f->reth.rkey, f->payload_len ? f->payload_len - 1 : 0, to_come(w, "an", "RDMA WRITE Last"),
+		     general(w, " They carry no RETH: the responder places each one's data right after the "
+				"previous one's."));
 		break;
 	case RS_POS_MIDDLE:
 		if (p->known)
@@ -199,22 +208,23 @@ static void send_op(struct walk *w, const struct rs_opinfo *op)
 	switch (op->pos) {
 	case RS_POS_ONLY:
 		if (ud && (f->have & RS_HAVE_MAD))
-			wsay(w, "UD SEND Only to QP%u: a management datagram (MAD) from QP 0x%x. UD is connectionless "
-				"and unacknowledged; the management protocol retries on its own timeouts.",
-			     f->bth.destqp, f->deth.srcqp);
+			wsay(w, "UD SEND Only to QP%u: a management datagram (MAD) from QP 0x%x.%s", f->bth.destqp,
+			     f->deth.srcqp, walk_once(w, WALK_TOPIC_OP + 127, " UD is connectionless and unacknowledged; "
+						      "the management protocol retries on its own timeouts."));
 		else if (ud)
-			wsay(w, "UD %s: a %u-byte datagram from QP 0x%x to QP 0x%x. UD needs no connection: "
-				"every packet names its destination QP and carries a Q_Key; there are no ACKs and no "
-				"retransmissions.%s", opname(f), f->payload_len, f->deth.srcqp, f->bth.destqp, extra);
+			wsay(w, "UD %s: a %u-byte datagram from QP 0x%x to QP 0x%x.%s%s", opname(f), f->payload_len,
+			     f->deth.srcqp, f->bth.destqp, general(w, " UD needs no connection: every packet names its "
+				"destination QP and carries a Q_Key; there are no ACKs and no retransmissions."), extra);
 		else
-			wsay(w, "%s: a whole %u-byte message in one packet. The responder places it in the "
-				"buffer of the next receive request posted on QP 0x%x and reports a completion.%s", opname(f),
-			     f->payload_len, f->bth.destqp, extra);
+			wsay(w, "%s: a whole %u-byte message in one packet%s%s", opname(f), f->payload_len,
+			     *general(w, "x") ? wfmt(". The responder places it in the buffer of the next receive "
+						   "request posted on QP 0x%x and reports a completion.", f->bth.destqp) : ".",
+			     extra);
 		break;
 	case RS_POS_FIRST:
 		wsay(w, "%s: the first %u bytes of a multi-packet message; Middle packets and a Last "
-			"packet follow %s. A SEND states no total length: the receiver learns it when the Last "
-			"packet arrives.", opname(f), f->payload_len, following(f->bth.psn));
+			"packet follow %s.%s", opname(f), f->payload_len, following(f->bth.psn),
+		     general(w, " A SEND states no total length: the receiver learns it when the Last packet arrives."));
 		break;
 	case RS_POS_MIDDLE:
 		if (p->known)
@@ -249,9 +259,10 @@ static void read_resp_op(struct walk *w, const struct rs_opinfo *op)
 		break;
 	case RS_POS_FIRST:
 		wsay(w, "%s: bytes 0-%u%s requested by %s (PSN %u). Its AETH acknowledges "
-			"the request (%s). Middle packets carry no AETH, the Last packet does; %s.", opname(f),
+			"the request (%s); %s.%s", opname(f),
 		     f->payload_len ? f->payload_len - 1 : 0, of, req, f->bth.psn, ack_short(f),
-		     to_come(w, "a", "READ Response Last"));
+		     to_come(w, "a", "READ Response Last"),
+		     general(w, " Middle packets carry no AETH; the Last packet carries one again."));
 		break;
 	case RS_POS_MIDDLE:
 		if (p->known)
@@ -285,8 +296,9 @@ static void ack_op(struct walk *w)
 	switch (rs_aeth_kind(f->aeth.syndrome)) {
 	case RS_AETH_ACK:
 		wsay(w, "Acknowledge: the responder confirms that every request packet up to PSN %u arrived and "
-			"was carried out%s. MSN %u counts the messages it has completed on this connection (modulo "
-			"2^24).", psn, seen, f->aeth.msn);
+			"was carried out%s. %s", psn, seen, walk_first(w, WALK_TOPIC_MSN)
+		     ? wfmt("MSN %u counts the messages it has completed on this connection (modulo 2^24).", f->aeth.msn)
+		     : wfmt("MSN %u.", f->aeth.msn));
 		break;
 	case RS_AETH_RNR_NAK:
 		wsay(w, "RNR NAK (receiver not ready): the request with PSN %u needed a receive buffer, but none "
@@ -379,7 +391,7 @@ void walk_operation(struct walk *w)
 		wsay(w, "PSN %u is the Starting PSN that QP 0x%x announced in the %s in frame %" PRIu64 ": this is "
 			"the first request it receives on the new connection.", b->psn, w->cm_psn->qpn,
 		     rs_cm_attr_name(w->cm_psn->attr), w->cm_psn->frame);
-	if ((b->opcode & 0xE0) == RS_TR_UC)
+	if ((b->opcode & 0xE0) == RS_TR_UC && walk_first(w, WALK_TOPIC_UC))
 		wsay(w, "UC (Unreliable Connection): no acknowledgements; if a packet is lost the receiver drops "
 			"the whole message and nothing is resent.");
 	if (w->nak && w->nak->psn == b->psn)

@@ -317,8 +317,14 @@ const char *walk_duration(double us)
 
 bool walk_first(struct walk *w, unsigned id)
 {
-	uint64_t bit = 1ull << (id & 63);
-	bool first = !(w->explained & bit);
-	w->explained |= bit;
+	id %= WALK_TOPICS;
+	uint64_t bit = 1ull << (id % 64);
+	bool first = !(w->explained[id / 64] & bit);
+	w->explained[id / 64] |= bit;
 	return first;
+}
+
+const char *walk_once(struct walk *w, unsigned topic, const char *text)
+{
+	return walk_first(w, topic) ? text : "";
 }

@@ -101,12 +101,50 @@ def read_pcap(path):
     return linktype, frames, off == len(data)
 
 
-def write_pcap(path, linktype, frames, snap):
+def write_pcap(path, linktype, frames, snap=1 << 30):
     with open(path, "wb") as fh:
         fh.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, linktype))
         for i, (_, wirelen, b) in enumerate(frames):
             b = b[:snap]
-            fh.write(struct.pack("<IIII", 1700000000, i, len(b), wirelen) + b)
+            fh.write(struct.pack("<IIII", 1700000000, i * 1000, len(b), wirelen) + b)
+
+
+# ---- captures made here from the lab one: what no stored capture has -------------
+
+def roce_v1(b):
+    """An Ethernet/IPv4/UDP RoCE v2 frame as RoCE v1: EtherType 0x8915, a GRH
+    with IPv4-mapped GIDs, the same transport, the ICRC recomputed."""
+    ip, rest = b[14:34], b[42:]
+    grh = struct.pack(">IHBB", 6 << 28, len(rest), 0x1B, 64) + \
+        b"\0" * 10 + b"\xff\xff" + ip[12:16] + b"\0" * 10 + b"\xff\xff" + ip[16:20]
+    body = rest[:-4]
+    g = bytearray(grh)
+    g[0] |= 0x0F
+    g[1:4] = b"\xff\xff\xff"
+    g[7] = 0xFF
+    bth = bytearray(body[:12])
+    bth[4] = 0xFF
+    crc = zlib.crc32(b"\xff" * 8 + bytes(g) + bytes(bth) + body[12:]) & 0xFFFFFFFF
+    return b[:12] + b"\x89\x15" + grh + body + struct.pack("<I", crc)
+
+
+def vlan(b, tci):
+    return b[:12] + struct.pack(">HH", 0x8100, tci) + b[12:]
+
+
+def synth_captures(d):
+    """802.1Q-tagged RoCE v2 and RoCE v1 (Ethernet), and RoCE v2 in Linux cooked captures."""
+    _, recs, _ = read_pcap(LAB)
+    eth = [vlan(b, 0x6064) for _, _, b in recs]
+    for _, _, b in recs[3:10]:
+        eth += [roce_v1(b), vlan(roce_v1(b), 0x8002)]
+    a = os.path.join(d, "synth-vlan-rocev1.pcap")
+    write_pcap(a, 1, [(len(b), len(b), b) for b in eth])
+    sll = [struct.pack(">HHH8sH", 4 if i % 2 else 0, 1, 6, b[6:12], 0x0800) + b[14:] for i, (_, _, b) in
+           enumerate(recs)]
+    c = os.path.join(d, "synth-sll.pcap")
+    write_pcap(c, 113, [(len(b), len(b), b) for b in sll])
+    return [a, c]
 
 
 def erf_header_len(b):
@@ -520,6 +558,9 @@ def main():
         out = check_capture(path)
         if path == LAB:
             lab_out = out
+    with tempfile.TemporaryDirectory() as d:
+        for path in synth_captures(d):
+            check_capture(path)
     check_options(lab_out)
     check_cut_file()
     print("checked:")
