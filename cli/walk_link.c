@@ -205,8 +205,8 @@ static void ipv6(struct walk *w, const struct rs_layer *l)
 
 	wtitle(w, l->id, "Internet Protocol version 6", l->off, l->len);
 	wbits(w, o, 1, 4, 4, 6, "Version", NULL);
-	wbits(w, o, 2, 6, 6, f->dscp, "DSCP", "%s (traffic class, upper 6 bits)", dscp_name(f->dscp));
-	wbits(w, o, 2, 4, 2, f->ecn, "ECN", "%s (traffic class, lower 2 bits)", walk_ecn_name(f->ecn));
+	wbits(w, o, 2, 6, 6, f->dscp, "DSCP", "%s", dscp_name(f->dscp));
+	wbits(w, o, 2, 4, 2, f->ecn, "ECN", "%s", walk_ecn_name(f->ecn));
 	wbits(w, o + 1, 3, 0, 20, f->flow_label, "Flow label", NULL);
 	wfield(w, o + 4, "Payload length", whexdec(f->ip_total_len - 40, 4), "bytes after this header");
 	wfield(w, o + 6, "Next header", whexdec(nxt, 2), "%s", nxt == 17 ? "UDP" : "extension header");

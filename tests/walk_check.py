@@ -544,6 +544,7 @@ def check_cut_file():
                 m = re.match(r"TRUNCATED at offset 0x([0-9a-f]+)", fr["problem"])
                 check(m is not None and int(m.group(1), 16) <= caplen, where,
                       f"truncation named inside the capture: {fr['problem']}")
+                check(f"{snap}: frame {n}: truncated" in err, where, "stderr names the file and frame")
             elif caplen < wirelen:
                 f = field(fr, "ICRC", "ICRC")
                 check(f is not None and f["value"] == "not captured", where, "uncaptured ICRC said so")
