@@ -149,8 +149,10 @@ uint32_t wbe(const struct walk *w, uint32_t off, unsigned n); /* n <= 4; 0 if no
 
 /* walk_link.c: ERF, Ethernet, VLAN, SLL, IPv4, IPv6, UDP, LRH, GRH, trailer. */
 void walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_index);
-/* walk_ib.c: BTH, extension headers, payload, pad, ICRC, VCRC. */
+/* walk_ib.c: BTH and extension headers (hands the rest to walk_data.c). */
 void walk_ib_layer(struct walk *w, const struct rs_layer *l);
+/* walk_data.c: payload, pad, ICRC, VCRC. */
+void walk_data_layer(struct walk *w, const struct rs_layer *l);
 /* What the operation does, with this packet's numbers (walk_op.c). */
 void walk_operation(struct walk *w);
 /* The one-line summary after the frame header (walk_op.c). */

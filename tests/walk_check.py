@@ -55,7 +55,7 @@ HEURISTICS_OFF = ["rpcrdma_infiniband", "iser_infiniband", "smb_direct_infiniban
 DLT_ERF = 197
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
-# CM attribute IDs (IBA vol 1 Table 95, 12.11), written here from the spec.
+# CM attribute IDs (IBA vol 1 chapter 12, CM and SIDR messages), written here from the spec.
 CM_ATTR = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU", 0x15: "DREQ", 0x16: "DREP",
            0x17: "SIDR_REQ", 0x18: "SIDR_REP", 0x19: "LAP", 0x1A: "APR"}
 # tshark 4.0 spells three opcodes differently from IBA Table 38's wording.
