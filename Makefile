@@ -50,7 +50,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest reports sanitize golden-update install uninstall clean
+.PHONY: all check unit golden difftest reports walkcheck sanitize golden-update install uninstall clean
 
 all: $(BIN)
 
@@ -81,7 +81,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 
 # The unit tests, then the golden outputs, then the differential test against
 # tshark. Each script exits non-zero on the first failing case it reports.
-check: unit golden difftest reports
+check: unit golden difftest reports walkcheck
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -94,6 +94,9 @@ difftest: $(BIN)
 
 reports: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_reports.py
+
+walkcheck: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/walk_check.py
 
 sanitize:
 	$(MAKE) SAN=1 check

@@ -45,6 +45,18 @@ static void end_file(void *ctx, const char *name)
 			     w->problems ? wfmt(", %" PRIu64 " not fully decoded", w->problems) : "");
 	fputc('\n', w->out);
 	wwrap(w, 0, 2, s);
+	if (w->cut) {
+		wwrap(w, 0, 2, wfmt("The capture file ends early: %s. Everything before that point was walked.", w->cut));
+		free(w->cut);
+		w->cut = NULL;
+	}
+}
+
+static void file_error(void *ctx, const char *message)
+{
+	struct walk *w = ctx;
+	free(w->cut);
+	w->cut = strdup(message);
 }
 
 /* "+1.234567 s" from the first frame shown. */
@@ -232,5 +244,6 @@ struct rs_sink rs_walk_sink(FILE *out, const struct rs_cli_opts *o)
 {
 	static struct walk w;
 	w = (struct walk){ .out = out, .color = o->color != 0, .o = o };
-	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file };
+	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
+				 .file_error = file_error };
 }

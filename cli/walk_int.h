@@ -88,6 +88,7 @@ struct walk {
 	uint64_t t0_ns, prev_ns, t0_frame;
 	uint64_t frames, roce, other, problems;
 	uint64_t explained[4]; /* what was already explained in full in this file (bit per topic) */
+	char *cut;             /* why reading this file stopped early, if it did */
 
 	struct walk_req reqs[WALK_REQS];
 	unsigned nreq;       /* total ever added; the ring index is nreq % WALK_REQS */
