@@ -156,17 +156,18 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			return RS_EXIT_INPUT;
 		}
 	}
-	const char *ln = pcap_datalink_val_to_name(c.dlt);
-	fprintf(stderr, "rocestat: capturing on %s, link type %s, %s%s%s%s, snaplen %d%s%s\n", dev, ln ? ln : "?",
-		o->capture_all ? "every frame" : "RoCE frames only", o->filter ? " matching \"" : "",
-		o->filter ? o->filter : "", o->filter ? "\"" : "", rs_live_snaplen(l),
-		o->write_file ? ", writing to " : "", o->write_file ? o->write_file : "");
-
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	got_signal = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+
+	/* Said once signals are handled: from here on, ^C ends cleanly. */
+	const char *ln = pcap_datalink_val_to_name(c.dlt);
+	fprintf(stderr, "rocestat: capturing on %s, link type %s, %s%s%s%s, snaplen %d%s%s\n", dev, ln ? ln : "?",
+		o->capture_all ? "every frame" : "RoCE frames only", o->filter ? " matching \"" : "",
+		o->filter ? o->filter : "", o->filter ? "\"" : "", rs_live_snaplen(l),
+		o->write_file ? ", writing to " : "", o->write_file ? o->write_file : "");
 
 	if (sink->begin_file)
 		sink->begin_file(sink->ctx, dev, c.dlt);
