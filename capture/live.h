@@ -1,7 +1,7 @@
 /*
  * live.h — capture from a live interface through libpcap (pcap_create ...
- * pcap_activate, immediate mode, nanosecond timestamps where the kernel gives
- * them), the default RoCE-only capture filter, and dropping privileges once
+ * pcap_activate, block or immediate delivery, nanosecond timestamps where the
+ * kernel gives them), the default RoCE-only capture filter, and dropping privileges once
  * the device is open.
  *
  * Same style as source.h: an opaque handle, an error buffer from the caller,
@@ -23,6 +23,7 @@ struct rs_live_config {
 	int buffer_kib;          /* -B; 0 = libpcap's default */
 	const char *filter;      /* the whole BPF expression (see rs_capture_filter), or NULL */
 	const char *user_filter; /* the user's part of it, to blame in a compile error, or NULL */
+	bool immediate;          /* each frame at once; else in ring blocks within 100 ms (see live.c) */
 };
 
 enum rs_live_failure {

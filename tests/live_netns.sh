@@ -36,32 +36,10 @@ done
 [ -x "$ROCESTAT" ] || die "no rocestat binary at $ROCESTAT (set ROCESTAT)"
 [ -f "$CAPTURES/rping_s64.pcap" ] || die "no captures in $CAPTURES (set CAPTURES)"
 
-TX=rstx$$ RX=rsrx$$ NS_TX=rs-tx-$$ NS_RX=rs-rx-$$
-TMP=$(mktemp -d /tmp/live_netns.XXXXXX)
-chmod 755 "$TMP"
-cleanup() {
-	[ -n "${RS_PID:-}" ] && kill "$RS_PID" 2>/dev/null
-	umount "$TMP/ro" 2>/dev/null
-	ip netns del "$NS_TX" 2>/dev/null
-	ip netns del "$NS_RX" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ip netns add "$NS_TX" || die "cannot create network namespace $NS_TX"
-ip netns add "$NS_RX" || die "cannot create network namespace $NS_RX"
-ip link add "$TX" type veth peer name "$RX" || die "cannot create the veth pair $TX/$RX"
-ip link set "$TX" netns "$NS_TX" && ip link set "$RX" netns "$NS_RX" || die "cannot move the veth ends"
-for pair in "$NS_TX $TX" "$NS_RX $RX"; do
-	set -- $pair
-	# No IPv6 autoconfiguration chatter: the receiving end must send nothing.
-	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1" || die "sysctl in $1"
-	ip netns exec "$1" ip link set "$2" mtu 9000 up || die "cannot bring $2 up"
-	ip netns exec "$1" ip link set lo up
-done
+netns_extra_cleanup() { umount "$TMP/ro" "$TMP/full" 2>/dev/null; }
+. "$HERE/netns_pair.sh"
 
 in_rx() { ip netns exec "$NS_RX" "$@"; }
-replay() { ip netns exec "$NS_TX" tcpreplay -q -i "$TX" "$@" >/dev/null 2>&1; }
 
 ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
 not_ok() { FAILED=$((FAILED + 1)); echo "not ok - $1"; shift; for l in "$@"; do echo "    $l"; done; }
