@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,16 +17,6 @@
 #include "capture/rdmadev.h"
 
 #define PATH_LEN 1024
-
-/* vsnprintf into a buffer: names from sysfs may be cut to fit, which the
- * compiler's truncation check cannot prove harmless for snprintf. */
-__attribute__((format(printf, 3, 4))) static void fmt_into(char *out, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(out, len, fmt, ap);
-	va_end(ap);
-}
 
 /* The first line of a sysfs attribute, without its newline. False if it
  * cannot be read (absent, or the kernel refuses, as for unused GIDs). */
@@ -124,7 +113,7 @@ static void read_gids(const char *portdir, struct rs_rdma_port *port, struct rs_
 {
 	char path[PATH_LEN], buf[128];
 	struct dirent **ents;
-	fmt_into(path, sizeof path, "%s/gids", portdir);
+	rs_errf(path, sizeof path, "%s/gids", portdir);
 	int n = list_dir(path, &ents, by_number);
 	if (n < 0)
 		return;
@@ -138,7 +127,7 @@ static void read_gids(const char *portdir, struct rs_rdma_port *port, struct rs_
 		const char *idx = ents[i]->d_name;
 		uint8_t raw[16];
 		static const uint8_t zero[16];
-		fmt_into(path, sizeof path, "%s/gids/%s", portdir, idx);
+		rs_errf(path, sizeof path, "%s/gids/%s", portdir, idx);
 		if (!read_attr(path, buf, sizeof buf) || !parse_gid(buf, raw) || memcmp(raw, zero, 16) == 0)
 			continue; /* unused entry */
 		struct rs_rdma_gid *g = &d->gids[d->ngids];
@@ -146,14 +135,14 @@ static void read_gids(const char *portdir, struct rs_rdma_port *port, struct rs_
 		g->port = port->num;
 		g->index = (unsigned)strtoul(idx, NULL, 10);
 		inet_ntop(AF_INET6, raw, g->addr, sizeof g->addr);
-		fmt_into(path, sizeof path, "%s/gid_attrs/types/%s", portdir, idx);
+		rs_errf(path, sizeof path, "%s/gid_attrs/types/%s", portdir, idx);
 		if (read_attr(path, buf, sizeof buf))
 			g->type = rs_gid_type_parse(buf);
 		else if (strcmp(port->link_layer, "InfiniBand") == 0)
 			g->type = RS_GID_IB_ROCE_V1; /* kernels before gid_attrs: IB GIDs only */
 		else
 			continue; /* the kernel refuses: not a live entry */
-		fmt_into(path, sizeof path, "%s/gid_attrs/ndevs/%s", portdir, idx);
+		rs_errf(path, sizeof path, "%s/gid_attrs/ndevs/%s", portdir, idx);
 		if (!read_attr(path, g->ndev, sizeof g->ndev))
 			g->ndev[0] = '\0';
 		d->ngids++;
@@ -165,34 +154,34 @@ bool rs_rdmadev_read(const char *sysfs_root, const char *name, struct rs_rdmadev
 {
 	char dir[PATH_LEN], path[PATH_LEN + 64], buf[128];
 	memset(d, 0, sizeof *d);
-	fmt_into(dir, sizeof dir, "%s/class/infiniband/%s", sysfs_root, name);
+	rs_errf(dir, sizeof dir, "%s/class/infiniband/%s", sysfs_root, name);
 	if (strchr(name, '/') || !*name || !is_dir(dir)) {
-		fmt_into(errbuf, RS_ERRBUF_SIZE, "%s: no such RDMA device (%s)", name, dir);
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: no such RDMA device (%s)", name, dir);
 		return false;
 	}
 	snprintf(d->name, sizeof d->name, "%s", name);
-	fmt_into(path, sizeof path, "%s/node_guid", dir);
+	rs_errf(path, sizeof path, "%s/node_guid", dir);
 	if (!read_attr(path, d->node_guid, sizeof d->node_guid))
 		d->node_guid[0] = '\0';
 
-	fmt_into(path, sizeof path, "%s/parent", dir);
+	rs_errf(path, sizeof path, "%s/parent", dir);
 	if (read_attr(path, buf, sizeof buf) && buf[0]) {
 		d->soft = true;
-		fmt_into(d->netdevs[0], sizeof d->netdevs[0], "%s", buf);
+		rs_errf(d->netdevs[0], sizeof d->netdevs[0], "%s", buf);
 		d->nnetdevs = 1;
 	} else {
 		struct dirent **ents;
-		fmt_into(path, sizeof path, "%s/device/net", dir);
+		rs_errf(path, sizeof path, "%s/device/net", dir);
 		int n = list_dir(path, &ents, by_name);
 		for (int i = 0; i < n; i++)
 			if (d->nnetdevs < RS_RDMA_MAX_NETDEVS)
-				fmt_into(d->netdevs[d->nnetdevs++], RS_RDMA_NAME_MAX, "%s", ents[i]->d_name);
+				rs_errf(d->netdevs[d->nnetdevs++], RS_RDMA_NAME_MAX, "%s", ents[i]->d_name);
 		if (n >= 0)
 			free_ents(ents, n);
 	}
 
 	struct dirent **ports;
-	fmt_into(path, sizeof path, "%s/ports", dir);
+	rs_errf(path, sizeof path, "%s/ports", dir);
 	int np = list_dir(path, &ports, by_number);
 	for (int i = 0; i < np; i++) {
 		if (d->nports == RS_RDMA_MAX_PORTS)
@@ -200,14 +189,14 @@ bool rs_rdmadev_read(const char *sysfs_root, const char *name, struct rs_rdmadev
 		char portdir[PATH_LEN + 128];
 		struct rs_rdma_port *p = &d->ports[d->nports++];
 		p->num = (unsigned)strtoul(ports[i]->d_name, NULL, 10);
-		fmt_into(portdir, sizeof portdir, "%s/ports/%s", dir, ports[i]->d_name);
-		fmt_into(path, sizeof path, "%s/link_layer", portdir);
+		rs_errf(portdir, sizeof portdir, "%s/ports/%s", dir, ports[i]->d_name);
+		rs_errf(path, sizeof path, "%s/link_layer", portdir);
 		if (!read_attr(path, p->link_layer, sizeof p->link_layer))
 			snprintf(p->link_layer, sizeof p->link_layer, "unknown");
-		fmt_into(path, sizeof path, "%s/state", portdir);
+		rs_errf(path, sizeof path, "%s/state", portdir);
 		if (read_attr(path, buf, sizeof buf)) {
 			const char *colon = strchr(buf, ':'); /* "4: ACTIVE" */
-			fmt_into(p->state, sizeof p->state, "%s", colon ? colon + 1 + strspn(colon + 1, " ") : buf);
+			rs_errf(p->state, sizeof p->state, "%s", colon ? colon + 1 + strspn(colon + 1, " ") : buf);
 		}
 		read_gids(portdir, p, d);
 	}
@@ -221,7 +210,7 @@ unsigned rs_rdmadev_list(const char *sysfs_root, struct rs_rdmadev **devs)
 	char dir[PATH_LEN], err[RS_ERRBUF_SIZE];
 	struct dirent **ents;
 	*devs = NULL;
-	fmt_into(dir, sizeof dir, "%s/class/infiniband", sysfs_root);
+	rs_errf(dir, sizeof dir, "%s/class/infiniband", sysfs_root);
 	int n = list_dir(dir, &ents, by_name);
 	if (n <= 0) {
 		if (n == 0)

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,16 +104,6 @@ static void put_opt(uint8_t **p, uint16_t code, const void *v, uint16_t len)
 	put_bytes(p, v, len);
 }
 
-/* An error message into a caller's buffer (vsnprintf: long file names are
- * cut, which the compiler's truncation check cannot prove harmless). */
-__attribute__((format(printf, 2, 3))) static void say(char errbuf[RS_ERRBUF_SIZE], const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(errbuf, RS_ERRBUF_SIZE, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- names -------------------------------------------------------------- */
 
 /* -w FILE, through strftime with -G (local time at the start of the open
@@ -172,13 +161,13 @@ static bool fail(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE], const char *w
 		/* Frames of earlier files plus those of this one that reached it. */
 		unsigned long long kept = (unsigned long long)(w->frames - w->file_frames + w->durable_frames);
 		if (kept)
-			say(w->err, "%s: %s: %s (the %llu frames written before it are kept)", shown_name(w), what,
+			rs_errf(w->err, sizeof w->err, "%s: %s: %s (the %llu frames written before it are kept)", shown_name(w), what,
 			    strerror(e), kept);
 		else
-			say(w->err, "%s: %s: %s", shown_name(w), what, strerror(e));
+			rs_errf(w->err, sizeof w->err, "%s: %s: %s", shown_name(w), what, strerror(e));
 		w->failed = true;
 	}
-	say(errbuf, "%s", w->err);
+	rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
 	return false;
 }
 
@@ -312,13 +301,13 @@ static bool open_file(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 		snprintf(dir, sizeof dir, ".");
 	const char *base = slash ? slash + 1 : final;
 	if (snprintf(w->tmp, sizeof w->tmp, "%s/.%s.XXXXXX", dir, base) >= (int)sizeof w->tmp) {
-		say(errbuf, "%s: the file name is too long", final);
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: the file name is too long", final);
 		return false;
 	}
 	w->fd = mkstemp(w->tmp);
 	if (w->fd < 0) {
 		int e = errno;
-		say(errbuf, "%s: cannot create a file in %s: %s", final, dir, strerror(e));
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: cannot create a file in %s: %s", final, dir, strerror(e));
 		return false;
 	}
 	/* mkstemp makes 0600; give the file the mode open(2) would have. */
@@ -375,10 +364,10 @@ static bool finish_file(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 	final_name(w, w->name, base, &seq);
 	if (rename(w->tmp, w->name) != 0) {
 		int e = errno;
-		say(w->err, "%s: cannot rename the finished file %s to it: %s", w->name,
+		rs_errf(w->err, sizeof w->err, "%s: cannot rename the finished file %s to it: %s", w->name,
 			 w->tmp, strerror(e));
 		w->failed = true;
-		say(errbuf, "%s", w->err);
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
 		return false;
 	}
 	w->files_done++;
@@ -395,7 +384,7 @@ static bool rotate(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 		return false;
 	if (!open_file(w, errbuf)) {
 		w->failed = true;
-		say(w->err, "%s", errbuf);
+		rs_errf(w->err, sizeof w->err, "%s", errbuf);
 		return false;
 	}
 	return true;
@@ -410,18 +399,18 @@ struct rs_writer *rs_writer_open(const struct rs_writer_config *cfg, char errbuf
 	struct stat st;
 
 	if (!path || !*path) {
-		say(errbuf, "-w: empty file name");
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "-w: empty file name");
 		return NULL;
 	}
 	bool is_stdout = strcmp(path, "-") == 0;
 	bool exists = !is_stdout && stat(path, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode)) {
-		say(errbuf, "%s: is a directory; -w takes a file name", path);
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: is a directory; -w takes a file name", path);
 		return NULL;
 	}
 	bool in_place = is_stdout || (exists && !S_ISREG(st.st_mode));
 	if (in_place && rotating) {
-		say(errbuf, "%s: -C, -G and -W rotate regular files; this is %s", path,
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: -C, -G and -W rotate regular files; this is %s", path,
 			 is_stdout ? "standard output" : "not a regular file");
 		return NULL;
 	}
@@ -430,7 +419,7 @@ struct rs_writer *rs_writer_open(const struct rs_writer_config *cfg, char errbuf
 	if (!w || !(w->buf = malloc(BUF_SIZE)) || !(w->path = strdup(path)) ||
 	    (cfg->if_name && !(w->if_name = strdup(cfg->if_name))) ||
 	    (cfg->max_files && !(w->kept = calloc(cfg->max_files, sizeof *w->kept)))) {
-		say(errbuf, "%s: out of memory", path);
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: out of memory", path);
 		goto fail;
 	}
 	w->cfg = *cfg;
@@ -450,7 +439,7 @@ struct rs_writer *rs_writer_open(const struct rs_writer_config *cfg, char errbuf
 		snprintf(w->name, sizeof w->name, "%s", is_stdout ? "standard output" : path);
 		w->fd = is_stdout ? STDOUT_FILENO : open(path, O_WRONLY | O_CLOEXEC);
 		if (w->fd < 0) {
-			say(errbuf, "%s: cannot open for writing: %s", path, strerror(errno));
+			rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: cannot open for writing: %s", path, strerror(errno));
 			goto fail;
 		}
 		if (!write_header(w, errbuf))
@@ -482,7 +471,7 @@ fail:
 bool rs_writer_write(struct rs_writer *w, const struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE])
 {
 	if (w->failed) {
-		say(errbuf, "%s", w->err);
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
 		return false;
 	}
 	uint32_t len = pkt->caplen < w->cfg.snaplen ? pkt->caplen : w->cfg.snaplen;
@@ -533,7 +522,7 @@ bool rs_writer_write(struct rs_writer *w, const struct rs_packet *pkt, char errb
 bool rs_writer_tick(struct rs_writer *w, uint64_t now_ns, char errbuf[RS_ERRBUF_SIZE])
 {
 	if (w->failed) {
-		say(errbuf, "%s", w->err);
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
 		return false;
 	}
 	if (w->cfg.rotate_seconds && w->have_period && w->file_frames > 0 &&
@@ -550,7 +539,7 @@ bool rs_writer_close(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 	if (w->fd >= 0)
 		ok = finish_file(w, errbuf);
 	if (w->failed) {
-		say(errbuf, "%s", w->err);
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
 		ok = false;
 	}
 	for (uint32_t i = 0; w->kept && i < w->nkept; i++)
