@@ -219,6 +219,22 @@ if start_capture -i "$RX" -B 65536 -w "$TMP/int.pcapng"; then
 	check "SIGINT: the counts are printed" grep -q "frames dropped by kernel" "$TMP/err"
 fi
 
+# ---- -G: the periodic tick completes an idle period; SIGTERM ends cleanly ------
+mkdir -p "$TMP/g"
+if start_capture -i "$RX" -B 65536 -G 1 -w "$TMP/g/cap-%H%M%S.pcap"; then
+	replay --pps=3000 "$SRC"
+	sleep 2.5 # idle: the 1 s period has ended, the tick must finish its file
+	n_idle=$(ls "$TMP/g" | grep -c '^cap-')
+	kill -TERM "$RS_PID"
+	wait "$RS_PID"
+	RS_RC=$?
+	RS_PID=
+	check "-G 1: the file of an ended period is complete before the capture ends (tick)" test "$n_idle" -ge 1
+	check "SIGTERM: exit status 0 (got $RS_RC)" test "$RS_RC" = 0
+	check "-G 1: the files in order are the RoCE stream" sh -c "$FRAMECMP roce '$SRC' \$(ls '$TMP'/g/cap-* | sort)"
+	check "-G 1: no temporary file left" no_temp_files "$TMP/g"
+fi
+
 # ---- -i of an RDMA device, resolved through a fake sysfs ---------------------------
 mkdir -p "$TMP/sys/class/infiniband/rxe0/ports/1"
 echo "$RX" >"$TMP/sys/class/infiniband/rxe0/parent"
