@@ -96,11 +96,12 @@ difftest: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/diff_tshark.py
 
 # Needs root: it creates network namespaces. Fails (never skips) without.
+CAPTURES ?= $(abspath ../shared/captures)
 check-live: $(BIN)
-	ROCESTAT=$(abspath $(BIN)) CAPTURES=$(abspath ../shared/captures) bash tests/live_netns.sh
+	ROCESTAT=$(abspath $(BIN)) CAPTURES=$(CAPTURES) bash tests/live_netns.sh
 
 bench-capture: $(BIN)
-	ROCESTAT=$(abspath $(BIN)) CAPTURES=$(abspath ../shared/captures) bash bench/capture_drops.sh
+	ROCESTAT=$(abspath $(BIN)) CAPTURES=$(CAPTURES) bash bench/capture_drops.sh
 
 sanitize:
 	$(MAKE) SAN=1 check

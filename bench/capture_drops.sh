@@ -20,7 +20,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROCESTAT=$(realpath "${ROCESTAT:-$HERE/../rocestat}")
-CAPTURES=$(realpath "${CAPTURES:-$HERE/../../shared/captures}")
+CAPTURES=$(realpath -m "${CAPTURES:-$HERE/../../shared/captures}")
 LOOPS=${1:-50}
 RUNS=${2:-3}
 SRC=$CAPTURES/ib_send_bw_cm.pcap

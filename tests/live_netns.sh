@@ -22,7 +22,7 @@ set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROCESTAT=$(realpath "${ROCESTAT:-./rocestat}")
-CAPTURES=$(realpath "${CAPTURES:-$HERE/../../shared/captures}")
+CAPTURES=$(realpath -m "${CAPTURES:-$HERE/../../shared/captures}")
 FRAMECMP="python3 $HERE/framecmp.py"
 PASSED=0
 FAILED=0
