@@ -2,6 +2,9 @@
 #
 #   make                 build ./rocestat (objects under build/)
 #   make check           build and run every test (unit, golden, differential)
+#   make check-live      live capture end to end in two network namespaces (root;
+#                        Debian: iproute2 tcpreplay tshark)
+#   make bench-capture   frames lost by rocestat and tcpdump on a top-speed replay (root)
 #   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
 #   make install PREFIX=/usr/local DESTDIR=
@@ -50,7 +53,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest reports walkcheck sanitize golden-update install uninstall clean
+.PHONY: all check unit golden difftest reports walkcheck check-live bench-capture sanitize golden-update \
+	install uninstall clean
 
 all: $(BIN)
 
@@ -97,6 +101,14 @@ reports: $(BIN)
 
 walkcheck: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/walk_check.py
+
+# Needs root: it creates network namespaces. Fails (never skips) without.
+CAPTURES ?= $(abspath ../shared/captures)
+check-live: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) CAPTURES=$(CAPTURES) bash tests/live_netns.sh
+
+bench-capture: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) CAPTURES=$(CAPTURES) bash bench/capture_drops.sh
 
 sanitize:
 	$(MAKE) SAN=1 check

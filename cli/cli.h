@@ -138,6 +138,18 @@ bool rs_parse_duration_ns(const char *s, uint64_t *ns);
 /* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);
 
+/* -i: capture live through the sink (and -w) until -c, a signal or an
+ * error. Prints libpcap's received/dropped counts on stderr at the end.
+ * Returns an RS_EXIT_ code. */
+int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink);
+/* -D: capture interfaces and the RDMA devices bound to them. */
+int rs_list_interfaces(const struct rs_cli_opts *o, FILE *out);
+/* -r FILE... -w OUT [filter]: rs_run_files, writing every frame that passes
+ * to OUT as well. */
+int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink);
+/* A sink that takes every frame and shows nothing (capture with -w only). */
+struct rs_sink rs_null_sink(void);
+
 /* The --fields CSV writer. */
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_cli_opts *o);
 /* The --walk classroom view. */
