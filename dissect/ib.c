@@ -254,6 +254,21 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	f->have |= RS_HAVE_BTH;
 	rs_layer(f, RS_L_BTH, bth_off, BTH_LEN);
 
+	/* The ICRC covers the BTH through the pad whatever the opcode says
+	 * follows, and the enclosing lengths already say where it sits: verify
+	 * it before judging the opcode, so a frame whose opcode, PadCnt or TVer
+	 * was corrupted reads as a bad ICRC, not merely as reserved/malformed. */
+	uint32_t icrc_off = end - ICRC_LEN;
+	if (end <= d->caplen) {
+		struct rs_cursor ic = rs_cur_at(d, icrc_off);
+		f->icrc = rs_cur_le32(&ic);
+		f->have |= RS_HAVE_ICRC;
+		if (!d->opts->skip_icrc) {
+			f->icrc_calc = icrc_compute(d, bth_off, icrc_off);
+			f->icrc_status = f->icrc_calc == f->icrc ? RS_CRC_OK : RS_CRC_BAD;
+		}
+	}
+
 	const struct rs_opinfo *op = rs_opinfo(b->opcode);
 	if (!op->defined)
 		return rs_fail(f, RS_UNSUPPORTED, bth_off,
@@ -281,7 +296,6 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	f->have |= RS_HAVE_EXT;
 
 	uint32_t body = tlen - BTH_LEN - hlen - ICRC_LEN;
-	uint32_t icrc_off = end - ICRC_LEN;
 	f->payload_off = bth_off + BTH_LEN + hlen;
 	if (!(op->ext & RS_EXT_PAYLOAD) && body != 0)
 		return rs_fail(f, RS_MALFORMED, f->payload_off,
@@ -295,16 +309,6 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	if (b->padcnt)
 		rs_layer(f, RS_L_PAD, f->payload_off + f->payload_len, b->padcnt);
 	rs_layer(f, RS_L_ICRC, icrc_off, ICRC_LEN);
-
-	if (end <= d->caplen) {
-		struct rs_cursor ic = rs_cur_at(d, icrc_off);
-		f->icrc = rs_cur_le32(&ic);
-		f->have |= RS_HAVE_ICRC;
-		if (!d->opts->skip_icrc) {
-			f->icrc_calc = icrc_compute(d, bth_off, icrc_off);
-			f->icrc_status = f->icrc_calc == f->icrc ? RS_CRC_OK : RS_CRC_BAD;
-		}
-	}
 
 	if (b->opcode == IBV_OPCODE_UD_SEND_ONLY && b->destqp <= 1)
 		return mad(d);
