@@ -19,6 +19,15 @@
 #define RT_CAPTURES "../shared/captures/"
 #define RT_PUBLIC "../shared/public-captures/"
 
+/* ck_assert_msg() without Check's per-assertion bookkeeping (in fork mode
+ * every passing ck_assert writes a checkpoint to a pipe): for the loops
+ * that assert millions of times. Fails exactly like ck_assert_msg. */
+#define RT_ASSERT(cond, ...)                                                  \
+	do {                                                                  \
+		if (!(cond))                                                  \
+			ck_abort_msg("Assertion '" #cond "' failed: " __VA_ARGS__); \
+	} while (0)
+
 /* ---- byte order ---------------------------------------------------------- */
 void rt_be16(uint8_t *p, uint16_t v);
 void rt_be32(uint8_t *p, uint32_t v);
