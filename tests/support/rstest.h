@@ -70,6 +70,17 @@ enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8
 /* The outcome and its reason, for assertion messages. */
 const char *rt_why(const struct rs_frame *f);
 
+/* Wrap `t` with rt_wrap_v2() and dissect the frame (heap-exact). Returns the
+ * outcome; the frame length goes to *len if len is not NULL. */
+enum rs_outcome rt_decode_transport(const uint8_t *t, uint32_t tlen, struct rs_frame *f, uint32_t *len);
+/* The layers must tile the frame: start at 0, each where the previous one
+ * ends, the last ending at the wire length. */
+void rt_assert_layers_tile(const struct rs_frame *f);
+/* The layer with that id, or NULL. */
+const struct rs_layer *rt_layer(const struct rs_frame *f, enum rs_layer_id id);
+/* Does the reason (rs_frame_why) contain `needle`? */
+bool rt_why_has(const struct rs_frame *f, const char *needle);
+
 /* ---- real captures ------------------------------------------------------- */
 typedef void (*rt_frame_fn)(void *ctx, const char *file, unsigned frame_no, int dlt, const uint8_t *pkt,
 			    uint32_t caplen, uint32_t wirelen);
