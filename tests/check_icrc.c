@@ -141,6 +141,7 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 	ck_assert_msg(f->icrc == ref, "%s frame %u: wire ICRC %08x, reference %08x", rt_basename(file), n, f->icrc,
 		      ref);
 	s->roce++;
+	rt_assert_layers_tile(f); /* and the layers cover the frame exactly */
 	if (f->roce == RS_ROCE_IB) {
 		int l = layer_off(f, RS_L_LRH);
 		uint32_t bytes = f->lrh.pktlen * 4u;
