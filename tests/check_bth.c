@@ -380,17 +380,18 @@ START_TEST(test_padcnt_larger_than_payload)
 		/* BTH: opcode 0x04 RC_SEND_ONLY, PadCnt 3 */ 0x04, 0x30, 0xFF, 0xFF,
 		/*      byte 4 0, DestQP 0x000011 */ 0x00, 0x00, 0x00, 0x11,
 		/*      AckReq 0, PSN 1 */ 0x00, 0x00, 0x00, 0x01,
-		/* payload: 2 bytes, fewer than PadCnt */ 0xAA, 0xBB,
+		/* 3 bytes after the BTH: all pad when the packet is whole */ 0x00, 0x00, 0x00,
 	};
 	struct rs_frame f;
-	ck_assert_int_eq(rt_decode_transport(t, sizeof t, &f, NULL), RS_MALFORMED);
+	/* Only 2 bytes after the BTH, fewer than PadCnt. */
+	ck_assert_int_eq(rt_decode_transport(t, sizeof t - 1, &f, NULL), RS_MALFORMED);
 	ck_assert_msg(rt_why_has(&f, "PadCnt 3"), "%s", rt_why(&f));
 	ck_assert_uint_eq(f.why_off, RT_BTH_OFF + 1);
 	/* Same with no payload at all. */
 	ck_assert_int_eq(rt_decode_transport(t, 12, &f, NULL), RS_MALFORMED);
 	ck_assert_msg(rt_why_has(&f, "PadCnt"), "%s", rt_why(&f));
 	/* PadCnt equal to the body is a 0-byte payload: fine. */
-	ck_assert_int_eq(rt_decode_transport(t, 15, &f, NULL), RS_OK);
+	ck_assert_int_eq(rt_decode_transport(t, sizeof t, &f, NULL), RS_OK);
 	ck_assert_uint_eq(f.payload_len, 0);
 	rt_assert_layers_tile(&f);
 }

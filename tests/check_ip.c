@@ -35,7 +35,7 @@ static void plain(void)
 
 static enum rs_outcome dissect(const struct rs_dissect_opts *o, uint32_t len)
 {
-	return rt_dissect(o, DLT_EN10MB, fr, len, len, &f);
+	return rt_dissect_all(o, DLT_EN10MB, fr, len, len, &f);
 }
 
 /* Recompute the IPv4 checksum and the ICRC after editing an IPv4 frame. */

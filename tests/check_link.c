@@ -80,8 +80,9 @@ START_TEST(test_ethernet)
 	uint8_t fr[512];
 	struct rs_frame f;
 	uint32_t n = cat(fr, eth_ipv4, sizeof eth_ipv4, ip4, ip4_len);
-	rt_dissect(NULL, DLT_EN10MB, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_EN10MB, fr, n, n, &f);
 	v2_ipv4(&f, 14);
+	ck_assert_uint_eq(rt_cuts_checked, n); /* every shorter caplen was dissected too */
 	ck_assert(f.have & RS_HAVE_ETH);
 	ck_assert_uint_eq(f.ethertype, 0x0800);
 	ck_assert_uint_eq(f.nvlan, 0);
@@ -93,7 +94,7 @@ START_TEST(test_ethernet)
 
 	/* Minimum-size padding plus an FCS after the datagram: a trailer. */
 	memset(fr + n, 0xEE, 10);
-	rt_dissect(NULL, DLT_EN10MB, fr, n + 10, n + 10, &f);
+	rt_dissect_all(NULL, DLT_EN10MB, fr, n + 10, n + 10, &f);
 	v2_ipv4(&f, 14);
 	ck_assert_uint_eq(f.trailer_len, 10);
 	ck_assert_uint_eq(rt_layer(&f, RS_L_TRAILER)->len, 10);
@@ -114,7 +115,7 @@ START_TEST(test_vlan)
 	uint8_t fr[512];
 	struct rs_frame f;
 	uint32_t n = cat(fr, dot1q, sizeof dot1q, ip4, ip4_len);
-	rt_dissect(NULL, DLT_EN10MB, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_EN10MB, fr, n, n, &f);
 	v2_ipv4(&f, 18);
 	ck_assert_uint_eq(f.nvlan, 1);
 	ck_assert_uint_eq(f.vlan_tpid[0], 0x8100);
@@ -124,7 +125,7 @@ START_TEST(test_vlan)
 	ck_assert_uint_eq(f.ethertype, 0x0800);
 
 	n = cat(fr, qinq, sizeof qinq, ip4, ip4_len);
-	rt_dissect(NULL, DLT_EN10MB, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_EN10MB, fr, n, n, &f);
 	v2_ipv4(&f, 22);
 	ck_assert_uint_eq(f.nvlan, 2);
 	ck_assert_uint_eq(f.vlan_tpid[0], 0x88A8);
@@ -155,7 +156,7 @@ START_TEST(test_vlan_too_deep)
 		n += 2;
 		memcpy(fr + n, ip4, ip4_len);
 		n += ip4_len;
-		rt_dissect(NULL, DLT_EN10MB, fr, n, n, &f);
+		rt_dissect_all(NULL, DLT_EN10MB, fr, n, n, &f);
 		if (tags == RS_MAX_VLAN) {
 			v2_ipv4(&f, 14 + 4 * tags);
 			ck_assert_uint_eq(f.nvlan, 8);
@@ -182,18 +183,18 @@ START_TEST(test_8023_length)
 		0x00,
 	};
 	struct rs_frame f;
-	rt_dissect(NULL, DLT_EN10MB, llc, sizeof llc, sizeof llc, &f);
+	rt_dissect_all(NULL, DLT_EN10MB, llc, sizeof llc, sizeof llc, &f);
 	ck_assert_int_eq(f.outcome, RS_NOT_ROCE);
 	ck_assert_uint_eq(f.roce, RS_ROCE_NONE);
 	/* Even when what follows the length would look like IPv4 + RoCE. */
 	uint8_t fr[512];
 	uint32_t n = cat(fr, eth_ipv4, sizeof eth_ipv4, ip4, ip4_len);
 	rt_be16(fr + 12, (uint16_t)ip4_len);
-	rt_dissect(NULL, DLT_EN10MB, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_EN10MB, fr, n, n, &f);
 	ck_assert_int_eq(f.outcome, RS_NOT_ROCE);
 	/* And an EtherType that is not IP nor RoCE v1: ARP. */
 	rt_be16(fr + 12, 0x0806);
-	rt_dissect(NULL, DLT_EN10MB, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_EN10MB, fr, n, n, &f);
 	ck_assert_int_eq(f.outcome, RS_NOT_ROCE);
 }
 END_TEST
@@ -214,7 +215,7 @@ START_TEST(test_sll)
 	uint8_t fr[512];
 	struct rs_frame f;
 	uint32_t n = cat(fr, sll, sizeof sll, ip4, ip4_len);
-	rt_dissect(NULL, DLT_LINUX_SLL, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_LINUX_SLL, fr, n, n, &f);
 	v2_ipv4(&f, 16);
 	ck_assert(f.have & RS_HAVE_SLL);
 	ck_assert_uint_eq(f.sll_pkttype, 0);
@@ -222,7 +223,7 @@ START_TEST(test_sll)
 	ck_assert_uint_eq(f.layers[0].id, RS_L_SLL);
 
 	n = cat(fr, sll2, sizeof sll2, ip4, ip4_len);
-	rt_dissect(NULL, DLT_LINUX_SLL2, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_LINUX_SLL2, fr, n, n, &f);
 	v2_ipv4(&f, 20);
 	ck_assert_uint_eq(f.sll_pkttype, 4);
 	ck_assert_uint_eq(f.sll_hatype, 1);
@@ -232,7 +233,7 @@ START_TEST(test_sll)
 	/* SLL protocol below 0x0600 (e.g. ETH_P_802_2 = 4): not RoCE. */
 	n = cat(fr, sll, sizeof sll, ip4, ip4_len);
 	rt_be16(fr + 14, 0x0004);
-	rt_dissect(NULL, DLT_LINUX_SLL, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_LINUX_SLL, fr, n, n, &f);
 	ck_assert_int_eq(f.outcome, RS_NOT_ROCE);
 }
 END_TEST
@@ -265,16 +266,16 @@ START_TEST(test_raw_ip)
 	struct rs_frame f;
 	char a[RS_ADDR_STRLEN];
 
-	rt_dissect(NULL, DLT_RAW, ip4, ip4_len, ip4_len, &f);
+	rt_dissect_all(NULL, DLT_RAW, ip4, ip4_len, ip4_len, &f);
 	v2_ipv4(&f, 0);
-	rt_dissect(NULL, DLT_IPV4, ip4, ip4_len, ip4_len, &f);
+	rt_dissect_all(NULL, DLT_IPV4, ip4, ip4_len, ip4_len, &f);
 	v2_ipv4(&f, 0);
 
-	rt_dissect(NULL, DLT_RAW, v6, n6, n6, &f);
+	rt_dissect_all(NULL, DLT_RAW, v6, n6, n6, &f);
 	same_transport(&f);
 	ck_assert(f.have & RS_HAVE_IPV6);
 	ck_assert_uint_eq(f.ip_version, 6);
-	rt_dissect(NULL, DLT_IPV6, v6, n6, n6, &f);
+	rt_dissect_all(NULL, DLT_IPV6, v6, n6, n6, &f);
 	same_transport(&f);
 	ck_assert_uint_eq(f.src.kind, RS_ADDR_IPV6);
 	ck_assert_str_eq(rs_addr_format(&f.src, a), "2001:db8::1");
@@ -288,7 +289,7 @@ START_TEST(test_raw_ip)
 	uint8_t junk[sizeof ip4];
 	memcpy(junk, ip4, ip4_len);
 	junk[0] = 0x55;
-	rt_dissect(NULL, DLT_RAW, junk, ip4_len, ip4_len, &f);
+	rt_dissect_all(NULL, DLT_RAW, junk, ip4_len, ip4_len, &f);
 	ck_assert_int_eq(f.outcome, RS_NOT_ROCE);
 }
 END_TEST
@@ -312,7 +313,7 @@ START_TEST(test_roce_v1)
 	rt_be16(fr + 14 + 4, (uint16_t)paylen);
 	rt_le32(fr + n, rt_icrc_v1(fr + 14, 40 + paylen));
 	n += 4;
-	rt_dissect(NULL, DLT_EN10MB, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_EN10MB, fr, n, n, &f);
 	same_transport(&f);
 	ck_assert_uint_eq(f.roce, RS_ROCE_V1);
 	ck_assert(f.have & RS_HAVE_GRH);
@@ -388,19 +389,19 @@ START_TEST(test_infiniband)
 	struct rs_frame f;
 	for (int global = 0; global <= 1; global++) {
 		uint32_t n = build_ib(fr, global);
-		rt_dissect(NULL, DLT_INFINIBAND, fr, n, n, &f);
+		rt_dissect_all(NULL, DLT_INFINIBAND, fr, n, n, &f);
 		ib_checks(&f, global);
 		ck_assert_uint_eq(f.lrh.pktlen * 4u, n - 2);
 		/* A corrupted VCRC is reported, the ICRC is still fine. */
 		fr[n - 1] ^= 0x01;
-		rt_dissect(NULL, DLT_INFINIBAND, fr, n, n, &f);
+		rt_dissect_all(NULL, DLT_INFINIBAND, fr, n, n, &f);
 		ck_assert_uint_eq(f.vcrc_status, RS_CRC_BAD);
 		ck_assert_uint_eq(f.icrc_status, RS_CRC_OK);
 	}
 	/* LNH 0/1 (raw, IP non-IBA): not decoded. */
 	uint32_t n = build_ib(fr, false);
 	fr[1] = 0x01;
-	rt_dissect(NULL, DLT_INFINIBAND, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_INFINIBAND, fr, n, n, &f);
 	ck_assert_int_eq(f.outcome, RS_UNSUPPORTED);
 	ck_assert_msg(rt_why_has(&f, "LRH next header 1"), "%s", rt_why(&f));
 }
@@ -434,7 +435,7 @@ START_TEST(test_erf)
 		uint32_t n = erf_header(fr, 21, 16 + ibn, (uint16_t)ibn);
 		memcpy(fr + n, ib, ibn);
 		n += ibn;
-		rt_dissect(NULL, DLT_ERF, fr, n, n, &f);
+		rt_dissect_all(NULL, DLT_ERF, fr, n, n, &f);
 		ib_checks(&f, global);
 		ck_assert(f.have & RS_HAVE_ERF);
 		ck_assert_uint_eq(f.erf_type, 21);
@@ -451,7 +452,7 @@ START_TEST(test_erf)
 	fr[n + 1] = 0x00;
 	memcpy(fr + n + 2, ib, eth);
 	n += 2 + eth;
-	rt_dissect(NULL, DLT_ERF, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_ERF, fr, n, n, &f);
 	v2_ipv4(&f, 16 + 2 + 14);
 	ck_assert_uint_eq(f.erf_type, 2);
 	ck_assert(f.have & RS_HAVE_ETH);
@@ -471,7 +472,7 @@ START_TEST(test_erf)
 	fr[n] = fr[n + 1] = 0; /* pad */
 	memcpy(fr + n + 2, ib, eth);
 	n += 2 + eth;
-	rt_dissect(NULL, DLT_ERF, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_ERF, fr, n, n, &f);
 	v2_ipv4(&f, 16 + 16 + 2 + 14);
 	ck_assert_uint_eq(f.erf_type, 2);
 	ck_assert_uint_eq(f.layers[0].len, 34); /* header, both extension headers, pad */
@@ -482,7 +483,7 @@ START_TEST(test_erf)
 	memcpy(fr + n + 2, ib, eth);
 	memset(fr + n + 2 + eth, 0, 6);
 	n += 2 + eth + 6;
-	rt_dissect(NULL, DLT_ERF, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_ERF, fr, n, n, &f);
 	ck_assert_msg(f.outcome == RS_OK, "%s", rt_why(&f));
 	ck_assert_uint_eq(f.icrc_status, RS_CRC_OK);
 
@@ -490,7 +491,7 @@ START_TEST(test_erf)
 	n = erf_header(fr, 1, 64, 48);
 	memset(fr + n, 0, 48);
 	n += 48;
-	rt_dissect(NULL, DLT_ERF, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_ERF, fr, n, n, &f);
 	ck_assert_int_eq(f.outcome, RS_UNSUPPORTED);
 	ck_assert_msg(rt_why_has(&f, "ERF record type 1"), "%s", rt_why(&f));
 }
@@ -503,7 +504,7 @@ START_TEST(test_unknown_linktype)
 	uint32_t n = cat(fr, eth_ipv4, sizeof eth_ipv4, ip4, ip4_len);
 	ck_assert(!rs_linktype_supported(DLT_USER0));
 	ck_assert(!rs_linktype_supported(DLT_IEEE802_11));
-	rt_dissect(NULL, DLT_USER0, fr, n, n, &f);
+	rt_dissect_all(NULL, DLT_USER0, fr, n, n, &f);
 	ck_assert_int_eq(f.outcome, RS_UNSUPPORTED);
 	ck_assert_uint_eq(f.roce, RS_ROCE_NONE);
 	ck_assert_msg(rt_why_has(&f, "link type 147"), "%s", rt_why(&f));
@@ -517,7 +518,7 @@ START_TEST(test_unknown_linktype)
 	ck_assert_str_eq(rs_linktype_name(DLT_INFINIBAND), "INFINIBAND");
 
 	/* caplen above wirelen is a broken capture record. */
-	rt_dissect(NULL, DLT_EN10MB, fr, n, n - 1, &f);
+	rt_dissect_all(NULL, DLT_EN10MB, fr, n, n - 1, &f);
 	ck_assert_int_eq(f.outcome, RS_MALFORMED);
 }
 END_TEST

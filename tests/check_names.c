@@ -155,12 +155,12 @@ START_TEST(test_frame_why)
 	static const uint8_t ok[] = { /* BTH: 0x11 RC_ACKNOWLEDGE */ 0x11, 0, 0xFF, 0xFF, 0, 0, 0, 1, 0, 0, 0, 1,
 				      /* AETH: ACK, MSN 1 */ 0x1F, 0, 0, 1 };
 	uint32_t m = rt_wrap_v2(fr, ok, sizeof ok);
-	rs_dissect(NULL, 1, fr, m, m, &f);
+	rt_dissect_all(NULL, 1, fr, m, m, &f);
 	ck_assert_int_eq(rs_frame_why(&f, buf, sizeof buf), 2);
 	ck_assert_str_eq(buf, "ok");
 
 	n = rt_wrap_v2(fr, t, sizeof t);
-	rs_dissect(NULL, 1, fr, n, n, &f);
+	rt_dissect_all(NULL, 1, fr, n, n, &f);
 	int len = rs_frame_why(&f, buf, sizeof buf);
 	ck_assert_str_eq(buf, "opcode 0xc5 is manufacturer specific: no header layout is defined");
 	ck_assert_int_eq(len, (int)strlen(buf));
@@ -170,10 +170,10 @@ START_TEST(test_frame_why)
 	ck_assert_str_eq(small, "opcode ");
 
 	/* Two arguments: the frame's captured length in a truncation reason. */
-	rs_dissect(NULL, 1, fr, 30, n, &f);
+	rt_dissect_all(NULL, 1, fr, 30, n, &f);
 	rs_frame_why(&f, buf, sizeof buf);
 	ck_assert_str_eq(buf, "IPv4 header cut by the capture length (30 bytes captured)");
-	rs_dissect(NULL, 1, fr, n, n - 1, &f);
+	rt_dissect_all(NULL, 1, fr, n, n - 1, &f);
 	rs_frame_why(&f, buf, sizeof buf);
 	ck_assert_uint_eq(f.outcome, RS_MALFORMED);
 	char want[128];

@@ -192,6 +192,42 @@ enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8
 	return r;
 }
 
+unsigned long rt_cuts_checked;
+
+enum rs_outcome rt_dissect_all(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
+			       uint32_t wirelen, struct rs_frame *f)
+{
+	enum rs_outcome full = rt_dissect(o, dlt, pkt, caplen, wirelen, f);
+	if (caplen != wirelen)
+		return full;
+	struct rs_frame *g = malloc(sizeof *g);
+	uint32_t icrc_end = f->bth_off + f->transport_len;
+	for (uint32_t cut = 0; cut < caplen; cut++) {
+		enum rs_outcome r = rt_dissect(o, dlt, pkt, cut, wirelen, g);
+		rt_cuts_checked++;
+		RT_ASSERT(r == RS_OK || r == RS_TRUNCATED || r == RS_NOT_ROCE || r == full,
+			  "cut to %u of %u bytes: %s (whole frame: %s)", cut, caplen, rt_why(g),
+			  rs_outcome_name(full));
+		RT_ASSERT((g->have & ~f->have) == 0, "cut to %u: headers 0x%x, whole frame 0x%x", cut, g->have,
+			  f->have);
+		if (g->have & RS_HAVE_BTH)
+			RT_ASSERT(g->bth.opcode == f->bth.opcode && g->bth.psn == f->bth.psn &&
+					  g->bth.destqp == f->bth.destqp && g->bth.padcnt == f->bth.padcnt &&
+					  g->bth_off == f->bth_off && g->transport_len == f->transport_len,
+				  "cut to %u: BTH differs", cut);
+		if (g->have & RS_HAVE_EXT)
+			RT_ASSERT(g->ext == f->ext && g->payload_len == f->payload_len &&
+					  g->payload_off == f->payload_off,
+				  "cut to %u: ext 0x%x payload %u, whole frame ext 0x%x payload %u", cut, g->ext,
+				  g->payload_len, f->ext, f->payload_len);
+		if (cut < icrc_end || !(f->have & RS_HAVE_BTH))
+			RT_ASSERT(g->icrc_status == RS_CRC_UNCHECKED, "cut to %u: ICRC %s", cut,
+				  rs_crc_status_name((enum rs_crc_status)g->icrc_status));
+	}
+	free(g);
+	return rt_dissect(o, dlt, pkt, caplen, wirelen, f);
+}
+
 const char *rt_why(const struct rs_frame *f)
 {
 	static char buf[300];
@@ -208,7 +244,7 @@ enum rs_outcome rt_decode_transport(const uint8_t *t, uint32_t tlen, struct rs_f
 	uint32_t n = rt_wrap_v2(buf, t, tlen);
 	if (len)
 		*len = n;
-	return rt_dissect(NULL, DLT_EN10MB, buf, n, n, f);
+	return rt_dissect_all(NULL, DLT_EN10MB, buf, n, n, f);
 }
 
 void rt_assert_layers_tile(const struct rs_frame *f)

@@ -67,11 +67,22 @@ void rt_ipv4_csum(uint8_t *ip);
  * read past the captured bytes. */
 enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
 			   uint32_t wirelen, struct rs_frame *f);
+/* rt_dissect(), and when caplen == wirelen also the same frame at every
+ * shorter caplen (heap-exact, so ASan sees any over-read), requiring what
+ * dissect.h promises of a cut frame: outcome OK, TRUNCATED, NOT_ROCE or the
+ * full frame's own outcome; no header the full decode lacks; the BTH, the
+ * extension-header set and payload_len as in the full decode; no ICRC
+ * verdict before the ICRC is captured. Returns the full frame's outcome. */
+enum rs_outcome rt_dissect_all(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
+			       uint32_t wirelen, struct rs_frame *f);
+
 /* The outcome and its reason, for assertion messages. */
 const char *rt_why(const struct rs_frame *f);
 
 /* Wrap `t` with rt_wrap_v2() and dissect the frame (heap-exact). Returns the
  * outcome; the frame length goes to *len if len is not NULL. */
+/* Number of cut frames rt_dissect_all() has checked in this process. */
+extern unsigned long rt_cuts_checked;
 enum rs_outcome rt_decode_transport(const uint8_t *t, uint32_t tlen, struct rs_frame *f, uint32_t *len);
 /* The layers must tile the frame: start at 0, each where the previous one
  * ends, the last ending at the wire length. */
