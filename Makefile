@@ -78,6 +78,10 @@ $(BUILD)/tests/%.o: tests/%.c
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# Keep the test objects: they are intermediate to make, but rebuilding every
+# test on every `make unit` wastes time.
+.SECONDARY: $(TEST_BIN:%=%.o)
+
 $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CHECK_LIBS) -lm
 
