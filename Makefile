@@ -2,6 +2,9 @@
 #
 #   make                 build ./rocestat (objects under build/)
 #   make check           build and run every test (unit, golden, differential)
+#   make check-live      live capture end to end in two network namespaces (root;
+#                        Debian: iproute2 tcpreplay tshark)
+#   make bench-capture   frames lost by rocestat and tcpdump on a top-speed replay (root)
 #   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
 #   make install PREFIX=/usr/local DESTDIR=
@@ -50,7 +53,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest sanitize golden-update install uninstall clean
+.PHONY: all check unit golden difftest reports walkcheck check-live bench-capture sanitize golden-update \
+	install uninstall clean
 
 all: $(BIN)
 
@@ -74,6 +78,10 @@ $(BUILD)/tests/%.o: tests/%.c
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# Keep the test objects: they are intermediate to make, but rebuilding every
+# test on every `make unit` wastes time.
+.SECONDARY: $(TEST_BIN:%=%.o)
+
 $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CHECK_LIBS) -lm
 
@@ -81,7 +89,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 
 # The unit tests, then the golden outputs, then the differential test against
 # tshark. Each script exits non-zero on the first failing case it reports.
-check: unit golden difftest
+check: unit golden difftest reports walkcheck
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -91,6 +99,20 @@ golden: $(BIN)
 
 difftest: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/diff_tshark.py
+
+reports: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_reports.py
+
+walkcheck: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/walk_check.py
+
+# Needs root: it creates network namespaces. Fails (never skips) without.
+CAPTURES ?= $(abspath ../shared/captures)
+check-live: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) CAPTURES=$(CAPTURES) bash tests/live_netns.sh
+
+bench-capture: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) CAPTURES=$(CAPTURES) bash bench/capture_drops.sh
 
 sanitize:
 	$(MAKE) SAN=1 check

@@ -8,11 +8,15 @@
 #define RS_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define RS_ERRBUF_SIZE 512
 
 struct rs_source;
+
+/* snprintf for messages that may be cut to fit (see capture/errf.c). */
+__attribute__((format(printf, 3, 4))) void rs_errf(char *buf, size_t len, const char *fmt, ...);
 
 /* One frame as the source hands it over. `data` stays valid until the next
  * rs_source_next() or rs_source_close(). */

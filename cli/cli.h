@@ -69,13 +69,63 @@ struct rs_cli_opts {
 	struct rs_dissect_opts dissect;
 };
 
-/* A consumer of decoded frames. Return false from `frame` to stop early. */
+/* libpcap's counts at the end of a live capture (pcap_stats). */
+struct rs_capture_stats {
+	uint64_t captured;  /* frames handed to the sink */
+	uint64_t received;  /* ps_recv: frames that passed the kernel filter */
+	uint64_t dropped;   /* ps_drop: dropped for lack of buffer space */
+	uint64_t ifdropped; /* ps_ifdrop: dropped by the interface or driver */
+};
+
+/* A consumer of decoded frames. Return false from `frame` to stop early.
+ * In a live capture (rs_run_live) the "file" is the interface: begin_file
+ * gets its name, end_file comes after the -w output is complete. */
 struct rs_sink {
 	void *ctx;
 	void (*begin_file)(void *ctx, const char *name, int dlt);
 	bool (*frame)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f);
 	void (*end_file)(void *ctx, const char *name);
+	/* Live only, may be NULL: called every o->refresh seconds whether frames
+	 * came or not; now_ns is the wall clock (ns since the epoch). */
+	void (*tick)(void *ctx, uint64_t now_ns);
+	/* Live only, may be NULL: the capture's counts, once, just before end_file. */
+	void (*capture_stats)(void *ctx, const struct rs_capture_stats *st);
+	/* Reading the current file stopped early; `message` names file and frame. */
+	void (*file_error)(void *ctx, const char *message);
 };
+
+/* An output file written under a temporary name and renamed into place by
+ * rs_outfile_commit(), so an interrupted run never leaves half a file under
+ * the final name. "-" means standard output. */
+struct rs_outfile {
+	FILE *fp;
+	char *path;   /* final name */
+	char *tmp;    /* temporary name, NULL for stdout */
+};
+bool rs_outfile_open(struct rs_outfile *of, const char *path, char err[RS_ERRBUF_SIZE]);
+/* Flush, close and rename; false (err set) if any write failed. */
+bool rs_outfile_commit(struct rs_outfile *of, char err[RS_ERRBUF_SIZE]);
+/* Remove the temporary file (error paths). */
+void rs_outfile_abort(struct rs_outfile *of);
+
+/* The default mode: analyse and write the summary, timeline, plot, ladder.
+ * rs_summary_new() + its sink + rs_summary_finish() serve live captures too
+ * (with the live view on ticks); rs_run_summary() is the offline loop. */
+struct rs_summary;
+struct rs_summary *rs_summary_new(const struct rs_cli_opts *o);
+struct rs_sink rs_summary_sink(struct rs_summary *s);
+/* Write the reports; returns `rc` or a worse RS_EXIT_ code. Frees s. */
+int rs_summary_finish(struct rs_summary *s, int rc);
+int rs_run_summary(const struct rs_cli_opts *o);
+
+/* The live view: a refreshing per-QP screen on a terminal, or one
+ * parseable line per interval (-q, or output not a terminal). */
+struct rs_liveview;
+struct rs_analyzer;
+struct rs_liveview *rs_liveview_new(FILE *out, const struct rs_cli_opts *o);
+void rs_liveview_tick(struct rs_liveview *v, struct rs_analyzer *a, uint64_t now_ns);
+/* Leave the screen as the user had it (cursor back, below the view). */
+void rs_liveview_free(struct rs_liveview *v);
 
 /* Returns 0 to run, a positive RS_EXIT_ code to exit with, or -1 to exit 0
  * (--version, --help). */
@@ -87,6 +137,18 @@ bool rs_parse_duration_ns(const char *s, uint64_t *ns);
 
 /* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);
+
+/* -i: capture live through the sink (and -w) until -c, a signal or an
+ * error. Prints libpcap's received/dropped counts on stderr at the end.
+ * Returns an RS_EXIT_ code. */
+int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink);
+/* -D: capture interfaces and the RDMA devices bound to them. */
+int rs_list_interfaces(const struct rs_cli_opts *o, FILE *out);
+/* -r FILE... -w OUT [filter]: rs_run_files, writing every frame that passes
+ * to OUT as well. */
+int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink);
+/* A sink that takes every frame and shows nothing (capture with -w only). */
+struct rs_sink rs_null_sink(void);
 
 /* The --fields CSV writer. */
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_cli_opts *o);

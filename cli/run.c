@@ -1,12 +1,22 @@
 /*
  * run.c — the offline loop: every file, every frame, through the dissector
- * into a sink. A read error stops that file (the error names file, frame and
- * offset) but what came before it has been handed to the sink already, and
- * the remaining files are still read.
+ * into a sink. A read error stops that file (the message names file, frame
+ * and offset) but what came before it has been handed to the sink already,
+ * and the remaining files are still read. SIGINT/SIGTERM stop the loop
+ * cleanly so the reports of what was read still get written.
  */
+#include <signal.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
 
 static bool in_range(const struct rs_cli_opts *o, uint64_t n)
 {
@@ -17,12 +27,30 @@ static bool in_range(const struct rs_cli_opts *o, uint64_t n)
 	return true;
 }
 
+/* --since/--until: seconds from the first frame, or epoch seconds (>= 1e9). */
+static bool in_window(const struct rs_cli_opts *o, uint64_t ts, uint64_t t0)
+{
+	double rel = (ts - (double)t0) / 1e9, abs = ts / 1e9;
+	if (o->have_since && (o->since >= 1e9 ? abs : rel) < o->since)
+		return false;
+	if (o->have_until && (o->until >= 1e9 ? abs : rel) >= o->until)
+		return false;
+	return true;
+}
+
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 {
 	char err[RS_ERRBUF_SIZE];
 	int rc = RS_EXIT_OK;
 	int64_t seen = 0;
 	bool stop = false;
+	bool have_t0 = false;
+	uint64_t t0 = 0;
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 
 	for (char **path = o->files; *path && !stop; path++) {
 		struct rs_source *src = rs_source_open_file(*path, o->filter, err);
@@ -38,12 +66,25 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		struct rs_frame f;
 		enum rs_next n;
 		while ((n = rs_source_next(src, &pkt, err)) == RS_NEXT_FRAME) {
+			if (stop_requested) {
+				stop = true;
+				break;
+			}
 			if (!in_range(o, pkt.frame_no)) {
 				if (o->last_frame && pkt.frame_no > o->last_frame)
 					break;
 				continue;
 			}
 			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &f);
+			if (o->have_since || o->have_until) {
+				uint64_t ts = rs_frame_time_ns(&f, pkt.ts_ns);
+				if (!have_t0) {
+					t0 = ts;
+					have_t0 = true;
+				}
+				if (!in_window(o, ts, t0))
+					continue;
+			}
 			if (f.outcome != RS_OK && f.outcome != RS_NOT_ROCE && rc == RS_EXIT_OK)
 				rc = RS_EXIT_ANOMALIES;
 			if (!sink->frame(sink->ctx, &pkt, &f)) {
@@ -57,11 +98,15 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		}
 		if (n == RS_NEXT_ERROR) {
 			fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", err);
+			if (sink->file_error)
+				sink->file_error(sink->ctx, err);
 			rc = RS_EXIT_INPUT;
 		}
 		if (sink->end_file)
 			sink->end_file(sink->ctx, *path);
 		rs_source_close(src);
 	}
+	if (stop_requested)
+		fprintf(stderr, "rocestat: interrupted; reporting what was read\n");
 	return rc;
 }

@@ -1,14 +1,249 @@
-/* walk.c — the classroom walkthrough (--walk / -V). */
-#include "cli/cli.h"
+/*
+ * walk.c — `rocestat --walk` / `-V`, the classroom walkthrough.
+ *
+ * For every RoCE (or native InfiniBand) frame: a header (number, time,
+ * lengths, endpoints, one-line summary), what the operation does with this
+ * packet's own numbers, then every layer in wire order with its fields and a
+ * plain-language note, the problem if the frame could not be fully decoded,
+ * and an annotated hex dump with the layer boundaries marked. Frames that
+ * are not RoCE get one line, so the numbering stays easy to follow.
+ *
+ * The layers come from the dissector's struct rs_frame (values) and its
+ * layers[] (where each header sits); the walk reads packet bytes itself only
+ * for fields the dissector does not keep (IPv4 flags, ERF record fields...).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/walk_int.h"
+
+static void begin_file(void *ctx, const char *name, int dlt)
+{
+	struct walk *w = ctx;
+	const char *ln = rs_linktype_name(dlt);
+
+	w->file = name;
+	w->dlt = dlt;
+	w->have_t0 = false;
+	w->frames = w->roce = w->other = w->problems = 0;
+	memset(w->explained, 0, sizeof w->explained);
+	walk_track_reset(w);
+	fputc('\n', w->out);
+	wsgr(w, "1");
+	wout(w, "Walkthrough of %s", name);
+	wsgr_off(w);
+	wout(w, "\n  link type %d (%s); times are relative to the first frame shown.\n", dlt, ln ? ln : "?");
+}
+
+static void end_file(void *ctx, const char *name)
+{
+	struct walk *w = ctx;
+	const char *s = wfmt("End of %s: %" PRIu64 " frame%s walked, %" PRIu64 " RoCE/InfiniBand, %" PRIu64
+			     " other%s.", name, w->frames, w->frames == 1 ? "" : "s", w->roce, w->other,
+			     w->problems ? wfmt(", %" PRIu64 " not fully decoded", w->problems) : "");
+	fputc('\n', w->out);
+	wwrap(w, 0, 2, s);
+	if (w->cut) {
+		wwrap(w, 0, 2, wfmt("The capture file ends early: %s. Everything before that point was walked.", w->cut));
+		free(w->cut);
+		w->cut = NULL;
+	}
+}
+
+static void file_error(void *ctx, const char *message)
+{
+	struct walk *w = ctx;
+	free(w->cut);
+	w->cut = strdup(message);
+}
+
+/* "+1.234567 s" from the first frame shown. */
+static const char *rel_time(const struct walk *w, uint64_t ts)
+{
+	uint64_t d = ts >= w->t0_ns ? ts - w->t0_ns : w->t0_ns - ts;
+	return wfmt("%s%" PRIu64 ".%06" PRIu64 " s", ts >= w->t0_ns ? "+" : "-", d / 1000000000u,
+		    (d % 1000000000u) / 1000u);
+}
+
+static const char *abs_time(uint64_t ts)
+{
+	time_t sec = (time_t)(ts / 1000000000u);
+	struct tm tm;
+	char b[32];
+	if (!gmtime_r(&sec, &tm) || !strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S", &tm))
+		return wfmt("%" PRIu64 ".%09" PRIu64, ts / 1000000000u, ts % 1000000000u);
+	return wfmt("%s.%09" PRIu64 " UTC", b, ts % 1000000000u);
+}
+
+static const char *carrier(const struct rs_frame *f)
+{
+	switch (f->roce) {
+	case RS_ROCE_V2: return f->ip_version == 6 ? "RoCE v2 over IPv6" : "RoCE v2 over IPv4";
+	case RS_ROCE_V1: return "RoCE v1 (InfiniBand GRH in Ethernet, EtherType 0x8915)";
+	case RS_ROCE_IB: return f->have & RS_HAVE_GRH ? "InfiniBand with a GRH" : "InfiniBand";
+	default: return "not identified as RoCE";
+	}
+}
+
+static void header(struct walk *w, uint64_t ts)
+{
+	const struct rs_frame *f = w->f;
+	char sum[512];
+
+	fputc('\n', w->out);
+	wsgr(w, "1");
+	for (int i = 0; i < WALK_WIDTH - 4; i++)
+		fputc('=', w->out);
+	fputc('\n', w->out);
+	wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured", w->pkt->frame_no,
+			    rel_time(w, ts), abs_time(ts), w->pkt->wirelen, w->pkt->caplen));
+	wsgr_off(w);
+
+	const char *where = carrier(f);
+	if (f->src.kind != RS_ADDR_NONE) {
+		where = wfmt("%s  %s -> %s", where, walk_addr(&f->src), walk_addr(&f->dst));
+		if ((f->have & RS_HAVE_LRH) && (f->have & RS_HAVE_GRH))
+			where = wfmt("%s  (LID %u -> LID %u)", where, f->lrh.slid, f->lrh.dlid);
+	}
+	wwrap(w, 0, 2, where);
+	walk_summary(w, sum, sizeof sum);
+	wsgr(w, "1");
+	wwrap(w, 0, 2, sum);
+	wsgr_off(w);
+}
+
+static void problem(struct walk *w)
+{
+	const struct rs_frame *f = w->f;
+	char why[256];
+	const char *what;
+
+	rs_frame_why(f, why, sizeof why);
+	switch (f->outcome) {
+	case RS_TRUNCATED:
+		what = "TRUNCATED";
+		break;
+	case RS_MALFORMED:
+		what = "MALFORMED";
+		break;
+	default:
+		what = "UNSUPPORTED";
+		break;
+	}
+	/* Also on stderr, as every mode reports it, naming the file and frame. */
+	fflush(w->out);
+	fprintf(stderr, "rocestat: %s: frame %" PRIu64 ": %s: %s\n", w->file, w->pkt->frame_no,
+		rs_outcome_name((enum rs_outcome)f->outcome), why);
+	fputc('\n', w->out);
+	wsay_marked(w, "!! ", "1;31", "%s at offset 0x%04x (byte %u): %s.", what, f->why_off, f->why_off, why);
+	switch (f->outcome) {
+	case RS_TRUNCATED:
+		wsay(w, "The capture kept only the first %u of the frame's %u bytes, so what follows byte %u is "
+			"unknown; the layers above were decoded from the captured part.",
+		     f->caplen, f->wirelen, f->caplen);
+		break;
+	case RS_MALFORMED:
+		wsay(w, "A length or field contradicts the rest of the frame, so nothing after it can be "
+			"trusted; the layers above are what could be decoded before it.");
+		break;
+	default:
+		wsay(w, "The frame may well be valid, but it uses something rocestat does not decode; the "
+			"layers above are what was decoded before it.");
+		break;
+	}
+}
+
+/* Layers in wire order; where two start at the same byte (the payload and
+ * the MAD inside it) the one recorded later, the more specific, comes first. */
+static int layer_cmp(const void *a, const void *b)
+{
+	const struct rs_layer *x = *(const struct rs_layer *const *)a, *y = *(const struct rs_layer *const *)b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x > y ? -1 : x < y;
+}
+
+static void layers(struct walk *w)
+{
+	const struct rs_frame *f = w->f;
+	const struct rs_layer *order[RS_MAX_LAYERS];
+	bool have_mad = false;
+	unsigned n = f->nlayers, vlan = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		order[i] = &f->layers[i];
+		have_mad |= f->layers[i].id == RS_L_MAD;
+	}
+	qsort(order, n, sizeof order[0], layer_cmp);
+	for (unsigned i = 0; i < n; i++) {
+		const struct rs_layer *l = order[i];
+		switch (l->id) {
+		case RS_L_PAYLOAD:
+			if (!have_mad)
+				walk_ib_layer(w, l);
+			break;
+		case RS_L_MAD:
+			walk_mad_layer(w, l);
+			break;
+		case RS_L_CM:
+			walk_cm_layer(w, l);
+			break;
+		case RS_L_VLAN:
+			walk_link_layer(w, l, vlan++);
+			break;
+		case RS_L_ERF: case RS_L_ETH: case RS_L_SLL: case RS_L_SLL2: case RS_L_LRH: case RS_L_GRH:
+		case RS_L_IPV4: case RS_L_IPV6: case RS_L_IPV6_EXT: case RS_L_UDP: case RS_L_TRAILER:
+			walk_link_layer(w, l, 0);
+			break;
+		default:
+			walk_ib_layer(w, l);
+			break;
+		}
+	}
+}
 
 static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
 {
-	(void)ctx; (void)pkt; (void)f;
-	return true;
+	struct walk *w = ctx;
+	uint64_t ts = rs_frame_time_ns(f, pkt->ts_ns);
+
+	w->pkt = pkt;
+	w->f = f;
+	if (!w->have_t0) {
+		w->have_t0 = true;
+		w->t0_ns = ts;
+		w->t0_frame = pkt->frame_no;
+	}
+	w->frames++;
+	if (f->outcome == RS_NOT_ROCE) {
+		char what[160];
+		w->other++;
+		walk_describe_other(w, what, sizeof what);
+		fputc('\n', w->out);
+		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s - not RoCE, skipped", pkt->frame_no, rel_time(w, ts), what));
+	} else {
+		w->roce++;
+		if (f->outcome != RS_OK)
+			w->problems++;
+		walk_track_lookup(w);
+		header(w, ts);
+		walk_operation(w);
+		layers(w);
+		if (f->outcome != RS_OK)
+			problem(w);
+		walk_hexdump(w);
+		walk_track_update(w);
+	}
+	w->prev_ns = ts;
+	return !ferror(w->out);
 }
 
 struct rs_sink rs_walk_sink(FILE *out, const struct rs_cli_opts *o)
 {
-	(void)o;
-	return (struct rs_sink){ .ctx = out, .frame = frame };
+	static struct walk w;
+	w = (struct walk){ .out = out, .color = o->color != 0, .o = o };
+	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
+				 .file_error = file_error };
 }

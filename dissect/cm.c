@@ -49,9 +49,8 @@ static void decode_path(struct rs_cursor *c, struct rs_cm_path *p)
 	p->remote_lid = rs_cur_be16(c);
 	rs_cur_copy(c, p->local_gid, 16);
 	rs_cur_copy(c, p->remote_gid, 16);
-	uint32_t w = rs_cur_be32(c);
-	p->flow_label = w >> 12;
-	p->packet_rate = w & 0x3F;
+	p->flow_label = rs_cur_be24(c) >> 4; /* FlowLabel(20) rsv(6) PacketRate(6) */
+	p->packet_rate = rs_cur_u8(c) & 0x3F;
 	p->traffic_class = rs_cur_u8(c);
 	p->hop_limit = rs_cur_u8(c);
 	uint8_t x = rs_cur_u8(c);
@@ -62,7 +61,6 @@ static void decode_path(struct rs_cursor *c, struct rs_cm_path *p)
 
 static void decode_req(struct rs_cursor *c, struct rs_cm_req *r)
 {
-	uint32_t w;
 	uint8_t x;
 
 	r->local_comm_id = rs_cur_be32(c);
@@ -71,21 +69,21 @@ static void decode_req(struct rs_cursor *c, struct rs_cm_req *r)
 	r->local_ca_guid = rs_cur_be64(c);
 	rs_cur_skip(c, 4);
 	r->local_qkey = rs_cur_be32(c);
-	w = rs_cur_be32(c);
-	r->local_qpn = w >> 8;
-	r->responder_resources = (uint8_t)w;
-	w = rs_cur_be32(c);
-	r->local_eecn = w >> 8;
-	r->initiator_depth = (uint8_t)w;
-	w = rs_cur_be32(c);
-	r->remote_eecn = w >> 8;
-	r->remote_cm_response_timeout = (w >> 3) & 0x1F;
-	r->transport_service_type = (w >> 1) & 3;
-	r->end_to_end_flow_control = w & 1;
-	w = rs_cur_be32(c);
-	r->starting_psn = w >> 8;
-	r->local_cm_response_timeout = (w >> 3) & 0x1F;
-	r->retry_count = w & 7;
+	/* 24-bit fields are read on their own, so a MAD cut right after one
+	 * still yields it (rs_mad_captured() promises per-field validity). */
+	r->local_qpn = rs_cur_be24(c);
+	r->responder_resources = rs_cur_u8(c);
+	r->local_eecn = rs_cur_be24(c);
+	r->initiator_depth = rs_cur_u8(c);
+	r->remote_eecn = rs_cur_be24(c);
+	x = rs_cur_u8(c);
+	r->remote_cm_response_timeout = x >> 3;
+	r->transport_service_type = (x >> 1) & 3;
+	r->end_to_end_flow_control = x & 1;
+	r->starting_psn = rs_cur_be24(c);
+	x = rs_cur_u8(c);
+	r->local_cm_response_timeout = x >> 3;
+	r->retry_count = x & 7;
 	r->pkey = rs_cur_be16(c);
 	x = rs_cur_u8(c);
 	r->path_mtu = x >> 4;
@@ -106,9 +104,12 @@ static void decode_rep(struct rs_cursor *c, struct rs_cm_rep *r)
 	r->local_comm_id = rs_cur_be32(c);
 	r->remote_comm_id = rs_cur_be32(c);
 	r->local_qkey = rs_cur_be32(c);
-	r->local_qpn = rs_cur_be32(c) >> 8;
-	r->local_eecn = rs_cur_be32(c) >> 8;
-	r->starting_psn = rs_cur_be32(c) >> 8;
+	r->local_qpn = rs_cur_be24(c);
+	rs_cur_skip(c, 1);
+	r->local_eecn = rs_cur_be24(c);
+	rs_cur_skip(c, 1);
+	r->starting_psn = rs_cur_be24(c);
+	rs_cur_skip(c, 1);
 	r->responder_resources = rs_cur_u8(c);
 	r->initiator_depth = rs_cur_u8(c);
 	x = rs_cur_u8(c);
@@ -231,7 +232,7 @@ enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct 
 		m->u.ids.remote_qpn = 0;
 		priv = RTU_PRIVATE;
 		if (h->attr_id == UMAD_CM_ATTR_DREQ) {
-			m->u.ids.remote_qpn = rs_cur_be32(c) >> 8;
+			m->u.ids.remote_qpn = rs_cur_be24(c);
 			priv = DREQ_PRIVATE;
 		} else if (h->attr_id == UMAD_CM_ATTR_LAP || h->attr_id == UMAD_CM_ATTR_APR) {
 			priv = 0; /* path data, not decoded */
@@ -252,7 +253,8 @@ enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct 
 		r->status = rs_cur_u8(c);
 		r->add_info_len = rs_cur_u8(c);
 		rs_cur_skip(c, 2);
-		r->qpn = rs_cur_be32(c) >> 8;
+		r->qpn = rs_cur_be24(c);
+		rs_cur_skip(c, 1);
 		r->service_id = rs_cur_be64(c);
 		r->qkey = rs_cur_be32(c);
 		priv = SIDR_REP_PRIVATE;

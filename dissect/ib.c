@@ -180,6 +180,14 @@ static void decode_ext(struct rs_cursor *c, uint16_t bit, struct rs_frame *f)
 	}
 }
 
+/* The MAD header and the class data after it, in place of a payload layer. */
+static void mad_layers(struct rs_frame *f)
+{
+	rs_layer(f, RS_L_MAD, f->payload_off, RS_MAD_HDR_SIZE);
+	if (f->payload_len > RS_MAD_HDR_SIZE)
+		rs_layer(f, RS_L_CM, f->payload_off + RS_MAD_HDR_SIZE, f->payload_len - RS_MAD_HDR_SIZE);
+}
+
 /* QP0/QP1 carry MADs in UD SEND Only packets (IBA 13.5.1). */
 static enum rs_outcome mad(struct rs_dctx *d)
 {
@@ -194,28 +202,27 @@ static enum rs_outcome mad(struct rs_dctx *d)
 	case RS_MAD_OK:
 		break;
 	case RS_MAD_NOT_MAD:
+		if (f->payload_len)
+			rs_layer(f, RS_L_PAYLOAD, off, f->payload_len);
 		return rs_fail(f, RS_MALFORMED, off, "QP%llu payload of %llu bytes is too short for a MAD header",
 			       f->bth.destqp, f->payload_len);
 	case RS_MAD_TRUNCATED:
+		mad_layers(f);
 		if (c.len < RS_MAD_HDR_SIZE)
 			return rs_fail(f, RS_TRUNCATED, off, "MAD header cut by the capture length (%llu of %llu bytes)",
 				       c.len, RS_MAD_HDR_SIZE);
 		f->have |= RS_HAVE_MAD;
-		rs_layer(f, RS_L_MAD, off, RS_MAD_HDR_SIZE);
-		rs_layer(f, RS_L_CM, off + RS_MAD_HDR_SIZE, f->payload_len - RS_MAD_HDR_SIZE);
 		return rs_fail(f, RS_TRUNCATED, off, "MAD cut by the capture length after %llu of its %llu bytes",
 			       c.len, f->payload_len);
 	case RS_MAD_MALFORMED:
 		f->have |= RS_HAVE_MAD;
-		rs_layer(f, RS_L_MAD, off, RS_MAD_HDR_SIZE);
+		mad_layers(f);
 		return rs_fail(f, RS_MALFORMED, off, why.why, why.a, why.b);
 	}
 	f->have |= RS_HAVE_MAD;
 	if (f->mad.attr_ok)
 		f->have |= RS_HAVE_CM;
-	rs_layer(f, RS_L_MAD, off, RS_MAD_HDR_SIZE);
-	if (f->payload_len > RS_MAD_HDR_SIZE)
-		rs_layer(f, RS_L_CM, off + RS_MAD_HDR_SIZE, f->payload_len - RS_MAD_HDR_SIZE);
+	mad_layers(f);
 	return (enum rs_outcome)f->outcome;
 }
 
@@ -254,6 +261,21 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	f->have |= RS_HAVE_BTH;
 	rs_layer(f, RS_L_BTH, bth_off, BTH_LEN);
 
+	/* The ICRC covers the BTH through the pad whatever the opcode says
+	 * follows, and the enclosing lengths already say where it sits: verify
+	 * it before judging the opcode, so a frame whose opcode, PadCnt or TVer
+	 * was corrupted reads as a bad ICRC, not merely as reserved/malformed. */
+	uint32_t icrc_off = end - ICRC_LEN;
+	if (end <= d->caplen) {
+		struct rs_cursor ic = rs_cur_at(d, icrc_off);
+		f->icrc = rs_cur_le32(&ic);
+		f->have |= RS_HAVE_ICRC;
+		if (!d->opts->skip_icrc) {
+			f->icrc_calc = icrc_compute(d, bth_off, icrc_off);
+			f->icrc_status = f->icrc_calc == f->icrc ? RS_CRC_OK : RS_CRC_BAD;
+		}
+	}
+
 	const struct rs_opinfo *op = rs_opinfo(b->opcode);
 	if (!op->defined)
 		return rs_fail(f, RS_UNSUPPORTED, bth_off,
@@ -281,7 +303,6 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	f->have |= RS_HAVE_EXT;
 
 	uint32_t body = tlen - BTH_LEN - hlen - ICRC_LEN;
-	uint32_t icrc_off = end - ICRC_LEN;
 	f->payload_off = bth_off + BTH_LEN + hlen;
 	if (!(op->ext & RS_EXT_PAYLOAD) && body != 0)
 		return rs_fail(f, RS_MALFORMED, f->payload_off,
@@ -290,25 +311,15 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 		return rs_fail(f, RS_MALFORMED, bth_off + 1, "PadCnt %llu is larger than the %llu-byte payload", b->padcnt,
 			       body);
 	f->payload_len = body - b->padcnt;
-	if (f->payload_len)
+	enum rs_outcome o = (enum rs_outcome)f->outcome;
+	if (b->opcode == IBV_OPCODE_UD_SEND_ONLY && b->destqp <= 1)
+		o = mad(d); /* records the MAD layers where the payload would be */
+	else if (f->payload_len)
 		rs_layer(f, RS_L_PAYLOAD, f->payload_off, f->payload_len);
 	if (b->padcnt)
 		rs_layer(f, RS_L_PAD, f->payload_off + f->payload_len, b->padcnt);
 	rs_layer(f, RS_L_ICRC, icrc_off, ICRC_LEN);
-
-	if (end <= d->caplen) {
-		struct rs_cursor ic = rs_cur_at(d, icrc_off);
-		f->icrc = rs_cur_le32(&ic);
-		f->have |= RS_HAVE_ICRC;
-		if (!d->opts->skip_icrc) {
-			f->icrc_calc = icrc_compute(d, bth_off, icrc_off);
-			f->icrc_status = f->icrc_calc == f->icrc ? RS_CRC_OK : RS_CRC_BAD;
-		}
-	}
-
-	if (b->opcode == IBV_OPCODE_UD_SEND_ONLY && b->destqp <= 1)
-		return mad(d);
-	return (enum rs_outcome)f->outcome;
+	return o;
 }
 
 /* The GRH of RoCE v1 or of a routed IB packet. *end receives where PayLen

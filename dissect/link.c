@@ -200,7 +200,11 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 	uint64_t ns = ((ts & 0xFFFFFFFFu) * 1000000000u + 0x80000000u) >> 32;
 	f->erf_ts_ns = (ts >> 32) * 1000000000u + ns;
 	f->have |= RS_HAVE_ERF;
-	rs_layer(f, RS_L_ERF, 0, off);
+	bool eth = f->erf_type == ERF_TYPE_ETH || f->erf_type == ERF_TYPE_COLOR_ETH ||
+		   f->erf_type == ERF_TYPE_DSM_COLOR_ETH || f->erf_type == ERF_TYPE_COLOR_HASH_ETH;
+	/* The Ethernet types' 2-byte offset/pad belongs to the ERF layer, so
+	 * the layers keep tiling the record. */
+	rs_layer(f, RS_L_ERF, 0, eth && wire_end - off >= 2 ? off + 2 : off);
 
 	/* The record may carry padding after the packet: wlen bounds it. */
 	uint32_t end = wire_end;

@@ -1,0 +1,130 @@
+/*
+ * anomaly.c — what went wrong or deserves a look, with where it happened.
+ *
+ * An anomaly is keyed by (type, code, subject): e.g. (NAK, remote access
+ * error, this half-flow). Repeats add to its count and keep the first
+ * RS_SAMPLE_FRAMES frame numbers, so a report can say "12 NAKs, frames 40,
+ * 57, 63, …" without keeping every frame.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "analyzer/report.h"
+
+guint rs_anomaly_hash(gconstpointer p)
+{
+	const struct rs_anomaly *k = p;
+	return g_direct_hash(k->subject) ^ (k->type * 2654435761u) ^ (k->code * 40503u);
+}
+
+gboolean rs_anomaly_equal(gconstpointer x, gconstpointer y)
+{
+	const struct rs_anomaly *a = x, *b = y;
+	return a->type == b->type && a->code == b->code && a->subject == b->subject;
+}
+
+void rs_anomaly_free(gpointer p)
+{
+	struct rs_anomaly *an = p;
+	g_free(an->detail);
+	g_free(an);
+}
+
+struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t code, const void *subject,
+			      const struct rs_fref *at, uint64_t count)
+{
+	struct rs_anomaly probe = { .type = (uint8_t)type, .code = code, .subject = subject };
+	struct rs_anomaly *an = g_hash_table_lookup(a->anomalies, &probe);
+	if (!an) {
+		an = g_new0(struct rs_anomaly, 1);
+		*an = probe;
+		an->seq = a->next_anomaly_seq++;
+		g_hash_table_add(a->anomalies, an);
+	}
+	an->count += count;
+	if (at && an->nframes < RS_SAMPLE_FRAMES)
+		an->frames[an->nframes++] = *at;
+	return an;
+}
+
+void rs_anomaly_set_detail(struct rs_anomaly *an, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	g_free(an->detail);
+	an->detail = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+}
+
+const char *rs_anom_key(enum rs_anom t)
+{
+	static const char *const keys[RS_AN__COUNT] = {
+		[RS_AN_FILE_ERROR] = "file_error",
+		[RS_AN_UNDECODABLE] = "undecodable_frames",
+		[RS_AN_ICRC_BAD] = "bad_icrc",
+		[RS_AN_VCRC_BAD] = "bad_vcrc",
+		[RS_AN_RETRANS] = "retransmission",
+		[RS_AN_OOO] = "out_of_order",
+		[RS_AN_GAP] = "psn_gap",
+		[RS_AN_NAK] = "nak",
+		[RS_AN_RNR] = "rnr_nak",
+		[RS_AN_DUP_ACK] = "duplicate_ack",
+		[RS_AN_CM_REJ] = "cm_reject",
+		[RS_AN_CM_INCOMPLETE] = "cm_incomplete",
+		[RS_AN_CM_RETRY] = "cm_retry",
+		[RS_AN_PSN_START] = "psn_start_mismatch",
+		[RS_AN_MIXED_ROCE] = "roce_v1_v2_mixed",
+		[RS_AN_RKEY_INVALIDATED] = "rkey_after_invalidate",
+		[RS_AN_ECN_CE] = "ecn_ce",
+		[RS_AN_CNP] = "cnp",
+		[RS_AN_EVICTED] = "flows_evicted",
+	};
+	return (unsigned)t < RS_AN__COUNT ? keys[t] : "?";
+}
+
+/* Reports list anomalies by severity group (the enum order), then in the
+ * order they first happened. */
+static gint by_type_then_seq(gconstpointer x, gconstpointer y)
+{
+	const struct rs_anomaly *a = *(const struct rs_anomaly *const *)x;
+	const struct rs_anomaly *b = *(const struct rs_anomaly *const *)y;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a)
+{
+	GPtrArray *v = g_ptr_array_sized_new(g_hash_table_size(a->anomalies));
+	GHashTableIter it;
+	gpointer key;
+	g_hash_table_iter_init(&it, a->anomalies);
+	while (g_hash_table_iter_next(&it, &key, NULL))
+		g_ptr_array_add(v, key);
+	g_ptr_array_sort(v, by_type_then_seq);
+	return v;
+}
+
+void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects)
+{
+	GPtrArray *moved = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer key;
+	g_hash_table_iter_init(&it, a->anomalies);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		struct rs_anomaly *an = key;
+		if (an->subject && g_hash_table_contains(subjects, an->subject)) {
+			g_hash_table_iter_steal(&it);
+			g_ptr_array_add(moved, an);
+		}
+	}
+	for (guint i = 0; i < moved->len; i++) {
+		struct rs_anomaly *an = moved->pdata[i];
+		char d[512];
+		rs_anomaly_describe(a, an, d, sizeof d);
+		rs_anomaly_set_detail(an, "%s (half-flow since evicted)", d);
+		an->subject = an; /* unique, and never a live flow */
+		g_hash_table_add(a->anomalies, an);
+	}
+	g_ptr_array_free(moved, TRUE);
+}

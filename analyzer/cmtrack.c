@@ -1,0 +1,638 @@
+/*
+ * cmtrack.c — CM handshakes and the pairing of half-flows into connections.
+ *
+ * A CM exchange is identified by each side's Communication ID (IBA 12.6.1):
+ * the active side (client) picks one for its REQ, the passive side (server)
+ * picks its own for the REP; later messages carry both. So each message is
+ * found under (sender, local comm ID) or (receiver, remote comm ID).
+ *
+ * The REQ gives the client's QPN and the REP the server's, which names the
+ * two data half-flows before the first data packet: client→server to the
+ * server's QPN, and server→client to the client's QPN. With Linux's CM, the
+ * REQ's Starting PSN is the first PSN the server sends and the REP's is the
+ * first PSN the client sends (each side's field announces what it expects to
+ * receive); rs_track_request() checks the data against them.
+ *
+ * Without a handshake in the capture, a half-flow carrying responses is
+ * paired with the request stream (same two hosts, opposite direction) whose
+ * PSN window contains the response's PSN.
+ */
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+#define LADDER_MAX 2000000 /* events kept for --ladder; beyond, counted */
+
+/* ---- hashable keys ------------------------------------------------------------ */
+
+guint rs_hostkey_hash(gconstpointer p)
+{
+	const struct rs_hostkey *k = p;
+	guint h = k->kind * 31u + k->n * 2654435761u;
+	for (int i = 0; i < 16; i++)
+		h = h * 33u + k->b[i];
+	return h;
+}
+
+gboolean rs_hostkey_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(struct rs_hostkey)) == 0;
+}
+
+void rs_hostkey_set(struct rs_hostkey *k, const struct rs_addr *ad, uint32_t n)
+{
+	memset(k, 0, sizeof *k);
+	k->kind = ad->kind;
+	memcpy(k->b, ad->b, 16);
+	k->n = n;
+}
+
+struct rs_hostkey *rs_hostkey_new(const struct rs_addr *ad, uint32_t n)
+{
+	struct rs_hostkey *k = g_new(struct rs_hostkey, 1);
+	rs_hostkey_set(k, ad, n);
+	return k;
+}
+
+guint rs_hostpair_hash(gconstpointer p)
+{
+	const struct rs_hostpair *k = p;
+	guint h = k->roce * 7u + k->kind;
+	for (int i = 0; i < 16; i++)
+		h = h * 33u + k->a[i];
+	for (int i = 0; i < 16; i++)
+		h = h * 33u + k->b[i];
+	return h;
+}
+
+gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(struct rs_hostpair)) == 0;
+}
+
+static guint flowkey_hash(gconstpointer p)
+{
+	const uint8_t *b = p;
+	guint h = 5381;
+	for (size_t i = 0; i < sizeof(struct rs_flowkey); i++)
+		h = h * 33u + b[i];
+	return h;
+}
+
+static gboolean flowkey_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(struct rs_flowkey)) == 0;
+}
+
+static void hostpair_of(struct rs_hostpair *hp, const struct rs_flowkey *k, bool reversed)
+{
+	memset(hp, 0, sizeof *hp);
+	hp->roce = k->roce;
+	hp->kind = k->akind;
+	memcpy(hp->a, reversed ? k->dst : k->src, 16);
+	memcpy(hp->b, reversed ? k->src : k->dst, 16);
+}
+
+static void free_ptr_array(gpointer p)
+{
+	g_ptr_array_free(p, TRUE);
+}
+
+static void conn_free(gpointer p)
+{
+	g_free(p);
+}
+
+void rs_pair_init(struct rs_analyzer *a)
+{
+	a->by_hosts = g_hash_table_new_full(rs_hostpair_hash, rs_hostpair_equal, g_free, free_ptr_array);
+	a->pending_pairs = g_hash_table_new_full(flowkey_hash, flowkey_equal, g_free, NULL);
+	a->conn_by_id = g_hash_table_new_full(rs_hostkey_hash, rs_hostkey_equal, g_free, NULL);
+	a->versions = g_hash_table_new_full(rs_hostpair_hash, rs_hostpair_equal, g_free, g_free);
+}
+
+void rs_pair_free(struct rs_analyzer *a)
+{
+	g_hash_table_destroy(a->by_hosts);
+	g_hash_table_destroy(a->pending_pairs);
+	g_hash_table_destroy(a->conn_by_id);
+	g_hash_table_destroy(a->versions);
+	if (a->invalidated)
+		g_hash_table_destroy(a->invalidated);
+	g_ptr_array_set_free_func(a->conns, conn_free);
+	g_ptr_array_free(a->conns, TRUE);
+	if (a->ladder)
+		g_array_free(a->ladder, TRUE);
+}
+
+/* ---- pairing ------------------------------------------------------------------ */
+
+void rs_pair_link(struct rs_flow *x, struct rs_flow *y, enum rs_pair how)
+{
+	x->peer = y;
+	y->peer = x;
+	x->pair_method = y->pair_method = (uint8_t)how;
+}
+
+static void attach_conn(struct rs_flow *fl, struct rs_conn *c)
+{
+	fl->conn = c;
+	struct rs_addr src;
+	rs_flowkey_addr(&fl->key, false, &src);
+	if (c->kind == RS_CONN_SIDR) {
+		c->c2s = fl;
+		return;
+	}
+	if (rs_addr_equal(&src, &c->client) && fl->key.qpn == c->server_qpn)
+		c->c2s = fl;
+	else
+		c->s2c = fl;
+	if (c->c2s && c->s2c) {
+		if (c->c2s->peer && c->c2s->peer != c->s2c)
+			c->c2s->peer->peer = NULL; /* an inference the handshake overrules */
+		if (c->s2c->peer && c->s2c->peer != c->c2s)
+			c->s2c->peer->peer = NULL;
+		rs_pair_link(c->c2s, c->s2c, RS_PAIR_CM);
+	}
+}
+
+void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (fl->is_cm_qp)
+		return;
+	struct rs_hostpair hp;
+	hostpair_of(&hp, &fl->key, false);
+	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
+	if (!list) {
+		list = g_ptr_array_new();
+		g_hash_table_insert(a->by_hosts, g_memdup2(&hp, sizeof hp), list);
+	}
+	g_ptr_array_add(list, fl);
+
+	struct rs_conn *c = g_hash_table_lookup(a->pending_pairs, &fl->key);
+	if (c) {
+		g_hash_table_remove(a->pending_pairs, &fl->key);
+		attach_conn(fl, c);
+	}
+}
+
+void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (fl->is_cm_qp)
+		return;
+	struct rs_hostpair hp;
+	hostpair_of(&hp, &fl->key, false);
+	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
+	if (list)
+		g_ptr_array_remove_fast(list, fl);
+}
+
+void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
+{
+	if (resp->is_cm_qp || resp->infer_tries >= 16)
+		return;
+	resp->infer_tries++;
+	struct rs_hostpair hp;
+	hostpair_of(&hp, &resp->key, true);
+	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
+	if (!list)
+		return;
+	struct rs_flow *best = NULL;
+	int32_t best_dist = 0;
+	for (guint i = 0; i < list->len; i++) {
+		struct rs_flow *c = list->pdata[i];
+		if (c->peer || c == resp || !c->req.started || c->transport != resp->transport)
+			continue;
+		if (rs_psn_diff(psn, c->req.first) < 0 || rs_psn_diff(psn, c->req.next) >= 0)
+			continue; /* this response does not answer that request stream */
+		int32_t dist = rs_psn_diff(c->req.next, psn);
+		if (!best || dist < best_dist) {
+			best = c;
+			best_dist = dist;
+		}
+	}
+	if (best)
+		rs_pair_link(best, resp, RS_PAIR_INFERRED);
+}
+
+/* Name the two data half-flows of a connection; link them now or when seen. */
+static void expect_flow(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint32_t qpn)
+{
+	struct rs_flowkey k;
+	memset(&k, 0, sizeof k);
+	k.roce = c->roce;
+	k.akind = c->client.kind;
+	k.qpn = qpn;
+	memcpy(k.src, c2s ? c->client.b : c->server.b, 16);
+	memcpy(k.dst, c2s ? c->server.b : c->client.b, 16);
+	struct rs_flow *fl = rs_flow_find(a, &k);
+	if (fl)
+		attach_conn(fl, c);
+	else
+		g_hash_table_replace(a->pending_pairs, g_memdup2(&k, sizeof k), c);
+}
+
+/* ---- CM messages ---------------------------------------------------------------- */
+
+static struct rs_conn *conn_lookup(struct rs_analyzer *a, const struct rs_addr *ad, uint32_t id)
+{
+	struct rs_hostkey k;
+	rs_hostkey_set(&k, ad, id);
+	return g_hash_table_lookup(a->conn_by_id, &k);
+}
+
+static void conn_index(struct rs_analyzer *a, struct rs_conn *c, const struct rs_addr *ad, uint32_t id)
+{
+	g_hash_table_replace(a->conn_by_id, rs_hostkey_new(ad, id), c);
+}
+
+static struct rs_conn *conn_new(struct rs_analyzer *a, uint8_t kind, const struct rs_frame *f, bool sender_is_client)
+{
+	struct rs_conn *c = g_new0(struct rs_conn, 1);
+	c->id = a->conns->len;
+	c->kind = kind;
+	c->roce = f->roce;
+	c->client = sender_is_client ? f->src : f->dst;
+	c->server = sender_is_client ? f->dst : f->src;
+	g_ptr_array_add(a->conns, c);
+	return c;
+}
+
+static void live_event(struct rs_analyzer *a, uint64_t ts, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static void live_event(struct rs_analyzer *a, uint64_t ts, const char *fmt, ...)
+{
+	struct rs_live_event *e = &a->events[a->nevents % G_N_ELEMENTS(a->events)];
+	va_list ap;
+	va_start(ap, fmt);
+	e->ts_ns = ts;
+	g_vsnprintf(e->text, sizeof e->text, fmt, ap);
+	va_end(ap);
+	a->nevents++;
+}
+
+static void ladder_cm(struct rs_analyzer *a, struct rs_conn *c, const struct rs_frame *f,
+		      const struct rs_frame_meta *m)
+{
+	if (!a->opts.keep_ladder)
+		return;
+	if (!a->ladder)
+		a->ladder = g_array_new(FALSE, TRUE, sizeof(struct rs_ladder_ev));
+	if (a->ladder->len >= LADDER_MAX) {
+		a->ladder_dropped++;
+		return;
+	}
+	struct rs_ladder_ev ev = { .at = { a->cur_file, m->frame_no }, .ts_ns = m->ts_ns, .conn_id = c->id + 1,
+				   .src = f->src, .opcode = f->bth.opcode, .is_cm = true,
+				   .cm_attr = f->mad.hdr.attr_id, .psn = f->bth.psn, .destqp = f->bth.destqp };
+	switch (ev.cm_attr) {
+	case UMAD_CM_ATTR_REQ:
+		ev.cm_qpn = f->mad.u.req.local_qpn;
+		ev.cm_psn = f->mad.u.req.starting_psn;
+		break;
+	case UMAD_CM_ATTR_REP:
+		ev.cm_qpn = f->mad.u.rep.local_qpn;
+		ev.cm_psn = f->mad.u.rep.starting_psn;
+		break;
+	case UMAD_CM_ATTR_REJ:
+		ev.cm_reason = f->mad.u.rej.reason;
+		break;
+	case UMAD_CM_ATTR_SIDR_REP:
+		ev.cm_qpn = f->mad.u.sidr_rep.qpn;
+		break;
+	default:
+		break;
+	}
+	g_array_append_val(a->ladder, ev);
+}
+
+void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		    const struct rs_frame_meta *m, bool retrans)
+{
+	if (!a->ladder)
+		a->ladder = g_array_new(FALSE, TRUE, sizeof(struct rs_ladder_ev));
+	if (a->ladder->len >= LADDER_MAX) {
+		a->ladder_dropped++;
+		return;
+	}
+	struct rs_ladder_ev ev = { .at = { a->cur_file, m->frame_no }, .ts_ns = m->ts_ns, .flow_id = fl->id,
+				   .src = f->src, .opcode = f->bth.opcode, .psn = f->bth.psn, .len = f->payload_len,
+				   .destqp = f->bth.destqp, .retrans = retrans, .ackreq = f->bth.ackreq };
+	if (f->ext & RS_EXT_AETH) {
+		ev.has_aeth = true;
+		ev.syndrome = f->aeth.syndrome;
+		ev.msn = f->aeth.msn;
+	}
+	if (f->ext & RS_EXT_RETH)
+		ev.len = f->reth.dmalen > ev.len && rs_opinfo(f->bth.opcode)->kind == RS_KIND_READ_REQ ? f->reth.dmalen : ev.len;
+	g_array_append_val(a->ladder, ev);
+}
+
+static void count(struct rs_analyzer *a, struct rs_conn *c, uint16_t attr, const struct rs_fref *at, uint64_t ts)
+{
+	unsigned i = (unsigned)(attr - UMAD_CM_ATTR_REQ);
+	if (i >= G_N_ELEMENTS(c->n))
+		return;
+	if (c->n[i]++ == 0) {
+		c->ts[i] = ts;
+		c->at[i] = *at;
+	} else if (attr != UMAD_CM_ATTR_MRA) {
+		/* The same message again: the sender timed out waiting (a retry). */
+		rs_anomaly(a, RS_AN_CM_RETRY, attr, c, at, 1);
+	}
+}
+
+/* Find the exchange a message belongs to, from either side's comm ID. */
+static struct rs_conn *find_either(struct rs_analyzer *a, const struct rs_frame *f, uint32_t local, uint32_t remote)
+{
+	struct rs_conn *c = conn_lookup(a, &f->src, local);
+	if (!c && remote)
+		c = conn_lookup(a, &f->dst, remote);
+	return c;
+}
+
+void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m)
+{
+	const struct rs_mad *mad = &f->mad;
+	if (!mad->is_cm)
+		return;
+	struct rs_fref at = { a->cur_file, m->frame_no };
+	uint16_t attr = mad->hdr.attr_id;
+	char cs[RS_ADDR_STRLEN], ss[RS_ADDR_STRLEN], svc[48];
+	struct rs_conn *c = NULL;
+	/* Offsets of fields within the MAD (header + IBA 12.6 layouts). */
+	const unsigned H = RS_MAD_HDR_SIZE;
+
+	switch (attr) {
+	case UMAD_CM_ATTR_REQ: {
+		const struct rs_cm_req *r = &mad->u.req;
+		if (!rs_mad_captured(mad, H, 4))
+			return;
+		c = conn_lookup(a, &f->src, r->local_comm_id);
+		if (!c || c->kind != RS_CONN_RC) {
+			c = conn_new(a, RS_CONN_RC, f, true);
+			c->client_comm_id = r->local_comm_id;
+			c->tid = mad->hdr.tid;
+			conn_index(a, c, &c->client, c->client_comm_id);
+		}
+		if (rs_mad_captured(mad, H + 8, 8))
+			c->service_id = r->service_id;
+		if (rs_mad_captured(mad, H + 32, 3))
+			c->client_qpn = r->local_qpn;
+		if (rs_mad_captured(mad, H + 44, 3)) {
+			c->req_psn = r->starting_psn;
+			c->have_req_psn = true;
+		}
+		if (rs_mad_captured(mad, H + 51, 1)) {
+			c->transport_type = r->transport_service_type;
+			c->path_mtu = r->path_mtu;
+		}
+		if (mad->has_cma_hdr) {
+			c->have_cma = true;
+			c->cma = mad->cma;
+		}
+		count(a, c, attr, &at, m->ts_ns);
+		if (c->n[0] == 1)
+			live_event(a, m->ts_ns, "REQ  %s QP 0x%x -> %s %s", rs_addr_format(&c->client, cs), c->client_qpn,
+				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
+		break;
+	}
+	case UMAD_CM_ATTR_REP: {
+		const struct rs_cm_rep *r = &mad->u.rep;
+		if (!rs_mad_captured(mad, H, 8))
+			return;
+		c = conn_lookup(a, &f->dst, r->remote_comm_id);
+		if (!c) { /* the REQ was not captured */
+			c = conn_new(a, RS_CONN_RC, f, false);
+			c->client_comm_id = r->remote_comm_id;
+			c->tid = mad->hdr.tid;
+			conn_index(a, c, &c->client, c->client_comm_id);
+		}
+		bool first = c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] == 0;
+		c->server_comm_id = r->local_comm_id;
+		conn_index(a, c, &c->server, c->server_comm_id);
+		if (rs_mad_captured(mad, H + 12, 3))
+			c->server_qpn = r->local_qpn;
+		if (rs_mad_captured(mad, H + 20, 3)) {
+			c->rep_psn = r->starting_psn;
+			c->have_rep_psn = true;
+		}
+		count(a, c, attr, &at, m->ts_ns);
+		if (first) {
+			if (c->server_qpn)
+				expect_flow(a, c, true, c->server_qpn);
+			if (c->client_qpn)
+				expect_flow(a, c, false, c->client_qpn);
+			live_event(a, m->ts_ns, "REP  %s QP 0x%x accepts %s QP 0x%x", rs_addr_format(&c->server, ss),
+				   c->server_qpn, rs_addr_format(&c->client, cs), c->client_qpn);
+		}
+		break;
+	}
+	case UMAD_CM_ATTR_REJ: {
+		const struct rs_cm_rej *r = &mad->u.rej;
+		if (!rs_mad_captured(mad, H, 12))
+			return;
+		c = find_either(a, f, r->local_comm_id, r->remote_comm_id);
+		if (!c) {
+			/* A REJ of a REQ we did not see: the receiver is the client. */
+			c = conn_new(a, RS_CONN_RC, f, r->msg_rejected == 1);
+			c->client_comm_id = r->msg_rejected == 1 ? r->local_comm_id : r->remote_comm_id;
+			conn_index(a, c, &c->client, c->client_comm_id);
+		}
+		c->rej_reason = r->reason;
+		c->rej_msg = r->msg_rejected;
+		c->rej_from_client = rs_addr_equal(&f->src, &c->client);
+		count(a, c, attr, &at, m->ts_ns);
+		rs_anomaly(a, RS_AN_CM_REJ, r->reason, c, &at, 1);
+		live_event(a, m->ts_ns, "REJ  %s rejects: %s (%u)", rs_addr_format(&f->src, ss),
+			   rs_cm_rej_reason_name(r->reason), r->reason);
+		break;
+	}
+	case UMAD_CM_ATTR_MRA:
+	case UMAD_CM_ATTR_RTU:
+	case UMAD_CM_ATTR_DREQ:
+	case UMAD_CM_ATTR_DREP:
+	case UMAD_CM_ATTR_LAP:
+	case UMAD_CM_ATTR_APR: {
+		uint32_t local = attr == UMAD_CM_ATTR_MRA ? mad->u.mra.local_comm_id : mad->u.ids.local_comm_id;
+		uint32_t remote = attr == UMAD_CM_ATTR_MRA ? mad->u.mra.remote_comm_id : mad->u.ids.remote_comm_id;
+		if (!rs_mad_captured(mad, H, 8))
+			return;
+		c = find_either(a, f, local, remote);
+		if (!c)
+			return; /* a message of an exchange we never saw begin */
+		bool first = c->n[attr - UMAD_CM_ATTR_REQ] == 0;
+		count(a, c, attr, &at, m->ts_ns);
+		if (first && (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
+			live_event(a, m->ts_ns, "%-4s %s -> %s", rs_cm_attr_name(attr), rs_addr_format(&f->src, cs),
+				   rs_addr_format(&f->dst, ss));
+		break;
+	}
+	case UMAD_CM_ATTR_SIDR_REQ: {
+		const struct rs_cm_sidr_req *r = &mad->u.sidr_req;
+		if (!rs_mad_captured(mad, H, 16))
+			return;
+		c = conn_lookup(a, &f->src, r->request_id);
+		if (!c || c->kind != RS_CONN_SIDR) {
+			c = conn_new(a, RS_CONN_SIDR, f, true);
+			c->client_comm_id = r->request_id;
+			c->tid = mad->hdr.tid;
+			c->service_id = r->service_id;
+			conn_index(a, c, &c->client, r->request_id);
+		}
+		if (mad->has_cma_hdr) {
+			c->have_cma = true;
+			c->cma = mad->cma;
+		}
+		count(a, c, attr, &at, m->ts_ns);
+		if (c->n[attr - UMAD_CM_ATTR_REQ] == 1)
+			live_event(a, m->ts_ns, "SIDR %s asks %s for %s", rs_addr_format(&c->client, cs),
+				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
+		break;
+	}
+	case UMAD_CM_ATTR_SIDR_REP: {
+		const struct rs_cm_sidr_rep *r = &mad->u.sidr_rep;
+		if (!rs_mad_captured(mad, H, 24))
+			return;
+		c = conn_lookup(a, &f->dst, r->request_id);
+		if (!c || c->kind != RS_CONN_SIDR) {
+			c = conn_new(a, RS_CONN_SIDR, f, false);
+			c->client_comm_id = r->request_id;
+			c->service_id = r->service_id;
+			conn_index(a, c, &c->client, r->request_id);
+		}
+		bool first = c->n[attr - UMAD_CM_ATTR_REQ] == 0;
+		c->sidr_status = r->status;
+		c->server_qpn = r->qpn;
+		c->qkey = r->qkey;
+		count(a, c, attr, &at, m->ts_ns);
+		if (first) {
+			if (r->status == 0)
+				expect_flow(a, c, true, r->qpn);
+			live_event(a, m->ts_ns, "SIDR %s answers: QP 0x%x Q_Key 0x%x (status %u)", rs_addr_format(&f->src, ss),
+				   r->qpn, r->qkey, r->status);
+		}
+		break;
+	}
+	default:
+		return;
+	}
+	if (c)
+		ladder_cm(a, c, f, m);
+}
+
+const char *rs_conn_state(const struct rs_conn *c)
+{
+	const uint32_t *n = c->n;
+	enum { REQ = 0, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ, SIDR_REP };
+	if (c->kind == RS_CONN_SIDR) {
+		if (!n[SIDR_REP])
+			return "incomplete";
+		return c->sidr_status == 0 ? "resolved" : "rejected";
+	}
+	if (n[REJ])
+		return "rejected";
+	if (n[DREQ] || n[DREP])
+		return n[DREP] ? "closed" : "closing";
+	if (n[RTU])
+		return "established";
+	return "incomplete";
+}
+
+void rs_cm_finish(struct rs_analyzer *a)
+{
+	for (guint i = 0; i < a->conns->len; i++) {
+		struct rs_conn *c = a->conns->pdata[i];
+		const char *st = rs_conn_state(c);
+		if (strcmp(st, "incomplete") == 0 || strcmp(st, "closing") == 0) {
+			/* Point at the last message of the exchange that was seen. */
+			struct rs_fref at = { 0, 0 };
+			for (unsigned k = 0; k < G_N_ELEMENTS(c->n); k++)
+				if (c->n[k] && (c->at[k].file > at.file ||
+						(c->at[k].file == at.file && c->at[k].frame > at.frame)))
+					at = c->at[k];
+			rs_anomaly(a, RS_AN_CM_INCOMPLETE, 0, c, &at, 1);
+		}
+	}
+}
+
+/* ---- RoCE v1 and v2 between the same hosts ------------------------------------------ */
+
+struct version_seen {
+	uint8_t mask;
+	struct rs_fref at[2];
+};
+
+/* Put v1 GIDs and v2 addresses in one form: IPv4-mapped GIDs (::ffff:a.b.c.d,
+ * RFC 4291 2.5.5.2) become the IPv4 address they carry. */
+static void normalise(uint8_t out[16], const struct rs_addr *ad, uint8_t *kind)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF };
+	memset(out, 0, 16);
+	if (ad->kind == RS_ADDR_IPV4) {
+		memcpy(out, ad->b, 4);
+		*kind = RS_ADDR_IPV4;
+	} else if (memcmp(ad->b, mapped, 12) == 0) {
+		memcpy(out, ad->b + 12, 4);
+		*kind = RS_ADDR_IPV4;
+	} else {
+		memcpy(out, ad->b, 16);
+		*kind = RS_ADDR_IPV6;
+	}
+}
+
+void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m)
+{
+	struct rs_hostpair hp;
+	uint8_t x[16], y[16], kx, ky;
+	memset(&hp, 0, sizeof hp);
+	normalise(x, &f->src, &kx);
+	normalise(y, &f->dst, &ky);
+	bool swap = memcmp(x, y, 16) > 0;
+	memcpy(hp.a, swap ? y : x, 16);
+	memcpy(hp.b, swap ? x : y, 16);
+	hp.kind = kx;
+	struct version_seen *v = g_hash_table_lookup(a->versions, &hp);
+	if (!v) {
+		v = g_new0(struct version_seen, 1);
+		g_hash_table_insert(a->versions, g_memdup2(&hp, sizeof hp), v);
+	}
+	uint8_t bit = f->roce == RS_ROCE_V1 ? 1 : 2;
+	if (v->mask & bit)
+		return;
+	v->mask |= bit;
+	v->at[bit - 1] = (struct rs_fref){ a->cur_file, m->frame_no };
+	if (v->mask == 3) {
+		struct rs_fref first = v->at[0].frame < v->at[1].frame ? v->at[0] : v->at[1];
+		struct rs_anomaly *an = rs_anomaly(a, RS_AN_MIXED_ROCE, 0, v, &first, 1);
+		char sa[RS_ADDR_STRLEN], sb[RS_ADDR_STRLEN];
+		struct rs_addr aa = { .kind = kx }, bb = { .kind = kx };
+		memcpy(aa.b, hp.a, 16);
+		memcpy(bb.b, hp.b, 16);
+		rs_anomaly_set_detail(an, "RoCE v1 (frame %" G_GUINT64_FORMAT ") and RoCE v2 (frame %" G_GUINT64_FORMAT
+				      ") between %s and %s: the same pair of ports must not mix versions (IBA Annex A17.1)",
+				      v->at[0].frame, v->at[1].frame, rs_fmt_addr(a, &aa, sa, sizeof sa),
+				      rs_fmt_addr(a, &bb, sb, sizeof sb));
+		if (an->nframes < RS_SAMPLE_FRAMES)
+			an->frames[an->nframes++] = first.frame == v->at[0].frame ? v->at[1] : v->at[0];
+	}
+}
+
+/* UD replies to a SIDR client: the client's UD QP is the source QP (DETH)
+ * of its datagrams to the server, so a flow from the server to that QP
+ * belongs to the same exchange. */
+void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	struct rs_hostpair hp;
+	hostpair_of(&hp, &fl->key, true);
+	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
+	for (guint i = 0; list && i < list->len; i++) {
+		struct rs_flow *c2s = list->pdata[i];
+		struct rs_conn *c = c2s->conn;
+		if (c && c->kind == RS_CONN_SIDR && c->c2s == c2s && !c->s2c && c2s->deth_srcqp == fl->key.qpn) {
+			c->s2c = fl;
+			fl->conn = c;
+			c->client_qpn = fl->key.qpn;
+			return;
+		}
+	}
+}

@@ -1,0 +1,467 @@
+/*
+ * internal.h — the analyzer's state, shared by the files of analyzer/ only.
+ *
+ * A half-flow is one direction of traffic to one QP: (source, destination,
+ * destination QPN). RC/UC/XRC half-flows are paired into connections — from
+ * the CM handshake when the capture has it, otherwise inferred from
+ * responses whose PSNs answer a request stream between the same two hosts.
+ *
+ * Memory: a half-flow is about 1 KiB; anything most flows never need
+ * (latency samples, rkey view, loss bitmaps, plot series, ladder events) hangs
+ * off a pointer allocated on first use. Nothing is allocated per frame.
+ */
+#ifndef RS_ANALYZER_INTERNAL_H
+#define RS_ANALYZER_INTERNAL_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyzer/analyzer.h"
+
+#define RS_SAMPLE_FRAMES 8    /* frame numbers kept per anomaly */
+#define RS_SIZE_BUCKETS 33    /* message sizes: 0, then powers of two up to 2^31 */
+#define RS_PSN_MASK 0xFFFFFFu
+#define RS_LOSSMAP_BITS 8192  /* PSNs remembered behind the expected PSN after a gap */
+#define RS_OUTSTANDING 256    /* requests awaiting a response, per requester */
+#define RS_MAX_RKEYS 32       /* rkeys listed per half-flow; more are counted */
+#define RS_LAT_EXACT 4096     /* latency samples kept exactly; then a uniform reservoir */
+
+/* Serial-number distance on the 24-bit PSN circle: a - b in [-2^23, 2^23). */
+static inline int32_t rs_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+/* Message kinds reported per QP (JSON names in rs_msg_key()). */
+enum rs_msg {
+	RS_MSG_SEND, RS_MSG_SEND_IMM, RS_MSG_SEND_INV, RS_MSG_WRITE, RS_MSG_WRITE_IMM,
+	RS_MSG_READ, RS_MSG_ATOMIC_CAS, RS_MSG_ATOMIC_FAA, RS_MSG_ATOMIC_WRITE, RS_MSG_FLUSH,
+	RS_MSG__COUNT,
+	RS_MSG_NONE = 0xFF
+};
+const char *rs_msg_key(enum rs_msg m);
+
+enum rs_pair { RS_PAIR_NONE = 0, RS_PAIR_CM, RS_PAIR_INFERRED };
+
+struct rs_flowkey {
+	uint8_t roce;   /* enum rs_roce */
+	uint8_t akind;  /* enum rs_addr_kind */
+	uint8_t pad[2];
+	uint32_t qpn;
+	uint8_t src[16], dst[16];
+};
+
+/* Where a frame was: file and frame number (for anomaly lists, ladders). */
+struct rs_fref {
+	uint32_t file;
+	uint64_t frame;
+};
+
+/* A bitmap of PSNs reported missing after a forward jump, so a later packet
+ * can be told apart: a first sighting (a gap filled) or a duplicate. */
+struct rs_lossmap {
+	uint32_t base;                       /* PSN of bit 0 */
+	uint64_t bits[RS_LOSSMAP_BITS / 64]; /* 1 = missing */
+};
+
+/* One PSN stream (requests, or responses) of a half-flow. */
+struct rs_psn {
+	bool started;
+	bool resync;          /* the next packet's PSN becomes the expectation */
+	bool in_episode;
+	bool episode_dup;     /* the current backward run re-sent a packet seen before */
+	uint32_t first;       /* PSN of the first packet */
+	uint32_t next;        /* expected PSN of the next new packet */
+	uint32_t episode_len;
+	struct rs_fref episode_start;
+	uint64_t packets;
+	uint64_t gaps;        /* forward jumps */
+	uint64_t missing;     /* PSNs skipped by forward jumps */
+	uint64_t backward;    /* packets below the expected PSN */
+	uint64_t duplicates;  /* ... of which had been seen before */
+	uint64_t fills;       /* ... of which filled a gap */
+	uint64_t ooo;         /* single late packets: out of order, not a go-back */
+	uint64_t episodes;    /* go-back-N episodes */
+	struct rs_lossmap *lost;
+};
+
+/* A multi-packet SEND or WRITE being reassembled. With loss before the
+ * capture point its packets may arrive out of order (go-back-N fills), so a
+ * message completes when its Last packet has been seen and none of its PSNs
+ * is still missing. */
+#define RS_OPEN_MSGS 8
+struct rs_openmsg {
+	uint32_t first_psn;   /* PSN of its First (or of the first PSN after the gap that hid it) */
+	uint32_t missing;     /* PSNs of this message not seen yet */
+	uint64_t bytes;
+	uint8_t family;       /* 0 SEND, 1 WRITE */
+	uint8_t kind;         /* enum rs_msg + 1 once the Last is seen */
+};
+
+/* A request waiting for its response (for latency and pairing). */
+struct rs_pending {
+	uint32_t psn;
+	uint32_t npkts;   /* READ: response packets expected; 0 if the PMTU was unknown */
+	uint8_t what;     /* enum rs_pending_what */
+	bool first_seen;  /* READ: first response already timed */
+	uint64_t ts_ns;
+};
+enum rs_pending_what { RS_PEND_ACKREQ = 1, RS_PEND_READ, RS_PEND_ATOMIC };
+
+/* Latency samples of one kind, in nanoseconds. */
+struct rs_latvec {
+	uint64_t n;       /* samples seen */
+	uint64_t min, max;
+	uint32_t len, cap;
+	uint64_t *v;      /* exact up to RS_LAT_EXACT, then a uniform reservoir */
+	uint64_t rng;
+};
+enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
+
+struct rs_latency {
+	struct rs_pending ring[RS_OUTSTANDING];
+	uint32_t head, count;     /* oldest at head */
+	uint64_t overflow;        /* requests forgotten because too many were outstanding */
+	struct rs_latvec lat[RS_LAT__COUNT];
+};
+
+/* One rkey a requester used on a half-flow (the capability view). */
+struct rs_rkey_use {
+	uint32_t rkey;
+	uint8_t ops;          /* 1 READ, 2 WRITE, 4 ATOMIC, 8 FLUSH */
+	uint64_t va_lo, va_hi;/* [lo, hi) touched */
+	uint64_t bytes;
+	uint64_t count;
+	struct rs_fref first;
+};
+struct rs_rkeys {
+	uint32_t n;
+	uint64_t more;        /* uses of rkeys beyond RS_MAX_RKEYS */
+	struct rs_rkey_use use[RS_MAX_RKEYS];
+};
+
+/* Throughput per interval, for --plot. */
+struct rs_series {
+	uint32_t len, cap;
+	uint32_t shift;       /* each point covers 2^shift intervals */
+	int64_t *interval;
+	uint64_t *bytes;
+};
+
+/* A frame on a connection, for --ladder. */
+struct rs_ladder_ev {
+	struct rs_fref at;
+	uint64_t ts_ns;
+	uint32_t flow_id;     /* the half-flow it travelled on (data frames) */
+	uint32_t conn_id;     /* CM frames: its connection's id + 1; 0 otherwise */
+	struct rs_addr src;   /* sender */
+	uint8_t opcode;
+	bool is_cm;
+	uint16_t cm_attr;
+	uint16_t cm_reason;   /* REJ */
+	uint32_t cm_qpn, cm_psn; /* REQ/REP: local QPN and Starting PSN; SIDR_REP: QPN */
+	uint32_t psn, len, destqp;
+	uint8_t syndrome;     /* AETH, if has_aeth */
+	bool has_aeth, retrans, ackreq;
+	uint32_t msn;
+};
+
+/* Counters per timeline interval. */
+struct rs_tl {
+	uint64_t packets, bytes, payload, messages, retrans, naks, ecn_ce, cnps;
+};
+
+struct rs_conn;
+
+struct rs_flow {
+	struct rs_flowkey key;
+	uint32_t id;              /* creation order */
+	uint32_t slot;            /* index in the flow array */
+	uint8_t transport;        /* RS_TR_* of its packets */
+	uint8_t pair_method;      /* enum rs_pair */
+	bool is_cm_qp;            /* QP0/QP1 */
+	bool mixed_transport;
+	struct rs_flow *peer;
+	struct rs_conn *conn;
+	uint32_t infer_tries;
+
+	struct rs_fref first, last;
+	uint64_t first_ts, last_ts;
+	uint64_t packets, wire_bytes;
+	uint64_t payload_all;     /* every payload byte on the wire */
+	uint64_t payload;         /* first sightings only (goodput) */
+	uint64_t retrans_payload;
+	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
+	uint32_t ophist[32];      /* by opcode & 0x1F within its transport */
+	uint64_t msgs[RS_MSG__COUNT];
+	uint64_t msg_bytes[RS_MSG__COUNT];
+	uint32_t size_hist[RS_SIZE_BUCKETS];
+	uint64_t msg_min, msg_max;
+	uint64_t incomplete_msgs; /* started, never finished */
+	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
+
+	/* Multi-packet messages not finished yet (requests), oldest first. */
+	struct rs_openmsg open[RS_OPEN_MSGS];
+	uint8_t nopen;
+	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
+	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
+
+	struct rs_psn req, rsp;
+	uint32_t pmtu;            /* learned from First/Middle payload sizes */
+
+	/* Responses carried by this flow. */
+	uint64_t acks, acked_pkts;
+	bool have_ack_psn;
+	uint32_t ack_psn;
+	uint64_t dup_acks;
+	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
+	uint64_t rnr_naks;
+	uint8_t rnr_timer_min, rnr_timer_max;
+
+	/* Congestion. */
+	uint64_t ecn_ce, fecn, becn, cnps;
+
+	uint64_t icrc_bad, icrc_unchecked, undecodable;
+
+	/* UD. */
+	uint32_t deth_qkey, deth_srcqp;
+	bool many_srcqp, many_qkey;
+
+	/* Rates. */
+	uint64_t peak_bytes;      /* most payload bytes in one interval */
+	uint64_t live_prev_payload;
+
+	/* Timeline: counts of the current interval. */
+	struct rs_tl tl;
+	bool tl_active;
+
+	struct rs_latency *lat;
+	struct rs_rkeys *rkeys;
+	struct rs_series *series;
+};
+
+enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
+
+/* One CM exchange (RC/UC/XRC connection, or a SIDR lookup for UD). */
+struct rs_conn {
+	uint32_t id;
+	uint8_t kind;             /* enum rs_conn_kind */
+	uint8_t roce;
+	struct rs_addr client, server;
+	uint32_t client_comm_id, server_comm_id; /* SIDR: request ID in client_comm_id */
+	uint64_t tid;
+	uint64_t service_id;
+	uint32_t client_qpn, server_qpn;
+	uint32_t req_psn, rep_psn; /* the Starting PSN fields of REQ and REP */
+	bool have_req_psn, have_rep_psn;
+	uint8_t transport_type, path_mtu;
+	bool have_cma;
+	struct rs_cma_hdr cma;
+	uint32_t qkey;            /* SIDR_REP */
+	uint8_t sidr_status;
+	uint16_t rej_reason;
+	uint8_t rej_msg;
+	bool rej_from_client;
+	/* First sighting and count of each message. */
+	uint64_t ts[16];          /* by attribute id - UMAD_CM_ATTR_REQ */
+	struct rs_fref at[16];
+	uint32_t n[16];
+	struct rs_flow *c2s, *s2c;/* data half-flows once seen */
+};
+
+struct rs_anomaly;
+
+struct rs_file {
+	char *name;
+	int linktype;
+	char *error;              /* reading stopped early: why */
+};
+
+struct rs_analyzer {
+	struct rs_analyzer_opts opts;
+
+	/* Inputs. */
+	GPtrArray *files;         /* struct rs_file */
+	uint32_t cur_file;
+
+	/* Capture-wide counters. */
+	uint64_t frames, bytes;
+	uint64_t first_ts, last_ts;
+	bool have_ts;
+	uint64_t roce[4];         /* by enum rs_roce (0 = not RoCE) */
+	uint64_t ipv4, ipv6;
+	uint64_t outcome[RS_OUTCOME__COUNT];
+	uint64_t opcodes[256];
+	uint64_t icrc[3];         /* by enum rs_crc_status, RoCE frames with an ICRC */
+	uint64_t vcrc_bad;
+	uint64_t ecn_ce, cnps;
+	uint32_t pmtu;            /* largest First/Middle payload seen anywhere */
+
+	/* Half-flows: an open-addressing table of slots into `flows`. */
+	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
+	GArray *free_slots;       /* slots of evicted flows, reused first */
+	uint32_t *table;          /* slot + 1, 0 = empty */
+	uint32_t table_mask;
+	uint32_t nflows, next_flow_id;
+	struct rs_flow *last_flow;/* one-entry cache: consecutive frames share a flow */
+	uint64_t evicted;
+	struct rs_flow evicted_sum;  /* counters of evicted flows */
+
+	/* Pairing: half-flows by host pair, for inference. */
+	GHashTable *by_hosts;     /* hostpair key -> GPtrArray of flows */
+	GHashTable *pending_pairs;/* struct rs_flowkey -> struct rs_conn (CM told us, flow not seen yet) */
+
+	/* CM. */
+	GPtrArray *conns;         /* struct rs_conn * */
+	GHashTable *conn_by_id;   /* (address, comm id) -> conn */
+	struct rs_live_event events[16];
+	uint32_t nevents;         /* total ever; the ring holds the last 16 */
+	GArray *ladder;           /* struct rs_ladder_ev, with --ladder */
+	uint64_t ladder_dropped;
+
+	/* Invalidated rkeys: (host, rkey) -> frame of the IETH. */
+	GHashTable *invalidated;
+	/* RoCE versions seen per host pair (v1/v2 mixing). */
+	GHashTable *versions;
+
+	GHashTable *anomalies;    /* key -> struct rs_anomaly */
+	uint32_t next_anomaly_seq;
+
+	/* Timeline. */
+	uint64_t t0;              /* first frame's time: intervals count from it */
+	bool have_t0;
+	int64_t cur_interval;
+	GPtrArray *tl_active;     /* flows with counts in the current interval */
+	int64_t intervals_seen;
+
+	GHashTable *hosts;        /* address text -> name, from /etc/hosts (unless -n) */
+
+	bool finished;
+};
+
+/* A host (address) plus a 32-bit number: comm IDs, rkeys. Hashable. */
+struct rs_hostkey {
+	uint8_t kind;
+	uint8_t b[16];
+	uint8_t pad[3];
+	uint32_t n;
+};
+guint rs_hostkey_hash(gconstpointer k);
+gboolean rs_hostkey_equal(gconstpointer a, gconstpointer b);
+struct rs_hostkey *rs_hostkey_new(const struct rs_addr *ad, uint32_t n);
+void rs_hostkey_set(struct rs_hostkey *k, const struct rs_addr *ad, uint32_t n);
+
+/* Two hosts of one RoCE kind, in the order given. Hashable. */
+struct rs_hostpair {
+	uint8_t roce, kind;
+	uint8_t a[16], b[16];
+	uint8_t pad[2];
+};
+guint rs_hostpair_hash(gconstpointer k);
+gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b);
+
+/* analyzer.c */
+void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
+struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k);
+void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f);
+void rs_flowkey_reverse(struct rs_flowkey *r, const struct rs_flowkey *k, uint32_t qpn);
+void rs_flowkey_addr(const struct rs_flowkey *k, bool dst, struct rs_addr *out);
+const char *rs_flow_transport_name(const struct rs_flow *fl);
+
+/* psn.c: request/response streams, messages, acks, latency. */
+void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		      const struct rs_frame_meta *m);
+void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		       const struct rs_frame_meta *m);
+void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl);
+uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
+
+/* latency.c */
+void rs_lat_add(struct rs_latvec *v, uint64_t ns);
+uint64_t rs_lat_quantile(struct rs_latvec *v, double q);
+void rs_lat_merge(struct rs_latvec *dst, const struct rs_latvec *src);
+void rs_lat_free(struct rs_latvec *v);
+
+/* cmtrack.c */
+void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
+void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp_flow, uint32_t psn);
+void rs_pair_link(struct rs_flow *x, struct rs_flow *y, enum rs_pair how);
+void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_pair_init(struct rs_analyzer *a);
+void rs_pair_free(struct rs_analyzer *a);
+void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
+const char *rs_conn_state(const struct rs_conn *c);
+void rs_cm_finish(struct rs_analyzer *a);
+void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		    const struct rs_frame_meta *m, bool retrans);
+
+/* timeline.c */
+void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
+void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_tl_flush(struct rs_analyzer *a);
+void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_tl_header(FILE *out);
+
+/* anomaly.c */
+enum rs_anom {
+	RS_AN_FILE_ERROR,
+	RS_AN_UNDECODABLE,
+	RS_AN_ICRC_BAD,
+	RS_AN_VCRC_BAD,
+	RS_AN_RETRANS,
+	RS_AN_OOO,
+	RS_AN_GAP,
+	RS_AN_NAK,
+	RS_AN_RNR,
+	RS_AN_DUP_ACK,
+	RS_AN_CM_REJ,
+	RS_AN_CM_INCOMPLETE,
+	RS_AN_CM_RETRY,
+	RS_AN_PSN_START,
+	RS_AN_MIXED_ROCE,
+	RS_AN_RKEY_INVALIDATED,
+	RS_AN_ECN_CE,
+	RS_AN_CNP,
+	RS_AN_EVICTED,
+	RS_AN__COUNT
+};
+
+struct rs_anomaly {
+	uint32_t seq;             /* creation order, for stable reports */
+	uint8_t type;             /* enum rs_anom */
+	uint32_t code;
+	const void *subject;      /* flow, conn, or a static reason string */
+	uint64_t count;
+	uint32_t nframes;
+	struct rs_fref frames[RS_SAMPLE_FRAMES];
+	char *detail;             /* set by the first report */
+};
+
+struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t code, const void *subject,
+			      const struct rs_fref *at, uint64_t count);
+void rs_anomaly_set_detail(struct rs_anomaly *an, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+const char *rs_anom_key(enum rs_anom t);
+/* Anomalies sorted for reports (caller frees the array, not the items). */
+GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
+void rs_anomaly_free(gpointer p);
+/* Before the flows in `subjects` go away: word their anomalies now. */
+void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects);
+guint rs_anomaly_hash(gconstpointer k);
+gboolean rs_anomaly_equal(gconstpointer a, gconstpointer b);
+
+/* format.c: units and names for reports. */
+const char *rs_fmt_bytes(uint64_t v, char *buf, size_t len);
+const char *rs_fmt_rate(double Bps, char *buf, size_t len);
+const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len);
+const char *rs_fmt_flow_addr(const struct rs_analyzer *a, const struct rs_flowkey *k, bool dst, char *buf,
+			     size_t len);
+const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len);
+const char *rs_fmt_frames(const struct rs_anomaly *an, const struct rs_analyzer *a, char *buf, size_t len);
+const char *rs_fmt_service(uint64_t sid, char *buf, size_t len);
+GHashTable *rs_hosts_load(const char *path);
+
+#endif

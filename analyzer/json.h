@@ -1,0 +1,34 @@
+/*
+ * json.h — a streaming JSON writer: correct escaping, two-space indentation,
+ * no allocation. Keys are given for object members and NULL inside arrays.
+ */
+#ifndef RS_JSON_H
+#define RS_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RS_JSON_MAX_DEPTH 32
+
+struct rs_json {
+	FILE *out;
+	int depth;
+	bool has_items[RS_JSON_MAX_DEPTH];
+};
+
+void rs_json_init(struct rs_json *j, FILE *out);
+void rs_json_obj(struct rs_json *j, const char *key);   /* { */
+void rs_json_arr(struct rs_json *j, const char *key);   /* [ */
+void rs_json_end_obj(struct rs_json *j);                /* } */
+void rs_json_end_arr(struct rs_json *j);                /* ] */
+void rs_json_str(struct rs_json *j, const char *key, const char *v); /* NULL -> null */
+void rs_json_u64(struct rs_json *j, const char *key, uint64_t v);
+void rs_json_i64(struct rs_json *j, const char *key, int64_t v);
+void rs_json_dbl(struct rs_json *j, const char *key, double v);     /* non-finite -> null */
+void rs_json_bool(struct rs_json *j, const char *key, bool v);
+void rs_json_null(struct rs_json *j, const char *key);
+/* Finish the document with a newline. */
+void rs_json_done(struct rs_json *j);
+
+#endif

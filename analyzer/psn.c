@@ -1,0 +1,665 @@
+/*
+ * psn.c — the transport view of one half-flow: PSN health of its request
+ * and response streams, message reassembly, acknowledgements, NAKs and the
+ * latency between a request and the response that answers it.
+ *
+ * Request stream (IBA vol 1 9.7.1): each request packet carries the next PSN
+ * of the requester's send queue; an RDMA READ request consumes one PSN per
+ * response packet it asks for, i.e. ceil(DMA length / path MTU). The path
+ * MTU is learned from the payload of First and Middle packets, which is
+ * always exactly one PMTU (IBA 9.7.4). A packet whose PSN is ahead of the
+ * expected one opens a gap (those PSNs went missing before the capture
+ * point); a packet behind it was sent before: a retransmission (a duplicate
+ * if we saw it already, a gap fill if we had not). A run of backward packets
+ * is one go-back-N episode, unless it is a single gap fill — then the packet
+ * merely arrived out of order.
+ *
+ * Response stream: READ responses carry the PSNs of the request they answer,
+ * consecutively; a READ response at or below one already seen was sent
+ * again (the requester re-read). ACKs carry the PSN of the last request they
+ * acknowledge; a later ACK with a PSN not beyond the previous one is a
+ * duplicate ACK. The AETH syndrome says ACK, RNR NAK or NAK (Table 42).
+ */
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+const char *rs_msg_key(enum rs_msg m)
+{
+	static const char *const keys[RS_MSG__COUNT] = {
+		"send", "send_imm", "send_inv", "write", "write_imm", "read",
+		"atomic_cas", "atomic_faa", "atomic_write", "flush",
+	};
+	return (unsigned)m < RS_MSG__COUNT ? keys[m] : "";
+}
+
+static enum rs_msg msg_of_kind(uint8_t kind)
+{
+	switch (kind) {
+	case RS_KIND_SEND: return RS_MSG_SEND;
+	case RS_KIND_SEND_IMM: return RS_MSG_SEND_IMM;
+	case RS_KIND_SEND_INV: return RS_MSG_SEND_INV;
+	case RS_KIND_WRITE: return RS_MSG_WRITE;
+	case RS_KIND_WRITE_IMM: return RS_MSG_WRITE_IMM;
+	case RS_KIND_READ_REQ: return RS_MSG_READ;
+	case RS_KIND_CMP_SWAP: return RS_MSG_ATOMIC_CAS;
+	case RS_KIND_FETCH_ADD: return RS_MSG_ATOMIC_FAA;
+	case RS_KIND_ATOMIC_WRITE: return RS_MSG_ATOMIC_WRITE;
+	case RS_KIND_FLUSH: return RS_MSG_FLUSH;
+	default: return RS_MSG_NONE;
+	}
+}
+
+void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
+{
+	unsigned b = 0;
+	while (b + 1 < RS_SIZE_BUCKETS && (1ull << b) <= size)
+		b++;
+	fl->size_hist[size ? b : 0]++;
+	if (size < fl->msg_min)
+		fl->msg_min = size;
+	if (size > fl->msg_max)
+		fl->msg_max = size;
+}
+
+static void complete(struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
+{
+	fl->msgs[m]++;
+	fl->msg_bytes[m] += bytes;
+	fl->tl.messages++;
+	rs_flow_size_sample(fl, bytes);
+}
+
+/* ---- lost-PSN bookkeeping -------------------------------------------------- */
+
+static void lossmap_mark(struct rs_psn *s, uint32_t from, uint32_t n)
+{
+	if (!s->lost)
+		s->lost = g_new0(struct rs_lossmap, 1);
+	struct rs_lossmap *l = s->lost;
+	uint32_t off = (uint32_t)rs_psn_diff(from, l->base);
+	/* Re-base when the new gap does not fit behind the old ones. */
+	if (rs_psn_diff(from, l->base) < 0 || off + (n < RS_LOSSMAP_BITS ? n : RS_LOSSMAP_BITS) > RS_LOSSMAP_BITS) {
+		memset(l->bits, 0, sizeof l->bits);
+		l->base = from;
+		off = 0;
+	}
+	for (uint32_t i = 0; i < n && off + i < RS_LOSSMAP_BITS; i++)
+		l->bits[(off + i) / 64] |= 1ull << ((off + i) % 64);
+}
+
+/* Was this PSN reported missing? If so, it is seen now. */
+static bool lossmap_take(struct rs_psn *s, uint32_t psn)
+{
+	struct rs_lossmap *l = s->lost;
+	if (!l)
+		return false;
+	int32_t off = rs_psn_diff(psn, l->base);
+	if (off < 0 || off >= RS_LOSSMAP_BITS)
+		return false;
+	uint64_t bit = 1ull << (off % 64);
+	if (!(l->bits[off / 64] & bit))
+		return false;
+	l->bits[off / 64] &= ~bit;
+	return true;
+}
+
+static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, bool response)
+{
+	if (!s->in_episode)
+		return;
+	s->in_episode = false;
+	if (s->episode_len == 1 && !s->episode_dup) {
+		s->ooo++;
+		rs_anomaly(a, RS_AN_OOO, response, fl, &s->episode_start, 1);
+	} else {
+		s->episodes++;
+		rs_anomaly(a, RS_AN_RETRANS, response, fl, &s->episode_start, s->episode_len);
+	}
+}
+
+uint64_t rs_flow_retransmitted(const struct rs_flow *fl)
+{
+	return fl->req.backward - fl->req.ooo + fl->rsp.backward - fl->rsp.ooo;
+}
+
+/* Backward packet: returns true if it is the first sighting (a gap fill). */
+static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
+		     const struct rs_fref *at, uint32_t payload)
+{
+	(void)a;
+	bool fill = lossmap_take(s, psn);
+	s->backward++;
+	if (fill) {
+		s->fills++;
+	} else {
+		s->duplicates++;
+	}
+	if (!s->in_episode) {
+		s->in_episode = true;
+		s->episode_len = 0;
+		s->episode_dup = false;
+		s->episode_start = *at;
+	}
+	s->episode_len++;
+	s->episode_dup |= !fill;
+	fl->retrans_payload += payload;
+	fl->tl.retrans++;
+	return fill;
+}
+
+/* ---- latency -------------------------------------------------------------- */
+
+static struct rs_latency *lat_of(struct rs_flow *fl)
+{
+	if (!fl->lat)
+		fl->lat = g_new0(struct rs_latency, 1);
+	return fl->lat;
+}
+
+static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_t npkts, uint64_t ts)
+{
+	struct rs_latency *l = lat_of(req);
+	if (l->count == RS_OUTSTANDING) {
+		l->head = (l->head + 1) % RS_OUTSTANDING;
+		l->count--;
+		l->overflow++;
+	}
+	struct rs_pending *p = &l->ring[(l->head + l->count) % RS_OUTSTANDING];
+	*p = (struct rs_pending){ .psn = psn, .npkts = npkts, .what = what, .ts_ns = ts };
+	l->count++;
+}
+
+static void pending_pop(struct rs_latency *l)
+{
+	l->head = (l->head + 1) % RS_OUTSTANDING;
+	l->count--;
+}
+
+/* A response for PSN `psn` implicitly acknowledges every earlier request
+ * (responses come in order, IBA 9.7.5.1.1): time those that asked for it. */
+static void ack_older(struct rs_latency *l, uint32_t psn, uint64_t ts, bool inclusive)
+{
+	while (l->count) {
+		struct rs_pending *p = &l->ring[l->head];
+		int32_t d = rs_psn_diff(p->psn + (p->npkts ? p->npkts : 1) - 1, psn);
+		if (d > 0 || (d == 0 && !inclusive))
+			break;
+		if (p->what == RS_PEND_ACKREQ)
+			rs_lat_add(&l->lat[RS_LAT_ACK], ts - p->ts_ns);
+		pending_pop(l);
+	}
+}
+
+static struct rs_pending *pending_find(struct rs_latency *l, uint32_t psn, uint8_t what)
+{
+	for (uint32_t i = 0; i < l->count; i++) {
+		struct rs_pending *p = &l->ring[(l->head + i) % RS_OUTSTANDING];
+		if (p->psn == psn && p->what == what)
+			return p;
+	}
+	return NULL;
+}
+
+/* ---- requests --------------------------------------------------------------- */
+
+static uint32_t path_mtu(const struct rs_analyzer *a, const struct rs_flow *fl)
+{
+	if (fl->pmtu)
+		return fl->pmtu;
+	if (fl->peer && fl->peer->pmtu)
+		return fl->peer->pmtu;
+	return a->pmtu;
+}
+
+static void learn_pmtu(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint32_t payload)
+{
+	if ((op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE) && payload > fl->pmtu) {
+		fl->pmtu = payload;
+		if (payload > a->pmtu)
+			a->pmtu = payload;
+	}
+}
+
+/* ---- message reassembly ------------------------------------------------------ */
+
+static void open_remove(struct rs_flow *fl, unsigned i)
+{
+	memmove(&fl->open[i], &fl->open[i + 1], (fl->nopen - i - 1) * sizeof fl->open[0]);
+	fl->nopen--;
+}
+
+/* The message a packet with this PSN belongs to: the newest open one that
+ * starts at or before it. */
+static int open_find(const struct rs_flow *fl, uint32_t psn, int family)
+{
+	for (int i = fl->nopen - 1; i >= 0; i--)
+		if (fl->open[i].family == family && rs_psn_diff(psn, fl->open[i].first_psn) >= 0)
+			return i;
+	return -1;
+}
+
+static void open_finish_if_done(struct rs_flow *fl, unsigned i)
+{
+	struct rs_openmsg *o = &fl->open[i];
+	if (o->kind && o->missing == 0) {
+		complete(fl, (enum rs_msg)(o->kind - 1), o->bytes);
+		fl->last_kind[o->family] = o->kind;
+		open_remove(fl, i);
+	}
+}
+
+static int open_push(struct rs_flow *fl, uint32_t psn, int family, uint32_t missing)
+{
+	if (fl->nopen == RS_OPEN_MSGS) {
+		/* Too many unfinished messages: give up on the oldest. */
+		if (fl->open[0].kind)
+			complete(fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
+		else
+			fl->incomplete_msgs++;
+		open_remove(fl, 0);
+	}
+	fl->open[fl->nopen] = (struct rs_openmsg){ .first_psn = psn, .missing = missing, .family = (uint8_t)family };
+	return fl->nopen++;
+}
+
+/*
+ * `gap` is how many PSNs were skipped just before this packet (0 if none),
+ * `in_order` false for a late first sighting (a gap fill).
+ */
+static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op, bool in_order,
+		       uint32_t gap)
+{
+	uint32_t psn = f->bth.psn;
+	uint32_t len = f->payload_len;
+	enum rs_msg m = msg_of_kind(op->kind);
+	if (m == RS_MSG_NONE)
+		return;
+
+	switch (op->kind) {
+	case RS_KIND_READ_REQ:
+		/* The bytes are counted from the responses (read_resp_payload of
+		 * the peer); the size histogram records what was asked for. */
+		fl->msgs[m]++;
+		fl->tl.messages++;
+		rs_flow_size_sample(fl, f->reth.dmalen);
+		return;
+	case RS_KIND_CMP_SWAP:
+	case RS_KIND_FETCH_ADD:
+		complete(fl, m, 8); /* 64-bit operands, IBA 9.4.5 */
+		return;
+	case RS_KIND_ATOMIC_WRITE:
+	case RS_KIND_FLUSH:
+		complete(fl, m, len);
+		return;
+	default:
+		break;
+	}
+
+	int family = (op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM) ? 1 : 0;
+	int i;
+	if (!in_order) {
+		i = open_find(fl, psn, family);
+		if (op->pos == RS_POS_ONLY || op->pos == RS_POS_FIRST) {
+			/* A whole message, or the head of one, that was lost before. */
+			if (op->pos == RS_POS_ONLY) {
+				complete(fl, m, len);
+				fl->last_kind[family] = (uint8_t)(m + 1);
+				return;
+			}
+		}
+		if (i < 0) {
+			/* Its message was already given up on: keep the bytes. */
+			fl->msg_bytes[fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND)] += len;
+			return;
+		}
+		struct rs_openmsg *o = &fl->open[i];
+		o->bytes += len;
+		if (o->missing)
+			o->missing--;
+		if (op->pos == RS_POS_LAST)
+			o->kind = (uint8_t)(m + 1);
+		open_finish_if_done(fl, (unsigned)i);
+		return;
+	}
+
+	/* PSNs skipped just before this packet belong to the newest open
+	 * message (its middle, or the tail it has not finished). */
+	if (gap && fl->nopen)
+		fl->open[fl->nopen - 1].missing += gap;
+
+	switch (op->pos) {
+	case RS_POS_FIRST:
+		fl->seen_first = true;
+		i = open_push(fl, psn, family, 0);
+		fl->open[i].bytes = len;
+		break;
+	case RS_POS_MIDDLE:
+	case RS_POS_LAST:
+		i = fl->nopen ? fl->nopen - 1 : -1;
+		if (i >= 0 && (fl->open[i].family != family || fl->open[i].kind))
+			i = -1;
+		if (i < 0) {
+			if (!fl->seen_first) {
+				fl->orphan_pkts++; /* the capture began inside this message */
+				return;
+			}
+			/* Its First was lost before the capture point. */
+			i = open_push(fl, psn, family, gap);
+			if (gap && fl->nopen > 1)
+				fl->open[fl->nopen - 2].missing -= gap < fl->open[fl->nopen - 2].missing ? gap : fl->open[fl->nopen - 2].missing;
+		}
+		fl->open[i].bytes += len;
+		if (op->pos == RS_POS_LAST) {
+			fl->open[i].kind = (uint8_t)(m + 1);
+			open_finish_if_done(fl, (unsigned)i);
+		}
+		break;
+	case RS_POS_ONLY:
+		fl->seen_first = true;
+		complete(fl, m, len);
+		fl->last_kind[family] = (uint8_t)(m + 1);
+		break;
+	default:
+		break;
+	}
+}
+
+static void note_rkey(struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va, uint64_t len,
+		      const struct rs_fref *at)
+{
+	if (!fl->rkeys)
+		fl->rkeys = g_new0(struct rs_rkeys, 1);
+	struct rs_rkeys *r = fl->rkeys;
+	struct rs_rkey_use *u = NULL;
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->use[i].rkey == rkey) {
+			u = &r->use[i];
+			break;
+		}
+	if (!u) {
+		if (r->n == RS_MAX_RKEYS) {
+			r->more++;
+			return;
+		}
+		u = &r->use[r->n++];
+		*u = (struct rs_rkey_use){ .rkey = rkey, .va_lo = va, .va_hi = va + len, .first = *at };
+	}
+	u->ops |= op;
+	if (va < u->va_lo)
+		u->va_lo = va;
+	if (va + len > u->va_hi)
+		u->va_hi = va + len;
+	u->bytes += len;
+	u->count++;
+}
+
+/* Invalidated rkeys are per host: an IETH asks the receiver to invalidate
+ * one of its own rkeys (IBA 10.6.6.1); later requests to that host naming it
+ * are flagged. */
+static void check_rkey(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, uint32_t rkey,
+		       const struct rs_fref *at)
+{
+	if (!a->invalidated || g_hash_table_size(a->invalidated) == 0)
+		return;
+	struct rs_hostkey k;
+	rs_hostkey_set(&k, &f->dst, rkey);
+	struct rs_fref *inv = g_hash_table_lookup(a->invalidated, &k);
+	if (inv)
+		rs_anomaly(a, RS_AN_RKEY_INVALIDATED, rkey, fl, at, 1);
+}
+
+static void invalidate(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_fref *at)
+{
+	if (!a->invalidated)
+		a->invalidated = g_hash_table_new_full(rs_hostkey_hash, rs_hostkey_equal, g_free, g_free);
+	struct rs_fref *v = g_new(struct rs_fref, 1);
+	*v = *at;
+	g_hash_table_replace(a->invalidated, rs_hostkey_new(&f->dst, f->ieth_rkey), v);
+}
+
+/* The first request PSN should be the one the CM exchange announced. */
+static void check_start_psn(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, const struct rs_fref *at)
+{
+	struct rs_conn *c = fl->conn;
+	if (!c || c->kind != RS_CONN_RC)
+		return;
+	bool c2s = c->c2s == fl;
+	bool known = c2s ? c->have_rep_psn : c->have_req_psn;
+	uint32_t want = c2s ? c->rep_psn : c->req_psn;
+	if (known && psn != want)
+		rs_anomaly(a, RS_AN_PSN_START, want, fl, at, 1);
+}
+
+void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		      const struct rs_frame_meta *m)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	struct rs_psn *s = &fl->req;
+	struct rs_fref at = { a->cur_file, m->frame_no };
+	uint32_t psn = f->bth.psn;
+	uint32_t adv = 1;
+	bool adv_known = true;
+
+	learn_pmtu(a, fl, op, f->payload_len);
+	if (op->kind == RS_KIND_READ_REQ) {
+		uint32_t mtu = path_mtu(a, fl);
+		if (mtu)
+			adv = f->reth.dmalen ? (f->reth.dmalen + mtu - 1) / mtu : 1;
+		else
+			adv_known = false;
+	}
+
+	s->packets++;
+	if (!s->started) {
+		s->started = true;
+		s->first = psn;
+		s->next = psn;
+		check_start_psn(a, fl, psn, &at);
+	}
+	if (s->resync) {
+		/* A READ of unknown length came before: accept its PSN advance. */
+		s->resync = false;
+		if (rs_psn_diff(psn, s->next) > 0)
+			s->next = psn;
+	}
+
+	int32_t d = rs_psn_diff(psn, s->next);
+	bool fresh = true;
+	bool retrans = false;
+	if (d >= 0) {
+		end_episode(a, fl, s, false);
+		if (d > 0) {
+			s->gaps++;
+			s->missing += (uint32_t)d;
+			lossmap_mark(s, s->next, (uint32_t)d);
+			rs_anomaly(a, RS_AN_GAP, 0, fl, &at, (uint32_t)d);
+		}
+		s->next = (psn + adv) & RS_PSN_MASK;
+		s->resync = !adv_known;
+	} else {
+		fresh = backward(a, fl, s, psn, &at, f->payload_len);
+		retrans = true;
+	}
+
+	if (fresh) {
+		fl->payload += f->payload_len;
+		reassemble(fl, f, op, d >= 0, d > 0 ? (uint32_t)d : 0);
+		if (f->ext & RS_EXT_RETH) {
+			uint8_t opbit = op->kind == RS_KIND_READ_REQ ? 1 : op->kind == RS_KIND_FLUSH ? 8 : op->kind == RS_KIND_ATOMIC_WRITE ? 4 : 2;
+			note_rkey(fl, f->reth.rkey, opbit, f->reth.va, f->reth.dmalen, &at);
+			check_rkey(a, fl, f, f->reth.rkey, &at);
+		}
+		if (f->ext & RS_EXT_ATOMICETH) {
+			note_rkey(fl, f->atomic.rkey, 4, f->atomic.va, 8, &at);
+			check_rkey(a, fl, f, f->atomic.rkey, &at);
+		}
+		if (f->ext & RS_EXT_IETH)
+			invalidate(a, f, &at);
+	}
+
+	/* Remember what waits for an answer (latency; pairing). */
+	if (d >= 0 && fl->transport != RS_TR_UC) {
+		if (op->kind == RS_KIND_READ_REQ)
+			pending_add(fl, psn, RS_PEND_READ, adv_known ? adv : 0, m->ts_ns); /* 0: length unknown */
+		else if (op->kind == RS_KIND_CMP_SWAP || op->kind == RS_KIND_FETCH_ADD)
+			pending_add(fl, psn, RS_PEND_ATOMIC, 1, m->ts_ns);
+		else if (f->bth.ackreq)
+			pending_add(fl, psn, RS_PEND_ACKREQ, 1, m->ts_ns);
+	}
+	if (a->opts.keep_ladder)
+		rs_conn_ladder(a, fl, f, m, retrans);
+}
+
+/* ---- responses ---------------------------------------------------------------- */
+
+static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
+		 const struct rs_fref *at, uint64_t ts)
+{
+	uint8_t syn = f->aeth.syndrome;
+	uint8_t v = rs_aeth_value(syn);
+	uint32_t psn = f->bth.psn;
+	struct rs_flow *req = fl->peer;
+
+	switch (rs_aeth_kind(syn)) {
+	case RS_AETH_ACK:
+		if (op->kind != RS_KIND_ACK)
+			break; /* READ responses and atomic ACKs carry an ACK syndrome too */
+		fl->acks++;
+		if (fl->have_ack_psn) {
+			int32_t d = rs_psn_diff(psn, fl->ack_psn);
+			if (d > 0) {
+				fl->acked_pkts += (uint32_t)d;
+			} else {
+				fl->dup_acks++;
+				rs_anomaly(a, RS_AN_DUP_ACK, 0, fl, at, 1);
+			}
+		} else if (req && req->req.started) {
+			int32_t d = rs_psn_diff(psn, req->req.first);
+			fl->acked_pkts += d >= 0 ? (uint32_t)d + 1 : 1;
+		} else {
+			fl->acked_pkts++;
+		}
+		if (!fl->have_ack_psn || rs_psn_diff(psn, fl->ack_psn) > 0)
+			fl->ack_psn = psn;
+		fl->have_ack_psn = true;
+		if (req && req->lat)
+			ack_older(req->lat, psn, ts, true);
+		break;
+	case RS_AETH_RNR_NAK:
+		fl->rnr_naks++;
+		if (v < fl->rnr_timer_min)
+			fl->rnr_timer_min = v;
+		if (v > fl->rnr_timer_max || fl->rnr_naks == 1)
+			fl->rnr_timer_max = v;
+		fl->tl.naks++;
+		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
+		break;
+	case RS_AETH_NAK:
+		fl->naks[v < 8 ? v : 7]++;
+		fl->tl.naks++;
+		rs_anomaly(a, RS_AN_NAK, v, fl, at, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		       const struct rs_frame_meta *m)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	struct rs_psn *s = &fl->rsp;
+	struct rs_fref at = { a->cur_file, m->frame_no };
+	uint32_t psn = f->bth.psn;
+	bool retrans = false;
+
+	s->packets++;
+	if (!fl->peer)
+		rs_pair_infer(a, fl, psn);
+	struct rs_flow *req = fl->peer;
+
+	if (f->ext & RS_EXT_AETH)
+		aeth(a, fl, f, op, &at, m->ts_ns);
+
+	if (op->kind == RS_KIND_READ_RESP || op->kind == RS_KIND_ATOMIC_ACK) {
+		learn_pmtu(a, fl, op, f->payload_len);
+		bool starts = op->pos != RS_POS_MIDDLE && op->pos != RS_POS_LAST;
+		bool fresh = true;
+		if (!s->started) {
+			s->started = true;
+			s->first = psn;
+			s->next = psn;
+		}
+		int32_t d = rs_psn_diff(psn, s->next);
+		if (d >= 0) {
+			end_episode(a, fl, s, true);
+			/* Inside a multi-packet response PSNs are consecutive; a new
+			 * response may start anywhere ahead. */
+			if (d > 0 && !starts) {
+				s->gaps++;
+				s->missing += (uint32_t)d;
+				lossmap_mark(s, s->next, (uint32_t)d);
+				rs_anomaly(a, RS_AN_GAP, 1, fl, &at, (uint32_t)d);
+			}
+			s->next = (psn + 1) & RS_PSN_MASK;
+		} else {
+			fresh = backward(a, fl, s, psn, &at, f->payload_len);
+			retrans = true;
+		}
+		if (fresh && op->kind == RS_KIND_READ_RESP) {
+			fl->read_resp_payload += f->payload_len;
+			fl->payload += f->payload_len;
+		}
+		if (req && req->lat && !retrans) {
+			struct rs_latency *l = req->lat;
+			if (op->kind == RS_KIND_ATOMIC_ACK) {
+				struct rs_pending *p = pending_find(l, psn, RS_PEND_ATOMIC);
+				ack_older(l, psn, m->ts_ns, false);
+				if (p && l->count && &l->ring[l->head] == p) {
+					rs_lat_add(&l->lat[RS_LAT_ATOMIC], m->ts_ns - p->ts_ns);
+					pending_pop(l);
+				}
+			} else {
+				if (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY) {
+					ack_older(l, psn, m->ts_ns, false);
+					struct rs_pending *p = pending_find(l, psn, RS_PEND_READ);
+					if (p && !p->first_seen) {
+						p->first_seen = true;
+						rs_lat_add(&l->lat[RS_LAT_READ_FIRST], m->ts_ns - p->ts_ns);
+					}
+				}
+				if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY) {
+					if (l->count) {
+						struct rs_pending *p = &l->ring[l->head];
+						/* The last response packet of the oldest READ; if its
+						 * packet count was unknown, the one in progress. */
+						bool last = p->npkts ? ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn
+								     : p->first_seen || op->pos == RS_POS_ONLY;
+						if (p->what == RS_PEND_READ && last) {
+							rs_lat_add(&l->lat[RS_LAT_READ_LAST], m->ts_ns - p->ts_ns);
+							pending_pop(l);
+						}
+					}
+				}
+			}
+		}
+	}
+	if (a->opts.keep_ladder)
+		rs_conn_ladder(a, fl, f, m, retrans);
+}
+
+void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	end_episode(a, fl, &fl->req, false);
+	end_episode(a, fl, &fl->rsp, true);
+	/* A message whose Last was seen counts even if some PSNs never showed
+	 * up here (the gap anomaly reports them); one without its Last does not. */
+	while (fl->nopen) {
+		if (fl->open[0].kind)
+			complete(fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
+		else
+			fl->incomplete_msgs++;
+		open_remove(fl, 0);
+	}
+}

@@ -1,0 +1,271 @@
+/*
+ * report.c — shared by the text and JSON reports: which flows, in which
+ * order, the figures derived from the counters, and the wording of each
+ * anomaly.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "analyzer/report.h"
+
+static bool flow_selected(const struct rs_flow *fl, int64_t qp)
+{
+	if (qp < 0)
+		return true;
+	return fl->key.qpn == (uint32_t)qp || (fl->peer && fl->peer->key.qpn == (uint32_t)qp);
+}
+
+static bool conn_selected(const struct rs_conn *c, int64_t qp)
+{
+	return qp < 0 || c->client_qpn == (uint32_t)qp || c->server_qpn == (uint32_t)qp;
+}
+
+static gint by_bytes(gconstpointer x, gconstpointer y)
+{
+	const struct rs_flow *a = *(const struct rs_flow *const *)x;
+	const struct rs_flow *b = *(const struct rs_flow *const *)y;
+	if (a->wire_bytes != b->wire_bytes)
+		return a->wire_bytes > b->wire_bytes ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static bool anomaly_selected(const struct rs_view *v, const struct rs_anomaly *an)
+{
+	if (v->o->qp < 0)
+		return true;
+	for (guint i = 0; i < v->flows->len; i++)
+		if (an->subject == v->flows->pdata[i])
+			return true;
+	for (guint i = 0; i < v->conns->len; i++)
+		if (an->subject == v->conns->pdata[i])
+			return true;
+	return false;
+}
+
+void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_report_opts *o)
+{
+	rs_analyzer_finish(a);
+	v->a = a;
+	v->o = o;
+	v->flows = g_ptr_array_new();
+	for (guint i = 0; i < a->flows->len; i++) {
+		struct rs_flow *fl = a->flows->pdata[i];
+		if (fl && flow_selected(fl, o->qp))
+			g_ptr_array_add(v->flows, fl);
+	}
+	g_ptr_array_sort(v->flows, by_bytes);
+	v->conns = g_ptr_array_new();
+	for (guint i = 0; i < a->conns->len; i++)
+		if (conn_selected(a->conns->pdata[i], o->qp))
+			g_ptr_array_add(v->conns, a->conns->pdata[i]);
+	GPtrArray *all = rs_anomalies_sorted(a);
+	v->anomalies = g_ptr_array_new();
+	for (guint i = 0; i < all->len; i++)
+		if (anomaly_selected(v, all->pdata[i]))
+			g_ptr_array_add(v->anomalies, all->pdata[i]);
+	g_ptr_array_free(all, TRUE);
+}
+
+void rs_view_free(struct rs_view *v)
+{
+	g_ptr_array_free(v->flows, TRUE);
+	g_ptr_array_free(v->conns, TRUE);
+	g_ptr_array_free(v->anomalies, TRUE);
+}
+
+double rs_flow_active_s(const struct rs_flow *fl)
+{
+	return fl->last_ts > fl->first_ts ? (fl->last_ts - fl->first_ts) / 1e9 : 0;
+}
+
+double rs_flow_avg_Bps(const struct rs_flow *fl)
+{
+	double s = rs_flow_active_s(fl);
+	return s > 0 ? fl->payload / s : 0;
+}
+
+double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns)
+{
+	return interval_ns ? fl->peak_bytes / (interval_ns / 1e9) : 0;
+}
+
+uint64_t rs_flow_read_bytes(const struct rs_flow *fl)
+{
+	return fl->peer ? fl->peer->read_resp_payload : 0;
+}
+
+uint64_t rs_flow_msgs_total(const struct rs_flow *fl)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < RS_MSG__COUNT; k++)
+		n += fl->msgs[k];
+	return n;
+}
+
+uint64_t rs_flow_naks_total(const struct rs_flow *fl)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < 8; k++)
+		n += fl->naks[k];
+	return n;
+}
+
+const char *rs_flow_pairing(const struct rs_flow *fl)
+{
+	switch (fl->pair_method) {
+	case RS_PAIR_CM: return "cm";
+	case RS_PAIR_INFERRED: return "inferred";
+	default: return fl->conn ? "cm" : "none";
+	}
+}
+
+const char *rs_flow_label(const struct rs_analyzer *a, const struct rs_flow *fl, char *buf, size_t len)
+{
+	char s[96], d[96];
+	snprintf(buf, len, "%s → %s QP 0x%x", rs_fmt_flow_addr(a, &fl->key, false, s, sizeof s),
+		 rs_fmt_flow_addr(a, &fl->key, true, d, sizeof d), fl->key.qpn);
+	return buf;
+}
+
+const char *rs_lat_key(enum rs_lat_kind k)
+{
+	static const char *const keys[RS_LAT__COUNT] = { "read_first_response", "read_last_response", "ack",
+							 "atomic" };
+	return keys[k];
+}
+
+const char *rs_lat_label(enum rs_lat_kind k)
+{
+	static const char *const labels[RS_LAT__COUNT] = { "READ → 1st response", "READ → last response",
+							   "AckReq → ACK", "atomic → atomic ACK" };
+	return labels[k];
+}
+
+double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr)
+{
+	unsigned i = from_attr - UMAD_CM_ATTR_REQ, j = to_attr - UMAD_CM_ATTR_REQ;
+	if (!c->n[i] || !c->n[j] || c->ts[j] < c->ts[i])
+		return -1;
+	return (c->ts[j] - c->ts[i]) / 1e6;
+}
+
+static const char *conn_label(const struct rs_analyzer *a, const struct rs_conn *c, char *buf, size_t len)
+{
+	char cl[96], sv[96], svc[48];
+	snprintf(buf, len, "%s QP 0x%x → %s %s", rs_fmt_addr(a, &c->client, cl, sizeof cl), c->client_qpn,
+		 rs_fmt_addr(a, &c->server, sv, sizeof sv), rs_fmt_service(c->service_id, svc, sizeof svc));
+	return buf;
+}
+
+const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_anomaly *an, char *buf, size_t len)
+{
+	char who[256];
+	const struct rs_flow *fl = an->subject;
+	const struct rs_conn *c = an->subject;
+	char t[32];
+
+	if (an->type == RS_AN_UNDECODABLE) {
+		snprintf(buf, len, "%" PRIu64 " %s frame%s (first: %s)", an->count,
+			 rs_outcome_name((enum rs_outcome)an->code), an->count == 1 ? "" : "s",
+			 an->detail ? an->detail : "?");
+		return buf;
+	}
+	if (an->detail) {
+		snprintf(buf, len, "%s", an->detail);
+		return buf;
+	}
+	switch ((enum rs_anom)an->type) {
+	case RS_AN_FILE_ERROR: {
+		const struct rs_file *fi = an->code < a->files->len ? a->files->pdata[an->code] : NULL;
+		snprintf(buf, len, "%s: reading stopped early: %s", fi ? fi->name : "?", fi && fi->error ? fi->error : "?");
+		break;
+	}
+	case RS_AN_ICRC_BAD:
+		snprintf(buf, len, "%s: %" PRIu64 " frame%s with a bad ICRC (corrupted in flight, or a broken sender)",
+			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
+		break;
+	case RS_AN_VCRC_BAD:
+		snprintf(buf, len, "%" PRIu64 " InfiniBand frame%s with a bad VCRC (link-level corruption)", an->count,
+			 an->count == 1 ? "" : "s");
+		break;
+	case RS_AN_RETRANS: {
+		const struct rs_psn *s = an->code ? &fl->rsp : &fl->req;
+		snprintf(buf, len, "%s: %" PRIu64 " %s retransmitted in %" PRIu64 " go-back-N episode%s (%" PRIu64
+			 " re-sent after being seen, %" PRIu64 " filling PSNs missing here)",
+			 rs_flow_label(a, fl, who, sizeof who), an->count,
+			 an->code ? "READ response packets" : "request packets", s->episodes,
+			 s->episodes == 1 ? "" : "s", s->duplicates, s->fills - s->ooo);
+		break;
+	}
+	case RS_AN_OOO:
+		snprintf(buf, len, "%s: %" PRIu64 " %s arrived out of order (one late packet filling a gap)",
+			 rs_flow_label(a, fl, who, sizeof who), an->count, an->code ? "responses" : "requests");
+		break;
+	case RS_AN_GAP: {
+		const struct rs_psn *s = an->code ? &fl->rsp : &fl->req;
+		snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s (lost before this capture point; "
+			 "%" PRIu64 " later seen as retransmissions)",
+			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s", s->gaps,
+			 s->gaps == 1 ? "" : "s", s->fills);
+		break;
+	}
+	case RS_AN_NAK:
+		snprintf(buf, len, "%s: %" PRIu64 " NAK%s \"%s\" (code %u)", rs_flow_label(a, fl, who, sizeof who),
+			 an->count, an->count == 1 ? "" : "s", rs_nak_code_name((uint8_t)an->code), an->code);
+		break;
+	case RS_AN_RNR:
+		snprintf(buf, len, "%s: %" PRIu64 " RNR NAK%s: receiver not ready, retry after %s (timer %u)",
+			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s",
+			 rs_fmt_ns(rs_rnr_timer_us((uint8_t)an->code) * 1000ull, t, sizeof t), an->code);
+		break;
+	case RS_AN_DUP_ACK:
+		snprintf(buf, len, "%s: %" PRIu64 " duplicate ACK%s (PSN not beyond the previous ACK)",
+			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
+		break;
+	case RS_AN_CM_REJ:
+		snprintf(buf, len, "connection %s rejected by the %s: %s (reason %u)", conn_label(a, c, who, sizeof who),
+			 c->rej_from_client ? "client" : "server", rs_cm_rej_reason_name((uint16_t)an->code), an->code);
+		break;
+	case RS_AN_CM_INCOMPLETE: {
+		const char *st = rs_conn_state(c);
+		const char *what = c->kind == RS_CONN_SIDR ? "SIDR_REQ without SIDR_REP"
+				   : strcmp(st, "closing") == 0 ? "DREQ without DREP"
+				   : c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] ? "REP without RTU"
+				   : c->n[0] ? "REQ without REP or REJ" : "handshake seen only in part";
+		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(a, c, who, sizeof who), what);
+		break;
+	}
+	case RS_AN_CM_RETRY:
+		snprintf(buf, len, "connection %s: %s sent again %" PRIu64 " time%s (CM retry after a timeout)",
+			 conn_label(a, c, who, sizeof who), rs_cm_attr_name((uint16_t)an->code), an->count,
+			 an->count == 1 ? "" : "s");
+		break;
+	case RS_AN_PSN_START:
+		snprintf(buf, len, "%s: first PSN differs from the Starting PSN 0x%06x agreed in the CM exchange",
+			 rs_flow_label(a, fl, who, sizeof who), an->code);
+		break;
+	case RS_AN_MIXED_ROCE:
+		snprintf(buf, len, "RoCE v1 and v2 between the same hosts");
+		break;
+	case RS_AN_RKEY_INVALIDATED:
+		snprintf(buf, len, "%s: rkey 0x%x used %" PRIu64 " time%s after a SEND with Invalidate revoked it",
+			 rs_flow_label(a, fl, who, sizeof who), an->code, an->count, an->count == 1 ? "" : "s");
+		break;
+	case RS_AN_ECN_CE:
+		snprintf(buf, len, "%s: %" PRIu64 " packet%s marked ECN Congestion Experienced",
+			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
+		break;
+	case RS_AN_CNP:
+		snprintf(buf, len, "%s: %" PRIu64 " congestion notification%s (CNP) received: the sender should slow down",
+			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
+		break;
+	case RS_AN_EVICTED:
+		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under --max-flows %" PRIu64
+			 "; their counters are summed in the evicted total",
+			 an->count, a->opts.max_flows);
+		break;
+	default:
+		snprintf(buf, len, "?");
+	}
+	return buf;
+}

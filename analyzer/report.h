@@ -1,0 +1,41 @@
+/*
+ * report.h — what the report writers share: the flows in report order,
+ * derived figures, and one sentence per anomaly.
+ */
+#ifndef RS_REPORT_H
+#define RS_REPORT_H
+
+#include "analyzer/internal.h"
+
+struct rs_view {
+	struct rs_analyzer *a;
+	const struct rs_report_opts *o;
+	GPtrArray *flows;      /* struct rs_flow *, by wire bytes, --qp applied */
+	GPtrArray *conns;      /* struct rs_conn *, --qp applied */
+	GPtrArray *anomalies;  /* struct rs_anomaly *, --qp applied */
+};
+
+void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_report_opts *o);
+void rs_view_free(struct rs_view *v);
+
+/* Seconds between a flow's first and last frame (0 for one frame). */
+double rs_flow_active_s(const struct rs_flow *fl);
+double rs_flow_avg_Bps(const struct rs_flow *fl);
+double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns);
+/* READ bytes of a requester: what its peer's responses carried. */
+uint64_t rs_flow_read_bytes(const struct rs_flow *fl);
+uint64_t rs_flow_msgs_total(const struct rs_flow *fl);
+uint64_t rs_flow_naks_total(const struct rs_flow *fl);
+const char *rs_flow_pairing(const struct rs_flow *fl);
+
+/* "192.0.2.2 → 192.0.2.1 QP 0x12" */
+const char *rs_flow_label(const struct rs_analyzer *a, const struct rs_flow *fl, char *buf, size_t len);
+/* One sentence for an anomaly. */
+const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_anomaly *an, char *buf, size_t len);
+/* Latency kind names: "read_first", ... */
+const char *rs_lat_key(enum rs_lat_kind k);
+const char *rs_lat_label(enum rs_lat_kind k);
+/* Milliseconds between two CM messages of a connection, or -1. */
+double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * report_json.c — `rocestat --format json`: the summary as one JSON
+ * document. Top-level keys: "rocestat", "capture", "connections", "qps",
+ * "anomalies". Times are nanoseconds (integers) unless the key says
+ * otherwise; rates are bytes per second; PSNs, QPNs and rkeys are integers.
+ * The meaning of every key is in man/rocestat.1 (JSON OUTPUT).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "analyzer/json.h"
+#include "analyzer/report.h"
+
+static void addr_str(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len)
+{
+	(void)a;
+	char t[RS_ADDR_STRLEN];
+	snprintf(buf, len, "%s", rs_addr_format(ad, t));
+}
+
+static void capture(struct rs_json *j, const struct rs_view *v)
+{
+	const struct rs_analyzer *a = v->a;
+	rs_json_obj(j, "capture");
+	rs_json_arr(j, "files");
+	for (guint i = 0; i < a->files->len; i++) {
+		const struct rs_file *fi = a->files->pdata[i];
+		rs_json_obj(j, NULL);
+		rs_json_str(j, "name", fi->name);
+		rs_json_str(j, "link_type", fi->linktype >= 0 ? rs_linktype_name(fi->linktype) : NULL);
+		rs_json_str(j, "error", fi->error);
+		rs_json_end_obj(j);
+	}
+	rs_json_end_arr(j);
+	rs_json_u64(j, "frames", a->frames);
+	rs_json_u64(j, "bytes", a->bytes);
+	if (a->have_ts) {
+		rs_json_u64(j, "first_time_ns", a->first_ts);
+		rs_json_u64(j, "last_time_ns", a->last_ts);
+		rs_json_dbl(j, "duration_s", (a->last_ts - a->first_ts) / 1e9);
+	} else {
+		rs_json_null(j, "first_time_ns");
+		rs_json_null(j, "last_time_ns");
+		rs_json_dbl(j, "duration_s", 0);
+	}
+	rs_json_u64(j, "roce_v1", a->roce[RS_ROCE_V1]);
+	rs_json_u64(j, "roce_v2", a->roce[RS_ROCE_V2]);
+	rs_json_u64(j, "infiniband", a->roce[RS_ROCE_IB]);
+	rs_json_u64(j, "ipv4", a->ipv4);
+	rs_json_u64(j, "ipv6", a->ipv6);
+	rs_json_u64(j, "non_roce", a->roce[0]);
+	rs_json_u64(j, "truncated", a->outcome[RS_TRUNCATED]);
+	rs_json_u64(j, "malformed", a->outcome[RS_MALFORMED]);
+	rs_json_u64(j, "unsupported", a->outcome[RS_UNSUPPORTED]);
+	rs_json_obj(j, "icrc");
+	rs_json_u64(j, "ok", a->icrc[RS_CRC_OK]);
+	rs_json_u64(j, "bad", a->icrc[RS_CRC_BAD]);
+	rs_json_u64(j, "unchecked", a->icrc[RS_CRC_UNCHECKED]);
+	rs_json_end_obj(j);
+	rs_json_u64(j, "vcrc_bad", a->vcrc_bad);
+	rs_json_u64(j, "ecn_ce", a->ecn_ce);
+	rs_json_u64(j, "cnps", a->cnps);
+	if (a->pmtu)
+		rs_json_u64(j, "path_mtu", a->pmtu);
+	else
+		rs_json_null(j, "path_mtu");
+	rs_json_obj(j, "opcodes");
+	for (int i = 0; i < 256; i++)
+		if (a->opcodes[i])
+			rs_json_u64(j, rs_opinfo((uint8_t)i)->name, a->opcodes[i]);
+	rs_json_end_obj(j);
+	rs_json_u64(j, "half_flows", a->nflows);
+	rs_json_u64(j, "half_flows_evicted", a->evicted);
+	rs_json_u64(j, "interval_ns", a->opts.interval_ns);
+	rs_json_end_obj(j);
+}
+
+static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a, const struct rs_conn *c,
+		 bool client)
+{
+	char ad[RS_ADDR_STRLEN];
+	rs_json_obj(j, key);
+	addr_str(a, client ? &c->client : &c->server, ad, sizeof ad);
+	rs_json_str(j, "address", ad);
+	uint32_t qpn = client ? c->client_qpn : c->server_qpn;
+	if (qpn == 0) /* that side's CM message (or, for SIDR, its reply traffic) was not seen */
+		rs_json_null(j, "qpn");
+	else
+		rs_json_u64(j, "qpn", qpn);
+	/* The PSN this side's requests start from: the client's was set by the
+	 * REP's Starting PSN, the server's by the REQ's (see cmtrack.c). */
+	bool have = client ? c->have_rep_psn : c->have_req_psn;
+	if (have && c->kind == RS_CONN_RC)
+		rs_json_u64(j, "start_psn", client ? c->rep_psn : c->req_psn);
+	else
+		rs_json_null(j, "start_psn");
+	rs_json_u64(j, "comm_id", client ? c->client_comm_id : c->server_comm_id);
+	const struct rs_flow *fl = client ? c->c2s : c->s2c;
+	if (fl && fl->req.started)
+		rs_json_u64(j, "first_request_psn", fl->req.first);
+	else
+		rs_json_null(j, "first_request_psn");
+	rs_json_end_obj(j);
+}
+
+static void connections(struct rs_json *j, const struct rs_view *v)
+{
+	const struct rs_analyzer *a = v->a;
+	rs_json_arr(j, "connections");
+	for (guint i = 0; i < v->conns->len; i++) {
+		const struct rs_conn *c = v->conns->pdata[i];
+		char svc[32];
+		rs_json_obj(j, NULL);
+		rs_json_u64(j, "id", c->id);
+		rs_json_str(j, "kind", c->kind == RS_CONN_SIDR ? "sidr" : "connected");
+		rs_json_str(j, "state", rs_conn_state(c));
+		snprintf(svc, sizeof svc, "0x%016" PRIx64, c->service_id);
+		rs_json_str(j, "service_id", svc);
+		if (rs_cm_service_is_rdma_cm(c->service_id)) {
+			rs_json_str(j, "port_space", rs_cm_port_space_name(rs_cm_service_port_space(c->service_id)));
+			rs_json_u64(j, "port", rs_cm_service_port(c->service_id));
+		} else {
+			rs_json_null(j, "port_space");
+			rs_json_null(j, "port");
+		}
+		rs_json_str(j, "transport", c->kind == RS_CONN_SIDR ? "UD" : rs_cm_transport_type_name(c->transport_type));
+		side(j, "client", a, c, true);
+		side(j, "server", a, c, false);
+		if (c->have_cma) {
+			char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN];
+			struct rs_addr sa = { .kind = c->cma.ip_version == 4 ? RS_ADDR_IPV4 : RS_ADDR_IPV6 }, da = sa;
+			bool v4 = c->cma.ip_version == 4;
+			memcpy(sa.b, v4 ? c->cma.src_addr + 12 : c->cma.src_addr, v4 ? 4 : 16);
+			memcpy(da.b, v4 ? c->cma.dst_addr + 12 : c->cma.dst_addr, v4 ? 4 : 16);
+			rs_json_obj(j, "rdma_cm");
+			rs_json_u64(j, "ip_version", c->cma.ip_version);
+			rs_json_str(j, "src_ip", rs_addr_format(&sa, s));
+			rs_json_u64(j, "src_port", c->cma.src_port);
+			rs_json_str(j, "dst_ip", rs_addr_format(&da, d));
+			rs_json_end_obj(j);
+		} else {
+			rs_json_null(j, "rdma_cm");
+		}
+		rs_json_obj(j, "messages");
+		for (unsigned k = 0; k < G_N_ELEMENTS(c->n); k++)
+			if (c->n[k])
+				rs_json_u64(j, rs_cm_attr_name((uint16_t)(UMAD_CM_ATTR_REQ + k)), c->n[k]);
+		rs_json_end_obj(j);
+		rs_json_obj(j, "first_frames");
+		for (unsigned k = 0; k < G_N_ELEMENTS(c->n); k++)
+			if (c->n[k])
+				rs_json_u64(j, rs_cm_attr_name((uint16_t)(UMAD_CM_ATTR_REQ + k)), c->at[k].frame);
+		rs_json_end_obj(j);
+		rs_json_obj(j, "durations_ms");
+		static const struct { const char *key; uint16_t from, to; } steps[] = {
+			{ "req_to_rep", UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_REP },
+			{ "rep_to_rtu", UMAD_CM_ATTR_REP, UMAD_CM_ATTR_RTU },
+			{ "req_to_rtu", UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_RTU },
+			{ "req_to_rej", UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_REJ },
+			{ "dreq_to_drep", UMAD_CM_ATTR_DREQ, UMAD_CM_ATTR_DREP },
+			{ "sidr_req_to_rep", UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP },
+		};
+		for (unsigned k = 0; k < G_N_ELEMENTS(steps); k++) {
+			double ms = rs_conn_step_ms(c, steps[k].from, steps[k].to);
+			if (ms >= 0)
+				rs_json_dbl(j, steps[k].key, ms);
+		}
+		rs_json_end_obj(j);
+		if (c->n[UMAD_CM_ATTR_REJ - UMAD_CM_ATTR_REQ]) {
+			rs_json_obj(j, "reject");
+			rs_json_u64(j, "reason", c->rej_reason);
+			rs_json_str(j, "reason_name", rs_cm_rej_reason_name(c->rej_reason));
+			rs_json_str(j, "by", c->rej_from_client ? "client" : "server");
+			rs_json_end_obj(j);
+		} else {
+			rs_json_null(j, "reject");
+		}
+		if (c->kind == RS_CONN_SIDR) {
+			rs_json_obj(j, "sidr");
+			rs_json_u64(j, "status", c->sidr_status);
+			rs_json_u64(j, "qpn", c->server_qpn);
+			rs_json_u64(j, "q_key", c->qkey);
+			rs_json_end_obj(j);
+		}
+		rs_json_bool(j, "data_seen", c->c2s || c->s2c);
+		rs_json_end_obj(j);
+	}
+	rs_json_end_arr(j);
+}
+
+static void psn_stream(struct rs_json *j, const char *key, const struct rs_psn *s)
+{
+	rs_json_obj(j, key);
+	rs_json_u64(j, "packets", s->packets);
+	if (s->started)
+		rs_json_u64(j, "first_psn", s->first);
+	else
+		rs_json_null(j, "first_psn");
+	rs_json_u64(j, "gaps", s->gaps);
+	rs_json_u64(j, "missing_psns", s->missing);
+	rs_json_u64(j, "retransmitted", s->backward - s->ooo);
+	rs_json_u64(j, "duplicates", s->duplicates);
+	rs_json_u64(j, "gap_fills", s->fills - s->ooo);
+	rs_json_u64(j, "out_of_order", s->ooo);
+	rs_json_u64(j, "go_back_n_episodes", s->episodes);
+	rs_json_end_obj(j);
+}
+
+static void latency(struct rs_json *j, struct rs_flow *fl)
+{
+	rs_json_obj(j, "latency_ns");
+	for (int k = 0; k < RS_LAT__COUNT; k++) {
+		struct rs_latvec *l = fl->lat ? &fl->lat->lat[k] : NULL;
+		if (!l || !l->n) {
+			rs_json_null(j, rs_lat_key((enum rs_lat_kind)k));
+			continue;
+		}
+		rs_json_obj(j, rs_lat_key((enum rs_lat_kind)k));
+		rs_json_u64(j, "count", l->n);
+		rs_json_u64(j, "min", l->min);
+		rs_json_u64(j, "median", rs_lat_quantile(l, 0.5));
+		rs_json_u64(j, "p99", rs_lat_quantile(l, 0.99));
+		rs_json_u64(j, "max", l->max);
+		rs_json_end_obj(j);
+	}
+	rs_json_end_obj(j);
+}
+
+static void qps(struct rs_json *j, const struct rs_view *v)
+{
+	const struct rs_analyzer *a = v->a;
+	rs_json_arr(j, "qps");
+	for (guint i = 0; i < v->flows->len; i++) {
+		struct rs_flow *fl = v->flows->pdata[i];
+		char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN];
+		struct rs_addr sa, da;
+		rs_flowkey_addr(&fl->key, false, &sa);
+		rs_flowkey_addr(&fl->key, true, &da);
+		rs_json_obj(j, NULL);
+		rs_json_str(j, "src", rs_addr_format(&sa, s));
+		rs_json_str(j, "dst", rs_addr_format(&da, d));
+		rs_json_u64(j, "dest_qp", fl->key.qpn);
+		rs_json_str(j, "roce", rs_roce_name((enum rs_roce)fl->key.roce));
+		rs_json_str(j, "transport", rs_flow_transport_name(fl));
+		rs_json_str(j, "pairing", fl->is_cm_qp ? "none" : rs_flow_pairing(fl));
+		if (fl->peer)
+			rs_json_u64(j, "peer_dest_qp", fl->peer->key.qpn);
+		else
+			rs_json_null(j, "peer_dest_qp");
+		if (fl->conn)
+			rs_json_u64(j, "connection", fl->conn->id);
+		else
+			rs_json_null(j, "connection");
+		rs_json_u64(j, "first_frame", fl->first.frame);
+		rs_json_u64(j, "last_frame", fl->last.frame);
+		rs_json_u64(j, "first_time_ns", fl->first_ts);
+		rs_json_u64(j, "last_time_ns", fl->last_ts);
+		rs_json_u64(j, "packets", fl->packets);
+		rs_json_u64(j, "wire_bytes", fl->wire_bytes);
+		rs_json_u64(j, "payload_bytes", fl->payload);
+		rs_json_u64(j, "payload_bytes_on_wire", fl->payload_all);
+		rs_json_u64(j, "retransmitted_bytes", fl->retrans_payload);
+		rs_json_obj(j, "throughput_Bps");
+		rs_json_dbl(j, "average", rs_flow_avg_Bps(fl));
+		rs_json_dbl(j, "peak", rs_flow_peak_Bps(fl, a->opts.interval_ns));
+		rs_json_end_obj(j);
+		rs_json_obj(j, "opcodes");
+		for (int op = 0; op < 32; op++)
+			if (fl->ophist[op])
+				rs_json_u64(j, rs_opinfo((uint8_t)(fl->transport | op))->name, fl->ophist[op]);
+		rs_json_end_obj(j);
+		rs_json_obj(j, "messages");
+		for (int k = 0; k < RS_MSG__COUNT; k++)
+			rs_json_u64(j, rs_msg_key((enum rs_msg)k), fl->msgs[k]);
+		rs_json_end_obj(j);
+		rs_json_obj(j, "message_bytes");
+		for (int k = 0; k < RS_MSG__COUNT; k++)
+			rs_json_u64(j, rs_msg_key((enum rs_msg)k),
+				    k == RS_MSG_READ ? rs_flow_read_bytes(fl) : fl->msg_bytes[k]);
+		rs_json_end_obj(j);
+		rs_json_obj(j, "message_sizes");
+		uint64_t nmsg = 0;
+		for (int b = 0; b < RS_SIZE_BUCKETS; b++)
+			nmsg += fl->size_hist[b];
+		if (nmsg) {
+			rs_json_u64(j, "min", fl->msg_min);
+			rs_json_u64(j, "max", fl->msg_max);
+		} else {
+			rs_json_null(j, "min");
+			rs_json_null(j, "max");
+		}
+		rs_json_obj(j, "histogram");
+		for (int b = 0; b < RS_SIZE_BUCKETS; b++) {
+			if (!fl->size_hist[b])
+				continue;
+			char k[32];
+			if (b == 0)
+				snprintf(k, sizeof k, "0");
+			else
+				snprintf(k, sizeof k, "%" PRIu64 "-%" PRIu64, (uint64_t)1 << (b - 1), ((uint64_t)1 << b) - 1);
+			rs_json_u64(j, k, fl->size_hist[b]);
+		}
+		rs_json_end_obj(j);
+		rs_json_end_obj(j);
+		rs_json_u64(j, "incomplete_messages", fl->incomplete_msgs);
+		rs_json_u64(j, "orphan_packets", fl->orphan_pkts);
+		psn_stream(j, "request_psn", &fl->req);
+		psn_stream(j, "response_psn", &fl->rsp);
+		rs_json_u64(j, "retransmitted_packets", rs_flow_retransmitted(fl));
+		rs_json_obj(j, "naks");
+		for (uint8_t c = 0; c <= RS_NAK_INVALID_RD_REQUEST; c++)
+			rs_json_u64(j, rs_nak_code_key(c), fl->naks[c]);
+		rs_json_end_obj(j);
+		rs_json_u64(j, "rnr_naks", fl->rnr_naks);
+		if (fl->rnr_naks) {
+			rs_json_obj(j, "rnr_timer_us");
+			rs_json_u64(j, "min", rs_rnr_timer_us(fl->rnr_timer_min));
+			rs_json_u64(j, "max", rs_rnr_timer_us(fl->rnr_timer_max));
+			rs_json_end_obj(j);
+		}
+		rs_json_u64(j, "acks", fl->acks);
+		if (fl->acks)
+			rs_json_dbl(j, "packets_per_ack", (double)fl->acked_pkts / fl->acks);
+		else
+			rs_json_null(j, "packets_per_ack");
+		rs_json_u64(j, "duplicate_acks", fl->dup_acks);
+		latency(j, fl);
+		rs_json_u64(j, "ecn_ce", fl->ecn_ce);
+		rs_json_u64(j, "fecn", fl->fecn);
+		rs_json_u64(j, "becn", fl->becn);
+		rs_json_u64(j, "cnps", fl->cnps);
+		rs_json_u64(j, "icrc_bad", fl->icrc_bad);
+		rs_json_u64(j, "icrc_unchecked", fl->icrc_unchecked);
+		rs_json_u64(j, "undecodable", fl->undecodable);
+		if (fl->pmtu)
+			rs_json_u64(j, "path_mtu", fl->pmtu);
+		if (fl->transport == RS_TR_UD) {
+			rs_json_obj(j, "ud");
+			rs_json_u64(j, "src_qp", fl->deth_srcqp);
+			rs_json_u64(j, "q_key", fl->deth_qkey);
+			rs_json_bool(j, "several_src_qps", fl->many_srcqp);
+			rs_json_bool(j, "several_q_keys", fl->many_qkey);
+			rs_json_end_obj(j);
+		}
+		rs_json_arr(j, "rkeys");
+		for (uint32_t k = 0; fl->rkeys && k < fl->rkeys->n; k++) {
+			const struct rs_rkey_use *u = &fl->rkeys->use[k];
+			rs_json_obj(j, NULL);
+			rs_json_u64(j, "rkey", u->rkey);
+			rs_json_arr(j, "ops");
+			if (u->ops & 1)
+				rs_json_str(j, NULL, "read");
+			if (u->ops & 2)
+				rs_json_str(j, NULL, "write");
+			if (u->ops & 4)
+				rs_json_str(j, NULL, "atomic");
+			if (u->ops & 8)
+				rs_json_str(j, NULL, "flush");
+			rs_json_end_arr(j);
+			rs_json_u64(j, "va_start", u->va_lo);
+			rs_json_u64(j, "va_end", u->va_hi);
+			rs_json_u64(j, "bytes", u->bytes);
+			rs_json_u64(j, "uses", u->count);
+			rs_json_u64(j, "first_frame", u->first.frame);
+			rs_json_end_obj(j);
+		}
+		rs_json_end_arr(j);
+		rs_json_end_obj(j);
+	}
+	rs_json_end_arr(j);
+}
+
+static void anomalies(struct rs_json *j, const struct rs_view *v)
+{
+	rs_json_arr(j, "anomalies");
+	for (guint i = 0; i < v->anomalies->len; i++) {
+		const struct rs_anomaly *an = v->anomalies->pdata[i];
+		char d[512];
+		rs_json_obj(j, NULL);
+		rs_json_str(j, "type", rs_anom_key((enum rs_anom)an->type));
+		rs_json_u64(j, "code", an->code);
+		rs_json_u64(j, "count", an->count);
+		rs_json_str(j, "description", rs_anomaly_describe(v->a, an, d, sizeof d));
+		rs_json_arr(j, "frames");
+		for (uint32_t k = 0; k < an->nframes; k++)
+			rs_json_u64(j, NULL, an->frames[k].frame);
+		rs_json_end_arr(j);
+		if (v->a->files->len > 1) {
+			rs_json_arr(j, "files");
+			for (uint32_t k = 0; k < an->nframes; k++)
+				rs_json_u64(j, NULL, an->frames[k].file);
+			rs_json_end_arr(j);
+		}
+		rs_json_end_obj(j);
+	}
+	rs_json_end_arr(j);
+}
+
+int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+{
+	struct rs_view v;
+	struct rs_json j;
+	rs_view_init(&v, a, o);
+	rs_json_init(&j, out);
+	rs_json_obj(&j, NULL);
+	rs_json_str(&j, "rocestat", ROCESTAT_VERSION);
+	capture(&j, &v);
+	connections(&j, &v);
+	qps(&j, &v);
+	anomalies(&j, &v);
+	rs_json_end_obj(&j);
+	rs_json_done(&j);
+	rs_view_free(&v);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,368 @@
+/*
+ * report_text.c — the one-screen summary of `rocestat FILE`.
+ *
+ * Sections: the capture, the opcode mix, CM connections, queue pairs by
+ * bytes with throughput and health, latency, remote memory touched, and the
+ * anomalies with frame numbers to jump to in the walkthrough or Wireshark.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "analyzer/report.h"
+
+#define BOLD(o) ((o)->color ? "\033[1m" : "")
+#define RED(o) ((o)->color ? "\033[31m" : "")
+#define OFF(o) ((o)->color ? "\033[0m" : "")
+
+/* Display width of UTF-8 text: code points, not bytes ("→", "µ", "✗"). */
+static int text_width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+/* Print `s` in a column of `width` display cells, cut with "…" if longer. */
+static void cell(FILE *out, const char *s, int width, bool right)
+{
+	int w = text_width(s);
+	if (w > width) {
+		int keep = width - 1, seen = 0;
+		for (const char *p = s; *p; p++) {
+			if (((unsigned char)*p & 0xC0) != 0x80 && seen++ == keep)
+				break;
+			fputc(*p, out);
+		}
+		fputs("…", out);
+		return;
+	}
+	if (right)
+		fprintf(out, "%*s", width - w, "");
+	fputs(s, out);
+	if (!right)
+		fprintf(out, "%*s", width - w, "");
+}
+
+static void fmt_time(uint64_t ns, char *buf, size_t len)
+{
+	time_t s = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	size_t n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%06" PRIu64 " UTC", (ns % 1000000000u) / 1000);
+}
+
+static void capture_section(FILE *out, const struct rs_view *v)
+{
+	const struct rs_analyzer *a = v->a;
+	char b1[32], t1[48], t2[48];
+
+	fprintf(out, "%srocestat %s%s  ·  ", BOLD(v->o), ROCESTAT_VERSION, OFF(v->o));
+	for (guint i = 0; i < a->files->len; i++) {
+		const struct rs_file *fi = a->files->pdata[i];
+		fprintf(out, "%s%s", i ? ", " : "", fi->name);
+	}
+	fputc('\n', out);
+	double span = a->have_ts ? (a->last_ts - a->first_ts) / 1e9 : 0;
+	fprintf(out, "Capture    %" PRIu64 " frame%s, %s, %.3f s", a->frames, a->frames == 1 ? "" : "s",
+		rs_fmt_bytes(a->bytes, b1, sizeof b1), span);
+	if (a->have_ts) {
+		fmt_time(a->first_ts, t1, sizeof t1);
+		fmt_time(a->last_ts, t2, sizeof t2);
+		fprintf(out, "  (%s → %s)", t1, t2 + (strncmp(t1, t2, 11) == 0 ? 11 : 0));
+	}
+	fputc('\n', out);
+	fprintf(out, "           ");
+	bool any = false;
+	if (a->roce[RS_ROCE_V2]) {
+		fprintf(out, "RoCE v2 %" PRIu64 " (IPv4 %" PRIu64 ", IPv6 %" PRIu64 ")", a->roce[RS_ROCE_V2], a->ipv4,
+			a->ipv6);
+		any = true;
+	}
+	if (a->roce[RS_ROCE_V1]) {
+		fprintf(out, "%sRoCE v1 %" PRIu64, any ? "  ·  " : "", a->roce[RS_ROCE_V1]);
+		any = true;
+	}
+	if (a->roce[RS_ROCE_IB]) {
+		fprintf(out, "%sInfiniBand %" PRIu64, any ? "  ·  " : "", a->roce[RS_ROCE_IB]);
+		any = true;
+	}
+	fprintf(out, "%snon-RoCE %" PRIu64, any ? "  ·  " : "", a->roce[0]);
+	fputc('\n', out);
+	fprintf(out, "           ICRC ok %" PRIu64 ", bad %s%" PRIu64 "%s, unchecked %" PRIu64, a->icrc[RS_CRC_OK],
+		a->icrc[RS_CRC_BAD] ? RED(v->o) : "", a->icrc[RS_CRC_BAD], OFF(v->o), a->icrc[RS_CRC_UNCHECKED]);
+	if (a->roce[RS_ROCE_IB])
+		fprintf(out, "  ·  VCRC bad %" PRIu64, a->vcrc_bad);
+	uint64_t bad = a->outcome[RS_TRUNCATED] + a->outcome[RS_MALFORMED] + a->outcome[RS_UNSUPPORTED];
+	fprintf(out, "  ·  truncated %" PRIu64 ", malformed %" PRIu64 ", unsupported %" PRIu64 "%s\n",
+		a->outcome[RS_TRUNCATED], a->outcome[RS_MALFORMED], a->outcome[RS_UNSUPPORTED],
+		bad ? "  (see anomalies)" : "");
+	if (a->pmtu)
+		fprintf(out, "           path MTU %u (from First/Middle payloads)\n", a->pmtu);
+}
+
+static gint by_count_desc(gconstpointer x, gconstpointer y, gpointer data)
+{
+	const uint64_t *c = data;
+	int a = *(const int *)x, b = *(const int *)y;
+	if (c[a] != c[b])
+		return c[a] > c[b] ? -1 : 1;
+	return a - b;
+}
+
+static void opcode_section(FILE *out, const struct rs_view *v)
+{
+	const struct rs_analyzer *a = v->a;
+	int ops[256], n = 0;
+	for (int i = 0; i < 256; i++)
+		if (a->opcodes[i])
+			ops[n++] = i;
+	if (!n)
+		return;
+	g_qsort_with_data(ops, n, sizeof ops[0], by_count_desc, (gpointer)a->opcodes);
+	fprintf(out, "Opcodes    ");
+	int col = 11;
+	for (int i = 0; i < n; i++) {
+		char item[80];
+		int w = snprintf(item, sizeof item, "%s %" PRIu64, rs_opinfo((uint8_t)ops[i])->name, a->opcodes[ops[i]]);
+		if (i && col + w + 3 > 118) {
+			fprintf(out, "\n           ");
+			col = 11;
+		} else if (i) {
+			fputs(" · ", out);
+			col += 3;
+		}
+		fputs(item, out);
+		col += w;
+	}
+	fputc('\n', out);
+}
+
+static void conn_section(FILE *out, const struct rs_view *v)
+{
+	if (!v->conns->len)
+		return;
+	const struct rs_analyzer *a = v->a;
+	fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
+	fprintf(out, "  %-3s ", "#");
+	cell(out, "client", 30, false);
+	cell(out, " server", 31, false);
+	cell(out, " service", 14, false);
+	cell(out, " state", 13, false);
+	cell(out, "REQ→REP", 10, true);
+	cell(out, "REP→RTU", 10, true);
+	fputs("  data\n", out);
+	for (guint i = 0; i < v->conns->len; i++) {
+		const struct rs_conn *c = v->conns->pdata[i];
+		char cl[128], sv[128], ca[96], sa[96], svc[48], d1[16], d2[16];
+		rs_fmt_addr(a, &c->client, ca, sizeof ca);
+		rs_fmt_addr(a, &c->server, sa, sizeof sa);
+		/* A QPN of 0 is not a data QP: that side's message was not seen. */
+		if (!c->client_qpn)
+			snprintf(cl, sizeof cl, "%s", ca);
+		else
+			snprintf(cl, sizeof cl, "%s QP 0x%x", ca, c->client_qpn);
+		if (!c->server_qpn)
+			snprintf(sv, sizeof sv, "%s", sa);
+		else
+			snprintf(sv, sizeof sv, "%s QP 0x%x", sa, c->server_qpn);
+		double s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_REP);
+		double s2 = rs_conn_step_ms(c, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_RTU);
+		if (c->kind == RS_CONN_SIDR)
+			s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP), s2 = -1;
+		snprintf(d1, sizeof d1, s1 >= 0 ? "%.2f ms" : "-", s1);
+		snprintf(d2, sizeof d2, s2 >= 0 ? "%.2f ms" : "-", s2);
+		const char *st = rs_conn_state(c);
+		bool alarm = strcmp(st, "rejected") == 0 || strcmp(st, "incomplete") == 0;
+		const char *data = c->kind == RS_CONN_SIDR ? (c->c2s ? "UD seen" : "no UD seen")
+				   : c->c2s && c->s2c ? "both ways" : c->c2s || c->s2c ? "one way" : "none seen";
+		fprintf(out, "  %-3u ", c->id);
+		cell(out, cl, 30, false);
+		fputc(' ', out);
+		cell(out, sv, 30, false);
+		fputc(' ', out);
+		cell(out, rs_fmt_service(c->service_id, svc, sizeof svc), 13, false);
+		fprintf(out, " %s", alarm ? RED(v->o) : "");
+		cell(out, st, 12, false);
+		fputs(OFF(v->o), out);
+		cell(out, d1, 10, true);
+		cell(out, d2, 10, true);
+		fprintf(out, "  %s\n", data);
+		/* Second line: what a reader needs to find the data. */
+		fprintf(out, "      ");
+		if (c->kind == RS_CONN_RC) {
+			if (c->have_rep_psn)
+				fprintf(out, "client sends from PSN 0x%06x, ", c->rep_psn);
+			if (c->have_req_psn)
+				fprintf(out, "server from PSN 0x%06x, ", c->req_psn);
+			fprintf(out, "%s", rs_cm_transport_type_name(c->transport_type));
+		} else {
+			fprintf(out, "Q_Key 0x%x, status %u", c->qkey, c->sidr_status);
+		}
+		if (c->have_cma) {
+			char ip1[RS_ADDR_STRLEN], ip2[RS_ADDR_STRLEN];
+			struct rs_addr s = { .kind = c->cma.ip_version == 4 ? RS_ADDR_IPV4 : RS_ADDR_IPV6 }, d = s;
+			memcpy(s.b, c->cma.ip_version == 4 ? c->cma.src_addr + 12 : c->cma.src_addr, c->cma.ip_version == 4 ? 4 : 16);
+			memcpy(d.b, c->cma.ip_version == 4 ? c->cma.dst_addr + 12 : c->cma.dst_addr, c->cma.ip_version == 4 ? 4 : 16);
+			fprintf(out, ", RDMA CM %s:%u → %s", rs_addr_format(&s, ip1), c->cma.src_port, rs_addr_format(&d, ip2));
+		}
+		if (c->kind == RS_CONN_RC && c->n[UMAD_CM_ATTR_REJ - UMAD_CM_ATTR_REQ])
+			fprintf(out, ", REJ: %s (%u)", rs_cm_rej_reason_name(c->rej_reason), c->rej_reason);
+		fprintf(out, ", frames");
+		static const uint16_t order[] = { UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_MRA, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_REJ,
+						  UMAD_CM_ATTR_RTU, UMAD_CM_ATTR_DREQ, UMAD_CM_ATTR_DREP,
+						  UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP };
+		for (unsigned k = 0; k < G_N_ELEMENTS(order); k++) {
+			unsigned j = order[k] - UMAD_CM_ATTR_REQ;
+			if (c->n[j])
+				fprintf(out, " %s %" PRIu64 "%s", rs_cm_attr_name(order[k]), c->at[j].frame,
+					c->n[j] > 1 ? "+" : "");
+		}
+		fputc('\n', out);
+	}
+}
+
+static void msgs_text(const struct rs_flow *fl, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < RS_MSG__COUNT && o + 20 < len; k++)
+		if (fl->msgs[k])
+			o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", fl->msgs[k],
+					      rs_msg_key((enum rs_msg)k));
+	if (!o)
+		snprintf(buf, len, "-");
+}
+
+static void qp_section(FILE *out, const struct rs_view *v)
+{
+	const struct rs_analyzer *a = v->a;
+	if (!v->flows->len)
+		return;
+	fprintf(out, "\n%sQueue pairs%s (by bytes; payload counts each PSN once)\n", BOLD(v->o), OFF(v->o));
+	fputs("  ", out);
+	cell(out, "src → dst  QP", 42, false);
+	fprintf(out, " %-4s %-8s %7s %10s  ", "tr", "pairing", "pkts", "payload");
+	cell(out, "messages", 24, false);
+	fprintf(out, " %11s %11s %5s %4s %4s %4s %4s %5s\n", "avg rate", "peak rate", "retx", "NAK", "RNR", "CE",
+		"CNP", "ICRC✗");
+	for (guint i = 0; i < v->flows->len; i++) {
+		const struct rs_flow *fl = v->flows->pdata[i];
+		char lbl[160], pay[24], msgs[96], r1[24], r2[24], s[96], d[96];
+		snprintf(lbl, sizeof lbl, "%s → %s 0x%x", rs_fmt_flow_addr(a, &fl->key, false, s, sizeof s),
+			 rs_fmt_flow_addr(a, &fl->key, true, d, sizeof d), fl->key.qpn);
+		msgs_text(fl, msgs, sizeof msgs);
+		uint64_t retx = rs_flow_retransmitted(fl);
+		uint64_t nak = rs_flow_naks_total(fl);
+		bool alarm = retx || nak || fl->rnr_naks || fl->icrc_bad;
+		fputs("  ", out);
+		cell(out, lbl, 42, false);
+		fprintf(out, " %-4s %-8s %7" PRIu64 " %10s  ", fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl),
+			fl->is_cm_qp ? "" : rs_flow_pairing(fl), fl->packets, rs_fmt_bytes(fl->payload, pay, sizeof pay));
+		cell(out, msgs, 24, false);
+		fprintf(out, " %11s %11s %s%5" PRIu64 " %4" PRIu64 " %4" PRIu64 "%s %4" PRIu64 " %4" PRIu64 " %5" PRIu64 "\n",
+			rs_fmt_rate(rs_flow_avg_Bps(fl), r1, sizeof r1),
+			rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), alarm ? RED(v->o) : "",
+			retx, nak, fl->rnr_naks, OFF(v->o), fl->ecn_ce, fl->cnps, fl->icrc_bad);
+	}
+	if (a->evicted)
+		fprintf(out, "  (%" PRIu64 " evicted half-flows: %" PRIu64 " packets, %" PRIu64 " payload bytes)\n", a->evicted,
+			a->evicted_sum.packets, a->evicted_sum.payload);
+}
+
+static void latency_section(FILE *out, const struct rs_view *v)
+{
+	bool header = false;
+	for (guint i = 0; i < v->flows->len; i++) {
+		struct rs_flow *fl = v->flows->pdata[i];
+		if (!fl->lat)
+			continue;
+		bool any = false;
+		for (int k = 0; k < RS_LAT__COUNT; k++)
+			any |= fl->lat->lat[k].n > 0;
+		if (!any)
+			continue;
+		if (!header) {
+			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
+			fprintf(out, "%*s%10s %10s %10s %10s %8s\n", 7, "", "min", "median", "p99", "max", "samples");
+			header = true;
+		}
+		char lbl[200];
+		fprintf(out, "  %s\n", rs_flow_label(v->a, fl, lbl, sizeof lbl));
+		for (int k = 0; k < RS_LAT__COUNT; k++) {
+			struct rs_latvec *l = &fl->lat->lat[k];
+			if (!l->n)
+				continue;
+			char t[4][24];
+			fputs("    ", out);
+			cell(out, rs_lat_label((enum rs_lat_kind)k), 38, false);
+			cell(out, rs_fmt_ns(l->min, t[0], 24), 10, true);
+			fputc(' ', out);
+			cell(out, rs_fmt_ns(rs_lat_quantile(l, 0.5), t[1], 24), 10, true);
+			fputc(' ', out);
+			cell(out, rs_fmt_ns(rs_lat_quantile(l, 0.99), t[2], 24), 10, true);
+			fputc(' ', out);
+			cell(out, rs_fmt_ns(l->max, t[3], 24), 10, true);
+			fprintf(out, " %8" PRIu64 "\n", l->n);
+		}
+	}
+}
+
+static void memory_section(FILE *out, const struct rs_view *v)
+{
+	bool header = false;
+	for (guint i = 0; i < v->flows->len; i++) {
+		const struct rs_flow *fl = v->flows->pdata[i];
+		if (!fl->rkeys || !fl->rkeys->n)
+			continue;
+		if (!header) {
+			fprintf(out, "\n%sRemote memory%s (rkeys each requester used)\n", BOLD(v->o), OFF(v->o));
+			header = true;
+		}
+		char lbl[200];
+		fprintf(out, "  %s:", rs_flow_label(v->a, fl, lbl, sizeof lbl));
+		for (uint32_t k = 0; k < fl->rkeys->n && k < 4; k++) {
+			const struct rs_rkey_use *u = &fl->rkeys->use[k];
+			char sz[24];
+			fprintf(out, "%s rkey 0x%x %s%s%s%s [0x%" PRIx64 ", +%s)", k ? ";" : "", u->rkey, u->ops & 1 ? "R" : "",
+				u->ops & 2 ? "W" : "", u->ops & 4 ? "A" : "", u->ops & 8 ? "F" : "", u->va_lo,
+				rs_fmt_bytes(u->va_hi - u->va_lo, sz, sizeof sz));
+		}
+		if (fl->rkeys->n > 4 || fl->rkeys->more)
+			fprintf(out, " … (%u rkeys)", fl->rkeys->n);
+		fputc('\n', out);
+	}
+}
+
+static void anomaly_section(FILE *out, const struct rs_view *v)
+{
+	fprintf(out, "\n%sAnomalies%s\n", BOLD(v->o), OFF(v->o));
+	if (!v->anomalies->len) {
+		fprintf(out, "  none\n");
+		return;
+	}
+	for (guint i = 0; i < v->anomalies->len; i++) {
+		const struct rs_anomaly *an = v->anomalies->pdata[i];
+		char d[512], fr[200];
+		rs_anomaly_describe(v->a, an, d, sizeof d);
+		rs_fmt_frames(an, v->a, fr, sizeof fr);
+		fprintf(out, "  - %s%s%s\n", d, an->nframes ? "; frames " : "", an->nframes ? fr : "");
+	}
+}
+
+int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+{
+	struct rs_view v;
+	rs_view_init(&v, a, o);
+	capture_section(out, &v);
+	opcode_section(out, &v);
+	conn_section(out, &v);
+	qp_section(out, &v);
+	latency_section(out, &v);
+	memory_section(out, &v);
+	anomaly_section(out, &v);
+	rs_view_free(&v);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,286 @@
+/*
+ * live.c — `rocestat -i IFACE`: the live loop, and `-D`.
+ *
+ * The order matters and is tcpdump's: open the device (needs privileges),
+ * then drop them (-Z), then create the -w output (so it belongs to the user
+ * we became). Frames go through the dissector into the -w writer and the
+ * sink, exactly as rs_run_files feeds a sink, so --fields and --walk work
+ * live and the analyzer's sink plugs in the same way; the sink's tick runs
+ * every --refresh seconds even when nothing arrives.
+ *
+ * SIGINT/SIGTERM only set a flag: the wait in poll(2) ends with EINTR, the
+ * loop stops, the output is flushed, closed and renamed into place, then the
+ * sink's end_file runs and the counts are printed. A second signal kills at
+ * once (SA_RESETHAND), leaving only the temporary file.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <pcap/pcap.h>
+
+#include "capture/live.h"
+#include "capture/rdmadev.h"
+#include "capture/writer.h"
+#include "cli/cli.h"
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct loop {
+	const struct rs_cli_opts *o;
+	const struct rs_sink *sink;
+	struct rs_writer *writer;
+	int dlt;
+	int64_t seen;
+	bool stop;
+	int rc;
+};
+
+static bool on_frame(void *vctx, const struct rs_packet *pkt)
+{
+	struct loop *c = vctx;
+	struct rs_frame f;
+	char err[RS_ERRBUF_SIZE];
+
+	rs_dissect(&c->o->dissect, c->dlt, pkt->data, pkt->caplen, pkt->wirelen, &f);
+	if (f.outcome != RS_OK && f.outcome != RS_NOT_ROCE && c->rc == RS_EXIT_OK)
+		c->rc = RS_EXIT_ANOMALIES;
+	if (c->writer && !rs_writer_write(c->writer, pkt, err)) {
+		fprintf(stderr, "rocestat: %s\n", err);
+		c->rc = RS_EXIT_INPUT;
+		c->stop = true;
+		return false;
+	}
+	if (!c->sink->frame(c->sink->ctx, pkt, &f) || (c->o->count && ++c->seen >= c->o->count)) {
+		c->stop = true;
+		return false;
+	}
+	return true;
+}
+
+/* Does libpcap offer this name itself (a netdev, "any", an RDMA sniffer)? */
+static bool pcap_offers(const char *name)
+{
+	pcap_if_t *all;
+	char err[PCAP_ERRBUF_SIZE];
+	bool found = false;
+	if (pcap_findalldevs(&all, err) != 0)
+		return false;
+	for (pcap_if_t *d = all; d && !found; d = d->next)
+		found = strcmp(d->name, name) == 0;
+	pcap_freealldevs(all);
+	return found;
+}
+
+/* -i NAME as libpcap should see it; NULL (message printed) if unusable. */
+static const char *capture_device(const struct rs_cli_opts *o, char netdev[RS_RDMA_NAME_MAX])
+{
+	char how[RS_ERRBUF_SIZE];
+	if (pcap_offers(o->iface))
+		return o->iface;
+	switch (rs_rdmadev_resolve(o->sysfs_root, o->iface, netdev, how)) {
+	case RS_RESOLVE_OK:
+		fprintf(stderr, "rocestat: %s\n", how);
+		return netdev;
+	case RS_RESOLVE_NO_NETDEV:
+		fprintf(stderr, "rocestat: %s\n", how);
+		return NULL;
+	case RS_RESOLVE_NOT_RDMA:
+	default:
+		return o->iface; /* pcap_activate says if it does not exist */
+	}
+}
+
+static void print_stats(const struct rs_capture_stats *st, bool have)
+{
+	fprintf(stderr, "%" PRIu64 " frames captured\n", st->captured);
+	if (!have)
+		return;
+	fprintf(stderr, "%" PRIu64 " frames received by filter\n", st->received);
+	fprintf(stderr, "%" PRIu64 " frames dropped by kernel\n", st->dropped);
+	if (st->ifdropped)
+		fprintf(stderr, "%" PRIu64 " frames dropped by interface\n", st->ifdropped);
+}
+
+int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
+{
+	char err[RS_ERRBUF_SIZE], netdev[RS_RDMA_NAME_MAX];
+	const char *dev = capture_device(o, netdev);
+	if (!dev)
+		return RS_EXIT_INPUT;
+
+	char *filter = rs_capture_filter(o->capture_all, o->dissect.extra_ports, o->dissect.n_extra_ports, o->filter);
+	struct rs_live_config cfg = {
+		.device = dev, .snaplen = o->snaplen, .buffer_kib = o->buffer_kib,
+		.filter = filter, .user_filter = o->filter,
+	};
+	enum rs_live_failure why;
+	struct rs_live *l = rs_live_open(&cfg, &why, err);
+	free(filter);
+	if (!l) {
+		fprintf(stderr, "rocestat: %s\n", err);
+		return why == RS_LIVE_FAIL_FILTER ? RS_EXIT_USAGE : RS_EXIT_INPUT;
+	}
+	if (rs_live_warning(l))
+		fprintf(stderr, "rocestat: warning: %s\n", rs_live_warning(l));
+	if (o->drop_user && !rs_drop_privileges(o->drop_user, err)) {
+		fprintf(stderr, "rocestat: %s\n", err);
+		rs_live_close(l);
+		return RS_EXIT_USAGE;
+	}
+
+	struct loop c = { .o = o, .sink = sink, .dlt = rs_live_datalink(l), .rc = RS_EXIT_OK };
+	if (o->write_file) {
+		struct rs_writer_config wc = {
+			.path = o->write_file, .dlt = c.dlt, .snaplen = (uint32_t)rs_live_snaplen(l),
+			.rotate_bytes = o->rotate_bytes, .rotate_seconds = o->rotate_seconds,
+			.max_files = o->rotate_files, .if_name = dev,
+		};
+		if (!(c.writer = rs_writer_open(&wc, err))) {
+			fprintf(stderr, "rocestat: %s\n", err);
+			rs_live_close(l);
+			return RS_EXIT_INPUT;
+		}
+	}
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND }, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	got_signal = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	/* Said once signals are handled: from here on, ^C ends cleanly. */
+	const char *ln = pcap_datalink_val_to_name(c.dlt);
+	fprintf(stderr, "rocestat: capturing on %s, link type %s, %s%s%s%s, snaplen %d%s%s\n", dev, ln ? ln : "?",
+		o->capture_all ? "every frame" : "RoCE frames only", o->filter ? " matching \"" : "",
+		o->filter ? o->filter : "", o->filter ? "\"" : "", rs_live_snaplen(l),
+		o->write_file ? ", writing to " : "", o->write_file ? o->write_file : "");
+
+	if (sink->begin_file)
+		sink->begin_file(sink->ctx, dev, c.dlt);
+	uint64_t period = (uint64_t)(o->refresh * 1e9);
+	uint64_t next_tick = clock_ns(CLOCK_MONOTONIC) + period;
+	while (!got_signal && !c.stop) {
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		/* Short waits keep a signal that lands between the flag test and
+		 * poll(2) from being noticed late. */
+		uint64_t wait_ms = now >= next_tick ? 0 : (next_tick - now) / 1000000u;
+		if (wait_ms > 200)
+			wait_ms = 200;
+		int max = o->count ? (int)(o->count - c.seen < 1000000 ? o->count - c.seen : 1000000) : 0;
+		if (rs_live_dispatch(l, (int)wait_ms, max, on_frame, &c, err) < 0) {
+			fprintf(stderr, "rocestat: %s\n", err);
+			c.rc = RS_EXIT_INPUT;
+			break;
+		}
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (now >= next_tick && !c.stop) {
+			uint64_t wall = clock_ns(CLOCK_REALTIME);
+			if (c.writer && !rs_writer_tick(c.writer, wall, err)) {
+				fprintf(stderr, "rocestat: %s\n", err);
+				c.rc = RS_EXIT_INPUT;
+				break;
+			}
+			if (sink->tick)
+				sink->tick(sink->ctx, wall);
+			while (next_tick <= now)
+				next_tick += period;
+		}
+	}
+
+	/* The end: complete the output first, so that the file is whole and
+	 * under its name before anything else is said. */
+	struct rs_capture_stats st = { 0 };
+	struct rs_live_stats ls;
+	bool have = rs_live_stats(l, &ls, err);
+	st.captured = ls.captured;
+	st.received = ls.received;
+	st.dropped = ls.dropped;
+	st.ifdropped = ls.ifdropped;
+	if (c.writer && !rs_writer_close(c.writer, err)) {
+		if (c.rc != RS_EXIT_INPUT) /* a write error was reported already */
+			fprintf(stderr, "rocestat: %s\n", err);
+		c.rc = RS_EXIT_INPUT;
+	}
+	if (sink->capture_stats)
+		sink->capture_stats(sink->ctx, &st);
+	if (sink->end_file)
+		sink->end_file(sink->ctx, dev);
+	if (got_signal)
+		fputc('\n', stderr); /* after the ^C the terminal echoed */
+	print_stats(&st, have);
+	if (!have)
+		fprintf(stderr, "rocestat: %s\n", err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	rs_live_close(l);
+	return c.rc;
+}
+
+/* tcpdump -D's flags, in its words. */
+static void iface_flags(const pcap_if_t *d, char *out, size_t len)
+{
+	out[0] = '\0';
+	struct { bpf_u_int32 bit; const char *name; } names[] = {
+		{ PCAP_IF_UP, "Up" }, { PCAP_IF_RUNNING, "Running" },
+		{ PCAP_IF_LOOPBACK, "Loopback" }, { PCAP_IF_WIRELESS, "Wireless" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (d->flags & names[i].bit)
+			snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? ", " : "", names[i].name);
+	if (!(d->flags & PCAP_IF_LOOPBACK)) {
+		bpf_u_int32 s = d->flags & PCAP_IF_CONNECTION_STATUS;
+		const char *cs = s == PCAP_IF_CONNECTION_STATUS_CONNECTED ? "Connected"
+				 : s == PCAP_IF_CONNECTION_STATUS_DISCONNECTED ? "Disconnected" : NULL;
+		if (cs)
+			snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? ", " : "", cs);
+	}
+}
+
+int rs_list_interfaces(const struct rs_cli_opts *o, FILE *out)
+{
+	pcap_if_t *all;
+	char err[PCAP_ERRBUF_SIZE];
+	if (pcap_findalldevs(&all, err) != 0) {
+		fprintf(stderr, "rocestat: cannot list the capture interfaces: %s\n", err);
+		return RS_EXIT_INPUT;
+	}
+	unsigned n = 0;
+	for (pcap_if_t *d = all; d; d = d->next)
+		n++;
+	struct rs_iface *ifs = calloc(n ? n : 1, sizeof *ifs);
+	char (*flags)[96] = calloc(n ? n : 1, sizeof *flags);
+	if (!ifs || !flags) {
+		fprintf(stderr, "rocestat: out of memory\n");
+		free(ifs);
+		free(flags);
+		pcap_freealldevs(all);
+		return RS_EXIT_INPUT;
+	}
+	unsigned i = 0;
+	for (pcap_if_t *d = all; d; d = d->next, i++) {
+		iface_flags(d, flags[i], sizeof flags[i]);
+		ifs[i] = (struct rs_iface){ d->name, d->description, flags[i] };
+	}
+	struct rs_rdmadev *devs;
+	unsigned ndevs = rs_rdmadev_list(o->sysfs_root, &devs);
+	rs_rdmadev_render(out, ifs, n, devs, ndevs);
+	rs_rdmadev_free(devs, ndevs);
+	free(ifs);
+	free(flags);
+	pcap_freealldevs(all);
+	return RS_EXIT_OK;
+}

@@ -1,0 +1,225 @@
+/*
+ * liveview.c — what `rocestat -i IFACE` shows while it captures.
+ *
+ * On a terminal: a screen redrawn every --refresh seconds, sized to the
+ * terminal, big enough to read on a projector: a header with the totals,
+ * the queue pairs sorted by current throughput with a bar for it, and the
+ * latest CM events. Otherwise (-q, or the output is a pipe or a file): one
+ * line of key=value pairs per interval, easy to grep or plot.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyzer/analyzer.h"
+#include "cli/cli.h"
+
+#define MAX_ROWS 64
+#define EVENTS 5
+
+struct rs_liveview {
+	FILE *out;
+	bool screen;     /* redraw a screen (terminal and not -q) */
+	bool color;
+	const char *iface;
+	uint64_t start_ns, prev_ns;
+	uint64_t prev_frames, prev_payload;
+	struct rs_live_qp rows[MAX_ROWS];
+};
+
+struct rs_liveview *rs_liveview_new(FILE *out, const struct rs_cli_opts *o)
+{
+	struct rs_liveview *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	v->out = out;
+	v->screen = !o->quiet && isatty(fileno(out));
+	v->color = v->screen && o->color;
+	v->iface = o->iface ? o->iface : "";
+	if (v->screen)
+		fputs("\033[2J\033[?25l", out); /* clear, and hide the cursor while we redraw */
+	return v;
+}
+
+void rs_liveview_free(struct rs_liveview *v)
+{
+	if (!v)
+		return;
+	if (v->screen) {
+		fputs("\033[?25h\n", v->out);
+		fflush(v->out);
+	}
+	free(v);
+}
+
+static void term_size(FILE *out, int *cols, int *lines)
+{
+	struct winsize ws;
+	*cols = 100;
+	*lines = 30;
+	if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 && ws.ws_row > 5) {
+		*cols = ws.ws_col;
+		*lines = ws.ws_row;
+	}
+}
+
+static const char *rate(double Bps, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B/s", "KiB/s", "MiB/s", "GiB/s" };
+	unsigned u = 0;
+	while (Bps >= 1024 && u < 3) {
+		Bps /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", Bps, unit[u]);
+	return buf;
+}
+
+/* One screen line, cut to the terminal width (counting UTF-8 code points). */
+static void put_line(struct rs_liveview *v, int cols, const char *s)
+{
+	int w = 0;
+	for (const char *p = s; *p; p++) {
+		bool start = ((unsigned char)*p & 0xC0) != 0x80;
+		if (*p == '\033') { /* colour sequences take no room */
+			const char *m = strchr(p, 'm');
+			if (m) {
+				fwrite(p, 1, (size_t)(m - p + 1), v->out);
+				p = m;
+				continue;
+			}
+		}
+		if (start && ++w > cols)
+			break;
+		fputc(*p, v->out);
+	}
+	fputs("\033[K\n", v->out); /* clear what an older, longer line left */
+}
+
+static void bar(char *buf, size_t len, double frac, int width)
+{
+	static const char *const eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	int cells = (int)(frac * width * 8 + 0.5);
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < cells / 8 && o + 4 < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "█");
+	if (cells % 8 && o + 4 < len)
+		snprintf(buf + o, len - o, "%s", eighths[cells % 8]);
+}
+
+static void draw_screen(struct rs_liveview *v, struct rs_analyzer *a, uint64_t now, uint64_t period)
+{
+	int cols, lines;
+	term_size(v->out, &cols, &lines);
+	struct rs_live_totals t;
+	rs_analyzer_live_totals(a, &t);
+	size_t total = 0;
+	int room = lines - 6 - EVENTS - 2;
+	if (room < 1)
+		room = 1;
+	if (room > MAX_ROWS)
+		room = MAX_ROWS;
+	size_t n = rs_analyzer_live_qps(a, period, v->rows, (size_t)room, &total);
+	const char *B = v->color ? "\033[1m" : "", *R = v->color ? "\033[31m" : "", *G = v->color ? "\033[32m" : "",
+		   *O = v->color ? "\033[0m" : "";
+	char line[1024], r1[32], r2[32];
+	uint64_t el = now > v->start_ns ? (now - v->start_ns) / 1000000000u : 0;
+
+	fputs("\033[H", v->out);
+	double now_rate = period ? (t.payload_bytes - v->prev_payload) / (period / 1e9) : 0;
+	snprintf(line, sizeof line, "%srocestat live%s  %s  %02" PRIu64 ":%02" PRIu64 ":%02" PRIu64
+		 "  %" PRIu64 " frames (%" PRIu64 " RoCE)  %s now  %s%" PRIu64 " retx  %" PRIu64 " NAK  %" PRIu64
+		 " CNP%s",
+		 B, O, v->iface, el / 3600, el / 60 % 60, el % 60, t.frames, t.roce_frames,
+		 rate(now_rate, r1, sizeof r1), t.retransmitted || t.naks ? R : "", t.retransmitted, t.naks, t.cnps, O);
+	put_line(v, cols, line);
+	snprintf(line, sizeof line, "%" PRIu64 " connections: %s%" PRIu64 " up%s, %" PRIu64 " rejected, %" PRIu64
+		 " incomplete · %zu queue pairs · Ctrl-C stops and prints the full summary",
+		 t.connections, G, t.established, O, t.rejected, t.incomplete, total);
+	put_line(v, cols, line);
+	put_line(v, cols, "");
+	snprintf(line, sizeof line, "%s%-44s %-3s %-11s %11s %11s %9s %5s %4s %4s %4s  %s%s", B, "queue pair (src → dst QP)",
+		 "tr", "state", "now", "average", "packets", "retx", "NAK", "RNR", "CNP", "throughput", O);
+	put_line(v, cols, line);
+	double top = n ? v->rows[0].rate_now_Bps : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct rs_live_qp *q = &v->rows[i];
+		char qp[160], b[160];
+		snprintf(qp, sizeof qp, "%s → %s 0x%x", q->src, q->dst, q->dest_qp);
+		bar(b, sizeof b, top > 0 ? q->rate_now_Bps / top : 0, 20);
+		bool bad = q->retransmitted || q->naks || q->rnr_naks;
+		snprintf(line, sizeof line, "%-44.44s %-3s %-11.11s %11s %11s %9" PRIu64 " %s%5" PRIu64 " %4" PRIu64
+			 " %4" PRIu64 "%s %4" PRIu64 "  %s%s%s",
+			 qp, q->transport, q->state, rate(q->rate_now_Bps, r1, sizeof r1),
+			 rate(q->rate_avg_Bps, r2, sizeof r2), q->packets, bad ? R : "", q->retransmitted, q->naks,
+			 q->rnr_naks, bad ? O : "", q->cnps, G, b, O);
+		put_line(v, cols, line);
+	}
+	if (total > n) {
+		snprintf(line, sizeof line, "… %zu more queue pairs", total - n);
+		put_line(v, cols, line);
+	}
+	put_line(v, cols, "");
+	snprintf(line, sizeof line, "%sRecent CM events%s", B, O);
+	put_line(v, cols, line);
+	struct rs_live_event ev[EVENTS];
+	size_t ne = rs_analyzer_live_events(a, ev, EVENTS);
+	for (size_t i = 0; i < ne; i++) {
+		time_t s = (time_t)(ev[i].ts_ns / 1000000000u);
+		struct tm tm;
+		char hms[16];
+		localtime_r(&s, &tm);
+		strftime(hms, sizeof hms, "%H:%M:%S", &tm);
+		snprintf(line, sizeof line, "  %s  %s", hms, ev[i].text);
+		put_line(v, cols, line);
+	}
+	if (!ne)
+		put_line(v, cols, "  none yet");
+	fputs("\033[J", v->out); /* clear below */
+	fflush(v->out);
+}
+
+static void print_line(struct rs_liveview *v, struct rs_analyzer *a, uint64_t now, uint64_t period)
+{
+	struct rs_live_totals t;
+	rs_analyzer_live_totals(a, &t);
+	size_t total = 0;
+	size_t n = rs_analyzer_live_qps(a, period, v->rows, 1, &total);
+	double secs = period / 1e9;
+	fprintf(v->out,
+		"time=%" PRIu64 ".%03" PRIu64 " elapsed=%.3f frames=%" PRIu64 " frames_per_s=%.0f roce_frames=%" PRIu64
+		" payload_bytes=%" PRIu64 " payload_Bps=%.0f qps=%zu connections=%" PRIu64 " established=%" PRIu64
+		" retransmitted=%" PRIu64 " naks=%" PRIu64 " rnr_naks=%" PRIu64 " cnps=%" PRIu64 " ecn_ce=%" PRIu64
+		" icrc_bad=%" PRIu64,
+		now / 1000000000u, now % 1000000000u / 1000000u, (now - v->start_ns) / 1e9, t.frames,
+		secs > 0 ? (t.frames - v->prev_frames) / secs : 0, t.roce_frames, t.payload_bytes,
+		secs > 0 ? (t.payload_bytes - v->prev_payload) / secs : 0, total, t.connections, t.established,
+		t.retransmitted, t.naks, t.rnr_naks, t.cnps, t.ecn_ce, t.icrc_bad);
+	if (n)
+		fprintf(v->out, " top_qp=%s>%s/0x%x top_Bps=%.0f", v->rows[0].src, v->rows[0].dst, v->rows[0].dest_qp,
+			v->rows[0].rate_now_Bps);
+	fputc('\n', v->out);
+	fflush(v->out);
+}
+
+void rs_liveview_tick(struct rs_liveview *v, struct rs_analyzer *a, uint64_t now_ns)
+{
+	if (!v)
+		return;
+	if (!v->start_ns)
+		v->start_ns = v->prev_ns = now_ns;
+	uint64_t period = now_ns > v->prev_ns ? now_ns - v->prev_ns : 0;
+	if (v->screen)
+		draw_screen(v, a, now_ns, period);
+	else
+		print_line(v, a, now_ns, period);
+	struct rs_live_totals t;
+	rs_analyzer_live_totals(a, &t);
+	v->prev_frames = t.frames;
+	v->prev_payload = t.payload_bytes;
+	v->prev_ns = now_ns;
+}

@@ -1,0 +1,181 @@
+/*
+ * walk_data.c — what follows the transport headers: the payload (with a
+ * word on IPoIB when that is what it carries), the pad bytes, the ICRC
+ * (IBA Annex A17.4.5.2 for RoCE v2) and the VCRC of native InfiniBand.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli/walk_int.h"
+
+/* Printable text at the start of the payload, for the student's benefit. */
+static const char *text_preview(const struct walk *w, uint32_t off, uint32_t len)
+{
+	char t[41];
+	unsigned n = 0;
+	while (n < len && n < 40 && wcap(w, off + n, 1)) {
+		uint8_t c = w->pkt->data[off + n];
+		if (c < 0x20 || c > 0x7E)
+			break;
+		t[n++] = (char)c;
+	}
+	t[n] = '\0';
+	return n >= 4 ? wfmt("\"%s\"%s", t, n == 40 ? "..." : "") : NULL;
+}
+
+static void payload(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_frame *f = w->f;
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	uint32_t cap = l->off < f->caplen ? f->caplen - l->off : 0;
+	if (cap > l->len)
+		cap = l->len;
+
+	wtitle(w, l->id, "the data", l->off, l->len);
+	wfield(w, l->off, "Data", wfmt("%u bytes", l->len), "%s", cap < l->len ? wfmt("%u captured", cap) : "");
+	const char *txt = text_preview(w, l->off, cap);
+	if (txt)
+		wfield(w, l->off, "Starts with", txt, NULL);
+
+	uint16_t et = (uint16_t)wbe(w, l->off, 2);
+	if (f->roce == RS_ROCE_IB && cap >= 4 && wbe(w, l->off + 2, 2) == 0 &&
+	    (et == 0x0800 || et == 0x0806 || et == 0x86DD)) {
+		if (!walk_first(w, WALK_TOPIC_IPOIB)) {
+			wsay(w, "IPoIB: EtherType 0x%04x, then the IP packet.", et);
+			return;
+		}
+		wsay(w, "This looks like IPoIB (RFC 4391): a 4-byte header with EtherType 0x%04x (%s), then the "
+			"IP packet itself. IP over InfiniBand uses %s sends as its link layer.", et,
+		     et == 0x0800 ? "IPv4" : et == 0x0806 ? "ARP" : "IPv6",
+		     (f->bth.opcode & 0xE0) == RS_TR_UD ? "UD (datagram mode)" : "RC (connected mode)");
+		return;
+	}
+	if (!walk_first(w, WALK_TOPIC_PAYLOAD + (op->kind & 15u)))
+		return;
+	switch (op->kind) {
+	case RS_KIND_WRITE:
+	case RS_KIND_WRITE_IMM:
+		wsay(w, "Data written straight into the responder's memory, %s; the responder's CPU does not touch "
+			"it.", op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY ? "starting at the RETH's address"
+			: "right after the data of the previous packet of this message");
+		break;
+	case RS_KIND_READ_RESP:
+		wsay(w, "Data read from the responder's memory; the requester places it in the local buffer of "
+			"its READ work request.");
+		break;
+	case RS_KIND_ATOMIC_WRITE:
+		wsay(w, "The 8 bytes written atomically at the RETH's address.");
+		break;
+	default:
+		if ((f->bth.opcode & 0xE0) == RS_TR_UD)
+			wsay(w, "A datagram: delivered whole into one receive buffer posted on the destination QP.");
+		else
+			wsay(w, "The message data: the receiver places it in the buffer of the receive work request "
+				"it posted, in order.");
+		break;
+	}
+}
+
+static void icrc(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_frame *f = w->f;
+	wtitle(w, l->id, "Invariant CRC", l->off, l->len);
+	if (!(f->have & RS_HAVE_ICRC)) {
+		wfield(w, l->off, "ICRC", "not captured", NULL);
+		wsay(w, "The capture stopped before the end of the packet, so the ICRC could not be checked.");
+		return;
+	}
+	const uint8_t *p = w->pkt->data + l->off;
+	wfield(w, l->off, "ICRC", whex(f->icrc, 8), "sent as %s (LSB first)", wbytes(p, 4, ' '));
+	const char *verdict = f->icrc_status == RS_CRC_OK ? "matches the value on the wire"
+			     : f->icrc_status == RS_CRC_BAD ? "DOES NOT MATCH: the packet is corrupt" : "not checked";
+	if (f->icrc_status != RS_CRC_UNCHECKED)
+		wfield(w, UINT32_MAX, "Computed", whex(f->icrc_calc, 8), "%s", verdict);
+
+	if (!walk_first(w, l->id)) {
+		if (f->icrc_status == RS_CRC_OK)
+			wsay(w, "CRC-32 over the invariant fields: 0x%08x on the wire, matches the computed value.", f->icrc);
+		else if (f->icrc_status == RS_CRC_BAD)
+			wsay_marked(w, "!! ", "1;31", "ICRC mismatch: on the wire 0x%08x, computed 0x%08x. A receiver "
+				    "drops such a packet silently.", f->icrc, f->icrc_calc);
+		else
+			wsay(w, "CRC-32 over the invariant fields: 0x%08x on the wire, not checked.", f->icrc);
+		return;
+	}
+	const char *covers;
+	switch (f->roce) {
+	case RS_ROCE_V2:
+		covers = f->ip_version == 6
+			? "8 bytes of ones in place of an LRH, the IPv6 header with traffic class, flow label and hop "
+			  "limit set to ones, the UDP header with its checksum set to ones"
+			: "8 bytes of ones in place of an LRH, the IPv4 header with DSCP/ECN, TTL and checksum set "
+			  "to ones, the UDP header with its checksum set to ones";
+		break;
+	case RS_ROCE_V1:
+		covers = "8 bytes of ones in place of an LRH, the GRH with traffic class, flow label and hop limit "
+			 "set to ones";
+		break;
+	default:
+		covers = f->have & RS_HAVE_GRH
+			? "8 bytes of ones in place of the LRH, the GRH with traffic class, flow label and hop limit "
+			  "set to ones"
+			: "the LRH with its VL field set to ones";
+		break;
+	}
+	wsay(w, "A CRC-32 computed by the sender over the fields no switch or router may change: %s, the BTH "
+		"with byte 4 (FECN, BECN, reserved) set to ones, then every byte up to the ICRC%s. The value "
+		"0x%08x %s, so the packet arrived as it was sent. Only the two ends check it; each link has "
+		"its own CRC as well.",
+	     covers, f->roce == RS_ROCE_V2 ? " (IBA Annex A17.4.5.2)" : "", f->icrc,
+	     f->icrc_status == RS_CRC_OK ? "matches the one computed here" : verdict);
+	if (f->icrc_status == RS_CRC_BAD)
+		wsay_marked(w, "!! ", "1;31", "ICRC mismatch: on the wire 0x%08x, computed 0x%08x. A receiver "
+			    "drops such a packet silently.", f->icrc, f->icrc_calc);
+}
+
+static void vcrc(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_frame *f = w->f;
+	wtitle(w, l->id, "Variant CRC", l->off, l->len);
+	if (!(f->have & RS_HAVE_VCRC)) {
+		wfield(w, l->off, "VCRC", "not captured", NULL);
+		return;
+	}
+	wfield(w, l->off, "VCRC", whex(f->vcrc, 4), "sent as %s (LSB first)", wbytes(w->pkt->data + l->off, 2, ' '));
+	if (f->vcrc_status != RS_CRC_UNCHECKED)
+		wfield(w, UINT32_MAX, "Computed", whex(f->vcrc_calc, 4), "%s",
+		       f->vcrc_status == RS_CRC_OK ? "matches" : "DOES NOT MATCH");
+	if (!walk_first(w, l->id)) {
+		wsay(w, "CRC-16 over LRH to ICRC: %s.", f->vcrc_status == RS_CRC_OK ? "matches"
+			: f->vcrc_status == RS_CRC_BAD ? "DOES NOT MATCH" : "not checked");
+		return;
+	}
+	wsay(w, "A 16-bit CRC over the whole packet, LRH through ICRC, recomputed on every link because fields "
+		"such as the VL may change from hop to hop. %s",
+	     f->vcrc_status == RS_CRC_OK ? "It matches: this link delivered the packet intact."
+	     : f->vcrc_status == RS_CRC_BAD ? "It does not match: the packet was damaged on this link." : "");
+}
+
+void walk_data_layer(struct walk *w, const struct rs_layer *l)
+{
+	switch (l->id) {
+	case RS_L_PAYLOAD:
+		payload(w, l);
+		break;
+	case RS_L_PAD:
+		wtitle(w, l->id, "pad bytes", l->off, l->len);
+		if (wcap(w, l->off, l->len))
+			wfield(w, l->off, "Pad", wbytes(w->pkt->data + l->off, l->len, ' '), NULL);
+		wsay(w, "PadCnt = %u pad byte%s round the payload up to a multiple of 4 bytes; they are not part of "
+			"the message.", l->len, l->len == 1 ? "" : "s");
+		break;
+	case RS_L_ICRC:
+		icrc(w, l);
+		break;
+	case RS_L_VCRC:
+		vcrc(w, l);
+		break;
+	default:
+		break;
+	}
+}

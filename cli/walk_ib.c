@@ -1,0 +1,339 @@
+/*
+ * walk_ib.c — the IBA transport headers as the walk shows them: the BTH
+ * (IBA vol 1 9.2) and every extension header of Table 38. The payload, pad
+ * and CRCs are in walk_data.c.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli/walk_int.h"
+
+/* AETH credit codes 0-30 as counts of receive WQEs; 31 means no credit limit. */
+static const uint16_t credit_count[31] = {
+	0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
+	1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
+};
+
+static const char *transport_long(uint8_t opcode)
+{
+	switch (opcode & 0xE0) {
+	case RS_TR_RC: return "RC (Reliable Connection)";
+	case RS_TR_UC: return "UC (Unreliable Connection)";
+	case RS_TR_RD: return "RD (Reliable Datagram)";
+	case RS_TR_UD: return "UD (Unreliable Datagram)";
+	case RS_TR_CNP: return "CNP (congestion notification)";
+	case RS_TR_XRC: return "XRC (eXtended Reliable Connection)";
+	default: return "manufacturer specific";
+	}
+}
+
+/* "RDMA WRITE Only" from "RC RDMA WRITE Only". */
+static const char *op_only(uint8_t opcode)
+{
+	const char *p = rs_opinfo(opcode)->pretty;
+	const char *sp = p ? strchr(p, ' ') : NULL;
+	return sp ? sp + 1 : "reserved";
+}
+
+static const char *bits_str(unsigned v, unsigned n)
+{
+	char b[16];
+	for (unsigned i = 0; i < n && i < 15; i++)
+		b[i] = (char)('0' + ((v >> (n - 1 - i)) & 1));
+	b[n < 15 ? n : 15] = '\0';
+	return wfmt("%s", b);
+}
+
+static const char *destqp_sentence(const struct walk *w)
+{
+	const struct rs_bth *b = &w->f->bth;
+	if (b->destqp == 0)
+		return "DestQP 0 is QP0, the Subnet Management Interface: subnet management packets arrive there.";
+	if (b->destqp == 1)
+		return "DestQP 1 is QP1, the General Services Interface, where connection (CM) and subnet "
+		       "administration messages arrive.";
+	if (b->destqp == 0xFFFFFF)
+		return "DestQP 0xffffff is the multicast QP number: every QP attached to the group gets a copy.";
+	if (rs_opinfo(b->opcode)->response)
+		return wfmt("DestQP 0x%x (%u) is the requester's queue pair, at %s.", b->destqp, b->destqp,
+			    walk_addr(&w->f->dst));
+	return wfmt("DestQP 0x%x (%u) is the queue pair at %s that receives this packet.", b->destqp, b->destqp,
+		    walk_addr(&w->f->dst));
+}
+
+static const char *psn_sentence(const struct walk *w, bool full)
+{
+	const struct rs_frame *f = w->f;
+	const struct rs_bth *b = &f->bth;
+	const struct rs_opinfo *op = rs_opinfo(b->opcode);
+	uint8_t tr = b->opcode & 0xE0;
+
+	if (!full && (tr == RS_TR_UD || tr == RS_TR_UC || (op->kind != RS_KIND_ACK && op->kind != RS_KIND_ATOMIC_ACK &&
+						      op->kind != RS_KIND_READ_RESP)))
+		return tr == RS_TR_CNP ? "" : wfmt("PSN %u.", b->psn);
+	if (tr == RS_TR_UD)
+		return wfmt("UD packets carry a PSN (%u) but the receiver does not check it: UD has no ordering "
+			    "and no retransmission.", b->psn);
+	if (tr == RS_TR_CNP)
+		return "A CNP's PSN has no meaning.";
+	if (tr == RS_TR_UC)
+		return wfmt("PSN %u numbers this packet: the receiver detects a gap and drops the rest of that "
+			    "message, but UC never retransmits.", b->psn);
+	if (op->kind == RS_KIND_ACK || op->kind == RS_KIND_ATOMIC_ACK) {
+		if ((f->ext & RS_EXT_AETH) && rs_aeth_kind(f->aeth.syndrome) == RS_AETH_NAK &&
+		    rs_aeth_value(f->aeth.syndrome) == RS_NAK_PSN_SEQ_ERR)
+			return wfmt("In this NAK, PSN %u is the PSN the responder expected next.", b->psn);
+		return wfmt("A response carries the requester's PSN: %u is the PSN of the newest request packet "
+			    "it answers.", b->psn);
+	}
+	if (op->kind == RS_KIND_READ_RESP && w->pos.known && w->pos.req_frame)
+		return wfmt("PSN %u = the request's PSN %u + %u: READ response packets reuse the requester's "
+			    "PSNs, one per packet.", b->psn, (b->psn - (w->pos.index - 1)) & 0xFFFFFF, w->pos.index - 1);
+	if (op->kind == RS_KIND_READ_RESP)
+		return wfmt("PSN %u: READ response packets reuse the requester's PSNs, from the request's PSN "
+			    "on, one per packet.", b->psn);
+	return wfmt("PSN %u (0x%06x) numbers this packet on the connection: the responder accepts packets "
+		    "only in PSN order, detects a loss from a gap, and the requester resends from there.",
+		    b->psn, b->psn);
+}
+
+static void bth(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_frame *f = w->f;
+	const struct rs_bth *b = &f->bth;
+	const struct rs_opinfo *op = rs_opinfo(b->opcode);
+	uint32_t o = l->off;
+	bool request = op->defined && !op->response && (b->opcode & 0xE0) != RS_TR_UD &&
+		       (b->opcode & 0xE0) != RS_TR_CNP;
+
+	wtitle(w, l->id, "Base Transport Header", l->off, l->len);
+	wfield(w, o, "OpCode", whexdec(b->opcode, 2), "%s", op->defined ? op->pretty : "reserved");
+	wbits(w, o, 1, 5, 3, b->opcode >> 5, "  transport", "%s", rs_transport_name(b->opcode));
+	wbits(w, o, 1, 0, 5, b->opcode & 0x1F, "  operation", "%s", op_only(b->opcode));
+	wbits(w, o + 1, 1, 7, 1, b->se, "SE", "solicited event%s", b->se ? " requested" : "");
+	wbits(w, o + 1, 1, 6, 1, b->migreq, "MigReq", "path migration state");
+	wbits(w, o + 1, 1, 4, 2, b->padcnt, "PadCnt", "pad bytes after the payload");
+	wbits(w, o + 1, 1, 0, 4, b->tver, "TVer", "transport header version");
+	wfield(w, o + 2, "P_Key", whexdec(b->pkey, 4), "%s", walk_pkey_note(b->pkey));
+	wbits(w, o + 4, 1, 7, 1, b->fecn, "FECN", "forward congestion notification");
+	wbits(w, o + 4, 1, 6, 1, b->becn, "BECN", "backward congestion notification");
+	wbits(w, o + 4, 1, 0, 6, b->resv6, "Resv6", NULL);
+	wfield(w, o + 5, "DestQP", whexdec(b->destqp, 6), "destination queue pair");
+	wbits(w, o + 8, 1, 7, 1, b->ackreq, "AckReq", "%s", b->ackreq ? "acknowledge this packet" : "");
+	wbits(w, o + 8, 1, 0, 7, b->resv7, "Resv7", NULL);
+	wfield(w, o + 9, "PSN", whexdec(b->psn, 6), "packet sequence number");
+
+	char s[1600];
+	bool full = walk_first(w, l->id);
+	size_t k = 0;
+	if (full)
+		k = (size_t)snprintf(s, sizeof s,
+			"Every InfiniBand packet has a BTH: it names the operation, the receiving queue pair and the "
+			"packet's sequence number. OpCode 0x%02x: bits 7-5 (%s) select the transport, %s; bits 4-0 "
+			"(%s) the operation, %s. ", b->opcode, bits_str(b->opcode >> 5, 3), transport_long(b->opcode),
+			bits_str(b->opcode & 0x1F, 5), op_only(b->opcode));
+	if (k < sizeof s)
+		k += (size_t)snprintf(s + k, sizeof s - k, "%s %s", destqp_sentence(w), psn_sentence(w, full));
+	if (request && k < sizeof s) {
+		bool first = walk_first(w, b->ackreq ? WALK_TOPIC_ACKREQ1 : WALK_TOPIC_ACKREQ0);
+		k += (size_t)snprintf(s + k, sizeof s - k, "%s", b->ackreq
+			? (first ? " AckReq=1: the requester asks the responder to acknowledge this packet."
+				 : " AckReq=1: acknowledge this packet.")
+			: (first ? " AckReq=0: no acknowledgement is asked for this packet by itself; ACKs are "
+				   "cumulative, so a later one covers it."
+				 : " AckReq=0."));
+	}
+	if ((full || (b->pkey & 0x7FFF) != 0x7FFF) && k < sizeof s)
+		k += (size_t)snprintf(s + k, sizeof s - k, " P_Key 0x%04x: %s; both ends must belong to the "
+				      "partition or the packet is dropped.", b->pkey, walk_pkey_note(b->pkey));
+	if (b->padcnt && k < sizeof s)
+		k += (size_t)snprintf(s + k, sizeof s - k, " PadCnt %u: %u pad byte%s after the payload make it "
+				      "a multiple of 4 bytes.", b->padcnt, b->padcnt, b->padcnt == 1 ? "" : "s");
+	if (b->se && k < sizeof s)
+		k += (size_t)snprintf(s + k, sizeof s - k, " SE=1: the receiver should raise a solicited event "
+				      "(wakes a consumer waiting only for solicited completions).");
+	if ((b->fecn || b->becn) && k < sizeof s)
+		k += (size_t)snprintf(s + k, sizeof s - k, " %s set: InfiniBand congestion control (Annex A10) "
+				      "marks congestion here; RoCE v2 signals it with ECN in the IP header instead.",
+				      b->fecn && b->becn ? "FECN and BECN" : b->fecn ? "FECN" : "BECN");
+	wsay(w, "%s", s);
+}
+
+static void aeth(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_aeth *a = &w->f->aeth;
+	uint8_t v = rs_aeth_value(a->syndrome);
+	static const char *const kinds[4] = { "ACK", "RNR NAK", "reserved", "NAK" };
+	enum rs_aeth_kind kind = rs_aeth_kind(a->syndrome);
+	const char *val;
+
+	switch (kind) {
+	case RS_AETH_ACK:
+		val = v == 31 ? "credit code 31: no credit limit" : wfmt("credit code %u: %u credits", v, credit_count[v]);
+		break;
+	case RS_AETH_RNR_NAK:
+		val = wfmt("RNR timer %u: %s", v, walk_duration(rs_rnr_timer_us(v)));
+		break;
+	case RS_AETH_NAK:
+		val = wfmt("NAK code %u: %s", v, rs_nak_code_name(v));
+		break;
+	default:
+		val = "reserved";
+		break;
+	}
+	wtitle(w, l->id, "ACK Extended Transport Header", l->off, l->len);
+	wfield(w, l->off, "Syndrome", whexdec(a->syndrome, 2), "%s", kinds[kind]);
+	wbits(w, l->off, 1, 7, 1, a->syndrome >> 7, "  reserved", NULL);
+	wbits(w, l->off, 1, 5, 2, kind, "  kind", "%s", kinds[kind]);
+	wbits(w, l->off, 1, 0, 5, v, "  value", "%s", val);
+	wfield(w, l->off + 1, "MSN", whexdec(a->msn, 6), "message sequence number");
+
+	if (!walk_first(w, l->id)) {
+		wsay(w, "%s; %s; MSN %u.", kinds[kind], val, a->msn);
+		return;
+	}
+	const char *msn = wfmt("MSN %u is the responder's running count of completed messages (modulo 2^24); "
+			       "the requester uses it to complete its work requests.", a->msn);
+	switch (kind) {
+	case RS_AETH_ACK:
+		wsay(w, "Syndrome 0x%02x: bits 6-5 = 00 make it an ACK (IBA Table 42); the low 5 bits are the "
+			"credit count, %s. %s", a->syndrome,
+		     v == 31 ? "31 = no credit limit (the responder does not use end-to-end flow control, e.g. "
+			       "with a shared receive queue)"
+			     : wfmt("%u = room for %u more messages in the responder's receive queue", v,
+				    credit_count[v]), msn);
+		break;
+	case RS_AETH_RNR_NAK:
+		wsay(w, "Syndrome 0x%02x: bits 6-5 = 01 make it an RNR NAK (receiver not ready): the low 5 bits, "
+			"%u, encode how long the requester must wait before retrying: %s (IBA Table 45). %s",
+		     a->syndrome, v, walk_duration(rs_rnr_timer_us(v)), msn);
+		break;
+	case RS_AETH_NAK:
+		wsay(w, "Syndrome 0x%02x: bits 6-5 = 11 make it a NAK; the low 5 bits are the NAK code %u, %s (IBA "
+			"Table 43). %s", a->syndrome, v, rs_nak_code_name(v), msn);
+		break;
+	default:
+		wsay(w, "Syndrome 0x%02x: bits 6-5 = 10 is a reserved syndrome (IBA Table 42).", a->syndrome);
+		break;
+	}
+}
+
+static void ext(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_frame *f = w->f;
+	uint32_t o = l->off;
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+
+	switch (l->id) {
+	case RS_L_RDETH:
+		wtitle(w, l->id, "Reliable Datagram Extended Transport Header", o, l->len);
+		wfield(w, o + 1, "EE context", whexdec(f->rdeth_eecnxt, 6), NULL);
+		wsay(w, "RD only: the end-to-end context 0x%x that carries this datagram reliably.", f->rdeth_eecnxt);
+		break;
+	case RS_L_DETH:
+		wtitle(w, l->id, "Datagram Extended Transport Header", o, l->len);
+		wfield(w, o, "Q_Key", whexdec(f->deth.qkey, 8), "%s", f->deth.qkey == 0x80010000u
+			? "the well-known QP1 key" : f->deth.qkey & 0x80000000u ? "controlled key" : "");
+		wfield(w, o + 5, "Source QP", whexdec(f->deth.srcqp, 6), "the sender's QP");
+		if (f->bth.destqp == 0)
+			wsay(w, "From QP 0x%x. Subnet management packets to QP0 are not checked against a Q_Key.",
+			     f->deth.srcqp);
+		else if (!walk_first(w, l->id))
+			wsay(w, "From QP 0x%x with Q_Key 0x%08x%s.", f->deth.srcqp, f->deth.qkey,
+			     f->deth.qkey == 0x80010000u ? " (the QP1 key)" : "");
+		else if (f->deth.qkey == 0x80010000u)
+			wsay(w, "A datagram names its sender's QP (0x%x, where replies go) and a Q_Key. 0x80010000 is "
+				"the well-known Q_Key of QP1, used by every management datagram; keys with the top bit "
+				"set are \"controlled\": only privileged software may send with them.", f->deth.srcqp);
+		else
+			wsay(w, "A datagram names its sender's QP (0x%x, where replies go) and a Q_Key: the receiving "
+				"UD QP accepts it only if the Q_Key matches its own (0x%08x).", f->deth.srcqp, f->deth.qkey);
+		break;
+	case RS_L_XRCETH:
+		wtitle(w, l->id, "XRC Extended Transport Header", o, l->len);
+		wfield(w, o + 1, "XRC SRQ", whexdec(f->xrceth_srqn, 6), NULL);
+		wsay(w, "XRC: the message goes to shared receive queue 0x%x at the target, whichever QP receives it.",
+		     f->xrceth_srqn);
+		break;
+	case RS_L_FETH:
+		wtitle(w, l->id, "Flush Extended Transport Header", o, l->len);
+		wbits(w, o + 3, 1, 4, 2, (f->feth >> 4) & 3, "Selectivity", NULL);
+		wbits(w, o + 3, 1, 0, 4, f->feth & 0xF, "Placement type", NULL);
+		wsay(w, "FLUSH asks the responder to make earlier writes to the RETH's region visible or persistent, "
+			"as the placement type says.");
+		break;
+	case RS_L_RETH:
+		wtitle(w, l->id, "RDMA Extended Transport Header", o, l->len);
+		wfield(w, o, "Virtual address", whex(f->reth.va, 16), NULL);
+		wfield(w, o + 8, "R_Key", whexdec(f->reth.rkey, 8), "remote key of the memory region");
+		wfield(w, o + 12, "DMA length", whexdec(f->reth.dmalen, 8), "bytes in the whole message");
+		if (!walk_first(w, l->id))
+			wsay(w, "%s VA 0x%" PRIx64 ", R_Key 0x%x, DMA length %u (the whole message).",
+			     op->kind == RS_KIND_READ_REQ ? "Read from" : "To", f->reth.va, f->reth.rkey, f->reth.dmalen);
+		else if (op->kind == RS_KIND_READ_REQ)
+			wsay(w, "The RETH says which remote memory to read: %u bytes at virtual address 0x%" PRIx64
+				" in the region registered with R_Key 0x%x. The responder checks that the key allows "
+				"remote reads of that range.", f->reth.dmalen, f->reth.va, f->reth.rkey);
+		else
+			wsay(w, "The RETH says where the data goes: virtual address 0x%" PRIx64 " in the responder's "
+				"memory region registered with R_Key 0x%x. The DMA length, %u bytes, is the size of the "
+				"whole message, not of this packet; only the first packet of a message carries a RETH.",
+			     f->reth.va, f->reth.rkey, f->reth.dmalen);
+		break;
+	case RS_L_ATOMICETH:
+		wtitle(w, l->id, "Atomic Extended Transport Header", o, l->len);
+		wfield(w, o, "Virtual address", whex(f->atomic.va, 16), NULL);
+		wfield(w, o + 8, "R_Key", whexdec(f->atomic.rkey, 8), NULL);
+		wfield(w, o + 12, op->kind == RS_KIND_FETCH_ADD ? "Add data" : "Swap data", whex(f->atomic.swap, 16), NULL);
+		wfield(w, o + 20, "Compare data", whex(f->atomic.cmp, 16), "%s",
+		       op->kind == RS_KIND_FETCH_ADD ? "unused by Fetch & Add" : "");
+		wsay(w, "An atomic operation on the 8 bytes at 0x%" PRIx64 " (R_Key 0x%x); no other access to them "
+			"can come in between.", f->atomic.va, f->atomic.rkey);
+		break;
+	case RS_L_AETH:
+		aeth(w, l);
+		break;
+	case RS_L_ATOMICACKETH:
+		wtitle(w, l->id, "Atomic ACK Extended Transport Header", o, l->len);
+		wfield(w, o, "Original data", whexdec(f->atomicack_orig, 16), NULL);
+		wsay(w, "The value the 8 bytes held before the atomic operation, returned to the requester.");
+		break;
+	case RS_L_IMMDT:
+		wtitle(w, l->id, "Immediate Data", o, l->len);
+		wfield(w, o, "Immediate", whexdec(f->immdt, 8), NULL);
+		wsay(w, "32 bits delivered with the message to the receiver's completion queue entry; the receiver "
+			"consumes a receive work request to get it.");
+		break;
+	case RS_L_IETH:
+		wtitle(w, l->id, "Invalidate Extended Transport Header", o, l->len);
+		wfield(w, o, "R_Key", whexdec(f->ieth_rkey, 8), "to invalidate");
+		wsay(w, "When this SEND completes, the responder invalidates R_Key 0x%x: remote access through it "
+			"ends.", f->ieth_rkey);
+		break;
+	case RS_L_CNP:
+		wtitle(w, l->id, "CNP reserved bytes", o, l->len);
+		wfield(w, o, "Reserved", wfmt("%u bytes", l->len), NULL);
+		wsay(w, "A RoCE v2 CNP carries 16 reserved bytes after its BTH (IBA Annex A17.9.3).");
+		break;
+	default:
+		break;
+	}
+}
+
+void walk_ib_layer(struct walk *w, const struct rs_layer *l)
+{
+	switch (l->id) {
+	case RS_L_BTH:
+		bth(w, l);
+		break;
+	case RS_L_PAYLOAD:
+	case RS_L_PAD:
+	case RS_L_ICRC:
+	case RS_L_VCRC:
+		walk_data_layer(w, l);
+		break;
+	default:
+		ext(w, l);
+		break;
+	}
+}

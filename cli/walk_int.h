@@ -1,0 +1,197 @@
+/*
+ * walk_int.h — what the files of the classroom walkthrough (--walk / -V)
+ * share: the walk's state, the output primitives (fields, bit fields,
+ * wrapped explanations, colour) and one entry point per group of layers.
+ *
+ * Layout of a field line (all output stays within WALK_WIDTH columns):
+ *
+ *   |    002b  PadCnt              ..10 .... = 2         pad bytes after the payload
+ *   |    ^off  ^label (COL_LABEL)  ^value (COL_VALUE)    ^note (COL_NOTE), wrapped
+ *
+ * The offset is from the first captured byte of the frame, as in the hex dump.
+ */
+#ifndef RS_WALK_INT_H
+#define RS_WALK_INT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+#define WALK_WIDTH 100
+#define COL_LABEL 10
+#define COL_VALUE 32
+#define COL_NOTE 58
+
+/* What the walk remembers of recent frames to tie packets together: which
+ * request an ACK or READ response answers, where a multi-packet message
+ * started, which CM message a reply answers. Bounded; old entries fall off. */
+#define WALK_REQS 256
+#define WALK_MSGS 32
+#define WALK_CMS 32
+#define WALK_NAKS 8
+
+struct walk_req {        /* one request packet (requester -> responder) */
+	uint64_t frame;
+	struct rs_addr src, dst;
+	uint32_t destqp, psn;
+	uint8_t opcode;
+	uint32_t len;        /* READ/WRITE DMA length from the RETH, else payload */
+};
+
+struct walk_msg {        /* an open multi-packet message in one direction */
+	bool used;
+	struct rs_addr src, dst;
+	uint32_t destqp;
+	uint8_t kind;        /* enum rs_op_kind: SEND, WRITE, READ_RESP */
+	uint64_t first_frame, last_seen;
+	uint64_t req_frame;  /* READ response: the frame of its request (0 = not seen) */
+	uint32_t total;      /* message length if known (RETH, READ request), else 0 */
+	uint32_t done;       /* payload bytes before the current packet */
+	uint32_t next_psn;
+	uint32_t packets;    /* packets before the current one */
+};
+
+struct walk_nak {        /* a NAK (PSN sequence error) and the PSN it asks for */
+	uint64_t frame;
+	struct rs_addr src, dst;
+	uint32_t psn;
+};
+
+struct walk_cm {
+	uint64_t frame;
+	uint16_t attr;
+	uint32_t id;         /* local comm ID (request ID for SIDR) */
+	uint32_t qpn, psn;
+};
+
+/* Where the current packet sits in its message, as far as the walk knows. */
+struct walk_pos {
+	bool known;          /* the message's first packet was seen */
+	uint64_t first_frame;
+	uint64_t req_frame;  /* READ response: the frame of its request (0 = not seen) */
+	uint32_t total;      /* 0 = unknown */
+	uint32_t offset;     /* payload bytes before this packet */
+	uint32_t index;      /* 1-based packet number within the message */
+};
+
+struct walk {
+	FILE *out;
+	bool color;
+	const struct rs_cli_opts *o;
+	const char *file;
+	int dlt;
+
+	bool have_t0;
+	uint64_t t0_ns, prev_ns, t0_frame;
+	uint64_t frames, roce, other, problems;
+	uint64_t explained[4]; /* what was already explained in full in this file (bit per topic) */
+	char *cut;             /* why reading this file stopped early, if it did */
+
+	struct walk_req reqs[WALK_REQS];
+	unsigned nreq;       /* total ever added; the ring index is nreq % WALK_REQS */
+	struct walk_msg msgs[WALK_MSGS];
+	struct walk_cm cms[WALK_CMS];
+	unsigned ncm;
+	struct walk_nak naks[WALK_NAKS];
+	unsigned nnak;
+
+	/* The frame being walked. */
+	const struct rs_packet *pkt;
+	const struct rs_frame *f;
+	struct walk_pos pos;
+	const struct walk_req *answers;  /* the request an ACK/NAK/READ response answers */
+	const struct walk_req *earlier;  /* an earlier packet with the same PSN: retransmission */
+	const struct walk_cm *cm_prev;   /* the CM message this one answers */
+	const struct walk_cm *cm_psn;    /* the REQ/REP whose Starting PSN this request carries */
+	const struct walk_nak *nak;      /* the NAK this request (a resend) answers */
+};
+
+/* ---- output (walk_out.c) ------------------------------------------------- */
+
+/* Rotating scratch buffers for formatted values: valid for a few calls. */
+const char *wfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *whex(uint64_t v, int digits);     /* "0x00ff" */
+const char *whexdec(uint64_t v, int digits);  /* "0x00ff (255)" */
+const char *wbytes(const uint8_t *p, unsigned n, char sep); /* "52:54:00:.." */
+
+void wout(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wsgr(struct walk *w, const char *sgr);   /* colour on, if colour is on */
+void wsgr_off(struct walk *w);
+const char *wlayer_sgr(unsigned layer_id);
+
+/* The heading of a layer: name, what it stands for, where it is. */
+void wtitle(struct walk *w, unsigned layer_id, const char *long_name, uint32_t off, uint32_t len);
+void wtitle_named(struct walk *w, unsigned layer_id, const char *name, const char *long_name, uint32_t off,
+		  uint32_t len);
+/* One field: offset, label, value and an optional note (printf format). */
+void wfield(struct walk *w, uint32_t off, const char *label, const char *value, const char *note, ...)
+	__attribute__((format(printf, 5, 6)));
+/* A bit field of `width` bits at `shift` within `nbytes` bytes starting at
+ * `off`: drawn as Wireshark does (".0.. ....") so it maps onto the byte. */
+void wbits(struct walk *w, uint32_t off, unsigned nbytes, unsigned shift, unsigned width, uint64_t value,
+	   const char *label, const char *note, ...) __attribute__((format(printf, 8, 9)));
+/* A plain-language explanation, word-wrapped under a "> " margin. */
+void wsay(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a different first-line marker (e.g. "!! "), in colour `sgr`. */
+void wsay_marked(struct walk *w, const char *mark, const char *sgr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Word-wrap `text` starting at column `col` (already reached), continuing
+ * lines at column `indent`. */
+void wwrap(struct walk *w, int col, int indent, const char *text);
+
+/* Captured bytes, bounds-checked against caplen. */
+bool wcap(const struct walk *w, uint32_t off, uint32_t len);
+uint32_t wbe(const struct walk *w, uint32_t off, unsigned n); /* n <= 4; 0 if not captured */
+
+/* ---- layers ---------------------------------------------------------------- */
+
+/* walk_link.c: ERF, Ethernet, VLAN, SLL, IPv4, IPv6, UDP, LRH, GRH, trailer. */
+void walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_index);
+/* walk_ib.c: BTH and extension headers (hands the rest to walk_data.c). */
+void walk_ib_layer(struct walk *w, const struct rs_layer *l);
+/* walk_data.c: payload, pad, ICRC, VCRC. */
+void walk_data_layer(struct walk *w, const struct rs_layer *l);
+/* What the operation does, with this packet's numbers (walk_op.c). */
+void walk_operation(struct walk *w);
+/* The one-line summary after the frame header (walk_op.c). */
+void walk_summary(struct walk *w, char *buf, size_t len);
+/* walk_cm.c: the MAD header and the CM attribute. */
+void walk_mad_layer(struct walk *w, const struct rs_layer *l);
+void walk_cm_layer(struct walk *w, const struct rs_layer *l);
+const char *walk_mad_attr_name(uint8_t mgmt_class, uint16_t attr_id);
+/* walk_hex.c: the annotated hex dump. */
+void walk_hexdump(struct walk *w);
+/* walk_other.c: one line naming a frame that is not RoCE. */
+void walk_describe_other(const struct walk *w, char *buf, size_t len);
+
+/* ---- memory across frames (walk_track.c) --------------------------------- */
+
+void walk_track_reset(struct walk *w);
+/* Before printing: find what the current frame answers or continues. */
+void walk_track_lookup(struct walk *w);
+/* After printing: remember the current frame. */
+void walk_track_update(struct walk *w);
+
+/* True the first time a kind of layer is explained in this file: the full
+ * lesson then, a short frame-specific line afterwards. */
+bool walk_first(struct walk *w, unsigned layer_id);
+/* Topics other than layers, for walk_first(): ids above the layer ids. */
+enum {
+	WALK_TOPIC_ACKREQ1 = 40, WALK_TOPIC_ACKREQ0, WALK_TOPIC_IPOIB, WALK_TOPIC_UC, WALK_TOPIC_MSN,
+	WALK_TOPIC_PAYLOAD = 48,  /* + op kind (< 16) */
+	WALK_TOPIC_OP = 64,       /* + op kind * 8 + position: the operation's general sentences */
+	WALK_TOPICS = 256,
+};
+/* `text` the first time `topic` comes up in this file, "" afterwards. */
+const char *walk_once(struct walk *w, unsigned topic, const char *text);
+
+/* Small shared helpers. */
+const char *walk_addr(const struct rs_addr *a); /* formatted into a scratch buffer */
+const char *walk_ecn_name(uint8_t ecn);
+const char *walk_pkey_note(uint16_t pkey);
+const char *walk_duration(double us);           /* "1.28 ms", "4.29 s" */
+
+#endif

@@ -1,0 +1,343 @@
+/*
+ * walk_link.c — the layers that carry the IBA transport: the capture
+ * record (ERF, Linux cooked), Ethernet and VLAN tags, IPv4/IPv6 and UDP for
+ * RoCE v2, the GRH for RoCE v1, LRH (+ GRH) for native InfiniBand, and any
+ * trailer after the packet.
+ */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli/walk_int.h"
+
+static const char *ethertype_name(uint16_t t)
+{
+	switch (t) {
+	case 0x0800: return "IPv4";
+	case 0x86DD: return "IPv6";
+	case 0x0806: return "ARP";
+	case 0x8100: return "802.1Q VLAN tag";
+	case 0x88A8: return "802.1ad service VLAN tag";
+	case 0x9100: return "QinQ VLAN tag (pre-standard)";
+	case RS_ETHERTYPE_ROCE: return "RoCE v1";
+	default: return "";
+	}
+}
+
+static const char *dscp_name(uint8_t d)
+{
+	if (d == 0)
+		return "default (CS0)";
+	if (d == 46)
+		return "EF";
+	if (d % 8 == 0)
+		return wfmt("CS%u", d / 8);
+	if (d / 8 >= 1 && d / 8 <= 4 && (d % 8 == 2 || d % 8 == 4 || d % 8 == 6))
+		return wfmt("AF%u%u", d / 8, (d % 8) / 2);
+	return "";
+}
+
+static const char *ecn_sentence(uint8_t ecn)
+{
+	switch (ecn) {
+	case 0: return "ECN 00 (Not-ECT): this sender does not take part in ECN congestion control.";
+	case 3: return "ECN 11 (CE, Congestion Experienced): a switch on the way was congested. The receiver "
+		       "(the notification point) answers with a CNP so the sender slows down (DCQCN, IBA Annex "
+		       "A17.9).";
+	default: return "ECN 10/01 (ECN-capable transport): a congested switch may mark this packet CE instead "
+			"of dropping it; the receiver would then send a CNP back to the sender (Annex A17.9).";
+	}
+}
+
+static void erf_record(struct walk *w, const struct rs_layer *l)
+{
+	const uint8_t *p = w->pkt->data;
+	uint64_t ts = 0;
+	for (int i = 7; i >= 0; i--)
+		ts = ts << 8 | p[i];
+	uint8_t type = p[8];
+
+	wtitle(w, l->id, "Extensible Record Format record header (capture metadata)", l->off, l->len);
+	wfield(w, 0, "Timestamp", whex(ts, 16), "%" PRIu64 ".%09" PRIu64 " s, little-endian",
+	       w->f->erf_ts_ns / 1000000000u, w->f->erf_ts_ns % 1000000000u);
+	wbits(w, 8, 1, 7, 1, type >> 7, "Extension", type & 0x80 ? "extension headers follow" : "no extension header");
+	wbits(w, 8, 1, 0, 7, type & 0x7F, "Type", "%s", (type & 0x7F) == 21 ? "InfiniBand"
+		: (type & 0x7F) == 2 ? "Ethernet" : "");
+	wfield(w, 9, "Flags", whex(p[9], 2), NULL);
+	wfield(w, 10, "Record length", whexdec(wbe(w, 10, 2), 4), "bytes in this record");
+	wfield(w, 12, "Loss counter", whexdec(wbe(w, 12, 2), 4), NULL);
+	wfield(w, 14, "Wire length", whexdec(wbe(w, 14, 2), 4), "the packet's length on the link");
+	if (l->len > 16)
+		wfield(w, 16, "Extension headers", wfmt("%u bytes", l->len - 16), NULL);
+	if (!walk_first(w, l->id)) {
+		wsay(w, "Capture record: type %u, %u bytes on the wire.", type & 0x7F, wbe(w, 14, 2));
+		return;
+	}
+	wsay(w, "ERF is the capture tool's own record around each packet (Endace format), not something sent "
+		"on the link. Type %u says %s follows; the timestamp holds seconds in its upper 32 bits and a "
+		"binary fraction of a second in the lower 32.",
+	     type & 0x7F, (type & 0x7F) == 21 ? "an InfiniBand packet, starting with its LRH," : "the packet");
+}
+
+static void ethernet(struct walk *w, const struct rs_layer *l)
+{
+	const uint8_t *p = w->pkt->data + l->off;
+	const struct rs_frame *f = w->f;
+	uint16_t type = (uint16_t)wbe(w, l->off + 12, 2);
+	const char *cast = (p[0] & 1) ? (memcmp(p, "\xff\xff\xff\xff\xff\xff", 6) == 0 ? "broadcast" : "multicast")
+				      : "unicast";
+
+	wtitle(w, l->id, "Ethernet II", l->off, l->len);
+	wfield(w, l->off, "Destination", wbytes(f->eth_dst, 6, ':'), "%s", cast);
+	wfield(w, l->off + 6, "Source", wbytes(f->eth_src, 6, ':'), NULL);
+	wfield(w, l->off + 12, "EtherType", whex(type, 4), "%s", ethertype_name(type));
+	const char *next = f->nvlan ? "a VLAN tag" : ethertype_name(type);
+	if (!walk_first(w, l->id)) {
+		wsay(w, "From MAC %s to MAC %s; EtherType 0x%04x: %s follows.", wbytes(f->eth_src, 6, ':'),
+		     wbytes(f->eth_dst, 6, ':'), type, next);
+		return;
+	}
+	if (f->roce == RS_ROCE_V1 && !f->nvlan)
+		wsay(w, "Ethernet carries the frame across one link, from MAC %s to MAC %s. EtherType 0x8915 "
+			"marks RoCE v1: the InfiniBand GRH follows directly, so the packet cannot cross an IP router "
+			"(IBA Annex A16).", wbytes(f->eth_src, 6, ':'), wbytes(f->eth_dst, 6, ':'));
+	else
+		wsay(w, "Ethernet carries the frame across one link, from MAC %s to MAC %s (the next hop, which "
+			"may be a router). EtherType 0x%04x says %s follows%s. The 4-byte FCS at the end of the "
+			"frame is normally not captured.",
+		     wbytes(f->eth_src, 6, ':'), wbytes(f->eth_dst, 6, ':'), type, next,
+		     type == 0x0800 || type == 0x86DD ? ", the carrier of RoCE v2 (RoCE v1 would be EtherType 0x8915)"
+						      : "");
+}
+
+static void vlan(struct walk *w, const struct rs_layer *l, unsigned i)
+{
+	const struct rs_frame *f = w->f;
+	uint16_t tci = i < f->nvlan ? f->vlan_tci[i] : (uint16_t)wbe(w, l->off, 2);
+	uint16_t tpid = i < f->nvlan ? f->vlan_tpid[i] : 0x8100;
+	uint16_t next = (uint16_t)wbe(w, l->off + 2, 2);
+	unsigned pcp = tci >> 13, dei = (tci >> 12) & 1, vid = tci & 0xFFF;
+
+	wtitle(w, l->id, wfmt("IEEE 802.1Q tag (TPID 0x%04x in the 2 bytes before)", tpid), l->off, l->len);
+	wbits(w, l->off, 2, 13, 3, pcp, "PCP", "priority code point (class of service)");
+	wbits(w, l->off, 2, 12, 1, dei, "DEI", "drop eligible");
+	wbits(w, l->off, 2, 0, 12, vid, "VID", "VLAN %u", vid);
+	wfield(w, l->off + 2, "EtherType", whex(next, 4), "%s", ethertype_name(next));
+	wsay(w, "The tag puts the frame in VLAN %u with priority %u. RoCE is usually given its own priority, "
+		"with Priority Flow Control (IEEE 802.1Qbb) so that switches pause that priority instead of "
+		"dropping packets.", vid, pcp);
+}
+
+static const char *pkttype_name(unsigned t)
+{
+	static const char *const n[] = { "to this host", "broadcast", "multicast", "to another host", "sent by this host" };
+	return t < 5 ? n[t] : "";
+}
+
+static void sll(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_frame *f = w->f;
+	bool v2 = l->id == RS_L_SLL2;
+	uint16_t proto = (uint16_t)wbe(w, v2 ? 0 : 14, 2);
+
+	wtitle(w, l->id, v2 ? "Linux cooked capture header v2" : "Linux cooked capture header", l->off, l->len);
+	if (v2) {
+		wfield(w, 0, "Protocol", whex(proto, 4), "%s", ethertype_name(proto));
+		wfield(w, 4, "Interface index", whexdec(f->sll_ifindex, 8), NULL);
+		wfield(w, 8, "ARPHRD type", whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
+		wfield(w, 10, "Packet type", whexdec(f->sll_pkttype, 2), "%s", pkttype_name(f->sll_pkttype));
+		wfield(w, 11, "Address length", whexdec(wbe(w, 11, 1), 2), NULL);
+		wfield(w, 12, "Address", wbytes(w->pkt->data + 12, 8, ':'), NULL);
+	} else {
+		wfield(w, 0, "Packet type", whexdec(f->sll_pkttype, 4), "%s", pkttype_name(f->sll_pkttype));
+		wfield(w, 2, "ARPHRD type", whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
+		wfield(w, 4, "Address length", whexdec(wbe(w, 4, 2), 4), NULL);
+		wfield(w, 6, "Address", wbytes(w->pkt->data + 6, 8, ':'), NULL);
+		wfield(w, 14, "Protocol", whex(proto, 4), "%s", ethertype_name(proto));
+	}
+	if (!walk_first(w, l->id)) {
+		wsay(w, "Linux capture header: %s, protocol 0x%04x.", pkttype_name(f->sll_pkttype), proto);
+		return;
+	}
+	wsay(w, "The capturing Linux host wrote this header in place of the real link header (as when "
+		"capturing on \"any\"): it records the direction (%s) and the protocol that follows (0x%04x%s%s).",
+	     pkttype_name(f->sll_pkttype), proto, *ethertype_name(proto) ? " = " : "", ethertype_name(proto));
+}
+
+static void ipv4(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_frame *f = w->f;
+	uint32_t o = l->off;
+	uint16_t frag = (uint16_t)wbe(w, o + 6, 2);
+	uint8_t proto = (uint8_t)wbe(w, o + 9, 1);
+
+	wtitle(w, l->id, "Internet Protocol version 4", l->off, l->len);
+	wbits(w, o, 1, 4, 4, 4, "Version", NULL);
+	wbits(w, o, 1, 0, 4, f->ip_hdr_len / 4, "IHL", "%u bytes (IHL x 4)", f->ip_hdr_len);
+	wbits(w, o + 1, 1, 2, 6, f->dscp, "DSCP", "%s", dscp_name(f->dscp));
+	wbits(w, o + 1, 1, 0, 2, f->ecn, "ECN", "%s", walk_ecn_name(f->ecn));
+	wfield(w, o + 2, "Total length", whexdec(f->ip_total_len, 4), "IP header + UDP + RoCE packet");
+	wfield(w, o + 4, "Identification", whexdec(f->ip_id, 4), NULL);
+	wbits(w, o + 6, 2, 13, 3, frag >> 13, "Flags", "%s", frag & 0x4000 ? "Don't Fragment" : "");
+	wbits(w, o + 6, 2, 0, 13, frag & 0x1FFF, "Fragment offset", NULL);
+	wfield(w, o + 8, "TTL", whexdec(f->ttl, 2), "routers decrement it");
+	wfield(w, o + 9, "Protocol", whexdec(proto, 2), "%s", proto == 17 ? "UDP" : "");
+	wfield(w, o + 10, "Header checksum", whex(wbe(w, o + 10, 2), 4), "not verified here");
+	wfield(w, o + 12, "Source", walk_addr(&f->src), NULL);
+	wfield(w, o + 16, "Destination", walk_addr(&f->dst), NULL);
+	if (f->ip_hdr_len > 20)
+		wfield(w, o + 20, "Options", wfmt("%u bytes", f->ip_hdr_len - 20), NULL);
+	if (!walk_first(w, l->id)) {
+		wsay(w, "From %s to %s, DSCP %u, %s", walk_addr(&f->src), walk_addr(&f->dst), f->dscp,
+		     f->ecn == 3 ? ecn_sentence(f->ecn) : wfmt("ECN %s.", walk_ecn_name(f->ecn)));
+		return;
+	}
+	wsay(w, "IPv4 carries the RoCE v2 packet across routed networks from %s to %s. %s DSCP, ECN, TTL and "
+		"the checksum may change at every router, so the ICRC counts them as all ones.",
+	     walk_addr(&f->src), walk_addr(&f->dst), ecn_sentence(f->ecn));
+}
+
+static void ipv6(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_frame *f = w->f;
+	uint32_t o = l->off;
+	uint8_t nxt = (uint8_t)wbe(w, o + 6, 1);
+
+	wtitle(w, l->id, "Internet Protocol version 6", l->off, l->len);
+	wbits(w, o, 1, 4, 4, 6, "Version", NULL);
+	wbits(w, o, 2, 6, 6, f->dscp, "DSCP", "%s", dscp_name(f->dscp));
+	wbits(w, o, 2, 4, 2, f->ecn, "ECN", "%s", walk_ecn_name(f->ecn));
+	wbits(w, o + 1, 3, 0, 20, f->flow_label, "Flow label", NULL);
+	wfield(w, o + 4, "Payload length", whexdec(f->ip_total_len - 40, 4), "bytes after this header");
+	wfield(w, o + 6, "Next header", whexdec(nxt, 2), "%s", nxt == 17 ? "UDP" : "extension header");
+	wfield(w, o + 7, "Hop limit", whexdec(f->ttl, 2), "routers decrement it");
+	wfield(w, o + 8, "Source", walk_addr(&f->src), NULL);
+	wfield(w, o + 24, "Destination", walk_addr(&f->dst), NULL);
+	if (!walk_first(w, l->id)) {
+		wsay(w, "From %s to %s, DSCP %u, %s", walk_addr(&f->src), walk_addr(&f->dst), f->dscp,
+		     f->ecn == 3 ? ecn_sentence(f->ecn) : wfmt("ECN %s.", walk_ecn_name(f->ecn)));
+		return;
+	}
+	wsay(w, "IPv6 carries the RoCE v2 packet across routed networks from %s to %s. %s Traffic class, flow "
+		"label and hop limit may change on the way, so the ICRC counts them as all ones.",
+	     walk_addr(&f->src), walk_addr(&f->dst), ecn_sentence(f->ecn));
+}
+
+static void ipv6_ext(struct walk *w, const struct rs_layer *l)
+{
+	wtitle(w, l->id, "IPv6 extension header", l->off, l->len);
+	wfield(w, l->off, "Next header", whexdec(wbe(w, l->off, 1), 2), NULL);
+	wfield(w, l->off + 1, "Length", whexdec(wbe(w, l->off + 1, 1), 2), "(N + 1) x 8 = %u bytes", l->len);
+	wsay(w, "An IPv6 extension header between the IPv6 header and UDP; the ICRC covers it unchanged.");
+}
+
+static void udp(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_frame *f = w->f;
+	uint32_t o = l->off;
+
+	wtitle(w, l->id, "User Datagram Protocol", l->off, l->len);
+	wfield(w, o, "Source port", whexdec(f->udp_sport, 4), "chosen by the sender");
+	wfield(w, o + 2, "Destination port", whexdec(f->udp_dport, 4), "%s",
+	       f->udp_dport == RS_ROCE_UDP_PORT ? "RoCE v2" : "RoCE v2 (--roce-port)");
+	wfield(w, o + 4, "Length", whexdec(f->udp_len, 4), "UDP header + BTH ... ICRC");
+	wfield(w, o + 6, "Checksum", whex(f->udp_csum, 4), "%s", f->udp_csum ? "" : "not computed");
+	if (!walk_first(w, l->id)) {
+		wsay(w, "Source port %u (the same for every packet of this QP), destination port %u for RoCE v2, "
+			"checksum %s.", f->udp_sport, f->udp_dport, f->udp_csum ? "set" : "0 (not computed)");
+		return;
+	}
+	wsay(w, "RoCE v2 rides in UDP to port 4791, the port IANA assigned to it. The source port (%u here) is "
+		"chosen by the sender, typically from the QP numbers, to spread different flows over equal-cost "
+		"paths (ECMP); every packet of one QP keeps the same port, so they stay in order. %s",
+	     f->udp_sport, f->udp_csum ? "The UDP checksum is counted as all ones in the ICRC."
+				       : "A zero checksum means none was computed: the ICRC protects the packet instead.");
+}
+
+static void lrh(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_lrh *h = &w->f->lrh;
+	uint32_t o = l->off;
+	uint8_t b1 = (uint8_t)wbe(w, o + 1, 1);
+	static const char *const lnh[4] = { "raw", "IP (non-IBA)", "BTH follows (local)", "GRH follows (global)" };
+
+	wtitle(w, l->id, "Local Route Header", l->off, l->len);
+	wbits(w, o, 1, 4, 4, h->vl, "VL", "virtual lane%s", h->vl == 15 ? " 15: subnet management" : "");
+	wbits(w, o, 1, 0, 4, h->lver, "LVer", "link version");
+	wbits(w, o + 1, 1, 4, 4, h->sl, "SL", "service level");
+	wbits(w, o + 1, 1, 2, 2, (b1 >> 2) & 3, "Reserved", NULL);
+	wbits(w, o + 1, 1, 0, 2, h->lnh, "LNH", "%s", lnh[h->lnh & 3]);
+	wfield(w, o + 2, "DLID", whexdec(h->dlid, 4), "%s", h->dlid == 0xFFFF ? "permissive LID"
+		: h->dlid >= 0xC000 ? "multicast LID" : "destination port");
+	wbits(w, o + 4, 2, 0, 11, h->pktlen, "PktLen", "%u bytes, LRH to ICRC", h->pktlen * 4u);
+	wfield(w, o + 6, "SLID", whexdec(h->slid, 4), "%s", h->slid == 0xFFFF ? "permissive LID" : "source port");
+	if (!walk_first(w, l->id)) {
+		wsay(w, "From LID %u to LID %u on VL %u, SL %u; %u words = %u bytes from LRH to ICRC; %s", h->slid,
+		     h->dlid, h->vl, h->sl, h->pktlen, h->pktlen * 4u, h->lnh == 3 ? "a GRH follows." : "the BTH follows.");
+		return;
+	}
+	wsay(w, "The Local Route Header is what InfiniBand switches forward on inside one subnet: from port "
+		"LID %u to LID %u, on virtual lane %u with service level %u. PktLen counts 4-byte words from the "
+		"LRH through the ICRC (%u x 4 = %u bytes); the 2-byte VCRC follows. %s",
+	     h->slid, h->dlid, h->vl, h->sl, h->pktlen, h->pktlen * 4u,
+	     h->lnh == 3 ? "LNH 3: a GRH follows, as for a packet to another subnet or to a multicast group."
+			 : "LNH 2: the BTH follows directly; the packet stays in this subnet.");
+}
+
+static void grh(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_grh *g = &w->f->grh;
+	uint32_t o = l->off;
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+	inet_ntop(AF_INET6, g->sgid, s, sizeof s);
+	inet_ntop(AF_INET6, g->dgid, d, sizeof d);
+
+	wtitle(w, l->id, "Global Route Header", l->off, l->len);
+	wbits(w, o, 1, 4, 4, g->ipver, "IPVer", NULL);
+	wbits(w, o, 2, 4, 8, g->tclass, "TClass", "traffic class");
+	wbits(w, o + 1, 3, 0, 20, g->flowlabel, "FlowLabel", NULL);
+	wfield(w, o + 4, "PayLen", whexdec(g->paylen, 4), "bytes after the GRH, through the ICRC");
+	wfield(w, o + 6, "NxtHdr", whex(g->nxthdr, 2), "%s", g->nxthdr == RS_GRH_NXTHDR_IBA ? "IBA transport" : "");
+	wfield(w, o + 7, "HopLmt", whexdec(g->hoplmt, 2), NULL);
+	wfield(w, o + 8, "SGID", s, NULL);
+	wfield(w, o + 24, "DGID", d, "%s", g->dgid[0] == 0xFF ? "multicast GID" : "");
+	if (!walk_first(w, l->id))
+		wsay(w, "From GID %s to GID %s.", s, d);
+	else if (w->f->roce == RS_ROCE_V1)
+		wsay(w, "RoCE v1 uses the InfiniBand GRH as its network header: the GIDs are the ports' 128-bit "
+			"addresses (often derived from their IP or MAC addresses). Traffic class, flow label and hop "
+			"limit may change on the way, so the ICRC counts them as all ones.");
+	else
+		wsay(w, "The GRH is the InfiniBand header for traffic between subnets or to a multicast group%s: "
+			"it names the ports by 128-bit GID, from %s to %s. Traffic class, flow label and hop limit may "
+			"change on the way, so the ICRC counts them as all ones.",
+		     g->dgid[0] == 0xFF ? " (here a multicast group)" : "", s, d);
+}
+
+static void trailer(struct walk *w, const struct rs_layer *l)
+{
+	wtitle(w, l->id, "bytes after the packet", l->off, l->len);
+	wsay(w, "%u byte%s after the end of the %s: %s They are not part of the RoCE packet and the ICRC does "
+		"not cover them.", l->len, l->len == 1 ? "" : "s",
+	     w->f->roce == RS_ROCE_IB ? "packet (after the VCRC)" : "packet",
+	     w->f->roce == RS_ROCE_IB ? "capture padding." : "Ethernet padding up to the 60-byte minimum "
+		"frame, or the frame check sequence if the capture kept it.");
+}
+
+void walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_index)
+{
+	switch (l->id) {
+	case RS_L_ERF: erf_record(w, l); break;
+	case RS_L_ETH: ethernet(w, l); break;
+	case RS_L_VLAN: vlan(w, l, vlan_index); break;
+	case RS_L_SLL: case RS_L_SLL2: sll(w, l); break;
+	case RS_L_IPV4: ipv4(w, l); break;
+	case RS_L_IPV6: ipv6(w, l); break;
+	case RS_L_IPV6_EXT: ipv6_ext(w, l); break;
+	case RS_L_UDP: udp(w, l); break;
+	case RS_L_LRH: lrh(w, l); break;
+	case RS_L_GRH: grh(w, l); break;
+	case RS_L_TRAILER: trailer(w, l); break;
+	default: break;
+	}
+}

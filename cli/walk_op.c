@@ -1,0 +1,406 @@
+/*
+ * walk_op.c — what the packet does, in one summary line and one paragraph,
+ * with this packet's own numbers (bytes, VA, R_Key, PSN, QPN, MSN,
+ * immediate data) and, where the walk has seen them, the frames it belongs
+ * with (walk_track.c).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli/walk_int.h"
+
+#define PSN_MASK 0xFFFFFFu
+
+/* The general sentences of an operation, said the first time it comes up. */
+static const char *general(struct walk *w, const char *text)
+{
+	const struct rs_opinfo *op = rs_opinfo(w->f->bth.opcode);
+	bool ud = (w->f->bth.opcode & 0xE0) == RS_TR_UD;
+	return walk_once(w, WALK_TOPIC_OP + (op->kind & 15u) * 8 + op->pos + (ud ? 5 : 0), text);
+}
+
+static const char *ack_short(const struct rs_frame *f)
+{
+	uint8_t s = f->aeth.syndrome, v = rs_aeth_value(s);
+	switch (rs_aeth_kind(s)) {
+	case RS_AETH_ACK: return wfmt("ACK, MSN %u", f->aeth.msn);
+	case RS_AETH_RNR_NAK: return wfmt("RNR NAK, retry after %s", walk_duration(rs_rnr_timer_us(v)));
+	case RS_AETH_NAK: return wfmt("NAK (%s), MSN %u", rs_nak_code_name(v), f->aeth.msn);
+	default: return wfmt("reserved AETH syndrome 0x%02x", s);
+	}
+}
+
+static const char *mad_short(const struct rs_frame *f)
+{
+	const struct rs_mad *m = &f->mad;
+	if (m->is_cm)
+		return wfmt("CM %s (%s)", rs_cm_attr_name(m->hdr.attr_id), rs_cm_attr_long_name(m->hdr.attr_id));
+	return wfmt("%s %s(%s)", rs_mad_class_name(m->hdr.mgmt_class), rs_mad_method_name(m->hdr.method),
+		    walk_mad_attr_name(m->hdr.mgmt_class, m->hdr.attr_id));
+}
+
+void walk_summary(struct walk *w, char *buf, size_t len)
+{
+	const struct rs_frame *f = w->f;
+	const struct rs_bth *b = &f->bth;
+	size_t k = 0;
+
+#define ADD(...) do { if (k < len) k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__); } while (0)
+	if (!(f->have & RS_HAVE_BTH)) {
+		const char *last = f->nlayers ? rs_layer_name((enum rs_layer_id)f->layers[f->nlayers - 1].id) : "nothing";
+		ADD("Decoded up to the %s only", last);
+	} else {
+		const struct rs_opinfo *op = rs_opinfo(b->opcode);
+		ADD("%s QP 0x%x PSN %u", op->defined ? op->pretty : wfmt("opcode 0x%02x", b->opcode), b->destqp, b->psn);
+		bool ext = f->have & RS_HAVE_EXT;
+		if (ext) {
+			switch (op->kind) {
+			case RS_KIND_WRITE: case RS_KIND_WRITE_IMM:
+				if ((f->ext & RS_EXT_RETH) && op->pos == RS_POS_FIRST)
+					ADD(": %u of %u bytes to VA 0x%" PRIx64 ", rkey 0x%x", f->payload_len,
+					    f->reth.dmalen, f->reth.va, f->reth.rkey);
+				else if (f->ext & RS_EXT_RETH)
+					ADD(": %u bytes to VA 0x%" PRIx64 ", rkey 0x%x", f->reth.dmalen, f->reth.va,
+					    f->reth.rkey);
+				else
+					ADD(": %u bytes", f->payload_len);
+				break;
+			case RS_KIND_READ_REQ:
+				ADD(": %u bytes from VA 0x%" PRIx64 ", rkey 0x%x", f->reth.dmalen, f->reth.va, f->reth.rkey);
+				break;
+			case RS_KIND_READ_RESP:
+				ADD(": %u bytes", f->payload_len);
+				if (f->ext & RS_EXT_AETH)
+					ADD(", %s", ack_short(f));
+				break;
+			case RS_KIND_ACK:
+				ADD(": %s", ack_short(f));
+				break;
+			case RS_KIND_ATOMIC_ACK:
+				ADD(": original value 0x%" PRIx64 ", %s", f->atomicack_orig, ack_short(f));
+				break;
+			case RS_KIND_CMP_SWAP:
+				ADD(": at VA 0x%" PRIx64 ", if 0x%" PRIx64 " swap in 0x%" PRIx64, f->atomic.va, f->atomic.cmp,
+				    f->atomic.swap);
+				break;
+			case RS_KIND_FETCH_ADD:
+				ADD(": add 0x%" PRIx64 " at VA 0x%" PRIx64, f->atomic.swap, f->atomic.va);
+				break;
+			case RS_KIND_CNP:
+				ADD(": slow down");
+				break;
+			default:
+				if (op->ext & RS_EXT_PAYLOAD && !(f->have & RS_HAVE_MAD))
+					ADD(": %u bytes", f->payload_len);
+				break;
+			}
+			if (f->ext & RS_EXT_DETH)
+				ADD(", from QP 0x%x, Q_Key 0x%x", f->deth.srcqp, f->deth.qkey);
+			if (f->ext & RS_EXT_IMMDT)
+				ADD(", immediate 0x%08x", f->immdt);
+			if (f->ext & RS_EXT_IETH)
+				ADD(", invalidate rkey 0x%x", f->ieth_rkey);
+		}
+		if (f->have & RS_HAVE_MAD)
+			ADD(": %s", mad_short(f));
+	}
+	if (f->ecn == 3)
+		ADD(" [ECN CE: congestion experienced]");
+	if (f->outcome != RS_OK)
+		ADD(" [%s]", f->outcome == RS_TRUNCATED ? "TRUNCATED" : f->outcome == RS_MALFORMED ? "MALFORMED"
+			     : "UNSUPPORTED");
+	if (w->earlier && f->outcome == RS_OK)
+		ADD(" [retransmission of frame %" PRIu64 "]", w->earlier->frame);
+#undef ADD
+}
+
+/* The operation's name without its transport: "RDMA WRITE Only with Immediate". */
+static const char *opname(const struct rs_frame *f)
+{
+	const char *p = rs_opinfo(f->bth.opcode)->pretty;
+	const char *sp = p ? strchr(p, ' ') : NULL;
+	return sp ? sp + 1 : "?";
+}
+
+/* "bytes 1024-2047" of the message, from the walk's memory of it. */
+static const char *range(const struct walk *w)
+{
+	uint32_t n = w->f->payload_len;
+	if (!n)
+		return "no data";
+	return wfmt("bytes %u-%u", w->pos.offset, w->pos.offset + n - 1);
+}
+
+static const char *following(uint32_t psn)
+{
+	return wfmt("with consecutive PSNs (%u, %u, ...)", (psn + 1) & PSN_MASK, (psn + 2) & PSN_MASK);
+}
+
+/* What is still to come of a message whose length is known: the packets of
+ * a message are all path-MTU sized but the last, so this packet's payload
+ * is the MTU. */
+static const char *to_come(const struct walk *w, const char *article, const char *last_name)
+{
+	const struct rs_frame *f = w->f;
+	uint32_t mtu = f->payload_len, done = w->pos.offset + f->payload_len;
+	if (!w->pos.known || !w->pos.total || !mtu || done >= w->pos.total)
+		return wfmt("more follow %s", following(f->bth.psn));
+	uint32_t left = w->pos.total - done, n = (left + mtu - 1) / mtu;
+	uint32_t psn = (f->bth.psn + 1) & PSN_MASK;
+	if (n == 1)
+		return wfmt("the %s packet, PSN %u, brings the remaining %u bytes", last_name, psn, left);
+	return wfmt("%u more packets, PSN %u to %u, bring the remaining %u bytes, the last of them %s %s packet",
+		    n, psn, (psn + n - 1) & PSN_MASK, left, article, last_name);
+}
+
+static void write_op(struct walk *w, const struct rs_opinfo *op)
+{
+	const struct rs_frame *f = w->f;
+	const struct walk_pos *p = &w->pos;
+	const char *imm = op->kind == RS_KIND_WRITE_IMM
+		? wfmt(" The immediate value 0x%08x also reaches the responder's completion queue, which uses up "
+		       "one posted receive request.", f->immdt) : "";
+	switch (op->pos) {
+	case RS_POS_ONLY:
+		wsay(w, "%s: the whole write fits in this packet. The requester puts these %u bytes "
+			"straight into the responder's memory at VA 0x%" PRIx64 " (the region with rkey 0x%x).%s%s",
+		     opname(f), f->payload_len, f->reth.va, f->reth.rkey,
+		     general(w, " The responder's CPU is not involved and no receive buffer is used."), imm);
+		break;
+	case RS_POS_FIRST:
+		wsay(w, "%s: the first packet of a multi-packet write of %u bytes to VA 0x%" PRIx64
+			" protected by rkey 0x%x. It carries bytes 0-%u; %s.%s", opname(f), f->reth.dmalen, f->reth.va,
+		     f->reth.rkey, f->payload_len ? f->payload_len - 1 : 0, to_come(w, "an", "RDMA WRITE Last"),
+		     general(w, " They carry no RETH: the responder places each one's data right after the "
+				"previous one's."));
+		break;
+	case RS_POS_MIDDLE:
+		if (p->known)
+			wsay(w, "%s: packet %u of the write that began in frame %" PRIu64 "; it "
+				"carries %s of the %u-byte message; %s.", opname(f), p->index, p->first_frame, range(w), p->total,
+			     to_come(w, "an", "RDMA WRITE Last"));
+		else
+			wsay(w, "%s: continues a multi-packet write whose First packet (with the "
+				"address, in its RETH) came earlier. This packet carries %u more bytes, placed right after "
+				"the previous packet's; more follow %s.", opname(f), f->payload_len, following(f->bth.psn));
+		break;
+	default:
+		if (p->known)
+			wsay(w, "%s: packet %u, the last, of the write that began in frame %" PRIu64
+				": %s complete the %u-byte message.%s", opname(f), p->index, p->first_frame, range(w), p->total, imm);
+		else
+			wsay(w, "%s: the final %u bytes of a multi-packet write whose First packet came "
+				"earlier; the message is complete.%s", opname(f), f->payload_len, imm);
+		break;
+	}
+}
+
+static void send_op(struct walk *w, const struct rs_opinfo *op)
+{
+	const struct rs_frame *f = w->f;
+	const struct walk_pos *p = &w->pos;
+	bool ud = (f->bth.opcode & 0xE0) == RS_TR_UD;
+	const char *extra = op->kind == RS_KIND_SEND_IMM
+		? wfmt(" The immediate value 0x%08x is delivered in the receiver's completion.", f->immdt)
+		: op->kind == RS_KIND_SEND_INV
+		? wfmt(" When it completes, the responder also invalidates rkey 0x%x.", f->ieth_rkey) : "";
+
+	switch (op->pos) {
+	case RS_POS_ONLY:
+		if (ud && (f->have & RS_HAVE_MAD))
+			wsay(w, "UD SEND Only to QP%u: a management datagram (MAD) from QP 0x%x.%s", f->bth.destqp,
+			     f->deth.srcqp, walk_once(w, WALK_TOPIC_OP + 127, " UD is connectionless and unacknowledged; "
+						      "the management protocol retries on its own timeouts."));
+		else if (ud)
+			wsay(w, "UD %s: a %u-byte datagram from QP 0x%x to QP 0x%x.%s%s", opname(f), f->payload_len,
+			     f->deth.srcqp, f->bth.destqp, general(w, " UD needs no connection: every packet names its "
+				"destination QP and carries a Q_Key; there are no ACKs and no retransmissions."), extra);
+		else
+			wsay(w, "%s: a whole %u-byte message in one packet%s%s", opname(f), f->payload_len,
+			     *general(w, "x") ? wfmt(". The responder places it in the buffer of the next receive "
+						   "request posted on QP 0x%x and reports a completion.", f->bth.destqp) : ".",
+			     extra);
+		break;
+	case RS_POS_FIRST:
+		wsay(w, "%s: the first %u bytes of a multi-packet message; Middle packets and a Last "
+			"packet follow %s.%s", opname(f), f->payload_len, following(f->bth.psn),
+		     general(w, " A SEND states no total length: the receiver learns it when the Last packet arrives."));
+		break;
+	case RS_POS_MIDDLE:
+		if (p->known)
+			wsay(w, "%s: packet %u of the message that began in frame %" PRIu64 ", carrying %s; "
+				"more follow %s.", opname(f), p->index, p->first_frame, range(w), following(f->bth.psn));
+		else
+			wsay(w, "%s: %u more bytes of a message whose First packet came earlier; more "
+				"follow %s.", opname(f), f->payload_len, following(f->bth.psn));
+		break;
+	default:
+		if (p->known)
+			wsay(w, "%s: packet %u ends the message that began in frame %" PRIu64 " (%s): %u "
+				"bytes in all.%s", opname(f), p->index, p->first_frame, range(w), p->offset + f->payload_len, extra);
+		else
+			wsay(w, "%s: the final %u bytes of a message whose First packet came earlier.%s", opname(f),
+			     f->payload_len, extra);
+		break;
+	}
+}
+
+static void read_resp_op(struct walk *w, const struct rs_opinfo *op)
+{
+	const struct rs_frame *f = w->f;
+	const struct walk_pos *p = &w->pos;
+	const char *req = p->req_frame ? wfmt("the READ in frame %" PRIu64, p->req_frame) : "the READ request";
+	const char *of = p->total ? wfmt(" of %u", p->total) : "";
+
+	switch (op->pos) {
+	case RS_POS_ONLY:
+		wsay(w, "%s: the whole answer to %s, %u bytes, in one packet. Its AETH "
+			"acknowledges the request (%s).", opname(f), req, f->payload_len, ack_short(f));
+		break;
+	case RS_POS_FIRST:
+		wsay(w, "%s: bytes 0-%u%s requested by %s (PSN %u). Its AETH acknowledges "
+			"the request (%s); %s.%s", opname(f),
+		     f->payload_len ? f->payload_len - 1 : 0, of, req, f->bth.psn, ack_short(f),
+		     to_come(w, "a", "READ Response Last"),
+		     general(w, " Middle packets carry no AETH; the Last packet carries one again."));
+		break;
+	case RS_POS_MIDDLE:
+		if (p->known)
+			wsay(w, "%s: packet %u of the answer to %s, carrying %s%s; %s.",
+			     opname(f), p->index, req, range(w), of, to_come(w, "a", "READ Response Last"));
+		else
+			wsay(w, "%s: %u more bytes of a READ response whose first packet came "
+				"earlier; more follow %s.", opname(f), f->payload_len, following(f->bth.psn));
+		break;
+	default:
+		if (p->known)
+			wsay(w, "%s: packet %u, the last, of the answer to %s: %s complete the "
+				"%u bytes. Its AETH acknowledges the request again (%s); the requester can now complete "
+				"its READ work request.", opname(f), p->index, req, range(w), p->offset + f->payload_len, ack_short(f));
+		else
+			wsay(w, "%s: the final %u bytes of a READ response; its AETH acknowledges "
+				"the request (%s).", opname(f), f->payload_len, ack_short(f));
+		break;
+	}
+}
+
+static void ack_op(struct walk *w)
+{
+	const struct rs_frame *f = w->f;
+	uint32_t psn = f->bth.psn;
+	uint8_t v = rs_aeth_value(f->aeth.syndrome);
+	const struct walk_req *r = w->answers;
+	const char *seen = r ? wfmt(" (the newest of them: the %s in frame %" PRIu64 ")",
+				    rs_opinfo(r->opcode)->pretty, r->frame) : "";
+
+	switch (rs_aeth_kind(f->aeth.syndrome)) {
+	case RS_AETH_ACK:
+		wsay(w, "Acknowledge: the responder confirms that every request packet up to PSN %u arrived and "
+			"was carried out%s. %s", psn, seen, walk_first(w, WALK_TOPIC_MSN)
+		     ? wfmt("MSN %u counts the messages it has completed on this connection (modulo 2^24).", f->aeth.msn)
+		     : wfmt("MSN %u.", f->aeth.msn));
+		break;
+	case RS_AETH_RNR_NAK:
+		wsay(w, "RNR NAK (receiver not ready): the request with PSN %u needed a receive buffer, but none "
+			"was posted on the responder's QP. The requester waits at least %s (RNR timer %u) and then "
+			"retries from PSN %u, up to its RNR retry count.", psn, walk_duration(rs_rnr_timer_us(v)), v, psn);
+		break;
+	case RS_AETH_NAK:
+		if (v == RS_NAK_PSN_SEQ_ERR)
+			wsay(w, "NAK, PSN sequence error: the responder received a packet with a later PSN than it "
+				"expected, so at least one packet was lost on the way. It expects PSN %u next%s; the "
+				"requester must resend everything from PSN %u on (go-back-N).", psn,
+			     r ? wfmt(" (last seen here in frame %" PRIu64 ")", r->frame) : "", psn);
+		else
+			wsay(w, "NAK, %s: a fatal error for the request with PSN %u (invalid request: a bad opcode or "
+				"length; remote access error: the rkey, address or access rights do not allow it; "
+				"remote operational error: the responder could not carry it out). The requester "
+				"completes the work request with an error and the QP enters the error state.",
+			     rs_nak_code_name(v), psn);
+		break;
+	default:
+		wsay(w, "An AETH with a reserved syndrome (0x%02x): the requester cannot interpret it.", f->aeth.syndrome);
+		break;
+	}
+}
+
+void walk_operation(struct walk *w)
+{
+	const struct rs_frame *f = w->f;
+	if (!(f->have & RS_HAVE_BTH) || !(f->have & RS_HAVE_EXT))
+		return;
+	const struct rs_bth *b = &f->bth;
+	const struct rs_opinfo *op = rs_opinfo(b->opcode);
+
+	switch (op->kind) {
+	case RS_KIND_WRITE: case RS_KIND_WRITE_IMM:
+		write_op(w, op);
+		break;
+	case RS_KIND_SEND: case RS_KIND_SEND_IMM: case RS_KIND_SEND_INV:
+		send_op(w, op);
+		break;
+	case RS_KIND_READ_REQ:
+		wsay(w, "RDMA READ Request: asks the responder for %u bytes at VA 0x%" PRIx64 " (rkey 0x%x). The "
+			"request itself carries no data. The responder answers with READ Response packets numbered "
+			"from PSN %u upwards, one per path MTU of data (for example %u packets with a 1024-byte MTU), "
+			"so the requester's next request continues after those PSNs.",
+		     f->reth.dmalen, f->reth.va, f->reth.rkey, b->psn, f->reth.dmalen ? (f->reth.dmalen + 1023) / 1024 : 1);
+		break;
+	case RS_KIND_READ_RESP:
+		read_resp_op(w, op);
+		break;
+	case RS_KIND_ACK:
+		ack_op(w);
+		break;
+	case RS_KIND_ATOMIC_ACK:
+		wsay(w, "Atomic Acknowledge: before the atomic operation%s, the 8 bytes held 0x%" PRIx64 ". The "
+			"requester stores this value in its local buffer and completes the work request (%s).",
+		     w->answers ? wfmt(" in frame %" PRIu64, w->answers->frame) : "", f->atomicack_orig, ack_short(f));
+		break;
+	case RS_KIND_CMP_SWAP:
+		wsay(w, "ATOMIC Compare & Swap: if the 8 bytes at VA 0x%" PRIx64 " (rkey 0x%x) equal 0x%" PRIx64
+			", the responder replaces them with 0x%" PRIx64 "; either way it returns the original value in "
+			"an Atomic Acknowledge with PSN %u.", f->atomic.va, f->atomic.rkey, f->atomic.cmp,
+		     f->atomic.swap, b->psn);
+		break;
+	case RS_KIND_FETCH_ADD:
+		wsay(w, "ATOMIC Fetch & Add: the responder adds 0x%" PRIx64 " to the 8 bytes at VA 0x%" PRIx64
+			" (rkey 0x%x) and returns their original value in an Atomic Acknowledge with PSN %u.",
+		     f->atomic.swap, f->atomic.va, f->atomic.rkey, b->psn);
+		break;
+	case RS_KIND_ATOMIC_WRITE:
+		wsay(w, "ATOMIC WRITE: the responder writes these 8 bytes at VA 0x%" PRIx64 " (rkey 0x%x) in one "
+			"indivisible step.", f->reth.va, f->reth.rkey);
+		break;
+	case RS_KIND_FLUSH:
+		wsay(w, "FLUSH: the responder makes earlier RDMA writes to VA 0x%" PRIx64 " (%u bytes, rkey 0x%x) "
+			"visible or persistent before acknowledging.", f->reth.va, f->reth.dmalen, f->reth.rkey);
+		break;
+	case RS_KIND_RESYNC:
+		wsay(w, "RESYNC (Reliable Datagram): resynchronises the PSNs of an end-to-end context.");
+		break;
+	case RS_KIND_CNP:
+		wsay(w, "Congestion Notification Packet: the receiver of packets marked CE (congestion experienced) "
+			"tells QP 0x%x, the sender of that flow, to slow down; with DCQCN the sender cuts its rate and "
+			"then raises it again step by step (IBA Annex A17.9).", b->destqp);
+		break;
+	default:
+		return;
+	}
+	if (w->cm_psn)
+		wsay(w, "PSN %u is the Starting PSN that QP 0x%x announced in the %s in frame %" PRIu64 ": this is "
+			"the first request it receives on the new connection.", b->psn, w->cm_psn->qpn,
+		     rs_cm_attr_name(w->cm_psn->attr), w->cm_psn->frame);
+	if ((b->opcode & 0xE0) == RS_TR_UC && walk_first(w, WALK_TOPIC_UC))
+		wsay(w, "UC (Unreliable Connection): no acknowledgements; if a packet is lost the receiver drops "
+			"the whole message and nothing is resent.");
+	if (w->nak && w->nak->psn == b->psn)
+		wsay(w, "This is the PSN that the NAK in frame %" PRIu64 " asked for: the requester has gone back "
+			"to it and resends everything from here on (go-back-N).", w->nak->frame);
+	if (w->earlier && f->outcome == RS_OK)
+		wsay(w, "PSN %u was already sent in frame %" PRIu64 ": this packet is a retransmission%s.", b->psn,
+		     w->earlier->frame, w->nak ? wfmt(", part of the go-back-N that the NAK in frame %" PRIu64
+						      " (PSN %u) started", w->nak->frame, w->nak->psn)
+			  : " (after a timeout or a NAK not in this capture, the requester resends from the first "
+			    "unacknowledged PSN)");
+}

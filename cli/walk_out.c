@@ -1,0 +1,330 @@
+/*
+ * walk_out.c — the walkthrough's output primitives: aligned field lines,
+ * bit fields drawn over their byte, word-wrapped explanations, and colour
+ * (ANSI SGR) only when the options say so. Nothing here knows a protocol.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli/walk_int.h"
+
+#define NSCRATCH 24
+#define SCRATCH_LEN 512
+
+const char *wfmt(const char *fmt, ...)
+{
+	static char bufs[NSCRATCH][SCRATCH_LEN];
+	static unsigned next;
+	char *b = bufs[next++ % NSCRATCH];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b, SCRATCH_LEN, fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+const char *whex(uint64_t v, int digits)
+{
+	return wfmt("0x%0*" PRIx64, digits, v);
+}
+
+const char *whexdec(uint64_t v, int digits)
+{
+	return wfmt("0x%0*" PRIx64 " (%" PRIu64 ")", digits, v, v);
+}
+
+const char *wbytes(const uint8_t *p, unsigned n, char sep)
+{
+	char b[SCRATCH_LEN];
+	size_t k = 0;
+	for (unsigned i = 0; i < n && k + 4 < sizeof b; i++) {
+		if (i && sep)
+			b[k++] = sep;
+		k += (size_t)snprintf(b + k, sizeof b - k, "%02x", p[i]);
+	}
+	b[k] = '\0';
+	return wfmt("%s", b);
+}
+
+void wout(struct walk *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(w->out, fmt, ap);
+	va_end(ap);
+}
+
+void wsgr(struct walk *w, const char *sgr)
+{
+	if (w->color && sgr && *sgr)
+		fprintf(w->out, "\033[%sm", sgr);
+}
+
+void wsgr_off(struct walk *w)
+{
+	if (w->color)
+		fputs("\033[0m", w->out);
+}
+
+/* One colour per kind of layer, the same in the headings and the hex dump. */
+const char *wlayer_sgr(unsigned id)
+{
+	switch (id) {
+	case RS_L_ERF: case RS_L_SLL: case RS_L_SLL2: return "34";
+	case RS_L_ETH: return "34";
+	case RS_L_VLAN: return "94";
+	case RS_L_LRH: return "34";
+	case RS_L_IPV4: case RS_L_IPV6: case RS_L_GRH: return "32";
+	case RS_L_IPV6_EXT: return "92";
+	case RS_L_UDP: return "33";
+	case RS_L_BTH: return "1;35";
+	case RS_L_RDETH: case RS_L_XRCETH: case RS_L_FETH: case RS_L_IETH: return "96";
+	case RS_L_DETH: case RS_L_RETH: case RS_L_ATOMICETH: case RS_L_CNP: return "36";
+	case RS_L_AETH: case RS_L_ATOMICACKETH: case RS_L_IMMDT: return "96";
+	case RS_L_MAD: return "1;33";
+	case RS_L_CM: return "93";
+	case RS_L_PAYLOAD: return "";
+	case RS_L_PAD: return "2";
+	case RS_L_ICRC: case RS_L_VCRC: return "31";
+	case RS_L_TRAILER: return "2";
+	default: return "";
+	}
+}
+
+static int pad_to(struct walk *w, int col, int target)
+{
+	while (col < target) {
+		fputc(' ', w->out);
+		col++;
+	}
+	return col;
+}
+
+void wwrap(struct walk *w, int col, int indent, const char *text)
+{
+	const char *p = text;
+	bool first = true;
+	while (*p) {
+		int gap = 0;
+		while (*p == ' ') {
+			p++;
+			gap++;
+		}
+		if (!*p)
+			break;
+		if (first)
+			gap = 0;
+		size_t n = strcspn(p, " ");
+		if (!first && col + gap + (int)n > WALK_WIDTH) {
+			fputc('\n', w->out);
+			col = pad_to(w, 0, indent);
+			gap = 0;
+		}
+		col = pad_to(w, col, col + gap);
+		fwrite(p, 1, n, w->out);
+		col += (int)n;
+		p += n;
+		first = false;
+	}
+	fputc('\n', w->out);
+}
+
+void wtitle(struct walk *w, unsigned id, const char *long_name, uint32_t off, uint32_t len)
+{
+	wtitle_named(w, id, rs_layer_name((enum rs_layer_id)id), long_name, off, len);
+}
+
+void wtitle_named(struct walk *w, unsigned id, const char *name, const char *long_name, uint32_t off, uint32_t len)
+{
+	const char *where = len == 1 ? wfmt("at 0x%04x, 1 byte", off)
+				     : wfmt("0x%04x-0x%04x, %u bytes", off, off + len - 1, len);
+	uint64_t end = (uint64_t)off + len;
+	if (end > w->f->caplen)
+		where = wfmt("%s (%u captured)", where, off < w->f->caplen ? w->f->caplen - off : 0);
+
+	int col = 2 + (int)strlen(name) + (long_name ? 2 + (int)strlen(long_name) : 0);
+	fputs("\n  ", w->out);
+	wsgr(w, wlayer_sgr(id));
+	wsgr(w, "1");
+	fputs(name, w->out);
+	wsgr_off(w);
+	if (long_name)
+		fprintf(w->out, "  %s", long_name);
+	int right = WALK_WIDTH - (int)strlen(where);
+	col = pad_to(w, col, right > col + 2 ? right : col + 2);
+	fprintf(w->out, "%s\n", where);
+}
+
+static void field_line(struct walk *w, uint32_t off, const char *label, const char *value, const char *note)
+{
+	int col = 4;
+	fputs("    ", w->out);
+	if (off != UINT32_MAX)
+		col += fprintf(w->out, "%04x", off);
+	col = pad_to(w, col, COL_LABEL);
+	fputs(label, w->out);
+	col += (int)strlen(label);
+	col = pad_to(w, col, col < COL_VALUE - 1 ? COL_VALUE : col + 2);
+	fputs(value, w->out);
+	col += (int)strlen(value);
+	if (!note || !*note) {
+		fputc('\n', w->out);
+		return;
+	}
+	col = pad_to(w, col, col < COL_NOTE - 1 ? COL_NOTE : col + 2);
+	wwrap(w, col, COL_NOTE, note);
+}
+
+void wfield(struct walk *w, uint32_t off, const char *label, const char *value, const char *note, ...)
+{
+	char buf[1024] = "";
+	if (note) {
+		va_list ap;
+		va_start(ap, note);
+		vsnprintf(buf, sizeof buf, note, ap);
+		va_end(ap);
+	}
+	field_line(w, off, label, value, buf);
+}
+
+void wbits(struct walk *w, uint32_t off, unsigned nbytes, unsigned shift, unsigned width, uint64_t value,
+	   const char *label, const char *note, ...)
+{
+	char pat[80];
+	size_t k = 0;
+	unsigned total = nbytes * 8;
+	for (unsigned i = 0; i < total && k + 2 < sizeof pat; i++) {
+		unsigned bit = total - 1 - i; /* position from the least significant bit */
+		if (i && i % 4 == 0)
+			pat[k++] = ' ';
+		if (bit >= shift && bit < shift + width)
+			pat[k++] = (char)('0' + ((value >> (bit - shift)) & 1));
+		else
+			pat[k++] = '.';
+	}
+	pat[k] = '\0';
+
+	char buf[1024] = "";
+	if (note) {
+		va_list ap;
+		va_start(ap, note);
+		vsnprintf(buf, sizeof buf, note, ap);
+		va_end(ap);
+	}
+	field_line(w, off, label, wfmt("%s = %" PRIu64, pat, value), buf);
+}
+
+static void say(struct walk *w, const char *mark, const char *sgr, const char *fmt, va_list ap)
+{
+	char buf[2048];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	fputs("    ", w->out);
+	wsgr(w, sgr);
+	fputs(mark, w->out);
+	wsgr_off(w);
+	int col = 4 + (int)strlen(mark);
+	/* Continuation lines keep the margin mark so the paragraph reads as one. */
+	const char *p = buf;
+	bool first = true;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		size_t n = strcspn(p, " ");
+		int need = (first ? 0 : 1) + (int)n;
+		if (!first && col + need > WALK_WIDTH) {
+			fputs("\n    ", w->out);
+			wsgr(w, sgr);
+			fprintf(w->out, "%-*s", (int)strlen(mark), mark[0] == '!' ? "!!" : ">");
+			wsgr_off(w);
+			col = 4 + (int)strlen(mark);
+			need = (int)n;
+			first = true;
+		}
+		if (!first)
+			fputc(' ', w->out);
+		fwrite(p, 1, n, w->out);
+		col += need;
+		p += n;
+		first = false;
+	}
+	fputc('\n', w->out);
+}
+
+void wsay(struct walk *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(w, "> ", "2", fmt, ap);
+	va_end(ap);
+}
+
+void wsay_marked(struct walk *w, const char *mark, const char *sgr, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(w, mark, sgr, fmt, ap);
+	va_end(ap);
+}
+
+bool wcap(const struct walk *w, uint32_t off, uint32_t len)
+{
+	return (uint64_t)off + len <= w->pkt->caplen;
+}
+
+uint32_t wbe(const struct walk *w, uint32_t off, unsigned n)
+{
+	if (n > 4 || !wcap(w, off, n))
+		return 0;
+	uint32_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v = v << 8 | w->pkt->data[off + i];
+	return v;
+}
+
+const char *walk_addr(const struct rs_addr *a)
+{
+	char b[RS_ADDR_STRLEN];
+	rs_addr_format(a, b);
+	if (a->kind == RS_ADDR_LID)
+		return wfmt("LID %s", b);
+	return wfmt("%s", b);
+}
+
+const char *walk_ecn_name(uint8_t ecn)
+{
+	static const char *const n[4] = { "Not-ECT", "ECT(1)", "ECT(0)", "CE" };
+	return n[ecn & 3];
+}
+
+const char *walk_pkey_note(uint16_t pkey)
+{
+	if ((pkey & 0x7FFF) == 0x7FFF)
+		return pkey & 0x8000 ? "default partition, full member" : "default partition, limited member";
+	return pkey & 0x8000 ? "full member of the partition" : "limited member of the partition";
+}
+
+const char *walk_duration(double us)
+{
+	if (us < 1000)
+		return wfmt("%.3g us", us);
+	if (us < 1e6)
+		return wfmt("%.3g ms", us / 1e3);
+	return wfmt("%.3g s", us / 1e6);
+}
+
+bool walk_first(struct walk *w, unsigned id)
+{
+	id %= WALK_TOPICS;
+	uint64_t bit = 1ull << (id % 64);
+	bool first = !(w->explained[id / 64] & bit);
+	w->explained[id / 64] |= bit;
+	return first;
+}
+
+const char *walk_once(struct walk *w, unsigned topic, const char *text)
+{
+	return walk_first(w, topic) ? text : "";
+}

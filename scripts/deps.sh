@@ -1,0 +1,34 @@
+#!/bin/sh
+# Install what rocestat needs on Debian 12 (run as root; uses sudo otherwise).
+#   sh scripts/deps.sh build    compiler and libraries to build rocestat
+#   sh scripts/deps.sh test     everything the test suite uses as well
+# Packages already installed are left alone; nothing is installed twice.
+set -eu
+want=${1:-build}
+
+BUILD="build-essential pkg-config libpcap-dev libglib2.0-dev libibumad-dev"
+TEST="$BUILD check tshark python3 tcpdump tcpreplay iproute2 libibverbs-dev librdmacm-dev
+      clang libclang-rt-14-dev valgrind qemu-system-x86 busybox-static cpio xz-utils kmod
+      ca-certificates file"
+
+case "$want" in
+build) pkgs=$BUILD ;;
+test) pkgs=$TEST ;;
+*) echo "usage: sh scripts/deps.sh build|test" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+echo "rocestat: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer for it.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,445 @@
+/*
+ * check_analyzer.c — the analyzer on hand-built frames.
+ *
+ * The analyzer consumes struct rs_frame, so these tests build frames field
+ * by field (no packet bytes) and check what IBA vol 1 says must follow:
+ * PSN arithmetic modulo 2^24 (9.7.1), go-back-N after a NAK (9.7.5.1.3),
+ * a READ consuming one PSN per response packet (9.7.4.1.4), AETH syndromes
+ * (Table 42-45), implicit acknowledgement by later responses (9.7.5.1.1).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+#define A_HOST 1 /* 192.0.2.1 */
+#define B_HOST 2 /* 192.0.2.2 */
+
+static struct rs_analyzer *an;
+static uint64_t frame_no;
+
+static void setup(void)
+{
+	struct rs_analyzer_opts o = { .interval_ns = 10000000, .qp_filter = -1 };
+	an = rs_analyzer_new(&o);
+	rs_analyzer_add_file(an, "synthetic", 1);
+	frame_no = 0;
+}
+
+static void teardown(void)
+{
+	rs_analyzer_free(an);
+}
+
+static void set_ip(struct rs_addr *a, int host)
+{
+	memset(a, 0, sizeof *a);
+	a->kind = RS_ADDR_IPV4;
+	a->b[0] = 192;
+	a->b[1] = 0;
+	a->b[2] = 2;
+	a->b[3] = (uint8_t)host;
+}
+
+/* A RoCE v2 frame from host `from` to host `to`, QP `qpn`. */
+static struct rs_frame mk(int from, int to, uint8_t opcode, uint32_t qpn, uint32_t psn, uint32_t payload)
+{
+	struct rs_frame f;
+	memset(&f, 0, sizeof f);
+	f.outcome = RS_OK;
+	f.roce = RS_ROCE_V2;
+	f.have = RS_HAVE_IPV4 | RS_HAVE_UDP | RS_HAVE_BTH | RS_HAVE_EXT | RS_HAVE_ICRC;
+	f.ip_version = 4;
+	set_ip(&f.src, from);
+	set_ip(&f.dst, to);
+	f.bth.opcode = opcode;
+	f.bth.destqp = qpn;
+	f.bth.psn = psn & 0xFFFFFF;
+	f.bth.pkey = 0xFFFF;
+	f.ext = rs_opinfo(opcode)->ext;
+	f.payload_len = payload;
+	f.icrc_status = RS_CRC_OK;
+	return f;
+}
+
+static void feed_at(struct rs_frame f, uint64_t ts_ns)
+{
+	struct rs_frame_meta m = { .frame_no = ++frame_no, .ts_ns = ts_ns, .wirelen = 100 + f.payload_len,
+				   .caplen = 100 + f.payload_len };
+	rs_analyzer_add(an, &m, &f);
+}
+
+static void feed(struct rs_frame f)
+{
+	feed_at(f, 1000000000ull + frame_no * 1000);
+}
+
+static struct rs_flow *flow(int from, int to, uint32_t qpn)
+{
+	struct rs_flowkey k;
+	struct rs_frame f = mk(from, to, 0, qpn, 0, 0);
+	rs_flowkey_from_frame(&k, &f);
+	return rs_flow_find(an, &k);
+}
+
+static struct rs_frame ack(int from, int to, uint32_t qpn, uint32_t psn, uint8_t syndrome, uint32_t msn)
+{
+	struct rs_frame f = mk(from, to, IBV_OPCODE_RC_ACKNOWLEDGE, qpn, psn, 0);
+	f.aeth.syndrome = syndrome;
+	f.aeth.msn = msn;
+	return f;
+}
+
+static struct rs_frame write_pkt(uint8_t op, uint32_t psn, uint32_t len)
+{
+	struct rs_frame f = mk(B_HOST, A_HOST, op, 0x12, psn, len);
+	f.reth.va = 0x1000;
+	f.reth.rkey = 0x3af;
+	f.reth.dmalen = 4096;
+	return f;
+}
+
+START_TEST(psn_wraps_inside_a_message)
+{
+	/* 0xFFFFFE, 0xFFFFFF, 0x000000: consecutive modulo 2^24 (IBA 9.7.1). */
+	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_FIRST, 0xFFFFFE, 1024));
+	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_MIDDLE, 0xFFFFFF, 1024));
+	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_LAST, 0x000000, 512));
+	rs_analyzer_finish(an);
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert_ptr_nonnull(fl);
+	ck_assert_uint_eq(fl->msgs[RS_MSG_WRITE], 1);
+	ck_assert_uint_eq(fl->msg_bytes[RS_MSG_WRITE], 2560);
+	ck_assert_uint_eq(fl->req.gaps, 0);
+	ck_assert_uint_eq(rs_flow_retransmitted(fl), 0);
+	ck_assert_uint_eq(fl->incomplete_msgs, 0);
+}
+END_TEST
+
+START_TEST(go_back_n_after_loss)
+{
+	/* Two 4-packet WRITEs, PSN 100..107; 105 is lost before the capture
+	 * point; the responder NAKs (PSN sequence error at 105) and the
+	 * requester goes back to 105 and resends 105, 106, 107. */
+	static const uint8_t ops[4] = { IBV_OPCODE_RC_RDMA_WRITE_FIRST, IBV_OPCODE_RC_RDMA_WRITE_MIDDLE,
+					IBV_OPCODE_RC_RDMA_WRITE_MIDDLE, IBV_OPCODE_RC_RDMA_WRITE_LAST };
+	for (uint32_t p = 100; p < 108; p++)
+		if (p != 105)
+			feed(write_pkt(ops[(p - 100) % 4], p, 1024));
+	feed(ack(A_HOST, B_HOST, 0x11, 105, 0x60 | RS_NAK_PSN_SEQ_ERR, 1));
+	for (uint32_t p = 105; p < 108; p++)
+		feed(write_pkt(ops[(p - 100) % 4], p, 1024));
+	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_ONLY, 108, 100));
+	rs_analyzer_finish(an);
+
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert_uint_eq(fl->req.gaps, 1);
+	ck_assert_uint_eq(fl->req.missing, 1);
+	ck_assert_uint_eq(fl->req.backward, 3);      /* 105, 106, 107 sent again */
+	ck_assert_uint_eq(fl->req.fills, 1);         /* 105 first seen then */
+	ck_assert_uint_eq(fl->req.duplicates, 2);    /* 106, 107 seen twice */
+	ck_assert_uint_eq(fl->req.episodes, 1);
+	ck_assert_uint_eq(fl->req.ooo, 0);
+	ck_assert_uint_eq(rs_flow_retransmitted(fl), 3);
+	/* Each PSN's payload counted once: 8 x 1024 + 100. */
+	ck_assert_uint_eq(fl->payload, 8 * 1024 + 100);
+	ck_assert_uint_eq(fl->msgs[RS_MSG_WRITE], 3);
+	ck_assert_uint_eq(fl->msg_bytes[RS_MSG_WRITE], 8 * 1024 + 100);
+	ck_assert_uint_eq(fl->incomplete_msgs, 0);
+	struct rs_flow *resp = flow(A_HOST, B_HOST, 0x11);
+	ck_assert_uint_eq(resp->naks[RS_NAK_PSN_SEQ_ERR], 1);
+}
+END_TEST
+
+START_TEST(single_late_packet_is_out_of_order)
+{
+	uint32_t order[] = { 1, 2, 4, 3, 5 };
+	for (unsigned i = 0; i < 5; i++)
+		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
+	rs_analyzer_finish(an);
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert_uint_eq(fl->req.gaps, 1);
+	ck_assert_uint_eq(fl->req.ooo, 1);
+	ck_assert_uint_eq(fl->req.episodes, 0);
+	ck_assert_uint_eq(rs_flow_retransmitted(fl), 0);
+	ck_assert_uint_eq(fl->msgs[RS_MSG_SEND], 5);
+}
+END_TEST
+
+START_TEST(single_resent_packet_is_a_retransmission)
+{
+	/* 3 sent again after a timeout (no NAK): seen before, so not out of order. */
+	uint32_t order[] = { 1, 2, 3, 3, 4 };
+	for (unsigned i = 0; i < 5; i++)
+		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
+	rs_analyzer_finish(an);
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert_uint_eq(fl->req.duplicates, 1);
+	ck_assert_uint_eq(fl->req.episodes, 1);
+	ck_assert_uint_eq(fl->req.ooo, 0);
+	ck_assert_uint_eq(rs_flow_retransmitted(fl), 1);
+	ck_assert_uint_eq(fl->msgs[RS_MSG_SEND], 4);
+}
+END_TEST
+
+START_TEST(go_back_across_the_psn_wrap)
+{
+	/* 0xFFFFFD .. 0x000002 with 0xFFFFFF lost, then resent from 0xFFFFFF:
+	 * serial arithmetic must see a gap of one and three packets sent again
+	 * (going back from 0x000002 to 0xFFFFFF), not a jump of 2^24 - 3. */
+	uint32_t order[] = { 0xFFFFFD, 0xFFFFFE, 0x000000, 0x000001, 0x000002, 0xFFFFFF, 0x000000, 0x000001, 0x000002 };
+	for (unsigned i = 0; i < 9; i++)
+		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
+	rs_analyzer_finish(an);
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert_uint_eq(fl->req.gaps, 1);
+	ck_assert_uint_eq(fl->req.missing, 1);
+	ck_assert_uint_eq(fl->req.backward, 4);
+	ck_assert_uint_eq(fl->req.fills, 1);
+	ck_assert_uint_eq(fl->req.duplicates, 3);
+	ck_assert_uint_eq(fl->req.episodes, 1);
+	ck_assert_uint_eq(fl->msgs[RS_MSG_SEND], 6);
+}
+END_TEST
+
+START_TEST(read_consumes_one_psn_per_response_packet)
+{
+	/* PMTU 1024 learned from a WRITE First; a 4096-byte READ at PSN 10
+	 * takes PSNs 10-13, so the next request at 14 is in order. */
+	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_FIRST, 8, 1024));
+	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_LAST, 9, 1024));
+	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 10, 0);
+	r.reth.dmalen = 4096;
+	r.reth.rkey = 0x10;
+	feed(r);
+	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 14, 8));
+	rs_analyzer_finish(an);
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert_uint_eq(fl->req.gaps, 0);
+	ck_assert_uint_eq(rs_flow_retransmitted(fl), 0);
+	ck_assert_uint_eq(fl->msgs[RS_MSG_READ], 1);
+}
+END_TEST
+
+START_TEST(read_of_unknown_length_resyncs)
+{
+	/* No PMTU known yet: the READ's PSN advance is unknown, so the jump to
+	 * the next request is not called a gap. */
+	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 10, 0);
+	r.reth.dmalen = 65536;
+	feed(r);
+	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 74, 8));
+	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 75, 8));
+	rs_analyzer_finish(an);
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert_uint_eq(fl->req.gaps, 0);
+	ck_assert_uint_eq(fl->req.backward, 0);
+}
+END_TEST
+
+START_TEST(read_latency_and_bytes_from_responses)
+{
+	/* Requests B->A QP 0x12; responses A->B QP 0x11 (paired from the PSNs). */
+	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 50, 0);
+	r.reth.dmalen = 2048;
+	r.bth.ackreq = 1;
+	feed_at(r, 1000000);
+	struct rs_frame first = mk(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_READ_RESPONSE_FIRST, 0x11, 50, 1024);
+	feed_at(first, 1010000); /* +10 µs */
+	struct rs_frame last = mk(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_READ_RESPONSE_LAST, 0x11, 51, 1024);
+	feed_at(last, 1030000);  /* +30 µs */
+	rs_analyzer_finish(an);
+	struct rs_flow *req = flow(B_HOST, A_HOST, 0x12), *rsp = flow(A_HOST, B_HOST, 0x11);
+	ck_assert_ptr_eq(req->peer, rsp);
+	ck_assert_uint_eq(req->pair_method, RS_PAIR_INFERRED);
+	ck_assert_uint_eq(rsp->read_resp_payload, 2048);
+	ck_assert_ptr_nonnull(req->lat);
+	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST].n, 1);
+	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST].min, 10000);
+	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_LAST].min, 30000);
+}
+END_TEST
+
+START_TEST(ack_coalescing_rnr_and_naks)
+{
+	for (uint32_t p = 0; p < 8; p++)
+		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, p, 32));
+	feed(ack(A_HOST, B_HOST, 0x11, 3, 0x1F, 4));  /* ACK, credits 31: PSNs 0-3 */
+	feed(ack(A_HOST, B_HOST, 0x11, 7, 0x1F, 8));  /* ACK: PSNs 4-7 */
+	feed(ack(A_HOST, B_HOST, 0x11, 7, 0x1F, 8));  /* the same again */
+	feed(ack(A_HOST, B_HOST, 0x11, 8, 0x20 | 14, 8)); /* RNR NAK, timer 14 = 1.28 ms (Table 45) */
+	feed(ack(A_HOST, B_HOST, 0x11, 8, 0x60 | RS_NAK_REMOTE_ACCESS_ERR, 8));
+	rs_analyzer_finish(an);
+	struct rs_flow *rsp = flow(A_HOST, B_HOST, 0x11);
+	ck_assert_uint_eq(rsp->acks, 3);
+	ck_assert_uint_eq(rsp->acked_pkts, 8);
+	ck_assert_uint_eq(rsp->dup_acks, 1);
+	ck_assert_uint_eq(rsp->rnr_naks, 1);
+	ck_assert_uint_eq(rsp->rnr_timer_min, 14);
+	ck_assert_uint_eq(rs_rnr_timer_us(rsp->rnr_timer_min), 1280);
+	ck_assert_uint_eq(rsp->naks[RS_NAK_REMOTE_ACCESS_ERR], 1);
+}
+END_TEST
+
+START_TEST(cnp_ecn_and_invalidated_rkey)
+{
+	struct rs_frame w = write_pkt(IBV_OPCODE_RC_RDMA_WRITE_ONLY, 1, 64);
+	w.ecn = 3; /* Congestion Experienced */
+	feed(w);
+	feed(mk(A_HOST, B_HOST, RS_OP_CNP_ROCE, 0x11, 0, 0));
+	/* SEND with Invalidate asks A to revoke its rkey 0x3af (IETH); a
+	 * later WRITE to A with that rkey is flagged. */
+	struct rs_frame inv = mk(B_HOST, A_HOST, RS_OP_RC_SEND_ONLY_WITH_INVALIDATE, 0x12, 2, 16);
+	inv.ieth_rkey = 0x3af;
+	feed(inv);
+	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_ONLY, 3, 64));
+	rs_analyzer_finish(an);
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert_uint_eq(fl->ecn_ce, 1);
+	ck_assert_uint_eq(flow(A_HOST, B_HOST, 0x11)->cnps, 1);
+	ck_assert_uint_eq(fl->msgs[RS_MSG_SEND_INV], 1);
+	struct rs_anomaly probe = { .type = RS_AN_RKEY_INVALIDATED, .code = 0x3af, .subject = fl };
+	struct rs_anomaly *x = g_hash_table_lookup(an->anomalies, &probe);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(x->count, 1);
+	ck_assert_uint_eq(x->frames[0].frame, 4);
+}
+END_TEST
+
+START_TEST(cm_pairs_flows_and_checks_start_psn)
+{
+	/* REQ from B (client, QP 0x12, Starting PSN 500), REP from A (server,
+	 * QP 0x11, Starting PSN 900), RTU; the client then sends from 901: the
+	 * REP said 900 (Linux CM: REP's PSN is the client's first). */
+	struct rs_frame req = mk(B_HOST, A_HOST, IBV_OPCODE_UD_SEND_ONLY, 1, 0, 256);
+	req.have |= RS_HAVE_MAD | RS_HAVE_CM;
+	req.mad.is_cm = true;
+	req.mad.attr_ok = true;
+	req.mad.captured = RS_MAD_SIZE;
+	req.mad.hdr.mgmt_class = UMAD_CLASS_CM;
+	req.mad.hdr.attr_id = UMAD_CM_ATTR_REQ;
+	req.mad.u.req.local_comm_id = 0xabc;
+	req.mad.u.req.local_qpn = 0x12;
+	req.mad.u.req.starting_psn = 500;
+	req.mad.u.req.service_id = 0x0000000001060001ull;
+	feed(req);
+	struct rs_frame rep = req;
+	set_ip(&rep.src, A_HOST);
+	set_ip(&rep.dst, B_HOST);
+	rep.mad.hdr.attr_id = UMAD_CM_ATTR_REP;
+	memset(&rep.mad.u, 0, sizeof rep.mad.u);
+	rep.mad.u.rep.local_comm_id = 0xdef;
+	rep.mad.u.rep.remote_comm_id = 0xabc;
+	rep.mad.u.rep.local_qpn = 0x11;
+	rep.mad.u.rep.starting_psn = 900;
+	feed(rep);
+	struct rs_frame rtu = req;
+	rtu.mad.hdr.attr_id = UMAD_CM_ATTR_RTU;
+	memset(&rtu.mad.u, 0, sizeof rtu.mad.u);
+	rtu.mad.u.ids.local_comm_id = 0xabc;
+	rtu.mad.u.ids.remote_comm_id = 0xdef;
+	feed(rtu);
+	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 901, 8));
+	feed(ack(A_HOST, B_HOST, 0x12, 901, 0x1F, 1));
+	rs_analyzer_finish(an);
+
+	ck_assert_uint_eq(an->conns->len, 1);
+	struct rs_conn *c = an->conns->pdata[0];
+	ck_assert_str_eq(rs_conn_state(c), "established");
+	struct rs_flow *c2s = flow(B_HOST, A_HOST, 0x11), *s2c = flow(A_HOST, B_HOST, 0x12);
+	ck_assert_ptr_eq(c->c2s, c2s);
+	ck_assert_ptr_eq(c->s2c, s2c);
+	ck_assert_ptr_eq(c2s->peer, s2c);
+	ck_assert_uint_eq(c2s->pair_method, RS_PAIR_CM);
+	struct rs_anomaly probe = { .type = RS_AN_PSN_START, .code = 900, .subject = c2s };
+	ck_assert_ptr_nonnull(g_hash_table_lookup(an->anomalies, &probe));
+}
+END_TEST
+
+START_TEST(roce_v1_and_v2_between_the_same_hosts)
+{
+	/* A v2 frame 192.0.2.2 -> 192.0.2.1, then a v1 frame between the same
+	 * hosts with IPv4-mapped GIDs (::ffff:192.0.2.x, RFC 4291 2.5.5.2). */
+	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 1, 8));
+	struct rs_frame v1 = mk(A_HOST, B_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 1, 8);
+	v1.roce = RS_ROCE_V1;
+	v1.ip_version = 0;
+	v1.have = RS_HAVE_ETH | RS_HAVE_GRH | RS_HAVE_BTH | RS_HAVE_EXT | RS_HAVE_ICRC;
+	for (int i = 0; i < 2; i++) {
+		struct rs_addr *ad = i ? &v1.dst : &v1.src;
+		uint8_t host = ad->b[3];
+		memset(ad, 0, sizeof *ad);
+		ad->kind = RS_ADDR_GID;
+		ad->b[10] = ad->b[11] = 0xFF;
+		ad->b[12] = 192;
+		ad->b[14] = 2;
+		ad->b[15] = host;
+	}
+	feed(v1);
+	rs_analyzer_finish(an);
+	GPtrArray *all = rs_anomalies_sorted(an);
+	bool mixed = false;
+	for (guint i = 0; i < all->len; i++) {
+		struct rs_anomaly *x = all->pdata[i];
+		if (x->type == RS_AN_MIXED_ROCE) {
+			mixed = true;
+			ck_assert_uint_eq(x->frames[0].frame, 1);
+			ck_assert_uint_eq(x->frames[1].frame, 2);
+		}
+	}
+	g_ptr_array_free(all, TRUE);
+	ck_assert(mixed);
+}
+END_TEST
+
+START_TEST(eviction_keeps_the_cap)
+{
+	rs_analyzer_free(an);
+	struct rs_analyzer_opts o = { .interval_ns = 10000000, .max_flows = 32, .qp_filter = -1 };
+	an = rs_analyzer_new(&o);
+	rs_analyzer_add_file(an, "synthetic", 1);
+	for (uint32_t q = 2; q < 1002; q++)
+		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, q, 0, 10));
+	rs_analyzer_finish(an);
+	ck_assert_uint_le(an->nflows, 32);
+	ck_assert_uint_eq(an->nflows + an->evicted, 1000);
+	uint64_t packets = an->evicted_sum.packets;
+	for (guint i = 0; i < an->flows->len; i++)
+		if (an->flows->pdata[i])
+			packets += ((struct rs_flow *)an->flows->pdata[i])->packets;
+	ck_assert_uint_eq(packets, 1000);
+	ck_assert(rs_analyzer_has_anomalies(an));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("analyzer");
+	TCase *t = tcase_create("transport");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, psn_wraps_inside_a_message);
+	tcase_add_test(t, go_back_n_after_loss);
+	tcase_add_test(t, single_late_packet_is_out_of_order);
+	tcase_add_test(t, single_resent_packet_is_a_retransmission);
+	tcase_add_test(t, go_back_across_the_psn_wrap);
+	tcase_add_test(t, read_consumes_one_psn_per_response_packet);
+	tcase_add_test(t, read_of_unknown_length_resyncs);
+	tcase_add_test(t, read_latency_and_bytes_from_responses);
+	tcase_add_test(t, ack_coalescing_rnr_and_naks);
+	tcase_add_test(t, cnp_ecn_and_invalidated_rkey);
+	tcase_add_test(t, cm_pairs_flows_and_checks_start_psn);
+	tcase_add_test(t, roce_v1_and_v2_between_the_same_hosts);
+	tcase_add_test(t, eviction_keeps_the_cap);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,403 @@
+#!/usr/bin/env python3
+"""Justify every count of the golden reports against independent sources.
+
+tests/golden.sh proves rocestat still prints what tests/golden/ holds; this
+test proves what tests/golden/ holds is true, from sources that owe nothing
+to rocestat:
+
+  * tshark's decode of the same capture (run here): opcode histogram, RoCE
+    and non-RoCE frame counts, IPv4/IPv6, CM messages, packets per half-flow,
+    NAKs and RNR NAKs per half-flow, and retransmissions / duplicates per
+    half-flow computed from tshark's PSN column;
+  * the tools' console logs in ../shared/captures/*.log: the command lines
+    (iterations, message sizes) and perftest's result table, giving the
+    message counts and bytes on the data QPs;
+  * the ICRC verdicts of ../shared/captures/*.tshark.txt (a separate ICRC
+    checker run when the captures were made).
+
+It also checks the shape of the JSON (required keys and types), the text
+goldens against the JSON goldens, the timeline CSV (columns, rows, per-flow
+sums against tshark) and that --plot writes well-formed SVG.
+Exit status 0 if everything holds.
+"""
+import csv
+import glob
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.dom.minidom
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+GOLDEN = os.path.join(ROOT, "tests", "golden")
+ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
+HEURISTICS_OFF = ["smcr_infiniband", "smb_direct_infiniband", "rpcrdma_infiniband", "nvme_rdma", "lnet_ib",
+                  "iser_infiniband", "eth_over_ib", "mellanox_eoib", "sdp_infiniband", "fc_infiniband"]
+
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+
+
+def tshark(path, fields, extra=()):
+    cmd = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f"]
+    for h in HEURISTICS_OFF:
+        cmd += ["--disable-heuristic", h]
+    cmd += list(extra)
+    for f in fields:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        v = line.split("\t")
+        v += [""] * (len(fields) - len(v))
+        rows.append(dict(zip(fields, v)))
+    return rows
+
+
+def num(v):
+    return int(v, 16) if v.startswith("0x") else int(v)
+
+
+# Opcodes a responder sends (IBA Table 38): READ responses, ACK, atomic ACK.
+def is_response(op):
+    return (op & 0xE0) in (0x00, 0x40, 0xA0) and 13 <= (op & 0x1F) <= 18
+
+
+# ---- JSON shape -------------------------------------------------------------------------
+
+QP_KEYS = {"src": str, "dst": str, "dest_qp": int, "transport": str, "packets": int, "payload_bytes": int,
+           "messages": dict, "retransmitted_packets": int, "naks": dict, "rnr_naks": int, "ecn_ce": int,
+           "cnps": int, "icrc_bad": int}
+MSG_KEYS = ["send", "send_imm", "send_inv", "write", "write_imm", "read", "atomic_cas", "atomic_faa"]
+NAK_KEYS = ["psn_sequence_error", "invalid_request", "remote_access_error", "remote_operational_error"]
+
+
+def check_shape(name, d):
+    for k in ("capture", "connections", "qps", "anomalies"):
+        check(k in d, "%s: top-level key %r missing" % (name, k))
+    for q in d["qps"]:
+        for k, t in QP_KEYS.items():
+            check(isinstance(q.get(k), t) and not isinstance(q.get(k), bool),
+                  "%s: qps entry key %r missing or not %s" % (name, k, t.__name__))
+        for k in MSG_KEYS:
+            check(isinstance(q["messages"].get(k), int), "%s: qps.messages.%s missing" % (name, k))
+        for k in NAK_KEYS:
+            check(isinstance(q["naks"].get(k), int), "%s: qps.naks.%s missing" % (name, k))
+    for c in d["connections"]:
+        for k in ("state", "service_id", "client", "server"):
+            check(k in c, "%s: connections entry key %r missing" % (name, k))
+        for side in ("client", "server"):
+            for k in ("address", "qpn", "start_psn"):
+                check(k in c[side], "%s: connections.%s.%s missing" % (name, side, k))
+
+
+# ---- tshark ------------------------------------------------------------------------------
+
+FIELDS = ["frame.number", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.lrh.slid",
+          "infiniband.lrh.dlid", "infiniband.grh.sgid", "infiniband.grh.dgid", "infiniband.bth.opcode",
+          "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome", "infiniband.reth.dmalen",
+          "infiniband.mad.attributeid", "infiniband.mad.mgmtclass", "udp.dstport", "frame.protocols"]
+
+
+def flow_of(r):
+    if r["infiniband.grh.sgid"] and not r["ip.src"] and not r["ipv6.src"]:
+        return r["infiniband.grh.sgid"], r["infiniband.grh.dgid"]
+    if r["ip.src"]:
+        return r["ip.src"], r["ip.dst"]
+    if r["ipv6.src"]:
+        return r["ipv6.src"], r["ipv6.dst"]
+    return r["infiniband.lrh.slid"], r["infiniband.lrh.dlid"]
+
+
+def check_against_tshark(name, path, d, pmtu):
+    rows = tshark(path, FIELDS)
+    roce = [r for r in rows if r["infiniband.bth.opcode"]]
+    cap = d["capture"]
+    check(cap["frames"] == len(rows), "%s: frames %d, tshark %d" % (name, cap["frames"], len(rows)))
+    n_roce = cap["roce_v1"] + cap["roce_v2"] + cap["infiniband"]
+    check(n_roce == len(roce), "%s: RoCE frames %d, tshark %d" % (name, n_roce, len(roce)))
+    check(cap["non_roce"] == len(rows) - len(roce), "%s: non-RoCE %d, tshark %d" % (name, cap["non_roce"],
+                                                                                   len(rows) - len(roce)))
+    v2 = [r for r in roce if r["udp.dstport"]]
+    check(cap["roce_v2"] == len(v2), "%s: RoCE v2 %d, tshark %d" % (name, cap["roce_v2"], len(v2)))
+    check(cap["ipv4"] == sum(1 for r in v2 if r["ip.src"]), "%s: IPv4 count" % name)
+    check(cap["ipv6"] == sum(1 for r in v2 if r["ipv6.src"] and not r["ip.src"]), "%s: IPv6 count" % name)
+
+    # Opcode histogram.
+    hist = {}
+    for r in roce:
+        op = int(r["infiniband.bth.opcode"])
+        hist[op] = hist.get(op, 0) + 1
+    ours = {}
+    names = {}
+    for k, v in cap["opcodes"].items():
+        ours[k] = v
+    check(sum(ours.values()) == sum(hist.values()), "%s: opcode histogram total %d, tshark %d" %
+          (name, sum(ours.values()), sum(hist.values())))
+    check(sorted(ours.values()) == sorted(hist.values()), "%s: opcode histogram %s, tshark %s" %
+          (name, sorted(ours.values()), sorted(hist.values())))
+
+    # CM messages (class 0x07) by attribute.
+    cm = {}
+    for r in roce:
+        if r["infiniband.mad.mgmtclass"] and num(r["infiniband.mad.mgmtclass"]) == 7 and r["infiniband.mad.attributeid"]:
+            a = num(r["infiniband.mad.attributeid"])
+            cm[a] = cm.get(a, 0) + 1
+    attr_names = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU", 0x15: "DREQ", 0x16: "DREP",
+                  0x17: "SIDR_REQ", 0x18: "SIDR_REP"}
+    ours_cm = {}
+    for c in d["connections"]:
+        for k, v in c["messages"].items():
+            ours_cm[k] = ours_cm.get(k, 0) + v
+    theirs_cm = {attr_names[a]: n for a, n in cm.items() if a in attr_names}
+    check(ours_cm == theirs_cm, "%s: CM messages %s, tshark %s" % (name, ours_cm, theirs_cm))
+
+    # Per half-flow: packets, NAKs, RNR NAKs, retransmissions from the PSN column.
+    flows = {}
+    for r in roce:
+        s, t = flow_of(r)
+        key = (s, t, num(r["infiniband.bth.destqp"]))
+        flows.setdefault(key, []).append(r)
+    qps = {(q["src"], q["dst"], q["dest_qp"]): q for q in d["qps"]}
+    check(set(qps) == set(flows), "%s: half-flows %s, tshark %s" % (name, sorted(qps), sorted(flows)))
+    for key, frs in flows.items():
+        q = qps.get(key)
+        if not q:
+            continue
+        check(q["packets"] == len(frs), "%s %s: packets %d, tshark %d" % (name, key, q["packets"], len(frs)))
+        naks = {}
+        rnr = 0
+        for r in frs:
+            if r["infiniband.aeth.syndrome"]:
+                syn = int(r["infiniband.aeth.syndrome"])
+                if syn >> 5 & 3 == 3:
+                    naks[syn & 0x1F] = naks.get(syn & 0x1F, 0) + 1
+                elif syn >> 5 & 3 == 1 and int(r["infiniband.bth.opcode"]) & 0x1F == 17:
+                    rnr += 1
+        theirs = {c: naks.get(i, 0) for i, c in enumerate(NAK_KEYS)}
+        check({k: q["naks"][k] for k in NAK_KEYS} == theirs, "%s %s: NAKs %s, tshark %s" % (name, key, q["naks"], theirs))
+        check(q["rnr_naks"] == rnr, "%s %s: RNR NAKs %d, tshark %d" % (name, key, q["rnr_naks"], rnr))
+        if q["transport"] in ("UD",) or key[2] <= 1:
+            continue
+        # Requests: PSN below the next expected one = sent before. A READ
+        # request advances the PSN by its response packet count.
+        nxt, back, seen, dups = None, 0, set(), 0
+        for r in frs:
+            op = int(r["infiniband.bth.opcode"])
+            if is_response(op):
+                continue
+            psn = int(r["infiniband.bth.psn"])
+            adv = 1
+            if op & 0x1F == 12 and r["infiniband.reth.dmalen"]:
+                dl = int(r["infiniband.reth.dmalen"])
+                adv = max(1, -(-dl // pmtu))
+            if (psn, op) in seen:
+                dups += 1
+            seen.add((psn, op))
+            if nxt is None:
+                nxt = (psn + adv) & 0xFFFFFF
+                continue
+            diff = ((psn - nxt) << 8 & 0xFFFFFFFF)
+            diff = diff - (1 << 32) if diff >= 1 << 31 else diff
+            if diff < 0:
+                back += 1
+            else:
+                nxt = (psn + adv) & 0xFFFFFF
+        rp = q["request_psn"]
+        check(rp["retransmitted"] + rp["out_of_order"] == back,
+              "%s %s: request packets below the expected PSN: ours %d+%d, tshark's PSNs say %d" %
+              (name, key, rp["retransmitted"], rp["out_of_order"], back))
+        check(rp["duplicates"] == dups, "%s %s: repeated (PSN, opcode): ours %d, tshark %d" %
+              (name, key, rp["duplicates"], dups))
+
+
+# ---- console logs ------------------------------------------------------------------------
+
+def log_info(path):
+    text = open(path, errors="replace").read()
+    m = re.search(r"client runs: (.*)", text)
+    cmd = m.group(1) if m else ""
+    m = re.search(r"server runs: (.*)", text)
+    scmd = m.group(1) if m else ""
+    mtu = re.search(r"active_mtu:\s+(\d+)", text)
+    res = re.search(r"#bytes\s+#iterations.*\n\s*(\d+)\s+(\d+)", text)
+    return text, cmd or scmd, int(mtu.group(1)) if mtu else 1024, (int(res.group(1)), int(res.group(2))) if res else None
+
+
+def opt(cmd, flag, default=None):
+    m = re.search(r"(?:^|\s)%s\s+(\S+)" % re.escape(flag), cmd)
+    return m.group(1) if m else default
+
+
+def data_flows(d):
+    return [q for q in d["qps"] if q["dest_qp"] > 1]
+
+
+def check_against_log(name, d, logpath):
+    text, cmd, mtu, res = log_info(logpath)
+    tool = os.path.basename(cmd.split()[0]) if cmd else ""
+    flows = data_flows(d)
+
+    def best(kind):
+        return max(flows, key=lambda q: q["messages"][kind]) if flows else None
+
+    if tool in ("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_atomic_bw", "ib_write_lat"):
+        n = int(opt(cmd, "-n"))
+        size, iters = res if res else (None, None)
+        check(iters == n, "%s: perftest printed %s iterations, command line -n %d" % (name, iters, n))
+        kind = {"ib_write_bw": "write", "ib_read_bw": "read", "ib_send_bw": "send", "ib_write_lat": "write"}.get(tool)
+        if tool == "ib_atomic_bw":
+            kind = "atomic_cas" if opt(cmd, "-A") == "CMP_AND_SWAP" else "atomic_faa"
+        q = best(kind)
+        check(q is not None and q["messages"][kind] == n, "%s: %s messages on the data QP %s, log says %d" %
+              (name, kind, q and q["messages"][kind], n))
+        if kind in ("write", "read", "send") and q:
+            want = n * size
+            got = q["message_bytes"][kind]
+            check(got == want, "%s: %s bytes on the data QP %d, log says %d x %d = %d" % (name, kind, got, n, size, want))
+        if tool == "ib_write_lat" and q:
+            # ping-pong: both sides write n times
+            others = [f for f in flows if f is not q and f["messages"]["write"]]
+            check(others and others[0]["messages"]["write"] == n, "%s: the reply direction did not write %d times" % (name, n))
+    elif tool == "ibv_rc_pingpong":
+        n = int(opt(cmd, "-n", "1000"))
+        size = int(opt(cmd, "-s", "4096"))
+        sends = sorted(q["messages"]["send"] for q in flows)
+        check(sends[-2:] == [n, n], "%s: SENDs per direction %s, log says %d each" % (name, sends, n))
+        for q in flows:
+            if q["messages"]["send"]:
+                check(q["message_bytes"]["send"] == n * size, "%s: SEND bytes %d, want %d" % (name, q["message_bytes"]["send"], n * size))
+    elif tool == "rping":
+        n = int(opt(cmd, "-C"))
+        size = int(opt(cmd, "-S"))
+        if "-p 7777" in cmd:  # the reject scenario
+            m = re.search(r"RDMA_CM_EVENT_REJECTED, error (\d+)", text)
+            c = d["connections"][0]
+            check(c["state"] == "rejected" and m and c["reject"]["reason"] == int(m.group(1)),
+                  "%s: REJ reason %s, the client saw error %s" % (name, c.get("reject"), m and m.group(1)))
+            return
+        # rping: per iteration the client SENDs its buffer info, the server
+        # RDMA READs `size` bytes, SENDs, the client SENDs again and the server
+        # RDMA WRITEs `size` bytes and SENDs (rping.c's protocol).
+        srv = best("read")
+        check(srv["messages"]["read"] == n and srv["messages"]["write"] == n and srv["messages"]["send"] == 2 * n,
+              "%s: server READ/WRITE/SEND %s, rping -C %d implies %d/%d/%d" %
+              (name, srv["messages"], n, n, n, 2 * n))
+        check(srv["message_bytes"]["read"] == n * size and srv["message_bytes"]["write"] == n * size,
+              "%s: READ/WRITE bytes %d/%d, want %d each" % (name, srv["message_bytes"]["read"],
+                                                              srv["message_bytes"]["write"], n * size))
+        cli = [q for q in flows if q is not srv and q["messages"]["send"]]
+        check(cli and cli[0]["messages"]["send"] == 2 * n, "%s: client SENDs %s, want %d" % (name, cli and cli[0]["messages"], 2 * n))
+    elif tool == "udaddy":
+        m = re.search(r"UD SENDs each way", open(logpath).read())
+        for q in flows:
+            check(q["messages"]["send_imm"] == 10, "%s: UD SENDs %d, udaddy sends 10" % (name, q["messages"]["send_imm"]))
+        check(d["connections"][0]["state"] == "resolved", "%s: SIDR not resolved" % name)
+    else:
+        check(False, "%s: no expectation for the tool %r in %s" % (name, tool, logpath))
+
+
+def check_icrc_summary(name, d, tsharktxt):
+    text = open(tsharktxt).read()
+    m = re.search(r"ICRC valid.*?: (\d+)", text)
+    if m:
+        check(d["capture"]["icrc"]["ok"] == int(m.group(1)) and d["capture"]["icrc"]["bad"] == 0,
+              "%s: ICRC ok %d, the capture's ICRC check says %s valid" % (name, d["capture"]["icrc"]["ok"], m.group(1)))
+
+
+# ---- text vs JSON, timeline, SVG ---------------------------------------------------------------
+
+def check_text_vs_json(name, textpath, d):
+    text = open(textpath).read()
+    table = text.split("Queue pairs", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    rows = {}
+    for line in table:
+        # label, transport, optional pairing (empty for QP0/QP1), packets
+        m = re.match(r"\s+(\S+) → (\S+) 0x([0-9a-f]+)\s+\S+\s+(?:(?:cm|inferred|none)\s+)?(\d+)\s", line)
+        if m:
+            rows[(m.group(1), m.group(2), int(m.group(3), 16))] = int(m.group(4))
+    for q in d["qps"]:
+        key = (q["src"] if not q["src"].isdigit() else "LID", q["dst"], q["dest_qp"])
+        if q["src"].isdigit() or len("%s → %s 0x%x" % (q["src"], q["dst"], q["dest_qp"])) > 42:
+            continue  # LIDs print as "LID n"; labels wider than the column are cut
+        check(rows.get((q["src"], q["dst"], q["dest_qp"])) == q["packets"],
+              "%s: text summary packets for %s differ from JSON %d" % (name, key, q["packets"]))
+
+
+def check_timeline(name, path, d, interval="10ms"):
+    out = subprocess.run([ROCESTAT, "-n", "--interval", interval, "--timeline", "-", "-o", "/dev/null", path],
+                         capture_output=True, text=True).stdout
+    rows = list(csv.reader(io.StringIO(out)))
+    header = ["interval_start", "interval_start_epoch", "src", "dst", "dest_qp", "packets", "bytes",
+              "payload_bytes", "messages", "retransmissions", "naks", "ecn_ce", "cnps"]
+    check(rows and rows[0] == header, "%s: timeline header %s" % (name, rows[:1]))
+    sums = {}
+    for r in rows[1:]:
+        check(len(r) == len(header), "%s: timeline row with %d columns" % (name, len(r)))
+        key = (r[2], r[3], int(r[4]))
+        sums[key] = sums.get(key, 0) + int(r[5])
+        check(int(r[5]) > 0, "%s: a timeline row with no packets" % name)
+    for q in d["qps"]:
+        check(sums.get((q["src"], q["dst"], q["dest_qp"])) == q["packets"],
+              "%s: timeline packets of %s/%s/%d sum to %s, not %d" % (name, q["src"], q["dst"], q["dest_qp"],
+                                                                      sums.get((q["src"], q["dst"], q["dest_qp"])), q["packets"]))
+
+
+def check_svg(name, path):
+    with tempfile.TemporaryDirectory() as tmp:
+        svg = os.path.join(tmp, "p.svg")
+        subprocess.run([ROCESTAT, "-n", "--plot", svg, "-o", "/dev/null", path], check=False)
+        try:
+            doc = xml.dom.minidom.parse(svg)
+            ok = doc.documentElement.tagName == "svg"
+        except Exception as e:  # noqa: BLE001 - any parse error fails the check
+            ok = False
+            print("  %s: %s" % (name, e))
+        check(ok, "%s: --plot did not write well-formed SVG" % name)
+
+
+def main():
+    caps = sorted(glob.glob(os.path.join(SHARED, "captures", "*.pcap")))
+    pub = sorted(glob.glob(os.path.join(SHARED, "public-captures", "*.pcap")))
+    if not caps:
+        print("check_reports: no captures under %s" % SHARED)
+        return 1
+    for path in caps + pub:
+        base = os.path.splitext(os.path.basename(path))[0]
+        gj = os.path.join(GOLDEN, base + ".json.out")
+        if not os.path.exists(gj):
+            check(False, "%s: no JSON golden %s" % (base, gj))
+            continue
+        d = json.load(open(gj))
+        check_shape(base, d)
+        logpath = os.path.join(os.path.dirname(path), base + ".log")
+        mtu = log_info(logpath)[2] if os.path.exists(logpath) else 1024
+        check_against_tshark(base, path, d, mtu)
+        if os.path.exists(logpath):
+            check_against_log(base, d, logpath)
+            check_icrc_summary(base, d, os.path.join(os.path.dirname(path), base + ".tshark.txt"))
+        gt = os.path.join(GOLDEN, base + ".summary.out")
+        if os.path.exists(gt):
+            check_text_vs_json(base, gt, d)
+        check_timeline(base, path, d)
+        check_svg(base, path)
+        print("check_reports: %-55s checked" % base)
+    print("check_reports: %d checks, %d failed" % (checks, len(failures)))
+    for f in failures:
+        print("  FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

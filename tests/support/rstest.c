@@ -1,0 +1,324 @@
+/*
+ * rstest.c — see rstest.h. Reference implementations written from the spec,
+ * deliberately simple (bit by bit), so they share no code with dissect/.
+ */
+#include "tests/support/rstest.h"
+
+#include <glob.h>
+#include <pcap/dlt.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rt_be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+void rt_be32(uint8_t *p, uint32_t v) { rt_be16(p, (uint16_t)(v >> 16)); rt_be16(p + 2, (uint16_t)v); }
+void rt_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+void rt_le32(uint8_t *p, uint32_t v) { rt_le16(p, (uint16_t)v); rt_le16(p + 2, (uint16_t)(v >> 16)); }
+uint32_t rt_get_le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* ---- CRCs ------------------------------------------------------------------ */
+
+static uint32_t crc32_bits(uint32_t crc, const uint8_t *p, size_t n)
+{
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
+	}
+	return crc;
+}
+
+uint32_t rt_crc32(const uint8_t *p, size_t n)
+{
+	return ~crc32_bits(0xFFFFFFFFu, p, n);
+}
+
+uint16_t rt_vcrc(const uint8_t *p, size_t n)
+{
+	/* 0x100B reflected is 0xD008 (bit i of 0x100B goes to bit 15-i). */
+	uint16_t crc = 0xFFFF;
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (uint16_t)((crc >> 1) ^ 0xD008) : (uint16_t)(crc >> 1);
+	}
+	return (uint16_t)~crc;
+}
+
+/* The ICRC input is the packet with its variant fields replaced by ones
+ * (IBA 7.8.1); build that masked copy and CRC it in one go. */
+static const uint8_t ones8[8] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+
+/* BTH (IBA 9.2) and everything after it up to the ICRC: byte 4 (FECN, BECN,
+ * Resv6) is variant. */
+static uint32_t crc_bth_on(uint32_t crc, const uint8_t *bth, size_t len)
+{
+	uint8_t b[12];
+	size_t n = len < 12 ? len : 12; /* tests also build packets too short for a BTH */
+	memcpy(b, bth, n);
+	if (n > 4)
+		b[4] = 0xFF;
+	crc = crc32_bits(crc, b, n);
+	return crc32_bits(crc, bth + n, len - n);
+}
+
+/* IPv6 header / GRH: Traffic Class (bits 4..11), Flow Label (12..31) and
+ * Hop Limit (byte 7) are variant; Version, Payload Length, Next Header and
+ * both addresses are covered. */
+static uint32_t crc_grh(uint32_t crc, const uint8_t *g)
+{
+	uint8_t h[40];
+	memcpy(h, g, 40);
+	h[0] |= 0x0F;
+	h[1] = h[2] = h[3] = 0xFF;
+	h[7] = 0xFF;
+	return crc32_bits(crc, h, 40);
+}
+
+uint32_t rt_icrc_v2(const uint8_t *ip, size_t udp_off, size_t len)
+{
+	/* Annex A17.4.5.2: 64 bits of ones stand for the LRH RoCE v2 lacks. */
+	uint32_t crc = crc32_bits(0xFFFFFFFFu, ones8, 8);
+	if (ip[0] >> 4 == 4) {
+		/* IPv4: Type of Service (DSCP+ECN), Time to Live and Header
+		 * Checksum are variant; options (IHL > 5) are covered as sent. */
+		uint8_t h[60];
+		memcpy(h, ip, udp_off);
+		h[1] = 0xFF;
+		h[8] = 0xFF;
+		h[10] = h[11] = 0xFF;
+		crc = crc32_bits(crc, h, udp_off);
+	} else {
+		crc = crc_grh(crc, ip);
+		crc = crc32_bits(crc, ip + 40, udp_off - 40); /* extension headers as sent */
+	}
+	uint8_t u[8];
+	memcpy(u, ip + udp_off, 8);
+	u[6] = u[7] = 0xFF; /* UDP checksum */
+	crc = crc32_bits(crc, u, 8);
+	crc = crc_bth_on(crc, ip + udp_off + 8, len - udp_off - 8 - 4);
+	return ~crc;
+}
+
+uint32_t rt_icrc_v1(const uint8_t *grh, size_t len)
+{
+	uint32_t crc = crc32_bits(0xFFFFFFFFu, ones8, 8);
+	crc = crc_grh(crc, grh);
+	crc = crc_bth_on(crc, grh + 40, len - 40 - 4);
+	return ~crc;
+}
+
+uint32_t rt_icrc_ib(const uint8_t *lrh, size_t len)
+{
+	uint32_t crc = 0xFFFFFFFFu;
+	if ((lrh[1] & 3) == 3) {
+		/* LNH=3 (global): routers rebuild the LRH, so all of it is
+		 * replaced by ones; the GRH is masked as above. */
+		crc = crc32_bits(crc, ones8, 8);
+		crc = crc_grh(crc, lrh + 8);
+		crc = crc_bth_on(crc, lrh + 48, len - 48 - 4);
+	} else {
+		/* LNH=2 (local): only the VL (upper nibble of byte 0) is variant. */
+		uint8_t l[8];
+		memcpy(l, lrh, 8);
+		l[0] |= 0xF0;
+		crc = crc32_bits(crc, l, 8);
+		crc = crc_bth_on(crc, lrh + 8, len - 8 - 4);
+	}
+	return ~crc;
+}
+
+/* ---- frame building --------------------------------------------------------- */
+
+static const uint8_t v2_headers[] = {
+	/* Ethernet: dst 02:00:00:00:00:02, src 02:00:00:00:00:01, type 0x0800 IPv4 */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
+	/* IPv4: ver 4 / IHL 5, TOS 0x02 (DSCP 0, ECN ECT(0)), total length (filled in) */
+	0x45, 0x02, 0x00, 0x00,
+	/*       identification 0x1234, flags DF, fragment offset 0 */
+	0x12, 0x34, 0x40, 0x00,
+	/*       TTL 64, protocol 17 UDP, header checksum (filled in) */
+	0x40, 0x11, 0x00, 0x00,
+	/*       source 192.0.2.1, destination 192.0.2.2 (RFC 5737 TEST-NET-1) */
+	0xC0, 0x00, 0x02, 0x01, 0xC0, 0x00, 0x02, 0x02,
+	/* UDP: source port 49152, destination port 4791 (RoCE v2), length (filled in), checksum 0 */
+	0xC0, 0x00, 0x12, 0xB7, 0x00, 0x00, 0x00, 0x00,
+};
+
+void rt_ipv4_csum(uint8_t *ip)
+{
+	unsigned hlen = (ip[0] & 0x0F) * 4u;
+	uint32_t sum = 0;
+	ip[10] = ip[11] = 0;
+	for (unsigned i = 0; i < hlen; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	rt_be16(ip + 10, (uint16_t)~sum);
+}
+
+uint32_t rt_wrap_ipv4(uint8_t *out, const uint8_t *t, uint32_t tlen)
+{
+	uint32_t iplen = 20 + 8 + tlen + 4;
+	memcpy(out, v2_headers + RT_ETH_LEN, 28);
+	rt_be16(out + 2, (uint16_t)iplen);
+	rt_ipv4_csum(out);
+	rt_be16(out + 24, (uint16_t)(8 + tlen + 4));
+	memcpy(out + 28, t, tlen);
+	rt_le32(out + 28 + tlen, rt_icrc_v2(out, 20, iplen));
+	return iplen;
+}
+
+uint32_t rt_wrap_v2(uint8_t *out, const uint8_t *t, uint32_t tlen)
+{
+	memcpy(out, v2_headers, RT_ETH_LEN);
+	return RT_ETH_LEN + rt_wrap_ipv4(out + RT_ETH_LEN, t, tlen);
+}
+
+/* ---- dissecting ---------------------------------------------------------------- */
+
+enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
+			   uint32_t wirelen, struct rs_frame *f)
+{
+	uint8_t *copy = malloc(caplen ? caplen : 1);
+	ck_assert_ptr_nonnull(copy);
+	if (caplen)
+		memcpy(copy, pkt, caplen);
+	/* For caplen 0 hand over a pointer one past nothing: ASan flags any read. */
+	uint8_t *base = caplen ? copy : copy + 1;
+	enum rs_outcome r = rs_dissect(o, dlt, base, caplen, wirelen, f);
+	free(copy);
+	return r;
+}
+
+unsigned long rt_cuts_checked;
+
+enum rs_outcome rt_dissect_all(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
+			       uint32_t wirelen, struct rs_frame *f)
+{
+	enum rs_outcome full = rt_dissect(o, dlt, pkt, caplen, wirelen, f);
+	if (caplen != wirelen)
+		return full;
+	struct rs_frame *g = malloc(sizeof *g);
+	uint32_t icrc_end = f->bth_off + f->transport_len;
+	for (uint32_t cut = 0; cut < caplen; cut++) {
+		enum rs_outcome r = rt_dissect(o, dlt, pkt, cut, wirelen, g);
+		rt_cuts_checked++;
+		RT_ASSERT(r == RS_OK || r == RS_TRUNCATED || r == RS_NOT_ROCE || r == full,
+			  "cut to %u of %u bytes: %s (whole frame: %s)", cut, caplen, rt_why(g),
+			  rs_outcome_name(full));
+		RT_ASSERT((g->have & ~f->have) == 0, "cut to %u: headers 0x%x, whole frame 0x%x", cut, g->have,
+			  f->have);
+		if (g->have & RS_HAVE_BTH)
+			RT_ASSERT(g->bth.opcode == f->bth.opcode && g->bth.psn == f->bth.psn &&
+					  g->bth.destqp == f->bth.destqp && g->bth.padcnt == f->bth.padcnt &&
+					  g->bth_off == f->bth_off && g->transport_len == f->transport_len,
+				  "cut to %u: BTH differs", cut);
+		if (g->have & RS_HAVE_EXT)
+			RT_ASSERT(g->ext == f->ext && g->payload_len == f->payload_len &&
+					  g->payload_off == f->payload_off,
+				  "cut to %u: ext 0x%x payload %u, whole frame ext 0x%x payload %u", cut, g->ext,
+				  g->payload_len, f->ext, f->payload_len);
+		if (cut < icrc_end || !(f->have & RS_HAVE_BTH))
+			RT_ASSERT(g->icrc_status == RS_CRC_UNCHECKED, "cut to %u: ICRC %s", cut,
+				  rs_crc_status_name((enum rs_crc_status)g->icrc_status));
+	}
+	free(g);
+	return rt_dissect(o, dlt, pkt, caplen, wirelen, f);
+}
+
+const char *rt_why(const struct rs_frame *f)
+{
+	static char buf[300];
+	char why[256];
+	rs_frame_why(f, why, sizeof why);
+	snprintf(buf, sizeof buf, "%s: %s", rs_outcome_name((enum rs_outcome)f->outcome), why);
+	return buf;
+}
+
+enum rs_outcome rt_decode_transport(const uint8_t *t, uint32_t tlen, struct rs_frame *f, uint32_t *len)
+{
+	uint8_t buf[4096];
+	ck_assert_uint_le(tlen + 64, sizeof buf);
+	uint32_t n = rt_wrap_v2(buf, t, tlen);
+	if (len)
+		*len = n;
+	return rt_dissect_all(NULL, DLT_EN10MB, buf, n, n, f);
+}
+
+void rt_assert_layers_tile(const struct rs_frame *f)
+{
+	uint32_t at = 0;
+	ck_assert_uint_gt(f->nlayers, 0);
+	for (unsigned i = 0; i < f->nlayers; i++) {
+		ck_assert_msg(f->layers[i].off == at, "layer %u (%s) starts at %u, previous ended at %u", i,
+			      rs_layer_name((enum rs_layer_id)f->layers[i].id), f->layers[i].off, at);
+		at += f->layers[i].len;
+	}
+	ck_assert_msg(at == f->wirelen, "layers end at %u, the frame at %u", at, f->wirelen);
+}
+
+const struct rs_layer *rt_layer(const struct rs_frame *f, enum rs_layer_id id)
+{
+	for (unsigned i = 0; i < f->nlayers; i++)
+		if (f->layers[i].id == id)
+			return &f->layers[i];
+	return NULL;
+}
+
+bool rt_why_has(const struct rs_frame *f, const char *needle)
+{
+	char why[256];
+	rs_frame_why(f, why, sizeof why);
+	return strstr(why, needle) != NULL;
+}
+
+/* ---- captures ------------------------------------------------------------------- */
+
+unsigned rt_each_frame(const char *path, rt_frame_fn fn, void *ctx)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_open_offline(path, err);
+	if (!p)
+		ck_abort_msg("cannot open %s: %s", path, err);
+	int dlt = pcap_datalink(p);
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	unsigned n = 0;
+	int r;
+	while ((r = pcap_next_ex(p, &h, &data)) == 1)
+		fn(ctx, path, ++n, dlt, data, h->caplen, h->len);
+	if (r == PCAP_ERROR) {
+		char msg[PCAP_ERRBUF_SIZE + 64];
+		snprintf(msg, sizeof msg, "%s", pcap_geterr(p));
+		pcap_close(p);
+		ck_abort_msg("reading %s: %s", path, msg);
+	}
+	pcap_close(p);
+	return n;
+}
+
+const char *const *rt_all_captures(void)
+{
+	static const char *list[128];
+	static glob_t g;
+	static int done;
+	if (!done) {
+		int r = glob(RT_CAPTURES "*.pcap", 0, NULL, &g);
+		ck_assert_msg(r == 0, "no captures under " RT_CAPTURES " (run from the project root)");
+		r = glob(RT_PUBLIC "*.pcap", GLOB_APPEND, NULL, &g);
+		ck_assert_msg(r == 0, "no captures under " RT_PUBLIC);
+		ck_assert_uint_lt(g.gl_pathc, 128);
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			list[i] = g.gl_pathv[i];
+		done = 1;
+	}
+	return list;
+}
+
+const char *rt_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
