@@ -2,7 +2,7 @@
 ctl_wait HELLO 120 || { say "no HELLO from the client"; finish 97; }
 say "the client is up"
 if [ "$CAPTURE" = rocestat ]; then
-    rocestat -i eth0 -w /tmp/capture.pcap 2>/tmp/rocestat.err &
+    rocestat -i eth0 -w /tmp/capture.pcap >/tmp/rocestat.out 2>/tmp/rocestat.err &
     CAP_PID=$!
     # rocestat says "capturing on eth0" once the interface is open: no frame
     # is sent before that.
@@ -30,8 +30,9 @@ if [ "$CAPTURE" = rocestat ]; then
     # TERM, not INT: a background job of a script ignores SIGINT
     kill -TERM $CAP_PID
     wait $CAP_PID || { say "rocestat exited with $?"; STATUS=95; }
-    say "rocestat said:"
-    cat /tmp/rocestat.err
+    say "rocestat said (its summary of the live capture, then its capture report):"
+    cat /tmp/rocestat.out
+    grep -v '^time=' /tmp/rocestat.err
     cp /tmp/capture.pcap /host/capture.pcap
 fi
 [ -e /tmp/truth.json ] && cp /tmp/truth.json /host/truth.json
