@@ -121,12 +121,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Command prefixes, not functions: a backgrounded function is a subshell
+# whose PID is not the program's, and signalling it would orphan the program
+# (`ip netns exec` execs, so its PID is the program's).
 if [ "$TOPOLOGY" = netns ]; then
-    in_s() { "$IP" netns exec "$NS_S" "$@"; }
-    in_c() { "$IP" netns exec "$NS_C" "$@"; }
+    IN_S="$IP netns exec $NS_S"
+    IN_C="$IP netns exec $NS_C"
 else
-    in_s() { "$@"; }
-    in_c() { "$@"; }
+    IN_S="" IN_C=""
 fi
 
 say "topology $TOPOLOGY: veth $IF_S (server) <-> $IF_C (client)"
@@ -144,8 +146,8 @@ setup_end() { # run-prefix ifname ip4 ip6
     $1 "$IP" -6 addr add "$4/64" dev "$2" nodad
     $1 "$IP" link set "$2" up
 }
-setup_end in_s "$IF_S" 192.0.2.1 2001:db8::1
-setup_end in_c "$IF_C" 192.0.2.2 2001:db8::2
+setup_end "$IN_S" "$IF_S" 192.0.2.1 2001:db8::1
+setup_end "$IN_C" "$IF_C" 192.0.2.2 2001:db8::2
 if [ "$TOPOLOGY" = rules ]; then
     # The two addresses are both local here: without this, traffic between
     # them would take the loopback path and never touch the veth.
@@ -168,14 +170,14 @@ if [ "$TOPOLOGY" = rules ]; then
     done
 fi
 # rdma link add resolves the netdev in the caller's namespace.
-in_s rdma link add "$RXE_S" type rxe netdev "$IF_S" || die "rdma link add $RXE_S failed"
-in_c rdma link add "$RXE_C" type rxe netdev "$IF_C" || die "rdma link add $RXE_C failed"
+$IN_S rdma link add "$RXE_S" type rxe netdev "$IF_S" || die "rdma link add $RXE_S failed"
+$IN_C rdma link add "$RXE_C" type rxe netdev "$IF_C" || die "rdma link add $RXE_C failed"
 sleep 1
 
 if [ "$FAMILY" = -6 ]; then S_ADDR=2001:db8::1; else S_ADDR=192.0.2.1; fi
 
 if [ "$CAPTURE" = 1 ]; then
-    in_s "$ROCESTAT" -i "$IF_S" -w "$WORK/capture.pcap" >"$WORK/rocestat.out" 2>"$WORK/rocestat.err" &
+    $IN_S "$ROCESTAT" -i "$IF_S" -w "$WORK/capture.pcap" >"$WORK/rocestat.out" 2>"$WORK/rocestat.err" &
     CAP_PID=$!
     sleep 1
     kill -0 "$CAP_PID" 2>/dev/null || die "rocestat capture failed: $(cat "$WORK/rocestat.err")"
@@ -183,7 +185,7 @@ fi
 
 say "server: rocegen --server $S_ADDR $FAMILY $GEN_ARGS $SCENARIO"
 # shellcheck disable=SC2086
-in_s "$ROCEGEN" --server "$S_ADDR" $FAMILY $GEN_ARGS --truth "$WORK/server.json" \
+$IN_S "$ROCEGEN" --server "$S_ADDR" $FAMILY $GEN_ARGS --truth "$WORK/server.json" \
     --ready-file "$WORK/ready" "$SCENARIO" &
 SRV_PID=$!
 i=0
@@ -195,7 +197,7 @@ done
 say "client: rocegen --client $S_ADDR $FAMILY $GEN_ARGS $SCENARIO"
 C_STATUS=0
 # shellcheck disable=SC2086
-in_c "$ROCEGEN" --client "$S_ADDR" $FAMILY $GEN_ARGS --truth "$WORK/client.json" "$SCENARIO" ||
+$IN_C "$ROCEGEN" --client "$S_ADDR" $FAMILY $GEN_ARGS --truth "$WORK/client.json" "$SCENARIO" ||
     C_STATUS=$?
 S_STATUS=0
 wait "$SRV_PID" || S_STATUS=$?
