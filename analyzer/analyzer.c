@@ -175,7 +175,8 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 	rs_pair_forget_flow(a, fl);
 	if (a->last_flow == fl)
 		a->last_flow = NULL;
-	table_remove(a, fl);
+	if (!fl->retired)
+		table_remove(a, fl);
 	g_ptr_array_index(a->flows, fl->slot) = NULL;
 	g_array_append_val(a->free_slots, fl->slot);
 	a->nflows--;
@@ -197,6 +198,17 @@ static int by_idleness(const void *x, const void *y)
 
 /* Evict the idlest 1/16 of the flows at once: one sort per cap/16 new
  * flows keeps the cost per new flow logarithmic. */
+void rs_flow_retire(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (fl->retired)
+		return;
+	table_remove(a, fl);
+	rs_pair_forget_flow(a, fl);
+	if (a->last_flow == fl)
+		a->last_flow = NULL;
+	fl->retired = true;
+}
+
 static void evict_idlest(struct rs_analyzer *a)
 {
 	uint32_t n = 0, batch = a->opts.max_flows / 16 ? (uint32_t)(a->opts.max_flows / 16) : 1;

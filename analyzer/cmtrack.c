@@ -134,8 +134,23 @@ void rs_pair_link(struct rs_flow *x, struct rs_flow *y, enum rs_pair how)
 	x->pair_method = y->pair_method = (uint8_t)how;
 }
 
+/* A half-flow belongs to at most one connection: drop the old link. */
+static void detach_conn(struct rs_flow *fl)
+{
+	struct rs_conn *old = fl->conn;
+	if (!old)
+		return;
+	if (old->c2s == fl)
+		old->c2s = NULL;
+	if (old->s2c == fl)
+		old->s2c = NULL;
+	fl->conn = NULL;
+}
+
 static void attach_conn(struct rs_flow *fl, struct rs_conn *c)
 {
+	if (fl->conn != c)
+		detach_conn(fl);
 	fl->conn = c;
 	struct rs_addr src;
 	rs_flowkey_addr(&fl->key, false, &src);
@@ -226,6 +241,18 @@ static void expect_flow(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint
 	memcpy(k.src, c2s ? c->client.b : c->server.b, 16);
 	memcpy(k.dst, c2s ? c->server.b : c->client.b, 16);
 	struct rs_flow *fl = rs_flow_find(a, &k);
+	/* When the exchange began: its first message seen. */
+	uint64_t begun = UINT64_MAX;
+	for (unsigned i = 0; i < G_N_ELEMENTS(c->n); i++)
+		if (c->n[i] && c->ts[i] < begun)
+			begun = c->ts[i];
+	if (fl && fl->packets && fl->conn != c && fl->first_ts < begun) {
+		/* Traffic already seen under these addresses and QPN belongs to an
+		 * earlier connection (QPNs are reused after a disconnect): keep it
+		 * in the reports as it was and count the new connection afresh. */
+		rs_flow_retire(a, fl);
+		fl = NULL;
+	}
 	if (fl)
 		attach_conn(fl, c);
 	else
@@ -327,18 +354,25 @@ void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_f
 	g_array_append_val(a->ladder, ev);
 }
 
-static void count(struct rs_analyzer *a, struct rs_conn *c, uint16_t attr, const struct rs_fref *at, uint64_t ts)
+static void count(struct rs_analyzer *a, struct rs_conn *c, const struct rs_frame *f, const struct rs_fref *at,
+		  uint64_t ts)
 {
+	uint16_t attr = f->mad.hdr.attr_id;
 	unsigned i = (unsigned)(attr - UMAD_CM_ATTR_REQ);
 	if (i >= G_N_ELEMENTS(c->n))
 		return;
 	if (c->n[i]++ == 0) {
 		c->ts[i] = ts;
 		c->at[i] = *at;
-	} else if (attr != UMAD_CM_ATTR_MRA) {
-		/* The same message again: the sender timed out waiting (a retry). */
-		rs_anomaly(a, RS_AN_CM_RETRY, attr, c, at, 1);
 	}
+	/* A retry is the same sender sending the same transaction again after a
+	 * timeout (IBA 12.9.2). Both sides sending a DREQ at once, each with its
+	 * own transaction, is not one. */
+	unsigned dir = rs_addr_equal(&f->src, &c->client) ? 0 : 1;
+	if (c->n_dir[i][dir]++ == 0)
+		c->tid_dir[i][dir] = f->mad.hdr.tid;
+	else if (c->tid_dir[i][dir] == f->mad.hdr.tid && attr != UMAD_CM_ATTR_MRA)
+		rs_anomaly(a, RS_AN_CM_RETRY, attr, c, at, 1);
 }
 
 /* Find the exchange a message belongs to, from either side's comm ID. */
@@ -390,7 +424,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			c->have_cma = true;
 			c->cma = mad->cma;
 		}
-		count(a, c, attr, &at, m->ts_ns);
+		count(a, c, f, &at, m->ts_ns);
 		if (c->n[0] == 1)
 			live_event(a, m->ts_ns, "REQ  %s QP 0x%x -> %s %s", rs_addr_format(&c->client, cs), c->client_qpn,
 				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
@@ -416,7 +450,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			c->rep_psn = r->starting_psn;
 			c->have_rep_psn = true;
 		}
-		count(a, c, attr, &at, m->ts_ns);
+		count(a, c, f, &at, m->ts_ns);
 		if (first) {
 			if (c->server_qpn)
 				expect_flow(a, c, true, c->server_qpn);
@@ -441,7 +475,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		c->rej_reason = r->reason;
 		c->rej_msg = r->msg_rejected;
 		c->rej_from_client = rs_addr_equal(&f->src, &c->client);
-		count(a, c, attr, &at, m->ts_ns);
+		count(a, c, f, &at, m->ts_ns);
 		rs_anomaly(a, RS_AN_CM_REJ, r->reason, c, &at, 1);
 		live_event(a, m->ts_ns, "REJ  %s rejects: %s (%u)", rs_addr_format(&f->src, ss),
 			   rs_cm_rej_reason_name(r->reason), r->reason);
@@ -461,7 +495,14 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		if (!c)
 			return; /* a message of an exchange we never saw begin */
 		bool first = c->n[attr - UMAD_CM_ATTR_REQ] == 0;
-		count(a, c, attr, &at, m->ts_ns);
+		count(a, c, f, &at, m->ts_ns);
+		/* A REP seen without its REQ leaves the client's QPN unknown; a
+		 * DREQ from the server names it (IBA 12.6.9 Remote QPN/EECN). */
+		if (attr == UMAD_CM_ATTR_DREQ && !c->client_qpn && mad->u.ids.remote_qpn &&
+		    rs_addr_equal(&f->src, &c->server) && c->kind == RS_CONN_RC) {
+			c->client_qpn = mad->u.ids.remote_qpn;
+			expect_flow(a, c, false, c->client_qpn);
+		}
 		if (first && (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
 			live_event(a, m->ts_ns, "%-4s %s -> %s", rs_cm_attr_name(attr), rs_addr_format(&f->src, cs),
 				   rs_addr_format(&f->dst, ss));
@@ -483,7 +524,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			c->have_cma = true;
 			c->cma = mad->cma;
 		}
-		count(a, c, attr, &at, m->ts_ns);
+		count(a, c, f, &at, m->ts_ns);
 		if (c->n[attr - UMAD_CM_ATTR_REQ] == 1)
 			live_event(a, m->ts_ns, "SIDR %s asks %s for %s", rs_addr_format(&c->client, cs),
 				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
@@ -504,7 +545,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		c->sidr_status = r->status;
 		c->server_qpn = r->qpn;
 		c->qkey = r->qkey;
-		count(a, c, attr, &at, m->ts_ns);
+		count(a, c, f, &at, m->ts_ns);
 		if (first) {
 			if (r->status == 0)
 				expect_flow(a, c, true, r->qpn);
@@ -520,6 +561,13 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		ladder_cm(a, c, f, m);
 }
 
+/* Did the client's data reach the server? IBA 12.9.4: the first packet
+ * the passive side receives may stand in for a lost RTU. */
+static bool data_flowed(const struct rs_conn *c)
+{
+	return c->c2s && c->c2s->packets && c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ];
+}
+
 const char *rs_conn_state(const struct rs_conn *c)
 {
 	const uint32_t *n = c->n;
@@ -533,7 +581,7 @@ const char *rs_conn_state(const struct rs_conn *c)
 		return "rejected";
 	if (n[DREQ] || n[DREP])
 		return n[DREP] ? "closed" : "closing";
-	if (n[RTU])
+	if (n[RTU] || data_flowed(c))
 		return "established";
 	return "incomplete";
 }

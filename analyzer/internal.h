@@ -183,6 +183,7 @@ struct rs_flow {
 	uint8_t pair_method;      /* enum rs_pair */
 	bool is_cm_qp;            /* QP0/QP1 */
 	bool mixed_transport;
+	bool retired;             /* out of the table: an older connection's traffic */
 	struct rs_flow *peer;
 	struct rs_conn *conn;
 	uint32_t infer_tries;
@@ -268,6 +269,8 @@ struct rs_conn {
 	uint64_t ts[16];          /* by attribute id - UMAD_CM_ATTR_REQ */
 	struct rs_fref at[16];
 	uint32_t n[16];
+	uint32_t n_dir[16][2];    /* per sender: 0 client, 1 server */
+	uint64_t tid_dir[16][2];  /* first transaction ID of each sender (retries repeat it) */
 	struct rs_flow *c2s, *s2c;/* data half-flows once seen */
 };
 
@@ -366,6 +369,9 @@ gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b);
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
 struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k);
 void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f);
+/* Take a half-flow out of the table (it stays in the reports): its key now
+ * belongs to a new connection. */
+void rs_flow_retire(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_flowkey_reverse(struct rs_flowkey *r, const struct rs_flowkey *k, uint32_t qpn);
 void rs_flowkey_addr(const struct rs_flowkey *k, bool dst, struct rs_addr *out);
 const char *rs_flow_transport_name(const struct rs_flow *fl);

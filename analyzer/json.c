@@ -2,6 +2,7 @@
  * json.c — see json.h. Strings are escaped per RFC 8259: quote, backslash
  * and control characters; bytes >= 0x80 pass through (our strings are UTF-8).
  */
+#include <glib.h>
 #include <inttypes.h>
 #include <math.h>
 
@@ -14,8 +15,12 @@ void rs_json_init(struct rs_json *j, FILE *out)
 	j->has_items[0] = false;
 }
 
-static void escape(FILE *out, const char *s)
+static void escape(FILE *out, const char *raw)
 {
+	/* File names need not be UTF-8; JSON text must be (RFC 8259 8.1):
+	 * invalid bytes become U+FFFD. */
+	char *valid = g_utf8_validate(raw, -1, NULL) ? NULL : g_utf8_make_valid(raw, -1);
+	const char *s = valid ? valid : raw;
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
@@ -32,6 +37,7 @@ static void escape(FILE *out, const char *s)
 		}
 	}
 	fputc('"', out);
+	g_free(valid);
 }
 
 /* Separator, newline and indentation before a member, then its key. */

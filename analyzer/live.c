@@ -53,7 +53,7 @@ size_t rs_analyzer_live_qps(struct rs_analyzer *a, uint64_t period_ns, struct rs
 		r->packets = fl->packets;
 		r->payload_bytes = fl->payload;
 		r->rate_now_Bps = all[k].now;
-		r->rate_avg_Bps = rs_flow_avg_Bps(fl);
+		r->rate_avg_Bps = rs_flow_avg_Bps(a, fl);
 		r->retransmitted = rs_flow_retransmitted(fl);
 		r->naks = rs_flow_naks_total(fl);
 		r->rnr_naks = fl->rnr_naks;

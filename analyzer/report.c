@@ -33,6 +33,18 @@ static bool anomaly_selected(const struct rs_view *v, const struct rs_anomaly *a
 {
 	if (v->o->qp < 0)
 		return true;
+	/* Capture-wide problems (file errors, undecodable frames, bad VCRCs,
+	 * evictions, version mixing) concern every QP. */
+	switch (an->type) {
+	case RS_AN_FILE_ERROR:
+	case RS_AN_UNDECODABLE:
+	case RS_AN_VCRC_BAD:
+	case RS_AN_EVICTED:
+	case RS_AN_MIXED_ROCE:
+		return true;
+	default:
+		break;
+	}
 	for (guint i = 0; i < v->flows->len; i++)
 		if (an->subject == v->flows->pdata[i])
 			return true;
@@ -78,10 +90,18 @@ double rs_flow_active_s(const struct rs_flow *fl)
 	return fl->last_ts > fl->first_ts ? (fl->last_ts - fl->first_ts) / 1e9 : 0;
 }
 
-double rs_flow_avg_Bps(const struct rs_flow *fl)
+/* Over the intervals the flow was active in, first to last: at the
+ * timeline's resolution, so a burst shorter than one interval is not
+ * stretched into an absurd rate and the average never exceeds the peak. */
+double rs_flow_avg_Bps(const struct rs_analyzer *a, const struct rs_flow *fl)
 {
-	double s = rs_flow_active_s(fl);
-	return s > 0 ? fl->payload / s : 0;
+	uint64_t iv = a->opts.interval_ns;
+	if (!iv || !a->have_t0)
+		return 0;
+	uint64_t first = fl->first_ts > a->t0 ? (fl->first_ts - a->t0) / iv : 0;
+	uint64_t last = fl->last_ts > a->t0 ? (fl->last_ts - a->t0) / iv : 0;
+	double secs = (double)(last - first + 1) * iv / 1e9;
+	return fl->payload / secs;
 }
 
 double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns)

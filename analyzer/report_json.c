@@ -11,6 +11,17 @@
 #include "analyzer/json.h"
 #include "analyzer/report.h"
 
+/* Defined opcodes by name; reserved and vendor ones by number, since they
+ * share a name and JSON keys must be unique. */
+static const char *opcode_key(uint8_t op, char buf[8])
+{
+	const struct rs_opinfo *oi = rs_opinfo(op);
+	if (oi->defined)
+		return oi->name;
+	snprintf(buf, 8, "0x%02x", op);
+	return buf;
+}
+
 static void addr_str(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len)
 {
 	(void)a;
@@ -65,9 +76,11 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 	else
 		rs_json_null(j, "path_mtu");
 	rs_json_obj(j, "opcodes");
-	for (int i = 0; i < 256; i++)
+	for (int i = 0; i < 256; i++) {
+		char k[8];
 		if (a->opcodes[i])
-			rs_json_u64(j, rs_opinfo((uint8_t)i)->name, a->opcodes[i]);
+			rs_json_u64(j, opcode_key((uint8_t)i, k), a->opcodes[i]);
+	}
 	rs_json_end_obj(j);
 	rs_json_u64(j, "half_flows", a->nflows);
 	rs_json_u64(j, "half_flows_evicted", a->evicted);
@@ -261,13 +274,15 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_u64(j, "payload_bytes_on_wire", fl->payload_all);
 		rs_json_u64(j, "retransmitted_bytes", fl->retrans_payload);
 		rs_json_obj(j, "throughput_Bps");
-		rs_json_dbl(j, "average", rs_flow_avg_Bps(fl));
+		rs_json_dbl(j, "average", rs_flow_avg_Bps(a, fl));
 		rs_json_dbl(j, "peak", rs_flow_peak_Bps(fl, a->opts.interval_ns));
 		rs_json_end_obj(j);
 		rs_json_obj(j, "opcodes");
-		for (int op = 0; op < 32; op++)
+		for (int op = 0; op < 32; op++) {
+			char k[8];
 			if (fl->ophist[op])
-				rs_json_u64(j, rs_opinfo((uint8_t)(fl->transport | op))->name, fl->ophist[op]);
+				rs_json_u64(j, opcode_key((uint8_t)(fl->transport | op), k), fl->ophist[op]);
+		}
 		rs_json_end_obj(j);
 		rs_json_obj(j, "messages");
 		for (int k = 0; k < RS_MSG__COUNT; k++)

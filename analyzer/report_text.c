@@ -263,7 +263,7 @@ static void qp_section(FILE *out, const struct rs_view *v)
 			fl->is_cm_qp ? "" : rs_flow_pairing(fl), fl->packets, rs_fmt_bytes(fl->payload, pay, sizeof pay));
 		cell(out, msgs, 24, false);
 		fprintf(out, " %11s %11s %s%5" PRIu64 " %4" PRIu64 " %4" PRIu64 "%s %4" PRIu64 " %4" PRIu64 " %5" PRIu64 "\n",
-			rs_fmt_rate(rs_flow_avg_Bps(fl), r1, sizeof r1),
+			rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1),
 			rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), alarm ? RED(v->o) : "",
 			retx, nak, fl->rnr_naks, OFF(v->o), fl->ecn_ce, fl->cnps, fl->icrc_bad);
 	}

@@ -24,8 +24,11 @@ struct rs_source {
 	uint64_t frame_no;
 };
 
-struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE])
+struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE],
+				      bool *bad_filter)
 {
+	if (bad_filter)
+		*bad_filter = false;
 	char pcap_err[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, pcap_err);
 	if (!p) {
@@ -57,6 +60,8 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 	if (filter && *filter) {
 		if (pcap_compile(p, &s->prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
 			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: bad filter \"%s\": %s", path, filter, pcap_geterr(p));
+			if (bad_filter)
+				*bad_filter = true;
 			rs_source_close(s);
 			return NULL;
 		}

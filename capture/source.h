@@ -37,9 +37,11 @@ enum rs_next {
 /*
  * Open a capture file. `filter` is a BPF expression or NULL; it is applied
  * frame by frame so frame numbers keep counting every frame in the file.
- * Returns NULL with errbuf set on failure.
+ * Returns NULL with errbuf set on failure; *bad_filter (if not NULL) says
+ * whether the filter, not the file, was the problem.
  */
-struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE]);
+struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE],
+				      bool *bad_filter);
 
 enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE]);
 

@@ -114,6 +114,8 @@ void rs_outfile_abort(struct rs_outfile *of);
 struct rs_summary;
 struct rs_summary *rs_summary_new(const struct rs_cli_opts *o);
 struct rs_sink rs_summary_sink(struct rs_summary *s);
+/* An output (--timeline) could not be opened: do not start reading. */
+bool rs_summary_failed(const struct rs_summary *s);
 /* Write the reports; returns `rc` or a worse RS_EXIT_ code. Frees s. */
 int rs_summary_finish(struct rs_summary *s, int rc);
 int rs_run_summary(const struct rs_cli_opts *o);

@@ -54,11 +54,12 @@ static void tee_end(void *vctx, const char *name)
 int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink)
 {
 	char err[RS_ERRBUF_SIZE];
+	bool bad_filter;
 	/* The first input says which link type the output has. */
-	struct rs_source *first = rs_source_open_file(o->files[0], o->filter, err);
+	struct rs_source *first = rs_source_open_file(o->files[0], o->filter, err, &bad_filter);
 	if (!first) {
 		fprintf(stderr, "rocestat: %s\n", err);
-		return RS_EXIT_INPUT;
+		return bad_filter ? RS_EXIT_USAGE : RS_EXIT_INPUT;
 	}
 	struct tee t = { .next = sink, .dlt = rs_source_datalink(first), .out_name = o->write_file };
 	rs_source_close(first);

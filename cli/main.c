@@ -36,7 +36,9 @@ int main(int argc, char **argv)
 			return RS_EXIT_INPUT;
 		}
 		sink = rs_summary_sink(s);
-		rc = rs_run_live(&o, &sink);
+		/* An output that cannot be opened (--timeline) stops us before the
+		 * capture starts, not after the user's Ctrl-C. */
+		rc = rs_summary_failed(s) ? RS_EXIT_INPUT : rs_run_live(&o, &sink);
 		rc = rs_summary_finish(s, rc);
 		rs_cli_free(&o);
 		return rc;

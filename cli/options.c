@@ -48,13 +48,17 @@ bool rs_parse_duration_ns(const char *s, uint64_t *ns)
 	return true;
 }
 
+/* Decimal, or hexadecimal with 0x: a leading 0 is not octal here. */
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;
 	errno = 0;
-	if (*s == '-')
+	if (*s == '-' || *s == '+')
 		return false;
-	unsigned long long v = strtoull(s, &end, 0);
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	unsigned long long v = strtoull(hex ? s + 2 : s, &end, hex ? 16 : 10);
+	if (hex && end == s + 2)
+		return false;
 	if (errno || end == s || *end || v > max)
 		return false;
 	*out = v;
@@ -360,6 +364,10 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		o->color = 0;
 	else {
 		rc = fail("--color \"%s\": expected auto, always or never", color);
+		goto out;
+	}
+	if (o->timeline && strcmp(o->timeline, "-") == 0 && !o->output && !o->fields && !o->walk) {
+		rc = fail("--timeline - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
 		goto out;
 	}
 	if (o->fields + o->walk + o->ladder > 1) {

@@ -1,8 +1,10 @@
 /*
  * outfile.c — report files are written next to their final name under a
- * temporary one (NAME.XXXXXX.tmp) and renamed when complete: rename() within
- * a directory is atomic, so readers see either the old file or the whole new
- * one, never a prefix.
+ * temporary one (NAME.XXXXXX) and renamed when complete: rename() within a
+ * directory is atomic, so readers see either the old file or the whole new
+ * one, never a prefix. The file gets the mode a plain fopen() would give
+ * (0666 less the umask), and a symbolic link is followed: the file it
+ * points to is replaced, not the link.
  */
 #include <errno.h>
 #include <glib.h>
@@ -36,13 +38,31 @@ bool rs_outfile_open(struct rs_outfile *of, const char *path, char err[RS_ERRBUF
 		}
 		return true;
 	}
-	of->tmp = g_strdup_printf("%s.XXXXXX", path);
+	/* Follow a symbolic link to the file it names, so the link survives. */
+	char *target = g_file_read_link(path, NULL);
+	if (target) {
+		char *dir = g_path_get_dirname(path);
+		char *resolved = g_path_is_absolute(target) ? g_strdup(target) : g_build_filename(dir, target, NULL);
+		g_free(of->path);
+		of->path = resolved;
+		g_free(target);
+		g_free(dir);
+	}
+	of->tmp = g_strdup_printf("%s.XXXXXX", of->path);
 	int fd = mkstemp(of->tmp);
 	if (fd < 0) {
 		snprintf(err, RS_ERRBUF_SIZE, "%s: cannot create: %s", path, strerror(errno));
 		g_free(of->tmp);
 		g_free(of->path);
 		of->tmp = of->path = NULL;
+		return false;
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0) {
+		snprintf(err, RS_ERRBUF_SIZE, "%s: %s", path, strerror(errno));
+		close(fd);
+		rs_outfile_abort(of);
 		return false;
 	}
 	of->fp = fdopen(fd, "w");

@@ -53,9 +53,12 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	sigaction(SIGTERM, &sa, NULL);
 
 	for (char **path = o->files; *path && !stop; path++) {
-		struct rs_source *src = rs_source_open_file(*path, o->filter, err);
+		bool bad_filter;
+		struct rs_source *src = rs_source_open_file(*path, o->filter, err, &bad_filter);
 		if (!src) {
 			fprintf(stderr, "rocestat: %s\n", err);
+			if (bad_filter)
+				return RS_EXIT_USAGE; /* the same for every file: say it once */
 			rc = RS_EXIT_INPUT;
 			continue;
 		}

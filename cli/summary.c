@@ -89,6 +89,11 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 	return s;
 }
 
+bool rs_summary_failed(const struct rs_summary *s)
+{
+	return s->failed;
+}
+
 struct rs_sink rs_summary_sink(struct rs_summary *s)
 {
 	return (struct rs_sink){ .ctx = s, .begin_file = begin_file, .frame = frame, .file_error = file_error,
@@ -123,10 +128,14 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 
 	rs_liveview_free(s->live);
 	s->live = NULL;
-	if (s->failed) {
+	if (s->failed || rc == RS_EXIT_USAGE) {
+		/* Nothing was read (an output could not be opened, the filter was
+		 * bad): no report, and no timeline file either. */
+		if (s->timeline.fp)
+			rs_outfile_abort(&s->timeline);
 		rs_analyzer_free(s->a);
 		free(s);
-		return RS_EXIT_INPUT;
+		return rc == RS_EXIT_USAGE ? RS_EXIT_USAGE : RS_EXIT_INPUT;
 	}
 	rs_analyzer_finish(s->a);
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns };
@@ -157,6 +166,6 @@ int rs_run_summary(const struct rs_cli_opts *o)
 	if (!s)
 		return RS_EXIT_INPUT;
 	struct rs_sink sink = rs_summary_sink(s);
-	int rc = s->failed ? RS_EXIT_INPUT : rs_run_files(o, &sink);
+	int rc = rs_summary_failed(s) ? RS_EXIT_INPUT : rs_run_files(o, &sink);
 	return rs_summary_finish(s, rc);
 }

@@ -121,6 +121,7 @@ const char *rs_transport_name(uint8_t opcode)
 	case RS_TR_UD: return "UD";
 	case RS_TR_CNP: return "CNP";
 	case RS_TR_XRC: return "XRC";
+	case RS_TR_RESERVED: return "reserved";
 	default: return "MSP";
 	}
 }

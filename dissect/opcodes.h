@@ -12,7 +12,8 @@
  *   0x80       CNP, native IB congestion control          IBA 1.3 vol 1 Annex A10.3.2
  *   0x81       CNP, RoCE v2 (16 reserved bytes)           IBA Annex A17 (RoCEv2) 17.9.3
  *   0xA0-0xBD  XRC: RC operations with an XRCETH          IBA 1.2.1 vol 1 Annex A14.5
- *   0xC0-0xFF  manufacturer specific                      IBA vol 1, 9.2 Table 38
+ *   0xC0-0xDF  reserved (transport bits 110)               IBA vol 1, 9.2 Table 37
+ *   0xE0-0xFF  manufacturer specific (transport bits 111)  IBA vol 1, 9.2 Table 37
  */
 #ifndef RS_OPCODES_H
 #define RS_OPCODES_H
@@ -29,7 +30,8 @@ enum rs_transport {
 	RS_TR_UD = IBV_OPCODE_UD,   /* 0x60 */
 	RS_TR_CNP = 0x80,           /* Annex A10 / A17 */
 	RS_TR_XRC = 0xA0,           /* Annex A14 */
-	RS_TR_MSP = 0xC0,           /* manufacturer specific, 0xC0-0xFF */
+	RS_TR_RESERVED = 0xC0,      /* 0xC0-0xDF: reserved */
+	RS_TR_MSP = 0xE0,           /* manufacturer specific, 0xE0-0xFF (Linux: IB_OPCODE_MSP) */
 };
 
 /* Operation codes [4:0] that <infiniband/opcode.h> does not name. */
@@ -117,7 +119,7 @@ struct rs_opinfo {
 
 /* The table entry for any of the 256 opcodes; never NULL. */
 const struct rs_opinfo *rs_opinfo(uint8_t opcode);
-/* "RC", "UC", "RD", "UD", "CNP", "XRC", "MSP" or "reserved". */
+/* "RC", "UC", "RD", "UD", "CNP", "XRC", "MSP" (0xE0-0xFF) or "reserved" (0xC0-0xDF). */
 const char *rs_transport_name(uint8_t opcode);
 /* "send", "write", ... as used in reports; "" for RS_KIND_NONE. */
 const char *rs_kind_name(enum rs_op_kind kind);

@@ -33,7 +33,7 @@
 /* IBA Table 38, one row per defined opcode: the headers after the BTH in
  * wire order, what the packet is to a message, and whether the responder
  * sends it. Every opcode not listed is reserved (0x00-0xBF) or
- * manufacturer specific (0xC0-0xFF). */
+ * reserved (0xC0-0xDF) and manufacturer specific (0xE0-0xFF), Table 37. */
 static const struct expect {
 	uint8_t op;
 	const char *name;
@@ -153,7 +153,7 @@ START_TEST(test_opinfo_all_256)
 		ck_assert_ptr_nonnull(oi->pretty);
 		if (!e) {
 			ck_assert_msg(!oi->defined, "opcode 0x%02x is reserved in Table 38 but defined (%s)", op, oi->name);
-			ck_assert_str_eq(oi->name, op >= 0xC0 ? "MANUFACTURER_SPECIFIC" : "RESERVED");
+			ck_assert_str_eq(oi->name, op >= 0xE0 ? "MANUFACTURER_SPECIFIC" : "RESERVED");
 			ck_assert_uint_eq(oi->ext, 0);
 			ck_assert_uint_eq(oi->kind, RS_KIND_NONE);
 			continue;
@@ -195,7 +195,8 @@ START_TEST(test_opinfo_rdma_core_names)
 	ck_assert_str_eq(rs_transport_name(0x64), "UD");
 	ck_assert_str_eq(rs_transport_name(0x81), "CNP");
 	ck_assert_str_eq(rs_transport_name(0xA4), "XRC");
-	ck_assert_str_eq(rs_transport_name(0xC5), "MSP");
+	ck_assert_str_eq(rs_transport_name(0xC5), "reserved");
+	ck_assert_str_eq(rs_transport_name(0xE0), "MSP");
 	ck_assert_str_eq(rs_transport_name(0xFF), "MSP");
 	ck_assert_str_eq(rs_kind_name(RS_KIND_WRITE), "write");
 	ck_assert_str_eq(rs_kind_name(RS_KIND_NONE), "");
@@ -336,9 +337,9 @@ START_TEST(test_reserved_and_vendor_opcodes)
 {
 	/* RC 0x15 (reserved: RESYNC is RD only), 0x18-0x1B, 0x1E; UC 0x2C and
 	 * UC SEND with Invalidate 0x37 (RC/XRC only); UD 0x66; 0x82; XRC 0xB5;
-	 * manufacturer specific 0xC5 and 0xFF. */
+	 * reserved 0xC0, 0xC5; manufacturer specific 0xE5 and 0xFF (Table 37). */
 	static const uint8_t ops[] = { 0x15, 0x18, 0x1B, 0x1E, 0x1F, 0x2C, 0x37, 0x56, 0x60, 0x66, 0x82, 0x9F,
-				       0xB5, 0xC0, 0xC5, 0xFF };
+				       0xB5, 0xC0, 0xC5, 0xE5, 0xFF };
 	for (size_t i = 0; i < sizeof ops; i++) {
 		uint8_t t[sizeof rc_send_only_bits];
 		struct rs_frame f;
@@ -352,7 +353,7 @@ START_TEST(test_reserved_and_vendor_opcodes)
 		char want[64];
 		snprintf(want, sizeof want, "opcode 0x%02x", ops[i]);
 		ck_assert_msg(rt_why_has(&f, want), "0x%02x: %s", ops[i], rt_why(&f));
-		ck_assert_msg(rt_why_has(&f, ops[i] >= 0xC0 ? "manufacturer specific" : "reserved"), "%s",
+		ck_assert_msg(rt_why_has(&f, ops[i] >= 0xE0 ? "manufacturer specific" : "reserved"), "%s",
 			      rt_why(&f));
 		/* Fully captured: the ICRC still gets its verdict. */
 		ck_assert_uint_eq(f.icrc_status, RS_CRC_OK);

@@ -146,8 +146,8 @@ START_TEST(test_frame_why)
 	struct rs_frame f;
 	uint8_t fr[256];
 	static const uint8_t t[] = {
-		/* BTH: opcode 0xC5 (manufacturer specific), P_Key 0xFFFF, DestQP 1, PSN 1 */
-		0xC5, 0x00, 0xFF, 0xFF, 0, 0, 0, 1, 0, 0, 0, 1,
+		/* BTH: opcode 0xE5 (manufacturer specific, Table 37), P_Key 0xFFFF, DestQP 1, PSN 1 */
+		0xE5, 0x00, 0xFF, 0xFF, 0, 0, 0, 1, 0, 0, 0, 1,
 	};
 	uint32_t n = rt_wrap_v2(fr, t, sizeof t);
 
@@ -162,7 +162,7 @@ START_TEST(test_frame_why)
 	n = rt_wrap_v2(fr, t, sizeof t);
 	rt_dissect_all(NULL, 1, fr, n, n, &f);
 	int len = rs_frame_why(&f, buf, sizeof buf);
-	ck_assert_str_eq(buf, "opcode 0xc5 is manufacturer specific: no header layout is defined");
+	ck_assert_str_eq(buf, "opcode 0xe5 is manufacturer specific: no header layout is defined");
 	ck_assert_int_eq(len, (int)strlen(buf));
 	/* Cut to a small buffer: snprintf semantics, NUL-terminated, full length returned. */
 	char small[8];

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Regression cases for the analyzer: small captures built by
+tests/cases/make_cases.py (independent of rocestat: Python and zlib), run
+through rocestat, with what IBA and the CM rules say must be reported.
+
+Run with ROCESTAT pointing at the binary (the sanitizer build in
+`make sanitize`, where the eviction cases once were use-after-frees).
+Exit status 0 when every expectation holds.
+"""
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+
+
+def run(args):
+    p = subprocess.run([ROCESTAT] + args, capture_output=True, text=True)
+    check(p.returncode in (0, 1), "rocestat %s exited %d: %s" % (" ".join(args), p.returncode, p.stderr[-500:]))
+    return p
+
+
+def report(path, *extra):
+    p = run(["-n", "--format", "json"] + list(extra) + [path])
+
+    def no_dup_keys(pairs):
+        keys = [k for k, _ in pairs]
+        dup = [k for k, n in collections.Counter(keys).items() if n > 1]
+        check(not dup, "%s: duplicate JSON keys %s" % (os.path.basename(path), dup))
+        return dict(pairs)
+    return json.loads(p.stdout, object_pairs_hook=no_dup_keys)
+
+
+def flow(d, src, dst, qp):
+    found = [q for q in d["qps"] if q["src"] == src and q["dst"] == dst and q["dest_qp"] == qp]
+    return found
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="rocestat-cases.")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "cases", "make_cases.py"), tmp], check=True)
+    c = lambda n: os.path.join(tmp, n + ".pcap")  # noqa: E731
+    A, B = "10.0.0.1", "10.0.0.2"
+
+    # QPNs reused by a second connection: two connections, each with its own
+    # half-flows; no fake retransmissions, gaps or duplicate ACKs.
+    d = report(c("qpn_reuse"))
+    check(len(d["connections"]) == 2, "qpn_reuse: %d connections, want 2" % len(d["connections"]))
+    for conn, (cpsn, spsn) in zip(d["connections"], ((0x000200, 0x100000), (0x900000, 0x500000))):
+        check(conn["state"] == "closed" and conn["data_seen"], "qpn_reuse: connection %s" % conn["id"])
+        check(conn["client"]["first_request_psn"] == cpsn == conn["client"]["start_psn"],
+              "qpn_reuse: client's first PSN %s, want %#x" % (conn["client"]["first_request_psn"], cpsn))
+        check(conn["server"]["first_request_psn"] == spsn == conn["server"]["start_psn"],
+              "qpn_reuse: server's first PSN %s, want %#x" % (conn["server"]["first_request_psn"], spsn))
+    data = [q for q in d["qps"] if q["dest_qp"] > 1]
+    check(len(data) == 4, "qpn_reuse: %d data half-flows, want 4 (two per connection)" % len(data))
+    for q in data:
+        check(q["retransmitted_packets"] == 0 and q["request_psn"]["gaps"] == 0 and q["duplicate_acks"] == 0,
+              "qpn_reuse: %s->%s 0x%x retx %d gaps %d dup ACKs %d" % (q["src"], q["dst"], q["dest_qp"],
+                                                                     q["retransmitted_packets"],
+                                                                     q["request_psn"]["gaps"], q["duplicate_acks"]))
+        check(q["pairing"] == "cm" and q["messages"]["send"] == 6, "qpn_reuse: %s pairing %s sends %d" %
+              (q["dest_qp"], q["pairing"], q["messages"]["send"]))
+    check(not d["anomalies"], "qpn_reuse: anomalies %s" % [a["type"] for a in d["anomalies"]])
+
+    # Evicting flows that a connection (or two SIDR lookups) pointed at: no
+    # dangling pointer (the sanitizer build aborts on one), evictions reported.
+    for name in ("qpn_reuse_evict", "sidr_twice_evict"):
+        for mode in (["--format", "json"], ["--ladder"], ["--plot", os.path.join(tmp, name + ".svg")]):
+            run(["-n", "--max-flows", "8"] + mode + [c(name)])
+        d = report(c(name), "--max-flows", "8")
+        check(any(a["type"] == "flows_evicted" for a in d["anomalies"]), "%s: evictions not reported" % name)
+        check(d["capture"]["half_flows"] <= 8, "%s: %d half-flows kept, cap 8" % (name, d["capture"]["half_flows"]))
+
+    # Both sides sending a DREQ, each its own transaction, is no retry; the
+    # same sender repeating its transaction is (IBA 12.9.2).
+    d = report(c("dreq_both_sides"))
+    retries = [a for a in d["anomalies"] if a["type"] == "cm_retry"]
+    check(len(retries) == 1 and retries[0]["count"] == 1 and retries[0]["frames"][0] == 28,
+          "dreq_both_sides: retries %s, want one DREQ retry at frame 28" % retries)
+    check([x["state"] for x in d["connections"]] == ["closed", "closed"], "dreq_both_sides: states")
+
+    # CM corner cases.
+    d = report(c("cm_cases"))
+    st = [x["state"] for x in d["connections"]]
+    check(st == ["rejected", "closed", "established"], "cm_cases: states %s" % st)
+    rej = d["connections"][0]["reject"]
+    check(rej and rej["reason"] == 28 and rej["by"] == "client", "cm_cases: REJ of a REP %s" % rej)
+    # REP without its REQ: the server's DREQ names the client's QP 0x12.
+    check(d["connections"][1]["client"]["qpn"] == 0x12, "cm_cases: client QPN from the DREQ: %s" %
+          d["connections"][1]["client"]["qpn"])
+    check(all(q["pairing"] == "cm" for q in d["qps"] if q["dest_qp"] > 1), "cm_cases: pairing %s" %
+          [(q["dest_qp"], q["pairing"]) for q in d["qps"]])
+
+    # Reserved and vendor opcodes: numbered keys, no duplicates.
+    d = report(c("reserved_ops"))
+    ops = d["capture"]["opcodes"]
+    check(ops == {"0x18": 1, "0xc5": 1, "0xe5": 1, "RC_SEND_ONLY": 1}, "reserved_ops: opcodes %s" % ops)
+    check(d["capture"]["unsupported"] == 3, "reserved_ops: unsupported %d" % d["capture"]["unsupported"])
+
+    # A report never shows an average above the peak.
+    for name in ("qpn_reuse", "cm_cases", "lost_first"):
+        for q in report(c(name))["qps"]:
+            t = q["throughput_Bps"]
+            check(t["average"] <= t["peak"] + 1e-6, "%s: average %s above peak %s" % (name, t["average"], t["peak"]))
+
+    print("check_cases: %d checks, %d failed" % (checks, len(failures)))
+    for f in failures:
+        print("  FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
