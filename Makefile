@@ -53,7 +53,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest reports walkcheck cases check-live bench-capture sanitize golden-update \
+.PHONY: all check unit golden difftest reports walkcheck cases truth check-vm check-live bench-capture sanitize golden-update \
 	install uninstall clean
 
 all: $(BIN)
@@ -89,7 +89,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 
 # The unit tests, then the golden outputs, then the differential test against
 # tshark. Each script exits non-zero on the first failing case it reports.
-check: unit golden difftest reports walkcheck cases
+check: unit golden difftest reports walkcheck cases truth
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -108,6 +108,16 @@ walkcheck: $(BIN)
 
 cases: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_cases.py
+
+# The committed samples against the generator's ground truth: every frame,
+# then the analyzer's report.
+truth: $(BIN)
+	python3 tests/samples_truth.py --mode fields --rocestat $(abspath $(BIN))
+	python3 tests/samples_truth.py --mode json --rocestat $(abspath $(BIN))
+
+# Root: boots two QEMU guests with rdma_rxe, generates, captures, compares.
+check-vm: $(BIN)
+	bash tests/vm_e2e.sh
 
 # Needs root: it creates network namespaces. Fails (never skips) without.
 CAPTURES ?= $(abspath ../shared/captures)

@@ -130,6 +130,7 @@ static void flow_free(struct rs_flow *fl)
 	g_free(fl->req.lost);
 	g_free(fl->rsp.lost);
 	g_free(fl->rkeys);
+	g_free(fl->imms);
 	if (fl->series) {
 		g_free(fl->series->interval);
 		g_free(fl->series->bytes);
@@ -355,6 +356,8 @@ static void track_ud(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_
 		fl->many_srcqp |= fl->deth_srcqp != f->deth.srcqp;
 	}
 	enum rs_msg k = rs_opinfo(f->bth.opcode)->kind == RS_KIND_SEND_IMM ? RS_MSG_SEND_IMM : RS_MSG_SEND;
+	if (f->ext & RS_EXT_IMMDT)
+		rs_flow_note_imm(fl, f->immdt);
 	fl->msgs[k]++;
 	fl->msg_bytes[k] += f->payload_len;
 	fl->payload += f->payload_len;

@@ -142,6 +142,15 @@ struct rs_rkeys {
 	struct rs_rkey_use use[RS_MAX_RKEYS];
 };
 
+/* Immediate data of the messages a half-flow carried, in wire order (the
+ * first RS_MAX_IMMS; `total` counts them all). */
+#define RS_MAX_IMMS 64
+struct rs_imms {
+	uint64_t total;
+	uint32_t n;
+	uint32_t v[RS_MAX_IMMS];
+};
+
 /* Throughput per interval, for --plot. */
 struct rs_series {
 	uint32_t len, cap;
@@ -240,6 +249,7 @@ struct rs_flow {
 
 	struct rs_latency *lat;
 	struct rs_rkeys *rkeys;
+	struct rs_imms *imms;
 	struct rs_series *series;
 };
 
@@ -383,6 +393,8 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		       const struct rs_frame_meta *m);
 void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl);
 uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
+
+void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm);
 
 /* latency.c */
 void rs_lat_add(struct rs_latvec *v, uint64_t ns);

@@ -50,6 +50,15 @@ static enum rs_msg msg_of_kind(uint8_t kind)
 	}
 }
 
+void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm)
+{
+	if (!fl->imms)
+		fl->imms = g_new0(struct rs_imms, 1);
+	if (fl->imms->n < RS_MAX_IMMS)
+		fl->imms->v[fl->imms->n++] = imm;
+	fl->imms->total++;
+}
+
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
 {
 	unsigned b = 0;
@@ -496,6 +505,8 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		}
 		if (f->ext & RS_EXT_IETH)
 			invalidate(a, f, &at);
+		if (f->ext & RS_EXT_IMMDT)
+			rs_flow_note_imm(fl, f->immdt);
 	}
 
 	/* Remember what waits for an answer (latency; pairing). */

@@ -357,6 +357,13 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 			rs_json_bool(j, "several_q_keys", fl->many_qkey);
 			rs_json_end_obj(j);
 		}
+		rs_json_obj(j, "immediates");
+		rs_json_u64(j, "count", fl->imms ? fl->imms->total : 0);
+		rs_json_arr(j, "values");
+		for (uint32_t k = 0; fl->imms && k < fl->imms->n; k++)
+			rs_json_u64(j, NULL, fl->imms->v[k]);
+		rs_json_end_arr(j);
+		rs_json_end_obj(j);
 		rs_json_arr(j, "rkeys");
 		for (uint32_t k = 0; fl->rkeys && k < fl->rkeys->n; k++) {
 			const struct rs_rkey_use *u = &fl->rkeys->use[k];

@@ -8,3 +8,4 @@ sh scripts/deps.sh test
 make -s check
 make -s sanitize
 make -s check-live      # root: network namespaces, veth, tcpreplay
+make -s check-vm        # root: two QEMU guests with real rdma_rxe, end to end

@@ -533,7 +533,130 @@ def check_fields(t, rows, cms, ck):
         ck.eq("completion statuses", set(st), {"success"} if wcs else set())
 
 
-MODES = {"fields": check_fields}
+WR_KIND = {"SEND": "send", "SEND_WITH_IMM": "send_imm", "RDMA_WRITE": "write",
+           "RDMA_WRITE_WITH_IMM": "write_imm", "RDMA_READ": "read",
+           "ATOMIC_CMP_AND_SWP": "atomic_cas", "ATOMIC_FETCH_AND_ADD": "atomic_faa"}
+
+
+def report_json(pcap, rocestat):
+    p = subprocess.run([rocestat, "-n", "--format", "json", pcap], capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        raise RuntimeError("rocestat --format json exited %d: %s" % (p.returncode, p.stderr.strip()))
+    return json.loads(p.stdout)
+
+
+def check_json(t, rep, ck):
+    """The analyzer's own report (rocestat --format json) against the truth:
+    connection outcome, QPNs and starting PSNs, message counts and bytes per
+    kind on each half-flow, immediates, rkeys, NAK codes, UD Q_Key/source QP."""
+    srv, cli = t["server"], t["client"]
+    sip, cip = srv["ip"], cli["ip"]
+    scen = t["scenario"]
+    wrs, wcs = t["work_requests"], t["completions"]
+    qps = {(q["src"], q["dst"], q["dest_qp"]): q for q in rep["qps"]}
+    conns = rep["connections"]
+
+    ck.eq("ICRC: none bad", rep["capture"]["icrc"]["bad"], 0)
+
+    # --- the CM outcome ---
+    if scen == "ud":
+        sidr = [c for c in conns if c["kind"] == "sidr"]
+        ck.eq("one SIDR exchange", len(sidr), 1)
+        if sidr:
+            c = sidr[0]
+            ck.eq("SIDR state", c["state"], "resolved" if t["cm"]["sidr"]["status"] == 0 else "rejected")
+            ck.eq("SIDR QPN", c["sidr"]["qpn"], srv["qpn"])
+            ck.eq("SIDR Q_Key", c["sidr"]["q_key"], t["cm"]["sidr"]["qkey"])
+            ck.eq("SIDR client address", c["client"]["address"], cip)
+            ck.eq("SIDR client QP (from its datagrams)", c["client"]["qpn"], cli["qpn"])
+    else:
+        rc = [c for c in conns if c["kind"] == "connected"]
+        ck.eq("one connection", len(rc), 1)
+        if not rc:
+            return
+        c = rc[0]
+        ck.eq("client address", c["client"]["address"], cip)
+        ck.eq("server address", c["server"]["address"], sip)
+        ck.eq("client QPN", c["client"]["qpn"], cli["qpn"])
+        if scen == "reject":
+            ck.eq("state", c["state"], "rejected")
+            ck.eq("REJ reason", c["reject"] and c["reject"]["reason"], t["cm"]["reject"]["reason"])
+            ck.eq("rejected by", c["reject"] and c["reject"]["by"], "server")
+            ck.eq("no data half-flow", [q for q in rep["qps"] if q["dest_qp"] > 1], [])
+            return
+        ck.eq("server QPN", c["server"]["qpn"], srv["qpn"])
+        ck.eq("client start PSN", c["client"]["start_psn"], cli["sq_psn"])
+        ck.eq("server start PSN", c["server"]["start_psn"], srv["sq_psn"])
+        want = "closed" if t["cm"].get("disconnect_initiator") else "established"
+        ck.eq("connection state", c["state"], want)
+        ck.eq("RDMA CM port", c["port"], srv["cm_port"])
+
+    # --- per half-flow: messages, bytes, immediates, rkeys ---
+    for side, ip, peer_ip, peer in (("client", cip, sip, srv), ("server", sip, cip, cli)):
+        q = qps.get((ip, peer_ip, peer["qpn"]))
+        status = {(c["side"], c["wr_id"]): c["status"] for c in wcs}
+        posted = [w for w in wrs if w["side"] == side]
+        done = [w for w in posted if status.get((side, w["wr_id"])) == 0]
+        maybe = [w for w in posted if status.get((side, w["wr_id"])) not in (0, None)]
+        if not posted:
+            continue
+        if q is None:
+            ck.true("%s's half-flow to QP %d exists" % (side, peer["qpn"]), not done)
+            continue
+        if scen != "ud":
+            ck.eq("%s's half-flow first request PSN" % side, q["request_psn"]["first_psn"], t[side]["sq_psn"])
+            ck.eq("%s pairing" % side, q["pairing"], "cm")
+        for kind in sorted(set(WR_KIND.values())):
+            ok_n = sum(1 for w in done if WR_KIND.get(w["opcode"]) == kind)
+            may_n = sum(1 for w in maybe if WR_KIND.get(w["opcode"]) == kind)
+            ok_b = sum(8 if kind.startswith("atomic") else w["length"] for w in done if WR_KIND.get(w["opcode"]) == kind)
+            may_b = sum(8 if kind.startswith("atomic") else w["length"] for w in maybe if WR_KIND.get(w["opcode"]) == kind)
+            got_n, got_b = q["messages"][kind], q["message_bytes"][kind]
+            if may_n:
+                ck.true("%s %s messages within %d..%d" % (side, kind, ok_n, ok_n + may_n),
+                        ok_n <= got_n <= ok_n + may_n, str(got_n))
+                ck.true("%s %s bytes within %d..%d" % (side, kind, ok_b, ok_b + may_b),
+                        ok_b <= got_b <= ok_b + may_b, str(got_b))
+            else:
+                ck.eq("%s %s messages" % (side, kind), got_n, ok_n)
+                ck.eq("%s %s bytes" % (side, kind), got_b, ok_b)
+        imm = [w["imm_data"] for w in done if "imm_data" in w]
+        ck.eq("%s immediates in order" % side, q["immediates"]["values"], imm)
+        rkeys = {w["rkey"] for w in done if "rkey" in w}
+        got_rkeys = {r["rkey"] for r in q["rkeys"]}
+        if maybe:
+            ck.true("%s rkeys" % side, rkeys <= got_rkeys <= rkeys | {w["rkey"] for w in maybe if "rkey" in w},
+                    str(got_rkeys))
+        else:
+            ck.eq("%s rkeys" % side, got_rkeys, rkeys)
+        for r in q["rkeys"]:
+            for w in done:
+                if w.get("rkey") == r["rkey"]:
+                    va = u64(w["remote_addr"])
+                    ck.true("%s rkey 0x%x covers the WR's remote range" % (side, r["rkey"]),
+                            r["va_start"] <= va and va + (8 if w["opcode"].startswith("ATOMIC") else w["length"]) <= r["va_end"])
+        if scen == "ud":
+            ck.eq("%s UD Q_Key" % side, q["ud"]["q_key"], t["cm"]["sidr"]["qkey"])
+            ck.eq("%s UD source QP" % side, q["ud"]["src_qp"], t[side]["qpn"])
+
+    # --- NAKs: on the half-flow that carries the server's responses ---
+    back = qps.get((sip, cip, cli["qpn"]))
+    naks = back["naks"] if back else {}
+    if scen == "bad-rkey":
+        bad_wc = [c for c in wcs if c["side"] == "client" and c["status"] == 10]
+        ck.eq("remote access error NAKs", naks.get("remote_access_error"), len(bad_wc))
+    elif scen == "rnr":
+        ck.true("RNR NAKs from the server", back and back["rnr_naks"] >= 1, str(back and back["rnr_naks"]))
+        if back and back["rnr_naks"]:
+            want_us = {0: 655360}.get(srv["min_rnr_timer"])
+            if want_us:
+                ck.eq("RNR timer (µs)", back["rnr_timer_us"]["min"], want_us)
+    elif back:
+        ck.eq("no NAKs", sum(naks.values()), 0)
+        ck.eq("no RNR NAKs", back["rnr_naks"], 0)
+
+
+MODES = {"fields": check_fields, "json": check_json}
 
 
 def check_sample(truth_path, args):
@@ -547,8 +670,8 @@ def check_sample(truth_path, args):
         ck.true("capture exists", False, pcap)
         return ck
     if args.mode == "json":
-        raise SystemExit("samples_truth: --mode json needs `rocestat --format json`, "
-                         "which does not exist yet")
+        check_json(t, report_json(pcap, args.rocestat), ck)
+        return ck
     if args.backend == "tshark":
         rows = frames_tshark(pcap)
     else:
