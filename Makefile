@@ -4,6 +4,8 @@
 #   make check           build and run every test (unit, golden, differential)
 #   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
+#   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
+#                        BENCH_DIR= (default: a new temporary directory, removed after)
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # Every flag comes from pkg-config; nothing is hard-coded to this machine.
@@ -50,7 +52,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest reports sanitize golden-update install uninstall clean
+.PHONY: all check unit golden difftest reports sanitize golden-update install uninstall clean bench bench-tools
 
 all: $(BIN)
 
@@ -100,6 +102,24 @@ sanitize:
 
 golden-update: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update
+
+# ---- benchmark -----------------------------------------------------------
+
+# Bench tools: not part of rocestat; the generator and the bare libpcap loop
+# it is measured against, and a getrusage wrapper.
+FRAMES    ?= 10000000
+BENCH_DIR ?=
+BENCH_BIN := $(BUILD)/bench
+BENCH_TOOLS := $(BENCH_BIN)/gen $(BENCH_BIN)/pcaploop $(BENCH_BIN)/rusage
+
+$(BENCH_BIN)/%: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PKG_LIBS)
+
+bench-tools: $(BENCH_TOOLS)
+
+bench: $(BIN) $(BENCH_TOOLS)
+	ROCESTAT=$(abspath $(BIN)) BENCH_BIN=$(abspath $(BENCH_BIN)) sh bench/run.sh $(FRAMES) $(BENCH_DIR)
 
 # ---- install -------------------------------------------------------------
 
