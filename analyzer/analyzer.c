@@ -14,6 +14,7 @@
 #include "analyzer/internal.h"
 
 #define INITIAL_TABLE 1024
+#define PF_RING 4 /* frames announced ahead that are remembered (a power of two) */
 
 static uint64_t mix64(uint64_t x)
 {
@@ -25,14 +26,18 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-static uint32_t key_hash(const struct rs_flowkey *k)
+/* Per frame: the five words are multiplied independently (so the products
+ * overlap in the pipeline) and mixed once at the end. */
+static inline uint32_t key_hash(const struct rs_flowkey *k)
 {
 	uint64_t w[5];
 	memcpy(w, k, sizeof w);
-	uint64_t h = mix64(w[0] ^ 0x9e3779b97f4a7c15ULL);
-	for (int i = 1; i < 5; i++)
-		h = mix64(h ^ w[i]);
-	return (uint32_t)h;
+	uint64_t h = (w[0] ^ 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+	h ^= (w[1] ^ 0x94d049bb133111ebULL) * 0xff51afd7ed558ccdULL;
+	h ^= (w[2] ^ 0xc4ceb9fe1a85ec53ULL) * 0x9e3779b97f4a7c15ULL;
+	h ^= (w[3] ^ 0xd6e8feb86659fd93ULL) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (w[4] ^ 0x165667b19e3779f9ULL) * 0x27d4eb2f165667c5ULL;
+	return (uint32_t)mix64(h);
 }
 
 _Static_assert(sizeof(struct rs_flowkey) == 40, "flow keys hash as five 64-bit words");
@@ -66,51 +71,64 @@ const char *rs_flow_transport_name(const struct rs_flow *fl)
 	return rs_transport_name(fl->transport);
 }
 
-struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k)
+/* A table entry: the key's 32-bit hash above the slot + 1 (0 = empty).
+ * Probes compare hashes and touch a flow only when they match, so a lookup
+ * reads one cache line of the table and one of the flow it finds. */
+static inline uint64_t entry_of(uint32_t hash, uint32_t slot)
 {
-	uint32_t i = key_hash(k) & a->table_mask;
-	for (;; i = (i + 1) & a->table_mask) {
-		uint32_t s = a->table[i];
-		if (s == 0)
+	return (uint64_t)hash << 32 | (slot + 1);
+}
+
+static inline struct rs_flow *find_hashed(struct rs_analyzer *a, const struct rs_flowkey *k, uint32_t h)
+{
+	for (uint32_t i = h & a->table_mask;; i = (i + 1) & a->table_mask) {
+		uint64_t e = a->table[i];
+		if (e == 0)
 			return NULL;
-		struct rs_flow *fl = g_ptr_array_index(a->flows, s - 1);
+		if ((uint32_t)(e >> 32) != h)
+			continue;
+		struct rs_flow *fl = g_ptr_array_index(a->flows, (uint32_t)e - 1);
 		if (memcmp(&fl->key, k, sizeof *k) == 0)
 			return fl;
 	}
 }
 
-static void table_insert(struct rs_analyzer *a, struct rs_flow *fl)
+struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k)
 {
-	uint32_t i = key_hash(&fl->key) & a->table_mask;
+	return find_hashed(a, k, key_hash(k));
+}
+
+static void table_insert_entry(struct rs_analyzer *a, uint64_t e)
+{
+	uint32_t i = (uint32_t)(e >> 32) & a->table_mask;
 	while (a->table[i])
 		i = (i + 1) & a->table_mask;
-	a->table[i] = fl->slot + 1;
+	a->table[i] = e;
 }
 
 static void table_grow(struct rs_analyzer *a)
 {
-	uint32_t size = (a->table_mask + 1) * 2;
-	g_free(a->table);
-	a->table = g_new0(uint32_t, size);
-	a->table_mask = size - 1;
-	for (guint s = 0; s < a->flows->len; s++) {
-		struct rs_flow *fl = g_ptr_array_index(a->flows, s);
-		if (fl)
-			table_insert(a, fl);
-	}
+	uint32_t old = a->table_mask + 1;
+	uint64_t *t = a->table;
+	a->table = g_new0(uint64_t, old * 2);
+	a->table_mask = old * 2 - 1;
+	for (uint32_t i = 0; i < old; i++)
+		if (t[i])
+			table_insert_entry(a, t[i]);
+	g_free(t);
 }
 
 /* Remove by shifting later entries of the probe run back into the hole. */
 static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	uint32_t i = key_hash(&fl->key) & a->table_mask;
-	while (a->table[i] != fl->slot + 1)
+	uint64_t e = entry_of(key_hash(&fl->key), fl->slot);
+	uint32_t i = (uint32_t)(e >> 32) & a->table_mask;
+	while (a->table[i] != e)
 		i = (i + 1) & a->table_mask;
 	a->table[i] = 0;
 	for (uint32_t j = (i + 1) & a->table_mask; a->table[j]; j = (j + 1) & a->table_mask) {
-		struct rs_flow *o = g_ptr_array_index(a->flows, a->table[j] - 1);
-		uint32_t home = key_hash(&o->key) & a->table_mask;
-		/* Move o into the hole if its home is not between the hole and j. */
+		uint32_t home = (uint32_t)(a->table[j] >> 32) & a->table_mask;
+		/* Move the entry into the hole if its home is not between the hole and j. */
 		bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 		if (!between) {
 			a->table[i] = a->table[j];
@@ -125,11 +143,15 @@ static void flow_free(struct rs_flow *fl)
 	if (fl->lat) {
 		for (int k = 0; k < RS_LAT__COUNT; k++)
 			rs_lat_free(&fl->lat->lat[k]);
+		g_free(fl->lat->ring);
 		g_free(fl->lat);
 	}
 	g_free(fl->req.lost);
 	g_free(fl->rsp.lost);
+	if (fl->rkeys)
+		g_free(fl->rkeys->use);
 	g_free(fl->rkeys);
+	g_free(fl->open);
 	if (fl->series) {
 		g_free(fl->series->interval);
 		g_free(fl->series->bytes);
@@ -175,6 +197,9 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 	rs_pair_forget_flow(a, fl);
 	if (a->last_flow == fl)
 		a->last_flow = NULL;
+	for (int i = 0; i < PF_RING; i++)
+		if (a->pf[i].fl == fl)
+			a->pf[i].fl = NULL;
 	table_remove(a, fl);
 	g_ptr_array_index(a->flows, fl->slot) = NULL;
 	g_array_append_val(a->free_slots, fl->slot);
@@ -221,19 +246,31 @@ static void evict_idlest(struct rs_analyzer *a)
 	rs_anomaly(a, RS_AN_EVICTED, 0, NULL, &at, batch);
 }
 
+static struct rs_flow *prefetched(struct rs_analyzer *a, const struct rs_flowkey *k);
+
 static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, const struct rs_frame *f,
 				const struct rs_frame_meta *m)
 {
 	struct rs_flow *fl = a->last_flow;
 	if (fl && memcmp(&fl->key, k, sizeof *k) == 0)
 		return fl;
-	fl = rs_flow_find(a, k);
+	fl = prefetched(a, k);
+	if (fl) {
+		a->last_flow = fl;
+		return fl;
+	}
+	uint32_t h = key_hash(k);
+	fl = find_hashed(a, k, h);
 	if (!fl) {
 		if (a->opts.max_flows && a->nflows >= a->opts.max_flows)
 			evict_idlest(a);
 		if ((a->nflows + 1) * 2 > a->table_mask + 1)
 			table_grow(a);
-		fl = g_new0(struct rs_flow, 1);
+		/* Cache-line aligned, so the hot fields span as few lines as can be. */
+		void *mem = NULL;
+		if (posix_memalign(&mem, 64, sizeof *fl) != 0)
+			g_error("out of memory for a flow");
+		fl = memset(mem, 0, sizeof *fl);
 		fl->key = *k;
 		fl->id = a->next_flow_id++;
 		if (a->free_slots->len) {
@@ -251,7 +288,7 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
 		fl->rnr_timer_min = 0xFF;
 		g_ptr_array_index(a->flows, fl->slot) = fl;
 		a->nflows++;
-		table_insert(a, fl);
+		table_insert_entry(a, entry_of(h, fl->slot));
 		rs_pair_new_flow(a, fl);
 		/* RoCE v1 and v2 between the same hosts: checked once per flow. */
 		if (f->roce == RS_ROCE_V1 || f->roce == RS_ROCE_V2)
@@ -259,6 +296,77 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
 	}
 	a->last_flow = fl;
 	return fl;
+}
+
+/*
+ * Frames ahead. With thousands of QPs interleaved a flow's state has
+ * usually left the caches by the time its next frame comes, and on this
+ * kind of machine a miss costs hundreds of nanoseconds, more than the rest
+ * of the frame's work. So the reader tells the analyzer about each frame a
+ * few frames before it is added (cli/run.c keeps RS_LOOKAHEAD frames in
+ * flight): the first call prefetches the frame's slot of the flow table;
+ * two calls later that slot is in the cache, names the flow, and the flow's
+ * hot cache lines are prefetched; flow_get() then finds them there. Only
+ * hints: nothing here changes a result.
+ */
+
+static void prefetch_flow(const struct rs_flow *fl)
+{
+	const char *p = (const char *)fl;
+	for (size_t off = 0; off < RS_FLOW_HOT_BYTES; off += 64)
+		__builtin_prefetch(p + off, 1);
+}
+
+void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
+{
+	struct rs_prefetch *e = &a->pf[a->pf_n & (PF_RING - 1)];
+	e->fl = NULL;
+	e->valid = (f->have & RS_HAVE_BTH) != 0;
+	if (e->valid) {
+		rs_flowkey_from_frame(&e->key, f);
+		e->hash = key_hash(&e->key);
+		__builtin_prefetch(&a->table[e->hash & a->table_mask]);
+	}
+	/* The entry of three calls ago, added next: its flow's hot lines have
+	 * arrived; fetch what they point to. */
+	struct rs_prefetch *c = &a->pf[(a->pf_n - 3) & (PF_RING - 1)];
+	if (a->pf_n >= 3 && c->fl) {
+		const struct rs_flow *fl = c->fl;
+		if (fl->lat)
+			__builtin_prefetch(fl->lat, 1);
+		if (fl->open)
+			__builtin_prefetch(fl->open, 1);
+		if (fl->rkeys)
+			__builtin_prefetch(fl->rkeys, 1);
+	}
+	/* The entry of two calls ago: its table slot has arrived by now. The
+	 * first entry with the same hash is taken without comparing keys (that
+	 * would wait for the flow); flow_get() compares. */
+	struct rs_prefetch *d = &a->pf[(a->pf_n - 2) & (PF_RING - 1)];
+	if (a->pf_n >= 2 && d->valid) {
+		for (uint32_t i = d->hash & a->table_mask;; i = (i + 1) & a->table_mask) {
+			uint64_t t = a->table[i];
+			if (t == 0)
+				break;
+			if ((uint32_t)(t >> 32) == d->hash) {
+				d->fl = g_ptr_array_index(a->flows, (uint32_t)t - 1);
+				prefetch_flow(d->fl);
+				break;
+			}
+		}
+	}
+	a->pf_n++;
+}
+
+/* A flow rs_analyzer_prefetch() already found for this key, or NULL. */
+static struct rs_flow *prefetched(struct rs_analyzer *a, const struct rs_flowkey *k)
+{
+	for (int i = 0; i < PF_RING; i++) {
+		struct rs_flow *fl = a->pf[i].fl;
+		if (fl && memcmp(&fl->key, k, sizeof *k) == 0)
+			return fl;
+	}
+	return NULL;
 }
 
 struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
@@ -270,7 +378,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	a->files = g_ptr_array_new();
 	a->flows = g_ptr_array_new();
 	a->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	a->table = g_new0(uint32_t, INITIAL_TABLE);
+	a->table = g_new0(uint64_t, INITIAL_TABLE);
 	a->table_mask = INITIAL_TABLE - 1;
 	a->conns = g_ptr_array_new();
 	a->tl_active = g_ptr_array_new();
@@ -422,8 +530,10 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 		fl->tl.ecn_ce++;
 		rs_anomaly(a, RS_AN_ECN_CE, 0, fl, &at, 1);
 	}
-	fl->fecn += b->fecn;
-	fl->becn += b->becn;
+	if (b->fecn | b->becn) { /* seldom: keep the flow's cold lines out of the cache */
+		fl->fecn += b->fecn;
+		fl->becn += b->becn;
+	}
 
 	if (f->have & RS_HAVE_MAD)
 		rs_cm_frame(a, f, m);

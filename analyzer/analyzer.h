@@ -46,6 +46,12 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message);
 
 void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f);
 
+/* A hint, optional: call it for each frame some frames before adding it
+ * (cli/run.c: RS_LOOKAHEAD frames), in the order they will be added; `f`
+ * need not stay valid. The analyzer starts fetching the frame's state from
+ * memory so that it is in the caches by then. Results do not depend on it. */
+void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f);
+
 /* Close open messages and episodes; flush the timeline. Call once at the end
  * (reports call it if needed). */
 void rs_analyzer_finish(struct rs_analyzer *a);

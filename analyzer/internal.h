@@ -15,6 +15,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -121,7 +122,8 @@ struct rs_latvec {
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
 struct rs_latency {
-	struct rs_pending ring[RS_OUTSTANDING];
+	struct rs_pending *ring;  /* grows by doubling up to RS_OUTSTANDING: most */
+	uint32_t cap;             /* requesters have only a few requests pending */
 	uint32_t head, count;     /* oldest at head */
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
 	struct rs_latvec lat[RS_LAT__COUNT];
@@ -137,9 +139,9 @@ struct rs_rkey_use {
 	struct rs_fref first;
 };
 struct rs_rkeys {
-	uint32_t n;
+	uint32_t n, cap;      /* use[] grows by doubling up to RS_MAX_RKEYS */
 	uint64_t more;        /* uses of rkeys beyond RS_MAX_RKEYS */
-	struct rs_rkey_use use[RS_MAX_RKEYS];
+	struct rs_rkey_use *use;
 };
 
 /* Throughput per interval, for --plot. */
@@ -175,46 +177,64 @@ struct rs_tl {
 
 struct rs_conn;
 
+/*
+ * The fields are ordered by how often they are touched: what every frame
+ * reads or writes comes first and fills the first RS_FLOW_HOT_BYTES (nine
+ * cache lines; the flow is allocated 64-byte aligned), which the analyzer
+ * prefetches a frame ahead (rs_analyzer_prefetch); per-message counters
+ * follow, then what only a few frames ever touch.
+ */
 struct rs_flow {
+	/* ---- every frame ---- */
 	struct rs_flowkey key;
-	uint32_t id;              /* creation order */
 	uint32_t slot;            /* index in the flow array */
 	uint8_t transport;        /* RS_TR_* of its packets */
 	uint8_t pair_method;      /* enum rs_pair */
 	bool is_cm_qp;            /* QP0/QP1 */
 	bool mixed_transport;
-	struct rs_flow *peer;
-	struct rs_conn *conn;
-	uint32_t infer_tries;
-
-	struct rs_fref first, last;
-	uint64_t first_ts, last_ts;
 	uint64_t packets, wire_bytes;
+	struct rs_fref last;
+	uint64_t last_ts;
 	uint64_t payload_all;     /* every payload byte on the wire */
 	uint64_t payload;         /* first sightings only (goodput) */
-	uint64_t retrans_payload;
+	struct rs_flow *peer;
+	struct rs_latency *lat;
+	uint32_t pmtu;            /* learned from First/Middle payload sizes */
+	bool tl_active;
+	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
+	uint8_t nopen;
+	bool have_ack_psn;
+
+	/* Timeline: counts of the current interval. */
+	struct rs_tl tl;
+
+	struct rs_psn req, rsp;
+	/* Multi-packet messages not finished yet (requests), oldest first:
+	 * RS_OPEN_MSGS slots, allocated with the first multi-packet message. */
+	struct rs_openmsg *open;
+	struct rs_rkeys *rkeys;
+	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
+	uint32_t ack_psn;
+	/* Responses carried by this flow. */
+	uint64_t acks, acked_pkts;
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
 	uint32_t ophist[32];      /* by opcode & 0x1F within its transport */
+
+	/* ---- every message ---- */
 	uint64_t msgs[RS_MSG__COUNT];
 	uint64_t msg_bytes[RS_MSG__COUNT];
 	uint32_t size_hist[RS_SIZE_BUCKETS];
 	uint64_t msg_min, msg_max;
+
+	/* ---- seldom ---- */
+	uint32_t id;              /* creation order */
+	uint32_t infer_tries;
+	struct rs_conn *conn;
+	struct rs_fref first;
+	uint64_t first_ts;
+	uint64_t retrans_payload;
 	uint64_t incomplete_msgs; /* started, never finished */
 	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
-
-	/* Multi-packet messages not finished yet (requests), oldest first. */
-	struct rs_openmsg open[RS_OPEN_MSGS];
-	uint8_t nopen;
-	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
-	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
-
-	struct rs_psn req, rsp;
-	uint32_t pmtu;            /* learned from First/Middle payload sizes */
-
-	/* Responses carried by this flow. */
-	uint64_t acks, acked_pkts;
-	bool have_ack_psn;
-	uint32_t ack_psn;
 	uint64_t dup_acks;
 	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
 	uint64_t rnr_naks;
@@ -233,14 +253,9 @@ struct rs_flow {
 	uint64_t peak_bytes;      /* most payload bytes in one interval */
 	uint64_t live_prev_payload;
 
-	/* Timeline: counts of the current interval. */
-	struct rs_tl tl;
-	bool tl_active;
-
-	struct rs_latency *lat;
-	struct rs_rkeys *rkeys;
 	struct rs_series *series;
 };
+#define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, msgs)
 
 enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
 
@@ -302,10 +317,17 @@ struct rs_analyzer {
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
 	GArray *free_slots;       /* slots of evicted flows, reused first */
-	uint32_t *table;          /* slot + 1, 0 = empty */
+	uint64_t *table;          /* key hash << 32 | slot + 1; 0 = empty */
 	uint32_t table_mask;
 	uint32_t nflows, next_flow_id;
 	struct rs_flow *last_flow;/* one-entry cache: consecutive frames share a flow */
+	struct rs_prefetch {      /* the last frames announced by rs_analyzer_prefetch() */
+		struct rs_flowkey key;
+		uint32_t hash;
+		bool valid;
+		struct rs_flow *fl;   /* its flow, once found (a hint: compare keys) */
+	} pf[4];                  /* PF_RING in analyzer.c */
+	uint32_t pf_n;
 	uint64_t evicted;
 	struct rs_flow evicted_sum;  /* counters of evicted flows */
 

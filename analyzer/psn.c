@@ -157,22 +157,37 @@ static struct rs_latency *lat_of(struct rs_flow *fl)
 	return fl->lat;
 }
 
+/* Double the ring (a power of two), oldest entry first again. */
+static void ring_grow(struct rs_latency *l)
+{
+	uint32_t cap = l->cap ? l->cap * 2 : 4;
+	struct rs_pending *r = g_new(struct rs_pending, cap);
+	for (uint32_t i = 0; i < l->count; i++)
+		r[i] = l->ring[(l->head + i) & (l->cap - 1)];
+	g_free(l->ring);
+	l->ring = r;
+	l->cap = cap;
+	l->head = 0;
+}
+
 static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_t npkts, uint64_t ts)
 {
 	struct rs_latency *l = lat_of(req);
+	if (l->count == l->cap && l->cap < RS_OUTSTANDING)
+		ring_grow(l);
 	if (l->count == RS_OUTSTANDING) {
-		l->head = (l->head + 1) % RS_OUTSTANDING;
+		l->head = (l->head + 1) & (l->cap - 1);
 		l->count--;
 		l->overflow++;
 	}
-	struct rs_pending *p = &l->ring[(l->head + l->count) % RS_OUTSTANDING];
+	struct rs_pending *p = &l->ring[(l->head + l->count) & (l->cap - 1)];
 	*p = (struct rs_pending){ .psn = psn, .npkts = npkts ? npkts : 1, .what = what, .ts_ns = ts };
 	l->count++;
 }
 
 static void pending_pop(struct rs_latency *l)
 {
-	l->head = (l->head + 1) % RS_OUTSTANDING;
+	l->head = (l->head + 1) & (l->cap - 1);
 	l->count--;
 }
 
@@ -194,7 +209,7 @@ static void ack_older(struct rs_latency *l, uint32_t psn, uint64_t ts, bool incl
 static struct rs_pending *pending_find(struct rs_latency *l, uint32_t psn, uint8_t what)
 {
 	for (uint32_t i = 0; i < l->count; i++) {
-		struct rs_pending *p = &l->ring[(l->head + i) % RS_OUTSTANDING];
+		struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
 		if (p->psn == psn && p->what == what)
 			return p;
 	}
@@ -259,6 +274,8 @@ static int open_push(struct rs_flow *fl, uint32_t psn, int family, uint32_t miss
 			fl->incomplete_msgs++;
 		open_remove(fl, 0);
 	}
+	if (!fl->open)
+		fl->open = g_new(struct rs_openmsg, RS_OPEN_MSGS);
 	fl->open[fl->nopen] = (struct rs_openmsg){ .first_psn = psn, .missing = missing, .family = (uint8_t)family };
 	return fl->nopen++;
 }
@@ -381,6 +398,10 @@ static void note_rkey(struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va
 		if (r->n == RS_MAX_RKEYS) {
 			r->more++;
 			return;
+		}
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 2;
+			r->use = g_renew(struct rs_rkey_use, r->use, r->cap);
 		}
 		u = &r->use[r->n++];
 		*u = (struct rs_rkey_use){ .rkey = rkey, .va_lo = va, .va_hi = va + len, .first = *at };

@@ -74,6 +74,9 @@ struct rs_sink {
 	void *ctx;
 	void (*begin_file)(void *ctx, const char *name, int dlt);
 	bool (*frame)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f);
+	/* Optional: called for each frame a few frames before frame() gets it
+	 * (see run.c); a sink that sets it gets pkt->data == NULL in frame(). */
+	void (*prefetch)(void *ctx, const struct rs_frame *f);
 	/* Reading the current file stopped early; `message` names file and frame. */
 	void (*file_error)(void *ctx, const char *message);
 	void (*end_file)(void *ctx, const char *name);

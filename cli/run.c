@@ -5,6 +5,7 @@
  * and the remaining files are still read. SIGINT/SIGTERM stop the loop
  * cleanly so the reports of what was read still get written.
  */
+#include <glib.h>
 #include <signal.h>
 #include <stdio.h>
 
@@ -38,6 +39,21 @@ static bool in_window(const struct rs_cli_opts *o, uint64_t ts, uint64_t t0)
 	return true;
 }
 
+/*
+ * Sinks with a `prefetch` hook get their frames RS_LOOKAHEAD frames late:
+ * each frame is dissected into a small ring, announced to prefetch(), and
+ * handed to frame() once RS_LOOKAHEAD newer ones are behind it (or the file
+ * ends). The analyzer uses the time in between to bring the frame's flow
+ * state into the caches. Such sinks get pkt->data == NULL: the packet bytes
+ * are gone by then (everything is in the struct rs_frame).
+ */
+#define RS_LOOKAHEAD 4
+
+struct ahead {
+	struct rs_packet pkt;
+	struct rs_frame f;
+};
+
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 {
 	char err[RS_ERRBUF_SIZE];
@@ -46,11 +62,28 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	bool stop = false;
 	bool have_t0 = false;
 	uint64_t t0 = 0;
+	unsigned depth = sink->prefetch ? RS_LOOKAHEAD : 1;
+	struct ahead *q = g_new(struct ahead, depth);
+	unsigned qh = 0, qn = 0;
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+
+	/* Hand the oldest frame in the ring to the sink; false: stop reading. */
+#define DELIVER()                                                                                                      \
+	do {                                                                                                           \
+		struct ahead *x_ = &q[qh];                                                                             \
+		qh = (qh + 1) % depth;                                                                                 \
+		qn--;                                                                                                  \
+		if (x_->f.outcome != RS_OK && x_->f.outcome != RS_NOT_ROCE && rc == RS_EXIT_OK)                     \
+			rc = RS_EXIT_ANOMALIES;                                                                        \
+		if (!sink->frame(sink->ctx, &x_->pkt, &x_->f) || (o->count && ++seen >= o->count)) {            \
+			stop = true;                                                                                   \
+			qn = 0;                                                                                        \
+		}                                                                                                      \
+	} while (0)
 
 	for (char **path = o->files; *path && !stop; path++) {
 		struct rs_source *src = rs_source_open_file(*path, o->filter, err);
@@ -63,7 +96,6 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		if (sink->begin_file)
 			sink->begin_file(sink->ctx, *path, dlt);
 		struct rs_packet pkt;
-		struct rs_frame f;
 		enum rs_next n;
 		while ((n = rs_source_next(src, &pkt, err)) == RS_NEXT_FRAME) {
 			if (stop_requested) {
@@ -75,9 +107,15 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 					break;
 				continue;
 			}
-			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &f);
+			if (qn == depth) {
+				DELIVER();
+				if (stop)
+					break;
+			}
+			struct ahead *x = &q[(qh + qn) % depth];
+			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &x->f);
 			if (o->have_since || o->have_until) {
-				uint64_t ts = rs_frame_time_ns(&f, pkt.ts_ns);
+				uint64_t ts = rs_frame_time_ns(&x->f, pkt.ts_ns);
 				if (!have_t0) {
 					t0 = ts;
 					have_t0 = true;
@@ -85,17 +123,19 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				if (!in_window(o, ts, t0))
 					continue;
 			}
-			if (f.outcome != RS_OK && f.outcome != RS_NOT_ROCE && rc == RS_EXIT_OK)
-				rc = RS_EXIT_ANOMALIES;
-			if (!sink->frame(sink->ctx, &pkt, &f)) {
-				stop = true;
-				break;
-			}
-			if (o->count && ++seen >= o->count) {
-				stop = true;
-				break;
+			x->pkt = pkt;
+			qn++;
+			if (sink->prefetch) {
+				x->pkt.data = NULL;
+				sink->prefetch(sink->ctx, &x->f);
+			} else {
+				DELIVER(); /* no lookahead: at once, while pkt.data is valid */
+				if (stop)
+					break;
 			}
 		}
+		while (qn) /* the frames still in the ring were read: they count */
+			DELIVER();
 		if (n == RS_NEXT_ERROR) {
 			fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", err);
 			if (sink->file_error)
@@ -106,6 +146,8 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			sink->end_file(sink->ctx, *path);
 		rs_source_close(src);
 	}
+#undef DELIVER
+	g_free(q);
 	if (stop_requested)
 		fprintf(stderr, "rocestat: interrupted; reporting what was read\n");
 	return rc;

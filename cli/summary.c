@@ -34,6 +34,12 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return true;
 }
 
+static void prefetch(void *ctx, const struct rs_frame *f)
+{
+	struct summary *s = ctx;
+	rs_analyzer_prefetch(s->a, f);
+}
+
 static void file_error(void *ctx, const char *message)
 {
 	struct summary *s = ctx;
@@ -81,7 +87,8 @@ int rs_run_summary(const struct rs_cli_opts *o)
 		.resolve_names = !o->no_resolve,
 	};
 	struct summary s = { .a = rs_analyzer_new(&ao) };
-	struct rs_sink sink = { .ctx = &s, .begin_file = begin_file, .frame = frame, .file_error = file_error };
+	struct rs_sink sink = { .ctx = &s, .begin_file = begin_file, .frame = frame, .prefetch = prefetch,
+				.file_error = file_error };
 
 	rc = rs_run_files(o, &sink);
 	rs_analyzer_finish(s.a);
