@@ -52,7 +52,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest reports sanitize golden-update install uninstall clean bench bench-tools
+.PHONY: all check unit golden difftest reports jobs sanitize golden-update install uninstall clean bench bench-tools
 
 all: $(BIN)
 
@@ -82,8 +82,9 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 # ---- tests ---------------------------------------------------------------
 
 # The unit tests, then the golden outputs, then the differential test against
-# tshark. Each script exits non-zero on the first failing case it reports.
-check: unit golden difftest reports
+# tshark, the report checks and -j against -j 1. Each script exits non-zero
+# on the first failing case it reports.
+check: unit golden difftest reports jobs
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -96,6 +97,10 @@ difftest: $(BIN)
 
 reports: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_reports.py
+
+# -j N against -j 1 on several captures given as multiple files.
+jobs: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_jobs.py
 
 sanitize:
 	$(MAKE) SAN=1 check

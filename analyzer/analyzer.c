@@ -118,6 +118,14 @@ static void table_grow(struct rs_analyzer *a)
 	g_free(t);
 }
 
+/* merge.c: a flow already counted in a->nflows, into the table. */
+void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (a->nflows * 2 > a->table_mask + 1)
+		table_grow(a);
+	table_insert_entry(a, entry_of(key_hash(&fl->key), fl->slot));
+}
+
 /* Remove by shifting later entries of the probe run back into the hole. */
 static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 {
@@ -387,6 +395,12 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	if (opts->resolve_names)
 		a->hosts = rs_hosts_load("/etc/hosts");
 	a->evicted_sum.msg_min = UINT64_MAX;
+	if (a->opts.t0_given) {
+		/* Intervals count from a time given by the caller (-j: the first
+		 * frame of the first file, so every file's intervals line up). */
+		a->t0 = a->opts.t0_ns;
+		a->have_t0 = true;
+	}
 	if (a->opts.timeline)
 		rs_tl_header(a->opts.timeline);
 	return a;
@@ -564,6 +578,7 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 	if (a->finished)
 		return;
 	a->finished = true;
+	a->finish_seq = a->next_anomaly_seq;
 	for (guint i = 0; i < a->flows->len; i++) {
 		struct rs_flow *fl = g_ptr_array_index(a->flows, i);
 		if (fl)

@@ -176,6 +176,24 @@ void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 }
 
+void rs_pair_adopt_flow(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (fl->conn || fl->is_cm_qp) {
+		if (fl->is_cm_qp)
+			return;
+		struct rs_hostpair hp;
+		hostpair_of(&hp, &fl->key, false);
+		GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
+		if (!list) {
+			list = g_ptr_array_new();
+			g_hash_table_insert(a->by_hosts, g_memdup2(&hp, sizeof hp), list);
+		}
+		g_ptr_array_add(list, fl);
+		return;
+	}
+	rs_pair_new_flow(a, fl);
+}
+
 void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	if (fl->is_cm_qp)
@@ -557,11 +575,6 @@ void rs_cm_finish(struct rs_analyzer *a)
 
 /* ---- RoCE v1 and v2 between the same hosts ------------------------------------------ */
 
-struct version_seen {
-	uint8_t mask;
-	struct rs_fref at[2];
-};
-
 /* Put v1 GIDs and v2 addresses in one form: IPv4-mapped GIDs (::ffff:a.b.c.d,
  * RFC 4291 2.5.5.2) become the IPv4 address they carry. */
 static void normalise(uint8_t out[16], const struct rs_addr *ad, uint8_t *kind)
@@ -591,9 +604,9 @@ void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const str
 	memcpy(hp.a, swap ? y : x, 16);
 	memcpy(hp.b, swap ? x : y, 16);
 	hp.kind = kx;
-	struct version_seen *v = g_hash_table_lookup(a->versions, &hp);
+	struct rs_version_seen *v = g_hash_table_lookup(a->versions, &hp);
 	if (!v) {
-		v = g_new0(struct version_seen, 1);
+		v = g_new0(struct rs_version_seen, 1);
 		g_hash_table_insert(a->versions, g_memdup2(&hp, sizeof hp), v);
 	}
 	uint8_t bit = f->roce == RS_ROCE_V1 ? 1 : 2;

@@ -350,6 +350,7 @@ struct rs_analyzer {
 
 	GHashTable *anomalies;    /* key -> struct rs_anomaly */
 	uint32_t next_anomaly_seq;
+	uint32_t finish_seq;      /* next_anomaly_seq when rs_analyzer_finish() began (merge.c) */
 
 	/* Timeline. */
 	uint64_t t0;              /* first frame's time: intervals count from it */
@@ -387,6 +388,7 @@ gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b);
 /* analyzer.c */
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
 struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k);
+void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f);
 void rs_flowkey_reverse(struct rs_flowkey *r, const struct rs_flowkey *k, uint32_t qpn);
 void rs_flowkey_addr(const struct rs_flowkey *k, bool dst, struct rs_addr *out);
@@ -415,6 +417,14 @@ void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_pair_init(struct rs_analyzer *a);
 void rs_pair_free(struct rs_analyzer *a);
 void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
+/* RoCE versions seen between two hosts (a->versions: struct rs_hostpair -> this). */
+struct rs_version_seen {
+	uint8_t mask;             /* 1 v1, 2 v2 */
+	struct rs_fref at[2];
+};
+/* merge.c: a flow moved in from another analyzer joins the pairing index
+ * (and a connection the CM exchange announced for it, if it has none). */
+void rs_pair_adopt_flow(struct rs_analyzer *a, struct rs_flow *fl);
 const char *rs_conn_state(const struct rs_conn *c);
 void rs_cm_finish(struct rs_analyzer *a);
 void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
@@ -426,6 +436,7 @@ void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_flush(struct rs_analyzer *a);
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_header(FILE *out);
+void rs_series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes);
 
 /* anomaly.c */
 enum rs_anom {

@@ -64,6 +64,11 @@ static void series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes)
 	s->len++;
 }
 
+void rs_series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes)
+{
+	series_add(fl, interval, bytes);
+}
+
 static void emit(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	const struct rs_tl *t = &fl->tl;
