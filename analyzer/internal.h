@@ -317,6 +317,9 @@ struct rs_analyzer {
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
 	GArray *free_slots;       /* slots of evicted flows, reused first */
+	GPtrArray *flow_slabs;    /* the memory of the flows (analyzer.c) */
+	size_t slab_used;         /* bytes handed out of the last slab */
+	void *flow_free_list;
 	uint64_t *table;          /* key hash << 32 | slot + 1; 0 = empty */
 	uint32_t table_mask;
 	uint32_t nflows, next_flow_id;
@@ -389,6 +392,7 @@ gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b);
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
 struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k);
 void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src);
 void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f);
 void rs_flowkey_reverse(struct rs_flowkey *r, const struct rs_flowkey *k, uint32_t qpn);
 void rs_flowkey_addr(const struct rs_flowkey *k, bool dst, struct rs_addr *out);

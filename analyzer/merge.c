@@ -643,6 +643,7 @@ void rs_analyzer_merge(struct rs_analyzer *dst, struct rs_analyzer *src)
 	merge_hosts(&mg);
 	merge_anomalies(&mg);
 	merge_ladder(&mg);
+	rs_flow_slabs_adopt(dst, src); /* the moved flows live in src's slabs */
 	g_hash_table_destroy(mg.flow_map);
 	g_hash_table_destroy(mg.conn_map);
 	g_hash_table_destroy(mg.version_map);
