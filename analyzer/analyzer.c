@@ -190,16 +190,27 @@ void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src)
 	src->slab_used = SLAB_BYTES;
 }
 
+const struct rs_flow_rare rs_flow_no_rare;
+
+struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
+{
+	if (!fl->rare) {
+		fl->rare = g_new0(struct rs_flow_rare, 1);
+		fl->rare->rnr_timer_min = 0xFF;
+	}
+	return fl->rare;
+}
+
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	if (fl->lat) {
-		for (int k = 0; k < RS_LAT__COUNT; k++)
-			rs_lat_free(&fl->lat->lat[k]);
-		g_free(fl->lat->ring);
-		g_free(fl->lat);
+	g_free(fl->rare);
+	rs_latency_free(fl->lat);
+	for (int k = 0; k < 2; k++) {
+		struct rs_psn_loss *l = k ? fl->rsp.loss : fl->req.loss;
+		if (l)
+			g_free(l->lost);
+		g_free(l);
 	}
-	g_free(fl->req.lost);
-	g_free(fl->rsp.lost);
 	if (fl->rkeys)
 		g_free(fl->rkeys->use);
 	g_free(fl->rkeys);
@@ -225,14 +236,19 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 		s->msgs[k] += fl->msgs[k];
 		s->msg_bytes[k] += fl->msg_bytes[k];
 	}
-	s->req.backward += fl->req.backward;
-	s->rsp.backward += fl->rsp.backward;
-	for (int k = 0; k < 8; k++)
-		s->naks[k] += fl->naks[k];
-	s->rnr_naks += fl->rnr_naks;
-	s->ecn_ce += fl->ecn_ce;
-	s->cnps += fl->cnps;
-	s->icrc_bad += fl->icrc_bad;
+	if (fl->req.loss)
+		rs_loss_w(&s->req)->backward += fl->req.loss->backward;
+	if (fl->rsp.loss)
+		rs_loss_w(&s->rsp)->backward += fl->rsp.loss->backward;
+	if (fl->rare) {
+		struct rs_flow_rare *x = rs_rare_w(s);
+		for (int k = 0; k < 8; k++)
+			x->naks[k] += fl->rare->naks[k];
+		x->rnr_naks += fl->rare->rnr_naks;
+		x->ecn_ce += fl->rare->ecn_ce;
+		x->cnps += fl->rare->cnps;
+		x->icrc_bad += fl->rare->icrc_bad;
+	}
 	a->evicted++;
 
 	if (fl->tl_active) {
@@ -334,7 +350,6 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
 		fl->first = (struct rs_fref){ a->cur_file, m->frame_no };
 		fl->first_ts = m->ts_ns;
 		fl->msg_min = UINT64_MAX;
-		fl->rnr_timer_min = 0xFF;
 		g_ptr_array_index(a->flows, fl->slot) = fl;
 		a->nflows++;
 		table_insert_entry(a, entry_of(h, fl->slot));
@@ -458,6 +473,9 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	g_ptr_array_free(a->flows, TRUE);
 	for (guint i = 0; i < a->flow_slabs->len; i++)
 		free(a->flow_slabs->pdata[i]);
+	g_free(a->evicted_sum.rare);
+	g_free(a->evicted_sum.req.loss);
+	g_free(a->evicted_sum.rsp.loss);
 	g_ptr_array_free(a->flow_slabs, TRUE);
 	g_array_free(a->free_slots, TRUE);
 	g_free(a->table);
@@ -500,12 +518,13 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message)
  * source QPs may share a destination QP, each with its own PSNs). */
 static void track_ud(struct rs_flow *fl, const struct rs_frame *f)
 {
+	struct rs_flow_rare *r = rs_rare_w(fl);
 	if (fl->packets == 1) {
-		fl->deth_qkey = f->deth.qkey;
-		fl->deth_srcqp = f->deth.srcqp;
+		r->deth_qkey = f->deth.qkey;
+		r->deth_srcqp = f->deth.srcqp;
 	} else {
-		fl->many_qkey |= fl->deth_qkey != f->deth.qkey;
-		fl->many_srcqp |= fl->deth_srcqp != f->deth.srcqp;
+		r->many_qkey |= r->deth_qkey != f->deth.qkey;
+		r->many_srcqp |= r->deth_srcqp != f->deth.srcqp;
 	}
 	enum rs_msg k = rs_opinfo(f->bth.opcode)->kind == RS_KIND_SEND_IMM ? RS_MSG_SEND_IMM : RS_MSG_SEND;
 	fl->msgs[k]++;
@@ -576,22 +595,22 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	fl->tl.bytes += m->wirelen;
 
 	if (f->icrc_status == RS_CRC_BAD) {
-		fl->icrc_bad++;
+		rs_rare_w(fl)->icrc_bad++;
 		rs_anomaly(a, RS_AN_ICRC_BAD, 0, fl, &at, 1);
 	} else if (f->icrc_status == RS_CRC_UNCHECKED) {
-		fl->icrc_unchecked++;
+		rs_rare_w(fl)->icrc_unchecked++;
 	}
 	if (f->outcome != RS_OK)
-		fl->undecodable++;
+		rs_rare_w(fl)->undecodable++;
 	if (f->ecn == 3) {
-		fl->ecn_ce++;
+		rs_rare_w(fl)->ecn_ce++;
 		a->ecn_ce++;
 		fl->tl.ecn_ce++;
 		rs_anomaly(a, RS_AN_ECN_CE, 0, fl, &at, 1);
 	}
-	if (b->fecn | b->becn) { /* seldom: keep the flow's cold lines out of the cache */
-		fl->fecn += b->fecn;
-		fl->becn += b->becn;
+	if (b->fecn | b->becn) { /* seldom: the rare counters are allocated only then */
+		rs_rare_w(fl)->fecn += b->fecn;
+		rs_rare_w(fl)->becn += b->becn;
 	}
 
 	if (f->have & RS_HAVE_MAD)
@@ -602,7 +621,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	fl->tl.payload += f->payload_len;
 
 	if (op->kind == RS_KIND_CNP) {
-		fl->cnps++;
+		rs_rare_w(fl)->cnps++;
 		a->cnps++;
 		fl->tl.cnps++;
 		rs_anomaly(a, RS_AN_CNP, 0, fl, &at, 1);

@@ -67,17 +67,13 @@ struct rs_lossmap {
 	uint64_t bits[RS_LOSSMAP_BITS / 64]; /* 1 = missing */
 };
 
-/* One PSN stream (requests, or responses) of a half-flow. */
-struct rs_psn {
-	bool started;
-	bool resync;          /* the next packet's PSN becomes the expectation */
+/* What a PSN stream lost, re-sent or reordered: allocated with the first
+ * gap or packet behind the expected PSN (most streams never have one). */
+struct rs_psn_loss {
 	bool in_episode;
 	bool episode_dup;     /* the current backward run re-sent a packet seen before */
-	uint32_t first;       /* PSN of the first packet */
-	uint32_t next;        /* expected PSN of the next new packet */
 	uint32_t episode_len;
 	struct rs_fref episode_start;
-	uint64_t packets;
 	uint64_t gaps;        /* forward jumps */
 	uint64_t missing;     /* PSNs skipped by forward jumps */
 	uint64_t backward;    /* packets below the expected PSN */
@@ -87,6 +83,30 @@ struct rs_psn {
 	uint64_t episodes;    /* go-back-N episodes */
 	struct rs_lossmap *lost;
 };
+
+/* One PSN stream (requests, or responses) of a half-flow. */
+struct rs_psn {
+	bool started;
+	bool resync;          /* the next packet's PSN becomes the expectation */
+	uint32_t first;       /* PSN of the first packet */
+	uint32_t next;        /* expected PSN of the next new packet */
+	uint64_t packets;
+	struct rs_psn_loss *loss; /* NULL: nothing lost or re-sent yet */
+};
+
+/* The stream's loss counters for reading (zeros if it never lost any). */
+extern const struct rs_psn_loss rs_psn_no_loss;
+static inline const struct rs_psn_loss *rs_loss(const struct rs_psn *s)
+{
+	return s->loss ? s->loss : &rs_psn_no_loss;
+}
+/* ... for writing (allocated on first use). */
+static inline struct rs_psn_loss *rs_loss_w(struct rs_psn *s)
+{
+	if (!s->loss)
+		s->loss = g_new0(struct rs_psn_loss, 1);
+	return s->loss;
+}
 
 /* A multi-packet SEND or WRITE being reassembled. With loss before the
  * capture point its packets may arrive out of order (go-back-N fills), so a
@@ -122,12 +142,17 @@ struct rs_latvec {
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
 struct rs_latency {
-	struct rs_pending *ring;  /* grows by doubling up to RS_OUTSTANDING: most */
-	uint32_t cap;             /* requesters have only a few requests pending */
+	struct rs_pending *ring;  /* ring0 at first, then doubled up to RS_OUTSTANDING: */
+	uint32_t cap;             /* most requesters have only a few requests pending */
 	uint32_t head, count;     /* oldest at head */
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
-	struct rs_latvec lat[RS_LAT__COUNT];
+	struct rs_latvec *lat[RS_LAT__COUNT]; /* each allocated with its first sample */
+	struct rs_pending ring0[2];
 };
+struct rs_latency *rs_latency_new(void);
+void rs_latency_free(struct rs_latency *l);
+/* The samples of one kind, allocated on first use. */
+struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k);
 
 /* One rkey a requester used on a half-flow (the capability view). */
 struct rs_rkey_use {
@@ -232,22 +257,7 @@ struct rs_flow {
 	struct rs_conn *conn;
 	struct rs_fref first;
 	uint64_t first_ts;
-	uint64_t retrans_payload;
-	uint64_t incomplete_msgs; /* started, never finished */
-	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
-	uint64_t dup_acks;
-	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
-	uint64_t rnr_naks;
-	uint8_t rnr_timer_min, rnr_timer_max;
-
-	/* Congestion. */
-	uint64_t ecn_ce, fecn, becn, cnps;
-
-	uint64_t icrc_bad, icrc_unchecked, undecodable;
-
-	/* UD. */
-	uint32_t deth_qkey, deth_srcqp;
-	bool many_srcqp, many_qkey;
+	struct rs_flow_rare *rare;/* counters of what most flows never see */
 
 	/* Rates. */
 	uint64_t peak_bytes;      /* most payload bytes in one interval */
@@ -256,6 +266,31 @@ struct rs_flow {
 	struct rs_series *series;
 };
 #define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, msgs)
+
+/* Per-flow counters that stay zero for most flows, allocated with the first
+ * that does not (so a million quiet flows do not carry them). */
+struct rs_flow_rare {
+	uint64_t retrans_payload;
+	uint64_t incomplete_msgs; /* started, never finished */
+	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
+	uint64_t dup_acks;
+	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
+	uint64_t rnr_naks;
+	uint8_t rnr_timer_min, rnr_timer_max;
+	/* Congestion. */
+	uint64_t ecn_ce, fecn, becn, cnps;
+	uint64_t icrc_bad, icrc_unchecked, undecodable;
+	/* UD. */
+	uint32_t deth_qkey, deth_srcqp;
+	bool many_srcqp, many_qkey;
+};
+/* For reading (zeros when the flow has none) and for writing (allocated). */
+extern const struct rs_flow_rare rs_flow_no_rare;
+static inline const struct rs_flow_rare *rs_rare(const struct rs_flow *fl)
+{
+	return fl->rare ? fl->rare : &rs_flow_no_rare;
+}
+struct rs_flow_rare *rs_rare_w(struct rs_flow *fl);
 
 enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
 

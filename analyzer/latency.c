@@ -33,7 +33,7 @@ void rs_lat_add(struct rs_latvec *v, uint64_t ns)
 	v->n++;
 	if (v->len < RS_LAT_EXACT) {
 		if (v->len == v->cap) {
-			v->cap = v->cap ? v->cap * 2 : 8;
+			v->cap = v->cap ? v->cap * 2 : 4;
 			v->v = g_renew(uint64_t, v->v, v->cap);
 		}
 		v->v[v->len++] = ns;

@@ -56,9 +56,9 @@ size_t rs_analyzer_live_qps(struct rs_analyzer *a, uint64_t period_ns, struct rs
 		r->rate_avg_Bps = rs_flow_avg_Bps(fl);
 		r->retransmitted = rs_flow_retransmitted(fl);
 		r->naks = rs_flow_naks_total(fl);
-		r->rnr_naks = fl->rnr_naks;
-		r->cnps = fl->cnps;
-		r->ecn_ce = fl->ecn_ce;
+		r->rnr_naks = rs_rare(fl)->rnr_naks;
+		r->cnps = rs_rare(fl)->cnps;
+		r->ecn_ce = rs_rare(fl)->ecn_ce;
 	}
 	if (total)
 		*total = n;

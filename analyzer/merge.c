@@ -92,7 +92,7 @@ static void merge_capture(struct merge *mg)
 	for (int i = 0; i < 3; i++)
 		d->icrc[i] += s->icrc[i];
 	d->vcrc_bad += s->vcrc_bad;
-	d->ecn_ce += s->ecn_ce;
+	d->ecn_ce += s->ecn_ce; /* analyzers here, not flows */
 	d->cnps += s->cnps;
 	if (s->pmtu > d->pmtu)
 		d->pmtu = s->pmtu;
@@ -122,14 +122,19 @@ static void merge_capture(struct merge *mg)
 		a->msgs[k] += b->msgs[k];
 		a->msg_bytes[k] += b->msg_bytes[k];
 	}
-	a->req.backward += b->req.backward;
-	a->rsp.backward += b->rsp.backward;
-	for (int k = 0; k < 8; k++)
-		a->naks[k] += b->naks[k];
-	a->rnr_naks += b->rnr_naks;
-	a->ecn_ce += b->ecn_ce;
-	a->cnps += b->cnps;
-	a->icrc_bad += b->icrc_bad;
+	if (b->req.loss)
+		rs_loss_w(&a->req)->backward += b->req.loss->backward;
+	if (b->rsp.loss)
+		rs_loss_w(&a->rsp)->backward += b->rsp.loss->backward;
+	if (b->rare) {
+		struct rs_flow_rare *x = rs_rare_w(a);
+		for (int k = 0; k < 8; k++)
+			x->naks[k] += b->rare->naks[k];
+		x->rnr_naks += b->rare->rnr_naks;
+		x->ecn_ce += b->rare->ecn_ce;
+		x->cnps += b->rare->cnps;
+		x->icrc_bad += b->rare->icrc_bad;
+	}
 }
 
 /* ---- flows -------------------------------------------------------------------- */
@@ -150,13 +155,17 @@ static void psn_add(struct rs_psn *d, struct rs_psn *s)
 	}
 	d->next = s->next;
 	d->packets += s->packets;
-	d->gaps += s->gaps;
-	d->missing += s->missing;
-	d->backward += s->backward;
-	d->duplicates += s->duplicates;
-	d->fills += s->fills;
-	d->ooo += s->ooo;
-	d->episodes += s->episodes;
+	if (!s->loss)
+		return;
+	struct rs_psn_loss *x = rs_loss_w(d);
+	const struct rs_psn_loss *y = s->loss;
+	x->gaps += y->gaps;
+	x->missing += y->missing;
+	x->backward += y->backward;
+	x->duplicates += y->duplicates;
+	x->fills += y->fills;
+	x->ooo += y->ooo;
+	x->episodes += y->episodes;
 }
 
 static void rkeys_add(struct merge *mg, struct rs_flow *d, const struct rs_flow *s)
@@ -179,7 +188,7 @@ static void rkeys_add(struct merge *mg, struct rs_flow *d, const struct rs_flow 
 				continue;
 			}
 			if (r->n == r->cap) {
-				r->cap = r->cap ? r->cap * 2 : 2;
+				r->cap = r->cap ? r->cap * 2 : 1;
 				r->use = g_renew(struct rs_rkey_use, r->use, r->cap);
 			}
 			u = &r->use[r->n++];
@@ -236,37 +245,47 @@ static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 		d->msg_min = s->msg_min;
 	if (s->msg_max > d->msg_max)
 		d->msg_max = s->msg_max;
-	d->retrans_payload += s->retrans_payload;
-	d->incomplete_msgs += s->incomplete_msgs;
-	d->orphan_pkts += s->orphan_pkts;
-	d->dup_acks += s->dup_acks;
-	for (int k = 0; k < 8; k++)
-		d->naks[k] += s->naks[k];
-	if (s->rnr_naks) {
-		if (!d->rnr_naks || s->rnr_timer_min < d->rnr_timer_min)
-			d->rnr_timer_min = s->rnr_timer_min;
-		if (!d->rnr_naks || s->rnr_timer_max > d->rnr_timer_max)
-			d->rnr_timer_max = s->rnr_timer_max;
-		d->rnr_naks += s->rnr_naks;
-	}
-	d->ecn_ce += s->ecn_ce;
-	d->fecn += s->fecn;
-	d->becn += s->becn;
-	d->cnps += s->cnps;
-	d->icrc_bad += s->icrc_bad;
-	d->icrc_unchecked += s->icrc_unchecked;
-	d->undecodable += s->undecodable;
-	if (s->transport == RS_TR_UD && s->packets) {
-		d->many_qkey |= s->many_qkey || s->deth_qkey != d->deth_qkey;
-		d->many_srcqp |= s->many_srcqp || s->deth_srcqp != d->deth_srcqp;
+	if (s->rare) {
+		struct rs_flow_rare *x = rs_rare_w(d);
+		const struct rs_flow_rare *y = s->rare;
+		bool ud_before = d->transport == RS_TR_UD && d->packets > s->packets; /* d had UD packets of its own */
+		x->retrans_payload += y->retrans_payload;
+		x->incomplete_msgs += y->incomplete_msgs;
+		x->orphan_pkts += y->orphan_pkts;
+		x->dup_acks += y->dup_acks;
+		for (int k = 0; k < 8; k++)
+			x->naks[k] += y->naks[k];
+		if (y->rnr_naks) {
+			if (!x->rnr_naks || y->rnr_timer_min < x->rnr_timer_min)
+				x->rnr_timer_min = y->rnr_timer_min;
+			if (!x->rnr_naks || y->rnr_timer_max > x->rnr_timer_max)
+				x->rnr_timer_max = y->rnr_timer_max;
+			x->rnr_naks += y->rnr_naks;
+		}
+		x->ecn_ce += y->ecn_ce;
+		x->fecn += y->fecn;
+		x->becn += y->becn;
+		x->cnps += y->cnps;
+		x->icrc_bad += y->icrc_bad;
+		x->icrc_unchecked += y->icrc_unchecked;
+		x->undecodable += y->undecodable;
+		if (s->transport == RS_TR_UD && s->packets) {
+			if (!ud_before) {
+				x->deth_qkey = y->deth_qkey;
+				x->deth_srcqp = y->deth_srcqp;
+			}
+			x->many_qkey |= y->many_qkey || y->deth_qkey != x->deth_qkey;
+			x->many_srcqp |= y->many_srcqp || y->deth_srcqp != x->deth_srcqp;
+		}
 	}
 	if (s->peak_bytes > d->peak_bytes)
 		d->peak_bytes = s->peak_bytes;
 	if (s->lat) {
 		if (!d->lat)
-			d->lat = g_new0(struct rs_latency, 1);
+			d->lat = rs_latency_new();
 		for (int k = 0; k < RS_LAT__COUNT; k++)
-			rs_lat_merge(&d->lat->lat[k], &s->lat->lat[k]);
+			if (s->lat->lat[k])
+				rs_lat_merge(rs_latvec_w(d->lat, (enum rs_lat_kind)k), s->lat->lat[k]);
 		d->lat->overflow += s->lat->overflow;
 	}
 	rkeys_add(mg, d, s);

@@ -72,7 +72,9 @@ static void complete(struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
 
 /* ---- lost-PSN bookkeeping -------------------------------------------------- */
 
-static void lossmap_mark(struct rs_psn *s, uint32_t from, uint32_t n)
+const struct rs_psn_loss rs_psn_no_loss;
+
+static void lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n)
 {
 	if (!s->lost)
 		s->lost = g_new0(struct rs_lossmap, 1);
@@ -89,7 +91,7 @@ static void lossmap_mark(struct rs_psn *s, uint32_t from, uint32_t n)
 }
 
 /* Was this PSN reported missing? If so, it is seen now. */
-static bool lossmap_take(struct rs_psn *s, uint32_t psn)
+static bool lossmap_take(struct rs_psn_loss *s, uint32_t psn)
 {
 	struct rs_lossmap *l = s->lost;
 	if (!l)
@@ -104,9 +106,10 @@ static bool lossmap_take(struct rs_psn *s, uint32_t psn)
 	return true;
 }
 
-static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, bool response)
+static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, bool response)
 {
-	if (!s->in_episode)
+	struct rs_psn_loss *s = ps->loss;
+	if (!s || !s->in_episode)
 		return;
 	s->in_episode = false;
 	if (s->episode_len == 1 && !s->episode_dup) {
@@ -120,14 +123,16 @@ static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn
 
 uint64_t rs_flow_retransmitted(const struct rs_flow *fl)
 {
-	return fl->req.backward - fl->req.ooo + fl->rsp.backward - fl->rsp.ooo;
+	const struct rs_psn_loss *q = rs_loss(&fl->req), *r = rs_loss(&fl->rsp);
+	return q->backward - q->ooo + r->backward - r->ooo;
 }
 
 /* Backward packet: returns true if it is the first sighting (a gap fill). */
-static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
+static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, uint32_t psn,
 		     const struct rs_fref *at, uint32_t payload)
 {
 	(void)a;
+	struct rs_psn_loss *s = rs_loss_w(ps);
 	bool fill = lossmap_take(s, psn);
 	s->backward++;
 	if (fill) {
@@ -143,28 +148,58 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s
 	}
 	s->episode_len++;
 	s->episode_dup |= !fill;
-	fl->retrans_payload += payload;
+	rs_rare_w(fl)->retrans_payload += payload;
 	fl->tl.retrans++;
 	return fill;
 }
 
 /* ---- latency -------------------------------------------------------------- */
 
+struct rs_latency *rs_latency_new(void)
+{
+	struct rs_latency *l = g_new0(struct rs_latency, 1);
+	l->ring = l->ring0;
+	l->cap = G_N_ELEMENTS(l->ring0);
+	return l;
+}
+
+void rs_latency_free(struct rs_latency *l)
+{
+	if (!l)
+		return;
+	for (int k = 0; k < RS_LAT__COUNT; k++) {
+		if (l->lat[k])
+			rs_lat_free(l->lat[k]);
+		g_free(l->lat[k]);
+	}
+	if (l->ring != l->ring0)
+		g_free(l->ring);
+	g_free(l);
+}
+
+struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)
+{
+	if (!l->lat[k])
+		l->lat[k] = g_new0(struct rs_latvec, 1);
+	return l->lat[k];
+}
+
 static struct rs_latency *lat_of(struct rs_flow *fl)
 {
 	if (!fl->lat)
-		fl->lat = g_new0(struct rs_latency, 1);
+		fl->lat = rs_latency_new();
 	return fl->lat;
 }
 
 /* Double the ring (a power of two), oldest entry first again. */
 static void ring_grow(struct rs_latency *l)
 {
-	uint32_t cap = l->cap ? l->cap * 2 : 4;
+	uint32_t cap = l->cap * 2;
 	struct rs_pending *r = g_new(struct rs_pending, cap);
 	for (uint32_t i = 0; i < l->count; i++)
 		r[i] = l->ring[(l->head + i) & (l->cap - 1)];
-	g_free(l->ring);
+	if (l->ring != l->ring0)
+		g_free(l->ring);
 	l->ring = r;
 	l->cap = cap;
 	l->head = 0;
@@ -201,7 +236,7 @@ static void ack_older(struct rs_latency *l, uint32_t psn, uint64_t ts, bool incl
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
 		if (p->what == RS_PEND_ACKREQ)
-			rs_lat_add(&l->lat[RS_LAT_ACK], ts - p->ts_ns);
+			rs_lat_add(rs_latvec_w(l, RS_LAT_ACK), ts - p->ts_ns);
 		pending_pop(l);
 	}
 }
@@ -271,7 +306,7 @@ static int open_push(struct rs_flow *fl, uint32_t psn, int family, uint32_t miss
 		if (fl->open[0].kind)
 			complete(fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
 		else
-			fl->incomplete_msgs++;
+			rs_rare_w(fl)->incomplete_msgs++;
 		open_remove(fl, 0);
 	}
 	if (!fl->open)
@@ -358,7 +393,7 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 			i = -1;
 		if (i < 0) {
 			if (!fl->seen_first) {
-				fl->orphan_pkts++; /* the capture began inside this message */
+				rs_rare_w(fl)->orphan_pkts++; /* the capture began inside this message */
 				return;
 			}
 			/* Its First was lost before the capture point. */
@@ -400,7 +435,7 @@ static void note_rkey(struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va
 			return;
 		}
 		if (r->n == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 2;
+			r->cap = r->cap ? r->cap * 2 : 1;
 			r->use = g_renew(struct rs_rkey_use, r->use, r->cap);
 		}
 		u = &r->use[r->n++];
@@ -491,9 +526,10 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	if (d >= 0) {
 		end_episode(a, fl, s, false);
 		if (d > 0) {
-			s->gaps++;
-			s->missing += (uint32_t)d;
-			lossmap_mark(s, s->next, (uint32_t)d);
+			struct rs_psn_loss *l = rs_loss_w(s);
+			l->gaps++;
+			l->missing += (uint32_t)d;
+			lossmap_mark(l, s->next, (uint32_t)d);
 			rs_anomaly(a, RS_AN_GAP, 0, fl, &at, (uint32_t)d);
 		}
 		s->next = (psn + adv) & RS_PSN_MASK;
@@ -552,7 +588,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			if (d > 0) {
 				fl->acked_pkts += (uint32_t)d;
 			} else {
-				fl->dup_acks++;
+				rs_rare_w(fl)->dup_acks++;
 				rs_anomaly(a, RS_AN_DUP_ACK, 0, fl, at, 1);
 			}
 		} else if (req && req->req.started) {
@@ -568,16 +604,17 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			ack_older(req->lat, psn, ts, true);
 		break;
 	case RS_AETH_RNR_NAK:
-		fl->rnr_naks++;
-		if (v < fl->rnr_timer_min)
-			fl->rnr_timer_min = v;
-		if (v > fl->rnr_timer_max || fl->rnr_naks == 1)
-			fl->rnr_timer_max = v;
+		struct rs_flow_rare *r = rs_rare_w(fl);
+		r->rnr_naks++;
+		if (v < r->rnr_timer_min)
+			r->rnr_timer_min = v;
+		if (v > r->rnr_timer_max || r->rnr_naks == 1)
+			r->rnr_timer_max = v;
 		fl->tl.naks++;
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
 		break;
 	case RS_AETH_NAK:
-		fl->naks[v < 8 ? v : 7]++;
+		rs_rare_w(fl)->naks[v < 8 ? v : 7]++;
 		fl->tl.naks++;
 		rs_anomaly(a, RS_AN_NAK, v, fl, at, 1);
 		break;
@@ -618,9 +655,10 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			/* Inside a multi-packet response PSNs are consecutive; a new
 			 * response may start anywhere ahead. */
 			if (d > 0 && !starts) {
-				s->gaps++;
-				s->missing += (uint32_t)d;
-				lossmap_mark(s, s->next, (uint32_t)d);
+				struct rs_psn_loss *l = rs_loss_w(s);
+				l->gaps++;
+				l->missing += (uint32_t)d;
+				lossmap_mark(l, s->next, (uint32_t)d);
 				rs_anomaly(a, RS_AN_GAP, 1, fl, &at, (uint32_t)d);
 			}
 			s->next = (psn + 1) & RS_PSN_MASK;
@@ -638,7 +676,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 				struct rs_pending *p = pending_find(l, psn, RS_PEND_ATOMIC);
 				ack_older(l, psn, m->ts_ns, false);
 				if (p && l->count && &l->ring[l->head] == p) {
-					rs_lat_add(&l->lat[RS_LAT_ATOMIC], m->ts_ns - p->ts_ns);
+					rs_lat_add(rs_latvec_w(l, RS_LAT_ATOMIC), m->ts_ns - p->ts_ns);
 					pending_pop(l);
 				}
 			} else {
@@ -647,7 +685,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 					struct rs_pending *p = pending_find(l, psn, RS_PEND_READ);
 					if (p && !p->first_seen) {
 						p->first_seen = true;
-						rs_lat_add(&l->lat[RS_LAT_READ_FIRST], m->ts_ns - p->ts_ns);
+						rs_lat_add(rs_latvec_w(l, RS_LAT_READ_FIRST), m->ts_ns - p->ts_ns);
 					}
 				}
 				if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY) {
@@ -655,7 +693,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 						struct rs_pending *p = &l->ring[l->head];
 						if (p->what == RS_PEND_READ &&
 						    ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn) {
-							rs_lat_add(&l->lat[RS_LAT_READ_LAST], m->ts_ns - p->ts_ns);
+							rs_lat_add(rs_latvec_w(l, RS_LAT_READ_LAST), m->ts_ns - p->ts_ns);
 							pending_pop(l);
 						}
 					}
@@ -677,7 +715,7 @@ void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 		if (fl->open[0].kind)
 			complete(fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
 		else
-			fl->incomplete_msgs++;
+			rs_rare_w(fl)->incomplete_msgs++;
 		open_remove(fl, 0);
 	}
 }
