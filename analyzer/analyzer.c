@@ -191,6 +191,16 @@ void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src)
 }
 
 const struct rs_flow_rare rs_flow_no_rare;
+const struct rs_flow_msgs rs_flow_no_msgs;
+
+struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl)
+{
+	if (!fl->m) {
+		fl->m = g_new0(struct rs_flow_msgs, 1);
+		fl->m->msg_min = UINT64_MAX;
+	}
+	return fl->m;
+}
 
 struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
 {
@@ -204,6 +214,7 @@ struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	g_free(fl->rare);
+	g_free(fl->m);
 	rs_latency_free(fl->lat);
 	for (int k = 0; k < 2; k++) {
 		struct rs_psn_loss *l = k ? fl->rsp.loss : fl->req.loss;
@@ -232,9 +243,12 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 	s->wire_bytes += fl->wire_bytes;
 	s->payload += fl->payload;
 	s->payload_all += fl->payload_all;
-	for (int k = 0; k < RS_MSG__COUNT; k++) {
-		s->msgs[k] += fl->msgs[k];
-		s->msg_bytes[k] += fl->msg_bytes[k];
+	if (fl->m) {
+		struct rs_flow_msgs *x = rs_msgs_w(s);
+		for (int k = 0; k < RS_MSG__COUNT; k++) {
+			x->msgs[k] += fl->m->msgs[k];
+			x->msg_bytes[k] += fl->m->msg_bytes[k];
+		}
 	}
 	if (fl->req.loss)
 		rs_loss_w(&s->req)->backward += fl->req.loss->backward;
@@ -251,7 +265,7 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 	a->evicted++;
 
-	if (fl->tl_active) {
+	if (fl->tl_slot) {
 		/* Its row for the current interval is written now, as it goes. */
 		rs_tl_flush_flow(a, fl);
 	}
@@ -349,7 +363,6 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
 		fl->is_cm_qp = k->qpn <= 1;
 		fl->first = (struct rs_fref){ a->cur_file, m->frame_no };
 		fl->first_ts = m->ts_ns;
-		fl->msg_min = UINT64_MAX;
 		g_ptr_array_index(a->flows, fl->slot) = fl;
 		a->nflows++;
 		table_insert_entry(a, entry_of(h, fl->slot));
@@ -402,6 +415,9 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 			__builtin_prefetch(fl->open, 1);
 		if (fl->rkeys)
 			__builtin_prefetch(fl->rkeys, 1);
+		if (fl->m)
+			for (size_t off = 0; off < sizeof *fl->m; off += 64)
+				__builtin_prefetch((const char *)fl->m + off, 1);
 	}
 	/* The entry of two calls ago: its table slot has arrived by now. The
 	 * first entry with the same hash is taken without comparing keys (that
@@ -446,12 +462,11 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	a->table = g_new0(uint64_t, INITIAL_TABLE);
 	a->table_mask = INITIAL_TABLE - 1;
 	a->conns = g_ptr_array_new();
-	a->tl_active = g_ptr_array_new();
+	a->tl_rows = g_array_new(FALSE, FALSE, sizeof(struct rs_tl_row));
 	a->anomalies = g_hash_table_new_full(rs_anomaly_hash, rs_anomaly_equal, NULL, rs_anomaly_free);
 	rs_pair_init(a);
 	if (opts->resolve_names)
 		a->hosts = rs_hosts_load("/etc/hosts");
-	a->evicted_sum.msg_min = UINT64_MAX;
 	if (a->opts.t0_given) {
 		/* Intervals count from a time given by the caller (-j: the first
 		 * frame of the first file, so every file's intervals line up). */
@@ -474,6 +489,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	for (guint i = 0; i < a->flow_slabs->len; i++)
 		free(a->flow_slabs->pdata[i]);
 	g_free(a->evicted_sum.rare);
+	g_free(a->evicted_sum.m);
 	g_free(a->evicted_sum.req.loss);
 	g_free(a->evicted_sum.rsp.loss);
 	g_ptr_array_free(a->flow_slabs, TRUE);
@@ -487,7 +503,8 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	}
 	g_ptr_array_free(a->files, TRUE);
 	rs_pair_free(a);
-	g_ptr_array_free(a->tl_active, TRUE);
+	g_array_free(a->tl_rows, TRUE);
+	g_free(a->tl_addr);
 	g_hash_table_destroy(a->anomalies);
 	if (a->hosts)
 		g_hash_table_destroy(a->hosts);
@@ -516,7 +533,7 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message)
 
 /* UD: every SEND is a whole message; PSN health is not tracked (several
  * source QPs may share a destination QP, each with its own PSNs). */
-static void track_ud(struct rs_flow *fl, const struct rs_frame *f)
+static void track_ud(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f)
 {
 	struct rs_flow_rare *r = rs_rare_w(fl);
 	if (fl->packets == 1) {
@@ -527,10 +544,10 @@ static void track_ud(struct rs_flow *fl, const struct rs_frame *f)
 		r->many_srcqp |= r->deth_srcqp != f->deth.srcqp;
 	}
 	enum rs_msg k = rs_opinfo(f->bth.opcode)->kind == RS_KIND_SEND_IMM ? RS_MSG_SEND_IMM : RS_MSG_SEND;
-	fl->msgs[k]++;
-	fl->msg_bytes[k] += f->payload_len;
+	rs_msgs_w(fl)->msgs[k]++;
+	rs_msgs_w(fl)->msg_bytes[k] += f->payload_len;
 	fl->payload += f->payload_len;
-	fl->tl.messages++;
+	rs_tl_of(a, fl)->messages++;
 	rs_flow_size_sample(fl, f->payload_len);
 }
 
@@ -591,8 +608,9 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	if ((b->opcode & 0xE0) != fl->transport && op->kind != RS_KIND_CNP)
 		fl->mixed_transport = true;
 	rs_tl_touch(a, fl);
-	fl->tl.packets++;
-	fl->tl.bytes += m->wirelen;
+	struct rs_tl *tl = rs_tl_of(a, fl);
+	tl->packets++;
+	tl->bytes += m->wirelen;
 
 	if (f->icrc_status == RS_CRC_BAD) {
 		rs_rare_w(fl)->icrc_bad++;
@@ -605,7 +623,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	if (f->ecn == 3) {
 		rs_rare_w(fl)->ecn_ce++;
 		a->ecn_ce++;
-		fl->tl.ecn_ce++;
+		tl->ecn_ce++;
 		rs_anomaly(a, RS_AN_ECN_CE, 0, fl, &at, 1);
 	}
 	if (b->fecn | b->becn) { /* seldom: the rare counters are allocated only then */
@@ -618,17 +636,17 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	if (!(f->have & RS_HAVE_EXT))
 		return;
 	fl->payload_all += f->payload_len;
-	fl->tl.payload += f->payload_len;
+	tl->payload += f->payload_len;
 
 	if (op->kind == RS_KIND_CNP) {
 		rs_rare_w(fl)->cnps++;
 		a->cnps++;
-		fl->tl.cnps++;
+		tl->cnps++;
 		rs_anomaly(a, RS_AN_CNP, 0, fl, &at, 1);
 		return;
 	}
 	if ((b->opcode & 0xE0) == RS_TR_UD) {
-		track_ud(fl, f);
+		track_ud(a, fl, f);
 		return;
 	}
 	if (op->response)

@@ -146,7 +146,8 @@ struct rs_latency {
 	uint32_t cap;             /* most requesters have only a few requests pending */
 	uint32_t head, count;     /* oldest at head */
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
-	struct rs_latvec *lat[RS_LAT__COUNT]; /* each allocated with its first sample */
+	struct rs_latvec *lat[RS_LAT__COUNT]; /* each allocated with its first sample, */
+	struct rs_latvec ack;     /* but AckReq -> ACK (the common one) lives here */
 	struct rs_pending ring0[2];
 };
 struct rs_latency *rs_latency_new(void);
@@ -197,7 +198,10 @@ struct rs_ladder_ev {
 
 /* Counters per timeline interval. */
 struct rs_tl {
-	uint64_t packets, bytes, payload, messages, retrans, naks, ecn_ce, cnps;
+	uint64_t packets, bytes, payload;
+	/* Events of one flow in one interval: 32 bits suffice (four billion in
+	 * one interval of one QP would need an interval of hours). */
+	uint32_t messages, retrans, naks, ecn_ce, cnps;
 };
 
 struct rs_conn;
@@ -225,13 +229,12 @@ struct rs_flow {
 	struct rs_flow *peer;
 	struct rs_latency *lat;
 	uint32_t pmtu;            /* learned from First/Middle payload sizes */
-	bool tl_active;
+	uint32_t tl_slot;         /* its row in a->tl_rows + 1 while active in this interval; 0 if not */
 	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
 	uint8_t nopen;
 	bool have_ack_psn;
-
-	/* Timeline: counts of the current interval. */
-	struct rs_tl tl;
+	uint8_t infer_tries;      /* pairing by inference: at most 16 */
+	uint32_t id;              /* creation order */
 
 	struct rs_psn req, rsp;
 	/* Multi-packet messages not finished yet (requests), oldest first:
@@ -245,15 +248,10 @@ struct rs_flow {
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
 	uint32_t ophist[32];      /* by opcode & 0x1F within its transport */
 
-	/* ---- every message ---- */
-	uint64_t msgs[RS_MSG__COUNT];
-	uint64_t msg_bytes[RS_MSG__COUNT];
-	uint32_t size_hist[RS_SIZE_BUCKETS];
-	uint64_t msg_min, msg_max;
+	/* ---- every message (flows with messages) ---- */
+	struct rs_flow_msgs *m;
 
 	/* ---- seldom ---- */
-	uint32_t id;              /* creation order */
-	uint32_t infer_tries;
 	struct rs_conn *conn;
 	struct rs_fref first;
 	uint64_t first_ts;
@@ -265,7 +263,22 @@ struct rs_flow {
 
 	struct rs_series *series;
 };
-#define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, msgs)
+#define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, m)
+
+/* Messages by kind, and their sizes: allocated with the flow's first
+ * message (the flows that only carry ACKs or responses have none). */
+struct rs_flow_msgs {
+	uint64_t msgs[RS_MSG__COUNT];
+	uint64_t msg_bytes[RS_MSG__COUNT];
+	uint32_t size_hist[RS_SIZE_BUCKETS];
+	uint64_t msg_min, msg_max;
+};
+extern const struct rs_flow_msgs rs_flow_no_msgs;
+static inline const struct rs_flow_msgs *rs_msgs(const struct rs_flow *fl)
+{
+	return fl->m ? fl->m : &rs_flow_no_msgs;
+}
+struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
 
 /* Per-flow counters that stay zero for most flows, allocated with the first
  * that does not (so a million quiet flows do not carry them). */
@@ -394,7 +407,10 @@ struct rs_analyzer {
 	uint64_t t0;              /* first frame's time: intervals count from it */
 	bool have_t0;
 	int64_t cur_interval;
-	GPtrArray *tl_active;     /* flows with counts in the current interval */
+	GArray *tl_rows;          /* struct rs_tl_row: the flows active in the current
+	                           * interval and their counts (flow NULL: emitted early) */
+	struct rs_tl tl_void;     /* where counts of a flow not active go (after the end) */
+	struct rs_tl_addr *tl_addr;/* formatted addresses for the CSV (timeline.c) */
 	int64_t intervals_seen;
 
 	GHashTable *hosts;        /* address text -> name, from /etc/hosts (unless -n) */
@@ -470,6 +486,16 @@ void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_f
 		    const struct rs_frame_meta *m, bool retrans);
 
 /* timeline.c */
+struct rs_tl_row {
+	struct rs_flow *fl;
+	struct rs_tl c;
+};
+/* The current interval's counters of a flow (rs_tl_touch() first; counts
+ * of a flow that is not active any more go nowhere, as before). */
+static inline struct rs_tl *rs_tl_of(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	return fl->tl_slot ? &g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1).c : &a->tl_void;
+}
 void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_flush(struct rs_analyzer *a);

@@ -118,9 +118,12 @@ static void merge_capture(struct merge *mg)
 	a->wire_bytes += b->wire_bytes;
 	a->payload += b->payload;
 	a->payload_all += b->payload_all;
-	for (int k = 0; k < RS_MSG__COUNT; k++) {
-		a->msgs[k] += b->msgs[k];
-		a->msg_bytes[k] += b->msg_bytes[k];
+	if (b->m) {
+		struct rs_flow_msgs *x = rs_msgs_w(a);
+		for (int k = 0; k < RS_MSG__COUNT; k++) {
+			x->msgs[k] += b->m->msgs[k];
+			x->msg_bytes[k] += b->m->msg_bytes[k];
+		}
 	}
 	if (b->req.loss)
 		rs_loss_w(&a->req)->backward += b->req.loss->backward;
@@ -235,16 +238,19 @@ static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 	d->read_resp_payload += s->read_resp_payload;
 	for (int k = 0; k < 32; k++)
 		d->ophist[k] += s->ophist[k];
-	for (int k = 0; k < RS_MSG__COUNT; k++) {
-		d->msgs[k] += s->msgs[k];
-		d->msg_bytes[k] += s->msg_bytes[k];
+	if (s->m) {
+		struct rs_flow_msgs *x = rs_msgs_w(d);
+		for (int k = 0; k < RS_MSG__COUNT; k++) {
+			x->msgs[k] += s->m->msgs[k];
+			x->msg_bytes[k] += s->m->msg_bytes[k];
+		}
+		for (int k = 0; k < RS_SIZE_BUCKETS; k++)
+			x->size_hist[k] += s->m->size_hist[k];
+		if (s->m->msg_min < x->msg_min)
+			x->msg_min = s->m->msg_min;
+		if (s->m->msg_max > x->msg_max)
+			x->msg_max = s->m->msg_max;
 	}
-	for (int k = 0; k < RS_SIZE_BUCKETS; k++)
-		d->size_hist[k] += s->size_hist[k];
-	if (s->msg_min < d->msg_min)
-		d->msg_min = s->msg_min;
-	if (s->msg_max > d->msg_max)
-		d->msg_max = s->msg_max;
 	if (s->rare) {
 		struct rs_flow_rare *x = rs_rare_w(d);
 		const struct rs_flow_rare *y = s->rare;
@@ -294,7 +300,7 @@ static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 			rs_series_add(d, s->series->interval[i] << s->series->shift, s->series->bytes[i]);
 	if (!d->peer && s->peer)
 		d->pair_method = s->pair_method; /* the link itself is set in relink() */
-	d->infer_tries += s->infer_tries;
+	d->infer_tries = (uint8_t)MIN(255u, (unsigned)d->infer_tries + s->infer_tries);
 }
 
 /* Give a src flow to dst: a new id and slot there, the file indexes shifted. */
@@ -317,7 +323,7 @@ static void flow_move(struct merge *mg, struct rs_flow *fl)
 	if (fl->rkeys)
 		for (uint32_t i = 0; i < fl->rkeys->n; i++)
 			fref_shift(mg, &fl->rkeys->use[i].first);
-	fl->tl_active = false;
+	fl->tl_slot = 0;
 }
 
 static void merge_flows(struct merge *mg)

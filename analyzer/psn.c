@@ -55,18 +55,19 @@ void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
 	unsigned b = 0;
 	while (b + 1 < RS_SIZE_BUCKETS && (1ull << b) <= size)
 		b++;
-	fl->size_hist[size ? b : 0]++;
-	if (size < fl->msg_min)
-		fl->msg_min = size;
-	if (size > fl->msg_max)
-		fl->msg_max = size;
+	struct rs_flow_msgs *x = rs_msgs_w(fl);
+	x->size_hist[size ? b : 0]++;
+	if (size < x->msg_min)
+		x->msg_min = size;
+	if (size > x->msg_max)
+		x->msg_max = size;
 }
 
-static void complete(struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
+static void complete(struct rs_analyzer *a, struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
 {
-	fl->msgs[m]++;
-	fl->msg_bytes[m] += bytes;
-	fl->tl.messages++;
+	rs_msgs_w(fl)->msgs[m]++;
+	rs_msgs_w(fl)->msg_bytes[m] += bytes;
+	rs_tl_of(a, fl)->messages++;
 	rs_flow_size_sample(fl, bytes);
 }
 
@@ -149,7 +150,7 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 	s->episode_len++;
 	s->episode_dup |= !fill;
 	rs_rare_w(fl)->retrans_payload += payload;
-	fl->tl.retrans++;
+	rs_tl_of(a, fl)->retrans++;
 	return fill;
 }
 
@@ -170,7 +171,8 @@ void rs_latency_free(struct rs_latency *l)
 	for (int k = 0; k < RS_LAT__COUNT; k++) {
 		if (l->lat[k])
 			rs_lat_free(l->lat[k]);
-		g_free(l->lat[k]);
+		if (l->lat[k] != &l->ack)
+			g_free(l->lat[k]);
 	}
 	if (l->ring != l->ring0)
 		g_free(l->ring);
@@ -180,7 +182,7 @@ void rs_latency_free(struct rs_latency *l)
 struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)
 {
 	if (!l->lat[k])
-		l->lat[k] = g_new0(struct rs_latvec, 1);
+		l->lat[k] = k == RS_LAT_ACK ? &l->ack : g_new0(struct rs_latvec, 1);
 	return l->lat[k];
 }
 
@@ -289,22 +291,22 @@ static int open_find(const struct rs_flow *fl, uint32_t psn, int family)
 	return -1;
 }
 
-static void open_finish_if_done(struct rs_flow *fl, unsigned i)
+static void open_finish_if_done(struct rs_analyzer *a, struct rs_flow *fl, unsigned i)
 {
 	struct rs_openmsg *o = &fl->open[i];
 	if (o->kind && o->missing == 0) {
-		complete(fl, (enum rs_msg)(o->kind - 1), o->bytes);
+		complete(a, fl, (enum rs_msg)(o->kind - 1), o->bytes);
 		fl->last_kind[o->family] = o->kind;
 		open_remove(fl, i);
 	}
 }
 
-static int open_push(struct rs_flow *fl, uint32_t psn, int family, uint32_t missing)
+static int open_push(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, int family, uint32_t missing)
 {
 	if (fl->nopen == RS_OPEN_MSGS) {
 		/* Too many unfinished messages: give up on the oldest. */
 		if (fl->open[0].kind)
-			complete(fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
+			complete(a, fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
 		else
 			rs_rare_w(fl)->incomplete_msgs++;
 		open_remove(fl, 0);
@@ -319,7 +321,7 @@ static int open_push(struct rs_flow *fl, uint32_t psn, int family, uint32_t miss
  * `gap` is how many PSNs were skipped just before this packet (0 if none),
  * `in_order` false for a late first sighting (a gap fill).
  */
-static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op, bool in_order,
+static void reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op, bool in_order,
 		       uint32_t gap)
 {
 	uint32_t psn = f->bth.psn;
@@ -332,17 +334,17 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 	case RS_KIND_READ_REQ:
 		/* The bytes are counted from the responses (read_resp_payload of
 		 * the peer); the size histogram records what was asked for. */
-		fl->msgs[m]++;
-		fl->tl.messages++;
+		rs_msgs_w(fl)->msgs[m]++;
+		rs_tl_of(a, fl)->messages++;
 		rs_flow_size_sample(fl, f->reth.dmalen);
 		return;
 	case RS_KIND_CMP_SWAP:
 	case RS_KIND_FETCH_ADD:
-		complete(fl, m, 8); /* 64-bit operands, IBA 9.4.5 */
+		complete(a, fl, m, 8); /* 64-bit operands, IBA 9.4.5 */
 		return;
 	case RS_KIND_ATOMIC_WRITE:
 	case RS_KIND_FLUSH:
-		complete(fl, m, len);
+		complete(a, fl, m, len);
 		return;
 	default:
 		break;
@@ -355,14 +357,14 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 		if (op->pos == RS_POS_ONLY || op->pos == RS_POS_FIRST) {
 			/* A whole message, or the head of one, that was lost before. */
 			if (op->pos == RS_POS_ONLY) {
-				complete(fl, m, len);
+				complete(a, fl, m, len);
 				fl->last_kind[family] = (uint8_t)(m + 1);
 				return;
 			}
 		}
 		if (i < 0) {
 			/* Its message was already given up on: keep the bytes. */
-			fl->msg_bytes[fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND)] += len;
+			rs_msgs_w(fl)->msg_bytes[fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND)] += len;
 			return;
 		}
 		struct rs_openmsg *o = &fl->open[i];
@@ -371,7 +373,7 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 			o->missing--;
 		if (op->pos == RS_POS_LAST)
 			o->kind = (uint8_t)(m + 1);
-		open_finish_if_done(fl, (unsigned)i);
+		open_finish_if_done(a, fl, (unsigned)i);
 		return;
 	}
 
@@ -383,7 +385,7 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 	switch (op->pos) {
 	case RS_POS_FIRST:
 		fl->seen_first = true;
-		i = open_push(fl, psn, family, 0);
+		i = open_push(a, fl, psn, family, 0);
 		fl->open[i].bytes = len;
 		break;
 	case RS_POS_MIDDLE:
@@ -397,19 +399,19 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 				return;
 			}
 			/* Its First was lost before the capture point. */
-			i = open_push(fl, psn, family, gap);
+			i = open_push(a, fl, psn, family, gap);
 			if (gap && fl->nopen > 1)
 				fl->open[fl->nopen - 2].missing -= gap < fl->open[fl->nopen - 2].missing ? gap : fl->open[fl->nopen - 2].missing;
 		}
 		fl->open[i].bytes += len;
 		if (op->pos == RS_POS_LAST) {
 			fl->open[i].kind = (uint8_t)(m + 1);
-			open_finish_if_done(fl, (unsigned)i);
+			open_finish_if_done(a, fl, (unsigned)i);
 		}
 		break;
 	case RS_POS_ONLY:
 		fl->seen_first = true;
-		complete(fl, m, len);
+		complete(a, fl, m, len);
 		fl->last_kind[family] = (uint8_t)(m + 1);
 		break;
 	default:
@@ -541,7 +543,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 
 	if (fresh) {
 		fl->payload += f->payload_len;
-		reassemble(fl, f, op, d >= 0, d > 0 ? (uint32_t)d : 0);
+		reassemble(a, fl, f, op, d >= 0, d > 0 ? (uint32_t)d : 0);
 		if (f->ext & RS_EXT_RETH) {
 			uint8_t opbit = op->kind == RS_KIND_READ_REQ ? 1 : op->kind == RS_KIND_FLUSH ? 8 : op->kind == RS_KIND_ATOMIC_WRITE ? 4 : 2;
 			note_rkey(fl, f->reth.rkey, opbit, f->reth.va, f->reth.dmalen, &at);
@@ -610,12 +612,12 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			r->rnr_timer_min = v;
 		if (v > r->rnr_timer_max || r->rnr_naks == 1)
 			r->rnr_timer_max = v;
-		fl->tl.naks++;
+		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
 		break;
 	case RS_AETH_NAK:
 		rs_rare_w(fl)->naks[v < 8 ? v : 7]++;
-		fl->tl.naks++;
+		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_NAK, v, fl, at, 1);
 		break;
 	default:
@@ -713,7 +715,7 @@ void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 	 * up here (the gap anomaly reports them); one without its Last does not. */
 	while (fl->nopen) {
 		if (fl->open[0].kind)
-			complete(fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
+			complete(a, fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
 		else
 			rs_rare_w(fl)->incomplete_msgs++;
 		open_remove(fl, 0);

@@ -98,7 +98,7 @@ uint64_t rs_flow_msgs_total(const struct rs_flow *fl)
 {
 	uint64_t n = 0;
 	for (int k = 0; k < RS_MSG__COUNT; k++)
-		n += fl->msgs[k];
+		n += rs_msgs(fl)->msgs[k];
 	return n;
 }
 

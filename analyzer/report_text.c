@@ -229,8 +229,8 @@ static void msgs_text(const struct rs_flow *fl, char *buf, size_t len)
 	size_t o = 0;
 	buf[0] = '\0';
 	for (int k = 0; k < RS_MSG__COUNT && o + 20 < len; k++)
-		if (fl->msgs[k])
-			o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", fl->msgs[k],
+		if (rs_msgs(fl)->msgs[k])
+			o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", rs_msgs(fl)->msgs[k],
 					      rs_msg_key((enum rs_msg)k));
 	if (!o)
 		snprintf(buf, len, "-");
