@@ -62,12 +62,20 @@ static const struct {
 	{ RS_EXT_CNP, 16, RS_L_CNP, "CNP reserved bytes cut by the capture length (%llu bytes captured)" },
 };
 
+/* ext_hdrs[i].bit is 1 << i: walk the set bits only (0 to 3 of them), so
+ * the loop's branches follow the opcode instead of eleven guesses. */
+#define EXT_HDR_BITS ((1u << (sizeof ext_hdrs / sizeof ext_hdrs[0])) - 1)
+_Static_assert(RS_EXT_RDETH == 1u << 0 && RS_EXT_DETH == 1u << 1 && RS_EXT_XRCETH == 1u << 2 &&
+		       RS_EXT_FETH == 1u << 3 && RS_EXT_RETH == 1u << 4 && RS_EXT_ATOMICETH == 1u << 5 &&
+		       RS_EXT_AETH == 1u << 6 && RS_EXT_ATOMICACKETH == 1u << 7 && RS_EXT_IMMDT == 1u << 8 &&
+		       RS_EXT_IETH == 1u << 9 && RS_EXT_CNP == 1u << 10,
+	       "ext_hdrs[] is indexed by the bit number of its RS_EXT_ flag");
+
 static uint32_t ext_len(uint16_t ext)
 {
 	uint32_t n = 0;
-	for (size_t i = 0; i < sizeof ext_hdrs / sizeof ext_hdrs[0]; i++)
-		if (ext & ext_hdrs[i].bit)
-			n += ext_hdrs[i].len;
+	for (unsigned m = ext & EXT_HDR_BITS; m; m &= m - 1)
+		n += ext_hdrs[__builtin_ctz(m)].len;
 	return n;
 }
 
@@ -82,9 +90,9 @@ static void mask_grh(uint8_t *h)
 
 /* The ICRC covers the packet from the network header on, with the variant
  * fields masked to ones. The masked headers are gathered into one small
- * buffer (a single CRC call), then the rest (extension headers, payload,
- * pad) is taken in place: two calls per frame, so the carry-less-multiply
- * CRC runs on long stretches (crc_fold.c). */
+ * buffer, then the rest (extension headers, payload, pad) is taken in
+ * place, in one rs_crc32_update2() call: the carry-less-multiply CRC folds
+ * from one into the other (crc_fold.c). */
 static uint32_t icrc_compute(const struct rs_dctx *d, uint32_t bth_off, uint32_t icrc_off)
 {
 	const uint8_t *p = d->pkt;
@@ -136,8 +144,7 @@ static uint32_t icrc_compute(const struct rs_dctx *d, uint32_t bth_off, uint32_t
 	memcpy(tmp + k, p + bth_off, BTH_LEN);
 	tmp[k + 4] = 0xFF; /* FECN, BECN and Resv6 */
 	k += BTH_LEN;
-	crc = rs_crc32_update(crc, tmp, k);
-	crc = rs_crc32_update(crc, p + bth_off + BTH_LEN, icrc_off - bth_off - BTH_LEN);
+	crc = rs_crc32_update2(crc, tmp, k, p + bth_off + BTH_LEN, icrc_off - bth_off - BTH_LEN);
 	return ~crc;
 }
 
@@ -279,9 +286,8 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	if ((uint64_t)BTH_LEN + hlen + ICRC_LEN > tlen)
 		return rs_fail(f, RS_MALFORMED, bth_off, "the opcode's headers and ICRC need %llu bytes, the packet has %llu",
 			       BTH_LEN + hlen + ICRC_LEN, tlen);
-	for (size_t i = 0; i < sizeof ext_hdrs / sizeof ext_hdrs[0]; i++) {
-		if (!(op->ext & ext_hdrs[i].bit))
-			continue;
+	for (unsigned m = op->ext & EXT_HDR_BITS; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctz(m);
 		uint32_t at = c.off;
 		decode_ext(&c, ext_hdrs[i].bit, f);
 		if (c.overrun)

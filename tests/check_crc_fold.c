@@ -3,7 +3,8 @@
  * table (the reference, itself checked against known CRC-32 values), and
  * where this CPU has them the PCLMULQDQ and VPCLMULQDQ folding versions
  * (dissect/crc_fold.c), for random data of every length from 0 to 600 and
- * longer runs, at every alignment, with random initial registers.
+ * longer runs, at every alignment, with random initial registers; and the
+ * two-run form the ICRC uses (rs_crc32_update2).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -60,6 +61,34 @@ static void agree(crc_fn fn, const char *name)
 	}
 }
 
+typedef uint32_t (*crc2_fn)(uint32_t, const uint8_t *, size_t, const uint8_t *, size_t);
+
+/* Two runs in one call (the ICRC's headers, then the packet): the same as
+ * one run over both, for head lengths on and off the 16-byte grid. */
+static void agree2(crc2_fn fn, const char *name)
+{
+	static uint8_t a[256], b[6000];
+	for (size_t i = 0; i < sizeof a; i++)
+		a[i] = (uint8_t)rnd32();
+	for (size_t i = 0; i < sizeof b; i++)
+		b[i] = (uint8_t)rnd32();
+	for (int t = 0; t < 20000; t++) {
+		size_t na = t % 3 ? 16 * (rnd32() % 9) : rnd32() % 130;
+		size_t nb = t % 5 ? rnd32() % 1500 : rnd32() % 5900;
+		size_t off = rnd32() % 64;
+		uint32_t init = rnd32();
+		uint32_t want = rs_crc32_update_table(rs_crc32_update_table(init, a, na), b + off, nb);
+		uint32_t got = fn(init, a, na, b + off, nb);
+		ck_assert_msg(got == want, "%s: %zu + %zu bytes: 0x%08x, table says 0x%08x", name, na, nb, got, want);
+	}
+}
+
+START_TEST(dispatch2_agrees)
+{
+	agree2(rs_crc32_update2, rs_crc32_impl_name());
+}
+END_TEST
+
 START_TEST(dispatch_agrees)
 {
 	agree(rs_crc32_update, rs_crc32_impl_name());
@@ -82,6 +111,15 @@ START_TEST(vpclmul_agrees)
 	agree(rs_crc32_update_vpclmul, "vpclmul");
 }
 END_TEST
+
+START_TEST(two_runs_agree)
+{
+	if (rs_crc32_has_impl("pclmul"))
+		agree2(rs_crc32_update2_pclmul, "pclmul");
+	if (rs_crc32_has_impl("vpclmul"))
+		agree2(rs_crc32_update2_vpclmul, "vpclmul");
+}
+END_TEST
 #endif
 
 int main(void)
@@ -90,9 +128,11 @@ int main(void)
 	TCase *tc = tcase_create("crc32");
 	tcase_add_test(tc, table_check_value);
 	tcase_add_test(tc, dispatch_agrees);
+	tcase_add_test(tc, dispatch2_agrees);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 	tcase_add_test(tc, pclmul_agrees);
 	tcase_add_test(tc, vpclmul_agrees);
+	tcase_add_test(tc, two_runs_agree);
 #endif
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
