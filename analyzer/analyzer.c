@@ -15,7 +15,9 @@
 #include "analyzer/internal.h"
 
 #define INITIAL_TABLE 1024
-#define PF_RING 4 /* frames announced ahead that are remembered (a power of two) */
+#define PF_RING 8     /* frames announced ahead that are remembered (a power of two) */
+#define PF_FLOW 3     /* calls after its table slot, a frame's flow lines are fetched */
+#define PF_POINTERS 6 /* calls after, what the flow points to */
 
 static uint64_t mix64(uint64_t x)
 {
@@ -45,10 +47,14 @@ _Static_assert(sizeof(struct rs_flowkey) == 40, "flow keys hash as five 64-bit w
 
 void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f)
 {
-	k->roce = f->roce;
-	k->akind = f->src.kind;
-	k->pad[0] = k->pad[1] = 0;
-	k->qpn = f->bth.destqp;
+	/* roce, akind, pad and qpn in one 8-byte store: the key is read back
+	 * as five 8-byte words at once, and a word pieced together from four
+	 * small stores cannot be forwarded from the store buffer (a stall of
+	 * some twenty cycles per frame). */
+	struct rs_flowkey t = { .roce = f->roce, .akind = f->src.kind, .qpn = f->bth.destqp };
+	uint64_t w0;
+	memcpy(&w0, &t, 8);
+	memcpy(k, &w0, 8);
 	memcpy(k->src, f->src.b, 16);
 	memcpy(k->dst, f->dst.b, 16);
 }
@@ -334,10 +340,9 @@ static struct rs_flow *prefetched(struct rs_analyzer *a, const struct rs_flowkey
 static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, const struct rs_frame *f,
 				const struct rs_frame_meta *m)
 {
-	struct rs_flow *fl = a->last_flow;
-	if (fl && memcmp(&fl->key, k, sizeof *k) == 0)
-		return fl;
-	fl = prefetched(a, k);
+	struct rs_flow *fl = prefetched(a, k);
+	if (!fl && a->last_flow && memcmp(&a->last_flow->key, k, sizeof *k) == 0)
+		fl = a->last_flow; /* without prefetching: consecutive frames often share a flow */
 	if (fl) {
 		a->last_flow = fl;
 		return fl;
@@ -380,11 +385,15 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
  * usually left the caches by the time its next frame comes, and on this
  * kind of machine a miss costs hundreds of nanoseconds, more than the rest
  * of the frame's work. So the reader tells the analyzer about each frame a
- * few frames before it is added (cli/run.c keeps RS_LOOKAHEAD frames in
+ * few frames before it is added (cli/run.c keeps RS_LOOKAHEAD = 8 frames in
  * flight): the first call prefetches the frame's slot of the flow table;
- * two calls later that slot is in the cache, names the flow, and the flow's
- * hot cache lines are prefetched; flow_get() then finds them there. Only
- * hints: nothing here changes a result.
+ * PF_FLOW calls later that slot is in the cache, names the flow, and the
+ * flow's hot cache lines are prefetched; PF_POINTERS calls later what they
+ * point to (latency ring, open messages, rkeys, message counters, its
+ * timeline row); then
+ * flow_get() finds it all there. A miss costs 300-500 ns on this kind of
+ * machine, a frame's work ~200 ns: hence the distances. Only hints:
+ * nothing here changes a result.
  */
 
 static void prefetch_flow(const struct rs_flow *fl)
@@ -404,10 +413,10 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		e->hash = key_hash(&e->key);
 		__builtin_prefetch(&a->table[e->hash & a->table_mask]);
 	}
-	/* The entry of three calls ago, added next: its flow's hot lines have
-	 * arrived; fetch what they point to. */
-	struct rs_prefetch *c = &a->pf[(a->pf_n - 3) & (PF_RING - 1)];
-	if (a->pf_n >= 3 && c->fl) {
+	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
+	 * have arrived; fetch what they point to. */
+	struct rs_prefetch *c = &a->pf[(a->pf_n - PF_POINTERS) & (PF_RING - 1)];
+	if (a->pf_n >= PF_POINTERS && c->fl) {
 		const struct rs_flow *fl = c->fl;
 		if (fl->lat)
 			__builtin_prefetch(fl->lat, 1);
@@ -418,12 +427,14 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		if (fl->m)
 			for (size_t off = 0; off < sizeof *fl->m; off += 64)
 				__builtin_prefetch((const char *)fl->m + off, 1);
+		if (fl->tl_slot && fl->tl_slot <= a->tl_rows->len)
+			__builtin_prefetch(&g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1), 1);
 	}
-	/* The entry of two calls ago: its table slot has arrived by now. The
+	/* The entry of PF_FLOW calls ago: its table slot has arrived by now. The
 	 * first entry with the same hash is taken without comparing keys (that
 	 * would wait for the flow); flow_get() compares. */
-	struct rs_prefetch *d = &a->pf[(a->pf_n - 2) & (PF_RING - 1)];
-	if (a->pf_n >= 2 && d->valid) {
+	struct rs_prefetch *d = &a->pf[(a->pf_n - PF_FLOW) & (PF_RING - 1)];
+	if (a->pf_n >= PF_FLOW && d->valid) {
 		for (uint32_t i = d->hash & a->table_mask;; i = (i + 1) & a->table_mask) {
 			uint64_t t = a->table[i];
 			if (t == 0)
@@ -441,8 +452,13 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 /* A flow rs_analyzer_prefetch() already found for this key, or NULL. */
 static struct rs_flow *prefetched(struct rs_analyzer *a, const struct rs_flowkey *k)
 {
+	/* Frames are added in the order they were announced: this one's entry
+	 * is the add_n'th. Look anywhere else only if that does not hold. */
+	struct rs_flow *fl = a->pf[(a->add_n - 1) & (PF_RING - 1)].fl;
+	if (fl && memcmp(&fl->key, k, sizeof *k) == 0)
+		return fl;
 	for (int i = 0; i < PF_RING; i++) {
-		struct rs_flow *fl = a->pf[i].fl;
+		fl = a->pf[i].fl;
 		if (fl && memcmp(&fl->key, k, sizeof *k) == 0)
 			return fl;
 	}
@@ -556,6 +572,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	struct rs_fref at = { a->cur_file, m->frame_no };
 
 	a->frames++;
+	a->add_n++; /* counts the frames added, for prefetched() */
 	a->bytes += m->wirelen;
 	if (!a->have_ts) {
 		a->first_ts = a->last_ts = m->ts_ns;

@@ -377,8 +377,9 @@ struct rs_analyzer {
 		uint32_t hash;
 		bool valid;
 		struct rs_flow *fl;   /* its flow, once found (a hint: compare keys) */
-	} pf[4];                  /* PF_RING in analyzer.c */
-	uint32_t pf_n;
+	} pf[8];                  /* PF_RING in analyzer.c */
+	uint32_t pf_n;            /* frames announced */
+	uint32_t add_n;           /* frames added */
 	uint64_t evicted;
 	struct rs_flow evicted_sum;  /* counters of evicted flows */
 

@@ -84,7 +84,7 @@ REPEAT=1 measure e tshark -q -z conv,udp -r "$SMALL"
 SIZE=$(stat -c %s "$BIG")
 CPU=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 echo
-echo "rocestat bench: $FRAMES frames, $(awk -v s="$SIZE" 'BEGIN{printf "%.2f GB (%d bytes)", s/1e9, s}'), nproc $(nproc), $CPU"
+echo "rocestat bench: $FRAMES frames, $(awk -v s="$SIZE" 'BEGIN{printf "%.2f GB (%.0f bytes)", s/1e9, s}'), nproc $(nproc), $CPU"
 echo "page cache warm, best of $REPEAT runs; (e) ran on the first $TFRAMES frames, scaled."
 echo "Rates are per CPU second (user+sys) of the one process: the machine is shared, so wall"
 echo "time includes waiting for a core; the wall time is shown too."

@@ -41,13 +41,14 @@ static bool in_window(const struct rs_cli_opts *o, uint64_t ts, uint64_t t0)
 
 /*
  * Sinks with a `prefetch` hook get their frames RS_LOOKAHEAD frames late:
+ * (8: enough for the analyzer's three prefetch stages, see analyzer.c)
  * each frame is dissected into a small ring, announced to prefetch(), and
  * handed to frame() once RS_LOOKAHEAD newer ones are behind it (or the file
  * ends). The analyzer uses the time in between to bring the frame's flow
  * state into the caches. Such sinks get pkt->data == NULL: the packet bytes
  * are gone by then (everything is in the struct rs_frame).
  */
-#define RS_LOOKAHEAD 4
+#define RS_LOOKAHEAD 8
 
 struct ahead {
 	struct rs_packet pkt;
