@@ -5,7 +5,8 @@
 #   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
 #   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
-#                        BENCH_DIR= (default: a new temporary directory, removed after)
+#                        BENCH_DIR= (default: a new temporary directory, removed after);
+#                        REPEAT=, BENCH_NICE= and more in the environment (see bench/run.sh)
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # Every flag comes from pkg-config; nothing is hard-coded to this machine.

@@ -6,7 +6,12 @@
 # Environment: ROCESTAT, BENCH_BIN (the bench tools), REPEAT (runs per case,
 # the fastest is reported; default 3), TSHARK_FRAMES (default 1000000),
 # DISTINCT_CONNS (default 500000 connections = 1 M distinct QPs),
-# MAX_FLOWS (default 100000), KEEP=1 keeps the generated files.
+# MAX_FLOWS (default 100000), KEEP=1 keeps the generated files,
+# BENCH_NICE=-10 gives this session's scheduler group that nice value while
+# the bench runs (Linux autogroups share the CPUs equally between sessions
+# whatever the nice of their processes, so on a machine where another
+# session keeps both cores busy, -j 2 could not get more than one; needs
+# root; restored at exit).
 #
 # Generates a capture with bench/gen.c, reads it once to warm the page
 # cache, then times on the same file: (a) the bare libpcap loop, (b)
@@ -36,7 +41,13 @@ SMALL=$DIR/bench-tshark.pcap
 DISTINCT=$DIR/bench-distinct.pcap
 J1=$DIR/bench-j1.pcap
 J2=$DIR/bench-j2.pcap
+AUTOGROUP_NICE=""
+if [ -n "${BENCH_NICE:-}" ] && [ -w /proc/self/autogroup ]; then
+	AUTOGROUP_NICE=$(sed -n 's/.* nice //p' /proc/self/autogroup)
+	echo "$BENCH_NICE" > /proc/self/autogroup || AUTOGROUP_NICE=""
+fi
 cleanup() {
+	[ -n "$AUTOGROUP_NICE" ] && echo "$AUTOGROUP_NICE" > /proc/self/autogroup
 	[ "${KEEP:-0}" = 1 ] && return
 	rm -f "$BIG" "$SMALL" "$DISTINCT" "$J1" "$J2" "$DIR"/rs.* "$DIR"/*.csv "$DIR"/*.json
 	rmdir "$DIR" 2>/dev/null || true
@@ -87,7 +98,7 @@ echo
 echo "rocestat bench: $FRAMES frames, $(awk -v s="$SIZE" 'BEGIN{printf "%.2f GB (%.0f bytes)", s/1e9, s}'), nproc $(nproc), $CPU"
 echo "page cache warm, best of $REPEAT runs; (e) ran on the first $TFRAMES frames, scaled."
 echo "Rates are per CPU second (user+sys) of the one process: the machine is shared, so wall"
-echo "time includes waiting for a core; the wall time is shown too."
+echo "time includes waiting for a core; the wall time is shown too.$([ -n "$AUTOGROUP_NICE" ] && echo " Session autogroup nice $BENCH_NICE.")"
 printf '%-34s %10s %9s %8s %7s %7s %11s\n' "case" "frames/s" "MB/s" "user s" "sys s" "wall s" "peak RSS MB"
 row() { # label name frames bytes
 	awk -v l="$1" -v f="$3" -v b="$4" '{t=$2+$3; printf "%-34s %9.3fM %9.0f %8.2f %7.2f %7.2f %11.1f\n", l, f/t/1e6, b/t/1e6, $2, $3, $1, $4/1024}' "$DIR/rs.$2"
