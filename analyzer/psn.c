@@ -605,7 +605,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		if (req && req->lat)
 			ack_older(req->lat, psn, ts, true);
 		break;
-	case RS_AETH_RNR_NAK:
+	case RS_AETH_RNR_NAK: {
 		struct rs_flow_rare *r = rs_rare_w(fl);
 		r->rnr_naks++;
 		if (v < r->rnr_timer_min)
@@ -615,6 +615,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
 		break;
+	}
 	case RS_AETH_NAK:
 		rs_rare_w(fl)->naks[v < 8 ? v : 7]++;
 		rs_tl_of(a, fl)->naks++;
