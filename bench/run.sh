@@ -64,32 +64,43 @@ else
 fi
 cat "$BIG" > /dev/null # warm-up read
 
-# measure NAME CMD...: the run with the least CPU time of REPEAT -> $DIR/rs.NAME "wall user sys rss_kib status"
-measure() {
+# once NAME CMD...: run it once; $DIR/rs.NAME keeps the run with the least
+# CPU time so far ("wall user sys rss_kib status"), or wall time if BY=wall.
+once() {
 	name=$1
 	shift
-	best=""
+	"$BIN/rusage" "$DIR/rs.try" "$@" > /dev/null 2> "$DIR/rs.err" || true
+	st=$(awk '{print $5}' "$DIR/rs.try")
+	if [ "$st" -ge 2 ]; then
+		echo "bench: $name: exit status $st: $(head -3 "$DIR/rs.err")" >&2
+		exit 1
+	fi
+	cost='{print $2 + $3}'
+	[ "${BY:-cpu}" = wall ] && cost='{print $1}'
+	t=$(awk "$cost" "$DIR/rs.try")
+	if [ ! -f "$DIR/rs.$name" ] || awk -v a="$t" -v b="$(awk "$cost" "$DIR/rs.$name")" 'BEGIN{exit !(a<b)}'; then
+		cp "$DIR/rs.try" "$DIR/rs.$name"
+	fi
+}
+# measure NAME CMD...: the best of REPEAT runs.
+measure() {
 	i=0
 	while [ $i -lt "$REPEAT" ]; do
-		"$BIN/rusage" "$DIR/rs.try" "$@" > /dev/null 2> "$DIR/rs.err" || true
-		st=$(awk '{print $5}' "$DIR/rs.try")
-		if [ "$st" -ge 2 ]; then
-			echo "bench: $name: exit status $st: $(head -3 "$DIR/rs.err")" >&2
-			exit 1
-		fi
-		t=$(awk '{print $2 + $3}' "$DIR/rs.try")
-		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then
-			best=$t
-			cp "$DIR/rs.try" "$DIR/rs.$name"
-		fi
+		once "$@"
 		i=$((i + 1))
 	done
 }
 
-measure a "$BIN/pcaploop" "$BIG"
-measure b "$ROCESTAT" "$BIG"
-measure c "$ROCESTAT" --timeline "$DIR/timeline.csv" "$BIG"
-measure d "$ROCESTAT" --fields "$BIG"
+# (a)-(d) take turns, so that each sees the same background load.
+rm -f "$DIR"/rs.*
+i=0
+while [ $i -lt "$REPEAT" ]; do
+	once a "$BIN/pcaploop" "$BIG"
+	once b "$ROCESTAT" "$BIG"
+	once c "$ROCESTAT" --timeline "$DIR/timeline.csv" "$BIG"
+	once d "$ROCESTAT" --fields "$BIG"
+	i=$((i + 1))
+done
 REPEAT=1 measure e tshark -q -z conv,udp -r "$SMALL"
 
 SIZE=$(stat -c %s "$BIG")
@@ -132,6 +143,10 @@ rm -f "$SMALL" "$DISTINCT"
 "$BIN/gen" -n $((FRAMES / 2)) --seed 11 -o "$J1" 2> /dev/null
 "$BIN/gen" -n $((FRAMES / 2)) --seed 12 --qpn-base 0x400000 -o "$J2" 2> /dev/null
 cat "$J1" "$J2" > /dev/null
-measure j1 "$ROCESTAT" -j 1 "$J1" "$J2"
-measure j2 "$ROCESTAT" -j 2 "$J1" "$J2"
-awk -v x="$(wall j1)" -v y="$(wall j2)" -v n="$(nproc)" 'BEGIN{printf "-j: two files of %d frames: -j 1 %.2f s, -j 2 %.2f s: speed-up %.2f on %d cores\n", '"$FRAMES"'/2, x, y, x/y, n}'
+i=0
+while [ $i -lt "$REPEAT" ]; do
+	BY=wall once j1 "$ROCESTAT" -j 1 "$J1" "$J2"
+	BY=wall once j2 "$ROCESTAT" -j 2 "$J1" "$J2"
+	i=$((i + 1))
+done
+awk -v x="$(wall j1)" -v y="$(wall j2)" -v n="$(nproc)" 'BEGIN{printf "-j: two files of %d frames, wall time (best of '"$REPEAT"'): -j 1 %.2f s, -j 2 %.2f s: speed-up %.2f on %d cores\n", '"$FRAMES"'/2, x, y, x/y, n}'
