@@ -41,12 +41,12 @@ static bool in_window(const struct rs_cli_opts *o, uint64_t ts, uint64_t t0)
 
 /*
  * Sinks with a `prefetch` hook get their frames RS_LOOKAHEAD frames late:
- * (8: enough for the analyzer's three prefetch stages, see analyzer.c)
  * each frame is dissected into a small ring, announced to prefetch(), and
  * handed to frame() once RS_LOOKAHEAD newer ones are behind it (or the file
  * ends). The analyzer uses the time in between to bring the frame's flow
- * state into the caches. Such sinks get pkt->data == NULL: the packet bytes
- * are gone by then (everything is in the struct rs_frame).
+ * state into the caches (8 frames: enough for its three prefetch stages,
+ * see analyzer.c). Such sinks get pkt->data == NULL: the packet bytes are
+ * gone by then (everything is in the struct rs_frame).
  */
 #define RS_LOOKAHEAD 8
 
@@ -54,6 +54,27 @@ struct ahead {
 	struct rs_packet pkt;
 	struct rs_frame f;
 };
+
+struct ring {
+	struct ahead *q;
+	unsigned depth, head, n;
+};
+
+/* Hand the oldest frame in the ring to the sink. False: stop reading (the
+ * sink said so, or -c was reached); the frames left in the ring are dropped. */
+static bool deliver(const struct rs_cli_opts *o, const struct rs_sink *sink, struct ring *r, int *rc, int64_t *seen)
+{
+	struct ahead *x = &r->q[r->head];
+	r->head = (r->head + 1) % r->depth;
+	r->n--;
+	if (x->f.outcome != RS_OK && x->f.outcome != RS_NOT_ROCE && *rc == RS_EXIT_OK)
+		*rc = RS_EXIT_ANOMALIES;
+	if (!sink->frame(sink->ctx, &x->pkt, &x->f) || (o->count && ++*seen >= o->count)) {
+		r->n = 0;
+		return false;
+	}
+	return true;
+}
 
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 {
@@ -63,28 +84,13 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	bool stop = false;
 	bool have_t0 = false;
 	uint64_t t0 = 0;
-	unsigned depth = sink->prefetch ? RS_LOOKAHEAD : 1;
-	struct ahead *q = g_new(struct ahead, depth);
-	unsigned qh = 0, qn = 0;
+	struct ring r = { .depth = sink->prefetch ? RS_LOOKAHEAD : 1 };
+	r.q = g_new(struct ahead, r.depth);
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-
-	/* Hand the oldest frame in the ring to the sink; false: stop reading. */
-#define DELIVER()                                                                                                      \
-	do {                                                                                                           \
-		struct ahead *x_ = &q[qh];                                                                             \
-		qh = (qh + 1) % depth;                                                                                 \
-		qn--;                                                                                                  \
-		if (x_->f.outcome != RS_OK && x_->f.outcome != RS_NOT_ROCE && rc == RS_EXIT_OK)                     \
-			rc = RS_EXIT_ANOMALIES;                                                                        \
-		if (!sink->frame(sink->ctx, &x_->pkt, &x_->f) || (o->count && ++seen >= o->count)) {            \
-			stop = true;                                                                                   \
-			qn = 0;                                                                                        \
-		}                                                                                                      \
-	} while (0)
 
 	for (char **path = o->files; *path && !stop; path++) {
 		struct rs_source *src = rs_source_open_file(*path, o->filter, err);
@@ -108,12 +114,11 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 					break;
 				continue;
 			}
-			if (qn == depth) {
-				DELIVER();
-				if (stop)
-					break;
+			if (r.n == r.depth && !deliver(o, sink, &r, &rc, &seen)) {
+				stop = true;
+				break;
 			}
-			struct ahead *x = &q[(qh + qn) % depth];
+			struct ahead *x = &r.q[(r.head + r.n) % r.depth];
 			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &x->f);
 			if (o->have_since || o->have_until) {
 				uint64_t ts = rs_frame_time_ns(&x->f, pkt.ts_ns);
@@ -125,18 +130,18 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 					continue;
 			}
 			x->pkt = pkt;
-			qn++;
+			r.n++;
 			if (sink->prefetch) {
 				x->pkt.data = NULL;
 				sink->prefetch(sink->ctx, &x->f);
-			} else {
-				DELIVER(); /* no lookahead: at once, while pkt.data is valid */
-				if (stop)
-					break;
+			} else if (!deliver(o, sink, &r, &rc, &seen)) { /* at once, while pkt.data is valid */
+				stop = true;
+				break;
 			}
 		}
-		while (qn) /* the frames still in the ring were read: they count */
-			DELIVER();
+		while (r.n) /* the frames still in the ring were read: they count */
+			if (!deliver(o, sink, &r, &rc, &seen))
+				stop = true;
 		if (n == RS_NEXT_ERROR) {
 			fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", err);
 			if (sink->file_error)
@@ -147,8 +152,7 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			sink->end_file(sink->ctx, *path);
 		rs_source_close(src);
 	}
-#undef DELIVER
-	g_free(q);
+	g_free(r.q);
 	if (stop_requested)
 		fprintf(stderr, "rocestat: interrupted; reporting what was read\n");
 	return rc;
