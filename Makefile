@@ -7,6 +7,9 @@
 #   make bench-capture   frames lost by rocestat and tcpdump on a top-speed replay (root)
 #   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
+#   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
+#                        BENCH_DIR= (default: a new temporary directory, removed after);
+#                        REPEAT=, BENCH_NICE= and more in the environment (see bench/run.sh)
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # Every flag comes from pkg-config; nothing is hard-coded to this machine.
@@ -53,8 +56,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest reports walkcheck cases truth check-vm check-live bench-capture sanitize golden-update \
-	install uninstall clean
+.PHONY: all check unit golden difftest reports walkcheck cases truth jobs check-vm check-live bench-capture \
+	sanitize golden-update install uninstall clean bench bench-tools
 
 all: $(BIN)
 
@@ -88,8 +91,10 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 # ---- tests ---------------------------------------------------------------
 
 # The unit tests, then the golden outputs, then the differential test against
-# tshark. Each script exits non-zero on the first failing case it reports.
-check: unit golden difftest reports walkcheck cases truth
+# tshark, the report checks, the walkthrough against tshark, the regression
+# cases, the samples against their ground truth and -j against -j 1. Each
+# script exits non-zero on the first failing case it reports.
+check: unit golden difftest reports walkcheck cases truth jobs
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -127,11 +132,33 @@ check-live: $(BIN)
 bench-capture: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) CAPTURES=$(CAPTURES) bash bench/capture_drops.sh
 
+# -j N against -j 1 on several captures given as multiple files.
+jobs: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_jobs.py
+
 sanitize:
 	$(MAKE) SAN=1 check
 
 golden-update: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update
+
+# ---- benchmark -----------------------------------------------------------
+
+# Bench tools: not part of rocestat; the generator and the bare libpcap loop
+# it is measured against, and a getrusage wrapper.
+FRAMES    ?= 10000000
+BENCH_DIR ?=
+BENCH_BIN := $(BUILD)/bench
+BENCH_TOOLS := $(BENCH_BIN)/gen $(BENCH_BIN)/pcaploop $(BENCH_BIN)/rusage
+
+$(BENCH_BIN)/%: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PKG_LIBS)
+
+bench-tools: $(BENCH_TOOLS)
+
+bench: $(BIN) $(BENCH_TOOLS)
+	ROCESTAT=$(abspath $(BIN)) BENCH_BIN=$(abspath $(BENCH_BIN)) sh bench/run.sh $(FRAMES) $(BENCH_DIR)
 
 # ---- install -------------------------------------------------------------
 

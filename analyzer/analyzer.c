@@ -10,10 +10,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "analyzer/internal.h"
 
 #define INITIAL_TABLE 1024
+#define PF_RING 8     /* frames announced ahead that are remembered (a power of two) */
+#define PF_FLOW 3     /* calls after its table slot, a frame's flow lines are fetched */
+#define PF_POINTERS 6 /* calls after, what the flow points to */
 
 static uint64_t mix64(uint64_t x)
 {
@@ -25,24 +29,32 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-static uint32_t key_hash(const struct rs_flowkey *k)
+/* Per frame: the five words are multiplied independently (so the products
+ * overlap in the pipeline) and mixed once at the end. */
+static inline uint32_t key_hash(const struct rs_flowkey *k)
 {
 	uint64_t w[5];
 	memcpy(w, k, sizeof w);
-	uint64_t h = mix64(w[0] ^ 0x9e3779b97f4a7c15ULL);
-	for (int i = 1; i < 5; i++)
-		h = mix64(h ^ w[i]);
-	return (uint32_t)h;
+	uint64_t h = (w[0] ^ 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+	h ^= (w[1] ^ 0x94d049bb133111ebULL) * 0xff51afd7ed558ccdULL;
+	h ^= (w[2] ^ 0xc4ceb9fe1a85ec53ULL) * 0x9e3779b97f4a7c15ULL;
+	h ^= (w[3] ^ 0xd6e8feb86659fd93ULL) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (w[4] ^ 0x165667b19e3779f9ULL) * 0x27d4eb2f165667c5ULL;
+	return (uint32_t)mix64(h);
 }
 
 _Static_assert(sizeof(struct rs_flowkey) == 40, "flow keys hash as five 64-bit words");
 
 void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f)
 {
-	k->roce = f->roce;
-	k->akind = f->src.kind;
-	k->pad[0] = k->pad[1] = 0;
-	k->qpn = f->bth.destqp;
+	/* roce, akind, pad and qpn in one 8-byte store: the key is read back
+	 * as five 8-byte words at once, and a word pieced together from four
+	 * small stores cannot be forwarded from the store buffer (a stall of
+	 * some twenty cycles per frame). */
+	struct rs_flowkey t = { .roce = f->roce, .akind = f->src.kind, .qpn = f->bth.destqp };
+	uint64_t w0;
+	memcpy(&w0, &t, 8);
+	memcpy(k, &w0, 8);
 	memcpy(k->src, f->src.b, 16);
 	memcpy(k->dst, f->dst.b, 16);
 }
@@ -66,51 +78,72 @@ const char *rs_flow_transport_name(const struct rs_flow *fl)
 	return rs_transport_name(fl->transport);
 }
 
-struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k)
+/* A table entry: the key's 32-bit hash above the slot + 1 (0 = empty).
+ * Probes compare hashes and touch a flow only when they match, so a lookup
+ * reads one cache line of the table and one of the flow it finds. */
+static inline uint64_t entry_of(uint32_t hash, uint32_t slot)
 {
-	uint32_t i = key_hash(k) & a->table_mask;
-	for (;; i = (i + 1) & a->table_mask) {
-		uint32_t s = a->table[i];
-		if (s == 0)
+	return (uint64_t)hash << 32 | (slot + 1);
+}
+
+static inline struct rs_flow *find_hashed(struct rs_analyzer *a, const struct rs_flowkey *k, uint32_t h)
+{
+	for (uint32_t i = h & a->table_mask;; i = (i + 1) & a->table_mask) {
+		uint64_t e = a->table[i];
+		if (e == 0)
 			return NULL;
-		struct rs_flow *fl = g_ptr_array_index(a->flows, s - 1);
+		if ((uint32_t)(e >> 32) != h)
+			continue;
+		struct rs_flow *fl = g_ptr_array_index(a->flows, (uint32_t)e - 1);
 		if (memcmp(&fl->key, k, sizeof *k) == 0)
 			return fl;
 	}
 }
 
-static void table_insert(struct rs_analyzer *a, struct rs_flow *fl)
+struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k)
 {
-	uint32_t i = key_hash(&fl->key) & a->table_mask;
+	return find_hashed(a, k, key_hash(k));
+}
+
+static void table_insert_entry(struct rs_analyzer *a, uint64_t e)
+{
+	uint32_t i = (uint32_t)(e >> 32) & a->table_mask;
 	while (a->table[i])
 		i = (i + 1) & a->table_mask;
-	a->table[i] = fl->slot + 1;
+	a->table[i] = e;
 }
 
 static void table_grow(struct rs_analyzer *a)
 {
-	uint32_t size = (a->table_mask + 1) * 2;
-	g_free(a->table);
-	a->table = g_new0(uint32_t, size);
-	a->table_mask = size - 1;
-	for (guint s = 0; s < a->flows->len; s++) {
-		struct rs_flow *fl = g_ptr_array_index(a->flows, s);
-		if (fl)
-			table_insert(a, fl);
-	}
+	uint32_t old = a->table_mask + 1;
+	uint64_t *t = a->table;
+	a->table = g_new0(uint64_t, old * 2);
+	a->table_mask = old * 2 - 1;
+	for (uint32_t i = 0; i < old; i++)
+		if (t[i])
+			table_insert_entry(a, t[i]);
+	g_free(t);
+}
+
+/* merge.c: a flow already counted in a->nflows, into the table. */
+void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (a->nflows * 2 > a->table_mask + 1)
+		table_grow(a);
+	table_insert_entry(a, entry_of(key_hash(&fl->key), fl->slot));
 }
 
 /* Remove by shifting later entries of the probe run back into the hole. */
 static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	uint32_t i = key_hash(&fl->key) & a->table_mask;
-	while (a->table[i] != fl->slot + 1)
+	uint64_t e = entry_of(key_hash(&fl->key), fl->slot);
+	uint32_t i = (uint32_t)(e >> 32) & a->table_mask;
+	while (a->table[i] != e)
 		i = (i + 1) & a->table_mask;
 	a->table[i] = 0;
 	for (uint32_t j = (i + 1) & a->table_mask; a->table[j]; j = (j + 1) & a->table_mask) {
-		struct rs_flow *o = g_ptr_array_index(a->flows, a->table[j] - 1);
-		uint32_t home = key_hash(&o->key) & a->table_mask;
-		/* Move o into the hole if its home is not between the hole and j. */
+		uint32_t home = (uint32_t)(a->table[j] >> 32) & a->table_mask;
+		/* Move the entry into the hole if its home is not between the hole and j. */
 		bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 		if (!between) {
 			a->table[i] = a->table[j];
@@ -120,26 +153,104 @@ static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 }
 
-static void flow_free(struct rs_flow *fl)
+/*
+ * Flows come from 2 MiB slabs (no allocator header, 64-byte aligned, and
+ * the kernel is asked to back them with huge pages: with a million flows
+ * the page walks of 4 KiB pages cost as much as the cache misses). Freed
+ * flows go on a free list threaded through them. A merge hands src's slabs
+ * to dst with the flows in them (rs_flow_slabs_adopt).
+ */
+#define SLAB_BYTES (2u << 20)
+#define FLOW_STRIDE ((sizeof(struct rs_flow) + 63) & ~(size_t)63)
+
+static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 {
-	if (fl->lat) {
-		for (int k = 0; k < RS_LAT__COUNT; k++)
-			rs_lat_free(&fl->lat->lat[k]);
-		g_free(fl->lat);
+	if (a->flow_free_list) {
+		struct rs_flow *fl = a->flow_free_list;
+		a->flow_free_list = *(void **)fl;
+		return memset(fl, 0, sizeof *fl);
 	}
-	g_free(fl->req.lost);
-	g_free(fl->rsp.lost);
+	if (!a->flow_slabs->len || a->slab_used + FLOW_STRIDE > SLAB_BYTES) {
+		void *mem = NULL;
+		if (posix_memalign(&mem, SLAB_BYTES, SLAB_BYTES) != 0)
+			g_error("out of memory for flows");
+#ifdef MADV_HUGEPAGE
+		madvise(mem, SLAB_BYTES, MADV_HUGEPAGE); /* a hint; fine if refused */
+#endif
+		g_ptr_array_add(a->flow_slabs, mem);
+		a->slab_used = 0;
+	}
+	char *slab = a->flow_slabs->pdata[a->flow_slabs->len - 1];
+	struct rs_flow *fl = (struct rs_flow *)(void *)(slab + a->slab_used);
+	a->slab_used += FLOW_STRIDE;
+	return memset(fl, 0, sizeof *fl);
+}
+
+void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src)
+{
+	/* dst keeps allocating from its own last slab: src's go before it. */
+	for (guint i = 0; i < src->flow_slabs->len; i++)
+		g_ptr_array_insert(dst->flow_slabs, 0, src->flow_slabs->pdata[i]);
+	g_ptr_array_set_size(src->flow_slabs, 0);
+	src->flow_free_list = NULL; /* src's freed flows stay unused */
+	src->slab_used = SLAB_BYTES;
+}
+
+const struct rs_flow_rare rs_flow_no_rare;
+const struct rs_flow_msgs rs_flow_no_msgs;
+
+struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl)
+{
+	if (!fl->m) {
+		fl->m = g_new0(struct rs_flow_msgs, 1);
+		fl->m->msg_min = UINT64_MAX;
+	}
+	return fl->m;
+}
+
+struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
+{
+	if (!fl->rare) {
+		fl->rare = g_new0(struct rs_flow_rare, 1);
+		fl->rare->rnr_timer_min = 0xFF;
+	}
+	return fl->rare;
+}
+
+static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	g_free(fl->rare);
+	g_free(fl->m);
+	rs_latency_free(fl->lat);
+	for (int k = 0; k < 2; k++) {
+		struct rs_psn_loss *l = k ? fl->rsp.loss : fl->req.loss;
+		if (l)
+			g_free(l->lost);
+		g_free(l);
+	}
+	if (fl->rkeys)
+		g_free(fl->rkeys->use);
 	g_free(fl->rkeys);
 	g_free(fl->imms);
+	g_free(fl->open);
 	if (fl->series) {
 		g_free(fl->series->interval);
 		g_free(fl->series->bytes);
 		g_free(fl->series);
 	}
-	g_free(fl);
+	*(void **)fl = a->flow_free_list;
+	a->flow_free_list = fl;
 }
 
 /* Fold an evicted flow's counters into the "evicted" total and forget it. */
+/* Prefetched lookups remember flows: forget one that leaves the table. */
+static void forget_prefetched(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	for (int i = 0; i < PF_RING; i++)
+		if (a->pf[i].fl == fl)
+			a->pf[i].fl = NULL;
+}
+
 static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_flow *s = &a->evicted_sum;
@@ -147,21 +258,29 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 	s->wire_bytes += fl->wire_bytes;
 	s->payload += fl->payload;
 	s->payload_all += fl->payload_all;
-	for (int k = 0; k < RS_MSG__COUNT; k++) {
-		s->msgs[k] += fl->msgs[k];
-		s->msg_bytes[k] += fl->msg_bytes[k];
+	if (fl->m) {
+		struct rs_flow_msgs *x = rs_msgs_w(s);
+		for (int k = 0; k < RS_MSG__COUNT; k++) {
+			x->msgs[k] += fl->m->msgs[k];
+			x->msg_bytes[k] += fl->m->msg_bytes[k];
+		}
 	}
-	s->req.backward += fl->req.backward;
-	s->rsp.backward += fl->rsp.backward;
-	for (int k = 0; k < 8; k++)
-		s->naks[k] += fl->naks[k];
-	s->rnr_naks += fl->rnr_naks;
-	s->ecn_ce += fl->ecn_ce;
-	s->cnps += fl->cnps;
-	s->icrc_bad += fl->icrc_bad;
+	if (fl->req.loss)
+		rs_loss_w(&s->req)->backward += fl->req.loss->backward;
+	if (fl->rsp.loss)
+		rs_loss_w(&s->rsp)->backward += fl->rsp.loss->backward;
+	if (fl->rare) {
+		struct rs_flow_rare *x = rs_rare_w(s);
+		for (int k = 0; k < 8; k++)
+			x->naks[k] += fl->rare->naks[k];
+		x->rnr_naks += fl->rare->rnr_naks;
+		x->ecn_ce += fl->rare->ecn_ce;
+		x->cnps += fl->rare->cnps;
+		x->icrc_bad += fl->rare->icrc_bad;
+	}
 	a->evicted++;
 
-	if (fl->tl_active) {
+	if (fl->tl_slot) {
 		/* Its row for the current interval is written now, as it goes. */
 		rs_tl_flush_flow(a, fl);
 	}
@@ -176,12 +295,13 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 	rs_pair_forget_flow(a, fl);
 	if (a->last_flow == fl)
 		a->last_flow = NULL;
+	forget_prefetched(a, fl);
 	if (!fl->retired)
 		table_remove(a, fl);
 	g_ptr_array_index(a->flows, fl->slot) = NULL;
 	g_array_append_val(a->free_slots, fl->slot);
 	a->nflows--;
-	flow_free(fl);
+	flow_free(a, fl);
 }
 
 struct idle {
@@ -203,6 +323,7 @@ void rs_flow_retire(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	if (fl->retired)
 		return;
+	forget_prefetched(a, fl);
 	table_remove(a, fl);
 	rs_pair_forget_flow(a, fl);
 	if (a->last_flow == fl)
@@ -234,44 +355,157 @@ static void evict_idlest(struct rs_analyzer *a)
 	rs_anomaly(a, RS_AN_EVICTED, 0, NULL, &at, batch);
 }
 
+static struct rs_flow *prefetched(struct rs_analyzer *a, const struct rs_flowkey *k);
+
+/* A packet of another transport on a known half-flow: the QP number was
+ * given to a new QP (an RC QP's number reused by a UD QP, say). CNPs carry
+ * no transport of their own, and a flow first seen through a CNP takes the
+ * transport of its first real packet. */
+static bool same_qp(struct rs_flow *fl, const struct rs_frame *f)
+{
+	uint8_t t = f->bth.opcode & 0xE0;
+	if (t == fl->transport || t == RS_TR_CNP)
+		return true;
+	if (fl->transport == RS_TR_CNP) {
+		fl->transport = t;
+		return true;
+	}
+	return false;
+}
+
 static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, const struct rs_frame *f,
 				const struct rs_frame_meta *m)
 {
-	struct rs_flow *fl = a->last_flow;
-	if (fl && memcmp(&fl->key, k, sizeof *k) == 0)
-		return fl;
-	fl = rs_flow_find(a, k);
+	struct rs_flow *fl = prefetched(a, k);
+	if (!fl && a->last_flow && memcmp(&a->last_flow->key, k, sizeof *k) == 0)
+		fl = a->last_flow; /* without prefetching: consecutive frames often share a flow */
+	uint32_t h = 0;
 	if (!fl) {
-		if (a->opts.max_flows && a->nflows >= a->opts.max_flows)
-			evict_idlest(a);
-		if ((a->nflows + 1) * 2 > a->table_mask + 1)
-			table_grow(a);
-		fl = g_new0(struct rs_flow, 1);
-		fl->key = *k;
-		fl->id = a->next_flow_id++;
-		if (a->free_slots->len) {
-			fl->slot = g_array_index(a->free_slots, uint32_t, a->free_slots->len - 1);
-			g_array_set_size(a->free_slots, a->free_slots->len - 1);
-		} else {
-			fl->slot = a->flows->len;
-			g_ptr_array_add(a->flows, NULL);
-		}
-		fl->transport = f->bth.opcode & 0xE0;
-		fl->is_cm_qp = k->qpn <= 1;
-		fl->first = (struct rs_fref){ a->cur_file, m->frame_no };
-		fl->first_ts = m->ts_ns;
-		fl->msg_min = UINT64_MAX;
-		fl->rnr_timer_min = 0xFF;
-		g_ptr_array_index(a->flows, fl->slot) = fl;
-		a->nflows++;
-		table_insert(a, fl);
-		rs_pair_new_flow(a, fl);
-		/* RoCE v1 and v2 between the same hosts: checked once per flow. */
-		if (f->roce == RS_ROCE_V1 || f->roce == RS_ROCE_V2)
-			rs_versions_note(a, f, m);
+		h = key_hash(k);
+		fl = find_hashed(a, k, h);
 	}
+	if (fl && !same_qp(fl, f)) {
+		rs_flow_retire(a, fl); /* reported as it was; the new QP starts afresh */
+		fl = NULL;
+	}
+	if (fl) {
+		a->last_flow = fl;
+		return fl;
+	}
+	if (!h)
+		h = key_hash(k);
+	if (a->opts.max_flows && a->nflows >= a->opts.max_flows)
+		evict_idlest(a);
+	if ((a->nflows + 1) * 2 > a->table_mask + 1)
+		table_grow(a);
+	fl = flow_alloc(a);
+	fl->key = *k;
+	fl->id = a->next_flow_id++;
+	if (a->free_slots->len) {
+		fl->slot = g_array_index(a->free_slots, uint32_t, a->free_slots->len - 1);
+		g_array_set_size(a->free_slots, a->free_slots->len - 1);
+	} else {
+		fl->slot = a->flows->len;
+		g_ptr_array_add(a->flows, NULL);
+	}
+	fl->transport = f->bth.opcode & 0xE0;
+	fl->is_cm_qp = k->qpn <= 1;
+	fl->first = (struct rs_fref){ a->cur_file, m->frame_no };
+	fl->first_ts = m->ts_ns;
+	g_ptr_array_index(a->flows, fl->slot) = fl;
+	a->nflows++;
+	table_insert_entry(a, entry_of(h, fl->slot));
+	rs_pair_new_flow(a, fl);
+	/* RoCE v1 and v2 between the same hosts: checked once per flow. */
+	if (f->roce == RS_ROCE_V1 || f->roce == RS_ROCE_V2)
+		rs_versions_note(a, f, m);
 	a->last_flow = fl;
 	return fl;
+}
+
+/*
+ * Frames ahead. With thousands of QPs interleaved a flow's state has
+ * usually left the caches by the time its next frame comes, and on this
+ * kind of machine a miss costs hundreds of nanoseconds, more than the rest
+ * of the frame's work. So the reader tells the analyzer about each frame a
+ * few frames before it is added (cli/run.c keeps RS_LOOKAHEAD = 8 frames in
+ * flight): the first call prefetches the frame's slot of the flow table;
+ * PF_FLOW calls later that slot is in the cache, names the flow, and the
+ * flow's hot cache lines are prefetched; PF_POINTERS calls later what they
+ * point to (latency ring, open messages, rkeys, message counters, its
+ * timeline row); then
+ * flow_get() finds it all there. A miss costs 300-500 ns on this kind of
+ * machine, a frame's work ~200 ns: hence the distances. Only hints:
+ * nothing here changes a result.
+ */
+
+static void prefetch_flow(const struct rs_flow *fl)
+{
+	const char *p = (const char *)fl;
+	for (size_t off = 0; off < RS_FLOW_HOT_BYTES; off += 64)
+		__builtin_prefetch(p + off, 1);
+}
+
+void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
+{
+	struct rs_prefetch *e = &a->pf[a->pf_n & (PF_RING - 1)];
+	e->fl = NULL;
+	e->valid = (f->have & RS_HAVE_BTH) != 0;
+	if (e->valid) {
+		rs_flowkey_from_frame(&e->key, f);
+		e->hash = key_hash(&e->key);
+		__builtin_prefetch(&a->table[e->hash & a->table_mask]);
+	}
+	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
+	 * have arrived; fetch what they point to. */
+	struct rs_prefetch *c = &a->pf[(a->pf_n - PF_POINTERS) & (PF_RING - 1)];
+	if (a->pf_n >= PF_POINTERS && c->fl) {
+		const struct rs_flow *fl = c->fl;
+		if (fl->lat)
+			__builtin_prefetch(fl->lat, 1);
+		if (fl->open)
+			__builtin_prefetch(fl->open, 1);
+		if (fl->rkeys)
+			__builtin_prefetch(fl->rkeys, 1);
+		if (fl->m)
+			for (size_t off = 0; off < sizeof *fl->m; off += 64)
+				__builtin_prefetch((const char *)fl->m + off, 1);
+		if (fl->tl_slot && fl->tl_slot <= a->tl_rows->len)
+			__builtin_prefetch(&g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1), 1);
+	}
+	/* The entry of PF_FLOW calls ago: its table slot has arrived by now. The
+	 * first entry with the same hash is taken without comparing keys (that
+	 * would wait for the flow); flow_get() compares. */
+	struct rs_prefetch *d = &a->pf[(a->pf_n - PF_FLOW) & (PF_RING - 1)];
+	if (a->pf_n >= PF_FLOW && d->valid) {
+		for (uint32_t i = d->hash & a->table_mask;; i = (i + 1) & a->table_mask) {
+			uint64_t t = a->table[i];
+			if (t == 0)
+				break;
+			if ((uint32_t)(t >> 32) == d->hash) {
+				d->fl = g_ptr_array_index(a->flows, (uint32_t)t - 1);
+				prefetch_flow(d->fl);
+				break;
+			}
+		}
+	}
+	a->pf_n++;
+}
+
+/* A flow rs_analyzer_prefetch() already found for this key, or NULL. */
+static struct rs_flow *prefetched(struct rs_analyzer *a, const struct rs_flowkey *k)
+{
+	/* Frames are added in the order they were announced: this one's entry
+	 * is the add_n'th. Look anywhere else only if that does not hold. */
+	struct rs_flow *fl = a->pf[(a->add_n - 1) & (PF_RING - 1)].fl;
+	if (fl && memcmp(&fl->key, k, sizeof *k) == 0)
+		return fl;
+	for (int i = 0; i < PF_RING; i++) {
+		fl = a->pf[i].fl;
+		if (fl && memcmp(&fl->key, k, sizeof *k) == 0)
+			return fl;
+	}
+	return NULL;
 }
 
 struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
@@ -282,16 +516,22 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 		a->opts.interval_ns = 10000000;
 	a->files = g_ptr_array_new();
 	a->flows = g_ptr_array_new();
+	a->flow_slabs = g_ptr_array_new();
 	a->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	a->table = g_new0(uint32_t, INITIAL_TABLE);
+	a->table = g_new0(uint64_t, INITIAL_TABLE);
 	a->table_mask = INITIAL_TABLE - 1;
 	a->conns = g_ptr_array_new();
-	a->tl_active = g_ptr_array_new();
+	a->tl_rows = g_array_new(FALSE, FALSE, sizeof(struct rs_tl_row));
 	a->anomalies = g_hash_table_new_full(rs_anomaly_hash, rs_anomaly_equal, NULL, rs_anomaly_free);
 	rs_pair_init(a);
 	if (opts->resolve_names)
 		a->hosts = rs_hosts_load("/etc/hosts");
-	a->evicted_sum.msg_min = UINT64_MAX;
+	if (a->opts.t0_given) {
+		/* Intervals count from a time given by the caller (-j: the first
+		 * frame of the first file, so every file's intervals line up). */
+		a->t0 = a->opts.t0_ns;
+		a->have_t0 = true;
+	}
 	if (a->opts.timeline)
 		rs_tl_header(a->opts.timeline);
 	return a;
@@ -303,8 +543,15 @@ void rs_analyzer_free(struct rs_analyzer *a)
 		return;
 	for (guint i = 0; i < a->flows->len; i++)
 		if (g_ptr_array_index(a->flows, i))
-			flow_free(g_ptr_array_index(a->flows, i));
+			flow_free(a, g_ptr_array_index(a->flows, i));
 	g_ptr_array_free(a->flows, TRUE);
+	for (guint i = 0; i < a->flow_slabs->len; i++)
+		free(a->flow_slabs->pdata[i]);
+	g_free(a->evicted_sum.rare);
+	g_free(a->evicted_sum.m);
+	g_free(a->evicted_sum.req.loss);
+	g_free(a->evicted_sum.rsp.loss);
+	g_ptr_array_free(a->flow_slabs, TRUE);
 	g_array_free(a->free_slots, TRUE);
 	g_free(a->table);
 	for (guint i = 0; i < a->files->len; i++) {
@@ -315,7 +562,8 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	}
 	g_ptr_array_free(a->files, TRUE);
 	rs_pair_free(a);
-	g_ptr_array_free(a->tl_active, TRUE);
+	g_array_free(a->tl_rows, TRUE);
+	g_free(a->tl_addr);
 	g_hash_table_destroy(a->anomalies);
 	if (a->hosts)
 		g_hash_table_destroy(a->hosts);
@@ -346,22 +594,23 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message)
  * source QPs may share a destination QP, each with its own PSNs). */
 static void track_ud(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f)
 {
+	struct rs_flow_rare *r = rs_rare_w(fl);
 	if (fl->packets == 1) {
-		fl->deth_qkey = f->deth.qkey;
-		fl->deth_srcqp = f->deth.srcqp;
+		r->deth_qkey = f->deth.qkey;
+		r->deth_srcqp = f->deth.srcqp;
 		if (!fl->conn && !fl->is_cm_qp)
 			rs_sidr_link_reply(a, fl);
 	} else {
-		fl->many_qkey |= fl->deth_qkey != f->deth.qkey;
-		fl->many_srcqp |= fl->deth_srcqp != f->deth.srcqp;
+		r->many_qkey |= r->deth_qkey != f->deth.qkey;
+		r->many_srcqp |= r->deth_srcqp != f->deth.srcqp;
 	}
 	enum rs_msg k = rs_opinfo(f->bth.opcode)->kind == RS_KIND_SEND_IMM ? RS_MSG_SEND_IMM : RS_MSG_SEND;
 	if (f->ext & RS_EXT_IMMDT)
 		rs_flow_note_imm(fl, f->immdt);
-	fl->msgs[k]++;
-	fl->msg_bytes[k] += f->payload_len;
+	rs_msgs_w(fl)->msgs[k]++;
+	rs_msgs_w(fl)->msg_bytes[k] += f->payload_len;
 	fl->payload += f->payload_len;
-	fl->tl.messages++;
+	rs_tl_of(a, fl)->messages++;
 	rs_flow_size_sample(fl, f->payload_len);
 }
 
@@ -370,6 +619,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	struct rs_fref at = { a->cur_file, m->frame_no };
 
 	a->frames++;
+	a->add_n++; /* counts the frames added, for prefetched() */
 	a->bytes += m->wirelen;
 	if (!a->have_ts) {
 		a->first_ts = a->last_ts = m->ts_ns;
@@ -418,41 +668,43 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	fl->wire_bytes += m->wirelen;
 	fl->last = at;
 	fl->last_ts = m->ts_ns;
-	fl->ophist[b->opcode & 0x1F]++;
-	if ((b->opcode & 0xE0) != fl->transport && op->kind != RS_KIND_CNP)
-		fl->mixed_transport = true;
+	if (op->kind != RS_KIND_CNP) /* counted as cnps: its low bits would read as an opcode of the QP's transport */
+		fl->ophist[b->opcode & 0x1F]++;
 	rs_tl_touch(a, fl);
-	fl->tl.packets++;
-	fl->tl.bytes += m->wirelen;
+	struct rs_tl *tl = rs_tl_of(a, fl);
+	tl->packets++;
+	tl->bytes += m->wirelen;
 
 	if (f->icrc_status == RS_CRC_BAD) {
-		fl->icrc_bad++;
+		rs_rare_w(fl)->icrc_bad++;
 		rs_anomaly(a, RS_AN_ICRC_BAD, 0, fl, &at, 1);
 	} else if (f->icrc_status == RS_CRC_UNCHECKED) {
-		fl->icrc_unchecked++;
+		rs_rare_w(fl)->icrc_unchecked++;
 	}
 	if (f->outcome != RS_OK)
-		fl->undecodable++;
+		rs_rare_w(fl)->undecodable++;
 	if (f->ecn == 3) {
-		fl->ecn_ce++;
+		rs_rare_w(fl)->ecn_ce++;
 		a->ecn_ce++;
-		fl->tl.ecn_ce++;
+		tl->ecn_ce++;
 		rs_anomaly(a, RS_AN_ECN_CE, 0, fl, &at, 1);
 	}
-	fl->fecn += b->fecn;
-	fl->becn += b->becn;
+	if (b->fecn | b->becn) { /* seldom: the rare counters are allocated only then */
+		rs_rare_w(fl)->fecn += b->fecn;
+		rs_rare_w(fl)->becn += b->becn;
+	}
 
 	if (f->have & RS_HAVE_MAD)
 		rs_cm_frame(a, f, m);
 	if (!(f->have & RS_HAVE_EXT))
 		return;
 	fl->payload_all += f->payload_len;
-	fl->tl.payload += f->payload_len;
+	tl->payload += f->payload_len;
 
 	if (op->kind == RS_KIND_CNP) {
-		fl->cnps++;
+		rs_rare_w(fl)->cnps++;
 		a->cnps++;
-		fl->tl.cnps++;
+		tl->cnps++;
 		rs_anomaly(a, RS_AN_CNP, 0, fl, &at, 1);
 		return;
 	}
@@ -471,6 +723,7 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 	if (a->finished)
 		return;
 	a->finished = true;
+	a->finish_seq = a->next_anomaly_seq;
 	for (guint i = 0; i < a->flows->len; i++) {
 		struct rs_flow *fl = g_ptr_array_index(a->flows, i);
 		if (fl)

@@ -26,6 +26,8 @@ struct rs_analyzer_opts {
 	FILE *timeline;        /* stream timeline CSV rows here (NULL = none) */
 	int64_t qp_filter;     /* timeline rows only for this QP's connection (-1 = all) */
 	bool resolve_names;    /* addresses to names from /etc/hosts */
+	bool t0_given;         /* timeline intervals count from t0_ns, not from the first frame */
+	uint64_t t0_ns;
 };
 
 /* Where and when a frame was seen. */
@@ -46,12 +48,20 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message);
 
 void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f);
 
+/* A hint, optional: call it for each frame some frames before adding it
+ * (cli/run.c: RS_LOOKAHEAD frames), in the order they will be added; `f`
+ * need not stay valid. The analyzer starts fetching the frame's state from
+ * memory so that it is in the caches by then. Results do not depend on it. */
+void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f);
+
 /* Close open messages and episodes; flush the timeline. Call once at the end
  * (reports call it if needed). */
 void rs_analyzer_finish(struct rs_analyzer *a);
 
 /* Merge `src` (frames that came after `dst`'s, e.g. the next file) into
- * `dst`; `src` is left empty. Both must be finished. */
+ * `dst`; `src` is left empty (free it). Both must be finished, made with
+ * the same options (and t0_ns, for their intervals to line up). What the
+ * merge cannot know exactly is listed at the top of analyzer/merge.c. */
 void rs_analyzer_merge(struct rs_analyzer *dst, struct rs_analyzer *src);
 
 /* True if any anomaly (or undecodable frame) was found. */

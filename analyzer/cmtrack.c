@@ -191,6 +191,24 @@ void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 }
 
+void rs_pair_adopt_flow(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (fl->conn || fl->is_cm_qp) {
+		if (fl->is_cm_qp)
+			return;
+		struct rs_hostpair hp;
+		hostpair_of(&hp, &fl->key, false);
+		GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
+		if (!list) {
+			list = g_ptr_array_new();
+			g_hash_table_insert(a->by_hosts, g_memdup2(&hp, sizeof hp), list);
+		}
+		g_ptr_array_add(list, fl);
+		return;
+	}
+	rs_pair_new_flow(a, fl);
+}
+
 void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	if (fl->is_cm_qp)
@@ -230,6 +248,15 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 		rs_pair_link(best, resp, RS_PAIR_INFERRED);
 }
 
+uint64_t rs_conn_begun(const struct rs_conn *c)
+{
+	uint64_t begun = UINT64_MAX;
+	for (unsigned i = 0; i < G_N_ELEMENTS(c->n); i++)
+		if (c->n[i] && c->ts[i] < begun)
+			begun = c->ts[i];
+	return begun;
+}
+
 /* Name the two data half-flows of a connection; link them now or when seen. */
 static void expect_flow(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint32_t qpn)
 {
@@ -241,12 +268,7 @@ static void expect_flow(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint
 	memcpy(k.src, c2s ? c->client.b : c->server.b, 16);
 	memcpy(k.dst, c2s ? c->server.b : c->client.b, 16);
 	struct rs_flow *fl = rs_flow_find(a, &k);
-	/* When the exchange began: its first message seen. */
-	uint64_t begun = UINT64_MAX;
-	for (unsigned i = 0; i < G_N_ELEMENTS(c->n); i++)
-		if (c->n[i] && c->ts[i] < begun)
-			begun = c->ts[i];
-	if (fl && fl->packets && fl->conn != c && fl->first_ts < begun) {
+	if (fl && fl->packets && fl->conn != c && fl->first_ts < rs_conn_begun(c)) {
 		/* Traffic already seen under these addresses and QPN belongs to an
 		 * earlier connection (QPNs are reused after a disconnect): keep it
 		 * in the reports as it was and count the new connection afresh. */
@@ -605,11 +627,6 @@ void rs_cm_finish(struct rs_analyzer *a)
 
 /* ---- RoCE v1 and v2 between the same hosts ------------------------------------------ */
 
-struct version_seen {
-	uint8_t mask;
-	struct rs_fref at[2];
-};
-
 /* Put v1 GIDs and v2 addresses in one form: IPv4-mapped GIDs (::ffff:a.b.c.d,
  * RFC 4291 2.5.5.2) become the IPv4 address they carry. */
 static void normalise(uint8_t out[16], const struct rs_addr *ad, uint8_t *kind)
@@ -639,9 +656,9 @@ void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const str
 	memcpy(hp.a, swap ? y : x, 16);
 	memcpy(hp.b, swap ? x : y, 16);
 	hp.kind = kx;
-	struct version_seen *v = g_hash_table_lookup(a->versions, &hp);
+	struct rs_version_seen *v = g_hash_table_lookup(a->versions, &hp);
 	if (!v) {
-		v = g_new0(struct version_seen, 1);
+		v = g_new0(struct rs_version_seen, 1);
 		g_hash_table_insert(a->versions, g_memdup2(&hp, sizeof hp), v);
 	}
 	uint8_t bit = f->roce == RS_ROCE_V1 ? 1 : 2;
@@ -676,7 +693,7 @@ void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl)
 	for (guint i = 0; list && i < list->len; i++) {
 		struct rs_flow *c2s = list->pdata[i];
 		struct rs_conn *c = c2s->conn;
-		if (c && c->kind == RS_CONN_SIDR && c->c2s == c2s && !c->s2c && c2s->deth_srcqp == fl->key.qpn) {
+		if (c && c->kind == RS_CONN_SIDR && c->c2s == c2s && !c->s2c && rs_rare(c2s)->deth_srcqp == fl->key.qpn) {
 			c->s2c = fl;
 			fl->conn = c;
 			c->client_qpn = fl->key.qpn;

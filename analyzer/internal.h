@@ -15,6 +15,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -66,17 +67,13 @@ struct rs_lossmap {
 	uint64_t bits[RS_LOSSMAP_BITS / 64]; /* 1 = missing */
 };
 
-/* One PSN stream (requests, or responses) of a half-flow. */
-struct rs_psn {
-	bool started;
-	bool resync;          /* the next packet's PSN becomes the expectation */
+/* What a PSN stream lost, re-sent or reordered: allocated with the first
+ * gap or packet behind the expected PSN (most streams never have one). */
+struct rs_psn_loss {
 	bool in_episode;
 	bool episode_dup;     /* the current backward run re-sent a packet seen before */
-	uint32_t first;       /* PSN of the first packet */
-	uint32_t next;        /* expected PSN of the next new packet */
 	uint32_t episode_len;
 	struct rs_fref episode_start;
-	uint64_t packets;
 	uint64_t gaps;        /* forward jumps */
 	uint64_t missing;     /* PSNs skipped by forward jumps */
 	uint64_t backward;    /* packets below the expected PSN */
@@ -86,6 +83,30 @@ struct rs_psn {
 	uint64_t episodes;    /* go-back-N episodes */
 	struct rs_lossmap *lost;
 };
+
+/* One PSN stream (requests, or responses) of a half-flow. */
+struct rs_psn {
+	bool started;
+	bool resync;          /* the next packet's PSN becomes the expectation */
+	uint32_t first;       /* PSN of the first packet */
+	uint32_t next;        /* expected PSN of the next new packet */
+	uint64_t packets;
+	struct rs_psn_loss *loss; /* NULL: nothing lost or re-sent yet */
+};
+
+/* The stream's loss counters for reading (zeros if it never lost any). */
+extern const struct rs_psn_loss rs_psn_no_loss;
+static inline const struct rs_psn_loss *rs_loss(const struct rs_psn *s)
+{
+	return s->loss ? s->loss : &rs_psn_no_loss;
+}
+/* ... for writing (allocated on first use). */
+static inline struct rs_psn_loss *rs_loss_w(struct rs_psn *s)
+{
+	if (!s->loss)
+		s->loss = g_new0(struct rs_psn_loss, 1);
+	return s->loss;
+}
 
 /* A multi-packet SEND or WRITE being reassembled. With loss before the
  * capture point its packets may arrive out of order (go-back-N fills), so a
@@ -121,11 +142,18 @@ struct rs_latvec {
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
 struct rs_latency {
-	struct rs_pending ring[RS_OUTSTANDING];
+	struct rs_pending *ring;  /* ring0 at first, then doubled up to RS_OUTSTANDING: */
+	uint32_t cap;             /* most requesters have only a few requests pending */
 	uint32_t head, count;     /* oldest at head */
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
-	struct rs_latvec lat[RS_LAT__COUNT];
+	struct rs_latvec *lat[RS_LAT__COUNT]; /* each allocated with its first sample, */
+	struct rs_latvec ack;     /* but AckReq -> ACK (the common one) lives here */
+	struct rs_pending ring0[2];
 };
+struct rs_latency *rs_latency_new(void);
+void rs_latency_free(struct rs_latency *l);
+/* The samples of one kind, allocated on first use. */
+struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k);
 
 /* One rkey a requester used on a half-flow (the capability view). */
 struct rs_rkey_use {
@@ -137,9 +165,9 @@ struct rs_rkey_use {
 	struct rs_fref first;
 };
 struct rs_rkeys {
-	uint32_t n;
+	uint32_t n, cap;      /* use[] grows by doubling up to RS_MAX_RKEYS */
 	uint64_t more;        /* uses of rkeys beyond RS_MAX_RKEYS */
-	struct rs_rkey_use use[RS_MAX_RKEYS];
+	struct rs_rkey_use *use;
 };
 
 /* Immediate data of the messages a half-flow carried, in wire order (the
@@ -179,79 +207,113 @@ struct rs_ladder_ev {
 
 /* Counters per timeline interval. */
 struct rs_tl {
-	uint64_t packets, bytes, payload, messages, retrans, naks, ecn_ce, cnps;
+	uint64_t packets, bytes, payload;
+	/* Events of one flow in one interval: 32 bits suffice (four billion in
+	 * one interval of one QP would need an interval of hours). */
+	uint32_t messages, retrans, naks, ecn_ce, cnps;
 };
 
 struct rs_conn;
 
+/*
+ * The fields are ordered by how often they are touched: what every frame
+ * reads or writes comes first and fills the first RS_FLOW_HOT_BYTES (nine
+ * cache lines; the flow is allocated 64-byte aligned), which the analyzer
+ * prefetches a frame ahead (rs_analyzer_prefetch); per-message counters
+ * follow, then what only a few frames ever touch.
+ */
 struct rs_flow {
+	/* ---- every frame ---- */
 	struct rs_flowkey key;
-	uint32_t id;              /* creation order */
 	uint32_t slot;            /* index in the flow array */
 	uint8_t transport;        /* RS_TR_* of its packets */
 	uint8_t pair_method;      /* enum rs_pair */
 	bool is_cm_qp;            /* QP0/QP1 */
-	bool mixed_transport;
-	bool retired;             /* out of the table: an older connection's traffic */
-	struct rs_flow *peer;
-	struct rs_conn *conn;
-	uint32_t infer_tries;
-
-	struct rs_fref first, last;
-	uint64_t first_ts, last_ts;
 	uint64_t packets, wire_bytes;
+	struct rs_fref last;
+	uint64_t last_ts;
 	uint64_t payload_all;     /* every payload byte on the wire */
 	uint64_t payload;         /* first sightings only (goodput) */
-	uint64_t retrans_payload;
-	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
-	uint32_t ophist[32];      /* by opcode & 0x1F within its transport */
-	uint64_t msgs[RS_MSG__COUNT];
-	uint64_t msg_bytes[RS_MSG__COUNT];
-	uint32_t size_hist[RS_SIZE_BUCKETS];
-	uint64_t msg_min, msg_max;
-	uint64_t incomplete_msgs; /* started, never finished */
-	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
-
-	/* Multi-packet messages not finished yet (requests), oldest first. */
-	struct rs_openmsg open[RS_OPEN_MSGS];
-	uint8_t nopen;
+	struct rs_flow *peer;
+	struct rs_latency *lat;
+	uint32_t pmtu;            /* learned from First/Middle payload sizes */
+	uint32_t tl_slot;         /* its row in a->tl_rows + 1 while active in this interval; 0 if not */
 	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
-	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
+	uint8_t nopen;
+	bool have_ack_psn;
+	uint8_t infer_tries;      /* pairing by inference: at most 16 */
+	uint32_t id;              /* creation order */
 
 	struct rs_psn req, rsp;
-	uint32_t pmtu;            /* learned from First/Middle payload sizes */
-
+	/* Multi-packet messages not finished yet (requests), oldest first:
+	 * RS_OPEN_MSGS slots, allocated with the first multi-packet message. */
+	struct rs_openmsg *open;
+	struct rs_rkeys *rkeys;
+	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
+	uint32_t ack_psn;
 	/* Responses carried by this flow. */
 	uint64_t acks, acked_pkts;
-	bool have_ack_psn;
-	uint32_t ack_psn;
-	uint64_t dup_acks;
-	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
-	uint64_t rnr_naks;
-	uint8_t rnr_timer_min, rnr_timer_max;
+	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
+	uint32_t ophist[32];      /* by opcode & 0x1F within its transport */
 
-	/* Congestion. */
-	uint64_t ecn_ce, fecn, becn, cnps;
+	/* ---- every message (flows with messages) ---- */
+	struct rs_flow_msgs *m;
 
-	uint64_t icrc_bad, icrc_unchecked, undecodable;
-
-	/* UD. */
-	uint32_t deth_qkey, deth_srcqp;
-	bool many_srcqp, many_qkey;
+	/* ---- seldom ---- */
+	struct rs_conn *conn;
+	bool retired;             /* out of the table: an older connection's traffic */
+	struct rs_imms *imms;
+	struct rs_fref first;
+	uint64_t first_ts;
+	struct rs_flow_rare *rare;/* counters of what most flows never see */
 
 	/* Rates. */
 	uint64_t peak_bytes;      /* most payload bytes in one interval */
 	uint64_t live_prev_payload;
 
-	/* Timeline: counts of the current interval. */
-	struct rs_tl tl;
-	bool tl_active;
-
-	struct rs_latency *lat;
-	struct rs_rkeys *rkeys;
-	struct rs_imms *imms;
 	struct rs_series *series;
 };
+#define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, m)
+
+/* Messages by kind, and their sizes: allocated with the flow's first
+ * message (the flows that only carry ACKs or responses have none). */
+struct rs_flow_msgs {
+	uint64_t msgs[RS_MSG__COUNT];
+	uint64_t msg_bytes[RS_MSG__COUNT];
+	uint32_t size_hist[RS_SIZE_BUCKETS];
+	uint64_t msg_min, msg_max;
+};
+extern const struct rs_flow_msgs rs_flow_no_msgs;
+static inline const struct rs_flow_msgs *rs_msgs(const struct rs_flow *fl)
+{
+	return fl->m ? fl->m : &rs_flow_no_msgs;
+}
+struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
+
+/* Per-flow counters that stay zero for most flows, allocated with the first
+ * that does not (so a million quiet flows do not carry them). */
+struct rs_flow_rare {
+	uint64_t retrans_payload;
+	uint64_t incomplete_msgs; /* started, never finished */
+	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
+	uint64_t dup_acks;
+	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
+	uint64_t rnr_naks;
+	uint8_t rnr_timer_min, rnr_timer_max;
+	/* Congestion. */
+	uint64_t ecn_ce, fecn, becn, cnps;
+	uint64_t icrc_bad, icrc_unchecked, undecodable;
+	/* UD. */
+	uint32_t deth_qkey, deth_srcqp;
+	bool many_srcqp, many_qkey;
+};
+/* For reading (zeros when the flow has none) and for writing (allocated). */
+extern const struct rs_flow_rare rs_flow_no_rare;
+static inline const struct rs_flow_rare *rs_rare(const struct rs_flow *fl)
+{
+	return fl->rare ? fl->rare : &rs_flow_no_rare;
+}
+struct rs_flow_rare *rs_rare_w(struct rs_flow *fl);
 
 enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
 
@@ -315,10 +377,21 @@ struct rs_analyzer {
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
 	GArray *free_slots;       /* slots of evicted flows, reused first */
-	uint32_t *table;          /* slot + 1, 0 = empty */
+	GPtrArray *flow_slabs;    /* the memory of the flows (analyzer.c) */
+	size_t slab_used;         /* bytes handed out of the last slab */
+	void *flow_free_list;
+	uint64_t *table;          /* key hash << 32 | slot + 1; 0 = empty */
 	uint32_t table_mask;
 	uint32_t nflows, next_flow_id;
 	struct rs_flow *last_flow;/* one-entry cache: consecutive frames share a flow */
+	struct rs_prefetch {      /* the last frames announced by rs_analyzer_prefetch() */
+		struct rs_flowkey key;
+		uint32_t hash;
+		bool valid;
+		struct rs_flow *fl;   /* its flow, once found (a hint: compare keys) */
+	} pf[8];                  /* PF_RING in analyzer.c */
+	uint32_t pf_n;            /* frames announced */
+	uint32_t add_n;           /* frames added */
 	uint64_t evicted;
 	struct rs_flow evicted_sum;  /* counters of evicted flows */
 
@@ -341,12 +414,16 @@ struct rs_analyzer {
 
 	GHashTable *anomalies;    /* key -> struct rs_anomaly */
 	uint32_t next_anomaly_seq;
+	uint32_t finish_seq;      /* next_anomaly_seq when rs_analyzer_finish() began (merge.c) */
 
 	/* Timeline. */
 	uint64_t t0;              /* first frame's time: intervals count from it */
 	bool have_t0;
 	int64_t cur_interval;
-	GPtrArray *tl_active;     /* flows with counts in the current interval */
+	GArray *tl_rows;          /* struct rs_tl_row: the flows active in the current
+	                           * interval and their counts (flow NULL: emitted early) */
+	struct rs_tl tl_void;     /* where counts of a flow not active go (after the end) */
+	struct rs_tl_addr *tl_addr;/* formatted addresses for the CSV (timeline.c) */
 	int64_t intervals_seen;
 
 	GHashTable *hosts;        /* address text -> name, from /etc/hosts (unless -n) */
@@ -378,6 +455,8 @@ gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b);
 /* analyzer.c */
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
 struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k);
+void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src);
 void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f);
 /* Take a half-flow out of the table (it stays in the reports): its key now
  * belongs to a new connection. */
@@ -411,18 +490,39 @@ void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_pair_init(struct rs_analyzer *a);
 void rs_pair_free(struct rs_analyzer *a);
 void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl);
+/* When a CM exchange began: the time of its first message seen. */
+uint64_t rs_conn_begun(const struct rs_conn *c);
 void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
+/* RoCE versions seen between two hosts (a->versions: struct rs_hostpair -> this). */
+struct rs_version_seen {
+	uint8_t mask;             /* 1 v1, 2 v2 */
+	struct rs_fref at[2];
+};
+/* merge.c: a flow moved in from another analyzer joins the pairing index
+ * (and a connection the CM exchange announced for it, if it has none). */
+void rs_pair_adopt_flow(struct rs_analyzer *a, struct rs_flow *fl);
 const char *rs_conn_state(const struct rs_conn *c);
 void rs_cm_finish(struct rs_analyzer *a);
 void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
 		    const struct rs_frame_meta *m, bool retrans);
 
 /* timeline.c */
+struct rs_tl_row {
+	struct rs_flow *fl;
+	struct rs_tl c;
+};
+/* The current interval's counters of a flow (rs_tl_touch() first; counts
+ * of a flow that is not active any more go nowhere, as before). */
+static inline struct rs_tl *rs_tl_of(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	return fl->tl_slot ? &g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1).c : &a->tl_void;
+}
 void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_flush(struct rs_analyzer *a);
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_header(FILE *out);
+void rs_series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes);
 
 /* anomaly.c */
 enum rs_anom {

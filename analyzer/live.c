@@ -56,9 +56,9 @@ size_t rs_analyzer_live_qps(struct rs_analyzer *a, uint64_t period_ns, struct rs
 		r->rate_avg_Bps = rs_flow_avg_Bps(a, fl);
 		r->retransmitted = rs_flow_retransmitted(fl);
 		r->naks = rs_flow_naks_total(fl);
-		r->rnr_naks = fl->rnr_naks;
-		r->cnps = fl->cnps;
-		r->ecn_ce = fl->ecn_ce;
+		r->rnr_naks = rs_rare(fl)->rnr_naks;
+		r->cnps = rs_rare(fl)->cnps;
+		r->ecn_ce = rs_rare(fl)->ecn_ce;
 	}
 	if (total)
 		*total = n;
@@ -94,9 +94,9 @@ void rs_analyzer_live_totals(const struct rs_analyzer *a, struct rs_live_totals 
 		t->payload_bytes += fl->payload;
 		t->retransmitted += rs_flow_retransmitted(fl);
 		t->naks += rs_flow_naks_total(fl);
-		t->rnr_naks += fl->rnr_naks;
-		t->cnps += fl->cnps;
-		t->ecn_ce += fl->ecn_ce;
+		t->rnr_naks += rs_rare(fl)->rnr_naks;
+		t->cnps += rs_rare(fl)->cnps;
+		t->ecn_ce += rs_rare(fl)->ecn_ce;
 	}
 	t->connections = a->conns->len;
 	for (guint i = 0; i < a->conns->len; i++) {

@@ -64,24 +64,27 @@ void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
 	unsigned b = 0;
 	while (b + 1 < RS_SIZE_BUCKETS && (1ull << b) <= size)
 		b++;
-	fl->size_hist[size ? b : 0]++;
-	if (size < fl->msg_min)
-		fl->msg_min = size;
-	if (size > fl->msg_max)
-		fl->msg_max = size;
+	struct rs_flow_msgs *x = rs_msgs_w(fl);
+	x->size_hist[size ? b : 0]++;
+	if (size < x->msg_min)
+		x->msg_min = size;
+	if (size > x->msg_max)
+		x->msg_max = size;
 }
 
-static void complete(struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
+static void complete(struct rs_analyzer *a, struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
 {
-	fl->msgs[m]++;
-	fl->msg_bytes[m] += bytes;
-	fl->tl.messages++;
+	rs_msgs_w(fl)->msgs[m]++;
+	rs_msgs_w(fl)->msg_bytes[m] += bytes;
+	rs_tl_of(a, fl)->messages++;
 	rs_flow_size_sample(fl, bytes);
 }
 
 /* ---- lost-PSN bookkeeping -------------------------------------------------- */
 
-static void lossmap_mark(struct rs_psn *s, uint32_t from, uint32_t n)
+const struct rs_psn_loss rs_psn_no_loss;
+
+static void lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n)
 {
 	if (!s->lost)
 		s->lost = g_new0(struct rs_lossmap, 1);
@@ -98,7 +101,7 @@ static void lossmap_mark(struct rs_psn *s, uint32_t from, uint32_t n)
 }
 
 /* Was this PSN reported missing? If so, it is seen now. */
-static bool lossmap_take(struct rs_psn *s, uint32_t psn)
+static bool lossmap_take(struct rs_psn_loss *s, uint32_t psn)
 {
 	struct rs_lossmap *l = s->lost;
 	if (!l)
@@ -113,9 +116,10 @@ static bool lossmap_take(struct rs_psn *s, uint32_t psn)
 	return true;
 }
 
-static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, bool response)
+static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, bool response)
 {
-	if (!s->in_episode)
+	struct rs_psn_loss *s = ps->loss;
+	if (!s || !s->in_episode)
 		return;
 	s->in_episode = false;
 	if (s->episode_len == 1 && !s->episode_dup) {
@@ -129,14 +133,16 @@ static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn
 
 uint64_t rs_flow_retransmitted(const struct rs_flow *fl)
 {
-	return fl->req.backward - fl->req.ooo + fl->rsp.backward - fl->rsp.ooo;
+	const struct rs_psn_loss *q = rs_loss(&fl->req), *r = rs_loss(&fl->rsp);
+	return q->backward - q->ooo + r->backward - r->ooo;
 }
 
 /* Backward packet: returns true if it is the first sighting (a gap fill). */
-static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
+static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, uint32_t psn,
 		     const struct rs_fref *at, uint32_t payload)
 {
 	(void)a;
+	struct rs_psn_loss *s = rs_loss_w(ps);
 	bool fill = lossmap_take(s, psn);
 	s->backward++;
 	if (fill) {
@@ -152,36 +158,82 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s
 	}
 	s->episode_len++;
 	s->episode_dup |= !fill;
-	fl->retrans_payload += payload;
-	fl->tl.retrans++;
+	rs_rare_w(fl)->retrans_payload += payload;
+	rs_tl_of(a, fl)->retrans++;
 	return fill;
 }
 
 /* ---- latency -------------------------------------------------------------- */
 
+struct rs_latency *rs_latency_new(void)
+{
+	struct rs_latency *l = g_new0(struct rs_latency, 1);
+	l->ring = l->ring0;
+	l->cap = G_N_ELEMENTS(l->ring0);
+	return l;
+}
+
+void rs_latency_free(struct rs_latency *l)
+{
+	if (!l)
+		return;
+	for (int k = 0; k < RS_LAT__COUNT; k++) {
+		if (l->lat[k])
+			rs_lat_free(l->lat[k]);
+		if (l->lat[k] != &l->ack)
+			g_free(l->lat[k]);
+	}
+	if (l->ring != l->ring0)
+		g_free(l->ring);
+	g_free(l);
+}
+
+struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)
+{
+	if (!l->lat[k])
+		l->lat[k] = k == RS_LAT_ACK ? &l->ack : g_new0(struct rs_latvec, 1);
+	return l->lat[k];
+}
+
 static struct rs_latency *lat_of(struct rs_flow *fl)
 {
 	if (!fl->lat)
-		fl->lat = g_new0(struct rs_latency, 1);
+		fl->lat = rs_latency_new();
 	return fl->lat;
+}
+
+/* Double the ring (a power of two), oldest entry first again. */
+static void ring_grow(struct rs_latency *l)
+{
+	uint32_t cap = l->cap * 2;
+	struct rs_pending *r = g_new(struct rs_pending, cap);
+	for (uint32_t i = 0; i < l->count; i++)
+		r[i] = l->ring[(l->head + i) & (l->cap - 1)];
+	if (l->ring != l->ring0)
+		g_free(l->ring);
+	l->ring = r;
+	l->cap = cap;
+	l->head = 0;
 }
 
 static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_t npkts, uint64_t ts)
 {
 	struct rs_latency *l = lat_of(req);
+	if (l->count == l->cap && l->cap < RS_OUTSTANDING)
+		ring_grow(l);
 	if (l->count == RS_OUTSTANDING) {
-		l->head = (l->head + 1) % RS_OUTSTANDING;
+		l->head = (l->head + 1) & (l->cap - 1);
 		l->count--;
 		l->overflow++;
 	}
-	struct rs_pending *p = &l->ring[(l->head + l->count) % RS_OUTSTANDING];
+	struct rs_pending *p = &l->ring[(l->head + l->count) & (l->cap - 1)];
 	*p = (struct rs_pending){ .psn = psn, .npkts = npkts, .what = what, .ts_ns = ts };
 	l->count++;
 }
 
 static void pending_pop(struct rs_latency *l)
 {
-	l->head = (l->head + 1) % RS_OUTSTANDING;
+	l->head = (l->head + 1) & (l->cap - 1);
 	l->count--;
 }
 
@@ -195,7 +247,7 @@ static void ack_older(struct rs_latency *l, uint32_t psn, uint64_t ts, bool incl
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
 		if (p->what == RS_PEND_ACKREQ)
-			rs_lat_add(&l->lat[RS_LAT_ACK], ts - p->ts_ns);
+			rs_lat_add(rs_latvec_w(l, RS_LAT_ACK), ts - p->ts_ns);
 		pending_pop(l);
 	}
 }
@@ -203,7 +255,7 @@ static void ack_older(struct rs_latency *l, uint32_t psn, uint64_t ts, bool incl
 static struct rs_pending *pending_find(struct rs_latency *l, uint32_t psn, uint8_t what)
 {
 	for (uint32_t i = 0; i < l->count; i++) {
-		struct rs_pending *p = &l->ring[(l->head + i) % RS_OUTSTANDING];
+		struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
 		if (p->psn == psn && p->what == what)
 			return p;
 	}
@@ -248,26 +300,28 @@ static int open_find(const struct rs_flow *fl, uint32_t psn, int family)
 	return -1;
 }
 
-static void open_finish_if_done(struct rs_flow *fl, unsigned i)
+static void open_finish_if_done(struct rs_analyzer *a, struct rs_flow *fl, unsigned i)
 {
 	struct rs_openmsg *o = &fl->open[i];
 	if (o->kind && o->missing == 0) {
-		complete(fl, (enum rs_msg)(o->kind - 1), o->bytes);
+		complete(a, fl, (enum rs_msg)(o->kind - 1), o->bytes);
 		fl->last_kind[o->family] = o->kind;
 		open_remove(fl, i);
 	}
 }
 
-static int open_push(struct rs_flow *fl, uint32_t psn, int family, uint32_t missing)
+static int open_push(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, int family, uint32_t missing)
 {
 	if (fl->nopen == RS_OPEN_MSGS) {
 		/* Too many unfinished messages: give up on the oldest. */
 		if (fl->open[0].kind)
-			complete(fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
+			complete(a, fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
 		else
-			fl->incomplete_msgs++;
+			rs_rare_w(fl)->incomplete_msgs++;
 		open_remove(fl, 0);
 	}
+	if (!fl->open)
+		fl->open = g_new(struct rs_openmsg, RS_OPEN_MSGS);
 	fl->open[fl->nopen] = (struct rs_openmsg){ .first_psn = psn, .missing = missing, .family = (uint8_t)family };
 	return fl->nopen++;
 }
@@ -276,7 +330,7 @@ static int open_push(struct rs_flow *fl, uint32_t psn, int family, uint32_t miss
  * `gap` is how many PSNs were skipped just before this packet (0 if none),
  * `in_order` false for a late first sighting (a gap fill).
  */
-static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op, bool in_order,
+static void reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op, bool in_order,
 		       uint32_t gap)
 {
 	uint32_t psn = f->bth.psn;
@@ -289,17 +343,17 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 	case RS_KIND_READ_REQ:
 		/* The bytes are counted from the responses (read_resp_payload of
 		 * the peer); the size histogram records what was asked for. */
-		fl->msgs[m]++;
-		fl->tl.messages++;
+		rs_msgs_w(fl)->msgs[m]++;
+		rs_tl_of(a, fl)->messages++;
 		rs_flow_size_sample(fl, f->reth.dmalen);
 		return;
 	case RS_KIND_CMP_SWAP:
 	case RS_KIND_FETCH_ADD:
-		complete(fl, m, 8); /* 64-bit operands, IBA 9.4.5 */
+		complete(a, fl, m, 8); /* 64-bit operands, IBA 9.4.5 */
 		return;
 	case RS_KIND_ATOMIC_WRITE:
 	case RS_KIND_FLUSH:
-		complete(fl, m, len);
+		complete(a, fl, m, len);
 		return;
 	default:
 		break;
@@ -312,14 +366,14 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 		if (op->pos == RS_POS_ONLY || op->pos == RS_POS_FIRST) {
 			/* A whole message, or the head of one, that was lost before. */
 			if (op->pos == RS_POS_ONLY) {
-				complete(fl, m, len);
+				complete(a, fl, m, len);
 				fl->last_kind[family] = (uint8_t)(m + 1);
 				return;
 			}
 		}
 		if (i < 0) {
 			/* Its message was already given up on: keep the bytes. */
-			fl->msg_bytes[fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND)] += len;
+			rs_msgs_w(fl)->msg_bytes[fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND)] += len;
 			return;
 		}
 		struct rs_openmsg *o = &fl->open[i];
@@ -328,7 +382,7 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 			o->missing--;
 		if (op->pos == RS_POS_LAST)
 			o->kind = (uint8_t)(m + 1);
-		open_finish_if_done(fl, (unsigned)i);
+		open_finish_if_done(a, fl, (unsigned)i);
 		return;
 	}
 
@@ -340,7 +394,7 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 	switch (op->pos) {
 	case RS_POS_FIRST:
 		fl->seen_first = true;
-		i = open_push(fl, psn, family, 0);
+		i = open_push(a, fl, psn, family, 0);
 		fl->open[i].bytes = len;
 		break;
 	case RS_POS_MIDDLE:
@@ -350,23 +404,23 @@ static void reassemble(struct rs_flow *fl, const struct rs_frame *f, const struc
 			i = -1;
 		if (i < 0) {
 			if (!fl->seen_first) {
-				fl->orphan_pkts++; /* the capture began inside this message */
+				rs_rare_w(fl)->orphan_pkts++; /* the capture began inside this message */
 				return;
 			}
 			/* Its First was lost before the capture point. */
-			i = open_push(fl, psn, family, gap);
+			i = open_push(a, fl, psn, family, gap);
 			if (gap && fl->nopen > 1)
 				fl->open[fl->nopen - 2].missing -= gap < fl->open[fl->nopen - 2].missing ? gap : fl->open[fl->nopen - 2].missing;
 		}
 		fl->open[i].bytes += len;
 		if (op->pos == RS_POS_LAST) {
 			fl->open[i].kind = (uint8_t)(m + 1);
-			open_finish_if_done(fl, (unsigned)i);
+			open_finish_if_done(a, fl, (unsigned)i);
 		}
 		break;
 	case RS_POS_ONLY:
 		fl->seen_first = true;
-		complete(fl, m, len);
+		complete(a, fl, m, len);
 		fl->last_kind[family] = (uint8_t)(m + 1);
 		break;
 	default:
@@ -390,6 +444,10 @@ static void note_rkey(struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va
 		if (r->n == RS_MAX_RKEYS) {
 			r->more++;
 			return;
+		}
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 1;
+			r->use = g_renew(struct rs_rkey_use, r->use, r->cap);
 		}
 		u = &r->use[r->n++];
 		*u = (struct rs_rkey_use){ .rkey = rkey, .va_lo = va, .va_hi = va + len, .first = *at };
@@ -479,9 +537,10 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	if (d >= 0) {
 		end_episode(a, fl, s, false);
 		if (d > 0) {
-			s->gaps++;
-			s->missing += (uint32_t)d;
-			lossmap_mark(s, s->next, (uint32_t)d);
+			struct rs_psn_loss *l = rs_loss_w(s);
+			l->gaps++;
+			l->missing += (uint32_t)d;
+			lossmap_mark(l, s->next, (uint32_t)d);
 			rs_anomaly(a, RS_AN_GAP, 0, fl, &at, (uint32_t)d);
 		}
 		s->next = (psn + adv) & RS_PSN_MASK;
@@ -493,7 +552,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 
 	if (fresh) {
 		fl->payload += f->payload_len;
-		reassemble(fl, f, op, d >= 0, d > 0 ? (uint32_t)d : 0);
+		reassemble(a, fl, f, op, d >= 0, d > 0 ? (uint32_t)d : 0);
 		if (f->ext & RS_EXT_RETH) {
 			uint8_t opbit = op->kind == RS_KIND_READ_REQ ? 1 : op->kind == RS_KIND_FLUSH ? 8 : op->kind == RS_KIND_ATOMIC_WRITE ? 4 : 2;
 			note_rkey(fl, f->reth.rkey, opbit, f->reth.va, f->reth.dmalen, &at);
@@ -542,7 +601,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			if (d > 0) {
 				fl->acked_pkts += (uint32_t)d;
 			} else {
-				fl->dup_acks++;
+				rs_rare_w(fl)->dup_acks++;
 				rs_anomaly(a, RS_AN_DUP_ACK, 0, fl, at, 1);
 			}
 		} else if (req && req->req.started) {
@@ -557,18 +616,20 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		if (req && req->lat)
 			ack_older(req->lat, psn, ts, true);
 		break;
-	case RS_AETH_RNR_NAK:
-		fl->rnr_naks++;
-		if (v < fl->rnr_timer_min)
-			fl->rnr_timer_min = v;
-		if (v > fl->rnr_timer_max || fl->rnr_naks == 1)
-			fl->rnr_timer_max = v;
-		fl->tl.naks++;
+	case RS_AETH_RNR_NAK: {
+		struct rs_flow_rare *r = rs_rare_w(fl);
+		r->rnr_naks++;
+		if (v < r->rnr_timer_min)
+			r->rnr_timer_min = v;
+		if (v > r->rnr_timer_max || r->rnr_naks == 1)
+			r->rnr_timer_max = v;
+		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
 		break;
+	}
 	case RS_AETH_NAK:
-		fl->naks[v < 8 ? v : 7]++;
-		fl->tl.naks++;
+		rs_rare_w(fl)->naks[v < 8 ? v : 7]++;
+		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_NAK, v, fl, at, 1);
 		break;
 	default:
@@ -608,9 +669,10 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			/* Inside a multi-packet response PSNs are consecutive; a new
 			 * response may start anywhere ahead. */
 			if (d > 0 && !starts) {
-				s->gaps++;
-				s->missing += (uint32_t)d;
-				lossmap_mark(s, s->next, (uint32_t)d);
+				struct rs_psn_loss *l = rs_loss_w(s);
+				l->gaps++;
+				l->missing += (uint32_t)d;
+				lossmap_mark(l, s->next, (uint32_t)d);
 				rs_anomaly(a, RS_AN_GAP, 1, fl, &at, (uint32_t)d);
 			}
 			s->next = (psn + 1) & RS_PSN_MASK;
@@ -628,7 +690,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 				struct rs_pending *p = pending_find(l, psn, RS_PEND_ATOMIC);
 				ack_older(l, psn, m->ts_ns, false);
 				if (p && l->count && &l->ring[l->head] == p) {
-					rs_lat_add(&l->lat[RS_LAT_ATOMIC], m->ts_ns - p->ts_ns);
+					rs_lat_add(rs_latvec_w(l, RS_LAT_ATOMIC), m->ts_ns - p->ts_ns);
 					pending_pop(l);
 				}
 			} else {
@@ -637,7 +699,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 					struct rs_pending *p = pending_find(l, psn, RS_PEND_READ);
 					if (p && !p->first_seen) {
 						p->first_seen = true;
-						rs_lat_add(&l->lat[RS_LAT_READ_FIRST], m->ts_ns - p->ts_ns);
+						rs_lat_add(rs_latvec_w(l, RS_LAT_READ_FIRST), m->ts_ns - p->ts_ns);
 					}
 				}
 				if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY) {
@@ -648,7 +710,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 						bool last = p->npkts ? ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn
 								     : p->first_seen || op->pos == RS_POS_ONLY;
 						if (p->what == RS_PEND_READ && last) {
-							rs_lat_add(&l->lat[RS_LAT_READ_LAST], m->ts_ns - p->ts_ns);
+							rs_lat_add(rs_latvec_w(l, RS_LAT_READ_LAST), m->ts_ns - p->ts_ns);
 							pending_pop(l);
 						}
 					}
@@ -668,9 +730,9 @@ void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 	 * up here (the gap anomaly reports them); one without its Last does not. */
 	while (fl->nopen) {
 		if (fl->open[0].kind)
-			complete(fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
+			complete(a, fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
 		else
-			fl->incomplete_msgs++;
+			rs_rare_w(fl)->incomplete_msgs++;
 		open_remove(fl, 0);
 	}
 }

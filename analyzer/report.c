@@ -118,7 +118,7 @@ uint64_t rs_flow_msgs_total(const struct rs_flow *fl)
 {
 	uint64_t n = 0;
 	for (int k = 0; k < RS_MSG__COUNT; k++)
-		n += fl->msgs[k];
+		n += rs_msgs(fl)->msgs[k];
 	return n;
 }
 
@@ -126,7 +126,7 @@ uint64_t rs_flow_naks_total(const struct rs_flow *fl)
 {
 	uint64_t n = 0;
 	for (int k = 0; k < 8; k++)
-		n += fl->naks[k];
+		n += rs_rare(fl)->naks[k];
 	return n;
 }
 
@@ -209,7 +209,7 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 			 an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_RETRANS: {
-		const struct rs_psn *s = an->code ? &fl->rsp : &fl->req;
+		const struct rs_psn_loss *s = rs_loss(an->code ? &fl->rsp : &fl->req);
 		snprintf(buf, len, "%s: %" PRIu64 " %s retransmitted in %" PRIu64 " go-back-N episode%s (%" PRIu64
 			 " re-sent after being seen, %" PRIu64 " filling PSNs missing here)",
 			 rs_flow_label(a, fl, who, sizeof who), an->count,
@@ -222,7 +222,7 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 			 rs_flow_label(a, fl, who, sizeof who), an->count, an->code ? "responses" : "requests");
 		break;
 	case RS_AN_GAP: {
-		const struct rs_psn *s = an->code ? &fl->rsp : &fl->req;
+		const struct rs_psn_loss *s = rs_loss(an->code ? &fl->rsp : &fl->req);
 		snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s (lost before this capture point; "
 			 "%" PRIu64 " later seen as retransmissions)",
 			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s", s->gaps,

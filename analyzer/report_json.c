@@ -209,13 +209,14 @@ static void psn_stream(struct rs_json *j, const char *key, const struct rs_psn *
 		rs_json_u64(j, "first_psn", s->first);
 	else
 		rs_json_null(j, "first_psn");
-	rs_json_u64(j, "gaps", s->gaps);
-	rs_json_u64(j, "missing_psns", s->missing);
-	rs_json_u64(j, "retransmitted", s->backward - s->ooo);
-	rs_json_u64(j, "duplicates", s->duplicates);
-	rs_json_u64(j, "gap_fills", s->fills - s->ooo);
-	rs_json_u64(j, "out_of_order", s->ooo);
-	rs_json_u64(j, "go_back_n_episodes", s->episodes);
+	const struct rs_psn_loss *l = rs_loss(s);
+	rs_json_u64(j, "gaps", l->gaps);
+	rs_json_u64(j, "missing_psns", l->missing);
+	rs_json_u64(j, "retransmitted", l->backward - l->ooo);
+	rs_json_u64(j, "duplicates", l->duplicates);
+	rs_json_u64(j, "gap_fills", l->fills - l->ooo);
+	rs_json_u64(j, "out_of_order", l->ooo);
+	rs_json_u64(j, "go_back_n_episodes", l->episodes);
 	rs_json_end_obj(j);
 }
 
@@ -223,7 +224,7 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 {
 	rs_json_obj(j, "latency_ns");
 	for (int k = 0; k < RS_LAT__COUNT; k++) {
-		struct rs_latvec *l = fl->lat ? &fl->lat->lat[k] : NULL;
+		struct rs_latvec *l = fl->lat ? fl->lat->lat[k] : NULL;
 		if (!l || !l->n) {
 			rs_json_null(j, rs_lat_key((enum rs_lat_kind)k));
 			continue;
@@ -272,7 +273,7 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_u64(j, "wire_bytes", fl->wire_bytes);
 		rs_json_u64(j, "payload_bytes", fl->payload);
 		rs_json_u64(j, "payload_bytes_on_wire", fl->payload_all);
-		rs_json_u64(j, "retransmitted_bytes", fl->retrans_payload);
+		rs_json_u64(j, "retransmitted_bytes", rs_rare(fl)->retrans_payload);
 		rs_json_obj(j, "throughput_Bps");
 		rs_json_dbl(j, "average", rs_flow_avg_Bps(a, fl));
 		rs_json_dbl(j, "peak", rs_flow_peak_Bps(fl, a->opts.interval_ns));
@@ -286,51 +287,51 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_end_obj(j);
 		rs_json_obj(j, "messages");
 		for (int k = 0; k < RS_MSG__COUNT; k++)
-			rs_json_u64(j, rs_msg_key((enum rs_msg)k), fl->msgs[k]);
+			rs_json_u64(j, rs_msg_key((enum rs_msg)k), rs_msgs(fl)->msgs[k]);
 		rs_json_end_obj(j);
 		rs_json_obj(j, "message_bytes");
 		for (int k = 0; k < RS_MSG__COUNT; k++)
 			rs_json_u64(j, rs_msg_key((enum rs_msg)k),
-				    k == RS_MSG_READ ? rs_flow_read_bytes(fl) : fl->msg_bytes[k]);
+				    k == RS_MSG_READ ? rs_flow_read_bytes(fl) : rs_msgs(fl)->msg_bytes[k]);
 		rs_json_end_obj(j);
 		rs_json_obj(j, "message_sizes");
 		uint64_t nmsg = 0;
 		for (int b = 0; b < RS_SIZE_BUCKETS; b++)
-			nmsg += fl->size_hist[b];
+			nmsg += rs_msgs(fl)->size_hist[b];
 		if (nmsg) {
-			rs_json_u64(j, "min", fl->msg_min);
-			rs_json_u64(j, "max", fl->msg_max);
+			rs_json_u64(j, "min", rs_msgs(fl)->msg_min);
+			rs_json_u64(j, "max", rs_msgs(fl)->msg_max);
 		} else {
 			rs_json_null(j, "min");
 			rs_json_null(j, "max");
 		}
 		rs_json_obj(j, "histogram");
 		for (int b = 0; b < RS_SIZE_BUCKETS; b++) {
-			if (!fl->size_hist[b])
+			if (!rs_msgs(fl)->size_hist[b])
 				continue;
 			char k[32];
 			if (b == 0)
 				snprintf(k, sizeof k, "0");
 			else
 				snprintf(k, sizeof k, "%" PRIu64 "-%" PRIu64, (uint64_t)1 << (b - 1), ((uint64_t)1 << b) - 1);
-			rs_json_u64(j, k, fl->size_hist[b]);
+			rs_json_u64(j, k, rs_msgs(fl)->size_hist[b]);
 		}
 		rs_json_end_obj(j);
 		rs_json_end_obj(j);
-		rs_json_u64(j, "incomplete_messages", fl->incomplete_msgs);
-		rs_json_u64(j, "orphan_packets", fl->orphan_pkts);
+		rs_json_u64(j, "incomplete_messages", rs_rare(fl)->incomplete_msgs);
+		rs_json_u64(j, "orphan_packets", rs_rare(fl)->orphan_pkts);
 		psn_stream(j, "request_psn", &fl->req);
 		psn_stream(j, "response_psn", &fl->rsp);
 		rs_json_u64(j, "retransmitted_packets", rs_flow_retransmitted(fl));
 		rs_json_obj(j, "naks");
 		for (uint8_t c = 0; c <= RS_NAK_INVALID_RD_REQUEST; c++)
-			rs_json_u64(j, rs_nak_code_key(c), fl->naks[c]);
+			rs_json_u64(j, rs_nak_code_key(c), rs_rare(fl)->naks[c]);
 		rs_json_end_obj(j);
-		rs_json_u64(j, "rnr_naks", fl->rnr_naks);
-		if (fl->rnr_naks) {
+		rs_json_u64(j, "rnr_naks", rs_rare(fl)->rnr_naks);
+		if (rs_rare(fl)->rnr_naks) {
 			rs_json_obj(j, "rnr_timer_us");
-			rs_json_u64(j, "min", rs_rnr_timer_us(fl->rnr_timer_min));
-			rs_json_u64(j, "max", rs_rnr_timer_us(fl->rnr_timer_max));
+			rs_json_u64(j, "min", rs_rnr_timer_us(rs_rare(fl)->rnr_timer_min));
+			rs_json_u64(j, "max", rs_rnr_timer_us(rs_rare(fl)->rnr_timer_max));
 			rs_json_end_obj(j);
 		}
 		rs_json_u64(j, "acks", fl->acks);
@@ -338,23 +339,23 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 			rs_json_dbl(j, "packets_per_ack", (double)fl->acked_pkts / fl->acks);
 		else
 			rs_json_null(j, "packets_per_ack");
-		rs_json_u64(j, "duplicate_acks", fl->dup_acks);
+		rs_json_u64(j, "duplicate_acks", rs_rare(fl)->dup_acks);
 		latency(j, fl);
-		rs_json_u64(j, "ecn_ce", fl->ecn_ce);
-		rs_json_u64(j, "fecn", fl->fecn);
-		rs_json_u64(j, "becn", fl->becn);
-		rs_json_u64(j, "cnps", fl->cnps);
-		rs_json_u64(j, "icrc_bad", fl->icrc_bad);
-		rs_json_u64(j, "icrc_unchecked", fl->icrc_unchecked);
-		rs_json_u64(j, "undecodable", fl->undecodable);
+		rs_json_u64(j, "ecn_ce", rs_rare(fl)->ecn_ce);
+		rs_json_u64(j, "fecn", rs_rare(fl)->fecn);
+		rs_json_u64(j, "becn", rs_rare(fl)->becn);
+		rs_json_u64(j, "cnps", rs_rare(fl)->cnps);
+		rs_json_u64(j, "icrc_bad", rs_rare(fl)->icrc_bad);
+		rs_json_u64(j, "icrc_unchecked", rs_rare(fl)->icrc_unchecked);
+		rs_json_u64(j, "undecodable", rs_rare(fl)->undecodable);
 		if (fl->pmtu)
 			rs_json_u64(j, "path_mtu", fl->pmtu);
 		if (fl->transport == RS_TR_UD) {
 			rs_json_obj(j, "ud");
-			rs_json_u64(j, "src_qp", fl->deth_srcqp);
-			rs_json_u64(j, "q_key", fl->deth_qkey);
-			rs_json_bool(j, "several_src_qps", fl->many_srcqp);
-			rs_json_bool(j, "several_q_keys", fl->many_qkey);
+			rs_json_u64(j, "src_qp", rs_rare(fl)->deth_srcqp);
+			rs_json_u64(j, "q_key", rs_rare(fl)->deth_qkey);
+			rs_json_bool(j, "several_src_qps", rs_rare(fl)->many_srcqp);
+			rs_json_bool(j, "several_q_keys", rs_rare(fl)->many_qkey);
 			rs_json_end_obj(j);
 		}
 		rs_json_obj(j, "immediates");

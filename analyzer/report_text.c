@@ -229,8 +229,8 @@ static void msgs_text(const struct rs_flow *fl, char *buf, size_t len)
 	size_t o = 0;
 	buf[0] = '\0';
 	for (int k = 0; k < RS_MSG__COUNT && o + 20 < len; k++)
-		if (fl->msgs[k])
-			o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", fl->msgs[k],
+		if (rs_msgs(fl)->msgs[k])
+			o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", rs_msgs(fl)->msgs[k],
 					      rs_msg_key((enum rs_msg)k));
 	if (!o)
 		snprintf(buf, len, "-");
@@ -256,7 +256,7 @@ static void qp_section(FILE *out, const struct rs_view *v)
 		msgs_text(fl, msgs, sizeof msgs);
 		uint64_t retx = rs_flow_retransmitted(fl);
 		uint64_t nak = rs_flow_naks_total(fl);
-		bool alarm = retx || nak || fl->rnr_naks || fl->icrc_bad;
+		bool alarm = retx || nak || rs_rare(fl)->rnr_naks || rs_rare(fl)->icrc_bad;
 		fputs("  ", out);
 		cell(out, lbl, 42, false);
 		fprintf(out, " %-4s %-8s %7" PRIu64 " %10s  ", fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl),
@@ -265,7 +265,7 @@ static void qp_section(FILE *out, const struct rs_view *v)
 		fprintf(out, " %11s %11s %s%5" PRIu64 " %4" PRIu64 " %4" PRIu64 "%s %4" PRIu64 " %4" PRIu64 " %5" PRIu64 "\n",
 			rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1),
 			rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), alarm ? RED(v->o) : "",
-			retx, nak, fl->rnr_naks, OFF(v->o), fl->ecn_ce, fl->cnps, fl->icrc_bad);
+			retx, nak, rs_rare(fl)->rnr_naks, OFF(v->o), rs_rare(fl)->ecn_ce, rs_rare(fl)->cnps, rs_rare(fl)->icrc_bad);
 	}
 	if (a->evicted)
 		fprintf(out, "  (%" PRIu64 " evicted half-flows: %" PRIu64 " packets, %" PRIu64 " payload bytes)\n", a->evicted,
@@ -281,7 +281,7 @@ static void latency_section(FILE *out, const struct rs_view *v)
 			continue;
 		bool any = false;
 		for (int k = 0; k < RS_LAT__COUNT; k++)
-			any |= fl->lat->lat[k].n > 0;
+			any |= fl->lat->lat[k] && fl->lat->lat[k]->n > 0;
 		if (!any)
 			continue;
 		if (!header) {
@@ -292,8 +292,8 @@ static void latency_section(FILE *out, const struct rs_view *v)
 		char lbl[200];
 		fprintf(out, "  %s\n", rs_flow_label(v->a, fl, lbl, sizeof lbl));
 		for (int k = 0; k < RS_LAT__COUNT; k++) {
-			struct rs_latvec *l = &fl->lat->lat[k];
-			if (!l->n)
+			struct rs_latvec *l = fl->lat->lat[k];
+			if (!l || !l->n)
 				continue;
 			char t[4][24];
 			fputs("    ", out);

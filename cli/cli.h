@@ -90,6 +90,9 @@ struct rs_sink {
 	void (*tick)(void *ctx, uint64_t now_ns);
 	/* Live only, may be NULL: the capture's counts, once, just before end_file. */
 	void (*capture_stats)(void *ctx, const struct rs_capture_stats *st);
+	/* Optional: called for each frame a few frames before frame() gets it
+	 * (see run.c); a sink that sets it gets pkt->data == NULL in frame(). */
+	void (*prefetch)(void *ctx, const struct rs_frame *f);
 	/* Reading the current file stopped early; `message` names file and frame. */
 	void (*file_error)(void *ctx, const char *message);
 };

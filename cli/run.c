@@ -5,6 +5,7 @@
  * and the remaining files are still read. SIGINT/SIGTERM stop the loop
  * cleanly so the reports of what was read still get written.
  */
+#include <glib.h>
 #include <signal.h>
 #include <stdio.h>
 
@@ -38,6 +39,43 @@ static bool in_window(const struct rs_cli_opts *o, uint64_t ts, uint64_t t0)
 	return true;
 }
 
+/*
+ * Sinks with a `prefetch` hook get their frames RS_LOOKAHEAD frames late:
+ * each frame is dissected into a small ring, announced to prefetch(), and
+ * handed to frame() once RS_LOOKAHEAD newer ones are behind it (or the file
+ * ends). The analyzer uses the time in between to bring the frame's flow
+ * state into the caches (8 frames: enough for its three prefetch stages,
+ * see analyzer.c). Such sinks get pkt->data == NULL: the packet bytes are
+ * gone by then (everything is in the struct rs_frame).
+ */
+#define RS_LOOKAHEAD 8
+
+struct ahead {
+	struct rs_packet pkt;
+	struct rs_frame f;
+};
+
+struct ring {
+	struct ahead *q;
+	unsigned depth, head, n;
+};
+
+/* Hand the oldest frame in the ring to the sink. False: stop reading (the
+ * sink said so, or -c was reached); the frames left in the ring are dropped. */
+static bool deliver(const struct rs_cli_opts *o, const struct rs_sink *sink, struct ring *r, int *rc, int64_t *seen)
+{
+	struct ahead *x = &r->q[r->head];
+	r->head = (r->head + 1) % r->depth;
+	r->n--;
+	if (x->f.outcome != RS_OK && x->f.outcome != RS_NOT_ROCE && *rc == RS_EXIT_OK)
+		*rc = RS_EXIT_ANOMALIES;
+	if (!sink->frame(sink->ctx, &x->pkt, &x->f) || (o->count && ++*seen >= o->count)) {
+		r->n = 0;
+		return false;
+	}
+	return true;
+}
+
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 {
 	char err[RS_ERRBUF_SIZE];
@@ -46,6 +84,8 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	bool stop = false;
 	bool have_t0 = false;
 	uint64_t t0 = 0;
+	struct ring r = { .depth = sink->prefetch ? RS_LOOKAHEAD : 1 };
+	r.q = g_new(struct ahead, r.depth);
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
@@ -66,7 +106,6 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		if (sink->begin_file)
 			sink->begin_file(sink->ctx, *path, dlt);
 		struct rs_packet pkt;
-		struct rs_frame f;
 		enum rs_next n;
 		while ((n = rs_source_next(src, &pkt, err)) == RS_NEXT_FRAME) {
 			if (stop_requested) {
@@ -78,9 +117,14 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 					break;
 				continue;
 			}
-			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &f);
+			if (r.n == r.depth && !deliver(o, sink, &r, &rc, &seen)) {
+				stop = true;
+				break;
+			}
+			struct ahead *x = &r.q[(r.head + r.n) % r.depth];
+			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &x->f);
 			if (o->have_since || o->have_until) {
-				uint64_t ts = rs_frame_time_ns(&f, pkt.ts_ns);
+				uint64_t ts = rs_frame_time_ns(&x->f, pkt.ts_ns);
 				if (!have_t0) {
 					t0 = ts;
 					have_t0 = true;
@@ -88,17 +132,19 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				if (!in_window(o, ts, t0))
 					continue;
 			}
-			if (f.outcome != RS_OK && f.outcome != RS_NOT_ROCE && rc == RS_EXIT_OK)
-				rc = RS_EXIT_ANOMALIES;
-			if (!sink->frame(sink->ctx, &pkt, &f)) {
-				stop = true;
-				break;
-			}
-			if (o->count && ++seen >= o->count) {
+			x->pkt = pkt;
+			r.n++;
+			if (sink->prefetch) {
+				x->pkt.data = NULL;
+				sink->prefetch(sink->ctx, &x->f);
+			} else if (!deliver(o, sink, &r, &rc, &seen)) { /* at once, while pkt.data is valid */
 				stop = true;
 				break;
 			}
 		}
+		while (r.n) /* the frames still in the ring were read: they count */
+			if (!deliver(o, sink, &r, &rc, &seen))
+				stop = true;
 		if (n == RS_NEXT_ERROR) {
 			fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", err);
 			if (sink->file_error)
@@ -109,6 +155,7 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			sink->end_file(sink->ctx, *path);
 		rs_source_close(src);
 	}
+	g_free(r.q);
 	if (stop_requested)
 		fprintf(stderr, "rocestat: interrupted; reporting what was read\n");
 	return rc;

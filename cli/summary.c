@@ -7,7 +7,18 @@
  * The same sink serves live captures: its tick hook refreshes the live view
  * and the final report is the one `rocestat FILE` would print for the frames
  * that were captured.
+ *
+ * -j N with several files: each file is analysed by its own analyzer in a
+ * pool of N threads, and the results are merged in file order
+ * (rs_analyzer_merge; what it cannot know exactly is listed in
+ * analyzer/merge.c). Every analyzer counts its intervals from the same t0,
+ * the time of the first frame of the first file, read up front, so the
+ * timelines, peak rates and plots line up; file 1's analyzer streams its
+ * timeline rows into the --timeline file, the others into temporary files
+ * appended in order at the end. -c and --since/--until span files, so with
+ * them the files are read one after the other as without -j.
  */
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +28,7 @@
 
 struct rs_summary {
 	const struct rs_cli_opts *o;
+	struct rs_analyzer_opts ao;
 	struct rs_analyzer *a;
 	struct rs_outfile timeline;
 	struct rs_liveview *live;
@@ -44,6 +56,12 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return true;
 }
 
+static void prefetch(void *ctx, const struct rs_frame *f)
+{
+	struct rs_summary *s = ctx;
+	rs_analyzer_prefetch(s->a, f);
+}
+
 static void file_error(void *ctx, const char *message)
 {
 	struct rs_summary *s = ctx;
@@ -63,6 +81,13 @@ static void capture_stats(void *ctx, const struct rs_capture_stats *st)
 	struct rs_summary *s = ctx;
 	s->stats = *st;
 	s->have_stats = true;
+}
+
+/* -j: several files, and nothing that spans files (-c, a time window). */
+static bool parallel_run(const struct rs_cli_opts *o)
+{
+	return o->jobs > 1 && !o->iface && o->files && o->files[0] && o->files[1] && !o->count && !o->have_since &&
+	       !o->have_until;
 }
 
 struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
@@ -85,7 +110,11 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		.qp_filter = o->qp,
 		.resolve_names = !o->no_resolve,
 	};
-	s->a = rs_analyzer_new(&ao);
+	s->ao = ao;
+	/* With -j the analyzers are made per file (rs_run_summary); one made
+	 * here would, among other things, write a second timeline header. */
+	if (!parallel_run(o))
+		s->a = rs_analyzer_new(&ao);
 	return s;
 }
 
@@ -97,7 +126,7 @@ bool rs_summary_failed(const struct rs_summary *s)
 struct rs_sink rs_summary_sink(struct rs_summary *s)
 {
 	return (struct rs_sink){ .ctx = s, .begin_file = begin_file, .frame = frame, .file_error = file_error,
-				 .tick = tick, .capture_stats = capture_stats };
+				 .tick = tick, .capture_stats = capture_stats, .prefetch = prefetch };
 }
 
 static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyzer *, const struct rs_report_opts *),
@@ -160,12 +189,152 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	return rc;
 }
 
+/* ---- -j: files in parallel ------------------------------------------------- */
+
+struct job {
+	const struct rs_cli_opts *o;
+	char *files[2];            /* this job's file, NULL */
+	struct rs_analyzer_opts ao;
+	struct rs_analyzer *a;
+	int rc;
+	bool done;
+};
+
+struct pool_state {
+	GMutex lock;
+	GCond cond;
+};
+
+static void run_job(gpointer data, gpointer user)
+{
+	struct job *j = data;
+	struct pool_state *ps = user;
+	struct rs_cli_opts oo = *j->o;
+	oo.files = j->files;
+	struct rs_summary s = { .o = &oo, .a = rs_analyzer_new(&j->ao) };
+	struct rs_sink sink = { .ctx = &s, .begin_file = begin_file, .frame = frame, .prefetch = prefetch,
+				.file_error = file_error };
+	int rc = rs_run_files(&oo, &sink);
+	rs_analyzer_finish(s.a);
+	g_mutex_lock(&ps->lock);
+	j->a = s.a;
+	j->rc = rc;
+	j->done = true;
+	g_cond_broadcast(&ps->cond);
+	g_mutex_unlock(&ps->lock);
+}
+
+/* The time of the first frame a sequential run would analyse (the filter
+ * and --frames apply; files that cannot be read are reported by the run). */
+static bool common_t0(const struct rs_cli_opts *o, uint64_t *t0_out)
+{
+	char err[RS_ERRBUF_SIZE];
+	struct rs_frame *f = g_new(struct rs_frame, 1);
+	uint64_t t0 = 0;
+	bool found = false;
+	for (char **path = o->files; *path && !found; path++) {
+		struct rs_source *src = rs_source_open_file(*path, o->filter, err, NULL);
+		if (!src)
+			continue;
+		struct rs_packet pkt;
+		while (rs_source_next(src, &pkt, err) == RS_NEXT_FRAME) {
+			if (o->first_frame && pkt.frame_no < o->first_frame)
+				continue;
+			if (o->last_frame && pkt.frame_no > o->last_frame)
+				break;
+			rs_dissect(&o->dissect, rs_source_datalink(src), pkt.data, pkt.caplen, pkt.wirelen, f);
+			t0 = rs_frame_time_ns(f, pkt.ts_ns);
+			found = true;
+			break;
+		}
+		rs_source_close(src);
+	}
+	g_free(f);
+	*t0_out = t0;
+	return found;
+}
+
+/* Append a worker's timeline rows (without its header line) to `out`. */
+static void append_timeline(FILE *out, FILE *part)
+{
+	char buf[65536];
+	size_t n;
+	bool header = true;
+	rewind(part);
+	while (header) {
+		int c = fgetc(part);
+		if (c == EOF || c == '\n')
+			header = false;
+	}
+	while ((n = fread(buf, 1, sizeof buf, part)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(part);
+}
+
+static struct rs_analyzer *run_parallel(const struct rs_cli_opts *o, struct rs_analyzer_opts ao, int *rc)
+{
+	size_t nfiles = 0;
+	while (o->files[nfiles])
+		nfiles++;
+	ao.t0_given = common_t0(o, &ao.t0_ns);
+	FILE *timeline = ao.timeline;
+	struct job *jobs = g_new0(struct job, nfiles);
+	struct pool_state ps;
+	g_mutex_init(&ps.lock);
+	g_cond_init(&ps.cond);
+	GThreadPool *pool = g_thread_pool_new(run_job, &ps, o->jobs, TRUE, NULL);
+	for (size_t i = 0; i < nfiles; i++) {
+		jobs[i].o = o;
+		jobs[i].files[0] = o->files[i];
+		jobs[i].ao = ao;
+		if (timeline && i > 0) {
+			jobs[i].ao.timeline = tmpfile();
+			if (!jobs[i].ao.timeline) {
+				perror("rocestat: a temporary file for the timeline");
+				exit(RS_EXIT_INPUT);
+			}
+		}
+		g_thread_pool_push(pool, &jobs[i], NULL);
+	}
+	/* Merge in file order as the files finish; each result is freed once merged. */
+	struct rs_analyzer *dst = NULL;
+	*rc = RS_EXIT_OK;
+	for (size_t i = 0; i < nfiles; i++) {
+		g_mutex_lock(&ps.lock);
+		while (!jobs[i].done)
+			g_cond_wait(&ps.cond, &ps.lock);
+		g_mutex_unlock(&ps.lock);
+		if (jobs[i].rc > *rc)
+			*rc = jobs[i].rc; /* RS_EXIT_INPUT > RS_EXIT_ANOMALIES > RS_EXIT_OK */
+		if (!dst) {
+			dst = jobs[i].a;
+		} else {
+			rs_analyzer_merge(dst, jobs[i].a);
+			rs_analyzer_free(jobs[i].a);
+		}
+		if (timeline && i > 0)
+			append_timeline(timeline, jobs[i].ao.timeline);
+	}
+	g_thread_pool_free(pool, FALSE, TRUE);
+	g_mutex_clear(&ps.lock);
+	g_cond_clear(&ps.cond);
+	g_free(jobs);
+	return dst;
+}
+
 int rs_run_summary(const struct rs_cli_opts *o)
 {
 	struct rs_summary *s = rs_summary_new(o);
 	if (!s)
 		return RS_EXIT_INPUT;
-	struct rs_sink sink = rs_summary_sink(s);
-	int rc = rs_summary_failed(s) ? RS_EXIT_INPUT : rs_run_files(o, &sink);
+	if (rs_summary_failed(s))
+		return rs_summary_finish(s, RS_EXIT_INPUT);
+	int rc;
+	if (parallel_run(o)) {
+		s->a = run_parallel(o, s->ao, &rc);
+	} else {
+		struct rs_sink sink = rs_summary_sink(s);
+		rc = rs_run_files(o, &sink);
+	}
 	return rs_summary_finish(s, rc);
 }

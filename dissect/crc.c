@@ -10,12 +10,14 @@
  * polynomial 0x100B, reflected, initial value and final XOR 0xFFFF, over the
  * LRH through the ICRC, also least significant byte first.
  *
- * The table-driven CRC-32 processes eight bytes per step (slicing-by-8).
+ * The table-driven CRC-32 processes eight bytes per step (slicing-by-8). It
+ * is the portable fallback and the reference of the carry-less-multiply
+ * versions in crc_fold.c, where rs_crc32_update() picks one at run time.
  */
 #include "dissect/crc_tables.h"
 #include "dissect/internal.h"
 
-uint32_t rs_crc32_update(uint32_t crc, const uint8_t *p, size_t n)
+uint32_t rs_crc32_update_table(uint32_t crc, const uint8_t *p, size_t n)
 {
 	while (n >= 8) {
 		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);

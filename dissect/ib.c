@@ -62,12 +62,20 @@ static const struct {
 	{ RS_EXT_CNP, 16, RS_L_CNP, "CNP reserved bytes cut by the capture length (%llu bytes captured)" },
 };
 
+/* ext_hdrs[i].bit is 1 << i: walk the set bits only (0 to 3 of them), so
+ * the loop's branches follow the opcode instead of eleven guesses. */
+#define EXT_HDR_BITS ((1u << (sizeof ext_hdrs / sizeof ext_hdrs[0])) - 1)
+_Static_assert(RS_EXT_RDETH == 1u << 0 && RS_EXT_DETH == 1u << 1 && RS_EXT_XRCETH == 1u << 2 &&
+		       RS_EXT_FETH == 1u << 3 && RS_EXT_RETH == 1u << 4 && RS_EXT_ATOMICETH == 1u << 5 &&
+		       RS_EXT_AETH == 1u << 6 && RS_EXT_ATOMICACKETH == 1u << 7 && RS_EXT_IMMDT == 1u << 8 &&
+		       RS_EXT_IETH == 1u << 9 && RS_EXT_CNP == 1u << 10,
+	       "ext_hdrs[] is indexed by the bit number of its RS_EXT_ flag");
+
 static uint32_t ext_len(uint16_t ext)
 {
 	uint32_t n = 0;
-	for (size_t i = 0; i < sizeof ext_hdrs / sizeof ext_hdrs[0]; i++)
-		if (ext & ext_hdrs[i].bit)
-			n += ext_hdrs[i].len;
+	for (unsigned m = ext & EXT_HDR_BITS; m; m &= m - 1)
+		n += ext_hdrs[__builtin_ctz(m)].len;
 	return n;
 }
 
@@ -80,54 +88,63 @@ static void mask_grh(uint8_t *h)
 	h[7] = 0xFF;
 }
 
+/* The ICRC covers the packet from the network header on, with the variant
+ * fields masked to ones. The masked headers are gathered into one small
+ * buffer, then the rest (extension headers, payload, pad) is taken in
+ * place, in one rs_crc32_update2() call: the carry-less-multiply CRC folds
+ * from one into the other (crc_fold.c). */
 static uint32_t icrc_compute(const struct rs_dctx *d, uint32_t bth_off, uint32_t icrc_off)
 {
-	static const uint8_t ones[8] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
 	const uint8_t *p = d->pkt;
-	uint8_t tmp[64];
+	uint8_t tmp[8 + 60 + 8 + BTH_LEN]; /* ones, IPv4 with options (or GRH), UDP, BTH */
+	uint32_t k = 0;
 	uint32_t crc = 0xFFFFFFFFu;
 
 	switch (d->carrier) {
 	case RS_CARRIER_IPV4: /* LRH replaced by ones; TOS, TTL, checksum masked */
-		crc = rs_crc32_update(crc, ones, 8);
-		memcpy(tmp, p + d->net_off, d->net_hdr_len);
-		tmp[1] = 0xFF;
-		tmp[8] = 0xFF;
-		tmp[10] = tmp[11] = 0xFF;
-		crc = rs_crc32_update(crc, tmp, d->net_hdr_len);
+		memset(tmp, 0xFF, 8);
+		memcpy(tmp + 8, p + d->net_off, d->net_hdr_len);
+		tmp[8 + 1] = 0xFF;
+		tmp[8 + 8] = 0xFF;
+		tmp[8 + 10] = tmp[8 + 11] = 0xFF;
+		k = 8 + d->net_hdr_len;
 		break;
 	case RS_CARRIER_IPV6:
-		crc = rs_crc32_update(crc, ones, 8);
-		memcpy(tmp, p + d->net_off, GRH_LEN);
-		mask_grh(tmp);
-		crc = rs_crc32_update(crc, tmp, GRH_LEN);
-		/* extension headers, if any, are invariant */
-		crc = rs_crc32_update(crc, p + d->net_off + GRH_LEN, d->udp_off - d->net_off - GRH_LEN);
+		memset(tmp, 0xFF, 8);
+		memcpy(tmp + 8, p + d->net_off, GRH_LEN);
+		mask_grh(tmp + 8);
+		k = 8 + GRH_LEN;
+		if (d->udp_off != d->net_off + GRH_LEN) {
+			/* extension headers, if any, are invariant */
+			crc = rs_crc32_update(crc, tmp, k);
+			crc = rs_crc32_update(crc, p + d->net_off + GRH_LEN, d->udp_off - d->net_off - GRH_LEN);
+			k = 0;
+		}
 		break;
 	case RS_CARRIER_GRH:
 	case RS_CARRIER_LRH_GRH: /* a routed packet's LRH changes hop by hop */
-		crc = rs_crc32_update(crc, ones, 8);
-		memcpy(tmp, p + d->grh_off, GRH_LEN);
-		mask_grh(tmp);
-		crc = rs_crc32_update(crc, tmp, GRH_LEN);
+		memset(tmp, 0xFF, 8);
+		memcpy(tmp + 8, p + d->grh_off, GRH_LEN);
+		mask_grh(tmp + 8);
+		k = 8 + GRH_LEN;
 		break;
 	case RS_CARRIER_LRH: /* only the virtual lane may change */
 		memcpy(tmp, p + d->net_off, LRH_LEN);
 		tmp[0] |= 0xF0;
-		crc = rs_crc32_update(crc, tmp, LRH_LEN);
+		k = LRH_LEN;
 		break;
 	case RS_CARRIER_NONE:
 		break;
 	}
 	if (d->carrier == RS_CARRIER_IPV4 || d->carrier == RS_CARRIER_IPV6) {
-		memcpy(tmp, p + d->udp_off, 8);
-		tmp[6] = tmp[7] = 0xFF; /* UDP checksum */
-		crc = rs_crc32_update(crc, tmp, 8);
+		memcpy(tmp + k, p + d->udp_off, 8);
+		tmp[k + 6] = tmp[k + 7] = 0xFF; /* UDP checksum */
+		k += 8;
 	}
-	memcpy(tmp, p + bth_off, BTH_LEN);
-	tmp[4] = 0xFF; /* FECN, BECN and Resv6 */
-	crc = rs_crc32_update(crc, tmp, BTH_LEN);
-	crc = rs_crc32_update(crc, p + bth_off + BTH_LEN, icrc_off - bth_off - BTH_LEN);
+	memcpy(tmp + k, p + bth_off, BTH_LEN);
+	tmp[k + 4] = 0xFF; /* FECN, BECN and Resv6 */
+	k += BTH_LEN;
+	crc = rs_crc32_update2(crc, tmp, k, p + bth_off + BTH_LEN, icrc_off - bth_off - BTH_LEN);
 	return ~crc;
 }
 
@@ -291,9 +308,8 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	if ((uint64_t)BTH_LEN + hlen + ICRC_LEN > tlen)
 		return rs_fail(f, RS_MALFORMED, bth_off, "the opcode's headers and ICRC need %llu bytes, the packet has %llu",
 			       BTH_LEN + hlen + ICRC_LEN, tlen);
-	for (size_t i = 0; i < sizeof ext_hdrs / sizeof ext_hdrs[0]; i++) {
-		if (!(op->ext & ext_hdrs[i].bit))
-			continue;
+	for (unsigned m = op->ext & EXT_HDR_BITS; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctz(m);
 		uint32_t at = c.off;
 		decode_ext(&c, ext_hdrs[i].bit, f);
 		if (c.overrun)

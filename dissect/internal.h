@@ -80,8 +80,22 @@ enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_en
 enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32_t end);
 
 /* CRC-32 (IEEE 802.3, reflected 0xEDB88320) without the pre/post inversion:
- * start from 0xFFFFFFFF and invert the result. */
+ * start from 0xFFFFFFFF and invert the result. rs_crc32_update() uses the
+ * fastest implementation this CPU has (crc_fold.c); the others are exposed
+ * for the tests and benchmarks. The x86 ones exist on x86-64 only: check
+ * rs_crc32_has_impl("pclmul" / "vpclmul") before calling them. */
 uint32_t rs_crc32_update(uint32_t crc, const uint8_t *p, size_t n);
+uint32_t rs_crc32_update_table(uint32_t crc, const uint8_t *p, size_t n);
+/* The same as rs_crc32_update(rs_crc32_update(crc, a, na), b, nb). */
+uint32_t rs_crc32_update2(uint32_t crc, const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+uint32_t rs_crc32_update_pclmul(uint32_t crc, const uint8_t *p, size_t n);
+uint32_t rs_crc32_update_vpclmul(uint32_t crc, const uint8_t *p, size_t n);
+uint32_t rs_crc32_update2_pclmul(uint32_t crc, const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
+uint32_t rs_crc32_update2_vpclmul(uint32_t crc, const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
+#endif
+const char *rs_crc32_impl_name(void);  /* "table", "pclmul" or "vpclmul" */
+bool rs_crc32_has_impl(const char *name);
 /* VCRC: CRC-16, polynomial 0x100B reflected (0xD008), init and xorout 0xFFFF. */
 uint16_t rs_vcrc16(const uint8_t *p, size_t n);
 

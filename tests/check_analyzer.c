@@ -109,11 +109,11 @@ START_TEST(psn_wraps_inside_a_message)
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
 	ck_assert_ptr_nonnull(fl);
-	ck_assert_uint_eq(fl->msgs[RS_MSG_WRITE], 1);
-	ck_assert_uint_eq(fl->msg_bytes[RS_MSG_WRITE], 2560);
-	ck_assert_uint_eq(fl->req.gaps, 0);
+	ck_assert_uint_eq(rs_msgs(fl)->msgs[RS_MSG_WRITE], 1);
+	ck_assert_uint_eq(rs_msgs(fl)->msg_bytes[RS_MSG_WRITE], 2560);
+	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 0);
 	ck_assert_uint_eq(rs_flow_retransmitted(fl), 0);
-	ck_assert_uint_eq(fl->incomplete_msgs, 0);
+	ck_assert_uint_eq(rs_rare(fl)->incomplete_msgs, 0);
 }
 END_TEST
 
@@ -134,21 +134,21 @@ START_TEST(go_back_n_after_loss)
 	rs_analyzer_finish(an);
 
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
-	ck_assert_uint_eq(fl->req.gaps, 1);
-	ck_assert_uint_eq(fl->req.missing, 1);
-	ck_assert_uint_eq(fl->req.backward, 3);      /* 105, 106, 107 sent again */
-	ck_assert_uint_eq(fl->req.fills, 1);         /* 105 first seen then */
-	ck_assert_uint_eq(fl->req.duplicates, 2);    /* 106, 107 seen twice */
-	ck_assert_uint_eq(fl->req.episodes, 1);
-	ck_assert_uint_eq(fl->req.ooo, 0);
+	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->missing, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->backward, 3);      /* 105, 106, 107 sent again */
+	ck_assert_uint_eq(rs_loss(&fl->req)->fills, 1);         /* 105 first seen then */
+	ck_assert_uint_eq(rs_loss(&fl->req)->duplicates, 2);    /* 106, 107 seen twice */
+	ck_assert_uint_eq(rs_loss(&fl->req)->episodes, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->ooo, 0);
 	ck_assert_uint_eq(rs_flow_retransmitted(fl), 3);
 	/* Each PSN's payload counted once: 8 x 1024 + 100. */
 	ck_assert_uint_eq(fl->payload, 8 * 1024 + 100);
-	ck_assert_uint_eq(fl->msgs[RS_MSG_WRITE], 3);
-	ck_assert_uint_eq(fl->msg_bytes[RS_MSG_WRITE], 8 * 1024 + 100);
-	ck_assert_uint_eq(fl->incomplete_msgs, 0);
+	ck_assert_uint_eq(rs_msgs(fl)->msgs[RS_MSG_WRITE], 3);
+	ck_assert_uint_eq(rs_msgs(fl)->msg_bytes[RS_MSG_WRITE], 8 * 1024 + 100);
+	ck_assert_uint_eq(rs_rare(fl)->incomplete_msgs, 0);
 	struct rs_flow *resp = flow(A_HOST, B_HOST, 0x11);
-	ck_assert_uint_eq(resp->naks[RS_NAK_PSN_SEQ_ERR], 1);
+	ck_assert_uint_eq(rs_rare(resp)->naks[RS_NAK_PSN_SEQ_ERR], 1);
 }
 END_TEST
 
@@ -159,11 +159,11 @@ START_TEST(single_late_packet_is_out_of_order)
 		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
-	ck_assert_uint_eq(fl->req.gaps, 1);
-	ck_assert_uint_eq(fl->req.ooo, 1);
-	ck_assert_uint_eq(fl->req.episodes, 0);
+	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->ooo, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->episodes, 0);
 	ck_assert_uint_eq(rs_flow_retransmitted(fl), 0);
-	ck_assert_uint_eq(fl->msgs[RS_MSG_SEND], 5);
+	ck_assert_uint_eq(rs_msgs(fl)->msgs[RS_MSG_SEND], 5);
 }
 END_TEST
 
@@ -175,11 +175,11 @@ START_TEST(single_resent_packet_is_a_retransmission)
 		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
-	ck_assert_uint_eq(fl->req.duplicates, 1);
-	ck_assert_uint_eq(fl->req.episodes, 1);
-	ck_assert_uint_eq(fl->req.ooo, 0);
+	ck_assert_uint_eq(rs_loss(&fl->req)->duplicates, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->episodes, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->ooo, 0);
 	ck_assert_uint_eq(rs_flow_retransmitted(fl), 1);
-	ck_assert_uint_eq(fl->msgs[RS_MSG_SEND], 4);
+	ck_assert_uint_eq(rs_msgs(fl)->msgs[RS_MSG_SEND], 4);
 }
 END_TEST
 
@@ -193,13 +193,13 @@ START_TEST(go_back_across_the_psn_wrap)
 		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
-	ck_assert_uint_eq(fl->req.gaps, 1);
-	ck_assert_uint_eq(fl->req.missing, 1);
-	ck_assert_uint_eq(fl->req.backward, 4);
-	ck_assert_uint_eq(fl->req.fills, 1);
-	ck_assert_uint_eq(fl->req.duplicates, 3);
-	ck_assert_uint_eq(fl->req.episodes, 1);
-	ck_assert_uint_eq(fl->msgs[RS_MSG_SEND], 6);
+	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->missing, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->backward, 4);
+	ck_assert_uint_eq(rs_loss(&fl->req)->fills, 1);
+	ck_assert_uint_eq(rs_loss(&fl->req)->duplicates, 3);
+	ck_assert_uint_eq(rs_loss(&fl->req)->episodes, 1);
+	ck_assert_uint_eq(rs_msgs(fl)->msgs[RS_MSG_SEND], 6);
 }
 END_TEST
 
@@ -216,9 +216,9 @@ START_TEST(read_consumes_one_psn_per_response_packet)
 	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 14, 8));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
-	ck_assert_uint_eq(fl->req.gaps, 0);
+	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 0);
 	ck_assert_uint_eq(rs_flow_retransmitted(fl), 0);
-	ck_assert_uint_eq(fl->msgs[RS_MSG_READ], 1);
+	ck_assert_uint_eq(rs_msgs(fl)->msgs[RS_MSG_READ], 1);
 }
 END_TEST
 
@@ -233,8 +233,8 @@ START_TEST(read_of_unknown_length_resyncs)
 	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 75, 8));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
-	ck_assert_uint_eq(fl->req.gaps, 0);
-	ck_assert_uint_eq(fl->req.backward, 0);
+	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 0);
+	ck_assert_uint_eq(rs_loss(&fl->req)->backward, 0);
 }
 END_TEST
 
@@ -255,9 +255,10 @@ START_TEST(read_latency_and_bytes_from_responses)
 	ck_assert_uint_eq(req->pair_method, RS_PAIR_INFERRED);
 	ck_assert_uint_eq(rsp->read_resp_payload, 2048);
 	ck_assert_ptr_nonnull(req->lat);
-	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST].n, 1);
-	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST].min, 10000);
-	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_LAST].min, 30000);
+	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST]->n, 1);
+	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST]->min, 10000);
+	ck_assert_ptr_nonnull(req->lat->lat[RS_LAT_READ_LAST]);
+	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_LAST]->min, 30000);
 }
 END_TEST
 
@@ -274,11 +275,11 @@ START_TEST(ack_coalescing_rnr_and_naks)
 	struct rs_flow *rsp = flow(A_HOST, B_HOST, 0x11);
 	ck_assert_uint_eq(rsp->acks, 3);
 	ck_assert_uint_eq(rsp->acked_pkts, 8);
-	ck_assert_uint_eq(rsp->dup_acks, 1);
-	ck_assert_uint_eq(rsp->rnr_naks, 1);
-	ck_assert_uint_eq(rsp->rnr_timer_min, 14);
-	ck_assert_uint_eq(rs_rnr_timer_us(rsp->rnr_timer_min), 1280);
-	ck_assert_uint_eq(rsp->naks[RS_NAK_REMOTE_ACCESS_ERR], 1);
+	ck_assert_uint_eq(rs_rare(rsp)->dup_acks, 1);
+	ck_assert_uint_eq(rs_rare(rsp)->rnr_naks, 1);
+	ck_assert_uint_eq(rs_rare(rsp)->rnr_timer_min, 14);
+	ck_assert_uint_eq(rs_rnr_timer_us(rs_rare(rsp)->rnr_timer_min), 1280);
+	ck_assert_uint_eq(rs_rare(rsp)->naks[RS_NAK_REMOTE_ACCESS_ERR], 1);
 }
 END_TEST
 
@@ -296,9 +297,9 @@ START_TEST(cnp_ecn_and_invalidated_rkey)
 	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_ONLY, 3, 64));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
-	ck_assert_uint_eq(fl->ecn_ce, 1);
-	ck_assert_uint_eq(flow(A_HOST, B_HOST, 0x11)->cnps, 1);
-	ck_assert_uint_eq(fl->msgs[RS_MSG_SEND_INV], 1);
+	ck_assert_uint_eq(rs_rare(fl)->ecn_ce, 1);
+	ck_assert_uint_eq(rs_rare(flow(A_HOST, B_HOST, 0x11))->cnps, 1);
+	ck_assert_uint_eq(rs_msgs(fl)->msgs[RS_MSG_SEND_INV], 1);
 	struct rs_anomaly probe = { .type = RS_AN_RKEY_INVALIDATED, .code = 0x3af, .subject = fl };
 	struct rs_anomaly *x = g_hash_table_lookup(an->anomalies, &probe);
 	ck_assert_ptr_nonnull(x);

@@ -1,0 +1,776 @@
+/*
+ * gen.c — the benchmark's capture generator (a bench tool, not part of
+ * rocestat): writes a large, synthetic but valid RoCE v2 capture.
+ *
+ *   rocestat-gen [-n FRAMES] [--conns N] [--hosts N] [--ud-qps N]
+ *                [--max-msg BYTES] [--no-cm] [--rr] [--seed S] [--qpn-base N] -o FILE
+ *
+ * Traffic: `--conns` RC connections between `--hosts` hosts (a tenth of
+ * them over IPv6), used in both directions. Each connection opens with a
+ * CM handshake on QP1 (REQ, REP, RTU with RDMA CM private data) unless
+ * --no-cm. Messages, picked at random: SEND and RDMA WRITE (First/Middle/
+ * Last/Only, some with Immediate, AckReq on the last packet, each answered
+ * by an ACK), RDMA READ (request, then response First/Middle/Last or Only),
+ * atomics (Compare&Swap, Fetch&Add, answered by an Atomic ACK) and UD SENDs
+ * with a DETH to `--ud-qps` UD QPs. Sizes are log-uniform from 8 bytes to
+ * --max-msg (default 16 KiB) in packets of a 1024-byte path MTU. Some data
+ * packets are marked ECN-CE and answered by a CNP; some messages lose a
+ * packet before the capture point: the responder NAKs (PSN sequence error)
+ * and the requester goes back N. 32 messages are in flight at once and
+ * their packets interleave, the way a busy link mixes its QPs.
+ *
+ * Every frame is Ethernet + IPv4/IPv6 + UDP 4791 + BTH ... with a correct
+ * ICRC (IBA Annex A17.4.5.2) computed by this file's own table CRC-32, so
+ * the capture also cross-checks rocestat's ICRC. Timestamps advance at the
+ * wire time of a 100 Gb/s link; the file is pcap with nanosecond stamps.
+ *
+ * --rr takes connections round-robin instead of at random (with many
+ * connections: every one of them is used); --conns 500000 --no-cm --rr
+ * makes the "one million distinct QPs" capture. --qpn-base moves the QP
+ * numbers (two captures with different bases share no half-flow).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MTU 1024
+#define STREAMS 32
+#define PLAN_MAX 80
+#define SNAP 65535
+
+/* ---- CRC-32 (reflected 0xEDB88320), slicing-by-8, tables built at start ---- */
+
+static uint32_t crc_tab[8][256];
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+		crc_tab[0][i] = c;
+	}
+	for (int t = 1; t < 8; t++)
+		for (int i = 0; i < 256; i++)
+			crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xFF];
+}
+
+static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+	while (n >= 8) {
+		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+		uint32_t hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+		crc = crc_tab[7][lo & 0xFF] ^ crc_tab[6][(lo >> 8) & 0xFF] ^ crc_tab[5][(lo >> 16) & 0xFF] ^
+		      crc_tab[4][lo >> 24] ^ crc_tab[3][hi & 0xFF] ^ crc_tab[2][(hi >> 8) & 0xFF] ^
+		      crc_tab[1][(hi >> 16) & 0xFF] ^ crc_tab[0][hi >> 24];
+		p += 8;
+		n -= 8;
+	}
+	while (n--)
+		crc = crc_tab[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
+	return crc;
+}
+
+/* ---- random numbers (xorshift64*, seeded: the same file every time) ---- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static uint32_t rnd_below(uint32_t n)
+{
+	return (uint32_t)(((rnd() >> 32) * (uint64_t)n) >> 32);
+}
+
+/* true with probability per/1e6 */
+static bool chance(uint32_t ppm)
+{
+	return rnd_below(1000000) < ppm;
+}
+
+/* ---- the model ------------------------------------------------------------ */
+
+struct host {
+	uint8_t mac[6];
+	uint8_t ip[4];   /* 10.x.y.z */
+	uint8_t ip6[16]; /* 2001:db8::x:y:z */
+};
+
+struct side {
+	uint32_t qpn;
+	uint32_t psn;     /* next request PSN this side sends */
+	uint32_t msn;     /* messages this side completed as a responder */
+	uint32_t rkey;
+	uint64_t va;
+	uint16_t sport;
+	uint32_t comm_id;
+};
+
+struct conn {
+	uint32_t h[2];
+	bool v6;
+	bool open;
+	bool busy;          /* a stream is sending a message on it */
+	struct side s[2];
+};
+
+/* One packet to write. */
+struct pkt {
+	uint32_t conn;      /* UINT32_MAX: UD or CM, addresses below */
+	uint8_t from;       /* side that sends it */
+	uint8_t opcode;
+	uint8_t ackreq, ecn_ce, becn;
+	uint32_t destqp, psn;
+	uint32_t len;       /* payload bytes */
+	/* extension headers */
+	uint64_t va;
+	uint32_t rkey, dmalen;
+	uint8_t syndrome;
+	uint32_t msn;
+	uint32_t imm;
+	uint64_t swap, cmp, orig;
+	uint32_t qkey, srcqp;
+	uint16_t cm_attr;   /* CM MAD on QP1 */
+};
+
+struct stream {
+	struct pkt plan[PLAN_MAX];
+	unsigned n, next;
+	uint32_t conn;      /* the connection it holds, or UINT32_MAX */
+};
+
+static struct host *hosts;
+static struct conn *conns;
+static uint32_t nhosts = 32, nconns = 4000, nud = 64;
+static uint32_t max_msg = 16384;
+static uint32_t qpn_base = 0x100;
+static bool no_cm, round_robin;
+static uint32_t rr_next;
+
+/* UD QPs: a destination host and QPN each; senders are any other host. */
+struct udqp {
+	uint32_t host;
+	uint32_t qpn;
+	uint32_t qkey;
+	uint32_t psn[4];    /* per sending QP */
+};
+static struct udqp *udqps;
+
+enum {
+	OP_SEND_FIRST = 0x00, OP_SEND_MIDDLE = 0x01, OP_SEND_LAST = 0x02, OP_SEND_LAST_IMM = 0x03,
+	OP_SEND_ONLY = 0x04, OP_SEND_ONLY_IMM = 0x05, OP_WRITE_FIRST = 0x06, OP_WRITE_MIDDLE = 0x07,
+	OP_WRITE_LAST = 0x08, OP_WRITE_LAST_IMM = 0x09, OP_WRITE_ONLY = 0x0A, OP_WRITE_ONLY_IMM = 0x0B,
+	OP_READ_REQ = 0x0C, OP_READ_RESP_FIRST = 0x0D, OP_READ_RESP_MIDDLE = 0x0E, OP_READ_RESP_LAST = 0x0F,
+	OP_READ_RESP_ONLY = 0x10, OP_ACK = 0x11, OP_ATOMIC_ACK = 0x12, OP_CMP_SWAP = 0x13, OP_FETCH_ADD = 0x14,
+	OP_UD_SEND_ONLY = 0x64, OP_CNP = 0x81,
+};
+
+static struct pkt *plan_add(struct stream *st)
+{
+	if (st->n == PLAN_MAX) {
+		fprintf(stderr, "rocestat-gen: plan overflow\n");
+		exit(1);
+	}
+	struct pkt *p = &st->plan[st->n++];
+	memset(p, 0, sizeof *p);
+	return p;
+}
+
+static uint32_t msg_size(void)
+{
+	/* log-uniform between 8 and max_msg */
+	uint32_t bits = 3 + rnd_below(32 - (uint32_t)__builtin_clz(max_msg) - 3 + 1);
+	uint32_t lo = 1u << (bits - 1), v = lo + rnd_below(lo);
+	if (v < 8)
+		v = 8;
+	return v > max_msg ? max_msg : v;
+}
+
+static void cm_handshake(struct stream *st, uint32_t ci)
+{
+	static const uint16_t attrs[3] = { 0x0010, 0x0013, 0x0014 }; /* REQ, REP, RTU */
+	for (int i = 0; i < 3; i++) {
+		struct pkt *p = plan_add(st);
+		p->conn = ci;
+		p->from = i == 1;          /* client, server, client */
+		p->opcode = OP_UD_SEND_ONLY;
+		p->destqp = 1;
+		p->qkey = 0x80010000u;
+		p->srcqp = 1;
+		p->len = 256;
+		p->cm_attr = attrs[i];
+		p->psn = rnd_below(1u << 24);
+		/* The Starting PSNs, as they are now: REQ's is the first PSN the
+		 * server will send, REP's the client's (see analyzer/cmtrack.c). */
+		p->va = conns[ci].s[i == 0 ? 1 : 0].psn;
+	}
+}
+
+static void ack(struct stream *st, uint32_t ci, int req_side, uint32_t psn)
+{
+	struct conn *c = &conns[ci];
+	struct pkt *p = plan_add(st);
+	p->conn = ci;
+	p->from = (uint8_t)(1 - req_side);
+	p->opcode = OP_ACK;
+	p->destqp = c->s[req_side].qpn;
+	p->psn = psn;
+	p->syndrome = 0x1F; /* ACK, credits not given */
+	p->msn = ++c->s[1 - req_side].msn & 0xFFFFFF;
+}
+
+/* SEND or WRITE of `size` bytes from side d, maybe losing one packet. */
+static void send_or_write(struct stream *st, uint32_t ci, int d, bool write)
+{
+	struct conn *c = &conns[ci];
+	struct side *r = &c->s[d], *q = &c->s[1 - d];
+	uint32_t size = msg_size();
+	uint32_t n = (size + MTU - 1) / MTU;
+	bool imm = chance(100000);
+	uint32_t psn0 = r->psn;
+	int lost = n > 1 && chance(3000) ? (int)rnd_below(n) : -1;
+	uint64_t va = r->va + rnd_below(1u << 20);
+	unsigned first_pkt = st->n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct pkt *p = plan_add(st);
+		p->conn = ci;
+		p->from = (uint8_t)d;
+		p->destqp = q->qpn;
+		p->psn = (psn0 + i) & 0xFFFFFF;
+		p->len = i + 1 < n ? MTU : size - (n - 1) * MTU;
+		bool first = i == 0, last = i + 1 == n;
+		if (write) {
+			p->opcode = n == 1 ? (imm ? OP_WRITE_ONLY_IMM : OP_WRITE_ONLY)
+				  : first ? OP_WRITE_FIRST : last ? (imm ? OP_WRITE_LAST_IMM : OP_WRITE_LAST) : OP_WRITE_MIDDLE;
+			if (first) {
+				p->va = va;
+				p->rkey = q->rkey;
+				p->dmalen = size;
+			}
+		} else {
+			p->opcode = n == 1 ? (imm ? OP_SEND_ONLY_IMM : OP_SEND_ONLY)
+				  : first ? OP_SEND_FIRST : last ? (imm ? OP_SEND_LAST_IMM : OP_SEND_LAST) : OP_SEND_MIDDLE;
+		}
+		if (last) {
+			p->ackreq = 1;
+			p->imm = (uint32_t)rnd();
+		}
+		if (chance(5000)) {
+			p->ecn_ce = 1;
+			struct pkt *cnp = plan_add(st);
+			cnp->conn = ci;
+			cnp->from = (uint8_t)(1 - d);
+			cnp->opcode = OP_CNP;
+			cnp->destqp = r->qpn;
+			cnp->becn = 1;
+		}
+	}
+	r->psn = (psn0 + n) & 0xFFFFFF;
+	if (lost >= 0) {
+		/* Packet `lost` never reached the capture point: drop it (and a CNP
+		 * that followed it), then the responder NAKs the PSN it expected and
+		 * the requester resends from there (go-back-N). */
+		unsigned k = first_pkt, seen = 0;
+		for (; k < st->n; k++)
+			if (st->plan[k].opcode != OP_CNP && seen++ == (unsigned)lost)
+				break;
+		struct pkt resend[PLAN_MAX];
+		unsigned nre = 0;
+		for (unsigned j = k; j < st->n; j++)
+			if (st->plan[j].opcode != OP_CNP)
+				resend[nre++] = st->plan[j];
+		memmove(&st->plan[k], &st->plan[k + 1], (st->n - k - 1) * sizeof st->plan[0]);
+		st->n--;
+		struct pkt *nak = plan_add(st);
+		nak->conn = ci;
+		nak->from = (uint8_t)(1 - d);
+		nak->opcode = OP_ACK;
+		nak->destqp = r->qpn;
+		nak->psn = (psn0 + (uint32_t)lost) & 0xFFFFFF;
+		nak->syndrome = 0x60; /* NAK, PSN sequence error */
+		nak->msn = q->msn & 0xFFFFFF;
+		for (unsigned j = 0; j < nre; j++) {
+			resend[j].ecn_ce = 0;
+			*plan_add(st) = resend[j];
+		}
+	}
+	ack(st, ci, d, (psn0 + n - 1) & 0xFFFFFF);
+}
+
+static void rdma_read(struct stream *st, uint32_t ci, int d)
+{
+	struct conn *c = &conns[ci];
+	struct side *r = &c->s[d], *q = &c->s[1 - d];
+	uint32_t size = msg_size();
+	uint32_t n = (size + MTU - 1) / MTU;
+	struct pkt *p = plan_add(st);
+	p->conn = ci;
+	p->from = (uint8_t)d;
+	p->opcode = OP_READ_REQ;
+	p->destqp = q->qpn;
+	p->psn = r->psn;
+	p->va = q->va + rnd_below(1u << 20);
+	p->rkey = q->rkey;
+	p->dmalen = size;
+	uint32_t psn0 = r->psn;
+	r->psn = (r->psn + n) & 0xFFFFFF;
+	q->msn = (q->msn + 1) & 0xFFFFFF;
+	for (uint32_t i = 0; i < n; i++) {
+		struct pkt *x = plan_add(st);
+		x->conn = ci;
+		x->from = (uint8_t)(1 - d);
+		x->destqp = r->qpn;
+		x->psn = (psn0 + i) & 0xFFFFFF;
+		x->len = i + 1 < n ? MTU : size - (n - 1) * MTU;
+		x->opcode = n == 1 ? OP_READ_RESP_ONLY : i == 0 ? OP_READ_RESP_FIRST : i + 1 == n ? OP_READ_RESP_LAST
+										: OP_READ_RESP_MIDDLE;
+		x->syndrome = 0x1F;
+		x->msn = q->msn;
+	}
+}
+
+static void atomic(struct stream *st, uint32_t ci, int d)
+{
+	struct conn *c = &conns[ci];
+	struct side *r = &c->s[d], *q = &c->s[1 - d];
+	struct pkt *p = plan_add(st);
+	p->conn = ci;
+	p->from = (uint8_t)d;
+	p->opcode = chance(500000) ? OP_CMP_SWAP : OP_FETCH_ADD;
+	p->destqp = q->qpn;
+	p->psn = r->psn;
+	p->va = (q->va + rnd_below(1u << 16)) & ~7ull;
+	p->rkey = q->rkey;
+	p->swap = rnd();
+	p->cmp = rnd();
+	struct pkt *x = plan_add(st);
+	x->conn = ci;
+	x->from = (uint8_t)(1 - d);
+	x->opcode = OP_ATOMIC_ACK;
+	x->destqp = r->qpn;
+	x->psn = r->psn;
+	x->syndrome = 0x1F;
+	q->msn = (q->msn + 1) & 0xFFFFFF;
+	x->msn = q->msn;
+	x->orig = rnd();
+	r->psn = (r->psn + 1) & 0xFFFFFF;
+}
+
+static void ud_send(struct stream *st)
+{
+	struct udqp *u = &udqps[rnd_below(nud)];
+	uint32_t k = rnd_below(4);
+	struct pkt *p = plan_add(st);
+	p->conn = UINT32_MAX;
+	p->opcode = OP_UD_SEND_ONLY;
+	p->destqp = u->qpn;
+	p->psn = u->psn[k];
+	u->psn[k] = (u->psn[k] + 1) & 0xFFFFFF;
+	p->len = 64 + rnd_below(MTU - 64 + 1);
+	p->qkey = u->qkey;
+	p->srcqp = 0x800000 + (u->qpn & 0xFFFF) * 4 + k; /* four senders per UD QP */
+	p->from = (uint8_t)k;
+	p->rkey = (u->host + 1 + k) % nhosts;  /* the sending host */
+	p->dmalen = u->host;                   /* the receiving host */
+}
+
+/* Fill a stream's plan with its next message (and what answers it). */
+static void next_message(struct stream *st)
+{
+	st->n = st->next = 0;
+	if (st->conn != UINT32_MAX)
+		conns[st->conn].busy = false;
+	st->conn = UINT32_MAX;
+	if (nud && chance(80000)) {
+		ud_send(st);
+		return;
+	}
+	/* One message at a time per connection, so that its PSNs, ACKs and
+	 * responses stay in order; messages of different connections mix. */
+	uint32_t ci;
+	for (int tries = 0;; tries++) {
+		ci = round_robin ? rr_next++ % nconns : rnd_below(nconns);
+		if (!conns[ci].busy || tries > 1000)
+			break;
+	}
+	struct conn *c = &conns[ci];
+	c->busy = true;
+	st->conn = ci;
+	if (!c->open) {
+		c->open = true;
+		if (!no_cm)
+			cm_handshake(st, ci);
+	}
+	int d = (int)rnd_below(2);
+	uint32_t k = rnd_below(1000);
+	if (k < 330)
+		send_or_write(st, ci, d, false);
+	else if (k < 720)
+		send_or_write(st, ci, d, true);
+	else if (k < 960)
+		rdma_read(st, ci, d);
+	else
+		atomic(st, ci, d);
+}
+
+/* ---- writing frames ---------------------------------------------------------- */
+
+static FILE *out;
+static uint8_t *obuf;
+static size_t olen;
+#define OBUF (8u << 20)
+
+static void put(const void *p, size_t n)
+{
+	if (olen + n > OBUF) {
+		if (fwrite(obuf, 1, olen, out) != olen) {
+			perror("rocestat-gen: write");
+			exit(1);
+		}
+		olen = 0;
+	}
+	memcpy(obuf + olen, p, n);
+	olen += n;
+}
+
+static void le32(uint8_t *b, uint32_t v) { b[0] = (uint8_t)v; b[1] = (uint8_t)(v >> 8); b[2] = (uint8_t)(v >> 16); b[3] = (uint8_t)(v >> 24); }
+static void be16(uint8_t *b, uint32_t v) { b[0] = (uint8_t)(v >> 8); b[1] = (uint8_t)v; }
+static void be24(uint8_t *b, uint32_t v) { b[0] = (uint8_t)(v >> 16); b[1] = (uint8_t)(v >> 8); b[2] = (uint8_t)v; }
+static void be32(uint8_t *b, uint32_t v) { be16(b, v >> 16); be16(b + 2, v); }
+static void be64(uint8_t *b, uint64_t v) { be32(b, (uint32_t)(v >> 32)); be32(b + 4, (uint32_t)v); }
+
+static void mad(uint8_t *m, const struct pkt *p)
+{
+	struct conn *c = &conns[p->conn];
+	struct side *cl = &c->s[0], *sv = &c->s[1];
+	memset(m, 0, 256);
+	m[0] = 1;    /* base version */
+	m[1] = 0x07; /* CM */
+	m[2] = 2;    /* class version */
+	m[3] = 0x03; /* Send */
+	be64(m + 8, ((uint64_t)p->conn << 8) | 1);
+	be16(m + 16, p->cm_attr);
+	uint8_t *b = m + 24;
+	switch (p->cm_attr) {
+	case 0x0010: /* REQ */
+		be32(b, cl->comm_id);
+		be64(b + 8, 0x0000000001060000ull | 18515); /* RDMA CM, TCP port space */
+		be64(b + 16, 0x0002c90300000000ull | p->conn);
+		be32(b + 28, 0); /* local Q_Key */
+		be32(b + 32, cl->qpn << 8 | 16);
+		be32(b + 36, 16);
+		be32(b + 40, 20 << 3);          /* remote CM response timeout, RC */
+		be32(b + 44, (uint32_t)p->va << 8 | 20 << 3 | 7);
+		be16(b + 48, 0xFFFF);
+		b[50] = 3 << 4 | 7;             /* path MTU 1024, RNR retry 7 */
+		b[51] = 15 << 4;
+		/* RDMA CM private data (Annex A11.6) at 140 */
+		b[140] = 0;
+		b[141] = c->v6 ? 0x60 : 0x40;
+		be16(b + 142, cl->sport);
+		if (c->v6) {
+			memcpy(b + 144, hosts[c->h[0]].ip6, 16);
+			memcpy(b + 160, hosts[c->h[1]].ip6, 16);
+		} else {
+			b[154] = b[155] = b[170] = b[171] = 0xFF;
+			memcpy(b + 156, hosts[c->h[0]].ip, 4);
+			memcpy(b + 172, hosts[c->h[1]].ip, 4);
+		}
+		break;
+	case 0x0013: /* REP */
+		be32(b, sv->comm_id);
+		be32(b + 4, cl->comm_id);
+		be32(b + 12, sv->qpn << 8);
+		be32(b + 20, (uint32_t)p->va << 8);
+		b[24] = 16;
+		b[25] = 16;
+		b[27] = 7 << 5;
+		be64(b + 28, 0x0002c90300100000ull | p->conn);
+		break;
+	default: /* RTU */
+		be32(b, cl->comm_id);
+		be32(b + 4, sv->comm_id);
+		break;
+	}
+}
+
+static uint64_t now_ns = 1767225600000000000ull; /* 2026-01-01 */
+static uint64_t bytes_out;
+static uint8_t payload_pattern[MTU + 8];
+
+static void write_frame(const struct pkt *p)
+{
+	uint8_t f[2048];
+	const struct host *src, *dst;
+	bool v6;
+	uint16_t sport;
+	if (p->conn != UINT32_MAX) {
+		const struct conn *c = &conns[p->conn];
+		src = &hosts[c->h[p->from]];
+		dst = &hosts[c->h[1 - p->from]];
+		v6 = c->v6;
+		sport = c->s[p->from].sport;
+	} else { /* UD: hosts in rkey/dmalen */
+		src = &hosts[p->rkey];
+		dst = &hosts[p->dmalen];
+		v6 = false;
+		sport = (uint16_t)(49152 + p->srcqp % 16000);
+	}
+
+	/* transport: BTH, extension headers, payload, pad */
+	uint8_t t[1400];
+	size_t tl = 12;
+	uint32_t pad = (4 - p->len % 4) % 4;
+	t[0] = p->opcode;
+	t[1] = (uint8_t)(pad << 4);
+	be16(t + 2, 0xFFFF);
+	t[4] = (uint8_t)(p->becn << 6);
+	be24(t + 5, p->destqp);
+	t[8] = (uint8_t)(p->ackreq << 7);
+	be24(t + 9, p->psn);
+	switch (p->opcode) {
+	case OP_WRITE_FIRST: case OP_WRITE_ONLY: case OP_WRITE_ONLY_IMM: case OP_READ_REQ:
+		be64(t + tl, p->va); be32(t + tl + 8, p->rkey); be32(t + tl + 12, p->dmalen); tl += 16;
+		break;
+	case OP_CMP_SWAP: case OP_FETCH_ADD:
+		be64(t + tl, p->va); be32(t + tl + 8, p->rkey); be64(t + tl + 12, p->swap); be64(t + tl + 20, p->cmp); tl += 28;
+		break;
+	case OP_READ_RESP_FIRST: case OP_READ_RESP_LAST: case OP_READ_RESP_ONLY: case OP_ACK:
+		t[tl] = p->syndrome; be24(t + tl + 1, p->msn); tl += 4;
+		break;
+	case OP_ATOMIC_ACK:
+		t[tl] = p->syndrome; be24(t + tl + 1, p->msn); be64(t + tl + 4, p->orig); tl += 12;
+		break;
+	case OP_UD_SEND_ONLY:
+		be32(t + tl, p->qkey); t[tl + 4] = 0; be24(t + tl + 5, p->srcqp); tl += 8;
+		break;
+	case OP_CNP:
+		memset(t + tl, 0, 16); tl += 16;
+		break;
+	default:
+		break;
+	}
+	if (p->opcode == OP_SEND_LAST_IMM || p->opcode == OP_SEND_ONLY_IMM || p->opcode == OP_WRITE_LAST_IMM ||
+	    p->opcode == OP_WRITE_ONLY_IMM) {
+		be32(t + tl, p->imm);
+		tl += 4;
+	}
+	if (p->cm_attr)
+		mad(t + tl, p);
+	else
+		memcpy(t + tl, payload_pattern + (p->psn & 7), p->len);
+	tl += p->len;
+	memset(t + tl, 0, pad);
+	tl += pad;
+
+	/* Ethernet, IP, UDP */
+	size_t off = 0;
+	memcpy(f, dst->mac, 6);
+	memcpy(f + 6, src->mac, 6);
+	be16(f + 12, v6 ? 0x86DD : 0x0800);
+	off = 14;
+	size_t ip_off = off, ip_len;
+	uint32_t udp_len = (uint32_t)(8 + tl + 4);
+	uint8_t tos = (uint8_t)(26 << 2 | (p->ecn_ce ? 3 : 2)); /* DSCP 26, ECT(0) or CE */
+	if (p->opcode == OP_CNP)
+		tos = (uint8_t)(48 << 2 | 2);
+	if (v6) {
+		ip_len = 40;
+		be32(f + off, 6u << 28 | (uint32_t)tos << 20 | (sport & 0xFFFFF));
+		be16(f + off + 4, udp_len);
+		f[off + 6] = 17;
+		f[off + 7] = 64;
+		memcpy(f + off + 8, src->ip6, 16);
+		memcpy(f + off + 24, dst->ip6, 16);
+	} else {
+		ip_len = 20;
+		uint8_t *h = f + off;
+		h[0] = 0x45;
+		h[1] = tos;
+		be16(h + 2, (uint32_t)(20 + udp_len));
+		be16(h + 4, (uint32_t)(bytes_out & 0xFFFF));
+		be16(h + 6, 0x4000);
+		h[8] = 64;
+		h[9] = 17;
+		h[10] = h[11] = 0;
+		memcpy(h + 12, src->ip, 4);
+		memcpy(h + 16, dst->ip, 4);
+		uint32_t sum = 0;
+		for (int i = 0; i < 20; i += 2)
+			sum += (uint32_t)h[i] << 8 | h[i + 1];
+		while (sum >> 16)
+			sum = (sum & 0xFFFF) + (sum >> 16);
+		be16(h + 10, ~sum & 0xFFFF);
+	}
+	off += ip_len;
+	size_t udp_off = off;
+	be16(f + off, sport);
+	be16(f + off + 2, 4791);
+	be16(f + off + 4, udp_len);
+	be16(f + off + 6, 0);
+	off += 8;
+	memcpy(f + off, t, tl);
+	size_t bth_off = off;
+	off += tl;
+
+	/* ICRC: variant fields masked to ones, an 8-byte LRH of ones first */
+	uint8_t m[64];
+	memset(m, 0xFF, 8);
+	memcpy(m + 8, f + ip_off, ip_len);
+	if (v6) {
+		m[8] |= 0x0F;
+		m[9] = m[10] = m[11] = 0xFF;
+		m[8 + 7] = 0xFF;
+	} else {
+		m[8 + 1] = 0xFF;
+		m[8 + 8] = 0xFF;
+		m[8 + 10] = m[8 + 11] = 0xFF;
+	}
+	memcpy(m + 8 + ip_len, f + udp_off, 8);
+	m[8 + ip_len + 6] = m[8 + ip_len + 7] = 0xFF;
+	uint32_t crc = crc_update(0xFFFFFFFFu, m, 8 + ip_len + 8);
+	memcpy(m, f + bth_off, 12);
+	m[4] = 0xFF;
+	crc = crc_update(crc, m, 12);
+	crc = crc_update(crc, f + bth_off + 12, tl - 12);
+	le32(f + off, ~crc);
+	off += 4;
+
+	uint8_t rec[16];
+	le32(rec, (uint32_t)(now_ns / 1000000000u));
+	le32(rec + 4, (uint32_t)(now_ns % 1000000000u));
+	le32(rec + 8, (uint32_t)off);
+	le32(rec + 12, (uint32_t)off);
+	put(rec, 16);
+	put(f, off);
+	bytes_out += off;
+	now_ns += ((off + 24) * 8 + 99) / 100; /* wire time at 100 Gb/s with preamble and IFG */
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: rocestat-gen [-n FRAMES] [--conns N] [--hosts N] [--ud-qps N] [--max-msg BYTES]\n"
+			"                    [--no-cm] [--rr] [--seed S] [--qpn-base N] -o FILE\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t frames = 10000000;
+	const char *path = NULL;
+	static const struct option lo[] = {
+		{ "frames", required_argument, NULL, 'n' }, { "conns", required_argument, NULL, 'c' },
+		{ "hosts", required_argument, NULL, 'H' }, { "ud-qps", required_argument, NULL, 'u' },
+		{ "max-msg", required_argument, NULL, 'm' }, { "no-cm", no_argument, NULL, 'C' },
+		{ "rr", no_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' }, { "qpn-base", required_argument, NULL, 'Q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+	while ((ch = getopt_long(argc, argv, "n:o:s:", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'n': frames = strtoull(optarg, NULL, 0); break;
+		case 'c': nconns = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'H': nhosts = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'u': nud = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'm': max_msg = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'C': no_cm = true; break;
+		case 'r': round_robin = true; break;
+		case 's': rng_state = strtoull(optarg, NULL, 0) | 1; break;
+		case 'o': path = optarg; break;
+		case 'Q': qpn_base = (uint32_t)strtoul(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	if (!path || nhosts < 2 || nconns < 1 || nconns > 4000000 || max_msg < 8 || max_msg > 16 * MTU)
+		usage();
+	crc_init();
+	for (int i = 0; i < MTU + 8; i++)
+		payload_pattern[i] = (uint8_t)(i * 7 + 3);
+
+	hosts = calloc(nhosts, sizeof *hosts);
+	for (uint32_t i = 0; i < nhosts; i++) {
+		uint8_t mac[6] = { 0x02, 0x00, 0x5e, (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i };
+		memcpy(hosts[i].mac, mac, 6);
+		uint32_t h = i + 1;
+		hosts[i].ip[0] = 10;
+		hosts[i].ip[1] = (uint8_t)(h >> 16);
+		hosts[i].ip[2] = (uint8_t)(h >> 8);
+		hosts[i].ip[3] = (uint8_t)h;
+		static const uint8_t pfx[4] = { 0x20, 0x01, 0x0d, 0xb8 };
+		memcpy(hosts[i].ip6, pfx, 4);
+		memcpy(hosts[i].ip6 + 13, hosts[i].ip + 1, 3);
+	}
+	conns = calloc(nconns, sizeof *conns);
+	for (uint32_t i = 0; i < nconns; i++) {
+		struct conn *c = &conns[i];
+		c->h[0] = rnd_below(nhosts);
+		c->h[1] = (c->h[0] + 1 + rnd_below(nhosts - 1)) % nhosts;
+		c->v6 = i % 10 == 9;
+		for (int s = 0; s < 2; s++) {
+			c->s[s].qpn = (qpn_base + 2 * i + (uint32_t)s) & 0xFFFFFF;
+			c->s[s].psn = rnd_below(1u << 24);
+			c->s[s].rkey = (uint32_t)rnd();
+			c->s[s].va = 0x7f0000000000ull + ((uint64_t)rnd_below(1u << 20) << 12);
+			c->s[s].sport = (uint16_t)(49152 + rnd_below(16384));
+			c->s[s].comm_id = (uint32_t)rnd();
+		}
+	}
+	udqps = calloc(nud ? nud : 1, sizeof *udqps);
+	for (uint32_t i = 0; i < nud; i++) {
+		udqps[i].host = rnd_below(nhosts);
+		udqps[i].qpn = 0xC00000 + i;
+		udqps[i].qkey = 0x11110000u + i;
+		for (int k = 0; k < 4; k++)
+			udqps[i].psn[k] = rnd_below(1u << 24);
+	}
+
+	out = fopen(path, "wb");
+	if (!out) {
+		fprintf(stderr, "rocestat-gen: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	obuf = malloc(OBUF);
+	uint8_t gh[24];
+	le32(gh, 0xa1b23c4d); /* pcap, nanosecond timestamps */
+	gh[4] = 2; gh[5] = 0; gh[6] = 4; gh[7] = 0;
+	memset(gh + 8, 0, 8);
+	le32(gh + 16, SNAP);
+	le32(gh + 20, 1); /* LINKTYPE_ETHERNET */
+	put(gh, sizeof gh);
+
+	struct stream *st = calloc(STREAMS, sizeof *st);
+	for (int i = 0; i < STREAMS; i++)
+		st[i].conn = UINT32_MAX;
+	for (uint64_t i = 0; i < frames; i++) {
+		struct stream *s = &st[rnd_below(STREAMS)];
+		if (s->next == s->n)
+			next_message(s);
+		struct pkt *p = &s->plan[s->next++];
+		write_frame(p);
+	}
+	if (olen && fwrite(obuf, 1, olen, out) != olen) {
+		perror("rocestat-gen: write");
+		return 1;
+	}
+	if (fclose(out) != 0) {
+		perror("rocestat-gen: close");
+		return 1;
+	}
+	fprintf(stderr, "rocestat-gen: %s: %llu frames, %llu bytes of frames, %u connections, %u hosts\n", path,
+		(unsigned long long)frames, (unsigned long long)bytes_out, nconns, nhosts);
+	return 0;
+}

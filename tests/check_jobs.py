@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""-j N against -j 1: rocestat analyses several files in parallel threads and
+merges the results (analyzer/merge.c); the merged report must be the one a
+sequential run writes.
+
+1. Independent captures (no host in two of them), given in time order: every
+   report (text, JSON, --qp, --ladder, --timeline CSV, --plot SVG) of -j 2,
+   -j 3 and -j 8 must equal -j 1's byte for byte.
+2. Captures of the same two hosts (flows continue across files, which
+   merge.c documents as approximate): the capture-wide counters, the
+   connections and the per-QP packet and byte counts must still be equal.
+
+Exit status 0 when all hold, 1 otherwise. Run by `make jobs` (part of
+`make check`).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+C = os.path.join(SHARED, "captures")
+P = os.path.join(SHARED, "public-captures")
+
+# Disjoint hosts, in time order (a sequential run counts a frame older than
+# the current interval in that interval; merge.c lists it as approximate).
+INDEPENDENT = [
+    os.path.join(P, "PcapPlusPlus__InfiniBandPacket.pcap"),
+    os.path.join(P, "rdma-softroce-demo__infiniband.pcap"),
+    os.path.join(P, "rdma-roce-lab__roce_capture_read-write-ecn.pcap"),
+    os.path.join(C, "ipv6_rping.pcap"),
+    os.path.join(C, "loss_write_bw.pcap"),
+]
+# The same hosts and QPs in several files.
+OVERLAPPING = [os.path.join(C, n) for n in
+               ("rping_s64.pcap", "cm_reject.pcap", "ib_write_bw_cm.pcap", "ud_send_bw.pcap", "udaddy.pcap")]
+
+failures = 0
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("check_jobs: FAIL: " + msg)
+
+
+def run(args, files):
+    r = subprocess.run([ROCESTAT, "-n"] + args + files, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode >= 2:
+        fail("rocestat %s exited %d: %s" % (" ".join(args), r.returncode, r.stderr.decode()[:300]))
+    return r.stdout, r.returncode
+
+
+def independent(tmp):
+    missing = [f for f in INDEPENDENT if not os.path.exists(f)]
+    if missing:
+        fail("captures missing: %s" % missing)
+        return
+    cases = [["--format", "json"], [], ["--qp", "0x12"], ["--format", "json", "--qp", "0x11"], ["--ladder"],
+             ["--max-flows", "4", "--format", "json"]]
+    for jobs in ("2", "3", "8"):
+        for args in cases:
+            want, rc1 = run(["-j", "1"] + args, INDEPENDENT)
+            got, rc2 = run(["-j", jobs] + args, INDEPENDENT)
+            if "--max-flows" in args:
+                continue  # eviction depends on which flows share an analyzer: only must not crash
+            if want != got or rc1 != rc2:
+                fail("-j %s %s differs from -j 1 (exit %d vs %d)" % (jobs, " ".join(args), rc2, rc1))
+        outs = {}
+        for j in ("1", jobs):
+            tl = os.path.join(tmp, "tl%s.csv" % j)
+            svg = os.path.join(tmp, "plot%s.svg" % j)
+            run(["-j", j, "--timeline", tl, "--plot", svg, "-o", os.devnull], INDEPENDENT)
+            outs[j] = (open(tl, "rb").read(), open(svg, "rb").read())
+        if outs["1"][0] != outs[jobs][0]:
+            fail("-j %s --timeline differs from -j 1" % jobs)
+        if outs["1"][1] != outs[jobs][1]:
+            fail("-j %s --plot differs from -j 1" % jobs)
+        if outs["1"][0].count(b"\n") < 10:
+            fail("the timeline has almost no rows")
+
+
+def overlapping():
+    seq = json.loads(run(["-j", "1", "--format", "json"], OVERLAPPING)[0])
+    par = json.loads(run(["-j", "2", "--format", "json"], OVERLAPPING)[0])
+    for key in ("files", "frames", "bytes", "first_time_ns", "last_time_ns", "roce_v1", "roce_v2", "infiniband",
+                "ipv4", "ipv6", "non_roce", "truncated", "malformed", "unsupported", "icrc", "ecn_ce", "cnps",
+                "path_mtu", "opcodes", "half_flows"):
+        if seq["capture"].get(key) != par["capture"].get(key):
+            fail("overlapping files: capture.%s: %r vs %r" % (key, par["capture"].get(key), seq["capture"].get(key)))
+    strip = lambda c: {k: v for k, v in c.items() if k != "id"}
+    if sorted(map(json.dumps, map(strip, seq["connections"]))) != sorted(map(json.dumps, map(strip, par["connections"]))):
+        fail("overlapping files: the connections differ")
+    count = lambda d: sorted((q["src"], q["dst"], q["dest_qp"], q["packets"], q["wire_bytes"], q["payload_bytes_on_wire"],
+                              json.dumps(q["opcodes"], sort_keys=True)) for q in d["qps"])
+    if count(seq) != count(par):
+        fail("overlapping files: per-QP packet/byte counts differ")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    independent(tmp)
+    overlapping()
+print("check_jobs: %s" % ("PASS" if failures == 0 else "%d failures" % failures))
+sys.exit(1 if failures else 0)
