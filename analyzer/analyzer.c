@@ -669,7 +669,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	fl->last = at;
 	fl->last_ts = m->ts_ns;
 	if (op->kind != RS_KIND_CNP) /* counted as cnps: its low bits would read as an opcode of the QP's transport */
-		fl->ophist[b->opcode & 0x1F]++;
+		fl->ophist[b->opcode & 0x1F] += fl->ophist[b->opcode & 0x1F] != UINT32_MAX; /* saturates */
 	rs_tl_touch(a, fl);
 	struct rs_tl *tl = rs_tl_of(a, fl);
 	tl->packets++;

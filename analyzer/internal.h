@@ -146,6 +146,7 @@ struct rs_latency {
 	uint32_t cap;             /* most requesters have only a few requests pending */
 	uint32_t head, count;     /* oldest at head */
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
+	uint64_t clock_backwards; /* answers time-stamped before their request: not timed */
 	struct rs_latvec *lat[RS_LAT__COUNT]; /* each allocated with its first sample, */
 	struct rs_latvec ack;     /* but AckReq -> ACK (the common one) lives here */
 	struct rs_pending ring0[2];

@@ -25,8 +25,7 @@
  *  - A CM exchange split across files is joined by (client address, comm ID);
  *    its "incomplete" anomaly is recomputed on the merged state.
  *  - The path MTU a flow uses before it has learned its own (to count the
- *    PSNs of a READ) falls back to the largest seen in its own file only,
- *    where a sequential run also knows the earlier files'.
+ *    PSNs of a READ) comes from its peer or its CM REQ in its own file only.
  *  - Files not in time order: a sequential run counts a frame older than
  *    the current interval in that interval; here each file has its own.
  *  - RoCE v1/v2 mixing between two hosts seen only across files is not
@@ -292,6 +291,7 @@ static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 			if (s->lat->lat[k])
 				rs_lat_merge(rs_latvec_w(d->lat, (enum rs_lat_kind)k), s->lat->lat[k]);
 		d->lat->overflow += s->lat->overflow;
+		d->lat->clock_backwards += s->lat->clock_backwards;
 	}
 	rkeys_add(mg, d, s);
 	if (s->series)

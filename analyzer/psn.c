@@ -65,7 +65,8 @@ void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
 	while (b + 1 < RS_SIZE_BUCKETS && (1ull << b) <= size)
 		b++;
 	struct rs_flow_msgs *x = rs_msgs_w(fl);
-	x->size_hist[size ? b : 0]++;
+	if (x->size_hist[size ? b : 0] != UINT32_MAX) /* saturates rather than wraps */
+		x->size_hist[size ? b : 0]++;
 	if (size < x->msg_min)
 		x->msg_min = size;
 	if (size > x->msg_max)
@@ -216,6 +217,16 @@ static void ring_grow(struct rs_latency *l)
 	l->head = 0;
 }
 
+/* A latency sample, unless the capture's clock ran backwards between the
+ * request and its answer (then there is nothing sound to record). */
+static void lat_sample(struct rs_latency *l, enum rs_lat_kind k, uint64_t now, uint64_t then)
+{
+	if (now >= then)
+		rs_lat_add(rs_latvec_w(l, k), now - then);
+	else
+		l->clock_backwards++;
+}
+
 static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_t npkts, uint64_t ts)
 {
 	struct rs_latency *l = lat_of(req);
@@ -247,7 +258,7 @@ static void ack_older(struct rs_latency *l, uint32_t psn, uint64_t ts, bool incl
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
 		if (p->what == RS_PEND_ACKREQ)
-			rs_lat_add(rs_latvec_w(l, RS_LAT_ACK), ts - p->ts_ns);
+			lat_sample(l, RS_LAT_ACK, ts, p->ts_ns);
 		pending_pop(l);
 	}
 }
@@ -264,14 +275,20 @@ static struct rs_pending *pending_find(struct rs_latency *l, uint32_t psn, uint8
 
 /* ---- requests --------------------------------------------------------------- */
 
-static uint32_t path_mtu(const struct rs_analyzer *a, const struct rs_flow *fl)
+/* The path MTU of this connection: learned from its own First/Middle
+ * packets, else from its peer's, else from the CM REQ (IBA enum 1-5 =
+ * 256-4096 bytes). Never another connection's: paths differ. 0 = unknown. */
+static uint32_t path_mtu(const struct rs_flow *fl)
 {
 	if (fl->pmtu)
 		return fl->pmtu;
 	if (fl->peer && fl->peer->pmtu)
 		return fl->peer->pmtu;
-	return a->pmtu;
+	if (fl->conn && fl->conn->path_mtu >= 1 && fl->conn->path_mtu <= 5)
+		return 128u << fl->conn->path_mtu;
+	return 0;
 }
+
 
 static void learn_pmtu(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint32_t payload)
 {
@@ -510,9 +527,9 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 
 	learn_pmtu(a, fl, op, f->payload_len);
 	if (op->kind == RS_KIND_READ_REQ) {
-		uint32_t mtu = path_mtu(a, fl);
-		if (mtu)
-			adv = f->reth.dmalen ? (f->reth.dmalen + mtu - 1) / mtu : 1;
+		uint32_t mtu = path_mtu(fl);
+		if (mtu) /* 64-bit: a DMA length near 2^32 must not wrap the count */
+			adv = f->reth.dmalen ? (uint32_t)(((uint64_t)f->reth.dmalen + mtu - 1) / mtu) : 1;
 		else
 			adv_known = false;
 	}
@@ -619,9 +636,10 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 	case RS_AETH_RNR_NAK: {
 		struct rs_flow_rare *r = rs_rare_w(fl);
 		r->rnr_naks++;
-		if (v < r->rnr_timer_min)
+		/* Compare the waits, not the codes: code 0 is the longest (Table 45). */
+		if (r->rnr_naks == 1 || rs_rnr_timer_us(v) < rs_rnr_timer_us(r->rnr_timer_min))
 			r->rnr_timer_min = v;
-		if (v > r->rnr_timer_max || r->rnr_naks == 1)
+		if (r->rnr_naks == 1 || rs_rnr_timer_us(v) > rs_rnr_timer_us(r->rnr_timer_max))
 			r->rnr_timer_max = v;
 		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
@@ -690,7 +708,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 				struct rs_pending *p = pending_find(l, psn, RS_PEND_ATOMIC);
 				ack_older(l, psn, m->ts_ns, false);
 				if (p && l->count && &l->ring[l->head] == p) {
-					rs_lat_add(rs_latvec_w(l, RS_LAT_ATOMIC), m->ts_ns - p->ts_ns);
+					lat_sample(l, RS_LAT_ATOMIC, m->ts_ns, p->ts_ns);
 					pending_pop(l);
 				}
 			} else {
@@ -699,7 +717,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 					struct rs_pending *p = pending_find(l, psn, RS_PEND_READ);
 					if (p && !p->first_seen) {
 						p->first_seen = true;
-						rs_lat_add(rs_latvec_w(l, RS_LAT_READ_FIRST), m->ts_ns - p->ts_ns);
+						lat_sample(l, RS_LAT_READ_FIRST, m->ts_ns, p->ts_ns);
 					}
 				}
 				if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY) {
@@ -710,7 +728,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 						bool last = p->npkts ? ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn
 								     : p->first_seen || op->pos == RS_POS_ONLY;
 						if (p->what == RS_PEND_READ && last) {
-							rs_lat_add(rs_latvec_w(l, RS_LAT_READ_LAST), m->ts_ns - p->ts_ns);
+							lat_sample(l, RS_LAT_READ_LAST, m->ts_ns, p->ts_ns);
 							pending_pop(l);
 						}
 					}

@@ -237,6 +237,8 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 		rs_json_u64(j, "max", l->max);
 		rs_json_end_obj(j);
 	}
+	rs_json_u64(j, "untimed_requests", fl->lat ? fl->lat->overflow : 0);
+	rs_json_u64(j, "clock_went_backwards", fl->lat ? fl->lat->clock_backwards : 0);
 	rs_json_end_obj(j);
 }
 

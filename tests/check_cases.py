@@ -111,6 +111,49 @@ def main():
     check(ops == {"0x18": 1, "0xc5": 1, "0xe5": 1, "RC_SEND_ONLY": 1}, "reserved_ops: opcodes %s" % ops)
     check(d["capture"]["unsupported"] == 3, "reserved_ops: unsupported %d" % d["capture"]["unsupported"])
 
+    # A READ's PSN count comes from its own path: 8 KiB at MTU 1024 is 8
+    # response packets (IBA 9.7.4.1.4), whatever MTU another connection uses.
+    d = report(c("pmtu_two_paths"))
+    (req,) = flow(d, A, B, 0x22)
+    check(req["request_psn"]["gaps"] == 0 and req["retransmitted_packets"] == 0,
+          "pmtu_two_paths: gaps %d retx %d" % (req["request_psn"]["gaps"], req["retransmitted_packets"]))
+    lat = req["latency_ns"]["read_last_response"]
+    check(lat is not None and lat["count"] == 1, "pmtu_two_paths: READ -> last response not timed: %s" % lat)
+    check(req["message_bytes"]["read"] == 8192, "pmtu_two_paths: READ bytes %d" % req["message_bytes"]["read"])
+
+    # CNPs on the ACKs' half-flow: counted as CNPs, not as an opcode of the
+    # QP's transport; the flow keeps its transport and its pairing.
+    for name in ("cnp_first", "cnp_after_ack"):
+        d = report(c(name))
+        (back,) = flow(d, B, A, 0x11)
+        check(back["transport"] == "RC", "%s: transport %s" % (name, back["transport"]))
+        check(back["cnps"] == 1, "%s: cnps %d" % (name, back["cnps"]))
+        check(back["opcodes"] == {"RC_ACKNOWLEDGE": 4}, "%s: opcodes %s" % (name, back["opcodes"]))
+        check(back["pairing"] == "inferred", "%s: pairing %s" % (name, back["pairing"]))
+        (fwd,) = flow(d, A, B, 0x22)
+        check(fwd["latency_ns"]["ack"] is not None and fwd["latency_ns"]["ack"]["count"] == 4,
+              "%s: ACK latency %s" % (name, fwd["latency_ns"]["ack"]))
+    check(flow(report(c("cnp_after_ack")), A, B, 0x22)[0]["ecn_ce"] == 1, "cnp_after_ack: ECN CE count")
+
+    # An answer time-stamped before its request is not a latency.
+    d = report(c("ts_inversion"))
+    (req,) = flow(d, A, B, 0x22)
+    check(req["latency_ns"]["ack"] is None and req["latency_ns"]["clock_went_backwards"] == 1,
+          "ts_inversion: %s" % req["latency_ns"])
+
+    # RNR timers are compared as waits: code 0 is 655.36 ms, the longest
+    # (IBA Table 45); code 14 is 1.28 ms.
+    d = report(c("rnr_mix"))
+    (back,) = flow(d, B, A, 0x11)
+    check(back["rnr_naks"] == 2 and back["rnr_timer_us"] == {"min": 1280, "max": 655360},
+          "rnr_mix: %s %s" % (back["rnr_naks"], back.get("rnr_timer_us")))
+
+    # A message whose First was lost and resent completes once.
+    d = report(c("lost_first"))
+    (w,) = flow(d, A, B, 0x22)
+    check(w["messages"]["write"] == 2 and w["message_bytes"]["write"] == 6 * 256 and w["incomplete_messages"] == 0,
+          "lost_first: %s %s %s" % (w["messages"]["write"], w["message_bytes"]["write"], w["incomplete_messages"]))
+
     # A report never shows an average above the peak.
     for name in ("qpn_reuse", "cm_cases", "lost_first"):
         for q in report(c(name))["qps"]:
