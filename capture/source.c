@@ -6,6 +6,10 @@
  * once and run with pcap_offline_filter() on each frame, instead of
  * pcap_setfilter(), so that frames the filter drops still count: frame N in
  * our output is frame N in Wireshark.
+ *
+ * libpcap opens and checks every file; a reader of capture/reader.h may then
+ * take over reading its frames (pcapfile.c: classic pcap files, in place).
+ * ROCESTAT_READER=libpcap keeps libpcap reading every file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +17,7 @@
 #include <string.h>
 #include <pcap/pcap.h>
 
+#include "capture/reader.h"
 #include "capture/source.h"
 #include "dissect/dissect.h"
 
@@ -22,6 +27,7 @@ struct rs_source {
 	bool have_filter;
 	struct bpf_program prog;
 	uint64_t frame_no;
+	struct rs_reader *rd; /* NULL: libpcap reads the frames */
 };
 
 struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE],
@@ -57,6 +63,9 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 		return NULL;
 	}
 	s->pcap = p;
+	const char *reader = getenv("ROCESTAT_READER");
+	if (!reader || strcmp(reader, "libpcap") != 0)
+		s->rd = rs_pcapfile_open(p, path);
 	if (filter && *filter) {
 		if (pcap_compile(p, &s->prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
 			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: bad filter \"%s\": %s", path, filter, pcap_geterr(p));
@@ -75,13 +84,14 @@ enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char err
 	for (;;) {
 		struct pcap_pkthdr *h;
 		const u_char *data;
-		int rc = pcap_next_ex(s->pcap, &h, &data);
+		int rc = s->rd ? s->rd->ops->next(s->rd, &h, &data) : pcap_next_ex(s->pcap, &h, &data);
 		if (rc == PCAP_ERROR_BREAK)
 			return RS_NEXT_END;
 		if (rc != 1) {
-			long at = pcap_file(s->pcap) ? ftell(pcap_file(s->pcap)) : -1;
+			long at = s->rd ? s->rd->ops->offset(s->rd) : pcap_file(s->pcap) ? ftell(pcap_file(s->pcap)) : -1;
 			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu (file offset %ld): %s", s->name,
-				 (unsigned long long)s->frame_no + 1, at, pcap_geterr(s->pcap));
+				 (unsigned long long)s->frame_no + 1, at,
+				 s->rd ? s->rd->ops->error(s->rd) : pcap_geterr(s->pcap));
 			return RS_NEXT_ERROR;
 		}
 		s->frame_no++;
@@ -112,6 +122,11 @@ int rs_source_snaplen(const struct rs_source *s)
 	return pcap_snapshot(s->pcap);
 }
 
+const char *rs_source_reader(const struct rs_source *s)
+{
+	return s->rd ? s->rd->ops->name : "libpcap";
+}
+
 struct pcap *rs_source_pcap(struct rs_source *s)
 {
 	return s->pcap;
@@ -123,6 +138,8 @@ void rs_source_close(struct rs_source *s)
 		return;
 	if (s->have_filter)
 		pcap_freecode(&s->prog);
+	if (s->rd)
+		s->rd->ops->close(s->rd);
 	pcap_close(s->pcap);
 	free(s->name);
 	free(s);
