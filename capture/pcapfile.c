@@ -21,9 +21,10 @@
  * Memory: the mapping is read once, front to back, prefetched a few frames
  * ahead of the record handed out (AHEAD). Every WINDOW bytes, the
  * pages behind the reader are dropped from the process (MADV_DONTNEED: the
- * page cache keeps them), so the resident set stays at about one window
+ * page cache keeps them), so the resident set stays at about two windows
  * whatever the size of the file, and the next windows are announced
- * (MADV_WILLNEED) so that a cold file is read ahead.
+ * (MADV_WILLNEED) so that a file not in the page cache is read ahead, or
+ * mapped in at once (MADV_POPULATE_READ) when it is cached.
  *
  * A file that grows while it is read (a capture still being written) is
  * mapped again at the end, where libpcap's read would see the new bytes
@@ -150,8 +151,19 @@ static void slide(struct pcapfile *r, size_t rec)
 	if (want > r->size)
 		want = r->size;
 	if (want > r->advised) {
+		/* A file not in the page cache is read ahead (announcing cached
+		 * pages costs as much as faulting them in). Cached, its pages are
+		 * mapped in one go: a page fault per 64 KiB costs more. The last
+		 * page of the range says which this is. */
 		size_t from = r->advised & ~(r->page - 1);
-		madvise((void *)(r->map + from), want - from, MADV_WILLNEED);
+		unsigned char in_core = 0;
+		size_t last = (want - 1) & ~(r->page - 1);
+		if (mincore((void *)(r->map + last), 1, &in_core) != 0 || !(in_core & 1))
+			madvise((void *)(r->map + from), want - from, MADV_WILLNEED);
+#ifdef MADV_POPULATE_READ
+		else /* Linux 5.14 and later; before, the faults do it */
+			madvise((void *)(r->map + from), want - from, MADV_POPULATE_READ);
+#endif
 		r->advised = want;
 	}
 }
