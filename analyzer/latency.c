@@ -38,7 +38,10 @@ static void unstage(struct rs_latvec *v)
 		v->cap = v->cap ? v->cap * 2 : 4;
 		v->v = g_renew(uint64_t, v->v, v->cap);
 	}
-	memcpy(v->v + v->len, v->stage, v->nstage * sizeof v->stage[0]);
+	if (v->nstage == RS_LAT_STAGE) /* the usual case, a constant size: copied inline */
+		memcpy(v->v + v->len, v->stage, sizeof v->stage);
+	else
+		memcpy(v->v + v->len, v->stage, v->nstage * sizeof v->stage[0]);
 	v->len += v->nstage;
 	v->nstage = 0;
 }

@@ -49,6 +49,7 @@ static bool in_window(const struct rs_cli_opts *o, uint64_t ts, uint64_t t0)
  * gone by then (everything is in the struct rs_frame).
  */
 #define RS_LOOKAHEAD 8
+_Static_assert((RS_LOOKAHEAD & (RS_LOOKAHEAD - 1)) == 0, "the ring is indexed with a mask");
 
 struct ahead {
 	struct rs_packet pkt;
@@ -57,7 +58,7 @@ struct ahead {
 
 struct ring {
 	struct ahead *q;
-	unsigned depth, head, n;
+	unsigned depth, head, n; /* depth: a power of two (masks, not divisions, per frame) */
 };
 
 /* Hand the oldest frame in the ring to the sink. False: stop reading (the
@@ -65,7 +66,7 @@ struct ring {
 static bool deliver(const struct rs_cli_opts *o, const struct rs_sink *sink, struct ring *r, int *rc, int64_t *seen)
 {
 	struct ahead *x = &r->q[r->head];
-	r->head = (r->head + 1) % r->depth;
+	r->head = (r->head + 1) & (r->depth - 1);
 	r->n--;
 	if (x->f.outcome != RS_OK && x->f.outcome != RS_NOT_ROCE && *rc == RS_EXIT_OK)
 		*rc = RS_EXIT_ANOMALIES;
@@ -121,7 +122,7 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				stop = true;
 				break;
 			}
-			struct ahead *x = &r.q[(r.head + r.n) % r.depth];
+			struct ahead *x = &r.q[(r.head + r.n) & (r.depth - 1)];
 			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &x->f);
 			if (o->have_since || o->have_until) {
 				uint64_t ts = rs_frame_time_ns(&x->f, pkt.ts_ns);
