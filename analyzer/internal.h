@@ -441,6 +441,7 @@ struct rs_analyzer {
 	int64_t intervals_seen;
 
 	GHashTable *hosts;        /* address text -> name, from /etc/hosts (unless -n) */
+	struct rs_addr_cache *addr_cache; /* RS_ADDR_CACHE formatted addresses (format.c) */
 
 	bool finished;
 };
@@ -586,6 +587,15 @@ guint rs_anomaly_hash(gconstpointer k);
 gboolean rs_anomaly_equal(gconstpointer a, gconstpointer b);
 
 /* format.c: units and names for reports. */
+#define RS_ADDR_CACHE_BITS 8
+#define RS_ADDR_CACHE (1u << RS_ADDR_CACHE_BITS)
+#define RS_ADDR_CACHE_TEXT 96
+struct rs_addr_cache {       /* one formatted address (texts that fit only) */
+	struct rs_addr ad;
+	bool used;
+	uint8_t len;
+	char text[RS_ADDR_CACHE_TEXT];
+};
 const char *rs_fmt_bytes(uint64_t v, char *buf, size_t len);
 const char *rs_fmt_rate(double Bps, char *buf, size_t len);
 const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len);
