@@ -4,6 +4,10 @@
 #   make check           build and run every test (unit, golden, differential)
 #   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
+#   make fuzz            build the libFuzzer targets (clang, build-fuzz/) and run
+#                        each for FUZZ_SECONDS (default 60) on seed corpora
+#   make valgrind        unit tests and rocestat runs under valgrind memcheck
+#   make check-big       10 million QPNs through --max-flows (memory bound)
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # Every flag comes from pkg-config; nothing is hard-coded to this machine.
@@ -12,6 +16,8 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 PKG_CONFIG ?= pkg-config
 CC       ?= cc
+FUZZ_CC  ?= clang
+FUZZ_SECONDS ?= 60
 
 PKGS      := libpcap glib-2.0
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
@@ -34,6 +40,14 @@ ifeq ($(SAN),1)
   BASE_CFLAGS += $(SANFLAGS)
   LDFLAGS  += $(SANFLAGS)
   BIN      := $(BUILD)/rocestat
+else ifeq ($(FUZZ),1)
+  # libFuzzer build: every object instrumented for coverage, ASan and UBSan.
+  BUILD    ?= build-fuzz
+  CC       := $(FUZZ_CC)
+  SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  BASE_CFLAGS += $(SANFLAGS)
+  LDFLAGS  += -fsanitize=fuzzer,address,undefined
+  BIN      := $(BUILD)/rocestat
 else
   BUILD    ?= build
   BIN      := rocestat
@@ -50,7 +64,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest reports sanitize golden-update install uninstall clean
+.PHONY: all check unit golden difftest reports sanitize golden-update install uninstall clean \
+        regress hostile interrupt fuzz fuzz-build valgrind check-big
 
 all: $(BIN)
 
@@ -81,7 +96,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 
 # The unit tests, then the golden outputs, then the differential test against
 # tshark. Each script exits non-zero on the first failing case it reports.
-check: unit golden difftest reports
+check: unit golden difftest reports regress
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -101,6 +116,55 @@ sanitize:
 golden-update: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update
 
+# ---- robustness (issue 7): fuzzing, regressions, hostile inputs, valgrind --
+
+FUZZ_TARGETS := fuzz_frame fuzz_capture fuzz_cm
+# The CLI's objects but main(): the fuzz and replay drivers bring their own.
+CLI_LIB  := $(BUILD)/librocestat-cli.a
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+# The same targets with a plain main() that replays files (no libFuzzer), so
+# the regression inputs run in every build: plain, sanitizer and valgrind.
+REPLAY_BINS := $(FUZZ_TARGETS:fuzz_%=$(BUILD)/tests/replay_%)
+
+$(CLI_LIB): $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(CLI_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(PKG_LIBS) -lm
+
+$(BUILD)/tests/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/regress/replay_main.o $(CLI_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+.PRECIOUS: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/regress/%.o
+
+fuzz-build: $(FUZZ_BINS)
+
+# Each target for FUZZ_SECONDS on a corpus seeded from the captures.
+fuzz:
+	$(MAKE) FUZZ=1 fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+# Every crash the fuzzers found, replayed through the same entry points.
+regress: $(REPLAY_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  n=$${t#fuzz_}; $(BUILD)/tests/replay_$$n tests/regress/$$t; done
+
+hostile: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/run.py
+
+interrupt: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/interrupt.py
+
+# memcheck over the unit tests, the replayed regressions and rocestat runs.
+valgrind: $(TEST_BIN) $(REPLAY_BINS) $(BIN)
+	ROCESTAT=$(abspath $(BIN)) BUILD=$(BUILD) TEST_BINS="$(TEST_BIN)" REPLAY_BINS="$(REPLAY_BINS)" \
+	  sh tests/valgrind.sh
+
+check-big: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/bigflows.py
+
 # ---- install -------------------------------------------------------------
 
 install: $(BIN)
@@ -112,6 +176,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocestat $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
 
 clean:
-	rm -rf build build-san rocestat
+	rm -rf build build-san build-fuzz rocestat
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
