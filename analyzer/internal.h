@@ -186,6 +186,7 @@ struct rs_flow {
 	struct rs_flow *peer;
 	struct rs_conn *conn;
 	uint32_t infer_tries;
+	uint32_t hosts_pos;        /* its index in the a->by_hosts list of its host pair */
 
 	struct rs_fref first, last;
 	uint64_t first_ts, last_ts;
@@ -236,6 +237,7 @@ struct rs_flow {
 	/* Timeline: counts of the current interval. */
 	struct rs_tl tl;
 	bool tl_active;
+	uint32_t tl_pos;      /* its index in a->tl_active while tl_active */
 
 	struct rs_latency *lat;
 	struct rs_rkeys *rkeys;
@@ -334,6 +336,7 @@ struct rs_analyzer {
 	bool have_t0;
 	int64_t cur_interval;
 	GPtrArray *tl_active;     /* flows with counts in the current interval */
+	uint32_t tl_holes;        /* NULLs left in tl_active by evicted flows */
 	int64_t intervals_seen;
 
 	GHashTable *hosts;        /* address text -> name, from /etc/hosts (unless -n) */

@@ -93,14 +93,33 @@ static void emit(struct rs_analyzer *a, struct rs_flow *fl)
 void rs_tl_flush(struct rs_analyzer *a)
 {
 	for (guint i = 0; i < a->tl_active->len; i++)
-		emit(a, a->tl_active->pdata[i]);
+		if (a->tl_active->pdata[i]) /* NULL: evicted during the interval */
+			emit(a, a->tl_active->pdata[i]);
 	g_ptr_array_set_size(a->tl_active, 0);
+	a->tl_holes = 0;
 }
 
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl)
 {
+	/* Leave a hole rather than search and shift the list: with many
+	 * flows active in one interval, eviction would go quadratic. */
+	uint32_t pos = fl->tl_pos;
 	emit(a, fl);
-	g_ptr_array_remove(a->tl_active, fl);
+	a->tl_active->pdata[pos] = NULL;
+	/* Squeeze the holes out (keeping the order) once they are the majority,
+	 * so the list stays bounded even if every frame has the same time. */
+	if (++a->tl_holes > 1024 && a->tl_holes * 2 > a->tl_active->len) {
+		guint j = 0;
+		for (guint i = 0; i < a->tl_active->len; i++) {
+			struct rs_flow *o = a->tl_active->pdata[i];
+			if (o) {
+				o->tl_pos = j;
+				a->tl_active->pdata[j++] = o;
+			}
+		}
+		g_ptr_array_set_size(a->tl_active, j);
+		a->tl_holes = 0;
+	}
 }
 
 void rs_tl_frame(struct rs_analyzer *a, uint64_t ts)
@@ -125,6 +144,7 @@ void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	if (!fl->tl_active) {
 		fl->tl_active = true;
+		fl->tl_pos = a->tl_active->len;
 		g_ptr_array_add(a->tl_active, fl);
 	}
 }
