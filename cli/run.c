@@ -60,6 +60,11 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			continue;
 		}
 		int dlt = rs_source_datalink(src);
+		/* libpcap cuts records longer than the header's snapshot length
+		 * down to it (up to its own limit; old Solaris files): say so. */
+		uint32_t snaplen = (uint32_t)rs_source_snaplen(src);
+		uint64_t over_snap = 0, over_first = 0;
+		uint32_t over_len = 0;
 		if (sink->begin_file)
 			sink->begin_file(sink->ctx, *path, dlt);
 		struct rs_packet pkt;
@@ -74,6 +79,10 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				if (o->last_frame && pkt.frame_no > o->last_frame)
 					break;
 				continue;
+			}
+			if (pkt.file_caplen > pkt.caplen && !over_snap++) {
+				over_first = pkt.frame_no;
+				over_len = pkt.file_caplen;
 			}
 			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &f);
 			if (o->have_since || o->have_until) {
@@ -95,6 +104,15 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				stop = true;
 				break;
 			}
+		}
+		if (over_snap) {
+			fprintf(stderr,
+				"rocestat: %s: frame %llu: captured length %u exceeds the snapshot length %u in the file "
+				"header (%llu frame%s); libpcap kept the first %u bytes\n",
+				*path, (unsigned long long)over_first, over_len, snaplen, (unsigned long long)over_snap,
+				over_snap == 1 ? "" : "s", snaplen);
+			if (rc == RS_EXIT_OK)
+				rc = RS_EXIT_ANOMALIES;
 		}
 		if (n == RS_NEXT_ERROR) {
 			fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", err);
