@@ -325,8 +325,9 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message)
 	struct rs_file *fi = g_ptr_array_index(a->files, a->cur_file);
 	g_free(fi->error);
 	fi->error = g_strdup(message);
-	struct rs_fref at = { a->cur_file, 0 };
-	rs_anomaly(a, RS_AN_FILE_ERROR, a->cur_file, NULL, &at, 1);
+	/* No frame reference: the message names the frame that could not be
+	 * read, and a reference to frame 0 printed as "frames 0". */
+	rs_anomaly(a, RS_AN_FILE_ERROR, a->cur_file, NULL, NULL, 1);
 }
 
 /* UD: every SEND is a whole message; PSN health is not tracked (several
