@@ -85,8 +85,12 @@ enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char err
 			return RS_NEXT_END;
 		if (rc != 1) {
 			long at = pcap_file(s->pcap) ? ftell(pcap_file(s->pcap)) : -1;
-			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu (file offset %ld): %s", s->name,
-				 (unsigned long long)s->frame_no + 1, at, pcap_geterr(s->pcap));
+			if (at < 0) /* a pipe: no offset to give */
+				snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu: %s", s->name,
+					 (unsigned long long)s->frame_no + 1, pcap_geterr(s->pcap));
+			else
+				snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu (file offset %ld): %s", s->name,
+					 (unsigned long long)s->frame_no + 1, at, pcap_geterr(s->pcap));
 			return RS_NEXT_ERROR;
 		}
 		s->frame_no++;

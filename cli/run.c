@@ -114,7 +114,12 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			if (rc == RS_EXIT_OK)
 				rc = RS_EXIT_ANOMALIES;
 		}
-		if (n == RS_NEXT_ERROR) {
+		if (n == RS_NEXT_ERROR && stop_requested) {
+			/* SIGINT/SIGTERM while libpcap waited for input (a pipe):
+			 * the read fails with EINTR; that is the interruption, not a
+			 * broken file. */
+			stop = true;
+		} else if (n == RS_NEXT_ERROR) {
 			fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", err);
 			if (sink->file_error)
 				sink->file_error(sink->ctx, err);
