@@ -96,7 +96,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 
 # The unit tests, then the golden outputs, then the differential test against
 # tshark. Each script exits non-zero on the first failing case it reports.
-check: unit golden difftest reports regress
+check: unit golden difftest reports regress hostile interrupt
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done

@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rs_layer_name((enum rs_layer_id)f.layers[i].id);
 	if (f.have & RS_HAVE_BTH)
 		(void)rs_opinfo(f.bth.opcode)->name;
-	if (f.have & RS_HAVE_EXT) {
+	if ((f.have & RS_HAVE_EXT) && (f.ext & RS_EXT_AETH)) {
 		rs_nak_code_name(rs_aeth_value(f.aeth.syndrome));
 		rs_nak_code_key(rs_aeth_value(f.aeth.syndrome));
 		rs_rnr_timer_us(rs_aeth_value(f.aeth.syndrome));
