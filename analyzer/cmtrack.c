@@ -136,6 +136,15 @@ void rs_pair_link(struct rs_flow *x, struct rs_flow *y, enum rs_pair how)
 
 static void attach_conn(struct rs_flow *fl, struct rs_conn *c)
 {
+	/* A flow belongs to one connection, the latest to name it: the one it
+	 * leaves must not keep pointing at it (eviction only clears fl->conn's
+	 * pointers, so a second one would dangle once the flow is evicted). */
+	if (fl->conn && fl->conn != c) {
+		if (fl->conn->c2s == fl)
+			fl->conn->c2s = NULL;
+		if (fl->conn->s2c == fl)
+			fl->conn->s2c = NULL;
+	}
 	fl->conn = c;
 	struct rs_addr src;
 	rs_flowkey_addr(&fl->key, false, &src);
