@@ -6,7 +6,7 @@
 # kept between runs, so fuzzing builds on what earlier runs found.
 #
 #   FUZZ_SECONDS=N sh tests/fuzz/run.sh [target...]
-#   FUZZ_JOBS=... extra libFuzzer flags in FUZZ_FLAGS
+#   FUZZ_FLAGS="..." adds libFuzzer flags (e.g. -fork=1 -ignore_crashes=1)
 #
 # Crash, leak, timeout and out-of-memory inputs land in
 # build-fuzz/artifacts/<target>-*; the script exits 1 if any target failed.
@@ -15,8 +15,7 @@ cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-60}
 bdir=${FUZZ_BUILD:-build-fuzz}
 [ $# -gt 0 ] || set -- fuzz_frame fuzz_capture fuzz_cm
-captures=$(ls ../shared/captures/*.pcap ../shared/public-captures/*.pcap /work/shared/captures/*.pcap \
-	/work/shared/public-captures/*.pcap samples/*.pcap 2>/dev/null | sort -u)
+captures=$(ls ../shared/captures/*.pcap ../shared/public-captures/*.pcap samples/*.pcap 2>/dev/null)
 mkdir -p "$bdir/seeds" "$bdir/corpus" "$bdir/artifacts" "$bdir/logs"
 # shellcheck disable=SC2086
 python3 tests/fuzz/mkseeds.py "$bdir/seeds" $captures || exit 1
