@@ -203,6 +203,8 @@ void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 }
 
+#define RS_INFER_SCAN 1024
+
 void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 {
 	if (resp->is_cm_qp || resp->infer_tries >= 16)
@@ -215,7 +217,13 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 		return;
 	struct rs_flow *best = NULL;
 	int32_t best_dist = 0;
-	for (guint i = 0; i < list->len; i++) {
+	/* Only the most recent RS_INFER_SCAN request flows between the two
+	 * hosts are candidates: a scan of all of them for each response flow
+	 * went quadratic (thousands of QPNs between two hosts, each answered
+	 * or not, took minutes). A response follows its request closely, and
+	 * with fewer flows than that the result is the same as before. */
+	guint from = list->len > RS_INFER_SCAN ? list->len - RS_INFER_SCAN : 0;
+	for (guint i = from; i < list->len; i++) {
 		struct rs_flow *c = list->pdata[i];
 		if (c->peer || c == resp || !c->req.started || c->transport != resp->transport)
 			continue;
@@ -225,6 +233,8 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 		if (!best || dist < best_dist) {
 			best = c;
 			best_dist = dist;
+			if (dist == 1)
+				break; /* the closest possible: nothing later can win */
 		}
 	}
 	if (best)
