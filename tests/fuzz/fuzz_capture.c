@@ -96,7 +96,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	char path[64];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-	char *files[] = { path, NULL };
+	/* Odd-sized inputs are read twice, as two files, for the multi-file
+	 * paths (file:frame references, state carried across files). */
+	char *files[] = { path, size % 2 ? path : NULL, NULL };
 
 	struct rs_cli_opts o = { 0 };
 	o.files = files;
