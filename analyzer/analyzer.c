@@ -330,6 +330,15 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message)
 	rs_anomaly(a, RS_AN_FILE_ERROR, a->cur_file, NULL, NULL, 1);
 }
 
+void rs_analyzer_file_warning(struct rs_analyzer *a, uint64_t frame_no, uint64_t count, const char *message)
+{
+	if (!a->files->len)
+		rs_analyzer_add_file(a, "(input)", -1);
+	struct rs_fref at = { a->cur_file, frame_no };
+	struct rs_anomaly *an = rs_anomaly(a, RS_AN_FILE_WARNING, a->cur_file, NULL, &at, count);
+	rs_anomaly_set_detail(an, "%s", message);
+}
+
 /* UD: every SEND is a whole message; PSN health is not tracked (several
  * source QPs may share a destination QP, each with its own PSNs). */
 static void track_ud(struct rs_flow *fl, const struct rs_frame *f)

@@ -61,6 +61,7 @@ const char *rs_anom_key(enum rs_anom t)
 	static const char *const keys[RS_AN__COUNT] = {
 		[RS_AN_FILE_ERROR] = "file_error",
 		[RS_AN_UNDECODABLE] = "undecodable_frames",
+		[RS_AN_FILE_WARNING] = "file_warning",
 		[RS_AN_ICRC_BAD] = "bad_icrc",
 		[RS_AN_VCRC_BAD] = "bad_vcrc",
 		[RS_AN_RETRANS] = "retransmission",

@@ -412,6 +412,7 @@ void rs_tl_header(FILE *out);
 enum rs_anom {
 	RS_AN_FILE_ERROR,
 	RS_AN_UNDECODABLE,
+	RS_AN_FILE_WARNING,
 	RS_AN_ICRC_BAD,
 	RS_AN_VCRC_BAD,
 	RS_AN_RETRANS,

@@ -106,11 +106,14 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			}
 		}
 		if (over_snap) {
-			fprintf(stderr,
-				"rocestat: %s: frame %llu: captured length %u exceeds the snapshot length %u in the file "
-				"header (%llu frame%s); libpcap kept the first %u bytes\n",
-				*path, (unsigned long long)over_first, over_len, snaplen, (unsigned long long)over_snap,
-				over_snap == 1 ? "" : "s", snaplen);
+			snprintf(err, sizeof err,
+				 "%s: frame %llu: captured length %u exceeds the snapshot length %u in the file header "
+				 "(%llu frame%s); libpcap kept the first %u bytes",
+				 *path, (unsigned long long)over_first, over_len, snaplen, (unsigned long long)over_snap,
+				 over_snap == 1 ? "" : "s", snaplen);
+			fprintf(stderr, "rocestat: %s\n", err);
+			if (sink->file_warning)
+				sink->file_warning(sink->ctx, over_first, over_snap, err);
 			if (rc == RS_EXIT_OK)
 				rc = RS_EXIT_ANOMALIES;
 		}

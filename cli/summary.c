@@ -40,6 +40,12 @@ static void file_error(void *ctx, const char *message)
 	rs_analyzer_file_error(s->a, message);
 }
 
+static void file_warning(void *ctx, uint64_t frame_no, uint64_t count, const char *message)
+{
+	struct summary *s = ctx;
+	rs_analyzer_file_warning(s->a, frame_no, count, message);
+}
+
 static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyzer *, const struct rs_report_opts *),
 			struct rs_analyzer *a, const struct rs_report_opts *ro)
 {
@@ -81,7 +87,8 @@ int rs_run_summary(const struct rs_cli_opts *o)
 		.resolve_names = !o->no_resolve,
 	};
 	struct summary s = { .a = rs_analyzer_new(&ao) };
-	struct rs_sink sink = { .ctx = &s, .begin_file = begin_file, .frame = frame, .file_error = file_error };
+	struct rs_sink sink = { .ctx = &s, .begin_file = begin_file, .frame = frame, .file_error = file_error,
+				.file_warning = file_warning };
 
 	rc = rs_run_files(o, &sink);
 	rs_analyzer_finish(s.a);

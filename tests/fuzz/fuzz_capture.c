@@ -69,6 +69,12 @@ static void file_error(void *ctx, const char *message)
 		b->walk.file_error(b->walk.ctx, message);
 }
 
+static void file_warning(void *ctx, uint64_t frame_no, uint64_t count, const char *message)
+{
+	struct both *b = ctx;
+	rs_analyzer_file_warning(b->a, frame_no, count, message);
+}
+
 static void end_file(void *ctx, const char *name)
 {
 	struct both *b = ctx;
@@ -126,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.walk = rs_walk_sink(devnull, &o),
 	};
 	struct rs_sink sink = { .ctx = &b, .begin_file = begin_file, .frame = frame,
-				.file_error = file_error, .end_file = end_file };
+				.file_error = file_error, .file_warning = file_warning, .end_file = end_file };
 	rs_run_files(&o, &sink);
 	rs_analyzer_finish(b.a);
 

@@ -148,9 +148,11 @@ CASES['caplen_over_snaplen'] = (
     gen.pcap_header(snaplen=128) + FULL[24:], RET_ANOM,
     'rocestat: {f}: frame 1: captured length 330 exceeds the snapshot length 128 in the file header '
     '(6 frames); libpcap kept the first 128 bytes\n',
-    ['none'],
-    lambda js: ((js['capture']['frames'], js['capture']['icrc']['unchecked'], q(js, 0x12)['messages']['write']),
-                (9, 6, 3)))
+    ['{f}: frame 1: captured length 330 exceeds the snapshot length 128 in the file header (6 frames); '
+     'libpcap kept the first 128 bytes; frames 1'],
+    lambda js: ((js['capture']['frames'], js['capture']['icrc']['unchecked'], q(js, 0x12)['messages']['write'],
+                 [(a['type'], a['count'], a['frames']) for a in js['anomalies']]),
+                (9, 6, 3, [('file_warning', 6, [1])])))
 CASES['caplen_zero'] = (
     gen.pcap(BEFORE) + gen.pcap_record(b'', 6, wirelen=60) + gen.pcap(AFTER)[24:], RET_ANOM, '',
     ['1 truncated frame (first: Ethernet header cut by the capture length (0 bytes captured)); frames 7'],
