@@ -130,6 +130,8 @@ static void flow_free(struct rs_flow *fl)
 	g_free(fl->req.lost);
 	g_free(fl->rsp.lost);
 	g_free(fl->rkeys);
+	if (fl->anoms)
+		g_ptr_array_free(fl->anoms, TRUE);
 	if (fl->series) {
 		g_free(fl->series->interval);
 		g_free(fl->series->bytes);

@@ -242,6 +242,7 @@ struct rs_flow {
 	struct rs_latency *lat;
 	struct rs_rkeys *rkeys;
 	struct rs_series *series;
+	GPtrArray *anoms;     /* the anomalies whose subject it is (eviction words them) */
 };
 
 enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
@@ -330,6 +331,7 @@ struct rs_analyzer {
 
 	GHashTable *anomalies;    /* key -> struct rs_anomaly */
 	uint32_t next_anomaly_seq;
+	uint32_t detached;        /* anomalies of evicted flows kept one by one (RS_DETACHED_MAX) */
 
 	/* Timeline. */
 	uint64_t t0;              /* first frame's time: intervals count from it */
@@ -451,7 +453,9 @@ const char *rs_anom_key(enum rs_anom t);
 /* Anomalies sorted for reports (caller frees the array, not the items). */
 GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
-/* Before the flows in `subjects` go away: word their anomalies now. */
+/* Before the flows in `subjects` go away: word their anomalies now (at most
+ * RS_DETACHED_MAX one by one, then summed per type). */
+#define RS_DETACHED_MAX 4096
 void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects);
 guint rs_anomaly_hash(gconstpointer k);
 gboolean rs_anomaly_equal(gconstpointer a, gconstpointer b);
