@@ -200,6 +200,9 @@ void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl)
 		list->pdata[fl->hosts_pos] = last;
 		last->hosts_pos = fl->hosts_pos;
 		g_ptr_array_set_size(list, list->len - 1);
+		/* Under --max-flows, host pairs come and go: keep no empty lists. */
+		if (!list->len)
+			g_hash_table_remove(a->by_hosts, &hp);
 	}
 }
 
@@ -606,6 +609,14 @@ static void normalise(uint8_t out[16], const struct rs_addr *ad, uint8_t *kind)
 	}
 }
 
+static gboolean version_unmixed(gpointer key, gpointer value, gpointer data)
+{
+	const struct version_seen *v = value;
+	(void)key;
+	(void)data;
+	return v->mask != 3;
+}
+
 void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m)
 {
 	struct rs_hostpair hp;
@@ -619,6 +630,11 @@ void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const str
 	hp.kind = kx;
 	struct version_seen *v = g_hash_table_lookup(a->versions, &hp);
 	if (!v) {
+		/* Under --max-flows, forget the host pairs that saw one version
+		 * only once there are many more of them than flows (those that
+		 * mixed versions are an anomaly's subject and stay). */
+		if (a->opts.max_flows && g_hash_table_size(a->versions) > 2 * a->opts.max_flows + 1024)
+			g_hash_table_foreach_remove(a->versions, version_unmixed, NULL);
 		v = g_new0(struct version_seen, 1);
 		g_hash_table_insert(a->versions, g_memdup2(&hp, sizeof hp), v);
 	}

@@ -362,6 +362,46 @@ def run_many_bad_qps(tmp):
           % (n - 4096 - js['capture']['half_flows']))
 
 
+def run_rss(args, tmp):
+    """Run rocestat; also return its own peak RSS in MB (wait4)."""
+    with open(os.path.join(tmp, 'rss.out'), 'w+') as out, open(os.path.join(tmp, 'rss.err'), 'w+') as err:
+        # Under ASan, freed memory waits in a quarantine (256 MB): keep it
+        # small so the peak RSS measures what rocestat holds.
+        env = dict(os.environ)
+        env['ASAN_OPTIONS'] = (env.get('ASAN_OPTIONS', '') + ':quarantine_size_mb=1').lstrip(':')
+        p = subprocess.Popen([ROCESTAT, '-n', '--color', 'never'] + args, stdout=out, stderr=err, env=env)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read(), err.read(), ru.ru_maxrss / 1024
+
+
+def run_many_host_pairs(tmp):
+    """300k frames, each between a different pair of hosts, --max-flows 1000:
+    the per-host-pair tables (pairing candidates, RoCE versions seen) kept an
+    entry for every pair ever seen, so memory grew with the frames (250 bytes
+    a pair) despite the cap. Peak RSS must not grow from 30k to 300k."""
+    if ONLY and 'many_host_pairs' not in ONLY:
+        return
+    import struct
+    rss = []
+    for n in (30000, 300000):
+        path = os.path.join(tmp, 'hosts%d.pcap' % n)
+        with open(path, 'wb') as f:
+            f.write(gen.pcap_header(linktype=101))
+            for i in range(n):
+                fr = gen.roce_v2(gen.bth(gen.RC_SEND_ONLY, 0x11, i & 0xFFFFFF), src=struct.pack('>I', 0x0A000000 + i))
+                f.write(struct.pack('<IIII', gen.T0, i, len(fr) - 14, len(fr) - 14) + fr[14:])
+        rc, out, err, mb = run_rss(['--format', 'json', '--max-flows', '1000', path], tmp)
+        check('many_host_pairs', '%d frames: exit status, stderr, frames' % n,
+              (rc, err, json.loads(out)['capture']['frames']), (RET_ANOM, '', n))
+        rss.append(mb)
+        os.unlink(path)
+    check('many_host_pairs', 'peak RSS %.0f MB -> %.0f MB: 10x the host pairs, < 1.5x the memory' % tuple(rss),
+          rss[1] < 1.5 * rss[0], True)
+
+
 def pairing_flood(n, interleaved):
     """n RC requests to distinct QPNs from A to B and n ACKs from distinct
     QPNs back: blocks (all requests, then all ACKs) or interleaved."""
@@ -408,6 +448,7 @@ def main():
         run_many_qps(tmp)
         run_pairing_flood(tmp)
         run_many_bad_qps(tmp)
+        run_many_host_pairs(tmp)
     print('hostile: %d passed, %d failed' % (PASSES, len(FAILS)))
     return 1 if FAILS else 0
 
