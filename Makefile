@@ -7,6 +7,7 @@
 #   make fuzz            build the libFuzzer targets (clang, build-fuzz/) and run
 #                        each for FUZZ_SECONDS (default 60) on seed corpora
 #   make valgrind        unit tests and rocestat runs under valgrind memcheck
+#   make fuzz-coverage   source coverage of the fuzz corpora (llvm-cov)
 #   make check-big       10 million QPNs through --max-flows (memory bound)
 #   make install PREFIX=/usr/local DESTDIR=
 #
@@ -65,7 +66,7 @@ TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
 .PHONY: all check unit golden difftest reports sanitize golden-update install uninstall clean \
-        regress hostile interrupt fuzz fuzz-build valgrind check-big
+        regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
 all: $(BIN)
 
@@ -146,6 +147,17 @@ fuzz:
 	$(MAKE) FUZZ=1 fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
+# Source coverage of the fuzz corpora (build-fuzz/corpus, after make fuzz):
+# the replay drivers built with clang's coverage instrumentation in build-cov/.
+fuzz-coverage:
+	$(MAKE) BUILD=build-cov CC=$(FUZZ_CC) CFLAGS="-fprofile-instr-generate -fcoverage-mapping" \
+	  LDFLAGS="-fprofile-instr-generate" $(FUZZ_TARGETS:fuzz_%=build-cov/tests/replay_%)
+	@set -e; for t in $(FUZZ_TARGETS); do n=$${t#fuzz_}; \
+	  LLVM_PROFILE_FILE=build-cov/$$n.profraw build-cov/tests/replay_$$n build-fuzz/corpus/$$t >/dev/null 2>&1; \
+	  llvm-profdata merge -o build-cov/$$n.profdata build-cov/$$n.profraw; \
+	  echo "== $$t"; llvm-cov report build-cov/tests/replay_$$n -instr-profile=build-cov/$$n.profdata \
+	    dissect/*.c analyzer/*.c capture/*.c cli/*.c | awk '$$1 != "" && $$NF != "-" {print $$1, "regions", $$4, "lines", $$10}' | tail -40; done
+
 # Every crash the fuzzers found, replayed through the same entry points.
 regress: $(REPLAY_BINS)
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -176,6 +188,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocestat $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
 
 clean:
-	rm -rf build build-san build-fuzz rocestat
+	rm -rf build build-san build-fuzz build-cov rocestat
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

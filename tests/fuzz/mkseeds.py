@@ -13,6 +13,8 @@ writes
                           pcap (micro- and nanosecond) and as pcapng
     OUTDIR/fuzz_cm/       the MADs of the CM frames, prefixed with their
                           2-byte wire length (fuzz_cm.c's layout)
+and the synthetic frames and captures of synth.py (every opcode, RoCE v1,
+IPv6, InfiniBand with and without GRH, PadCnt, VLAN stacks).
 At most PER_FILE distinct seeds of each kind come from one capture, so large
 captures do not drown the rest. Only pcap inputs are read (all shared
 captures are pcap); anything else is skipped with a note.
@@ -21,6 +23,8 @@ import hashlib
 import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 PER_FILE = 20
 REWRAP_PER_FILE = 6
@@ -188,6 +192,14 @@ def main():
         for blob in (pcap_file(linktype, head, False), pcap_file(linktype, head, True), pcapng_file(linktype, head)):
             if put(dirs['fuzz_capture'], blob, seen['fuzz_capture']):
                 counts['fuzz_capture'] += 1
+    # Synthetic frames and captures (synth.py): every opcode, carrier, ...
+    import synth
+    for idx, fr in synth.frames():
+        if put(dirs['fuzz_frame'], bytes([idx]) + b'\0\0' + fr, seen['fuzz_frame']):
+            counts['fuzz_frame'] += 1
+    for blob in synth.captures():
+        if put(dirs['fuzz_capture'], blob, seen['fuzz_capture']):
+            counts['fuzz_capture'] += 1
     print('mkseeds: ' + ', '.join('%s %d' % (t, counts[t]) for t in sorted(counts)))
 
 
