@@ -180,6 +180,26 @@ CASES['udp_length_short'] = (
     ['1 malformed frame (first: UDP length 20 disagrees with the IP payload length 40); frames 7'],
     json_all_frames())
 
+
+
+def ipv6_payload_length(delta):
+    import struct
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fuzz'))
+    import synth
+    f = bytearray(synth.roce_v2_ipv6(bt(gen.RC_SEND_ONLY)))
+    f[18:20] = struct.pack('>H', struct.unpack('>H', f[18:20])[0] + delta)
+    return bytes(f)
+
+
+CASES['ipv6_length_past_frame'] = (
+    hostile_stream(ipv6_payload_length(+40)), RET_ANOM, '',
+    ['1 malformed frame (first: IPv6 payload length 80 runs past the 40 bytes in the frame); frames 7'],
+    json_all_frames())
+CASES['ipv6_length_short_of_udp'] = (
+    hostile_stream(ipv6_payload_length(-10)), RET_ANOM, '',
+    ['1 malformed frame (first: UDP length 40 disagrees with the IP payload length 30); frames 7'],
+    json_all_frames())
+
 # BTH opcodes with no defined header sequence.
 for op, why in ((0x15, 'opcode 0x15 is reserved: IBA Table 38 defines no headers for it'),
                 (0x18, 'opcode 0x18 is reserved: IBA Table 38 defines no headers for it'),
