@@ -106,14 +106,15 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			}
 		}
 		if (over_snap) {
-			snprintf(err, sizeof err,
+			char warn[RS_ERRBUF_SIZE]; /* err may hold the read error, below */
+			snprintf(warn, sizeof warn,
 				 "%s: frame %llu: captured length %u exceeds the snapshot length %u in the file header "
 				 "(%llu frame%s); libpcap kept the first %u bytes",
 				 *path, (unsigned long long)over_first, over_len, snaplen, (unsigned long long)over_snap,
 				 over_snap == 1 ? "" : "s", snaplen);
-			fprintf(stderr, "rocestat: %s\n", err);
+			fprintf(stderr, "rocestat: %s\n", warn);
 			if (sink->file_warning)
-				sink->file_warning(sink->ctx, over_first, over_snap, err);
+				sink->file_warning(sink->ctx, over_first, over_snap, warn);
 			if (rc == RS_EXIT_OK)
 				rc = RS_EXIT_ANOMALIES;
 		}

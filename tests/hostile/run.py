@@ -153,6 +153,14 @@ CASES['caplen_over_snaplen'] = (
     lambda js: ((js['capture']['frames'], js['capture']['icrc']['unchecked'], q(js, 0x12)['messages']['write'],
                  [(a['type'], a['count'], a['frames']) for a in js['anomalies']]),
                 (9, 6, 3, [('file_warning', 6, [1])])))
+# Both: the warning, then the read error, each with its own message.
+CASES['caplen_over_snaplen_then_truncated'] = (
+    gen.pcap_header(snaplen=128) + FULL[24:LAST_REC + 7], RET_INPUT,
+    'rocestat: {f}: frame 1: captured length 330 exceeds the snapshot length 128 in the file header '
+    '(6 frames); libpcap kept the first 128 bytes\n'
+    'rocestat: {f}: frame 9 (file offset %d): truncated dump file; tried to read 16 header bytes, only got 7; '
+    'the frames before it were analysed\n' % (LAST_REC + 7),
+    None, lambda js: ([a['type'] for a in js['anomalies']], ['file_error', 'file_warning']))
 CASES['caplen_zero'] = (
     gen.pcap(BEFORE) + gen.pcap_record(b'', 6, wirelen=60) + gen.pcap(AFTER)[24:], RET_ANOM, '',
     ['1 truncated frame (first: Ethernet header cut by the capture length (0 bytes captured)); frames 7'],
