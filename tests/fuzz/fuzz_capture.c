@@ -113,6 +113,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.max_flows = 8;
 	o.top = 4;
 	o.no_resolve = true;
+	/* The next-to-last byte (packet data in any real file, so mutated
+	 * freely) varies the options the way the command line would. */
+	uint8_t v = size > 1 ? data[size - 2] : 0;
+	if (v & 0x01) { /* --frames 2-N */
+		o.first_frame = 2;
+		o.last_frame = 2 + v % 23;
+	}
+	if (v & 0x02) { /* --since/--until, relative seconds */
+		o.have_since = o.have_until = true;
+		o.since = 0.001;
+		o.until = 0.5;
+	}
+	if ((v & 0x0C) == 0x0C)
+		o.filter = "udp or ether proto 0x8915"; /* a BPF filter (compiling it is slow: 1 input in 4) */
+	if (v & 0x10)
+		o.interval_ns = 1000; /* 1 us intervals: many timeline rows and plot points */
+	if (v & 0x20)
+		o.max_flows = 0; /* no cap */
+	if (v & 0x40)
+		o.count = 5; /* -c 5 */
+	if (v & 0x80)
+		o.dissect.skip_icrc = true;
 
 	FILE *saved_stderr = stderr;
 	stderr = devnull;
