@@ -158,10 +158,11 @@ fuzz-coverage:
 	  echo "== $$t"; llvm-cov report build-cov/tests/replay_$$n -instr-profile=build-cov/$$n.profdata \
 	    dissect/*.c analyzer/*.c capture/*.c cli/*.c | awk '$$1 != "" && $$NF != "-" {print $$1, "regions", $$4, "lines", $$10}' | tail -40; done
 
-# Every crash the fuzzers found, replayed through the same entry points.
+# Every crash the fuzzers found, and the committed minimized corpora,
+# replayed through the same entry points.
 regress: $(REPLAY_BINS)
 	@set -e; for t in $(FUZZ_TARGETS); do \
-	  n=$${t#fuzz_}; $(BUILD)/tests/replay_$$n tests/regress/$$t; done
+	  n=$${t#fuzz_}; $(BUILD)/tests/replay_$$n tests/regress/$$t tests/fuzz/seeds/$$t; done
 
 hostile: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/run.py

@@ -46,7 +46,7 @@ for r in ${REPLAY_BINS:-}; do
 	# every 8th seed keeps the run short; regression inputs all
 	sample=$(ls "$seeds/$t" | awk 'NR % 8 == 1' | sed "s|^|$seeds/$t/|")
 	# shellcheck disable=SC2086
-	vg "$r" 0 "$r" tests/regress/$t $sample
+	vg "$r" 0 "$r" tests/regress/$t tests/fuzz/seeds/$t $sample
 done
 
 # rocestat itself over the shared captures, every report kind.
