@@ -33,10 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum rs_mad_result r = rs_mad_decode(&c, wire_len, &mad, &why);
 	if (c.off > c.len)
 		abort(); /* the cursor's invariant */
-	rs_mad_class_name(mad.hdr.mgmt_class);
-	rs_mad_method_name(mad.hdr.method);
-	rs_cm_attr_name(mad.hdr.attr_id);
-	rs_cm_attr_long_name(mad.hdr.attr_id);
+	if (r != RS_MAD_NOT_MAD) { /* NOT_MAD: too short, the header is not decoded */
+		rs_mad_class_name(mad.hdr.mgmt_class);
+		rs_mad_method_name(mad.hdr.method);
+		rs_cm_attr_name(mad.hdr.attr_id);
+		rs_cm_attr_long_name(mad.hdr.attr_id);
+	}
 	if (r == RS_MAD_OK || r == RS_MAD_TRUNCATED) {
 		if (mad.captured > len)
 			abort(); /* claims more captured bytes than there were */
