@@ -95,6 +95,9 @@ struct rs_sink {
 	void (*prefetch)(void *ctx, const struct rs_frame *f);
 	/* Reading the current file stopped early; `message` names file and frame. */
 	void (*file_error)(void *ctx, const char *message);
+	/* Something is wrong with the current file but reading went on: `count`
+	 * frames from `frame_no` on; `message` names the file. */
+	void (*file_warning)(void *ctx, uint64_t frame_no, uint64_t count, const char *message);
 };
 
 /* An output file written under a temporary name and renamed into place by

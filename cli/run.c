@@ -97,12 +97,19 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		struct rs_source *src = rs_source_open_file(*path, o->filter, err, &bad_filter);
 		if (!src) {
 			fprintf(stderr, "rocestat: %s\n", err);
-			if (bad_filter)
+			if (bad_filter) {
+				g_free(r.q);
 				return RS_EXIT_USAGE; /* the same for every file: say it once */
+			}
 			rc = RS_EXIT_INPUT;
 			continue;
 		}
 		int dlt = rs_source_datalink(src);
+		/* libpcap cuts records longer than the header's snapshot length
+		 * down to it (up to its own limit; old Solaris files): say so. */
+		uint32_t snaplen = (uint32_t)rs_source_snaplen(src);
+		uint64_t over_snap = 0, over_first = 0;
+		uint32_t over_len = 0;
 		if (sink->begin_file)
 			sink->begin_file(sink->ctx, *path, dlt);
 		struct rs_packet pkt;
@@ -120,6 +127,10 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			if (r.n == r.depth && !deliver(o, sink, &r, &rc, &seen)) {
 				stop = true;
 				break;
+			}
+			if (pkt.file_caplen > pkt.caplen && !over_snap++) {
+				over_first = pkt.frame_no;
+				over_len = pkt.file_caplen;
 			}
 			struct ahead *x = &r.q[(r.head + r.n) % r.depth];
 			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &x->f);
@@ -145,7 +156,25 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		while (r.n) /* the frames still in the ring were read: they count */
 			if (!deliver(o, sink, &r, &rc, &seen))
 				stop = true;
-		if (n == RS_NEXT_ERROR) {
+		if (over_snap) {
+			char warn[RS_ERRBUF_SIZE]; /* err may hold the read error, below */
+			snprintf(warn, sizeof warn,
+				 "%s: frame %llu: captured length %u exceeds the snapshot length %u in the file header "
+				 "(%llu frame%s); libpcap kept the first %u bytes",
+				 *path, (unsigned long long)over_first, over_len, snaplen, (unsigned long long)over_snap,
+				 over_snap == 1 ? "" : "s", snaplen);
+			fprintf(stderr, "rocestat: %s\n", warn);
+			if (sink->file_warning)
+				sink->file_warning(sink->ctx, over_first, over_snap, warn);
+			if (rc == RS_EXIT_OK)
+				rc = RS_EXIT_ANOMALIES;
+		}
+		if (n == RS_NEXT_ERROR && stop_requested) {
+			/* SIGINT/SIGTERM while libpcap waited for input (a pipe):
+			 * the read fails with EINTR; that is the interruption, not a
+			 * broken file. */
+			stop = true;
+		} else if (n == RS_NEXT_ERROR) {
 			fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", err);
 			if (sink->file_error)
 				sink->file_error(sink->ctx, err);
