@@ -19,26 +19,6 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static bool in_range(const struct rs_cli_opts *o, uint64_t n)
-{
-	if (o->first_frame && n < o->first_frame)
-		return false;
-	if (o->last_frame && n > o->last_frame)
-		return false;
-	return true;
-}
-
-/* --since/--until: seconds from the first frame, or epoch seconds (>= 1e9). */
-static bool in_window(const struct rs_cli_opts *o, uint64_t ts, uint64_t t0)
-{
-	double rel = (ts - (double)t0) / 1e9, abs = ts / 1e9;
-	if (o->have_since && (o->since >= 1e9 ? abs : rel) < o->since)
-		return false;
-	if (o->have_until && (o->until >= 1e9 ? abs : rel) >= o->until)
-		return false;
-	return true;
-}
-
 /*
  * Sinks with a `prefetch` hook get their frames RS_LOOKAHEAD frames late:
  * each frame is dissected into a small ring, announced to prefetch(), and
@@ -82,8 +62,7 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	int rc = RS_EXIT_OK;
 	int64_t seen = 0;
 	bool stop = false;
-	bool have_t0 = false;
-	uint64_t t0 = 0;
+	struct rs_select sel = { 0 };
 	struct ring r = { .depth = sink->prefetch ? RS_LOOKAHEAD : 1 };
 	r.q = g_new(struct ahead, r.depth);
 
@@ -119,11 +98,11 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				stop = true;
 				break;
 			}
-			if (!in_range(o, pkt.frame_no)) {
-				if (o->last_frame && pkt.frame_no > o->last_frame)
-					break;
+			enum rs_pick by_number = rs_select_number(o, pkt.frame_no);
+			if (by_number == RS_PICK_AFTER)
+				break;
+			if (by_number == RS_PICK_SKIP)
 				continue;
-			}
 			if (r.n == r.depth && !deliver(o, sink, &r, &rc, &seen)) {
 				stop = true;
 				break;
@@ -134,15 +113,9 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			}
 			struct ahead *x = &r.q[(r.head + r.n) % r.depth];
 			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &x->f);
-			if (o->have_since || o->have_until) {
-				uint64_t ts = rs_frame_time_ns(&x->f, pkt.ts_ns);
-				if (!have_t0) {
-					t0 = ts;
-					have_t0 = true;
-				}
-				if (!in_window(o, ts, t0))
-					continue;
-			}
+			if ((o->have_since || o->have_until) &&
+			    rs_select_time(o, &sel, rs_frame_time_ns(&x->f, pkt.ts_ns)) != RS_PICK_TAKE)
+				continue;
 			x->pkt = pkt;
 			r.n++;
 			if (sink->prefetch) {
