@@ -24,24 +24,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
+from tally import Tally  # noqa: E402
 import bigflows_gen  # noqa: E402
 
 ROCESTAT = os.environ.get('ROCESTAT', './rocestat')
-VERBOSE = '-v' in sys.argv
-FAILS = []
-PASSES = 0
+TALLY = Tally('interrupt')
 
 
-def check(case, what, got, want):
-    global PASSES
-    if got == want:
-        PASSES += 1
-        if VERBOSE:
-            print('  ok   %s: %s' % (case, what))
-        return True
-    FAILS.append(case)
-    print('FAIL %s: %s\n  want: %r\n  got:  %r' % (case, what, want, got))
-    return False
+check = TALLY.check
 
 
 STREAM = gen.pcap(gen.rc_write_stream(50, 2, mtu=256))  # 150 frames
@@ -190,8 +180,7 @@ def main():
         sigint_mid_read(tmp)
         truncated_pipe(tmp)
         sigkill_mid_report(tmp)
-    print('interrupt: %d passed, %d failed' % (PASSES, len(FAILS)))
-    return 1 if FAILS else 0
+    return TALLY.finish()
 
 
 if __name__ == '__main__':

@@ -21,9 +21,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
+from tally import Tally  # noqa: E402
 
 ROCESTAT = os.environ.get('ROCESTAT', './rocestat')
-VERBOSE = '-v' in sys.argv
 ONLY = [a for a in sys.argv[1:] if not a.startswith('-')] if '--write-only' not in sys.argv else []
 
 # A clean RC WRITE stream (QP 0x12, 3 two-packet messages of 256 bytes, each
@@ -55,20 +55,10 @@ def anomaly_lines(text):
         [ln.strip() for ln in tail if ln.strip()]
 
 
-FAILS = []
-PASSES = 0
+TALLY = Tally('hostile')
 
 
-def check(case, what, got, want):
-    global PASSES
-    if got == want:
-        PASSES += 1
-        if VERBOSE:
-            print('  ok   %s: %s' % (case, what))
-        return True
-    FAILS.append(case)
-    print('FAIL %s: %s\n  want: %r\n  got:  %r' % (case, what, want, got))
-    return False
+check = TALLY.check
 
 
 def q(js, qpn):
@@ -479,8 +469,7 @@ def main():
         run_pairing_flood(tmp)
         run_many_bad_qps(tmp)
         run_many_host_pairs(tmp)
-    print('hostile: %d passed, %d failed' % (PASSES, len(FAILS)))
-    return 1 if FAILS else 0
+    return TALLY.finish()
 
 
 if __name__ == '__main__':
