@@ -10,6 +10,11 @@
 #   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
 #                        BENCH_DIR= (default: a new temporary directory, removed after);
 #                        REPEAT=, BENCH_NICE= and more in the environment (see bench/run.sh)
+#   make fuzz            build the libFuzzer targets (clang, build-fuzz/) and run
+#                        each for FUZZ_SECONDS (default 60) on seed corpora
+#   make valgrind        unit tests and rocestat runs under valgrind memcheck
+#   make fuzz-coverage   source coverage of the fuzz corpora (llvm-cov)
+#   make check-big       10 million QPNs through --max-flows (memory bound)
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # Every flag comes from pkg-config; nothing is hard-coded to this machine.
@@ -18,6 +23,8 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 PKG_CONFIG ?= pkg-config
 CC       ?= cc
+FUZZ_CC  ?= clang
+FUZZ_SECONDS ?= 60
 
 PKGS      := libpcap glib-2.0
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
@@ -40,6 +47,14 @@ ifeq ($(SAN),1)
   BASE_CFLAGS += $(SANFLAGS)
   LDFLAGS  += $(SANFLAGS)
   BIN      := $(BUILD)/rocestat
+else ifeq ($(FUZZ),1)
+  # libFuzzer build: every object instrumented for coverage, ASan and UBSan.
+  BUILD    ?= build-fuzz
+  CC       := $(FUZZ_CC)
+  SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  BASE_CFLAGS += $(SANFLAGS)
+  LDFLAGS  += -fsanitize=fuzzer,address,undefined
+  BIN      := $(BUILD)/rocestat
 else
   BUILD    ?= build
   BIN      := rocestat
@@ -57,7 +72,8 @@ TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
 .PHONY: all check unit golden difftest reports walkcheck cases truth jobs check-vm check-live bench-capture \
-	sanitize golden-update install uninstall clean bench bench-tools
+	sanitize golden-update install uninstall clean bench bench-tools \
+	regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
 all: $(BIN)
 
@@ -92,9 +108,10 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 
 # The unit tests, then the golden outputs, then the differential test against
 # tshark, the report checks, the walkthrough against tshark, the regression
-# cases, the samples against their ground truth and -j against -j 1. Each
+# cases, the samples against their ground truth, -j against -j 1, the fuzzers'
+# regression inputs, the hostile inputs and the interrupted runs. Each
 # script exits non-zero on the first failing case it reports.
-check: unit golden difftest reports walkcheck cases truth jobs
+check: unit golden difftest reports walkcheck cases truth jobs regress hostile interrupt
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -160,6 +177,67 @@ bench-tools: $(BENCH_TOOLS)
 bench: $(BIN) $(BENCH_TOOLS)
 	ROCESTAT=$(abspath $(BIN)) BENCH_BIN=$(abspath $(BENCH_BIN)) sh bench/run.sh $(FRAMES) $(BENCH_DIR)
 
+# ---- robustness (issue 7): fuzzing, regressions, hostile inputs, valgrind --
+
+FUZZ_TARGETS := fuzz_frame fuzz_capture fuzz_cm
+# The CLI's objects but main(): the fuzz and replay drivers bring their own.
+CLI_LIB  := $(BUILD)/librocestat-cli.a
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+# The same targets with a plain main() that replays files (no libFuzzer), so
+# the regression inputs run in every build: plain, sanitizer and valgrind.
+REPLAY_BINS := $(FUZZ_TARGETS:fuzz_%=$(BUILD)/tests/replay_%)
+
+$(CLI_LIB): $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(CLI_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(PKG_LIBS) -lm
+
+$(BUILD)/tests/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/regress/replay_main.o $(CLI_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+.PRECIOUS: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/regress/%.o
+
+fuzz-build: $(FUZZ_BINS)
+
+# Each target for FUZZ_SECONDS on a corpus seeded from the captures.
+fuzz:
+	$(MAKE) FUZZ=1 fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+# Source coverage of the fuzz corpora (build-fuzz/corpus, after make fuzz):
+# the replay drivers built with clang's coverage instrumentation in build-cov/.
+fuzz-coverage:
+	$(MAKE) BUILD=build-cov CC=$(FUZZ_CC) CFLAGS="-fprofile-instr-generate -fcoverage-mapping" \
+	  LDFLAGS="-fprofile-instr-generate" $(FUZZ_TARGETS:fuzz_%=build-cov/tests/replay_%)
+	@set -e; for t in $(FUZZ_TARGETS); do n=$${t#fuzz_}; \
+	  LLVM_PROFILE_FILE=build-cov/$$n.profraw build-cov/tests/replay_$$n build-fuzz/corpus/$$t >/dev/null 2>&1; \
+	  llvm-profdata merge -o build-cov/$$n.profdata build-cov/$$n.profraw; \
+	  echo "== $$t"; llvm-cov report build-cov/tests/replay_$$n -instr-profile=build-cov/$$n.profdata \
+	    dissect/*.c analyzer/*.c capture/*.c cli/*.c | awk '$$1 != "" && $$NF != "-" {print $$1, "regions", $$4, "lines", $$10}' | tail -40; done
+
+# Every crash the fuzzers found, and the committed minimized corpora,
+# replayed through the same entry points.
+regress: $(REPLAY_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  n=$${t#fuzz_}; $(BUILD)/tests/replay_$$n tests/regress/$$t tests/fuzz/seeds/$$t; done
+
+hostile: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/run.py
+
+interrupt: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/interrupt.py
+
+# memcheck over the unit tests, the replayed regressions and rocestat runs.
+valgrind: $(TEST_BIN) $(REPLAY_BINS) $(BIN)
+	ROCESTAT=$(abspath $(BIN)) BUILD=$(BUILD) TEST_BINS="$(TEST_BIN)" REPLAY_BINS="$(REPLAY_BINS)" \
+	  sh tests/valgrind.sh
+
+check-big: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/bigflows.py
+
 # ---- install -------------------------------------------------------------
 
 install: $(BIN)
@@ -171,7 +249,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocestat $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
 
 clean:
-	rm -rf build build-san rocestat
+	rm -rf build build-san build-fuzz build-cov rocestat
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

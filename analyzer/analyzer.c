@@ -231,6 +231,8 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	g_free(fl->rkeys);
 	g_free(fl->imms);
 	g_free(fl->open);
+	if (fl->anoms)
+		g_ptr_array_free(fl->anoms, TRUE);
 	if (fl->series) {
 		g_free(fl->series->interval);
 		g_free(fl->series->bytes);
@@ -638,8 +640,18 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message)
 	struct rs_file *fi = g_ptr_array_index(a->files, a->cur_file);
 	g_free(fi->error);
 	fi->error = g_strdup(message);
-	struct rs_fref at = { a->cur_file, 0 };
-	rs_anomaly(a, RS_AN_FILE_ERROR, a->cur_file, NULL, &at, 1);
+	/* No frame reference: the message names the frame that could not be
+	 * read, and a reference to frame 0 printed as "frames 0". */
+	rs_anomaly(a, RS_AN_FILE_ERROR, a->cur_file, NULL, NULL, 1);
+}
+
+void rs_analyzer_file_warning(struct rs_analyzer *a, uint64_t frame_no, uint64_t count, const char *message)
+{
+	if (!a->files->len)
+		rs_analyzer_add_file(a, "(input)", -1);
+	struct rs_fref at = { a->cur_file, frame_no };
+	struct rs_anomaly *an = rs_anomaly(a, RS_AN_FILE_WARNING, a->cur_file, NULL, &at, count);
+	rs_anomaly_set_detail(an, "%s", message);
 }
 
 /* UD: every SEND is a whole message; PSN health is not tracked (several

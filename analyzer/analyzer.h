@@ -45,6 +45,10 @@ void rs_analyzer_free(struct rs_analyzer *a);
 void rs_analyzer_add_file(struct rs_analyzer *a, const char *name, int linktype);
 /* Record that reading a file stopped early (truncated or corrupt). */
 void rs_analyzer_file_error(struct rs_analyzer *a, const char *message);
+/* Record something wrong with the current file that did not stop reading it
+ * (e.g. records longer than its snapshot length), `count` frames from
+ * `frame_no` on; `message` is the report's sentence. */
+void rs_analyzer_file_warning(struct rs_analyzer *a, uint64_t frame_no, uint64_t count, const char *message);
 
 void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f);
 

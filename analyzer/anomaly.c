@@ -6,6 +6,7 @@
  * RS_SAMPLE_FRAMES frame numbers, so a report can say "12 NAKs, frames 40,
  * 57, 63, …" without keeping every frame.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -30,8 +31,29 @@ void rs_anomaly_free(gpointer p)
 	g_free(an);
 }
 
-struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t code, const void *subject,
-			      const struct rs_fref *at, uint64_t count)
+/* The anomaly types whose subject is a half-flow (the others: a connection,
+ * a host pair, or none). */
+static bool flow_subject(enum rs_anom t)
+{
+	switch (t) {
+	case RS_AN_ICRC_BAD:
+	case RS_AN_RETRANS:
+	case RS_AN_OOO:
+	case RS_AN_GAP:
+	case RS_AN_NAK:
+	case RS_AN_RNR:
+	case RS_AN_DUP_ACK:
+	case RS_AN_PSN_START:
+	case RS_AN_RKEY_INVALIDATED:
+	case RS_AN_ECN_CE:
+	case RS_AN_CNP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static struct rs_anomaly *anomaly_get(struct rs_analyzer *a, enum rs_anom type, uint32_t code, const void *subject)
 {
 	struct rs_anomaly probe = { .type = (uint8_t)type, .code = code, .subject = subject };
 	struct rs_anomaly *an = g_hash_table_lookup(a->anomalies, &probe);
@@ -40,6 +62,25 @@ struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t
 		*an = probe;
 		an->seq = a->next_anomaly_seq++;
 		g_hash_table_add(a->anomalies, an);
+	}
+	return an;
+}
+
+struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t code, const void *subject,
+			      const struct rs_fref *at, uint64_t count)
+{
+	struct rs_anomaly probe = { .type = (uint8_t)type, .code = code, .subject = subject };
+	struct rs_anomaly *an = g_hash_table_lookup(a->anomalies, &probe);
+	if (!an) {
+		an = anomaly_get(a, type, code, subject);
+		/* Each flow lists its anomalies, so that evicting it finds them
+		 * without going through every anomaly there is. */
+		if (subject && flow_subject(type)) {
+			struct rs_flow *fl = (struct rs_flow *)subject;
+			if (!fl->anoms)
+				fl->anoms = g_ptr_array_new();
+			g_ptr_array_add(fl->anoms, an);
+		}
 	}
 	an->count += count;
 	if (at && an->nframes < RS_SAMPLE_FRAMES)
@@ -61,6 +102,7 @@ const char *rs_anom_key(enum rs_anom t)
 	static const char *const keys[RS_AN__COUNT] = {
 		[RS_AN_FILE_ERROR] = "file_error",
 		[RS_AN_UNDECODABLE] = "undecodable_frames",
+		[RS_AN_FILE_WARNING] = "file_warning",
 		[RS_AN_ICRC_BAD] = "bad_icrc",
 		[RS_AN_VCRC_BAD] = "bad_vcrc",
 		[RS_AN_RETRANS] = "retransmission",
@@ -105,26 +147,50 @@ GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a)
 	return v;
 }
 
+void rs_anomaly_word_detached_sum(struct rs_anomaly *sum)
+{
+	rs_anomaly_set_detail(sum, "%s: %" PRIu64 " more in evicted half-flows (after %u anomalies of "
+			      "evicted half-flows listed one by one)",
+			      rs_anom_key((enum rs_anom)sum->type), sum->count, RS_DETACHED_MAX);
+}
+
+/*
+ * Before the flows in `subjects` go away, word their anomalies: the first
+ * RS_DETACHED_MAX stay listed one by one; after that they are summed per type
+ * into one anomaly, so that memory stays bounded under --max-flows even when
+ * every evicted flow had something to report (and eviction costs what the
+ * victims' own anomalies cost, not a pass over all anomalies).
+ */
 void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects)
 {
-	GPtrArray *moved = g_ptr_array_new();
 	GHashTableIter it;
 	gpointer key;
-	g_hash_table_iter_init(&it, a->anomalies);
+	g_hash_table_iter_init(&it, subjects);
 	while (g_hash_table_iter_next(&it, &key, NULL)) {
-		struct rs_anomaly *an = key;
-		if (an->subject && g_hash_table_contains(subjects, an->subject)) {
-			g_hash_table_iter_steal(&it);
-			g_ptr_array_add(moved, an);
+		struct rs_flow *fl = key;
+		if (!fl->anoms)
+			continue;
+		for (guint i = 0; i < fl->anoms->len; i++) {
+			struct rs_anomaly *an = fl->anoms->pdata[i];
+			g_hash_table_steal(a->anomalies, an);
+			if (a->detached < RS_DETACHED_MAX) {
+				char d[512];
+				rs_anomaly_describe(a, an, d, sizeof d);
+				rs_anomaly_set_detail(an, "%s (half-flow since evicted)", d);
+				an->subject = an; /* unique, and never a live flow */
+				g_hash_table_add(a->anomalies, an);
+				a->detached++;
+				continue;
+			}
+			/* Subject: the counter, a pointer no flow or connection has. */
+			struct rs_anomaly *sum = anomaly_get(a, (enum rs_anom)an->type, 0, &a->detached);
+			sum->count += an->count;
+			for (uint32_t k = 0; k < an->nframes && sum->nframes < RS_SAMPLE_FRAMES; k++)
+				sum->frames[sum->nframes++] = an->frames[k];
+			rs_anomaly_word_detached_sum(sum);
+			rs_anomaly_free(an);
 		}
+		g_ptr_array_free(fl->anoms, TRUE);
+		fl->anoms = NULL;
 	}
-	for (guint i = 0; i < moved->len; i++) {
-		struct rs_anomaly *an = moved->pdata[i];
-		char d[512];
-		rs_anomaly_describe(a, an, d, sizeof d);
-		rs_anomaly_set_detail(an, "%s (half-flow since evicted)", d);
-		an->subject = an; /* unique, and never a live flow */
-		g_hash_table_add(a->anomalies, an);
-	}
-	g_ptr_array_free(moved, TRUE);
 }

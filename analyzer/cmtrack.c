@@ -173,10 +173,10 @@ static void attach_conn(struct rs_flow *fl, struct rs_conn *c)
 	}
 }
 
-void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
+/* The flows between two hosts, for pairing by inference; hosts_pos makes
+ * removal constant time. */
+static void hosts_list_add(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	if (fl->is_cm_qp)
-		return;
 	struct rs_hostpair hp;
 	hostpair_of(&hp, &fl->key, false);
 	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
@@ -184,8 +184,15 @@ void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
 		list = g_ptr_array_new();
 		g_hash_table_insert(a->by_hosts, g_memdup2(&hp, sizeof hp), list);
 	}
+	fl->hosts_pos = list->len;
 	g_ptr_array_add(list, fl);
+}
 
+void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (fl->is_cm_qp)
+		return;
+	hosts_list_add(a, fl);
 	struct rs_conn *c = g_hash_table_lookup(a->pending_pairs, &fl->key);
 	if (c) {
 		g_hash_table_remove(a->pending_pairs, &fl->key);
@@ -195,17 +202,10 @@ void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
 
 void rs_pair_adopt_flow(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	if (fl->conn || fl->is_cm_qp) {
-		if (fl->is_cm_qp)
-			return;
-		struct rs_hostpair hp;
-		hostpair_of(&hp, &fl->key, false);
-		GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
-		if (!list) {
-			list = g_ptr_array_new();
-			g_hash_table_insert(a->by_hosts, g_memdup2(&hp, sizeof hp), list);
-		}
-		g_ptr_array_add(list, fl);
+	if (fl->is_cm_qp)
+		return;
+	if (fl->conn) {
+		hosts_list_add(a, fl);
 		return;
 	}
 	rs_pair_new_flow(a, fl);
@@ -218,9 +218,20 @@ void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	struct rs_hostpair hp;
 	hostpair_of(&hp, &fl->key, false);
 	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
-	if (list)
-		g_ptr_array_remove_fast(list, fl);
+	/* What g_ptr_array_remove_fast() does, without searching the list
+	 * (thousands of flows between two hosts made eviction quadratic). */
+	if (list && fl->hosts_pos < list->len && list->pdata[fl->hosts_pos] == fl) {
+		struct rs_flow *last = list->pdata[list->len - 1];
+		list->pdata[fl->hosts_pos] = last;
+		last->hosts_pos = fl->hosts_pos;
+		g_ptr_array_set_size(list, list->len - 1);
+		/* Under --max-flows, host pairs come and go: keep no empty lists. */
+		if (!list->len)
+			g_hash_table_remove(a->by_hosts, &hp);
+	}
 }
+
+#define RS_INFER_SCAN 1024
 
 void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 {
@@ -234,7 +245,13 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 		return;
 	struct rs_flow *best = NULL;
 	int32_t best_dist = 0;
-	for (guint i = 0; i < list->len; i++) {
+	/* Only the most recent RS_INFER_SCAN request flows between the two
+	 * hosts are candidates: a scan of all of them for each response flow
+	 * went quadratic (thousands of QPNs between two hosts, each answered
+	 * or not, took minutes). A response follows its request closely, and
+	 * with fewer flows than that the result is the same as before. */
+	guint from = list->len > RS_INFER_SCAN ? list->len - RS_INFER_SCAN : 0;
+	for (guint i = from; i < list->len; i++) {
 		struct rs_flow *c = list->pdata[i];
 		if (c->peer || c == resp || !c->req.started || c->transport != resp->transport)
 			continue;
@@ -244,6 +261,8 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 		if (!best || dist < best_dist) {
 			best = c;
 			best_dist = dist;
+			if (dist == 1)
+				break; /* the closest possible: nothing later can win */
 		}
 	}
 	if (best)
@@ -647,6 +666,14 @@ static void normalise(uint8_t out[16], const struct rs_addr *ad, uint8_t *kind)
 	}
 }
 
+static gboolean version_unmixed(gpointer key, gpointer value, gpointer data)
+{
+	const struct rs_version_seen *v = value;
+	(void)key;
+	(void)data;
+	return v->mask != 3;
+}
+
 void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m)
 {
 	struct rs_hostpair hp;
@@ -660,6 +687,11 @@ void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const str
 	hp.kind = kx;
 	struct rs_version_seen *v = g_hash_table_lookup(a->versions, &hp);
 	if (!v) {
+		/* Under --max-flows, forget the host pairs that saw one version
+		 * only once there are many more of them than flows (those that
+		 * mixed versions are an anomaly's subject and stay). */
+		if (a->opts.max_flows && g_hash_table_size(a->versions) > 2 * a->opts.max_flows + 1024)
+			g_hash_table_foreach_remove(a->versions, version_unmixed, NULL);
 		v = g_new0(struct rs_version_seen, 1);
 		g_hash_table_insert(a->versions, g_memdup2(&hp, sizeof hp), v);
 	}

@@ -271,6 +271,7 @@ struct rs_flow {
 
 	/* ---- seldom ---- */
 	struct rs_conn *conn;
+	uint32_t hosts_pos;       /* its index in the a->by_hosts list of its host pair */
 	bool retired;             /* out of the table: an older connection's traffic */
 	struct rs_imms *imms;
 	struct rs_fref first;
@@ -282,6 +283,7 @@ struct rs_flow {
 	uint64_t live_prev_payload;
 
 	struct rs_series *series;
+	GPtrArray *anoms;     /* the anomalies whose subject it is (eviction words them) */
 };
 #define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, m)
 
@@ -429,6 +431,7 @@ struct rs_analyzer {
 	GHashTable *anomalies;    /* key -> struct rs_anomaly */
 	uint32_t next_anomaly_seq;
 	uint32_t finish_seq;      /* next_anomaly_seq when rs_analyzer_finish() began (merge.c) */
+	uint32_t detached;        /* anomalies of evicted flows kept one by one (RS_DETACHED_MAX) */
 
 	/* Timeline. */
 	uint64_t t0;              /* first frame's time: intervals count from it */
@@ -438,6 +441,7 @@ struct rs_analyzer {
 	                           * interval and their counts (flow NULL: emitted early) */
 	struct rs_tl tl_void;     /* where counts of a flow not active go (after the end) */
 	struct rs_tl_addr *tl_addr;/* formatted addresses for the CSV (timeline.c) */
+	uint32_t tl_holes;         /* rows emptied by evicted flows this interval */
 	int64_t intervals_seen;
 
 	GHashTable *hosts;        /* address text -> name, from /etc/hosts (unless -n) */
@@ -543,6 +547,7 @@ void rs_series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes);
 enum rs_anom {
 	RS_AN_FILE_ERROR,
 	RS_AN_UNDECODABLE,
+	RS_AN_FILE_WARNING,
 	RS_AN_ICRC_BAD,
 	RS_AN_VCRC_BAD,
 	RS_AN_RETRANS,
@@ -581,7 +586,11 @@ const char *rs_anom_key(enum rs_anom t);
 /* Anomalies sorted for reports (caller frees the array, not the items). */
 GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
-/* Before the flows in `subjects` go away: word their anomalies now. */
+/* The detail of the anomaly that sums one type over evicted half-flows. */
+void rs_anomaly_word_detached_sum(struct rs_anomaly *sum);
+/* Before the flows in `subjects` go away: word their anomalies now (at most
+ * RS_DETACHED_MAX one by one, then summed per type). */
+#define RS_DETACHED_MAX 4096
 void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects);
 guint rs_anomaly_hash(gconstpointer k);
 gboolean rs_anomaly_equal(gconstpointer a, gconstpointer b);

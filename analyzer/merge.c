@@ -566,9 +566,11 @@ static void merge_anomalies(struct merge *mg)
 		an->seq = new_seq(mg, an, true);
 		for (uint32_t k = 0; k < an->nframes; k++)
 			fref_shift(mg, &an->frames[k]);
-		if (an->type == RS_AN_FILE_ERROR)
+		if (an->type == RS_AN_FILE_ERROR || an->type == RS_AN_FILE_WARNING)
 			an->code += mg->file_shift;
-		if (an->subject != an) /* an evicted flow's anomaly is its own subject */
+		if (an->subject == &s->detached) /* the sums over evicted half-flows */
+			an->subject = &d->detached;
+		else if (an->subject != an) /* an evicted flow's anomaly is its own subject */
 			an->subject = map(mg->flow_map, map(mg->conn_map, map(mg->version_map, an->subject)));
 		struct rs_anomaly *old = g_hash_table_lookup(d->anomalies, an);
 		if (!old) {
@@ -578,6 +580,8 @@ static void merge_anomalies(struct merge *mg)
 		old->count += an->count;
 		for (uint32_t k = 0; k < an->nframes && old->nframes < RS_SAMPLE_FRAMES; k++)
 			old->frames[old->nframes++] = an->frames[k];
+		if (old->subject == &d->detached)
+			rs_anomaly_word_detached_sum(old); /* its detail quotes the count */
 		if (!old->detail && an->detail) {
 			old->detail = an->detail;
 			an->detail = NULL;

@@ -174,13 +174,32 @@ void rs_tl_flush(struct rs_analyzer *a)
 			emit(a, row);
 	}
 	g_array_set_size(a->tl_rows, 0);
+	a->tl_holes = 0;
 }
 
 /* A flow leaves (evicted): its row now, the others at the interval's end. */
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	if (fl->tl_slot)
-		emit(a, &g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1));
+	if (!fl->tl_slot)
+		return;
+	/* Leave a hole rather than search and shift the rows: with many flows
+	 * active in one interval, eviction would go quadratic. */
+	emit(a, &g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1));
+	/* Squeeze the holes out (keeping the order) once they are the majority,
+	 * so the rows stay bounded even if every frame has the same time. */
+	if (++a->tl_holes > 1024 && a->tl_holes * 2 > a->tl_rows->len) {
+		guint j = 0;
+		for (guint i = 0; i < a->tl_rows->len; i++) {
+			struct rs_tl_row *row = &g_array_index(a->tl_rows, struct rs_tl_row, i);
+			if (!row->fl)
+				continue;
+			if (i != j)
+				g_array_index(a->tl_rows, struct rs_tl_row, j) = *row;
+			row->fl->tl_slot = ++j;
+		}
+		g_array_set_size(a->tl_rows, j);
+		a->tl_holes = 0;
+	}
 }
 
 void rs_tl_frame(struct rs_analyzer *a, uint64_t ts)

@@ -28,6 +28,11 @@ struct rs_source {
 	struct bpf_program prog;
 	uint64_t frame_no;
 	struct rs_reader *rd; /* NULL: libpcap reads the frames */
+	/* pcap (not pcapng) files read by libpcap: where the next record
+	 * starts, to notice the bytes libpcap drops from a record longer than
+	 * the snapshot length (a reader gives the record's length itself). */
+	bool track_pos;
+	long pos;
 };
 
 struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE],
@@ -66,6 +71,12 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 	const char *reader = getenv("ROCESTAT_READER");
 	if (!reader || strcmp(reader, "libpcap") != 0)
 		s->rd = rs_pcapfile_open(p, path);
+	/* After the open, a pcap file is positioned just past its 24-byte
+	 * header; a pcapng file past its first blocks (at least 28 + 20). */
+	if (!s->rd && pcap_file(p) && ftell(pcap_file(p)) == 24) {
+		s->track_pos = true;
+		s->pos = 24;
+	}
 	if (filter && *filter) {
 		if (pcap_compile(p, &s->prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
 			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: bad filter \"%s\": %s", path, filter, pcap_geterr(p));
@@ -89,12 +100,28 @@ enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char err
 			return RS_NEXT_END;
 		if (rc != 1) {
 			long at = s->rd ? s->rd->ops->offset(s->rd) : pcap_file(s->pcap) ? ftell(pcap_file(s->pcap)) : -1;
-			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu (file offset %ld): %s", s->name,
-				 (unsigned long long)s->frame_no + 1, at,
-				 s->rd ? s->rd->ops->error(s->rd) : pcap_geterr(s->pcap));
+			const char *why = s->rd ? s->rd->ops->error(s->rd) : pcap_geterr(s->pcap);
+			if (at < 0) /* a pipe: no offset to give */
+				snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu: %s", s->name,
+					 (unsigned long long)s->frame_no + 1, why);
+			else
+				snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu (file offset %ld): %s", s->name,
+					 (unsigned long long)s->frame_no + 1, at, why);
 			return RS_NEXT_ERROR;
 		}
 		s->frame_no++;
+		pkt->file_caplen = s->rd ? s->rd->file_caplen : h->caplen;
+		if (s->track_pos) {
+			s->pos += 16 + (long)h->caplen;
+			/* Only a record cut to the snapshot length can have lost bytes. */
+			if (h->caplen == (bpf_u_int32)pcap_snapshot(s->pcap)) {
+				long at = ftell(pcap_file(s->pcap));
+				if (at > s->pos && at - s->pos <= (long)UINT32_MAX - (long)h->caplen)
+					pkt->file_caplen = h->caplen + (uint32_t)(at - s->pos);
+				if (at >= 0)
+					s->pos = at;
+			}
+		}
 		if (s->have_filter && !pcap_offline_filter(&s->prog, h, data))
 			continue;
 		pkt->data = data;

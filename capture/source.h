@@ -26,6 +26,11 @@ struct rs_packet {
 	uint32_t wirelen;
 	uint64_t ts_ns;    /* nanoseconds since the epoch */
 	uint64_t frame_no; /* 1-based position in the file, counting every frame */
+	/* The captured length the pcap record claimed. libpcap cuts a record
+	 * longer than the file header's snapshot length down to it, so this is
+	 * larger than caplen exactly when bytes were dropped (pcap files; equal
+	 * to caplen elsewhere, 0 where unknown). */
+	uint32_t file_caplen;
 };
 
 enum rs_next {

@@ -95,6 +95,9 @@ struct rs_sink {
 	void (*prefetch)(void *ctx, const struct rs_frame *f);
 	/* Reading the current file stopped early; `message` names file and frame. */
 	void (*file_error)(void *ctx, const char *message);
+	/* Something is wrong with the current file but reading went on: `count`
+	 * frames from `frame_no` on; `message` names the file. */
+	void (*file_warning)(void *ctx, uint64_t frame_no, uint64_t count, const char *message);
 };
 
 /* An output file written under a temporary name and renamed into place by
@@ -139,6 +142,17 @@ void rs_cli_free(struct rs_cli_opts *o);
 
 /* Parse "10ms", "1.5s", "250us", "2m"; false if malformed. */
 bool rs_parse_duration_ns(const char *s, uint64_t *ns);
+
+/* --frames and --since/--until (select.c). AFTER: past the end of the range
+ * (a live capture stops there; files are still read, their frames need not
+ * be in time order). */
+enum rs_pick { RS_PICK_TAKE, RS_PICK_SKIP, RS_PICK_AFTER };
+struct rs_select {
+	bool have_t0;
+	uint64_t t0; /* time of the first frame, for relative --since/--until */
+};
+enum rs_pick rs_select_number(const struct rs_cli_opts *o, uint64_t frame_no);
+enum rs_pick rs_select_time(const struct rs_cli_opts *o, struct rs_select *s, uint64_t ts_ns);
 
 /* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);

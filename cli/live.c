@@ -46,17 +46,30 @@ struct loop {
 	struct rs_writer *writer;
 	int dlt;
 	int64_t seen;
+	struct rs_select sel;
 	bool stop;
 	int rc;
 };
 
+/* --frames and --since/--until as for files: frames before the range are
+ * neither written nor analysed; the first one past it ends the capture. */
 static bool on_frame(void *vctx, const struct rs_packet *pkt)
 {
 	struct loop *c = vctx;
 	struct rs_frame f;
 	char err[RS_ERRBUF_SIZE];
 
-	rs_dissect(&c->o->dissect, c->dlt, pkt->data, pkt->caplen, pkt->wirelen, &f);
+	enum rs_pick pick = rs_select_number(c->o, pkt->frame_no);
+	if (pick == RS_PICK_TAKE) {
+		rs_dissect(&c->o->dissect, c->dlt, pkt->data, pkt->caplen, pkt->wirelen, &f);
+		pick = rs_select_time(c->o, &c->sel, rs_frame_time_ns(&f, pkt->ts_ns));
+	}
+	if (pick == RS_PICK_AFTER) {
+		c->stop = true;
+		return false;
+	}
+	if (pick == RS_PICK_SKIP)
+		return true;
 	if (f.outcome != RS_OK && f.outcome != RS_NOT_ROCE && c->rc == RS_EXIT_OK)
 		c->rc = RS_EXIT_ANOMALIES;
 	if (c->writer && !rs_writer_write(c->writer, pkt, err)) {
@@ -185,6 +198,13 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			fprintf(stderr, "rocestat: %s\n", err);
 			c.rc = RS_EXIT_INPUT;
 			break;
+		}
+		/* --until ends the capture on time even when no frame comes to
+		 * say so (relative to the first frame, once there was one). */
+		if (o->have_until && (o->until >= 1e9 || c.sel.have_t0)) {
+			double end = o->until >= 1e9 ? o->until : c.sel.t0 / 1e9 + o->until;
+			if (clock_ns(CLOCK_REALTIME) / 1e9 >= end)
+				break;
 		}
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (now >= next_tick && !c.stop) {

@@ -19,26 +19,6 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static bool in_range(const struct rs_cli_opts *o, uint64_t n)
-{
-	if (o->first_frame && n < o->first_frame)
-		return false;
-	if (o->last_frame && n > o->last_frame)
-		return false;
-	return true;
-}
-
-/* --since/--until: seconds from the first frame, or epoch seconds (>= 1e9). */
-static bool in_window(const struct rs_cli_opts *o, uint64_t ts, uint64_t t0)
-{
-	double rel = (ts - (double)t0) / 1e9, abs = ts / 1e9;
-	if (o->have_since && (o->since >= 1e9 ? abs : rel) < o->since)
-		return false;
-	if (o->have_until && (o->until >= 1e9 ? abs : rel) >= o->until)
-		return false;
-	return true;
-}
-
 /*
  * Sinks with a `prefetch` hook get their frames RS_LOOKAHEAD frames late:
  * each frame is dissected into a small ring, announced to prefetch(), and
@@ -83,8 +63,7 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	int rc = RS_EXIT_OK;
 	int64_t seen = 0;
 	bool stop = false;
-	bool have_t0 = false;
-	uint64_t t0 = 0;
+	struct rs_select sel = { 0 };
 	struct ring r = { .depth = sink->prefetch ? RS_LOOKAHEAD : 1 };
 	r.q = g_new(struct ahead, r.depth);
 
@@ -98,12 +77,19 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		struct rs_source *src = rs_source_open_file(*path, o->filter, err, &bad_filter);
 		if (!src) {
 			fprintf(stderr, "rocestat: %s\n", err);
-			if (bad_filter)
+			if (bad_filter) {
+				g_free(r.q);
 				return RS_EXIT_USAGE; /* the same for every file: say it once */
+			}
 			rc = RS_EXIT_INPUT;
 			continue;
 		}
 		int dlt = rs_source_datalink(src);
+		/* libpcap cuts records longer than the header's snapshot length
+		 * down to it (up to its own limit; old Solaris files): say so. */
+		uint32_t snaplen = (uint32_t)rs_source_snaplen(src);
+		uint64_t over_snap = 0, over_first = 0;
+		uint32_t over_len = 0;
 		if (sink->begin_file)
 			sink->begin_file(sink->ctx, *path, dlt);
 		struct rs_packet pkt;
@@ -113,26 +99,24 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				stop = true;
 				break;
 			}
-			if (!in_range(o, pkt.frame_no)) {
-				if (o->last_frame && pkt.frame_no > o->last_frame)
-					break;
+			enum rs_pick by_number = rs_select_number(o, pkt.frame_no);
+			if (by_number == RS_PICK_AFTER)
+				break;
+			if (by_number == RS_PICK_SKIP)
 				continue;
-			}
 			if (r.n == r.depth && !deliver(o, sink, &r, &rc, &seen)) {
 				stop = true;
 				break;
 			}
+			if (pkt.file_caplen > pkt.caplen && !over_snap++) {
+				over_first = pkt.frame_no;
+				over_len = pkt.file_caplen;
+			}
 			struct ahead *x = &r.q[(r.head + r.n) & (r.depth - 1)];
 			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &x->f);
-			if (o->have_since || o->have_until) {
-				uint64_t ts = rs_frame_time_ns(&x->f, pkt.ts_ns);
-				if (!have_t0) {
-					t0 = ts;
-					have_t0 = true;
-				}
-				if (!in_window(o, ts, t0))
-					continue;
-			}
+			if ((o->have_since || o->have_until) &&
+			    rs_select_time(o, &sel, rs_frame_time_ns(&x->f, pkt.ts_ns)) != RS_PICK_TAKE)
+				continue;
 			x->pkt = pkt;
 			r.n++;
 			if (sink->prefetch) {
@@ -146,7 +130,25 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		while (r.n) /* the frames still in the ring were read: they count */
 			if (!deliver(o, sink, &r, &rc, &seen))
 				stop = true;
-		if (n == RS_NEXT_ERROR) {
+		if (over_snap) {
+			char warn[RS_ERRBUF_SIZE]; /* err may hold the read error, below */
+			snprintf(warn, sizeof warn,
+				 "%s: frame %llu: captured length %u exceeds the snapshot length %u in the file header "
+				 "(%llu frame%s); libpcap kept the first %u bytes",
+				 *path, (unsigned long long)over_first, over_len, snaplen, (unsigned long long)over_snap,
+				 over_snap == 1 ? "" : "s", snaplen);
+			fprintf(stderr, "rocestat: %s\n", warn);
+			if (sink->file_warning)
+				sink->file_warning(sink->ctx, over_first, over_snap, warn);
+			if (rc == RS_EXIT_OK)
+				rc = RS_EXIT_ANOMALIES;
+		}
+		if (n == RS_NEXT_ERROR && stop_requested) {
+			/* SIGINT/SIGTERM while libpcap waited for input (a pipe):
+			 * the read fails with EINTR; that is the interruption, not a
+			 * broken file. */
+			stop = true;
+		} else if (n == RS_NEXT_ERROR) {
 			fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", err);
 			if (sink->file_error)
 				sink->file_error(sink->ctx, err);

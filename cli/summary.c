@@ -68,6 +68,12 @@ static void file_error(void *ctx, const char *message)
 	rs_analyzer_file_error(s->a, message);
 }
 
+static void file_warning(void *ctx, uint64_t frame_no, uint64_t count, const char *message)
+{
+	struct rs_summary *s = ctx;
+	rs_analyzer_file_warning(s->a, frame_no, count, message);
+}
+
 static void tick(void *ctx, uint64_t now_ns)
 {
 	struct rs_summary *s = ctx;
@@ -126,7 +132,7 @@ bool rs_summary_failed(const struct rs_summary *s)
 struct rs_sink rs_summary_sink(struct rs_summary *s)
 {
 	return (struct rs_sink){ .ctx = s, .begin_file = begin_file, .frame = frame, .file_error = file_error,
-				 .tick = tick, .capture_stats = capture_stats, .prefetch = prefetch };
+				 .file_warning = file_warning, .tick = tick, .capture_stats = capture_stats, .prefetch = prefetch };
 }
 
 static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyzer *, const struct rs_report_opts *),
@@ -213,7 +219,7 @@ static void run_job(gpointer data, gpointer user)
 	oo.files = j->files;
 	struct rs_summary s = { .o = &oo, .a = rs_analyzer_new(&j->ao) };
 	struct rs_sink sink = { .ctx = &s, .begin_file = begin_file, .frame = frame, .prefetch = prefetch,
-				.file_error = file_error };
+				.file_error = file_error, .file_warning = file_warning };
 	int rc = rs_run_files(&oo, &sink);
 	rs_analyzer_finish(s.a);
 	g_mutex_lock(&ps->lock);

@@ -160,6 +160,9 @@ enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct 
 
 	m->is_cm = m->attr_ok = m->has_cma_hdr = false;
 	m->private_off = m->private_len = 0;
+	/* Fields a short or lying MAD leaves undecoded read as zero, never as
+	 * the previous frame's (struct rs_frame is reused) or stack garbage. */
+	memset(&m->u, 0, sizeof m->u);
 	m->captured = (uint16_t)(c->len < RS_MAD_SIZE ? c->len : RS_MAD_SIZE);
 	if (wire_len < RS_MAD_HDR_SIZE)
 		return RS_MAD_NOT_MAD;
@@ -181,6 +184,9 @@ enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct 
 	if (!m->is_cm || !is_known_cm_attr(h->attr_id))
 		return RS_MAD_OK; /* other classes: the header is all we decode */
 	if (wire_len < RS_MAD_SIZE) {
+		/* Only the header was decoded: say so, or the analyzer would read
+		 * the attribute fields (never written) as captured. */
+		m->captured = RS_MAD_HDR_SIZE;
 		*why = (struct rs_mad_problem){ "CM attribute 0x%04llx needs a 256-byte MAD, the payload has %llu bytes",
 						h->attr_id, wire_len };
 		return RS_MAD_MALFORMED;

@@ -268,7 +268,10 @@ static void frame_reset(struct rs_frame *f, uint32_t caplen, uint32_t wirelen)
 	f->nlayers = 0;
 	f->nvlan = 0;
 	f->ethertype = 0;
-	f->src.kind = f->dst.kind = RS_ADDR_NONE;
+	/* whole addresses, not just the kind: a frame that stops before its
+	 * network header still hands its (empty) addresses to the sinks */
+	memset(&f->src, 0, sizeof f->src);
+	memset(&f->dst, 0, sizeof f->dst);
 	f->ip_version = 0;
 	f->dscp = f->ecn = 0;
 	f->bth_off = f->transport_len = 0;

@@ -1,9 +1,11 @@
 /*
  * check_reader.c — capture/pcapfile.c, the in-place reader of classic pcap
  * files, against libpcap reading the same file (ROCESTAT_READER=libpcap):
- * frame by frame the same frame numbers, lengths, nanosecond timestamps
- * and bytes, the same end, and the same error message (file, frame, file
- * offset and libpcap's wording) at the same frame.
+ * frame by frame the same frame numbers, lengths (the record's own length
+ * too, pkt.file_caplen, which says when libpcap cut a record to the
+ * snapshot length), nanosecond timestamps and bytes, the same end, and the
+ * same error message (file, frame, file offset and libpcap's wording) at
+ * the same frame.
  *
  * On every capture under ../shared/ and samples/, each also rewritten in
  * the other byte order and with the other timestamp precision (the four
@@ -104,11 +106,12 @@ static uint64_t same_frames(const char *path, const char *filter, const char *wa
 		}
 		n++;
 		RT_ASSERT(p.frame_no == q.frame_no && p.caplen == q.caplen && p.wirelen == q.wirelen &&
-				  p.ts_ns == q.ts_ns,
-			  "%s: frame %llu: libpcap %llu/%u/%u/%llu, the reader %llu/%u/%u/%llu (no/caplen/wirelen/ts)",
+				  p.ts_ns == q.ts_ns && p.file_caplen == q.file_caplen,
+			  "%s: frame %llu: libpcap %llu/%u/%u/%llu/%u, the reader %llu/%u/%u/%llu/%u "
+			  "(no/caplen/wirelen/ts/file_caplen)",
 			  what, (unsigned long long)n, (unsigned long long)p.frame_no, p.caplen, p.wirelen,
-			  (unsigned long long)p.ts_ns, (unsigned long long)q.frame_no, q.caplen, q.wirelen,
-			  (unsigned long long)q.ts_ns);
+			  (unsigned long long)p.ts_ns, p.file_caplen, (unsigned long long)q.frame_no, q.caplen,
+			  q.wirelen, (unsigned long long)q.ts_ns, q.file_caplen);
 		RT_ASSERT(memcmp(p.data, q.data, p.caplen) == 0, "%s: frame %llu: the bytes differ", what,
 			  (unsigned long long)p.frame_no);
 	}
@@ -300,6 +303,24 @@ START_TEST(records_past_the_snapshot_length)
 			snprintf(what, sizeof what, "snaplen %u, record of %u bytes", snaplen, caps[k]);
 			spill(b, len);
 			same_frames(tmp_path, NULL, "mmap", what);
+			/* Both agree; and what they agree on is the record's own
+			 * length in file_caplen, the kept part in caplen (libpcap
+			 * makes a header snaplen of 0 or past 256 KiB 256 KiB). */
+			uint32_t eff = snaplen == 100 ? 100 : 262144;
+			for (int rd = 0; rd < 2 && caps[k] <= 262144; rd++) {
+				char e[RS_ERRBUF_SIZE];
+				struct rs_source *src = open_with(rd ? NULL : "libpcap", tmp_path, NULL, e);
+				ck_assert_ptr_nonnull(src);
+				struct rs_packet pk;
+				ck_assert_int_eq(rs_source_next(src, &pk, e), RS_NEXT_FRAME);
+				ck_assert_uint_eq(pk.file_caplen, 64);
+				ck_assert_int_eq(rs_source_next(src, &pk, e), RS_NEXT_FRAME);
+				ck_assert_uint_eq(pk.caplen, caps[k] < eff ? caps[k] : eff);
+				ck_assert_uint_eq(pk.file_caplen, caps[k]);
+				ck_assert_int_eq(rs_source_next(src, &pk, e), RS_NEXT_FRAME);
+				ck_assert_uint_eq(pk.file_caplen, 80);
+				rs_source_close(src);
+			}
 			/* Cut inside the long record: in what is kept and in what is skipped. */
 			size_t cuts[] = { at + 10, at + 16, at + 16 + 50, at + 16 + 100, at + 16 + 120, at + 16 + caps[k] - 1 };
 			for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
@@ -440,6 +461,7 @@ START_TEST(growing_file)
 			break;
 		n++;
 		ck_assert_uint_eq(p.caplen, q.caplen);
+		ck_assert_uint_eq(p.file_caplen, q.file_caplen);
 		ck_assert_uint_eq(p.ts_ns, q.ts_ns);
 		ck_assert(memcmp(p.data, q.data, p.caplen) == 0);
 	}

@@ -8,11 +8,12 @@ bytes: EtherType 0x8915, or IPv4/IPv6 UDP destination port 4791 (or
 --port), under up to two VLAN tags.
 
   framecmp.py count FILE                      number of frames
-  framecmp.py roce SRC GOT... [--first N] [--snap N] [--port P]
+  framecmp.py roce SRC GOT... [--skip N] [--first N] [--snap N] [--port P]
         GOT (the files one after another) holds exactly the RoCE frames of
         SRC, byte for byte and in order
-        (only the first N of them with --first; cut to N bytes, with the
-        wire length kept, with --snap)
+        (without the first N of them with --skip; only the first N of the
+        rest with --first; cut to N bytes, with the wire length kept, with
+        --snap)
   framecmp.py all SRC GOT                     GOT holds every frame of SRC
   framecmp.py concat WHOLE PART...            the PARTs in order are WHOLE
   framecmp.py vlan SRC OUT TAGS               write SRC's frames behind TAGS (1 or 2) VLAN tags
@@ -123,6 +124,8 @@ def main(argv):
         for p in args[1:]:
             got += read_frames(p)
         want = [f for f in src if is_roce(f[0], ports)]
+        if "--skip" in opts:
+            want = want[opts["--skip"]:]
         if "--first" in opts:
             want = want[:opts["--first"]]
         if "--snap" in opts:

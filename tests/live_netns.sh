@@ -186,6 +186,28 @@ if start_capture -i "$RX" -B 65536 -c 17 -w "$TMP/c17.pcap"; then
 	fi
 fi
 
+# ---- --frames N-M: the same frames as offline; the capture ends after M -----
+if start_capture -i "$RX" -B 65536 --frames 5-12 -w "$TMP/f5.pcap"; then
+	replay --pps=3000 "$SRC"
+	for _ in $(seq 50); do kill -0 "$RS_PID" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$RS_PID" 2>/dev/null; then stop_capture; not_ok "--frames 5-12: rocestat stopped by itself"; else
+		wait "$RS_PID"; RS_RC=$?; RS_PID=
+		check "--frames 5-12: exit status 0 (got $RS_RC)" test "$RS_RC" = 0
+		check "--frames 5-12: exactly RoCE frames 5 to 12" $FRAMECMP roce "$SRC" "$TMP/f5.pcap" --skip 4 --first 8
+	fi
+fi
+
+# ---- --until T ends a live capture on time, frames or not ---------------------
+if start_capture -i "$RX" -B 65536 --until 1 -w "$TMP/u1.pcap"; then
+	replay --pps=3000 --limit=7 "$SRC" # 2 ARP + 5 RoCE; the first RoCE frame starts the clock
+	for _ in $(seq 50); do kill -0 "$RS_PID" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$RS_PID" 2>/dev/null; then stop_capture; not_ok "--until 1: rocestat stopped by itself"; else
+		wait "$RS_PID"; RS_RC=$?; RS_PID=
+		check "--until 1: exit status 0 (got $RS_RC)" test "$RS_RC" = 0
+		check "--until 1: the 5 RoCE frames sent" $FRAMECMP roce "$SRC" "$TMP/u1.pcap" --first 5
+	fi
+fi
+
 # ---- -s 128 keeps headers; the decode still uses wire lengths ---------------------
 if start_capture -i "$RX" -B 65536 -s 128 -w "$TMP/s128.pcap"; then
 	replay --pps=3000 "$SRC"

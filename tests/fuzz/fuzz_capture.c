@@ -1,0 +1,177 @@
+/*
+ * fuzz_capture.c — libFuzzer target: a whole capture file (pcap or pcapng)
+ * through the same path `rocestat` takes: capture/source.c (libpcap's savefile
+ * reader, or capture/pcapfile.c for a classic pcap file), cli/run.c's loop, rs_dissect, an analyzer with the ladder, plot
+ * and timeline enabled and a small --max-flows cap (so eviction runs), the
+ * --fields and --walk sinks, then every report (text, JSON, ladder, SVG).
+ *
+ * The input is put in a memfd and opened by its /proc/self/fd path, so that
+ * rs_source_open_file() itself is exercised; a memfd never touches the disk.
+ * Everything is written to /dev/null. The stderr FILE is pointed at /dev/null
+ * while a case runs (sanitizer and libFuzzer reports write to fd 2 directly,
+ * so they still show).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "analyzer/analyzer.h"
+#include "cli/cli.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *devnull;
+
+struct both {
+	struct rs_analyzer *a;
+	struct rs_sink fields, walk;
+	uint32_t file_index;
+};
+
+static void begin_file(void *ctx, const char *name, int dlt)
+{
+	struct both *b = ctx;
+	rs_analyzer_add_file(b->a, name, dlt);
+	if (b->fields.begin_file)
+		b->fields.begin_file(b->fields.ctx, name, dlt);
+	if (b->walk.begin_file)
+		b->walk.begin_file(b->walk.ctx, name, dlt);
+}
+
+static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
+{
+	struct both *b = ctx;
+	struct rs_frame_meta m = {
+		.frame_no = pkt->frame_no,
+		.ts_ns = rs_frame_time_ns(f, pkt->ts_ns),
+		.file_index = b->file_index,
+		.wirelen = pkt->wirelen,
+		.caplen = pkt->caplen,
+	};
+	rs_analyzer_add(b->a, &m, f);
+	b->fields.frame(b->fields.ctx, pkt, f);
+	b->walk.frame(b->walk.ctx, pkt, f);
+	return true;
+}
+
+static void file_error(void *ctx, const char *message)
+{
+	struct both *b = ctx;
+	rs_analyzer_file_error(b->a, message);
+	if (b->fields.file_error)
+		b->fields.file_error(b->fields.ctx, message);
+	if (b->walk.file_error)
+		b->walk.file_error(b->walk.ctx, message);
+}
+
+static void file_warning(void *ctx, uint64_t frame_no, uint64_t count, const char *message)
+{
+	struct both *b = ctx;
+	rs_analyzer_file_warning(b->a, frame_no, count, message);
+}
+
+static void end_file(void *ctx, const char *name)
+{
+	struct both *b = ctx;
+	if (b->fields.end_file)
+		b->fields.end_file(b->fields.ctx, name);
+	if (b->walk.end_file)
+		b->walk.end_file(b->walk.ctx, name);
+	b->file_index++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 1 << 20)
+		return 0;
+	if (!devnull && !(devnull = fopen("/dev/null", "w")))
+		abort();
+	int fd = memfd_create("fuzz_capture", MFD_CLOEXEC);
+	if (fd < 0)
+		abort();
+	for (size_t done = 0; done < size;) {
+		ssize_t n = write(fd, data + done, size - done);
+		if (n <= 0)
+			abort();
+		done += (size_t)n;
+	}
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	/* Odd-sized inputs are read twice, as two files, for the multi-file
+	 * paths (file:frame references, state carried across files). */
+	char *files[] = { path, size % 2 ? path : NULL, NULL };
+
+	struct rs_cli_opts o = { 0 };
+	o.files = files;
+	o.qp = -1;
+	o.interval_ns = RS_DEFAULT_INTERVAL_NS;
+	o.max_flows = 8;
+	o.top = 4;
+	o.no_resolve = true;
+	/* The next-to-last byte (packet data in any real file, so mutated
+	 * freely) varies the options the way the command line would. */
+	uint8_t v = size > 1 ? data[size - 2] : 0;
+	if (v & 0x01) { /* --frames 2-N */
+		o.first_frame = 2;
+		o.last_frame = 2 + v % 23;
+	}
+	if (v & 0x02) { /* --since/--until, relative seconds */
+		o.have_since = o.have_until = true;
+		o.since = 0.001;
+		o.until = 0.5;
+	}
+	if ((v & 0x0C) == 0x0C)
+		o.filter = "udp or ether proto 0x8915"; /* a BPF filter (compiling it is slow: 1 input in 4) */
+	if (v & 0x10)
+		o.interval_ns = 1000; /* 1 us intervals: many timeline rows and plot points */
+	if (v & 0x20)
+		o.max_flows = 0; /* no cap */
+	if (v & 0x40)
+		o.count = 5; /* -c 5 */
+	if (v & 0x80)
+		o.dissect.skip_icrc = true;
+
+	FILE *saved_stderr = stderr;
+	stderr = devnull;
+
+	struct rs_analyzer_opts ao = {
+		.interval_ns = o.interval_ns,
+		.max_flows = o.max_flows,
+		.keep_ladder = true,
+		.keep_plot = true,
+		.timeline = devnull,
+		.qp_filter = -1,
+		.resolve_names = false,
+	};
+	struct both b = {
+		.a = rs_analyzer_new(&ao),
+		.fields = rs_fields_sink(devnull, &o),
+		.walk = rs_walk_sink(devnull, &o),
+	};
+	struct rs_sink sink = { .ctx = &b, .begin_file = begin_file, .frame = frame,
+				.file_error = file_error, .file_warning = file_warning, .end_file = end_file };
+	rs_run_files(&o, &sink);
+	rs_analyzer_finish(b.a);
+
+	struct rs_report_opts ro = { .color = false, .qp = -1, .top = 4, .interval_ns = o.interval_ns };
+	rs_report_text(devnull, b.a, &ro);
+	rs_report_json(devnull, b.a, &ro);
+	rs_report_ladder(devnull, b.a, &ro);
+	rs_report_plot_svg(devnull, b.a, &ro);
+	rs_analyzer_has_anomalies(b.a);
+	/* The same reports narrowed to one QP, with colour. */
+	ro.color = true;
+	ro.qp = size ? data[size - 1] : 0;
+	rs_report_text(devnull, b.a, &ro);
+	rs_report_ladder(devnull, b.a, &ro);
+	rs_analyzer_free(b.a);
+
+	stderr = saved_stderr;
+	close(fd);
+	return 0;
+}
