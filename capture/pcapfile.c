@@ -11,10 +11,11 @@
  * pcap_next_ex() would (libpcap 1.10, sf-pcap.c): the same records, the
  * timestamps scaled to nanoseconds the same way, caplen cut to the
  * header's snapshot length (as libpcap adjusts it) when a record claims
- * more, the same error messages, and the file offsets libpcap's stream
- * would be at after each error. Anything else stays with libpcap: pcapng,
- * standard input and pipes, versions other than 2.4, the modified formats,
- * and byte-swapped files of link types whose pseudo-header libpcap swaps.
+ * more, and the same error messages about the same record (source.c
+ * quotes the offset where it starts). Anything else stays with libpcap:
+ * pcapng, standard input and pipes, versions other than 2.4, the modified
+ * formats, and byte-swapped files of link types whose pseudo-header
+ * libpcap swaps.
  * tests/check_reader.c compares the two on every capture we have and on
  * truncated and corrupt ones.
  *
@@ -71,7 +72,7 @@ struct pcapfile {
 	bool failed;
 	bool ended;       /* the end was reported: it stays the end, as stdio's EOF does */
 	uint32_t snaplen; /* libpcap's snapshot length (pcap_snapshot) */
-	long err_off;
+	long err_off;     /* where the record that could not be read starts */
 	struct pcap_pkthdr hdr;
 	char err[PCAP_ERRBUF_SIZE];
 };
@@ -180,13 +181,13 @@ static inline void ahead(struct pcapfile *r)
 		__builtin_prefetch(r->map + r->fetched);
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(struct pcapfile *r, long at, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int fail(struct pcapfile *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(r->err, sizeof r->err, fmt, ap);
 	va_end(ap);
-	r->err_off = at;
+	r->err_off = (long)r->off;
 	r->failed = true;
 	return PCAP_ERROR;
 }
@@ -205,16 +206,15 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 			return PCAP_ERROR_BREAK;
 		}
 		if (left < PCAP_REC_HDR) /* libpcap's fread stops at the end of the file */
-			return fail(r, (long)r->size, "truncated dump file; tried to read %zu header bytes, only got %zu",
+			return fail(r, "truncated dump file; tried to read %zu header bytes, only got %zu",
 				    (size_t)PCAP_REC_HDR, left);
 	}
 	const uint8_t *p = r->map + r->off;
 	uint32_t caplen = get32(r, p + 8);
 	if (caplen > LIBPCAP_MAX_SNAPLEN) {
 		if (caplen > r->snaplen)
-			return fail(r, (long)(r->off + PCAP_REC_HDR),
-				    "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)r->snaplen);
-		return fail(r, (long)(r->off + PCAP_REC_HDR), "invalid packet capture length %u, bigger than maximum of %u",
+			return fail(r, "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)r->snaplen);
+		return fail(r, "invalid packet capture length %u, bigger than maximum of %u",
 			    caplen, LIBPCAP_MAX_SNAPLEN);
 	}
 	if (left - PCAP_REC_HDR < caplen) {
@@ -227,9 +227,9 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 			/* libpcap first reads what it keeps of a record longer
 			 * than the snapshot length, then skips the rest. */
 			if (caplen > r->snaplen && got < r->snaplen)
-				return fail(r, (long)r->size, "truncated dump file; tried to read %d captured bytes, only got %zu",
+				return fail(r, "truncated dump file; tried to read %d captured bytes, only got %zu",
 					    (int)r->snaplen, got);
-			return fail(r, (long)r->size, "truncated dump file; tried to read %u captured bytes, only got %zu",
+			return fail(r, "truncated dump file; tried to read %u captured bytes, only got %zu",
 				    caplen, got);
 		}
 	}

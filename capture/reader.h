@@ -24,7 +24,7 @@ struct rs_reader_ops {
 	int (*next)(struct rs_reader *r, struct pcap_pkthdr **h, const uint8_t **data);
 	/* The error of the last PCAP_ERROR, worded as libpcap words it. */
 	const char *(*error)(const struct rs_reader *r);
-	/* Where libpcap's file position would be after that error. */
+	/* The file offset where the record that could not be read starts. */
 	long (*offset)(const struct rs_reader *r);
 	void (*close)(struct rs_reader *r);
 };

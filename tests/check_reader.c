@@ -5,7 +5,8 @@
  * too, pkt.file_caplen, which says when libpcap cut a record to the
  * snapshot length), nanosecond timestamps and bytes, the same end, and the
  * same error message (file, frame, file offset and libpcap's wording) at
- * the same frame.
+ * the same frame, the offset being where the record that could not be read
+ * starts.
  *
  * On every capture under ../shared/ and samples/, each also rewritten in
  * the other byte order and with the other timestamp precision (the four
@@ -261,6 +262,38 @@ START_TEST(filters_count_every_frame)
 }
 END_TEST
 
+/* The offset a read error quotes: where the record that could not be
+ * read starts (found here by walking the records of the cut file). */
+static void error_at(size_t off, bool at_end, const char *what)
+{
+	char want[64];
+	snprintf(want, sizeof want, "(file offset %zu): ", off);
+	for (int rd = 0; rd < 2; rd++) {
+		char e[RS_ERRBUF_SIZE];
+		struct rs_source *src = open_with(rd ? NULL : "libpcap", tmp_path, NULL, e);
+		if (!src)
+			return; /* the file header is cut */
+		struct rs_packet pk;
+		enum rs_next n;
+		while ((n = rs_source_next(src, &pk, e)) == RS_NEXT_FRAME)
+			continue;
+		if (at_end)
+			RT_ASSERT(n == RS_NEXT_END, "%s: ends on a record boundary, yet: %s", what, e);
+		else
+			RT_ASSERT(n == RS_NEXT_ERROR && strstr(e, want), "%s: want \"%s\" in \"%s\"", what, want,
+				  n == RS_NEXT_ERROR ? e : "(no error)");
+		rs_source_close(src);
+	}
+}
+
+static void error_names_the_record(const uint8_t *b, size_t cut, bool be, const char *what)
+{
+	size_t off = 24;
+	while (off + 16 <= cut && off + 16 + rd32(b + off + 8, be) <= cut)
+		off += 16 + rd32(b + off + 8, be);
+	error_at(off, off == cut, what);
+}
+
 /* Cut anywhere: in the file header, in a record header, in its data. */
 START_TEST(truncated_files)
 {
@@ -275,6 +308,7 @@ START_TEST(truncated_files)
 			char what[64];
 			snprintf(what, sizeof what, "cut to %zu bytes%s", cut, swapped ? ", swapped" : "");
 			same_frames(tmp_path, NULL, "mmap", what);
+			error_names_the_record(b, cut, swapped, what);
 			cuts++;
 		}
 		ck_assert_uint_gt(cuts, 700);
@@ -330,6 +364,10 @@ START_TEST(records_past_the_snapshot_length)
 				snprintf(what, sizeof what, "snaplen %u, record of %u bytes cut to %zu", snaplen, caps[k],
 					 cuts[c]);
 				same_frames(tmp_path, NULL, "mmap", what);
+				if (caps[k] > 262144) /* past libpcap's limit: an error, whole or cut */
+					error_at(at, false, what);
+				else
+					error_names_the_record(b, cuts[c], false, what);
 			}
 		}
 	}
