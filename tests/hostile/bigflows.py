@@ -10,15 +10,14 @@ all ten million, and asserts
   - memory is bounded: peak RSS under BIG_RSS_MB (default 1500) and the
     ten-million run within 25% of the one-million run (the cap is reached
     after 100k frames, so more frames must not mean more memory);
-  - time stays linear: the full run within BIG_SECONDS (default 300); before
-    the eviction fix in analyzer/ it was quadratic (about 500 s here).
+  - time stays linear: the full run takes less than 2.5 x N/1M times the
+    one-million run; before the eviction fix in analyzer/ it was quadratic
+    (about 500 s against 5 s here).
 
     ROCESTAT=./rocestat python3 tests/hostile/bigflows.py [N]
 """
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,7 +29,6 @@ ROCESTAT = os.environ.get('ROCESTAT', './rocestat')
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
 CAP = 100_000
 RSS_MB = int(os.environ.get('BIG_RSS_MB', '1500'))
-SECONDS = float(os.environ.get('BIG_SECONDS', '300'))
 fails = passes = 0
 
 
@@ -44,20 +42,32 @@ def check(what, got, want):
         print('FAIL %s\n  want: %r\n  got:  %r' % (what, want, got))
 
 
-def run(path, frames):
-    """Run rocestat in a child that reports its own peak RSS (getrusage)."""
+def run(path, frames, tmp):
+    """Run rocestat: (exit status, stdout file, stderr file, seconds, peak RSS MB).
+
+    The output goes to files, read only after both runs: a child spawned
+    from a Python holding a big JSON string starts with that RSS, and Linux
+    counts the pre-exec high-water mark in the child's ru_maxrss. os.wait4()
+    gives this child's own figures."""
     args = [ROCESTAT, '-n', '--format', 'json', '--max-flows', str(CAP), path]
     if frames < N:
         args[1:1] = ['--frames', '1-%d' % frames]
+    out_path, err_path = os.path.join(tmp, 'out%d.json' % frames), os.path.join(tmp, 'err%d.txt' % frames)
     t0 = time.time()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    p = subprocess.run(args, capture_output=True, text=True)
+    with open(out_path, 'wb') as out, open(err_path, 'wb') as err:
+        pid = os.posix_spawn(ROCESTAT, args, os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, out.fileno(), 1), (os.POSIX_SPAWN_DUP2, err.fileno(), 2)])
+    _, status, ru = os.wait4(pid, 0)
     secs = time.time() - t0
-    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    if rss_mb < before / 1024:
-        rss_mb = before / 1024
-    print('check-big: %d frames: exit %d, %.1f s, peak RSS %.0f MB' % (frames, p.returncode, secs, rss_mb))
-    return p, secs, rss_mb
+    rc = os.waitstatus_to_exitcode(status)
+    rss_mb = ru.ru_maxrss / 1024
+    print('check-big: %d frames: exit %d, %.1f s, peak RSS %.0f MB' % (frames, rc, secs, rss_mb))
+    return rc, out_path, err_path, secs, rss_mb
+
+
+def slurp(path):
+    with open(path) as f:
+        return f.read()
 
 
 def main():
@@ -67,22 +77,24 @@ def main():
         bigflows_gen.write(path, N)
         print('check-big: wrote %d frames (%d MB) in %.0f s' % (N, os.path.getsize(path) >> 20, time.time() - t0))
         small = min(N, 1_000_000)
-        p1, _, rss1 = run(path, small)
-        p, secs, rss = run(path, N)
-        for label, proc, frames in (('1M', p1, small), ('all', p, N)):
-            check('%s: exit status' % label, proc.returncode, 1)
-            check('%s: stderr' % label, proc.stderr, '')
-            js = json.loads(proc.stdout)
+        rc1, out1, err1, secs1, rss1 = run(path, small, tmp)
+        rc, out, err, secs, rss = run(path, N, tmp)
+        for label, code, stdout, stderr, frames in (('1M', rc1, out1, err1, small), ('all', rc, out, err, N)):
+            check('%s: exit status' % label, code, 1)
+            check('%s: stderr' % label, slurp(stderr), '')
+            js = json.loads(slurp(stdout))
             c = js['capture']
             ev = [a['count'] for a in js['anomalies'] if a['type'] == 'flows_evicted']
             check('%s: frames' % label, c['frames'], frames)
             check('%s: half-flows kept <= cap' % label, c['half_flows'] <= CAP, True)
             check('%s: kept + evicted = distinct QPNs' % label, c['half_flows'] + c['half_flows_evicted'], frames)
             check('%s: evictions reported as an anomaly' % label, ev, [c['half_flows_evicted']])
-        # The peak RSS of the second child is the larger of the two.
-        check('peak RSS under %d MB' % RSS_MB, rss < RSS_MB, True)
-        check('10x the frames, < 1.25x the memory', rss < 1.25 * rss1, True)
-        check('full run under %.0f s' % SECONDS, secs < SECONDS, True)
+        check('peak RSS under %d MB' % RSS_MB, max(rss, rss1) < RSS_MB, True)
+        check('%dx the frames, < 1.25x the memory' % (N // small), rss < 1.25 * rss1, True)
+        # Linear, not quadratic: a ratio of two runs in the same script, not a
+        # time limit (this machine's speed varies). Linear is N/small; the
+        # quadratic eviction this guards against made it about (N/small)^2.
+        check('%dx the frames, < %dx the time' % (N // small, 2.5 * N // small), secs < 2.5 * N / small * secs1, True)
     print('check-big: %d passed, %d failed' % (passes, fails))
     return 1 if fails else 0
 
