@@ -2,7 +2,7 @@
  * analyzer.c — the per-frame entry point, capture-wide counters and the
  * half-flow table.
  *
- * The flow table is open addressing with linear probing over (hash, flow),
+ * The flow table is open addressing with linear probing over slot numbers,
  * keyed by the 40-byte struct rs_flowkey, with a one-entry cache in front:
  * RoCE traffic comes in bursts of one QP, so most frames hit the cache and
  * never hash. Deletion (for --max-flows) shifts entries back instead of
@@ -84,18 +84,25 @@ const char *rs_flow_transport_name(const struct rs_flow *fl)
 	return rs_transport_name(fl->transport);
 }
 
-/* A table entry holds the key's 32-bit hash and the flow. Probes compare
- * hashes and touch a flow only when they match, so a lookup reads one cache
- * line of the table and the flow it finds, with nothing in between to wait
- * for (the prefetch stages count on that). */
+/* A table entry: the key's 32-bit hash above the slot + 1 (0 = empty).
+ * Probes compare hashes and touch a flow only when they match, so a lookup
+ * reads one cache line of the table and one of the flow it finds. */
+static inline uint64_t entry_of(uint32_t hash, uint32_t slot)
+{
+	return (uint64_t)hash << 32 | (slot + 1);
+}
+
 static inline struct rs_flow *find_hashed(struct rs_analyzer *a, const struct rs_flowkey *k, uint32_t h)
 {
 	for (uint32_t i = h & a->table_mask;; i = (i + 1) & a->table_mask) {
-		const struct rs_tentry *e = &a->table[i];
-		if (!e->fl)
+		uint64_t e = a->table[i];
+		if (e == 0)
 			return NULL;
-		if (e->hash == h && memcmp(&e->fl->key, k, sizeof *k) == 0)
-			return e->fl;
+		if ((uint32_t)(e >> 32) != h)
+			continue;
+		struct rs_flow *fl = g_ptr_array_index(a->flows, (uint32_t)e - 1);
+		if (memcmp(&fl->key, k, sizeof *k) == 0)
+			return fl;
 	}
 }
 
@@ -104,23 +111,23 @@ struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k)
 	return find_hashed(a, k, key_hash(k));
 }
 
-static void table_insert_entry(struct rs_analyzer *a, uint32_t hash, struct rs_flow *fl)
+static void table_insert_entry(struct rs_analyzer *a, uint64_t e)
 {
-	uint32_t i = hash & a->table_mask;
-	while (a->table[i].fl)
+	uint32_t i = (uint32_t)(e >> 32) & a->table_mask;
+	while (a->table[i])
 		i = (i + 1) & a->table_mask;
-	a->table[i] = (struct rs_tentry){ hash, fl };
+	a->table[i] = e;
 }
 
 static void table_grow(struct rs_analyzer *a)
 {
 	uint32_t old = a->table_mask + 1;
-	struct rs_tentry *t = a->table;
-	a->table = g_new0(struct rs_tentry, old * 2);
+	uint64_t *t = a->table;
+	a->table = g_new0(uint64_t, old * 2);
 	a->table_mask = old * 2 - 1;
 	for (uint32_t i = 0; i < old; i++)
-		if (t[i].fl)
-			table_insert_entry(a, (uint32_t)t[i].hash, t[i].fl);
+		if (t[i])
+			table_insert_entry(a, t[i]);
 	g_free(t);
 }
 
@@ -129,23 +136,24 @@ void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	if (a->nflows * 2 > a->table_mask + 1)
 		table_grow(a);
-	table_insert_entry(a, key_hash(&fl->key), fl);
+	table_insert_entry(a, entry_of(key_hash(&fl->key), fl->slot));
 }
 
 /* Remove by shifting later entries of the probe run back into the hole. */
 static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	uint32_t i = key_hash(&fl->key) & a->table_mask;
-	while (a->table[i].fl != fl)
+	uint64_t e = entry_of(key_hash(&fl->key), fl->slot);
+	uint32_t i = (uint32_t)(e >> 32) & a->table_mask;
+	while (a->table[i] != e)
 		i = (i + 1) & a->table_mask;
-	a->table[i] = (struct rs_tentry){ 0, NULL };
-	for (uint32_t j = (i + 1) & a->table_mask; a->table[j].fl; j = (j + 1) & a->table_mask) {
-		uint32_t home = (uint32_t)a->table[j].hash & a->table_mask;
+	a->table[i] = 0;
+	for (uint32_t j = (i + 1) & a->table_mask; a->table[j]; j = (j + 1) & a->table_mask) {
+		uint32_t home = (uint32_t)(a->table[j] >> 32) & a->table_mask;
 		/* Move the entry into the hole if its home is not between the hole and j. */
 		bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 		if (!between) {
 			a->table[i] = a->table[j];
-			a->table[j] = (struct rs_tentry){ 0, NULL };
+			a->table[j] = 0;
 			i = j;
 		}
 	}
@@ -414,7 +422,7 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
 	fl->first_ts = m->ts_ns;
 	g_ptr_array_index(a->flows, fl->slot) = fl;
 	a->nflows++;
-	table_insert_entry(a, h, fl);
+	table_insert_entry(a, entry_of(h, fl->slot));
 	rs_pair_new_flow(a, fl);
 	/* RoCE v1 and v2 between the same hosts: checked once per flow. */
 	if (f->roce == RS_ROCE_V1 || f->roce == RS_ROCE_V2)
@@ -531,11 +539,11 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 	struct rs_prefetch *d = &a->pf[(a->pf_n - PF_FLOW) & (PF_RING - 1)];
 	if (a->pf_n >= PF_FLOW && d->valid) {
 		for (uint32_t i = d->hash & a->table_mask;; i = (i + 1) & a->table_mask) {
-			const struct rs_tentry *t = &a->table[i];
-			if (!t->fl)
+			uint64_t t = a->table[i];
+			if (t == 0)
 				break;
-			if (t->hash == d->hash) {
-				d->fl = t->fl;
+			if ((uint32_t)(t >> 32) == d->hash) {
+				d->fl = g_ptr_array_index(a->flows, (uint32_t)t - 1);
 				prefetch_flow(d->fl);
 				break;
 			}
@@ -570,7 +578,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	a->flows = g_ptr_array_new();
 	a->flow_slabs = g_ptr_array_new();
 	a->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	a->table = g_new0(struct rs_tentry, INITIAL_TABLE);
+	a->table = g_new0(uint64_t, INITIAL_TABLE);
 	a->table_mask = INITIAL_TABLE - 1;
 	a->conns = g_ptr_array_new();
 	a->tl_rows = g_array_new(FALSE, FALSE, sizeof(struct rs_tl_row));

@@ -392,10 +392,7 @@ struct rs_analyzer {
 	GPtrArray *flow_slabs;    /* the memory of the flows (analyzer.c) */
 	size_t slab_used;         /* bytes handed out of the last slab */
 	void *flow_free_list;
-	struct rs_tentry {        /* fl NULL: empty */
-		uint64_t hash;        /* the key's 32-bit hash */
-		struct rs_flow *fl;
-	} *table;
+	uint64_t *table;          /* key hash << 32 | slot + 1; 0 = empty */
 	uint32_t table_mask;
 	uint32_t nflows, next_flow_id;
 	struct rs_flow *last_flow;/* one-entry cache: consecutive frames share a flow */
