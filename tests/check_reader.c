@@ -464,6 +464,27 @@ START_TEST(pcapng_stays_with_libpcap)
 }
 END_TEST
 
+/* A file of several of the reader's windows (2 MiB; pages behind it are
+ * dropped, those ahead mapped in): records of every size straddle the
+ * window boundaries, and each must still read the same. */
+START_TEST(file_across_windows)
+{
+	size_t cap = 12u << 20, len = 24;
+	uint8_t *b = malloc(cap + 70000);
+	ck_assert_ptr_nonnull(b);
+	put_header(b, 0xa1b23c4du, 2, 4, 65535, 1);
+	uint32_t i = 0;
+	while (len < cap) {
+		uint32_t n = i % 97 == 0 ? 65535 : 60 + (i * 7919u) % 1500;
+		put_record(b, &len, 1700000000 + i / 1000, i, n, n);
+		i++;
+	}
+	spill(b, len);
+	ck_assert_uint_eq(same_frames(tmp_path, NULL, "mmap", "12 MiB"), i);
+	free(b);
+}
+END_TEST
+
 /* A capture still being written: what was appended after the open is read. */
 START_TEST(growing_file)
 {
@@ -524,6 +545,7 @@ static Suite *suite(void)
 	tcase_add_test(t, other_formats_stay_with_libpcap);
 	tcase_add_test(t, pcapng_stays_with_libpcap);
 	tcase_add_test(t, growing_file);
+	tcase_add_test(t, file_across_windows);
 	suite_add_tcase(s, t);
 	return s;
 }
