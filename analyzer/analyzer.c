@@ -51,9 +51,15 @@ void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f)
 	 * as five 8-byte words at once, and a word pieced together from four
 	 * small stores cannot be forwarded from the store buffer (a stall of
 	 * some twenty cycles per frame). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Composed in a register: through a struct on the stack the compiler
+	 * stores the bytes one by one and reads the word back (the stall again). */
+	uint64_t w0 = (uint64_t)f->roce | (uint64_t)f->src.kind << 8 | (uint64_t)f->bth.destqp << 32;
+#else
 	struct rs_flowkey t = { .roce = f->roce, .akind = f->src.kind, .qpn = f->bth.destqp };
 	uint64_t w0;
 	memcpy(&w0, &t, 8);
+#endif
 	memcpy(k, &w0, 8);
 	memcpy(k->src, f->src.b, 16);
 	memcpy(k->dst, f->dst.b, 16);
@@ -441,11 +447,50 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
  * nothing here changes a result.
  */
 
+static void prefetch_lines(const void *p, size_t len)
+{
+	/* Every line [p, p + len) touches, wherever p starts in its line. */
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)63, end = (uintptr_t)p + len;
+	for (; a < end; a += 64)
+		__builtin_prefetch((const void *)a, 1);
+}
+
 static void prefetch_flow(const struct rs_flow *fl)
 {
-	const char *p = (const char *)fl;
-	for (size_t off = 0; off < RS_FLOW_HOT_BYTES; off += 64)
-		__builtin_prefetch(p + off, 1);
+	prefetch_lines(fl, RS_FLOW_HOT_BYTES);
+}
+
+/* What adding the frame will touch beyond the flow's hot lines, from its
+ * opcode: fetching everything a flow points to for every frame would keep
+ * the memory system busy with lines most frames never read. */
+enum {
+	PF_NEED_LAT = 1,       /* its own pending requests (AckReq, READ, atomic) */
+	PF_NEED_OPEN = 2,      /* a multi-packet message being reassembled */
+	PF_NEED_RKEYS = 4,     /* RETH or AtomicETH: the rkey list */
+	PF_NEED_MSGS = 8,      /* a message completes: counters and sizes */
+	PF_NEED_REQ_LOSS = 16, /* the request stream's loss record, if any */
+	PF_NEED_RSP_LOSS = 32, /* the response stream's */
+	PF_NEED_PEER_LAT = 64, /* an answer: its requester's pending requests */
+};
+
+static uint8_t needs_of(const struct rs_frame *f)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	if ((f->bth.opcode & 0xE0) == RS_TR_UD)
+		return PF_NEED_MSGS;
+	if (op->response)
+		return PF_NEED_PEER_LAT | (op->kind == RS_KIND_ACK ? 0 : PF_NEED_RSP_LOSS);
+	uint8_t n = PF_NEED_REQ_LOSS;
+	if (f->bth.ackreq || op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_CMP_SWAP ||
+	    op->kind == RS_KIND_FETCH_ADD)
+		n |= PF_NEED_LAT;
+	if (op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE || op->pos == RS_POS_LAST)
+		n |= PF_NEED_OPEN;
+	if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY || op->kind == RS_KIND_READ_REQ)
+		n |= PF_NEED_MSGS;
+	if (op->ext & (RS_EXT_RETH | RS_EXT_ATOMICETH))
+		n |= PF_NEED_RKEYS;
+	return n;
 }
 
 void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
@@ -456,6 +501,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 	if (e->valid) {
 		rs_flowkey_from_frame(&e->key, f);
 		e->hash = key_hash(&e->key);
+		e->needs = needs_of(f);
 		__builtin_prefetch(&a->table[e->hash & a->table_mask]);
 	}
 	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
@@ -463,17 +509,29 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 	struct rs_prefetch *c = &a->pf[(a->pf_n - PF_POINTERS) & (PF_RING - 1)];
 	if (a->pf_n >= PF_POINTERS && c->fl) {
 		const struct rs_flow *fl = c->fl;
-		if (fl->lat)
-			__builtin_prefetch(fl->lat, 1);
-		if (fl->open)
-			__builtin_prefetch(fl->open, 1);
-		if (fl->rkeys)
+		uint8_t need = c->needs;
+		if ((need & PF_NEED_LAT) && fl->lat)
+			prefetch_lines(fl->lat, sizeof *fl->lat);
+		if ((need & PF_NEED_OPEN) && fl->open)
+			prefetch_lines(&fl->open[fl->nopen ? fl->nopen - 1 : 0], sizeof *fl->open);
+		if ((need & PF_NEED_RKEYS) && fl->rkeys)
 			__builtin_prefetch(fl->rkeys, 1);
-		if (fl->m)
-			for (size_t off = 0; off < sizeof *fl->m; off += 64)
-				__builtin_prefetch((const char *)fl->m + off, 1);
+		if ((need & PF_NEED_MSGS) && fl->m)
+			prefetch_lines(fl->m, sizeof *fl->m);
+		if ((need & PF_NEED_REQ_LOSS) && fl->req.loss)
+			__builtin_prefetch(fl->req.loss, 1);
+		if ((need & PF_NEED_RSP_LOSS) && fl->rsp.loss)
+			__builtin_prefetch(fl->rsp.loss, 1);
 		if (fl->tl_slot && fl->tl_slot <= a->tl_rows->len)
 			__builtin_prefetch(&g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1), 1);
+		/* An answer times its requester's requests: the line of the
+		 * requester with its lat pointer, and (through the hint, one
+		 * level less to wait for) that latency state itself. */
+		if ((need & PF_NEED_PEER_LAT) && fl->peer) {
+			__builtin_prefetch((const char *)fl->peer + offsetof(struct rs_flow, lat), 1);
+			if (fl->peer_lat)
+				prefetch_lines(fl->peer_lat, sizeof *fl->peer_lat);
+		}
 	}
 	/* The entry of PF_FLOW calls ago: its table slot has arrived by now. The
 	 * first entry with the same hash is taken without comparing keys (that
@@ -528,6 +586,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	rs_pair_init(a);
 	if (opts->resolve_names)
 		a->hosts = rs_hosts_load("/etc/hosts");
+	a->addr_cache = g_new0(struct rs_addr_cache, RS_ADDR_CACHE);
 	if (a->opts.t0_given) {
 		/* Intervals count from a time given by the caller (-j: the first
 		 * frame of the first file, so every file's intervals line up). */
@@ -569,6 +628,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	g_hash_table_destroy(a->anomalies);
 	if (a->hosts)
 		g_hash_table_destroy(a->hosts);
+	g_free(a->addr_cache);
 	g_free(a);
 }
 

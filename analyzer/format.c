@@ -6,36 +6,94 @@
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analyzer/internal.h"
 
+/* snprintf(buf, len, "%.*f%s", prec, x, suffix), for the reports' thousands
+ * of numbers without printf's general floating-point conversion (most of a
+ * big report's time). printf rounds the exact binary value of x to prec
+ * decimals, half to even. Here in integers, exactly: x = m * 2^e with a
+ * 53-bit m (frexp and ldexp are exact), m * 10^prec fits 63 bits (prec <=
+ * 3), and the bits shifted out say whether it rounds up. (Not in long
+ * double: that is a double on some platforms, and valgrind computes x87
+ * long doubles with 64-bit doubles.)
+ * false: not handled here (x negative, negative zero, NaN, >= 1e15). */
+static bool fixed(char *buf, size_t len, double x, int prec, const char *suffix)
+{
+	static const uint64_t pow10[] = { 1, 10, 100, 1000 };
+	/* signbit: printf writes "-0.00" for a negative zero. */
+	if (!(x >= 0 && x < 1e15) || signbit(x) || prec < 0 || prec > 3)
+		return false;
+	int e;
+	double f = frexp(x, &e); /* x = f * 2^e, f in [0.5, 1), or 0 */
+	uint64_t t = (uint64_t)ldexp(f, 53) * pow10[prec]; /* x * 10^prec = t * 2^(e - 53) */
+	e -= 53;
+	uint64_t k; /* x * 10^prec rounded to an integer, half to even */
+	if (e >= 0) { /* only x = 0 (x < 1e15 < 2^53 has fraction bits otherwise) */
+		k = t << e;
+	} else if (e > -64) {
+		unsigned sh = (unsigned)-e;
+		uint64_t rest = t & ((UINT64_C(1) << sh) - 1), half = UINT64_C(1) << (sh - 1);
+		k = t >> sh;
+		if (rest > half || (rest == half && (k & 1)))
+			k++;
+	} else { /* t < 2^63, so t * 2^e < 1/2: rounds to 0 */
+		k = 0;
+	}
+	char tmp[64], *p = tmp + sizeof tmp;
+	size_t sl = strlen(suffix);
+	if (sl > 32)
+		return false;
+	p -= sl;
+	memcpy(p, suffix, sl);
+	uint64_t ip = k / pow10[prec], fp = k % pow10[prec];
+	for (int i = 0; i < prec; i++, fp /= 10)
+		*--p = (char)('0' + fp % 10);
+	if (prec)
+		*--p = '.';
+	do
+		*--p = (char)('0' + ip % 10);
+	while (ip /= 10);
+	size_t n = (size_t)(tmp + sizeof tmp - p);
+	if (len) {
+		size_t c = n < len - 1 ? n : len - 1; /* cut to fit, as snprintf */
+		memcpy(buf, p, c);
+		buf[c] = '\0';
+	}
+	return true;
+}
+
 const char *rs_fmt_bytes(uint64_t v, char *buf, size_t len)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *const unit[] = { " B", " KiB", " MiB", " GiB", " TiB", " PiB" };
 	double d = (double)v;
 	unsigned u = 0;
 	while (d >= 1024 && u + 1 < G_N_ELEMENTS(unit)) {
 		d /= 1024;
 		u++;
 	}
+	int prec = d < 10 ? 2 : d < 100 ? 1 : 0;
 	if (u == 0)
 		snprintf(buf, len, "%" PRIu64 " B", v);
-	else
-		snprintf(buf, len, "%.*f %s", d < 10 ? 2 : d < 100 ? 1 : 0, d, unit[u]);
+	else if (!fixed(buf, len, d, prec, unit[u]))
+		snprintf(buf, len, "%.*f%s", prec, d, unit[u]);
 	return buf;
 }
 
 const char *rs_fmt_rate(double Bps, char *buf, size_t len)
 {
-	static const char *const unit[] = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s" };
+	static const char *const unit[] = { " B/s", " KiB/s", " MiB/s", " GiB/s", " TiB/s" };
 	unsigned u = 0;
 	while (Bps >= 1024 && u + 1 < G_N_ELEMENTS(unit)) {
 		Bps /= 1024;
 		u++;
 	}
-	snprintf(buf, len, "%.*f %s", u == 0 ? 0 : Bps < 10 ? 2 : Bps < 100 ? 1 : 0, Bps, unit[u]);
+	int prec = u == 0 ? 0 : Bps < 10 ? 2 : Bps < 100 ? 1 : 0;
+	if (!fixed(buf, len, Bps, prec, unit[u]))
+		snprintf(buf, len, "%.*f%s", prec, Bps, unit[u]);
 	return buf;
 }
 
@@ -43,11 +101,13 @@ const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len)
 {
 	if (ns < 1000)
 		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f µs", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else
+	else if (ns < 1000000) {
+		if (!fixed(buf, len, ns / 1e3, 1, " µs"))
+			snprintf(buf, len, "%.1f µs", ns / 1e3);
+	} else if (ns < 1000000000) {
+		if (!fixed(buf, len, ns / 1e6, 2, " ms"))
+			snprintf(buf, len, "%.2f ms", ns / 1e6);
+	} else if (!fixed(buf, len, ns / 1e9, 3, " s"))
 		snprintf(buf, len, "%.3f s", ns / 1e9);
 	return buf;
 }
@@ -85,7 +145,7 @@ GHashTable *rs_hosts_load(const char *path)
 	return h;
 }
 
-const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len)
+static void addr_text(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len)
 {
 	char txt[RS_ADDR_STRLEN];
 	rs_addr_format(ad, txt);
@@ -96,6 +156,44 @@ const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, c
 		snprintf(buf, len, "%s", name);
 	else
 		snprintf(buf, len, "%s", txt);
+}
+
+/* Reports name the same few hosts for thousands of flows, and inet_ntop()
+ * plus the /etc/hosts lookup cost thousands of instructions a time: the
+ * texts are kept in a small direct-mapped cache (struct rs_addr_cache),
+ * keyed by the whole address, so a collision only costs a new formatting.
+ * The text depends on nothing else that can change (a->hosts is loaded
+ * once). The cache is written through a const analyzer: it is not part of
+ * the analysis, and an analyzer is only ever used by one thread at a time
+ * (-j gives each worker its own). */
+
+const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len)
+{
+	uint32_t h = ad->kind * 0x9E3779B1u;
+	for (int i = 0; i < 16; i += 4) {
+		uint32_t w;
+		memcpy(&w, ad->b + i, 4);
+		h = (h ^ w) * 0x85EBCA6Bu;
+	}
+	struct rs_addr_cache *e = &a->addr_cache[h >> (32 - RS_ADDR_CACHE_BITS)];
+	if (!e->used || e->ad.kind != ad->kind || memcmp(e->ad.b, ad->b, 16) != 0) {
+		char t[RS_ADDR_CACHE_TEXT + 1];
+		addr_text(a, ad, t, sizeof t);
+		size_t n = strlen(t);
+		if (n >= RS_ADDR_CACHE_TEXT) { /* perhaps cut: not cached */
+			addr_text(a, ad, buf, len);
+			return buf;
+		}
+		e->ad = *ad;
+		e->used = true;
+		e->len = (uint8_t)n;
+		memcpy(e->text, t, n);
+	}
+	if (len) {
+		size_t c = e->len < len - 1 ? e->len : len - 1; /* cut to fit, as snprintf */
+		memcpy(buf, e->text, c);
+		buf[c] = '\0';
+	}
 	return buf;
 }
 

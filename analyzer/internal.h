@@ -131,13 +131,19 @@ struct rs_pending {
 };
 enum rs_pending_what { RS_PEND_ACKREQ = 1, RS_PEND_READ, RS_PEND_ATOMIC };
 
-/* Latency samples of one kind, in nanoseconds. */
+/* Latency samples of one kind, in nanoseconds. While they are kept exactly,
+ * new samples wait in `stage` and join `v` RS_LAT_STAGE at a time: a flow's
+ * next sample comes thousands of frames later, when the end of `v` has left
+ * the caches, and this struct is in them anyway (latency.c). */
+#define RS_LAT_STAGE 4
 struct rs_latvec {
 	uint64_t n;       /* samples seen */
 	uint64_t min, max;
 	uint32_t len, cap;
 	uint64_t *v;      /* exact up to RS_LAT_EXACT, then a uniform reservoir */
 	uint64_t rng;
+	uint32_t nstage;  /* samples in stage, after those in v */
+	uint64_t stage[RS_LAT_STAGE];
 };
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
@@ -237,6 +243,9 @@ struct rs_flow {
 	uint64_t payload;         /* first sightings only (goodput) */
 	struct rs_flow *peer;
 	struct rs_latency *lat;
+	/* A prefetch hint only (rs_analyzer_prefetch): the peer's lat as last
+	 * set (at pairing, and when the peer's is allocated); may be stale. */
+	const struct rs_latency *peer_lat;
 	uint32_t pmtu;            /* learned from First/Middle payload sizes */
 	uint32_t tl_slot;         /* its row in a->tl_rows + 1 while active in this interval; 0 if not */
 	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
@@ -391,6 +400,7 @@ struct rs_analyzer {
 		struct rs_flowkey key;
 		uint32_t hash;
 		bool valid;
+		uint8_t needs;        /* PF_NEED_* in analyzer.c: what handling it will touch */
 		struct rs_flow *fl;   /* its flow, once found (a hint: compare keys) */
 	} pf[8];                  /* PF_RING in analyzer.c */
 	uint32_t pf_n;            /* frames announced */
@@ -432,6 +442,7 @@ struct rs_analyzer {
 	int64_t intervals_seen;
 
 	GHashTable *hosts;        /* address text -> name, from /etc/hosts (unless -n) */
+	struct rs_addr_cache *addr_cache; /* RS_ADDR_CACHE formatted addresses (format.c) */
 
 	bool finished;
 };
@@ -582,6 +593,15 @@ guint rs_anomaly_hash(gconstpointer k);
 gboolean rs_anomaly_equal(gconstpointer a, gconstpointer b);
 
 /* format.c: units and names for reports. */
+#define RS_ADDR_CACHE_BITS 8
+#define RS_ADDR_CACHE (1u << RS_ADDR_CACHE_BITS)
+#define RS_ADDR_CACHE_TEXT 96
+struct rs_addr_cache {       /* one formatted address (texts that fit only) */
+	struct rs_addr ad;
+	bool used;
+	uint8_t len;
+	char text[RS_ADDR_CACHE_TEXT];
+};
 const char *rs_fmt_bytes(uint64_t v, char *buf, size_t len);
 const char *rs_fmt_rate(double Bps, char *buf, size_t len);
 const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len);

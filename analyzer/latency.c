@@ -8,8 +8,13 @@
  * sample of everything seen: median and p99 of 4096 uniform samples are
  * within a fraction of a percentile of the truth. min and max are exact.
  * The generator is seeded per vector, so reports are reproducible.
+ *
+ * Kept samples are staged (struct rs_latvec) and join the vector a few at a
+ * time; everything that reads the vector unstages them first, so the
+ * vector, and the reservoir's choices, are what they would be without it.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyzer/internal.h"
 
@@ -24,6 +29,23 @@ static uint64_t next_rand(uint64_t *s)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* The staged samples join v, in order. */
+static void unstage(struct rs_latvec *v)
+{
+	if (!v->nstage)
+		return;
+	while (v->len + v->nstage > v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 4;
+		v->v = g_renew(uint64_t, v->v, v->cap);
+	}
+	if (v->nstage == RS_LAT_STAGE) /* the usual case, a constant size: copied inline */
+		memcpy(v->v + v->len, v->stage, sizeof v->stage);
+	else
+		memcpy(v->v + v->len, v->stage, v->nstage * sizeof v->stage[0]);
+	v->len += v->nstage;
+	v->nstage = 0;
+}
+
 void rs_lat_add(struct rs_latvec *v, uint64_t ns)
 {
 	if (v->n == 0 || ns < v->min)
@@ -31,29 +53,76 @@ void rs_lat_add(struct rs_latvec *v, uint64_t ns)
 	if (ns > v->max)
 		v->max = ns;
 	v->n++;
-	if (v->len < RS_LAT_EXACT) {
-		if (v->len == v->cap) {
-			v->cap = v->cap ? v->cap * 2 : 4;
-			v->v = g_renew(uint64_t, v->v, v->cap);
-		}
-		v->v[v->len++] = ns;
+	if (v->len + v->nstage < RS_LAT_EXACT) {
+		v->stage[v->nstage++] = ns;
+		if (v->nstage == RS_LAT_STAGE)
+			unstage(v);
 		return;
 	}
+	unstage(v); /* the reservoir replaces kept samples: all of them in v */
 	uint64_t j = next_rand(&v->rng) % v->n;
 	if (j < RS_LAT_EXACT)
 		v->v[j] = ns;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* ---- sorting the kept samples ------------------------------------------
+ * Reports sort thousands of vectors of up to RS_LAT_EXACT samples; qsort()
+ * calls its comparison through a pointer at every step, and that made
+ * sorting most of the report's time. A least-significant-digit radix sort
+ * on the integers instead: one pass counts all eight byte digits, then one
+ * pass per digit that is not the same in every sample (latencies below a
+ * second have at most four); insertion sort for short vectors. */
+
+static void insertion_sort(uint64_t *v, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+static void sort_u64(uint64_t *v, size_t n)
+{
+	if (n < 64) {
+		insertion_sort(v, n);
+		return;
+	}
+	uint32_t count[8][256];
+	memset(count, 0, sizeof count);
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 8; d++)
+			count[d][(v[i] >> (8 * d)) & 0xFF]++;
+	uint64_t *tmp = g_new(uint64_t, n);
+	uint64_t *src = v, *dst = tmp;
+	for (int d = 0; d < 8; d++) {
+		uint32_t *c = count[d];
+		if (c[(src[0] >> (8 * d)) & 0xFF] == n)
+			continue;
+		uint32_t sum = 0;
+		for (int b = 0; b < 256; b++) {
+			uint32_t t = c[b];
+			c[b] = sum;
+			sum += t;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[c[(src[i] >> (8 * d)) & 0xFF]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+	g_free(tmp);
 }
 
 /* Nearest-rank quantile: the smallest sample with at least q of the samples
  * at or below it. Sorts the kept samples in place. */
 uint64_t rs_lat_quantile(struct rs_latvec *v, double q)
 {
+	unstage(v);
 	if (!v->len)
 		return 0;
 	/* Reports ask for the median, then the p99: sort once. */
@@ -61,7 +130,7 @@ uint64_t rs_lat_quantile(struct rs_latvec *v, double q)
 	while (k < v->len && v->v[k - 1] <= v->v[k])
 		k++;
 	if (k < v->len)
-		qsort(v->v, v->len, sizeof v->v[0], cmp_u64);
+		sort_u64(v->v, v->len);
 	double rank = q * v->len;
 	uint32_t i = (uint32_t)rank;
 	if ((double)i < rank)
@@ -83,6 +152,8 @@ void rs_lat_merge(struct rs_latvec *dst, const struct rs_latvec *src)
 	uint64_t seen = dst->n;
 	for (uint32_t i = 0; i < src->len; i++)
 		rs_lat_add(dst, src->v[i]);
+	for (uint32_t i = 0; i < src->nstage; i++)
+		rs_lat_add(dst, src->stage[i]);
 	dst->n = seen + src->n;
 	if (src->min < dst->min || seen == 0)
 		dst->min = src->min;
@@ -94,5 +165,5 @@ void rs_lat_free(struct rs_latvec *v)
 {
 	g_free(v->v);
 	v->v = NULL;
-	v->len = v->cap = 0;
+	v->len = v->cap = v->nstage = 0;
 }

@@ -198,8 +198,11 @@ struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)
 
 static struct rs_latency *lat_of(struct rs_flow *fl)
 {
-	if (!fl->lat)
+	if (!fl->lat) {
 		fl->lat = rs_latency_new();
+		if (fl->peer)
+			fl->peer->peer_lat = fl->lat;
+	}
 	return fl->lat;
 }
 

@@ -24,6 +24,17 @@ static int text_width(const char *s)
 	return w;
 }
 
+/* n spaces (fprintf's "%*s" with "" costs a whole format parse). */
+static void pad(FILE *out, int n)
+{
+	static const char spaces[] = "                                                                ";
+	while (n > 0) {
+		int k = n < (int)sizeof spaces - 1 ? n : (int)sizeof spaces - 1;
+		fwrite(spaces, 1, (size_t)k, out);
+		n -= k;
+	}
+}
+
 /* Print `s` in a column of `width` display cells, cut with "…" if longer. */
 static void cell(FILE *out, const char *s, int width, bool right)
 {
@@ -39,10 +50,10 @@ static void cell(FILE *out, const char *s, int width, bool right)
 		return;
 	}
 	if (right)
-		fprintf(out, "%*s", width - w, "");
+		pad(out, width - w);
 	fputs(s, out);
 	if (!right)
-		fprintf(out, "%*s", width - w, "");
+		pad(out, width - w);
 }
 
 static void fmt_time(uint64_t ns, char *buf, size_t len)

@@ -6,13 +6,19 @@
  * once and run with pcap_offline_filter() on each frame, instead of
  * pcap_setfilter(), so that frames the filter drops still count: frame N in
  * our output is frame N in Wireshark.
+ *
+ * libpcap opens and checks every file; a reader of capture/reader.h may then
+ * take over reading its frames (pcapfile.c: classic pcap files, in place).
+ * ROCESTAT_READER=libpcap keeps libpcap reading every file.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <pcap/pcap.h>
 
+#include "capture/reader.h"
 #include "capture/source.h"
 #include "dissect/dissect.h"
 
@@ -22,11 +28,36 @@ struct rs_source {
 	bool have_filter;
 	struct bpf_program prog;
 	uint64_t frame_no;
-	/* pcap (not pcapng) files: where the next record starts, to notice the
-	 * bytes libpcap drops from a record longer than the snapshot length. */
-	bool track_pos;
+	struct rs_reader *rd; /* NULL: libpcap reads the frames */
+	/* Files libpcap reads (not pipes): where the next record starts, so
+	 * that a read error can name the record that could not be read. In a
+	 * pcap file it is counted (TRACK_COUNT: header and caplen, and ftell()
+	 * after records cut to the snapshot length, to notice the bytes
+	 * libpcap drops from them); in a pcapng file it is ftell() after each
+	 * frame (TRACK_FTELL: the end of its block). A reader gives both
+	 * itself. */
+	enum { TRACK_NONE, TRACK_COUNT, TRACK_FTELL } track;
 	long pos;
+	long rec_hdr; /* TRACK_COUNT: the size of a record header */
 };
+
+/* The record header size of the pcap file libpcap has just opened (24 in
+ * Kuznetzov's modified format, 16 in the others: libpcap's sf-pcap.c), from
+ * its magic; 0 if it is not a pcap file. pread() leaves the stream's
+ * position alone. */
+static long pcap_record_header(FILE *f)
+{
+	uint8_t m[4];
+	if (pread(fileno(f), m, sizeof m, 0) != (ssize_t)sizeof m)
+		return 0;
+	uint32_t le = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
+	uint32_t be = __builtin_bswap32(le);
+	if (le == 0xa1b2cd34u || be == 0xa1b2cd34u)
+		return 24;
+	if (le == 0xa1b2c3d4u || be == 0xa1b2c3d4u || le == 0xa1b23c4du || be == 0xa1b23c4du)
+		return 16;
+	return 0;
+}
 
 struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE],
 				      bool *bad_filter)
@@ -61,12 +92,18 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 		return NULL;
 	}
 	s->pcap = p;
+	const char *reader = getenv("ROCESTAT_READER");
+	if (!reader || strcmp(reader, "libpcap") != 0)
+		s->rd = rs_pcapfile_open(p, path);
 	/* After the open, a pcap file is positioned just past its 24-byte
-	 * header; a pcapng file past its first blocks (at least 28 + 20). */
-	if (pcap_file(p) && ftell(pcap_file(p)) == 24) {
-		s->track_pos = true;
-		s->pos = 24;
-	}
+	 * header; a pcapng file past its first blocks (at least 28 + 20); a
+	 * pipe has no position. */
+	long at = !s->rd && pcap_file(p) ? ftell(pcap_file(p)) : -1;
+	if (at == 24 && (s->rec_hdr = pcap_record_header(pcap_file(p))) != 0)
+		s->track = TRACK_COUNT;
+	else if (at > 0)
+		s->track = TRACK_FTELL;
+	s->pos = at;
 	if (filter && *filter) {
 		if (pcap_compile(p, &s->prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
 			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: bad filter \"%s\": %s", path, filter, pcap_geterr(p));
@@ -85,23 +122,24 @@ enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char err
 	for (;;) {
 		struct pcap_pkthdr *h;
 		const u_char *data;
-		int rc = pcap_next_ex(s->pcap, &h, &data);
+		int rc = s->rd ? s->rd->ops->next(s->rd, &h, &data) : pcap_next_ex(s->pcap, &h, &data);
 		if (rc == PCAP_ERROR_BREAK)
 			return RS_NEXT_END;
 		if (rc != 1) {
-			long at = pcap_file(s->pcap) ? ftell(pcap_file(s->pcap)) : -1;
+			long at = s->rd ? s->rd->ops->offset(s->rd) : s->track != TRACK_NONE ? s->pos : -1;
+			const char *why = s->rd ? s->rd->ops->error(s->rd) : pcap_geterr(s->pcap);
 			if (at < 0) /* a pipe: no offset to give */
 				snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu: %s", s->name,
-					 (unsigned long long)s->frame_no + 1, pcap_geterr(s->pcap));
+					 (unsigned long long)s->frame_no + 1, why);
 			else
 				snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu (file offset %ld): %s", s->name,
-					 (unsigned long long)s->frame_no + 1, at, pcap_geterr(s->pcap));
+					 (unsigned long long)s->frame_no + 1, at, why);
 			return RS_NEXT_ERROR;
 		}
 		s->frame_no++;
-		pkt->file_caplen = h->caplen;
-		if (s->track_pos) {
-			s->pos += 16 + (long)h->caplen;
+		pkt->file_caplen = s->rd ? s->rd->file_caplen : h->caplen;
+		if (s->track == TRACK_COUNT) {
+			s->pos += s->rec_hdr + (long)h->caplen;
 			/* Only a record cut to the snapshot length can have lost bytes. */
 			if (h->caplen == (bpf_u_int32)pcap_snapshot(s->pcap)) {
 				long at = ftell(pcap_file(s->pcap));
@@ -110,6 +148,10 @@ enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char err
 				if (at >= 0)
 					s->pos = at;
 			}
+		} else if (s->track == TRACK_FTELL) {
+			long at = ftell(pcap_file(s->pcap));
+			if (at >= 0)
+				s->pos = at;
 		}
 		if (s->have_filter && !pcap_offline_filter(&s->prog, h, data))
 			continue;
@@ -138,6 +180,11 @@ int rs_source_snaplen(const struct rs_source *s)
 	return pcap_snapshot(s->pcap);
 }
 
+const char *rs_source_reader(const struct rs_source *s)
+{
+	return s->rd ? s->rd->ops->name : "libpcap";
+}
+
 struct pcap *rs_source_pcap(struct rs_source *s)
 {
 	return s->pcap;
@@ -149,6 +196,8 @@ void rs_source_close(struct rs_source *s)
 		return;
 	if (s->have_filter)
 		pcap_freecode(&s->prog);
+	if (s->rd)
+		s->rd->ops->close(s->rd);
 	pcap_close(s->pcap);
 	free(s->name);
 	free(s);

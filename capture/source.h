@@ -53,6 +53,8 @@ enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char err
 int rs_source_datalink(const struct rs_source *s);
 const char *rs_source_name(const struct rs_source *s);
 int rs_source_snaplen(const struct rs_source *s);
+/* Who reads the frames: "libpcap", or "mmap" (capture/pcapfile.c). */
+const char *rs_source_reader(const struct rs_source *s);
 /* The underlying libpcap handle, for writers that copy its link type. */
 struct pcap *rs_source_pcap(struct rs_source *s);
 void rs_source_close(struct rs_source *s);

@@ -29,6 +29,7 @@ static void on_signal(int sig)
  * gone by then (everything is in the struct rs_frame).
  */
 #define RS_LOOKAHEAD 8
+_Static_assert((RS_LOOKAHEAD & (RS_LOOKAHEAD - 1)) == 0, "the ring is indexed with a mask");
 
 struct ahead {
 	struct rs_packet pkt;
@@ -37,7 +38,7 @@ struct ahead {
 
 struct ring {
 	struct ahead *q;
-	unsigned depth, head, n;
+	unsigned depth, head, n; /* depth: a power of two (masks, not divisions, per frame) */
 };
 
 /* Hand the oldest frame in the ring to the sink. False: stop reading (the
@@ -45,7 +46,7 @@ struct ring {
 static bool deliver(const struct rs_cli_opts *o, const struct rs_sink *sink, struct ring *r, int *rc, int64_t *seen)
 {
 	struct ahead *x = &r->q[r->head];
-	r->head = (r->head + 1) % r->depth;
+	r->head = (r->head + 1) & (r->depth - 1);
 	r->n--;
 	if (x->f.outcome != RS_OK && x->f.outcome != RS_NOT_ROCE && *rc == RS_EXIT_OK)
 		*rc = RS_EXIT_ANOMALIES;
@@ -111,7 +112,7 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				over_first = pkt.frame_no;
 				over_len = pkt.file_caplen;
 			}
-			struct ahead *x = &r.q[(r.head + r.n) % r.depth];
+			struct ahead *x = &r.q[(r.head + r.n) & (r.depth - 1)];
 			rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, &x->f);
 			if ((o->have_since || o->have_until) &&
 			    rs_select_time(o, &sel, rs_frame_time_ns(&x->f, pkt.ts_ns)) != RS_PICK_TAKE)

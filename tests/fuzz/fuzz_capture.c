@@ -1,12 +1,14 @@
 /*
  * fuzz_capture.c — libFuzzer target: a whole capture file (pcap or pcapng)
  * through the same path `rocestat` takes: capture/source.c (libpcap's savefile
- * reader), cli/run.c's loop, rs_dissect, an analyzer with the ladder, plot
+ * reader, or capture/pcapfile.c for a classic pcap file), cli/run.c's loop, rs_dissect, an analyzer with the ladder, plot
  * and timeline enabled and a small --max-flows cap (so eviction runs), the
  * --fields and --walk sinks, then every report (text, JSON, ladder, SVG).
  *
  * The input is put in a memfd and opened by its /proc/self/fd path, so that
  * rs_source_open_file() itself is exercised; a memfd never touches the disk.
+ * First both readers of a classic pcap file read it in lockstep and must
+ * agree (same_from_both_readers).
  * Everything is written to /dev/null. The stderr FILE is pointed at /dev/null
  * while a case runs (sanitizer and libFuzzer reports write to fd 2 directly,
  * so they still show).
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "analyzer/analyzer.h"
+#include "capture/source.h"
 #include "cli/cli.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -85,6 +88,38 @@ static void end_file(void *ctx, const char *name)
 	b->file_index++;
 }
 
+/* The two readers of a classic pcap file (capture/pcapfile.c and libpcap,
+ * ROCESTAT_READER=libpcap) must hand out the same frames, lengths,
+ * timestamps, record lengths and errors: any difference is a crash. */
+static void same_from_both_readers(const char *path)
+{
+	char e1[RS_ERRBUF_SIZE] = "", e2[RS_ERRBUF_SIZE] = "";
+	setenv("ROCESTAT_READER", "libpcap", 1);
+	struct rs_source *a = rs_source_open_file(path, NULL, e1, NULL);
+	unsetenv("ROCESTAT_READER");
+	struct rs_source *b = rs_source_open_file(path, NULL, e2, NULL);
+	if (!a || !b) {
+		if (a || b || strcmp(e1, e2) != 0)
+			abort();
+		return;
+	}
+	for (;;) {
+		struct rs_packet p, q;
+		enum rs_next x = rs_source_next(a, &p, e1), y = rs_source_next(b, &q, e2);
+		if (x != y)
+			abort();
+		if (x == RS_NEXT_ERROR && strcmp(e1, e2) != 0)
+			abort();
+		if (x != RS_NEXT_FRAME)
+			break;
+		if (p.frame_no != q.frame_no || p.caplen != q.caplen || p.wirelen != q.wirelen || p.ts_ns != q.ts_ns ||
+		    p.file_caplen != q.file_caplen || memcmp(p.data, q.data, p.caplen) != 0)
+			abort();
+	}
+	rs_source_close(a);
+	rs_source_close(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 1 << 20)
@@ -105,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Odd-sized inputs are read twice, as two files, for the multi-file
 	 * paths (file:frame references, state carried across files). */
 	char *files[] = { path, size % 2 ? path : NULL, NULL };
+	same_from_both_readers(path);
 
 	struct rs_cli_opts o = { 0 };
 	o.files = files;

@@ -15,6 +15,7 @@ and asserts
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -96,20 +97,22 @@ RET_OK, RET_ANOM, RET_INPUT = 0, 1, 3
 
 CASES = {}
 
-# Capture files libpcap rejects, in whole or from some record on.
+# Capture files libpcap rejects, in whole or from some record on. The file
+# offset in the message is where the record that could not be read starts
+# (in a pcapng file: the first block after the last frame read).
 CASES['truncated_record_header'] = (
     FULL[:LAST_REC + 7], RET_INPUT,
     'rocestat: {f}: frame 9 (file offset %d): truncated dump file; tried to read 16 header bytes, only got 7; '
-    'the frames before it were analysed\n' % (LAST_REC + 7),
+    'the frames before it were analysed\n' % LAST_REC,
     ['{f}: reading stopped early: {f}: frame 9 (file offset %d): truncated dump file; tried to read 16 header '
-     'bytes, only got 7' % (LAST_REC + 7)],
+     'bytes, only got 7' % LAST_REC],
     json_before(8))
 CASES['truncated_record_body'] = (
     FULL[:LAST_REC + 16 + 10], RET_INPUT,
     'rocestat: {f}: frame 9 (file offset %d): truncated dump file; tried to read 62 captured bytes, only got 10; '
-    'the frames before it were analysed\n' % (LAST_REC + 26),
+    'the frames before it were analysed\n' % LAST_REC,
     ['{f}: reading stopped early: {f}: frame 9 (file offset %d): truncated dump file; tried to read 62 captured '
-     'bytes, only got 10' % (LAST_REC + 26)],
+     'bytes, only got 10' % LAST_REC],
     json_before(8))
 CASES['zero_length_file'] = (
     b'', RET_INPUT,
@@ -125,12 +128,12 @@ CASES['short_pcap_header'] = (
 CASES['caplen_over_256k'] = (
     FULL + gen.pcap_record(b'\0' * 300000, 9), RET_INPUT,
     'rocestat: {f}: frame 10 (file offset %d): invalid packet capture length 300000, bigger than snaplen of '
-    '262144; the frames before it were analysed\n' % (len(FULL) + 16),
+    '262144; the frames before it were analysed\n' % len(FULL),
     None, json_all_frames(0))
 CASES['caplen_over_256k_small_snaplen'] = (
     gen.pcap_header(snaplen=65535) + FULL[24:] + gen.pcap_record(b'\0' * 300000, 9), RET_INPUT,
     'rocestat: {f}: frame 10 (file offset %d): invalid packet capture length 300000, bigger than snaplen of '
-    '65535; the frames before it were analysed\n' % (len(FULL) + 16),
+    '65535; the frames before it were analysed\n' % len(FULL),
     None, json_all_frames(0))
 # libpcap cuts records longer than the header's snaplen (but under 256 KiB)
 # down to it without a word; rocestat says so and counts the frames.
@@ -149,7 +152,7 @@ CASES['caplen_over_snaplen_then_truncated'] = (
     'rocestat: {f}: frame 1: captured length 330 exceeds the snapshot length 128 in the file header '
     '(6 frames); libpcap kept the first 128 bytes\n'
     'rocestat: {f}: frame 9 (file offset %d): truncated dump file; tried to read 16 header bytes, only got 7; '
-    'the frames before it were analysed\n' % (LAST_REC + 7),
+    'the frames before it were analysed\n' % LAST_REC,
     None, lambda js: ([a['type'] for a in js['anomalies']], ['file_error', 'file_warning']))
 CASES['caplen_zero'] = (
     gen.pcap(BEFORE) + gen.pcap_record(b'', 6, wirelen=60) + gen.pcap(AFTER)[24:], RET_ANOM, '',
@@ -159,6 +162,45 @@ CASES['caplen_zero'] = (
 CASES['pcapng_unknown_block'] = (
     gen.pcapng(STREAM, extra_blocks={4: [gen.pcapng_block(0x0BAD0000, b'hostile: unknown block type')]}),
     RET_OK, '', ['none'], json_all_frames(0))
+# pcapng cut inside the last frame's block: the offset is where that block
+# starts; after a statistics block (read and skipped by libpcap in the same
+# call), where the statistics block starts.
+NG_LAST = len(gen.pcapng(STREAM[:-1]))
+ISB = gen.pcapng_block(5, struct.pack('<III', 0, 0, 0))
+CASES['pcapng_truncated_block'] = (
+    gen.pcapng(STREAM)[:NG_LAST + 20], RET_INPUT,
+    'rocestat: {f}: frame 9 (file offset %d): truncated pcapng dump file; tried to read 88 bytes, only got 12; '
+    'the frames before it were analysed\n' % NG_LAST,
+    ['{f}: reading stopped early: {f}: frame 9 (file offset %d): truncated pcapng dump file; tried to read 88 '
+     'bytes, only got 12' % NG_LAST],
+    json_before(8))
+CASES['pcapng_truncated_block_after_stats'] = (
+    gen.pcapng(STREAM, extra_blocks={8: [ISB]})[:NG_LAST + len(ISB) + 20], RET_INPUT,
+    'rocestat: {f}: frame 9 (file offset %d): truncated pcapng dump file; tried to read 88 bytes, only got 12; '
+    'the frames before it were analysed\n' % NG_LAST,
+    None, json_before(8))
+
+
+# Kuznetzov's modified pcap format (libpcap reads it; 24-byte record headers,
+# and 14 bytes more snapshot length for Ethernet): records at the snapshot
+# length are whole (the record-length tracking once counted 16-byte headers
+# and warned that 8 bytes per record had been dropped), and a truncated
+# record is named by where it starts.
+def modified_pcap(frames, snaplen):
+    out = [struct.pack('<IHHiIII', 0xa1b2cd34, 2, 4, 0, 0, snaplen, 1)]
+    for i, f in enumerate(frames):
+        out.append(gen.pcap_record(f, i)[:16] + struct.pack('<IHBB', 1, 0x0800, 0, 0) + f)
+    return b''.join(out)
+
+
+KUZ = modified_pcap(STREAM, len(STREAM[0]) - 14)
+KUZ_LAST = len(modified_pcap(STREAM[:-1], 0))
+CASES['modified_pcap_at_snapshot_length'] = (KUZ, RET_OK, '', ['none'], json_all_frames(0))
+CASES['modified_pcap_truncated'] = (
+    KUZ[:KUZ_LAST + 24 + 6], RET_INPUT,
+    'rocestat: {f}: frame 9 (file offset %d): truncated dump file; tried to read 62 captured bytes, only got 6; '
+    'the frames before it were analysed\n' % KUZ_LAST,
+    None, json_before(8))
 
 # IP and UDP lengths that lie.
 CASES['ipv4_length_past_frame'] = (
@@ -312,7 +354,7 @@ def run_multi(tmp):
     check('two_files', 'exit status', rc, RET_INPUT)
     check('two_files', 'stderr', err,
           'rocestat: %s: frame 9 (file offset %d): truncated dump file; tried to read 16 header bytes, only got 7; '
-          'the frames before it were analysed\n' % (bad, LAST_REC + 7))
+          'the frames before it were analysed\n' % (bad, LAST_REC))
     js = json.loads(out)
     check('two_files', 'JSON results', (js['capture']['frames'], [f['error'] is None for f in js['capture']['files']]),
           (17, [False, True]))

@@ -1,0 +1,43 @@
+/*
+ * reader.h — format-specific readers behind struct rs_source (source.c),
+ * in libpcap's style: an ops struct per format.
+ *
+ * libpcap opens and checks every capture file and reads whatever a reader
+ * here does not take. A reader takes over a file libpcap has opened only
+ * when it can hand out exactly what pcap_next_ex() would (frames, lengths,
+ * timestamps, errors) more cheaply; it returns NULL, and libpcap keeps the
+ * file, for anything it does not handle. Only source.c includes this.
+ */
+#ifndef RS_READER_H
+#define RS_READER_H
+
+#include <stdint.h>
+#include <pcap/pcap.h>
+
+struct rs_reader;
+
+struct rs_reader_ops {
+	const char *name;
+	/* pcap_next_ex()'s contract: 1 and *h, *data set (valid until the
+	 * next call), PCAP_ERROR_BREAK at the end of the file, PCAP_ERROR on
+	 * an error (then error() and offset() describe it). */
+	int (*next)(struct rs_reader *r, struct pcap_pkthdr **h, const uint8_t **data);
+	/* The error of the last PCAP_ERROR, worded as libpcap words it. */
+	const char *(*error)(const struct rs_reader *r);
+	/* The file offset where the record that could not be read starts. */
+	long (*offset)(const struct rs_reader *r);
+	void (*close)(struct rs_reader *r);
+};
+
+struct rs_reader {
+	const struct rs_reader_ops *ops;
+	/* The captured length the last record claimed: larger than the
+	 * caplen handed out when the record was cut to the snapshot length. */
+	uint32_t file_caplen;
+};
+
+/* Classic pcap files (pcapfile.c): `p` is libpcap's handle on `path`,
+ * just opened. NULL: leave the file to libpcap. */
+struct rs_reader *rs_pcapfile_open(pcap_t *p, const char *path);
+
+#endif

@@ -1,0 +1,560 @@
+/*
+ * check_reader.c — capture/pcapfile.c, the in-place reader of classic pcap
+ * files, against libpcap reading the same file (ROCESTAT_READER=libpcap):
+ * frame by frame the same frame numbers, lengths (the record's own length
+ * too, pkt.file_caplen, which says when libpcap cut a record to the
+ * snapshot length), nanosecond timestamps and bytes, the same end, and the
+ * same error message (file, frame, file offset and libpcap's wording) at
+ * the same frame, the offset being where the record that could not be read
+ * starts.
+ *
+ * On every capture under ../shared/ and samples/, each also rewritten in
+ * the other byte order and with the other timestamp precision (the four
+ * magics); on files cut at many lengths; on records longer than the
+ * header's snapshot length and longer than libpcap's limit; on timestamps
+ * with the sign bit set; with a BPF filter; on a file that grows while it
+ * is read. Files the reader must leave to libpcap (other versions, pcapng,
+ * the modified format) must be read by libpcap.
+ */
+#include <check.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/source.h"
+#include "tests/support/rstest.h"
+
+static char dir[256];
+static char tmp_path[300];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/check_reader.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(tmp_path, sizeof tmp_path, "%s/t.pcap", dir);
+}
+
+static void teardown(void)
+{
+	unlink(tmp_path);
+	rmdir(dir);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc((size_t)n + 1);
+	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+static void spill(const uint8_t *b, size_t len)
+{
+	FILE *f = fopen(tmp_path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b, 1, len, f), len);
+	fclose(f);
+}
+
+static struct rs_source *open_with(const char *reader, const char *path, const char *filter, char *err)
+{
+	if (reader)
+		setenv("ROCESTAT_READER", reader, 1);
+	else
+		unsetenv("ROCESTAT_READER");
+	struct rs_source *s = rs_source_open_file(path, filter, err, NULL);
+	unsetenv("ROCESTAT_READER");
+	return s;
+}
+
+/* Both readers in lockstep to the end or the first error. `want` is the
+ * reader the default must pick. Returns the number of frames. */
+static uint64_t same_frames(const char *path, const char *filter, const char *want, const char *what)
+{
+	char e1[RS_ERRBUF_SIZE] = "", e2[RS_ERRBUF_SIZE] = "";
+	struct rs_source *a = open_with("libpcap", path, filter, e1);
+	struct rs_source *b = open_with(NULL, path, filter, e2);
+	if (!a) {
+		ck_assert_msg(b == NULL, "%s: only libpcap failed to open it: %s", what, e1);
+		ck_assert_str_eq(e1, e2);
+		return 0;
+	}
+	ck_assert_msg(b != NULL, "%s: only the default reader failed to open it: %s", what, e2);
+	ck_assert_str_eq(rs_source_reader(a), "libpcap");
+	ck_assert_msg(strcmp(rs_source_reader(b), want) == 0, "%s: read by %s, not %s", what, rs_source_reader(b),
+		      want);
+	ck_assert_int_eq(rs_source_datalink(a), rs_source_datalink(b));
+	ck_assert_int_eq(rs_source_snaplen(a), rs_source_snaplen(b));
+	uint64_t n = 0;
+	for (;;) {
+		struct rs_packet p, q;
+		enum rs_next x = rs_source_next(a, &p, e1), y = rs_source_next(b, &q, e2);
+		RT_ASSERT(x == y, "%s: after %llu frames libpcap says %d (%s), the reader %d (%s)", what,
+			  (unsigned long long)n, x, x == RS_NEXT_ERROR ? e1 : "", y, y == RS_NEXT_ERROR ? e2 : "");
+		if (x == RS_NEXT_END)
+			break;
+		if (x == RS_NEXT_ERROR) {
+			RT_ASSERT(strcmp(e1, e2) == 0, "%s: libpcap: \"%s\"; the reader: \"%s\"", what, e1, e2);
+			break;
+		}
+		n++;
+		RT_ASSERT(p.frame_no == q.frame_no && p.caplen == q.caplen && p.wirelen == q.wirelen &&
+				  p.ts_ns == q.ts_ns && p.file_caplen == q.file_caplen,
+			  "%s: frame %llu: libpcap %llu/%u/%u/%llu/%u, the reader %llu/%u/%u/%llu/%u "
+			  "(no/caplen/wirelen/ts/file_caplen)",
+			  what, (unsigned long long)n, (unsigned long long)p.frame_no, p.caplen, p.wirelen,
+			  (unsigned long long)p.ts_ns, p.file_caplen, (unsigned long long)q.frame_no, q.caplen,
+			  q.wirelen, (unsigned long long)q.ts_ns, q.file_caplen);
+		RT_ASSERT(memcmp(p.data, q.data, p.caplen) == 0, "%s: frame %llu: the bytes differ", what,
+			  (unsigned long long)p.frame_no);
+	}
+	rs_source_close(a);
+	rs_source_close(b);
+	return n;
+}
+
+/* ---- rewriting pcap files ------------------------------------------------ */
+
+static uint32_t rd32(const uint8_t *p, bool be)
+{
+	return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : rt_get_le32(p);
+}
+
+static void wr32(uint8_t *p, uint32_t v, bool be)
+{
+	if (be)
+		rt_be32(p, v);
+	else
+		rt_le32(p, v);
+}
+
+static void swap16(uint8_t *p)
+{
+	uint8_t t = p[0];
+	p[0] = p[1];
+	p[1] = t;
+}
+
+static void swap32(uint8_t *p)
+{
+	wr32(p, rd32(p, false), true);
+}
+
+static bool is_be(const uint8_t *b)
+{
+	return b[0] == 0xa1;
+}
+
+/* The same capture in the other byte order: every header field swapped. */
+static void swap_order(uint8_t *b, size_t len)
+{
+	bool be = is_be(b);
+	swap32(b);
+	swap16(b + 4);
+	swap16(b + 6);
+	for (int i = 8; i < 24; i += 4)
+		swap32(b + i);
+	for (size_t off = 24; off + 16 <= len;) {
+		uint32_t cap = rd32(b + off + 8, be);
+		for (int i = 0; i < 16; i += 4)
+			swap32(b + off + i);
+		off += 16 + (size_t)cap;
+	}
+}
+
+/* The other timestamp precision: the magic alone says it. */
+static void flip_precision(uint8_t *b)
+{
+	bool be = is_be(b);
+	uint32_t m = rd32(b, be);
+	wr32(b, m == 0xa1b2c3d4u ? 0xa1b23c4du : 0xa1b2c3d4u, be);
+}
+
+static void put_header(uint8_t *b, uint32_t magic, uint16_t major, uint16_t minor, uint32_t snaplen, uint32_t dlt)
+{
+	rt_le32(b, magic);
+	rt_le16(b + 4, major);
+	rt_le16(b + 6, minor);
+	rt_le32(b + 8, 0);
+	rt_le32(b + 12, 0);
+	rt_le32(b + 16, snaplen);
+	rt_le32(b + 20, dlt);
+}
+
+/* A record of `cap` bytes (`wire` on the wire) at *len; returns its start. */
+static size_t put_record(uint8_t *b, size_t *len, uint32_t sec, uint32_t frac, uint32_t cap, uint32_t wire)
+{
+	size_t at = *len;
+	rt_le32(b + at, sec);
+	rt_le32(b + at + 4, frac);
+	rt_le32(b + at + 8, cap);
+	rt_le32(b + at + 12, wire);
+	for (uint32_t i = 0; i < cap; i++)
+		b[at + 16 + i] = (uint8_t)(i * 31 + cap);
+	*len = at + 16 + cap;
+	return at;
+}
+
+static const char *const *every_capture(void)
+{
+	static const char *list[256];
+	static glob_t g;
+	if (!list[0]) {
+		const char *const *shared = rt_all_captures();
+		size_t n = 0;
+		while (shared[n]) {
+			list[n] = shared[n];
+			n++;
+		}
+		ck_assert_int_eq(glob("samples/*.pcap", 0, NULL, &g), 0);
+		for (size_t i = 0; i < g.gl_pathc && n < 255; i++)
+			list[n++] = g.gl_pathv[i];
+	}
+	return list;
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+START_TEST(every_capture_in_four_magics)
+{
+	unsigned files = 0;
+	for (const char *const *f = every_capture(); *f; f++) {
+		size_t len;
+		uint8_t *b = slurp(*f, &len);
+		uint64_t n0 = same_frames(*f, NULL, "mmap", *f);
+		ck_assert_uint_gt(n0, 0);
+		for (int v = 1; v < 4; v++) {
+			uint8_t *c = malloc(len);
+			memcpy(c, b, len);
+			if (v & 1)
+				swap_order(c, len);
+			if (v & 2)
+				flip_precision(c);
+			spill(c, len);
+			char what[300];
+			snprintf(what, sizeof what, "%s%s%s", rt_basename(*f), v & 1 ? ", swapped" : "",
+				 v & 2 ? ", other precision" : "");
+			ck_assert_uint_eq(same_frames(tmp_path, NULL, "mmap", what), n0);
+			free(c);
+		}
+		free(b);
+		files++;
+	}
+	ck_assert_uint_ge(files, 20);
+}
+END_TEST
+
+START_TEST(filters_count_every_frame)
+{
+	const char *const *f = every_capture();
+	for (int i = 0; f[i]; i += 3) {
+		same_frames(f[i], "udp dst port 4791 and ip", "mmap", f[i]);
+		same_frames(f[i], "ip6 or ether[12:2] = 0x8915", "mmap", f[i]);
+	}
+}
+END_TEST
+
+/* The offset a read error quotes: where the record that could not be
+ * read starts (found here by walking the records of the cut file). */
+static void error_at(size_t off, bool at_end, const char *what)
+{
+	char want[64];
+	snprintf(want, sizeof want, "(file offset %zu): ", off);
+	for (int rd = 0; rd < 2; rd++) {
+		char e[RS_ERRBUF_SIZE];
+		struct rs_source *src = open_with(rd ? NULL : "libpcap", tmp_path, NULL, e);
+		if (!src)
+			return; /* the file header is cut */
+		struct rs_packet pk;
+		enum rs_next n;
+		while ((n = rs_source_next(src, &pk, e)) == RS_NEXT_FRAME)
+			continue;
+		if (at_end)
+			RT_ASSERT(n == RS_NEXT_END, "%s: ends on a record boundary, yet: %s", what, e);
+		else
+			RT_ASSERT(n == RS_NEXT_ERROR && strstr(e, want), "%s: want \"%s\" in \"%s\"", what, want,
+				  n == RS_NEXT_ERROR ? e : "(no error)");
+		rs_source_close(src);
+	}
+}
+
+static void error_names_the_record(const uint8_t *b, size_t cut, bool be, const char *what)
+{
+	size_t off = 24;
+	while (off + 16 <= cut && off + 16 + rd32(b + off + 8, be) <= cut)
+		off += 16 + rd32(b + off + 8, be);
+	error_at(off, off == cut, what);
+}
+
+/* Cut anywhere: in the file header, in a record header, in its data. */
+START_TEST(truncated_files)
+{
+	size_t len;
+	uint8_t *b = slurp(RT_CAPTURES "rping_s64.pcap", &len);
+	for (int swapped = 0; swapped < 2; swapped++) {
+		if (swapped)
+			swap_order(b, len);
+		size_t cuts = 0;
+		for (size_t cut = 24; cut < len; cut += cut < 400 || cut > len - 400 ? 1 : 37) {
+			spill(b, cut);
+			char what[64];
+			snprintf(what, sizeof what, "cut to %zu bytes%s", cut, swapped ? ", swapped" : "");
+			same_frames(tmp_path, NULL, "mmap", what);
+			error_names_the_record(b, cut, swapped, what);
+			cuts++;
+		}
+		ck_assert_uint_gt(cuts, 700);
+	}
+	free(b);
+}
+END_TEST
+
+/* Records longer than the header's snapshot length are cut to it (libpcap
+ * reads what it keeps and skips the rest); longer than libpcap's limit they
+ * are an error; cut short in either part, the message names the right
+ * length. */
+START_TEST(records_past_the_snapshot_length)
+{
+	static uint8_t b[4 * 262144 + 4096];
+	static const uint32_t caps[] = { 60, 100, 101, 150, 4000, 262144, 262145 };
+	for (int snap = 0; snap < 4; snap++) {
+		uint32_t snaplen = snap == 0 ? 100 : snap == 1 ? 0 : snap == 2 ? 300000 : 262144;
+		for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+			size_t len = 24;
+			put_header(b, 0xa1b23c4du, 2, 4, snaplen, 1);
+			put_record(b, &len, 1700000000, 5, 64, 64);
+			size_t at = put_record(b, &len, 1700000001, 6, caps[k], caps[k] + 10);
+			put_record(b, &len, 1700000002, 7, 80, 80);
+			char what[96];
+			snprintf(what, sizeof what, "snaplen %u, record of %u bytes", snaplen, caps[k]);
+			spill(b, len);
+			same_frames(tmp_path, NULL, "mmap", what);
+			/* Both agree; and what they agree on is the record's own
+			 * length in file_caplen, the kept part in caplen (libpcap
+			 * makes a header snaplen of 0 or past 256 KiB 256 KiB). */
+			uint32_t eff = snaplen == 100 ? 100 : 262144;
+			for (int rd = 0; rd < 2 && caps[k] <= 262144; rd++) {
+				char e[RS_ERRBUF_SIZE];
+				struct rs_source *src = open_with(rd ? NULL : "libpcap", tmp_path, NULL, e);
+				ck_assert_ptr_nonnull(src);
+				struct rs_packet pk;
+				ck_assert_int_eq(rs_source_next(src, &pk, e), RS_NEXT_FRAME);
+				ck_assert_uint_eq(pk.file_caplen, 64);
+				ck_assert_int_eq(rs_source_next(src, &pk, e), RS_NEXT_FRAME);
+				ck_assert_uint_eq(pk.caplen, caps[k] < eff ? caps[k] : eff);
+				ck_assert_uint_eq(pk.file_caplen, caps[k]);
+				ck_assert_int_eq(rs_source_next(src, &pk, e), RS_NEXT_FRAME);
+				ck_assert_uint_eq(pk.file_caplen, 80);
+				rs_source_close(src);
+			}
+			/* Cut inside the long record: in what is kept and in what is skipped. */
+			size_t cuts[] = { at + 10, at + 16, at + 16 + 50, at + 16 + 100, at + 16 + 120, at + 16 + caps[k] - 1 };
+			for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+				if (cuts[c] >= len)
+					continue;
+				spill(b, cuts[c]);
+				snprintf(what, sizeof what, "snaplen %u, record of %u bytes cut to %zu", snaplen, caps[k],
+					 cuts[c]);
+				same_frames(tmp_path, NULL, "mmap", what);
+				if (caps[k] > 262144) /* past libpcap's limit: an error, whole or cut */
+					error_at(at, false, what);
+				else
+					error_names_the_record(b, cuts[c], false, what);
+			}
+		}
+	}
+}
+END_TEST
+
+/* Timestamps are signed 32-bit fields widened the way libpcap widens them. */
+START_TEST(odd_timestamps)
+{
+	static const uint32_t v[] = { 0, 1, 999999, 1000000, 999999999, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFFu };
+	uint8_t b[24 + 64 * (16 + 60)];
+	for (int magic = 0; magic < 2; magic++) {
+		size_t len = 24;
+		put_header(b, magic ? 0xa1b2c3d4u : 0xa1b23c4du, 2, 4, 65535, 1);
+		for (size_t i = 0; i < 8; i++)
+			for (size_t j = 0; j < 8; j++)
+				put_record(b, &len, v[i], v[j], 60, 60);
+		spill(b, len);
+		ck_assert_uint_eq(same_frames(tmp_path, NULL, "mmap", "odd timestamps"), 64);
+		swap_order(b, len);
+		spill(b, len);
+		ck_assert_uint_eq(same_frames(tmp_path, NULL, "mmap", "odd timestamps, swapped"), 64);
+	}
+}
+END_TEST
+
+START_TEST(empty_and_short_files)
+{
+	uint8_t b[64];
+	size_t full = 24;
+	put_header(b, 0xa1b2c3d4u, 2, 4, 65535, 1);
+	put_record(b, &full, 1, 2, 3, 3);
+	for (size_t len = 0; len <= full; len++) {
+		spill(b, len);
+		char what[32];
+		snprintf(what, sizeof what, "%zu bytes", len);
+		same_frames(tmp_path, NULL, "mmap", what); /* under 24 bytes neither opens it */
+	}
+}
+END_TEST
+
+/* What the reader leaves to libpcap, which must then read it. */
+START_TEST(other_formats_stay_with_libpcap)
+{
+	uint8_t b[24 + 3 * (16 + 60)];
+	size_t len = 24;
+	put_header(b, 0xa1b2c3d4u, 2, 3, 65535, 1); /* 2.3: caplen and len may be swapped */
+	put_record(b, &len, 1, 2, 60, 70);
+	put_record(b, &len, 1, 2, 60, 50);
+	spill(b, len);
+	same_frames(tmp_path, NULL, "libpcap", "version 2.3");
+	put_header(b, 0xa1b2cd34u, 2, 4, 65535, 1); /* Kuznetzov's modified format */
+	spill(b, len);
+	same_frames(tmp_path, NULL, "libpcap", "modified format");
+	len = 24;
+	put_header(b, 0xa1b2c3d4u, 2, 4, 65535, 113); /* Linux cooked, byte-swapped: libpcap swaps its header */
+	put_record(b, &len, 1, 2, 60, 60);
+	swap_order(b, len);
+	spill(b, len);
+	same_frames(tmp_path, NULL, "libpcap", "swapped Linux cooked");
+	/* Not byte-swapped, the same link type is ours. */
+	swap_order(b, len);
+	spill(b, len);
+	same_frames(tmp_path, NULL, "mmap", "Linux cooked");
+}
+END_TEST
+
+static void put_le32s(uint8_t *b, size_t *len, const uint32_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++, *len += 4)
+		rt_le32(b + *len, v[i]);
+}
+
+START_TEST(pcapng_stays_with_libpcap)
+{
+	/* Section header, an Ethernet interface with nanosecond timestamps,
+	 * two enhanced packet blocks. */
+	static const uint32_t shb[] = { 0x0A0D0D0A, 28, 0x1A2B3C4D, 0x00000001, 0xFFFFFFFF, 0xFFFFFFFF, 28 };
+	static const uint32_t idb[] = { 1, 32, 1, 65535, 0x00010009, 0x00000009, 0, 32 };
+	uint8_t b[512];
+	size_t len = 0;
+	put_le32s(b, &len, shb, 7);
+	put_le32s(b, &len, idb, 8);
+	for (uint32_t k = 0; k < 2; k++) {
+		const uint32_t epb[] = { 6, 32 + 64, 0, 0x0017A2B3, 0x12345678 + k, 64, 70 };
+		put_le32s(b, &len, epb, 7);
+		for (int i = 0; i < 64; i++)
+			b[len++] = (uint8_t)(i + k);
+		rt_le32(b + len, 32 + 64);
+		len += 4;
+	}
+	spill(b, len);
+	ck_assert_uint_eq(same_frames(tmp_path, NULL, "libpcap", "pcapng"), 2);
+}
+END_TEST
+
+/* A file of several of the reader's windows (2 MiB; pages behind it are
+ * dropped, those ahead mapped in): records of every size straddle the
+ * window boundaries, and each must still read the same. */
+START_TEST(file_across_windows)
+{
+	size_t cap = 12u << 20, len = 24;
+	uint8_t *b = malloc(cap + 70000);
+	ck_assert_ptr_nonnull(b);
+	put_header(b, 0xa1b23c4du, 2, 4, 65535, 1);
+	uint32_t i = 0;
+	while (len < cap) {
+		uint32_t n = i % 97 == 0 ? 65535 : 60 + (i * 7919u) % 1500;
+		put_record(b, &len, 1700000000 + i / 1000, i, n, n);
+		i++;
+	}
+	spill(b, len);
+	ck_assert_uint_eq(same_frames(tmp_path, NULL, "mmap", "12 MiB"), i);
+	free(b);
+}
+END_TEST
+
+/* A capture still being written: what was appended after the open is read. */
+START_TEST(growing_file)
+{
+	static uint8_t b[24 + 200 * (16 + 1000)];
+	size_t len = 24;
+	put_header(b, 0xa1b23c4du, 2, 4, 65535, 1);
+	for (int i = 0; i < 100; i++)
+		put_record(b, &len, 1700000000, (uint32_t)i, 100 + (uint32_t)i * 9, 1000);
+	size_t half = len;
+	for (int i = 100; i < 200; i++)
+		put_record(b, &len, 1700000000, (uint32_t)i, 100 + (uint32_t)i * 3, 1000);
+	spill(b, half);
+	char e1[RS_ERRBUF_SIZE], e2[RS_ERRBUF_SIZE];
+	struct rs_source *x = open_with("libpcap", tmp_path, NULL, e1);
+	struct rs_source *y = open_with(NULL, tmp_path, NULL, e2);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_nonnull(y);
+	ck_assert_str_eq(rs_source_reader(y), "mmap");
+	struct rs_packet p, q;
+	for (int i = 0; i < 50; i++) {
+		ck_assert_int_eq(rs_source_next(x, &p, e1), RS_NEXT_FRAME);
+		ck_assert_int_eq(rs_source_next(y, &q, e2), RS_NEXT_FRAME);
+	}
+	FILE *f = fopen(tmp_path, "ab");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b + half, 1, len - half, f), len - half);
+	fclose(f);
+	int n = 50;
+	for (;;) {
+		enum rs_next u = rs_source_next(x, &p, e1), v = rs_source_next(y, &q, e2);
+		ck_assert_int_eq(u, v);
+		if (u != RS_NEXT_FRAME)
+			break;
+		n++;
+		ck_assert_uint_eq(p.caplen, q.caplen);
+		ck_assert_uint_eq(p.file_caplen, q.file_caplen);
+		ck_assert_uint_eq(p.ts_ns, q.ts_ns);
+		ck_assert(memcmp(p.data, q.data, p.caplen) == 0);
+	}
+	ck_assert_int_eq(n, 200);
+	rs_source_close(x);
+	rs_source_close(y);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("reader");
+	TCase *t = tcase_create("reader");
+	tcase_set_timeout(t, 120);
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, every_capture_in_four_magics);
+	tcase_add_test(t, filters_count_every_frame);
+	tcase_add_test(t, truncated_files);
+	tcase_add_test(t, records_past_the_snapshot_length);
+	tcase_add_test(t, odd_timestamps);
+	tcase_add_test(t, empty_and_short_files);
+	tcase_add_test(t, other_formats_stay_with_libpcap);
+	tcase_add_test(t, pcapng_stays_with_libpcap);
+	tcase_add_test(t, growing_file);
+	tcase_add_test(t, file_across_windows);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
