@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "tests/support/rstest.h"
 
 #define A_HOST 1 /* 192.0.2.1 */
 #define B_HOST 2 /* 192.0.2.2 */
@@ -438,9 +439,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rt_run_suite(suite());
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dissect/internal.h"
+#include "tests/support/rstest.h"
 
 typedef uint32_t (*crc_fn)(uint32_t, const uint8_t *, size_t);
 
@@ -135,9 +136,5 @@ int main(void)
 	tcase_add_test(tc, two_runs_agree);
 #endif
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rt_run_suite(s);
 }

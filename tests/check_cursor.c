@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dissect/cursor.h"
+#include "tests/support/rstest.h"
 
 /* Eight distinct bytes so a wrong byte order shows. */
 static const uint8_t bytes[] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF };
@@ -330,9 +331,5 @@ static Suite *cursor_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cursor_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rt_run_suite(cursor_suite());
 }

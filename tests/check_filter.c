@@ -13,6 +13,7 @@
 #include <pcap/pcap.h>
 
 #include "capture/live.h"
+#include "tests/support/rstest.h"
 
 enum kind { V1, V2_4, V2_6, V2_4_EXTRA, UDP_SPORT_ONLY, TCP4, ARP, NKINDS };
 static const char *kind_name[] = { "v1", "v2/ipv4", "v2/ipv6", "v2/ipv4 port 9999", "udp sport 4791", "tcp", "arp" };
@@ -183,9 +184,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rt_run_suite(suite());
 }

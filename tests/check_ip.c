@@ -315,9 +315,5 @@ static Suite *ip_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(ip_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rt_run_suite(ip_suite());
 }

@@ -199,9 +199,5 @@ static Suite *names_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(names_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rt_run_suite(names_suite());
 }

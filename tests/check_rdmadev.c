@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "capture/rdmadev.h"
+#include "tests/support/rstest.h"
 
 static char root[256];
 
@@ -279,9 +280,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rt_run_suite(suite());
 }

@@ -322,3 +322,12 @@ const char *rt_basename(const char *path)
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
 }
+
+int rt_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

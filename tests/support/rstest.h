@@ -28,6 +28,10 @@
 			ck_abort_msg("Assertion '" #cond "' failed: " __VA_ARGS__); \
 	} while (0)
 
+/* Run a suite with Check's defaults (CK_FORK from the environment) and turn
+ * the result into main()'s exit status: every unit test's main(). */
+int rt_run_suite(Suite *s);
+
 /* ---- byte order ---------------------------------------------------------- */
 void rt_be16(uint8_t *p, uint16_t v);
 void rt_be32(uint8_t *p, uint32_t v);
