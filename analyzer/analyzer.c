@@ -205,6 +205,13 @@ void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src)
 const struct rs_flow_rare rs_flow_no_rare;
 const struct rs_flow_msgs rs_flow_no_msgs;
 
+struct rs_flow_extra *rs_extra_w(struct rs_flow *fl)
+{
+	if (!fl->x)
+		fl->x = g_new0(struct rs_flow_extra, 1);
+	return fl->x;
+}
+
 struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl)
 {
 	if (!fl->m) {
@@ -237,14 +244,17 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	if (fl->rkeys)
 		g_free(fl->rkeys->use);
 	g_free(fl->rkeys);
-	g_free(fl->imms);
 	g_free(fl->open);
-	if (fl->anoms)
-		g_ptr_array_free(fl->anoms, TRUE);
-	if (fl->series) {
-		g_free(fl->series->interval);
-		g_free(fl->series->bytes);
-		g_free(fl->series);
+	if (fl->x) {
+		g_free(fl->x->imms);
+		if (fl->x->anoms)
+			g_ptr_array_free(fl->x->anoms, TRUE);
+		if (fl->x->series) {
+			g_free(fl->x->series->interval);
+			g_free(fl->x->series->bytes);
+			g_free(fl->x->series);
+		}
+		g_free(fl->x);
 	}
 	*(void **)fl = a->flow_free_list;
 	a->flow_free_list = fl;
@@ -582,6 +592,10 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	a->table_mask = INITIAL_TABLE - 1;
 	a->conns = g_ptr_array_new();
 	a->tl_rows = g_array_new(FALSE, FALSE, sizeof(struct rs_tl_row));
+	/* Without them the peak rate needs only the flow's bytes in its latest
+	 * interval: a row per active flow would cost 56 bytes each (a million
+	 * flows active at once: tens of megabytes). */
+	a->tl_rows_on = opts->timeline || opts->keep_plot;
 	a->anomalies = g_hash_table_new_full(rs_anomaly_hash, rs_anomaly_equal, NULL, rs_anomaly_free);
 	rs_pair_init(a);
 	if (opts->resolve_names)
@@ -772,6 +786,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 		return;
 	fl->payload_all += f->payload_len;
 	tl->payload += f->payload_len;
+	rs_tl_payload(a, fl, f->payload_len);
 
 	if (op->kind == RS_KIND_CNP) {
 		rs_rare_w(fl)->cnps++;

@@ -77,9 +77,10 @@ struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t
 		 * without going through every anomaly there is. */
 		if (subject && flow_subject(type)) {
 			struct rs_flow *fl = (struct rs_flow *)subject;
-			if (!fl->anoms)
-				fl->anoms = g_ptr_array_new();
-			g_ptr_array_add(fl->anoms, an);
+			struct rs_flow_extra *x = rs_extra_w(fl);
+			if (!x->anoms)
+				x->anoms = g_ptr_array_new();
+			g_ptr_array_add(x->anoms, an);
 		}
 	}
 	an->count += count;
@@ -168,10 +169,11 @@ void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects)
 	g_hash_table_iter_init(&it, subjects);
 	while (g_hash_table_iter_next(&it, &key, NULL)) {
 		struct rs_flow *fl = key;
-		if (!fl->anoms)
+		GPtrArray *anoms = fl->x ? fl->x->anoms : NULL;
+		if (!anoms)
 			continue;
-		for (guint i = 0; i < fl->anoms->len; i++) {
-			struct rs_anomaly *an = fl->anoms->pdata[i];
+		for (guint i = 0; i < anoms->len; i++) {
+			struct rs_anomaly *an = anoms->pdata[i];
 			g_hash_table_steal(a->anomalies, an);
 			if (a->detached < RS_DETACHED_MAX) {
 				char d[512];
@@ -190,7 +192,7 @@ void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects)
 			rs_anomaly_word_detached_sum(sum);
 			rs_anomaly_free(an);
 		}
-		g_ptr_array_free(fl->anoms, TRUE);
-		fl->anoms = NULL;
+		g_ptr_array_free(anoms, TRUE);
+		fl->x->anoms = NULL;
 	}
 }

@@ -86,9 +86,11 @@ struct rs_psn_loss {
 
 /* One PSN stream (requests, or responses) of a half-flow. */
 struct rs_psn {
-	bool started;
-	bool resync;          /* the next packet's PSN becomes the expectation */
-	uint32_t first;       /* PSN of the first packet */
+	/* PSNs are 24 bits: the flags share first's word (24 bytes, not 32:
+	 * a half-flow has two, and a million half-flows must fit in 1 GB). */
+	uint32_t first : 24;  /* PSN of the first packet */
+	bool started : 1;
+	bool resync : 1;      /* the next packet's PSN becomes the expectation */
 	uint32_t next;        /* expected PSN of the next new packet */
 	uint64_t packets;
 	struct rs_psn_loss *loss; /* NULL: nothing lost or re-sent yet */
@@ -123,11 +125,13 @@ struct rs_openmsg {
 
 /* A request waiting for its response (for latency and pairing). */
 struct rs_pending {
-	uint32_t psn;
-	uint32_t npkts;   /* READ: response packets expected; 0 if the PMTU was unknown */
-	uint8_t what;     /* enum rs_pending_what */
-	bool first_seen;  /* READ: first response already timed */
 	uint64_t ts_ns;
+	uint32_t npkts;   /* READ: response packets expected; 0 if the PMTU was unknown */
+	/* A PSN has 24 bits: 16 bytes an entry, not 24 (every requester keeps
+	 * two in its struct rs_latency). */
+	uint32_t psn : 24;
+	uint32_t what : 7;       /* enum rs_pending_what */
+	uint32_t first_seen : 1; /* READ: first response already timed */
 };
 enum rs_pending_what { RS_PEND_ACKREQ = 1, RS_PEND_READ, RS_PEND_ATOMIC };
 
@@ -139,12 +143,14 @@ enum rs_pending_what { RS_PEND_ACKREQ = 1, RS_PEND_READ, RS_PEND_ATOMIC };
 struct rs_latvec {
 	uint64_t n;       /* samples seen */
 	uint64_t min, max;
-	uint32_t len, cap;
 	uint64_t *v;      /* exact up to RS_LAT_EXACT, then a uniform reservoir */
 	uint64_t rng;
-	uint32_t nstage;  /* samples in stage, after those in v */
+	/* At most RS_LAT_EXACT: 16 bits keep the struct at 80 bytes. */
+	uint16_t len, cap;
+	uint16_t nstage;  /* samples in stage, after those in v */
 	uint64_t stage[RS_LAT_STAGE];
 };
+_Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
 struct rs_latency {
@@ -182,8 +188,8 @@ struct rs_rkeys {
 #define RS_MAX_IMMS 64
 struct rs_imms {
 	uint64_t total;
-	uint32_t n;
-	uint32_t v[RS_MAX_IMMS];
+	uint32_t n, cap;
+	uint32_t v[];         /* cap of them: grown up to RS_MAX_IMMS (most flows carry one or two) */
 };
 
 /* Throughput per interval, for --plot. */
@@ -260,6 +266,7 @@ struct rs_flow {
 	struct rs_openmsg *open;
 	struct rs_rkeys *rkeys;
 	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
+	bool retired;             /* out of the table: an older connection's traffic */
 	uint32_t ack_psn;
 	/* Responses carried by this flow. */
 	uint64_t acks, acked_pkts;
@@ -272,18 +279,13 @@ struct rs_flow {
 	/* ---- seldom ---- */
 	struct rs_conn *conn;
 	uint32_t hosts_pos;       /* its index in the a->by_hosts list of its host pair */
-	bool retired;             /* out of the table: an older connection's traffic */
-	struct rs_imms *imms;
+	uint32_t iv_tag;          /* without timeline rows: the interval (+1) iv_payload counts */
 	struct rs_fref first;
 	uint64_t first_ts;
 	struct rs_flow_rare *rare;/* counters of what most flows never see */
-
-	/* Rates. */
+	struct rs_flow_extra *x;  /* what only some flows carry (rs_extra_w) */
 	uint64_t peak_bytes;      /* most payload bytes in one interval */
-	uint64_t live_prev_payload;
-
-	struct rs_series *series;
-	GPtrArray *anoms;     /* the anomalies whose subject it is (eviction words them) */
+	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
 };
 #define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, m)
 
@@ -301,6 +303,25 @@ static inline const struct rs_flow_msgs *rs_msgs(const struct rs_flow *fl)
 	return fl->m ? fl->m : &rs_flow_no_msgs;
 }
 struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
+
+/* Per-flow state that most flows never have, out of struct rs_flow so that
+ * the flow fits in seven cache lines (a million flows: 64 MB less):
+ * allocated with the first of them. */
+struct rs_flow_extra {
+	struct rs_series *series; /* --plot */
+	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them) */
+	struct rs_imms *imms;     /* Immediate Data values seen */
+	uint64_t live_prev_payload; /* the live view's last reading */
+};
+struct rs_flow_extra *rs_extra_w(struct rs_flow *fl);
+static inline struct rs_series *rs_series_of(const struct rs_flow *fl)
+{
+	return fl->x ? fl->x->series : NULL;
+}
+static inline const struct rs_imms *rs_imms_of(const struct rs_flow *fl)
+{
+	return fl->x ? fl->x->imms : NULL;
+}
 
 /* Per-flow counters that stay zero for most flows, allocated with the first
  * that does not (so a million quiet flows do not carry them). */
@@ -436,7 +457,8 @@ struct rs_analyzer {
 	int64_t cur_interval;
 	GArray *tl_rows;          /* struct rs_tl_row: the flows active in the current
 	                           * interval and their counts (flow NULL: emitted early) */
-	struct rs_tl tl_void;     /* where counts of a flow not active go (after the end) */
+	struct rs_tl tl_void;     /* where counts of a flow not active go (after the end, or no rows) */
+	bool tl_rows_on;          /* rows per active flow: only --timeline and --plot need them */
 	struct rs_tl_addr *tl_addr;/* formatted addresses for the CSV (timeline.c) */
 	uint32_t tl_holes;         /* rows emptied by evicted flows this interval */
 	int64_t intervals_seen;
@@ -532,6 +554,13 @@ struct rs_tl_row {
 static inline struct rs_tl *rs_tl_of(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	return fl->tl_slot ? &g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1).c : &a->tl_void;
+}
+/* A frame's payload bytes, for the flow's peak rate when there are no rows
+ * (rs_tl_touch); with rows the peak comes from them. */
+static inline void rs_tl_payload(struct rs_analyzer *a, struct rs_flow *fl, uint32_t bytes)
+{
+	if (!a->tl_rows_on)
+		fl->iv_payload += bytes;
 }
 void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);

@@ -31,8 +31,10 @@ size_t rs_analyzer_live_qps(struct rs_analyzer *a, uint64_t period_ns, struct rs
 		struct rs_flow *fl = a->flows->pdata[i];
 		if (!fl)
 			continue;
-		uint64_t delta = fl->payload - fl->live_prev_payload;
-		fl->live_prev_payload = fl->payload;
+		uint64_t prev = fl->x ? fl->x->live_prev_payload : 0;
+		uint64_t delta = fl->payload - prev;
+		if (delta) /* quiet flows get no extra state */
+			rs_extra_w(fl)->live_prev_payload = fl->payload;
 		all[n].fl = fl;
 		all[n].now = period_ns ? delta / (period_ns / 1e9) : 0;
 		n++;

@@ -294,9 +294,10 @@ static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 		d->lat->clock_backwards += s->lat->clock_backwards;
 	}
 	rkeys_add(mg, d, s);
-	if (s->series)
-		for (uint32_t i = 0; i < s->series->len; i++)
-			rs_series_add(d, s->series->interval[i] << s->series->shift, s->series->bytes[i]);
+	const struct rs_series *ser = rs_series_of(s);
+	if (ser)
+		for (uint32_t i = 0; i < ser->len; i++)
+			rs_series_add(d, ser->interval[i] << ser->shift, ser->bytes[i]);
 	if (!d->peer && s->peer)
 		d->pair_method = s->pair_method; /* the link itself is set in relink() */
 	d->infer_tries = (uint8_t)MIN(255u, (unsigned)d->infer_tries + s->infer_tries);

@@ -52,11 +52,19 @@ static enum rs_msg msg_of_kind(uint8_t kind)
 
 void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm)
 {
-	if (!fl->imms)
-		fl->imms = g_new0(struct rs_imms, 1);
-	if (fl->imms->n < RS_MAX_IMMS)
-		fl->imms->v[fl->imms->n++] = imm;
-	fl->imms->total++;
+	struct rs_flow_extra *x = rs_extra_w(fl);
+	struct rs_imms *im = x->imms;
+	if (!im || (im->n == im->cap && im->cap < RS_MAX_IMMS)) {
+		uint32_t cap = im ? im->cap * 2 : 2;
+		im = g_realloc(im, sizeof *im + cap * sizeof im->v[0]);
+		if (!x->imms)
+			im->total = im->n = 0;
+		im->cap = cap;
+		x->imms = im;
+	}
+	if (im->n < im->cap)
+		im->v[im->n++] = imm;
+	im->total++;
 }
 
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)

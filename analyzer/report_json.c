@@ -361,10 +361,11 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 			rs_json_end_obj(j);
 		}
 		rs_json_obj(j, "immediates");
-		rs_json_u64(j, "count", fl->imms ? fl->imms->total : 0);
+		const struct rs_imms *imms = rs_imms_of(fl);
+		rs_json_u64(j, "count", imms ? imms->total : 0);
 		rs_json_arr(j, "values");
-		for (uint32_t k = 0; fl->imms && k < fl->imms->n; k++)
-			rs_json_u64(j, NULL, fl->imms->v[k]);
+		for (uint32_t k = 0; imms && k < imms->n; k++)
+			rs_json_u64(j, NULL, imms->v[k]);
 		rs_json_end_arr(j);
 		rs_json_end_obj(j);
 		rs_json_arr(j, "rkeys");

@@ -57,7 +57,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 	GPtrArray *sel = g_ptr_array_new();
 	for (guint i = 0; i < v.flows->len; i++) {
 		struct rs_flow *fl = v.flows->pdata[i];
-		if (fl->series && fl->series->len && fl->payload_all)
+		if (rs_series_of(fl) && rs_series_of(fl)->len && fl->payload_all)
 			g_ptr_array_add(sel, fl);
 	}
 	g_ptr_array_sort(sel, by_payload);
@@ -68,7 +68,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 	double tmax = a->have_ts ? (a->last_ts - a->first_ts) / 1e9 : 0;
 	double ymax = 0;
 	for (guint i = 0; i < sel->len; i++) {
-		const struct rs_series *s = ((struct rs_flow *)sel->pdata[i])->series;
+		const struct rs_series *s = rs_series_of(sel->pdata[i]);
 		double width = iv_s * (double)(1u << s->shift);
 		for (uint32_t k = 0; k < s->len; k++)
 			ymax = fmax(ymax, s->bytes[k] / width);
@@ -119,7 +119,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 
 	for (guint i = 0; i < sel->len; i++) {
 		const struct rs_flow *fl = sel->pdata[i];
-		const struct rs_series *s = fl->series;
+		const struct rs_series *s = rs_series_of(fl);
 		const char *color = palette[i % G_N_ELEMENTS(palette)];
 		double width = iv_s * (double)(1u << s->shift);
 		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);

@@ -6,7 +6,10 @@
  * the current interval sit on an active list; when a frame lands in a later
  * interval, the list is flushed: one CSV row per flow, its peak updated, its
  * plot series extended. Memory is bounded by the flows active in one
- * interval, whatever the length of the capture. A frame whose timestamp goes
+ * interval, whatever the length of the capture. Without --timeline and
+ * --plot there is no list: each flow keeps its bytes of the interval it was
+ * last touched in and folds them into its peak when touched in a later one
+ * (or at the end). A frame whose timestamp goes
  * backwards (captures are not always ordered) is counted in the current
  * interval.
  */
@@ -26,9 +29,10 @@ void rs_tl_header(FILE *out)
 
 static void series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes)
 {
-	if (!fl->series)
-		fl->series = g_new0(struct rs_series, 1);
-	struct rs_series *s = fl->series;
+	struct rs_flow_extra *x = rs_extra_w(fl);
+	if (!x->series)
+		x->series = g_new0(struct rs_series, 1);
+	struct rs_series *s = x->series;
 	int64_t slot = interval >> s->shift;
 	if (s->len && s->interval[s->len - 1] == slot) {
 		s->bytes[s->len - 1] += bytes;
@@ -166,8 +170,24 @@ static void emit(struct rs_analyzer *a, struct rs_tl_row *row)
 	row->fl = NULL;
 }
 
+static void peak_fold(struct rs_flow *fl)
+{
+	if (fl->iv_payload > fl->peak_bytes)
+		fl->peak_bytes = fl->iv_payload;
+	fl->iv_payload = 0;
+}
+
 void rs_tl_flush(struct rs_analyzer *a)
 {
+	if (!a->tl_rows_on) {
+		/* Flows fold their last interval when next touched (rs_tl_touch);
+		 * at the end (rs_analyzer_finish) all of them do. */
+		if (a->finished)
+			for (guint i = 0; i < a->flows->len; i++)
+				if (a->flows->pdata[i])
+					peak_fold(a->flows->pdata[i]);
+		return;
+	}
 	for (guint i = 0; i < a->tl_rows->len; i++) {
 		struct rs_tl_row *row = &g_array_index(a->tl_rows, struct rs_tl_row, i);
 		if (row->fl)
@@ -225,6 +245,16 @@ void rs_tl_frame(struct rs_analyzer *a, uint64_t ts)
 
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl)
 {
+	if (!a->tl_rows_on) {
+		/* Interval numbers modulo 2^32: a flow idle for exactly 2^32
+		 * intervals would have two intervals' bytes added. */
+		uint32_t tag = (uint32_t)a->cur_interval + 1;
+		if (fl->iv_tag != tag) {
+			peak_fold(fl);
+			fl->iv_tag = tag;
+		}
+		return;
+	}
 	if (!fl->tl_slot) {
 		struct rs_tl_row row = { .fl = fl };
 		g_array_append_val(a->tl_rows, row);

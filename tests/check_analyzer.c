@@ -415,6 +415,86 @@ START_TEST(eviction_keeps_the_cap)
 }
 END_TEST
 
+/* Frames of one QP, ten per interval of 10 ms, with the payload of each
+ * interval given (and two idle intervals): its peak is the busiest one. */
+static uint64_t feed_intervals(void)
+{
+	static const uint32_t per_interval[] = { 100, 300, 0, 0, 200, 50 };
+	uint32_t psn = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(per_interval); i++)
+		for (int k = 0; per_interval[i] && k < 10; k++)
+			feed_at(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, psn++, per_interval[i] / 10),
+				1000000000ull + i * 10000000ull + (uint64_t)k * 1000);
+	rs_analyzer_finish(an);
+	return flow(B_HOST, A_HOST, 0x12)->peak_bytes;
+}
+
+START_TEST(peak_is_the_busiest_interval_with_or_without_rows)
+{
+	/* Without --timeline/--plot the flow keeps only its latest interval's
+	 * bytes; with them, rows per active flow. The same peak either way. */
+	ck_assert(!an->tl_rows_on);
+	ck_assert_uint_eq(feed_intervals(), 300);
+	rs_analyzer_free(an);
+	FILE *csv = tmpfile();
+	ck_assert_ptr_nonnull(csv);
+	struct rs_analyzer_opts o = { .interval_ns = 10000000, .qp_filter = -1, .timeline = csv };
+	an = rs_analyzer_new(&o);
+	rs_analyzer_add_file(an, "synthetic", 1);
+	frame_no = 0;
+	ck_assert(an->tl_rows_on);
+	ck_assert_uint_eq(feed_intervals(), 300);
+	ck_assert_int_eq(fseek(csv, 0, SEEK_SET), 0);
+	char line[256];
+	int rows = 0;
+	while (fgets(line, sizeof line, csv))
+		rows++;
+	ck_assert_int_eq(rows, 1 + 4); /* the header, and the four busy intervals */
+	fclose(csv);
+}
+END_TEST
+
+START_TEST(quantiles_of_samples_still_staged)
+{
+	/* Fewer samples than a stage: the quantiles come from the stage. */
+	struct rs_latvec v;
+	memset(&v, 0, sizeof v);
+	rs_lat_add(&v, 30);
+	rs_lat_add(&v, 10);
+	rs_lat_add(&v, 20);
+	ck_assert_uint_eq(v.len, 0);
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.5), 20); /* nearest rank: ceil(1.5) = 2nd of 10, 20, 30 */
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.99), 30);
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.0), 10);
+	/* More come after a report read them: 5, 10, 20, 30, 40, 50. */
+	rs_lat_add(&v, 50);
+	rs_lat_add(&v, 5);
+	rs_lat_add(&v, 40);
+	ck_assert_uint_eq(v.n, 6);
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.5), 20); /* 3rd of 6 */
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.99), 50);
+	ck_assert_uint_eq(v.min, 5);
+	ck_assert_uint_eq(v.max, 50);
+	rs_lat_free(&v);
+}
+END_TEST
+
+START_TEST(immediates_kept_up_to_the_cap)
+{
+	/* The list grows with the values; past RS_MAX_IMMS only the count does. */
+	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 0, 8));
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	for (uint32_t i = 0; i < 100; i++)
+		rs_flow_note_imm(fl, 0xABC00000u + i);
+	const struct rs_imms *im = rs_imms_of(fl);
+	ck_assert_ptr_nonnull(im);
+	ck_assert_uint_eq(im->total, 100);
+	ck_assert_uint_eq(im->n, RS_MAX_IMMS);
+	for (uint32_t i = 0; i < RS_MAX_IMMS; i++)
+		ck_assert_uint_eq(im->v[i], 0xABC00000u + i);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("analyzer");
@@ -433,6 +513,9 @@ static Suite *suite(void)
 	tcase_add_test(t, cm_pairs_flows_and_checks_start_psn);
 	tcase_add_test(t, roce_v1_and_v2_between_the_same_hosts);
 	tcase_add_test(t, eviction_keeps_the_cap);
+	tcase_add_test(t, peak_is_the_busiest_interval_with_or_without_rows);
+	tcase_add_test(t, quantiles_of_samples_still_staged);
+	tcase_add_test(t, immediates_kept_up_to_the_cap);
 	suite_add_tcase(s, t);
 	return s;
 }

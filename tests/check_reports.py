@@ -352,6 +352,32 @@ def check_timeline(name, path, d, interval="10ms"):
         check(sums.get((q["src"], q["dst"], q["dest_qp"])) == q["packets"],
               "%s: timeline packets of %s/%s/%d sum to %s, not %d" % (name, q["src"], q["dst"], q["dest_qp"],
                                                                       sums.get((q["src"], q["dst"], q["dest_qp"])), q["packets"]))
+    check_peak(name, path, interval)
+
+
+def check_peak(name, path, interval):
+    """A half-flow's peak rate is its most payload bytes in one interval. With
+    --timeline it comes from the rows the CSV is written from; without, from a
+    counter in the flow: the two must agree, and with the CSV's own rows."""
+    secs = {"10ms": 0.01, "1ms": 0.001}[interval]
+    out = subprocess.run([ROCESTAT, "-n", "--interval", interval, "--timeline", "-", "-o", "/dev/null", path],
+                         capture_output=True, text=True).stdout
+    most = {}
+    for r in list(csv.reader(io.StringIO(out)))[1:]:
+        key = (r[2], r[3], int(r[4]))
+        most[key] = max(most.get(key, 0), int(r[7]))
+    with tempfile.TemporaryDirectory() as tmp:
+        for extra in ([], ["--timeline", os.path.join(tmp, "t.csv")]):
+            js = os.path.join(tmp, "r.json")
+            subprocess.run([ROCESTAT, "-n", "--interval", interval, "--format", "json", "-o", js] + extra + [path],
+                           check=False)
+            for q in json.load(open(js))["qps"]:
+                key = (q["src"], q["dst"], q["dest_qp"])
+                want = most.get(key, 0) / secs
+                got = q["throughput_Bps"]["peak"]
+                check(abs(got - want) <= 1e-6 * max(1.0, want),
+                      "%s: peak of %s/%s/%d at %s%s is %s B/s, the timeline's busiest interval says %s" %
+                      (name, key[0], key[1], key[2], interval, " with --timeline" if extra else "", got, want))
 
 
 def check_svg(name, path):
@@ -391,6 +417,7 @@ def main():
         if os.path.exists(gt):
             check_text_vs_json(base, gt, d)
         check_timeline(base, path, d)
+        check_peak(base, path, "1ms")
         check_svg(base, path)
         print("check_reports: %-55s checked" % base)
     print("check_reports: %d checks, %d failed" % (checks, len(failures)))
