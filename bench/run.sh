@@ -110,9 +110,9 @@ echo "rocestat bench: $FRAMES frames, $(awk -v s="$SIZE" 'BEGIN{printf "%.2f GB 
 echo "page cache warm, best of $REPEAT runs; (e) ran on the first $TFRAMES frames, scaled."
 echo "Rates are per CPU second (user+sys) of the one process: the machine is shared, so wall"
 echo "time includes waiting for a core; the wall time is shown too.$([ -n "$AUTOGROUP_NICE" ] && echo " Session autogroup nice $BENCH_NICE.")"
-printf '%-34s %10s %9s %8s %7s %7s %11s\n' "case" "frames/s" "MB/s" "user s" "sys s" "wall s" "peak RSS MB"
+printf '%-34s %10s %9s %8s %7s %7s %12s\n' "case" "frames/s" "MB/s" "user s" "sys s" "wall s" "peak RSS MiB"
 row() { # label name frames bytes
-	awk -v l="$1" -v f="$3" -v b="$4" '{t=$2+$3; printf "%-34s %9.3fM %9.0f %8.2f %7.2f %7.2f %11.1f\n", l, f/t/1e6, b/t/1e6, $2, $3, $1, $4/1024}' "$DIR/rs.$2"
+	awk -v l="$1" -v f="$3" -v b="$4" '{t=$2+$3; printf "%-34s %9.3fM %9.0f %8.2f %7.2f %7.2f %12.1f\n", l, f/t/1e6, b/t/1e6, $2, $3, $1, $4/1024}' "$DIR/rs.$2"
 }
 TSIZE=$(stat -c %s "$SMALL")
 row "(a) libpcap pcap_next_ex loop" a "$FRAMES" "$SIZE"
@@ -134,8 +134,10 @@ REPEAT=1 measure m1 "$ROCESTAT" --format json -o "$DIR/distinct.json" "$DISTINCT
 HF=$(sed -n 's/.*"half_flows": \([0-9]*\).*/\1/p' "$DIR/distinct.json" | head -1)
 REPEAT=1 measure m2 "$ROCESTAT" --max-flows "$MAX_FLOWS" --format json -o "$DIR/distinct-cap.json" "$DISTINCT"
 EV=$(sed -n 's/.*"half_flows_evicted": \([0-9]*\).*/\1/p' "$DIR/distinct-cap.json" | head -1)
-rss() { awk '{printf "%.1f MB", $4/1024}' "$DIR/rs.$1"; }
-echo "memory: $FRAMES frames: peak RSS $(rss b); $HF distinct half-flows ($((DISTINCT_CONNS * 4)) frames, JSON report): $(rss m1) (target <= 1 GB)"
+rss() { awk '{printf "%.1f MiB", $4/1024}' "$DIR/rs.$1"; }
+# 1 GB taken strictly: 10^9 bytes (rusage counts KiB).
+GB=$(awk '{printf "%.3f GB (target <= 1 GB %s)", $4*1024/1e9, ($4*1024 <= 1e9) ? "met" : "NOT met"}' "$DIR/rs.m1")
+echo "memory: $FRAMES frames: peak RSS $(rss b); $HF distinct half-flows ($((DISTINCT_CONNS * 4)) frames, JSON report): $(rss m1) = $GB"
 echo "        the same with --max-flows $MAX_FLOWS: $(rss m2), $EV half-flows evicted (and reported)"
 
 # -j: two captures of FRAMES/2 frames each, sequential (-j 1) against parallel (-j 2).
