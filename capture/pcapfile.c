@@ -29,12 +29,22 @@
  *
  * A file that grows while it is read (a capture still being written) is
  * mapped again at the end, where libpcap's read would see the new bytes
- * too. One truncated by another process while it is read would fault
- * (SIGBUS) instead of reading as a truncated record; set
- * ROCESTAT_READER=libpcap to read such files through libpcap.
+ * too. One that shrinks (truncated by another process: tcpdump -W reusing
+ * a ring of files) takes its pages out of the mapping, and touching them
+ * raises SIGBUS. The guard below catches that signal for addresses inside
+ * a mapping of ours, maps a page of zeros there so the access completes,
+ * and marks the reader; next() touches every page of a record before
+ * handing it out, so the record that met the truncation is not handed out
+ * but reported as an error (file, frame, offset), the frames before it
+ * keep their results. Only truncation in the instants between that touch
+ * and the dissector's reading the record can let one record through with
+ * zeros where its bytes were; its successor then reports the error.
  */
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +69,94 @@
  * USBPcap). */
 #define LIBPCAP_MAX_SNAPLEN 262144u
 
+/* ---- the SIGBUS guard ---------------------------------------------------
+ * One slot per open mapping (-j reads several files at once, one per
+ * thread); the handler only reads the slots and writes `hit`, with atomics
+ * (nothing else is safe in a signal handler). A file that finds no free slot
+ * is left to libpcap. */
+#define GUARD_SLOTS 64
+
+struct guard {
+	atomic_uintptr_t lo, hi; /* [lo, hi): the mapping; lo == 0: free */
+	atomic_int hit;          /* a page of it was gone and is zeros now */
+};
+
+static struct guard guards[GUARD_SLOTS];
+static atomic_flag guard_installing = ATOMIC_FLAG_INIT;
+static atomic_int guard_installed;
+static struct sigaction guard_previous;
+static uintptr_t guard_page;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	for (int i = 0; i < GUARD_SLOTS; i++) {
+		uintptr_t lo = atomic_load(&guards[i].lo), hi = atomic_load(&guards[i].hi);
+		if (lo && a >= lo && a < hi) {
+			void *pg = (void *)(a & ~(guard_page - 1));
+			if (mmap(pg, guard_page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+				atomic_store(&guards[i].hit, 1);
+				return; /* the access is made again, and reads zeros */
+			}
+			break;
+		}
+	}
+	/* Not ours (or no page to put there): whatever handled SIGBUS before
+	 * handles it, by default ending the process as it would have. */
+	if (guard_previous.sa_flags & SA_SIGINFO) {
+		guard_previous.sa_sigaction(sig, si, uc);
+		return;
+	}
+	sigaction(SIGBUS, &guard_previous, NULL);
+}
+
+static void guard_install(void)
+{
+	if (atomic_load(&guard_installed))
+		return;
+	while (atomic_flag_test_and_set(&guard_installing))
+		; /* another thread is installing it: a few system calls */
+	if (!atomic_load(&guard_installed)) {
+		guard_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+		struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, &guard_previous);
+		atomic_store(&guard_installed, 1);
+	}
+	atomic_flag_clear(&guard_installing);
+}
+
+static struct guard *guard_take(const void *map, size_t size)
+{
+	guard_install();
+	for (int i = 0; i < GUARD_SLOTS; i++) {
+		uintptr_t free_lo = 0;
+		if (atomic_compare_exchange_strong(&guards[i].lo, &free_lo, UINTPTR_MAX)) {
+			atomic_store(&guards[i].hit, 0);
+			atomic_store(&guards[i].hi, (uintptr_t)map + size);
+			atomic_store(&guards[i].lo, (uintptr_t)map);
+			return &guards[i];
+		}
+	}
+	return NULL;
+}
+
+static void guard_move(struct guard *g, const void *map, size_t size)
+{
+	atomic_store(&g->lo, UINTPTR_MAX); /* matches nothing while it changes */
+	atomic_store(&g->hi, (uintptr_t)map + size);
+	atomic_store(&g->lo, (uintptr_t)map);
+}
+
+static void guard_drop(struct guard *g)
+{
+	atomic_store(&g->hi, 0);
+	atomic_store(&g->lo, 0);
+}
+
 struct pcapfile {
 	struct rs_reader r;
+	struct guard *guard;
 	const uint8_t *map;
 	size_t size;      /* bytes mapped: the file's size when it was mapped */
 	size_t off;       /* where the next record starts */
@@ -136,6 +232,7 @@ static bool grown(struct pcapfile *r)
 	size_t old_size = r->size;
 	if (!map_file(r))
 		return false;
+	guard_move(r->guard, r->map, r->size);
 	munmap((void *)old, old_size);
 	r->released = r->advised = r->off & ~(r->page - 1); /* nothing of the new mapping is resident yet */
 	return true;
@@ -194,11 +291,33 @@ __attribute__((format(printf, 2, 3))) static int fail(struct pcapfile *r, const 
 	return PCAP_ERROR;
 }
 
+/* The file lost pages under us (see the guard): say how long it is now. */
+static int shrunk(struct pcapfile *r)
+{
+	struct stat st;
+	if (fstat(r->fd, &st) != 0)
+		return fail(r, "the file shrank while it was being read (truncated by another process?)");
+	return fail(r, "the file shrank from %zu to %lld bytes while it was being read (truncated by another process?)",
+		    r->size, (long long)st.st_size);
+}
+
+/* One read per page of [p, p + n): a page the file no longer has faults
+ * here, where next() can still refuse the record, rather than in the
+ * dissector. Those pages are mapped and in the caches (ahead()). */
+static inline bool still_there(struct pcapfile *r, const uint8_t *p, size_t n)
+{
+	for (uintptr_t a = (uintptr_t)p & ~(uintptr_t)(r->page - 1); a < (uintptr_t)p + n; a += r->page)
+		(void)*(const volatile uint8_t *)a;
+	return !atomic_load_explicit(&r->guard->hit, memory_order_relaxed);
+}
+
 static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **data)
 {
 	struct pcapfile *r = (struct pcapfile *)rr;
 	if (r->failed)
 		return PCAP_ERROR;
+	if (atomic_load_explicit(&r->guard->hit, memory_order_relaxed))
+		return shrunk(r);
 	size_t left = r->size - r->off;
 	if (left < PCAP_REC_HDR) {
 		if (!r->ended && grown(r))
@@ -212,6 +331,16 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 				    (size_t)PCAP_REC_HDR, left);
 	}
 	const uint8_t *p = r->map + r->off;
+	static const uint8_t zeros[PCAP_REC_HDR];
+	if (memcmp(p, zeros, PCAP_REC_HDR) == 0) {
+		/* What a file cut short in this page reads as past its new end
+		 * (the kernel zeroes the rest of the last page; only the pages
+		 * after it fault): a record of nothing at time 0. Such a record
+		 * is legal, so look at the file's size before believing it. */
+		struct stat st;
+		if (fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->off + PCAP_REC_HDR)
+			return shrunk(r);
+	}
 	uint32_t caplen = get32(r, p + 8);
 	if (caplen > LIBPCAP_MAX_SNAPLEN) {
 		if (caplen > r->snaplen)
@@ -235,6 +364,8 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 				    caplen, got);
 		}
 	}
+	if (!still_there(r, p, PCAP_REC_HDR + (size_t)caplen))
+		return shrunk(r);
 	/* Widened as libpcap widens them: the file's fields are signed 32-bit,
 	 * but its byte swap yields them unsigned. */
 	uint32_t sec = get32(r, p), frac = get32(r, p + 4);
@@ -267,6 +398,7 @@ static long offset(const struct rs_reader *rr)
 static void close_reader(struct rs_reader *rr)
 {
 	struct pcapfile *r = (struct pcapfile *)rr;
+	guard_drop(r->guard);
 	munmap((void *)r->map, r->size);
 	free(r);
 }
@@ -310,7 +442,9 @@ struct rs_reader *rs_pcapfile_open(pcap_t *p, const char *path)
 	ok = ok && get16(r->swapped, r->map + 4) == 2 && get16(r->swapped, r->map + 6) == 4 &&
 	     r->swapped == (pcap_is_swapped(p) == 1) && pcap_snapshot(p) > 0 &&
 	     (!r->swapped || no_pseudo_header_swap(dlt));
-	if (!ok) {
+	if (ok)
+		r->guard = guard_take(r->map, r->size);
+	if (!ok || !r->guard) {
 		munmap((void *)r->map, r->size);
 		free(r);
 		return NULL;

@@ -530,6 +530,61 @@ START_TEST(growing_file)
 }
 END_TEST
 
+/* A file cut short by another process while it is mapped (tcpdump -W
+ * reusing a ring of files): no SIGBUS, the frames before the cut as they
+ * were, then an error naming the file's new size. Cut mid-page and on a
+ * page boundary, near and far (windows ahead) from where the reader is. */
+static void shrink_while_read(size_t cut_at, const char *what)
+{
+	size_t len = 24, cap = 6u << 20;
+	uint8_t *b = malloc(cap + 2000);
+	ck_assert_ptr_nonnull(b);
+	put_header(b, 0xa1b23c4du, 2, 4, 65535, 1);
+	uint32_t i = 0;
+	while (len < cap) {
+		put_record(b, &len, 1700000000, i, 1000, 1000);
+		i++;
+	}
+	spill(b, len);
+	char err[RS_ERRBUF_SIZE];
+	struct rs_source *y = open_with(NULL, tmp_path, NULL, err);
+	ck_assert_ptr_nonnull(y);
+	ck_assert_str_eq(rs_source_reader(y), "mmap");
+	struct rs_packet q;
+	for (int k = 0; k < 100; k++)
+		ck_assert_int_eq(rs_source_next(y, &q, err), RS_NEXT_FRAME);
+	ck_assert_int_eq(truncate(tmp_path, (off_t)cut_at), 0);
+	uint64_t whole = (cut_at - 24) / (16 + 1000); /* records that end before the cut */
+	uint64_t n = 100;
+	enum rs_next v;
+	while ((v = rs_source_next(y, &q, err)) == RS_NEXT_FRAME) {
+		n++;
+		if (q.frame_no <= whole) /* untouched by the cut: its own bytes */
+			RT_ASSERT(memcmp(q.data, b + 24 + (q.frame_no - 1) * 1016 + 16, 1000) == 0,
+				  "%s: frame %llu changed", what, (unsigned long long)q.frame_no);
+	}
+	ck_assert_int_eq(v, RS_NEXT_ERROR);
+	/* At most the record the cut went through, read before its page went. */
+	RT_ASSERT(n == whole || n == whole + 1, "%s: %llu frames read, %llu before the cut", what,
+		  (unsigned long long)n, (unsigned long long)whole);
+	char want[200];
+	snprintf(want, sizeof want, "the file shrank from %zu to %zu bytes", len, cut_at);
+	RT_ASSERT(strstr(err, want) != NULL, "%s: \"%s\"", what, err);
+	ck_assert_int_eq(rs_source_next(y, &q, err), RS_NEXT_ERROR); /* and it stays an error */
+	rs_source_close(y);
+	free(b);
+}
+
+START_TEST(file_shrinking_while_read)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	shrink_while_read(24 + 100 * 1016 + 40 * 1016 + 500, "mid-record, in the window being read");
+	shrink_while_read((size_t)page * 64, "on a page boundary");
+	shrink_while_read((5u << 20) + 777, "two windows ahead");
+	shrink_while_read(24 + 100 * 1016, "right where the reader is");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("reader");
@@ -546,6 +601,7 @@ static Suite *suite(void)
 	tcase_add_test(t, pcapng_stays_with_libpcap);
 	tcase_add_test(t, growing_file);
 	tcase_add_test(t, file_across_windows);
+	tcase_add_test(t, file_shrinking_while_read);
 	suite_add_tcase(s, t);
 	return s;
 }
