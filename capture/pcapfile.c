@@ -40,6 +40,7 @@
  * and the dissector's reading the record can let one record through with
  * zeros where its bytes were; its successor then reports the error.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -82,8 +83,7 @@ struct guard {
 };
 
 static struct guard guards[GUARD_SLOTS];
-static atomic_flag guard_installing = ATOMIC_FLAG_INIT;
-static atomic_int guard_installed;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static struct sigaction guard_previous;
 static uintptr_t guard_page;
 
@@ -112,40 +112,32 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 
 static void guard_install(void)
 {
-	if (atomic_load(&guard_installed))
-		return;
-	while (atomic_flag_test_and_set(&guard_installing))
-		; /* another thread is installing it: a few system calls */
-	if (!atomic_load(&guard_installed)) {
-		guard_page = (uintptr_t)sysconf(_SC_PAGESIZE);
-		struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGBUS, &sa, &guard_previous);
-		atomic_store(&guard_installed, 1);
-	}
-	atomic_flag_clear(&guard_installing);
+	guard_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &guard_previous);
 }
 
-static struct guard *guard_take(const void *map, size_t size)
-{
-	guard_install();
-	for (int i = 0; i < GUARD_SLOTS; i++) {
-		uintptr_t free_lo = 0;
-		if (atomic_compare_exchange_strong(&guards[i].lo, &free_lo, UINTPTR_MAX)) {
-			atomic_store(&guards[i].hit, 0);
-			atomic_store(&guards[i].hi, (uintptr_t)map + size);
-			atomic_store(&guards[i].lo, (uintptr_t)map);
-			return &guards[i];
-		}
-	}
-	return NULL;
-}
-
+/* Point a slot at a mapping (a new one, or the file mapped again). */
 static void guard_move(struct guard *g, const void *map, size_t size)
 {
 	atomic_store(&g->lo, UINTPTR_MAX); /* matches nothing while it changes */
 	atomic_store(&g->hi, (uintptr_t)map + size);
 	atomic_store(&g->lo, (uintptr_t)map);
+}
+
+static struct guard *guard_take(const void *map, size_t size)
+{
+	pthread_once(&guard_once, guard_install);
+	for (int i = 0; i < GUARD_SLOTS; i++) {
+		uintptr_t free_lo = 0;
+		if (atomic_compare_exchange_strong(&guards[i].lo, &free_lo, UINTPTR_MAX)) {
+			atomic_store(&guards[i].hit, 0);
+			guard_move(&guards[i], map, size);
+			return &guards[i];
+		}
+	}
+	return NULL;
 }
 
 static void guard_drop(struct guard *g)
@@ -221,12 +213,19 @@ static bool map_file(struct pcapfile *r)
 	return true;
 }
 
+/* The file's size now; -1 if it cannot be had. */
+static long long size_now(const struct pcapfile *r)
+{
+	struct stat st;
+	return fstat(r->fd, &st) == 0 ? (long long)st.st_size : -1;
+}
+
 /* At the end of the mapping: has the file grown since (a capture still
  * being written)? Then map it again and go on, as libpcap's read would. */
 static bool grown(struct pcapfile *r)
 {
-	struct stat st;
-	if (fstat(r->fd, &st) != 0 || (uint64_t)st.st_size <= r->size)
+	long long now = size_now(r);
+	if (now < 0 || (uint64_t)now <= r->size)
 		return false;
 	const uint8_t *old = r->map;
 	size_t old_size = r->size;
@@ -292,13 +291,12 @@ __attribute__((format(printf, 2, 3))) static int fail(struct pcapfile *r, const 
 }
 
 /* The file lost pages under us (see the guard): say how long it is now. */
-static int shrunk(struct pcapfile *r)
+static int shrunk(struct pcapfile *r, long long now)
 {
-	struct stat st;
-	if (fstat(r->fd, &st) != 0)
+	if (now < 0)
 		return fail(r, "the file shrank while it was being read (truncated by another process?)");
 	return fail(r, "the file shrank from %zu to %lld bytes while it was being read (truncated by another process?)",
-		    r->size, (long long)st.st_size);
+		    r->size, now);
 }
 
 /* One read per page of [p, p + n): a page the file no longer has faults
@@ -317,7 +315,7 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 	if (r->failed)
 		return PCAP_ERROR;
 	if (atomic_load_explicit(&r->guard->hit, memory_order_relaxed))
-		return shrunk(r);
+		return shrunk(r, size_now(r));
 	size_t left = r->size - r->off;
 	if (left < PCAP_REC_HDR) {
 		if (!r->ended && grown(r))
@@ -331,17 +329,17 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 				    (size_t)PCAP_REC_HDR, left);
 	}
 	const uint8_t *p = r->map + r->off;
+	uint32_t caplen = get32(r, p + 8);
 	static const uint8_t zeros[PCAP_REC_HDR];
-	if (memcmp(p, zeros, PCAP_REC_HDR) == 0) {
+	if (caplen == 0 && memcmp(p, zeros, PCAP_REC_HDR) == 0) {
 		/* What a file cut short in this page reads as past its new end
 		 * (the kernel zeroes the rest of the last page; only the pages
 		 * after it fault): a record of nothing at time 0. Such a record
 		 * is legal, so look at the file's size before believing it. */
-		struct stat st;
-		if (fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->off + PCAP_REC_HDR)
-			return shrunk(r);
+		long long now = size_now(r);
+		if (now >= 0 && (uint64_t)now < r->off + PCAP_REC_HDR)
+			return shrunk(r, now);
 	}
-	uint32_t caplen = get32(r, p + 8);
 	if (caplen > LIBPCAP_MAX_SNAPLEN) {
 		if (caplen > r->snaplen)
 			return fail(r, "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)r->snaplen);
@@ -365,7 +363,7 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 		}
 	}
 	if (!still_there(r, p, PCAP_REC_HDR + (size_t)caplen))
-		return shrunk(r);
+		return shrunk(r, size_now(r));
 	/* Widened as libpcap widens them: the file's fields are signed 32-bit,
 	 * but its byte swap yields them unsigned. */
 	uint32_t sec = get32(r, p), frac = get32(r, p + 4);
