@@ -64,24 +64,28 @@ static void ref_rate(double Bps, char *buf, size_t len)
 	snprintf(buf, len, "%.*f %s", u == 0 ? 0 : Bps < 10 ? 2 : Bps < 100 ? 1 : 0, Bps, unit[u]);
 }
 
-static void same_ns(uint64_t ns, size_t len)
+/* An integer formatter against its printf reference: the same bytes in the
+ * whole buffer (what lies past the terminator too). */
+static void same_u64(const char *(*fmt)(uint64_t, char *, size_t), void (*ref)(uint64_t, char *, size_t),
+		     const char *what, uint64_t v, size_t len)
 {
 	char a[64], b[64];
 	memset(a, 'x', sizeof a);
 	memset(b, 'x', sizeof b);
-	rs_fmt_ns(ns, a, len);
-	ref_ns(ns, b, len);
-	RT_ASSERT(memcmp(a, b, sizeof a) == 0, "%" PRIu64 " ns in %zu bytes: \"%s\", printf \"%s\"", ns, len, a, b);
+	fmt(v, a, len);
+	ref(v, b, len);
+	RT_ASSERT(memcmp(a, b, sizeof a) == 0, "%" PRIu64 " %s in %zu bytes: \"%s\", printf \"%s\"", v, what, len, a,
+		  b);
+}
+
+static void same_ns(uint64_t ns, size_t len)
+{
+	same_u64(rs_fmt_ns, ref_ns, "ns", ns, len);
 }
 
 static void same_bytes(uint64_t v, size_t len)
 {
-	char a[64], b[64];
-	memset(a, 'x', sizeof a);
-	memset(b, 'x', sizeof b);
-	rs_fmt_bytes(v, a, len);
-	ref_bytes(v, b, len);
-	RT_ASSERT(memcmp(a, b, sizeof a) == 0, "%" PRIu64 " bytes in %zu: \"%s\", printf \"%s\"", v, len, a, b);
+	same_u64(rs_fmt_bytes, ref_bytes, "bytes", v, len);
 }
 
 static void same_rate(double r, size_t len)

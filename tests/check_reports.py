@@ -335,10 +335,14 @@ def check_text_vs_json(name, textpath, d):
               "%s: text summary packets for %s differ from JSON %d" % (name, key, q["packets"]))
 
 
-def check_timeline(name, path, d, interval="10ms"):
+def timeline_rows(path, interval):
     out = subprocess.run([ROCESTAT, "-n", "--interval", interval, "--timeline", "-", "-o", "/dev/null", path],
                          capture_output=True, text=True).stdout
-    rows = list(csv.reader(io.StringIO(out)))
+    return list(csv.reader(io.StringIO(out)))
+
+
+def check_timeline(name, path, d, interval="10ms"):
+    rows = timeline_rows(path, interval)
     header = ["interval_start", "interval_start_epoch", "src", "dst", "dest_qp", "packets", "bytes",
               "payload_bytes", "messages", "retransmissions", "naks", "ecn_ce", "cnps"]
     check(rows and rows[0] == header, "%s: timeline header %s" % (name, rows[:1]))
@@ -352,18 +356,16 @@ def check_timeline(name, path, d, interval="10ms"):
         check(sums.get((q["src"], q["dst"], q["dest_qp"])) == q["packets"],
               "%s: timeline packets of %s/%s/%d sum to %s, not %d" % (name, q["src"], q["dst"], q["dest_qp"],
                                                                       sums.get((q["src"], q["dst"], q["dest_qp"])), q["packets"]))
-    check_peak(name, path, interval)
+    check_peak(name, path, interval, rows)
 
 
-def check_peak(name, path, interval):
+def check_peak(name, path, interval, rows):
     """A half-flow's peak rate is its most payload bytes in one interval. With
     --timeline it comes from the rows the CSV is written from; without, from a
     counter in the flow: the two must agree, and with the CSV's own rows."""
     secs = {"10ms": 0.01, "1ms": 0.001}[interval]
-    out = subprocess.run([ROCESTAT, "-n", "--interval", interval, "--timeline", "-", "-o", "/dev/null", path],
-                         capture_output=True, text=True).stdout
     most = {}
-    for r in list(csv.reader(io.StringIO(out)))[1:]:
+    for r in rows[1:]:
         key = (r[2], r[3], int(r[4]))
         most[key] = max(most.get(key, 0), int(r[7]))
     with tempfile.TemporaryDirectory() as tmp:
@@ -417,7 +419,7 @@ def main():
         if os.path.exists(gt):
             check_text_vs_json(base, gt, d)
         check_timeline(base, path, d)
-        check_peak(base, path, "1ms")
+        check_peak(base, path, "1ms", timeline_rows(path, "1ms"))
         check_svg(base, path)
         print("check_reports: %-55s checked" % base)
     print("check_reports: %d checks, %d failed" % (checks, len(failures)))

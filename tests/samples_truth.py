@@ -37,6 +37,8 @@ import struct
 import subprocess
 import sys
 
+import pcaprecs  # tests/pcaprecs.py, beside this script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -215,24 +217,11 @@ CM_ATTRS = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU",
 def roce_payloads(pcap):
     """(frame number, src ip text, dst ip text, UDP payload) for RoCEv2 frames."""
     import ipaddress
-    with open(pcap, "rb") as f:
-        data = f.read()
-    magic = data[:4]
-    if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
-        end = "<"
-    elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
-        end = ">"
-    else:
-        raise RuntimeError("%s: not a classic pcap file" % pcap)
-    linktype = struct.unpack(end + "I", data[20:24])[0]
+    linktype, recs, _ = pcaprecs.read_pcap(pcap)
     if linktype != 1:
         raise RuntimeError("%s: link type %d, expected Ethernet" % (pcap, linktype))
-    off, n, out = 24, 0, []
-    while off + 16 <= len(data):
-        incl = struct.unpack(end + "I", data[off + 8:off + 12])[0]
-        pkt = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        n += 1
+    out = []
+    for n, (_, _, _, _, pkt) in enumerate(recs, 1):
         et = struct.unpack(">H", pkt[12:14])[0] if len(pkt) >= 14 else 0
         p = pkt[14:]
         if et == 0x0800 and len(p) >= 20 and p[9] == 17:

@@ -37,6 +37,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 import zlib
 
+import pcaprecs  # tests/pcaprecs.py, beside this script
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
@@ -83,22 +85,11 @@ def check(ok, where, what):
 
 def read_pcap(path):
     """(linktype, [(caplen, wirelen, bytes)], complete) of a classic pcap file."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    magic = data[:4]
-    endian = {b"\xd4\xc3\xb2\xa1": "<", b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">",
-              b"\xa1\xb2\x3c\x4d": ">"}.get(magic)
-    if endian is None:
-        raise SystemExit(f"{path}: not a classic pcap file")
-    linktype = struct.unpack(endian + "I", data[20:24])[0] & 0x0FFFFFFF
-    frames, off = [], 24
-    while off + 16 <= len(data):
-        _, _, caplen, wirelen = struct.unpack(endian + "IIII", data[off:off + 16])
-        if off + 16 + caplen > len(data):
-            return linktype, frames, False
-        frames.append((caplen, wirelen, data[off + 16:off + 16 + caplen]))
-        off += 16 + caplen
-    return linktype, frames, off == len(data)
+    try:
+        linktype, recs, complete = pcaprecs.read_pcap(path)
+    except ValueError as e:
+        raise SystemExit(str(e))
+    return linktype, [(caplen, wirelen, b) for _, _, caplen, wirelen, b in recs], complete
 
 
 def write_pcap(path, linktype, frames, snap=1 << 30):

@@ -25,6 +25,9 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: pcaprecs
+
+import pcaprecs  # noqa: E402 - tests/pcaprecs.py
 
 PER_FILE = 20
 REWRAP_PER_FILE = 6
@@ -35,30 +38,13 @@ LT_INDEX = {1: 0, 113: 1, 276: 2, 101: 3, 228: 4, 229: 5, 247: 6, 197: 7}
 
 
 def read_pcap(path):
-    with open(path, 'rb') as f:
-        data = f.read()
-    if len(data) < 24:
+    """(linktype, [(sec, ns, bytes, wirelen)]) of a classic pcap file, up to
+    where it ends inside a record; None if it is not one."""
+    try:
+        linktype, recs, _ = pcaprecs.read_pcap(path)
+    except ValueError:
         return None
-    magic = data[:4]
-    if magic in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1'):
-        e = '<'
-    elif magic in (b'\xa1\xb2\xc3\xd4', b'\xa1\xb2\x3c\x4d'):
-        e = '>'
-    else:
-        return None
-    nano = magic in (b'\x4d\x3c\xb2\xa1', b'\xa1\xb2\x3c\x4d')
-    linktype = struct.unpack(e + 'I', data[20:24])[0] & 0x0FFFFFFF
-    frames = []
-    off = 24
-    while off + 16 <= len(data):
-        sec, frac, caplen, wirelen = struct.unpack(e + 'IIII', data[off:off + 16])
-        off += 16
-        if off + caplen > len(data):
-            break
-        ns = frac if nano else frac * 1000
-        frames.append((sec, ns, data[off:off + caplen], wirelen))
-        off += caplen
-    return linktype, frames
+    return linktype, [(sec, ns, b, wirelen) for sec, ns, _, wirelen, b in recs]
 
 
 def put(dirpath, blob, seen):

@@ -78,14 +78,21 @@ def start(args, tmp):
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), o
 
 
-def sigkill_mid_read(tmp):
-    case = 'sigkill_while_reading'
-    fifo = os.path.join(tmp, 'in.fifo')
+def start_on_fifo(tmp, name):
+    """rocestat reading STREAM from a FIFO, started once the first frames are
+    written: (fifo, writer, process, outputs)."""
+    fifo = os.path.join(tmp, name)
     os.mkfifo(fifo)
     w = PipeWriter(fifo, STREAM)
     w.start()
     p, o = start([fifo], tmp)
     w.written.wait(30)
+    return fifo, w, p, o
+
+
+def sigkill_mid_read(tmp):
+    case = 'sigkill_while_reading'
+    fifo, w, p, o = start_on_fifo(tmp, 'in.fifo')
     # The timeline is being streamed under its temporary name.
     check(case, 'timeline temporary exists', bool(wait_for(o['timeline.csv'] + '.??????')), True)
     time.sleep(0.2)
@@ -128,12 +135,7 @@ def sigkill_mid_report(tmp):
 
 def sigint_mid_read(tmp):
     case = 'sigint_while_reading'
-    fifo = os.path.join(tmp, 'in2.fifo')
-    os.mkfifo(fifo)
-    w = PipeWriter(fifo, STREAM)
-    w.start()
-    p, o = start([fifo], tmp)
-    w.written.wait(30)
+    fifo, w, p, o = start_on_fifo(tmp, 'in2.fifo')
     wait_for(o['timeline.csv'] + '.??????')
     time.sleep(0.3)  # every frame written so far has been read
     p.send_signal(signal.SIGINT)
