@@ -153,6 +153,9 @@ struct rs_select {
 };
 enum rs_pick rs_select_number(const struct rs_cli_opts *o, uint64_t frame_no);
 enum rs_pick rs_select_time(const struct rs_cli_opts *o, struct rs_select *s, uint64_t ts_ns);
+/* Live: is it past --until at NOW_EPOCH seconds (a relative --until counts
+ * from the first frame, so it cannot pass before one was seen)? */
+bool rs_select_until_passed(const struct rs_cli_opts *o, const struct rs_select *s, double now_epoch);
 
 /* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);

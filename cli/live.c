@@ -201,11 +201,8 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		}
 		/* --until ends the capture on time even when no frame comes to
 		 * say so (relative to the first frame, once there was one). */
-		if (o->have_until && (o->until >= 1e9 || c.sel.have_t0)) {
-			double end = o->until >= 1e9 ? o->until : c.sel.t0 / 1e9 + o->until;
-			if (clock_ns(CLOCK_REALTIME) / 1e9 >= end)
-				break;
-		}
+		if (rs_select_until_passed(o, &c.sel, clock_ns(CLOCK_REALTIME) / 1e9))
+			break;
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (now >= next_tick && !c.stop) {
 			uint64_t wall = clock_ns(CLOCK_REALTIME);

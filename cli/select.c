@@ -19,7 +19,26 @@ enum rs_pick rs_select_number(const struct rs_cli_opts *o, uint64_t frame_no)
 	return RS_PICK_TAKE;
 }
 
-/* Seconds from the first frame, or epoch seconds (values >= 1e9). */
+/* --since and --until take seconds from the first frame, or epoch seconds:
+ * values from 1e9 (September 2001) on are read as the latter. */
+static bool is_epoch(double t)
+{
+	return t >= 1e9;
+}
+
+/* T as epoch seconds; false if it counts from a first frame not seen yet. */
+static bool epoch_of(double t, const struct rs_select *s, double *epoch)
+{
+	if (is_epoch(t)) {
+		*epoch = t;
+		return true;
+	}
+	if (!s->have_t0)
+		return false;
+	*epoch = s->t0 / 1e9 + t;
+	return true;
+}
+
 enum rs_pick rs_select_time(const struct rs_cli_opts *o, struct rs_select *s, uint64_t ts_ns)
 {
 	if (!o->have_since && !o->have_until)
@@ -29,9 +48,15 @@ enum rs_pick rs_select_time(const struct rs_cli_opts *o, struct rs_select *s, ui
 		s->have_t0 = true;
 	}
 	double rel = (ts_ns - (double)s->t0) / 1e9, abs = ts_ns / 1e9;
-	if (o->have_since && (o->since >= 1e9 ? abs : rel) < o->since)
+	if (o->have_since && (is_epoch(o->since) ? abs : rel) < o->since)
 		return RS_PICK_SKIP;
-	if (o->have_until && (o->until >= 1e9 ? abs : rel) >= o->until)
+	if (o->have_until && (is_epoch(o->until) ? abs : rel) >= o->until)
 		return RS_PICK_AFTER;
 	return RS_PICK_TAKE;
+}
+
+bool rs_select_until_passed(const struct rs_cli_opts *o, const struct rs_select *s, double now_epoch)
+{
+	double end;
+	return o->have_until && epoch_of(o->until, s, &end) && now_epoch >= end;
 }
