@@ -229,11 +229,12 @@ struct rs_tl {
 struct rs_conn;
 
 /*
- * The fields are ordered by how often they are touched: what every frame
- * reads or writes comes first and fills the first RS_FLOW_HOT_BYTES (nine
- * cache lines; the flow is allocated 64-byte aligned), which the analyzer
- * prefetches a frame ahead (rs_analyzer_prefetch); per-message counters
- * follow, then what only a few frames ever touch.
+ * The fields are ordered by how often they are touched: what frames read
+ * or write fills the first RS_FLOW_HOT_BYTES (six cache lines; the flow is
+ * allocated 64-byte aligned), which the analyzer prefetches frames ahead
+ * (rs_analyzer_prefetch); then what only a few frames ever touch. A field
+ * every frame touches that lands past RS_FLOW_HOT_BYTES costs a cache miss
+ * per frame: iv_tag and iv_payload once did.
  */
 struct rs_flow {
 	/* ---- every frame ---- */
@@ -258,7 +259,7 @@ struct rs_flow {
 	uint8_t nopen;
 	bool have_ack_psn;
 	uint8_t infer_tries;      /* pairing by inference: at most 16 */
-	uint32_t id;              /* creation order */
+	uint32_t iv_tag;          /* without timeline rows: the interval (+1) iv_payload counts */
 
 	struct rs_psn req, rsp;
 	/* Multi-packet messages not finished yet (requests), oldest first:
@@ -275,19 +276,21 @@ struct rs_flow {
 
 	/* ---- every message (flows with messages) ---- */
 	struct rs_flow_msgs *m;
+	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
 
 	/* ---- seldom ---- */
 	struct rs_conn *conn;
 	uint32_t hosts_pos;       /* its index in the a->by_hosts list of its host pair */
-	uint32_t iv_tag;          /* without timeline rows: the interval (+1) iv_payload counts */
+	uint32_t id;              /* creation order */
 	struct rs_fref first;
 	uint64_t first_ts;
 	struct rs_flow_rare *rare;/* counters of what most flows never see */
 	struct rs_flow_extra *x;  /* what only some flows carry (rs_extra_w) */
-	uint64_t peak_bytes;      /* most payload bytes in one interval */
-	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
+	uint64_t peak_bytes;      /* most payload bytes in one interval (folded once per interval) */
 };
-#define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, m)
+#define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, conn)
+_Static_assert(RS_FLOW_HOT_BYTES == 6 * 64, "the fields frames touch fill six whole cache lines");
+_Static_assert(sizeof(struct rs_flow) == 7 * 64, "a flow takes seven cache lines");
 
 /* Messages by kind, and their sizes: allocated with the flow's first
  * message (the flows that only carry ACKs or responses have none). */
