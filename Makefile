@@ -14,7 +14,7 @@
 #                        each for FUZZ_SECONDS (default 60) on seed corpora
 #   make valgrind        unit tests and rocestat runs under valgrind memcheck
 #   make fuzz-coverage   source coverage of the fuzz corpora (llvm-cov)
-#   make check-big       10 million QPNs through --max-flows (memory bound)
+#   make check-big       10 million QPNs, then 500k CM connections, through --max-flows (memory bound)
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # Every flag comes from pkg-config; nothing is hard-coded to this machine.
@@ -235,8 +235,8 @@ valgrind: $(TEST_BIN) $(REPLAY_BINS) $(BIN)
 	ROCESTAT=$(abspath $(BIN)) BUILD=$(BUILD) TEST_BINS="$(TEST_BIN)" REPLAY_BINS="$(REPLAY_BINS)" \
 	  sh tests/valgrind.sh
 
-check-big: $(BIN)
-	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/bigflows.py
+check-big: $(BIN) $(BENCH_BIN)/gen
+	ROCESTAT=$(abspath $(BIN)) BENCH_GEN=$(abspath $(BENCH_BIN)/gen) python3 tests/hostile/bigflows.py
 
 # ---- install -------------------------------------------------------------
 

@@ -148,11 +148,40 @@ GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a)
 	return v;
 }
 
+/* What an anomaly of this type is about: the CM's are about connections. */
+static const char *subject_noun(enum rs_anom t)
+{
+	return flow_subject(t) ? "half-flow" : "connection";
+}
+
 void rs_anomaly_word_detached_sum(struct rs_anomaly *sum)
 {
-	rs_anomaly_set_detail(sum, "%s: %" PRIu64 " more in evicted half-flows (after %u anomalies of "
-			      "evicted half-flows listed one by one)",
-			      rs_anom_key((enum rs_anom)sum->type), sum->count, RS_DETACHED_MAX);
+	const char *noun = subject_noun((enum rs_anom)sum->type);
+	rs_anomaly_set_detail(sum, "%s: %" PRIu64 " more in evicted %ss (after %u anomalies of evicted %ss listed one by one)",
+			      rs_anom_key((enum rs_anom)sum->type), sum->count, noun, RS_DETACHED_MAX, noun);
+}
+
+/* One anomaly whose subject is going away, already out of a->anomalies: the
+ * first RS_DETACHED_MAX are kept, worded to stand alone; the rest summed per
+ * type into one anomaly. */
+static void detach_one(struct rs_analyzer *a, struct rs_anomaly *an)
+{
+	if (a->detached < RS_DETACHED_MAX) {
+		char d[512];
+		rs_anomaly_describe(a, an, d, sizeof d);
+		rs_anomaly_set_detail(an, "%s (%s since evicted)", d, subject_noun((enum rs_anom)an->type));
+		an->subject = an; /* unique, and never a live flow or connection */
+		g_hash_table_add(a->anomalies, an);
+		a->detached++;
+		return;
+	}
+	/* Subject: the counter, a pointer no flow or connection has. */
+	struct rs_anomaly *sum = anomaly_get(a, (enum rs_anom)an->type, 0, &a->detached);
+	sum->count += an->count;
+	for (uint32_t k = 0; k < an->nframes && sum->nframes < RS_SAMPLE_FRAMES; k++)
+		sum->frames[sum->nframes++] = an->frames[k];
+	rs_anomaly_word_detached_sum(sum);
+	rs_anomaly_free(an);
 }
 
 /*
@@ -175,24 +204,30 @@ void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects)
 		for (guint i = 0; i < anoms->len; i++) {
 			struct rs_anomaly *an = anoms->pdata[i];
 			g_hash_table_steal(a->anomalies, an);
-			if (a->detached < RS_DETACHED_MAX) {
-				char d[512];
-				rs_anomaly_describe(a, an, d, sizeof d);
-				rs_anomaly_set_detail(an, "%s (half-flow since evicted)", d);
-				an->subject = an; /* unique, and never a live flow */
-				g_hash_table_add(a->anomalies, an);
-				a->detached++;
-				continue;
-			}
-			/* Subject: the counter, a pointer no flow or connection has. */
-			struct rs_anomaly *sum = anomaly_get(a, (enum rs_anom)an->type, 0, &a->detached);
-			sum->count += an->count;
-			for (uint32_t k = 0; k < an->nframes && sum->nframes < RS_SAMPLE_FRAMES; k++)
-				sum->frames[sum->nframes++] = an->frames[k];
-			rs_anomaly_word_detached_sum(sum);
-			rs_anomaly_free(an);
+			detach_one(a, an);
 		}
 		g_ptr_array_free(anoms, TRUE);
 		fl->x->anoms = NULL;
 	}
+}
+
+/* Connections keep no list of their anomalies (only the CM's few types name
+ * them): one pass over the anomalies per batch of evicted connections, which
+ * comes once per --max-flows/32 new connections. */
+void rs_anomalies_detach_conns(struct rs_analyzer *a, GHashTable *victims)
+{
+	GPtrArray *theirs = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer key;
+	g_hash_table_iter_init(&it, a->anomalies);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		struct rs_anomaly *an = key;
+		if (!flow_subject((enum rs_anom)an->type) && an->subject && g_hash_table_contains(victims, an->subject))
+			g_ptr_array_add(theirs, an);
+	}
+	for (guint i = 0; i < theirs->len; i++) {
+		g_hash_table_steal(a->anomalies, theirs->pdata[i]);
+		detach_one(a, theirs->pdata[i]);
+	}
+	g_ptr_array_free(theirs, TRUE);
 }

@@ -316,10 +316,115 @@ static void conn_index(struct rs_analyzer *a, struct rs_conn *c, const struct rs
 	g_hash_table_replace(a->conn_by_id, rs_hostkey_new(ad, id), c);
 }
 
+/* ---- bounded connections (--max-flows) ------------------------------------------ */
+
+const char *const rs_conn_state_names[RS_CONN_STATES] = { "established", "closed",   "closing",
+							  "rejected",    "resolved", "incomplete" };
+
+/* --max-flows N keeps at most N/2 connections, since each sets up two
+ * half-flows. With --ladder none are evicted: the diagram is of every
+ * connection, and its events are capped on their own (LADDER_MAX). */
+static uint64_t conn_cap(const struct rs_analyzer *a)
+{
+	if (!a->opts.max_flows || a->opts.keep_ladder)
+		return 0;
+	return a->opts.max_flows / 2 ? a->opts.max_flows / 2 : 1;
+}
+
+/* How recently the connection did anything: a CM message, or data. */
+static uint64_t conn_active_ts(const struct rs_conn *c)
+{
+	uint64_t t = c->last_ts;
+	if (c->c2s && c->c2s->last_ts > t)
+		t = c->c2s->last_ts;
+	if (c->s2c && c->s2c->last_ts > t)
+		t = c->s2c->last_ts;
+	return t;
+}
+
+struct idle_conn {
+	uint64_t ts;
+	struct rs_conn *c;
+};
+
+static int by_conn_idleness(const void *x, const void *y)
+{
+	const struct idle_conn *a = x, *b = y;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->c->id < b->c->id ? -1 : a->c->id > b->c->id;
+}
+
+static gboolean points_at_victim(gpointer key, gpointer value, gpointer victims)
+{
+	(void)key;
+	return g_hash_table_contains(victims, value);
+}
+
+static void conn_anomaly_incomplete(struct rs_analyzer *a, struct rs_conn *c);
+
+/*
+ * Evict the idlest 1/16 of the connections at once (one sort per cap/16 new
+ * connections, as for flows). Each is counted by its state; an unfinished
+ * exchange gets its cm_incomplete anomaly now, as at the end of the
+ * capture; its anomalies are worded to stand alone; its comm IDs and the
+ * half-flows it announced are forgotten, and its half-flows no longer name
+ * it (they stay paired with each other).
+ */
+static void evict_idlest_conns(struct rs_analyzer *a)
+{
+	guint n = a->conns->len;
+	uint64_t cap = conn_cap(a);
+	guint batch = cap / 16 ? (guint)(cap / 16) : 1;
+	if (batch > n)
+		batch = n;
+	struct idle_conn *all = g_new(struct idle_conn, n);
+	for (guint i = 0; i < n; i++) {
+		struct rs_conn *c = a->conns->pdata[i];
+		all[i] = (struct idle_conn){ conn_active_ts(c), c };
+	}
+	qsort(all, n, sizeof all[0], by_conn_idleness);
+	GHashTable *victims = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (guint i = 0; i < batch; i++) {
+		struct rs_conn *c = all[i].c;
+		g_hash_table_add(victims, c);
+		const char *st = rs_conn_state(c);
+		for (unsigned k = 0; k < RS_CONN_STATES; k++)
+			if (strcmp(st, rs_conn_state_names[k]) == 0)
+				a->conns_evicted_by_state[k]++;
+		a->conns_evicted++;
+		if (strcmp(st, "incomplete") == 0 || strcmp(st, "closing") == 0)
+			conn_anomaly_incomplete(a, c);
+	}
+	g_free(all);
+	rs_anomalies_detach_conns(a, victims);
+	g_hash_table_foreach_remove(a->conn_by_id, points_at_victim, victims);
+	g_hash_table_foreach_remove(a->pending_pairs, points_at_victim, victims);
+	for (guint i = 0; i < a->flows->len; i++) {
+		struct rs_flow *fl = a->flows->pdata[i];
+		if (fl && fl->conn && g_hash_table_contains(victims, fl->conn))
+			fl->conn = NULL;
+	}
+	/* The survivors, in the order they began. */
+	guint kept = 0;
+	for (guint i = 0; i < n; i++) {
+		struct rs_conn *c = a->conns->pdata[i];
+		if (g_hash_table_contains(victims, c))
+			conn_free(c);
+		else
+			a->conns->pdata[kept++] = c;
+	}
+	g_ptr_array_set_size(a->conns, kept);
+	g_hash_table_destroy(victims);
+}
+
 static struct rs_conn *conn_new(struct rs_analyzer *a, uint8_t kind, const struct rs_frame *f, bool sender_is_client)
 {
+	uint64_t cap = conn_cap(a);
+	if (cap && a->conns->len >= cap)
+		evict_idlest_conns(a);
 	struct rs_conn *c = g_new0(struct rs_conn, 1);
-	c->id = a->conns->len;
+	c->id = a->next_conn_id++;
 	c->kind = kind;
 	c->roce = f->roce;
 	c->client = sender_is_client ? f->src : f->dst;
@@ -408,6 +513,8 @@ static void count(struct rs_analyzer *a, struct rs_conn *c, const struct rs_fram
 		c->ts[i] = ts;
 		c->at[i] = *at;
 	}
+	if (ts > c->last_ts)
+		c->last_ts = ts;
 	/* A retry is the same sender sending the same transaction again after a
 	 * timeout (IBA 12.9.2). Both sides sending a DREQ at once, each with its
 	 * own transaction, is not one. */
@@ -629,20 +736,24 @@ const char *rs_conn_state(const struct rs_conn *c)
 	return "incomplete";
 }
 
+/* An exchange that never finished, at the end of the capture or when it is
+ * evicted: pointing at the last message of it that was seen. */
+static void conn_anomaly_incomplete(struct rs_analyzer *a, struct rs_conn *c)
+{
+	struct rs_fref at = { 0, 0 };
+	for (unsigned k = 0; k < G_N_ELEMENTS(c->n); k++)
+		if (c->n[k] && (c->at[k].file > at.file || (c->at[k].file == at.file && c->at[k].frame > at.frame)))
+			at = c->at[k];
+	rs_anomaly(a, RS_AN_CM_INCOMPLETE, 0, c, &at, 1);
+}
+
 void rs_cm_finish(struct rs_analyzer *a)
 {
 	for (guint i = 0; i < a->conns->len; i++) {
 		struct rs_conn *c = a->conns->pdata[i];
 		const char *st = rs_conn_state(c);
-		if (strcmp(st, "incomplete") == 0 || strcmp(st, "closing") == 0) {
-			/* Point at the last message of the exchange that was seen. */
-			struct rs_fref at = { 0, 0 };
-			for (unsigned k = 0; k < G_N_ELEMENTS(c->n); k++)
-				if (c->n[k] && (c->at[k].file > at.file ||
-						(c->at[k].file == at.file && c->at[k].frame > at.frame)))
-					at = c->at[k];
-			rs_anomaly(a, RS_AN_CM_INCOMPLETE, 0, c, &at, 1);
-		}
+		if (strcmp(st, "incomplete") == 0 || strcmp(st, "closing") == 0)
+			conn_anomaly_incomplete(a, c);
 	}
 }
 

@@ -380,7 +380,12 @@ struct rs_conn {
 	uint32_t n_dir[16][2];    /* per sender: 0 client, 1 server */
 	uint64_t tid_dir[16][2];  /* first transaction ID of each sender (retries repeat it) */
 	struct rs_flow *c2s, *s2c;/* data half-flows once seen */
+	uint64_t last_ts;         /* its latest CM message (with its flows' last_ts: how idle it is) */
 };
+
+/* Connection states as rs_conn_state() names them, for counting the evicted. */
+#define RS_CONN_STATES 6
+extern const char *const rs_conn_state_names[RS_CONN_STATES];
 
 struct rs_anomaly;
 
@@ -431,6 +436,9 @@ struct rs_analyzer {
 	uint32_t add_n;           /* frames added */
 	uint64_t evicted;
 	struct rs_flow evicted_sum;  /* counters of evicted flows */
+	uint32_t next_conn_id;    /* ids stay unique when connections are evicted */
+	uint64_t conns_evicted;   /* connections evicted under --max-flows, */
+	uint64_t conns_evicted_by_state[RS_CONN_STATES]; /* by their state then (rs_conn_state_names) */
 
 	/* Pairing: half-flows by host pair, for inference. */
 	GHashTable *by_hosts;     /* hostpair key -> GPtrArray of flows */
@@ -617,6 +625,8 @@ GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
 /* The detail of the anomaly that sums one type over evicted half-flows. */
 void rs_anomaly_word_detached_sum(struct rs_anomaly *sum);
+/* Before the connections in `victims` go away: their anomalies, as for flows. */
+void rs_anomalies_detach_conns(struct rs_analyzer *a, GHashTable *victims);
 /* Before the flows in `subjects` go away: word their anomalies now (at most
  * RS_DETACHED_MAX one by one, then summed per type). */
 #define RS_DETACHED_MAX 4096

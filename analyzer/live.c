@@ -100,7 +100,18 @@ void rs_analyzer_live_totals(const struct rs_analyzer *a, struct rs_live_totals 
 		t->cnps += rs_rare(fl)->cnps;
 		t->ecn_ce += rs_rare(fl)->ecn_ce;
 	}
-	t->connections = a->conns->len;
+	/* Evicted under --max-flows: counted by the state they were in. */
+	t->connections = a->conns->len + a->conns_evicted;
+	for (unsigned k = 0; k < RS_CONN_STATES; k++) {
+		const char *st = rs_conn_state_names[k];
+		uint64_t n = a->conns_evicted_by_state[k];
+		if (strcmp(st, "established") == 0 || strcmp(st, "resolved") == 0)
+			t->established += n;
+		else if (strcmp(st, "rejected") == 0)
+			t->rejected += n;
+		else if (strcmp(st, "incomplete") == 0)
+			t->incomplete += n;
+	}
 	for (guint i = 0; i < a->conns->len; i++) {
 		const char *st = rs_conn_state(a->conns->pdata[i]);
 		if (strcmp(st, "established") == 0 || strcmp(st, "resolved") == 0)

@@ -32,6 +32,10 @@
  *    reported; the timeline interval that holds both the end of one file and
  *    the start of the next gets a row per file (and the peak rate of that
  *    interval is the larger of the two); a ladder may exceed its cap.
+ *  - --max-flows caps each file's analysis; the merged result is not cut
+ *    down again (with N files up to N times the cap of half-flows and of
+ *    connections), and which ones were evicted depends on the file they
+ *    were in. The evicted counts add up.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +116,9 @@ static void merge_capture(struct merge *mg)
 	}
 
 	d->evicted += s->evicted;
+	d->conns_evicted += s->conns_evicted;
+	for (unsigned k = 0; k < RS_CONN_STATES; k++)
+		d->conns_evicted_by_state[k] += s->conns_evicted_by_state[k];
 	struct rs_flow *a = &d->evicted_sum, *b = &s->evicted_sum;
 	a->packets += b->packets;
 	a->wire_bytes += b->wire_bytes;
@@ -440,7 +447,7 @@ static void merge_conns(struct merge *mg)
 			conn_add(mg, dc, sc);
 			g_hash_table_insert(mg->conn_map, sc, dc);
 		} else {
-			sc->id = d->conns->len;
+			sc->id = d->next_conn_id++;
 			for (unsigned n = 0; n < G_N_ELEMENTS(sc->at); n++)
 				if (sc->n[n])
 					fref_shift(mg, &sc->at[n]);

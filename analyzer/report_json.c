@@ -84,6 +84,12 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 	rs_json_end_obj(j);
 	rs_json_u64(j, "half_flows", a->nflows);
 	rs_json_u64(j, "half_flows_evicted", a->evicted);
+	rs_json_u64(j, "connections_evicted", a->conns_evicted);
+	rs_json_obj(j, "connections_evicted_by_state");
+	for (unsigned k = 0; k < RS_CONN_STATES; k++)
+		if (a->conns_evicted_by_state[k])
+			rs_json_u64(j, rs_conn_state_names[k], a->conns_evicted_by_state[k]);
+	rs_json_end_obj(j);
 	rs_json_u64(j, "interval_ns", a->opts.interval_ns);
 	rs_json_end_obj(j);
 }

@@ -151,11 +151,31 @@ static void opcode_section(FILE *out, const struct rs_view *v)
 	fputc('\n', out);
 }
 
+/* "(N evicted connections: 3 established, 1 rejected)" under --max-flows. */
+static void conns_evicted_line(FILE *out, const struct rs_analyzer *a)
+{
+	if (!a->conns_evicted)
+		return;
+	fprintf(out, "  (%" PRIu64 " evicted connection%s:", a->conns_evicted, a->conns_evicted == 1 ? "" : "s");
+	const char *sep = " ";
+	for (unsigned k = 0; k < RS_CONN_STATES; k++)
+		if (a->conns_evicted_by_state[k]) {
+			fprintf(out, "%s%" PRIu64 " %s", sep, a->conns_evicted_by_state[k], rs_conn_state_names[k]);
+			sep = ", ";
+		}
+	fputs(")\n", out);
+}
+
 static void conn_section(FILE *out, const struct rs_view *v)
 {
-	if (!v->conns->len)
-		return;
 	const struct rs_analyzer *a = v->a;
+	if (!v->conns->len) {
+		if (a->conns_evicted && v->o->qp < 0) {
+			fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
+			conns_evicted_line(out, a);
+		}
+		return;
+	}
 	fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
 	fprintf(out, "  %-3s ", "#");
 	cell(out, "client", 30, false);
@@ -233,6 +253,8 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		}
 		fputc('\n', out);
 	}
+	if (v->o->qp < 0)
+		conns_evicted_line(out, a);
 }
 
 static void msgs_text(const struct rs_flow *fl, char *buf, size_t len)

@@ -19,7 +19,8 @@
 # (e) `tshark -q -z conv,udp` on the first TSHARK_FRAMES frames (scaled), and
 # prints frames/s, MB/s, user CPU and peak RSS for each plus the ratios; then
 # the peak RSS for a capture of one million distinct QPs with and without
-# --max-flows, and the -j speed-up on two files. Never a timed test: it
+# --max-flows (also with a CM handshake per connection), and the -j
+# speed-up on two files. Never a timed test: it
 # prints figures and the targets, it does not fail on them.
 #
 # Reusing a DIR from an earlier run saves generating the files, but compare
@@ -148,6 +149,13 @@ rss() { awk '{printf "%.1f MiB", $4/1024}' "$DIR/rs.$1"; }
 GB=$(awk '{printf "%.3f GB (target <= 1 GB %s)", $4*1024/1e9, ($4*1024 <= 1e9) ? "met" : "NOT met"}' "$DIR/rs.m1")
 echo "memory: $FRAMES frames: peak RSS $(rss b); $HF distinct half-flows ($((DISTINCT_CONNS * 4)) frames, JSON report): $(rss m1) = $GB"
 echo "        the same with --max-flows $MAX_FLOWS: $(rss m2), $EV half-flows evicted (and reported)"
+# The same connections, each opening with a CM handshake: connections are
+# capped too (at MAX_FLOWS / 2).
+rm -f "$DISTINCT"
+"$BIN/gen" -n $((DISTINCT_CONNS * 4)) --conns "$DISTINCT_CONNS" --rr --max-msg 256 -o "$DISTINCT" 2> /dev/null
+REPEAT=1 measure m3 "$ROCESTAT" --max-flows "$MAX_FLOWS" --format json -o "$DIR/distinct-cm.json" "$DISTINCT"
+CE=$(sed -n 's/.*"connections_evicted": \([0-9]*\).*/\1/p' "$DIR/distinct-cm.json" | head -1)
+echo "        with a CM handshake each, --max-flows $MAX_FLOWS: $(rss m3), $CE connections evicted (and reported)"
 
 # -j: two captures of FRAMES/2 frames each, sequential (-j 1) against parallel (-j 2).
 rm -f "$SMALL" "$DISTINCT"

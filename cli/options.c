@@ -251,7 +251,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	};
 	GOptionEntry perf[] = {
 		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Analyse up to N files in parallel and merge the results", "N" },
-		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &max_flows, "Track at most N half-flows; evict (and report) the idlest", "N" },
+		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};

@@ -85,6 +85,42 @@ def main():
         check(any(a["type"] == "flows_evicted" for a in d["anomalies"]), "%s: evictions not reported" % name)
         check(d["capture"]["half_flows"] <= 8, "%s: %d half-flows kept, cap 8" % (name, d["capture"]["half_flows"]))
 
+    # Connection churn (make_cases.py builds 40 exchanges with known outcomes)
+    # under --max-flows 8, which keeps at most 4 connections: the rest are
+    # evicted idlest first, counted by the state they ended in, and their
+    # anomalies kept. Without a cap, and with --ladder (which never evicts
+    # connections), all 40 are listed.
+    truth = {"established": 15, "closed": 10, "rejected": 5, "incomplete": 5, "resolved": 5}
+    want_anoms = {"cm_reject": 5, "cm_incomplete": 5, "cm_retry": 5}
+    for extra in ([], ["--max-flows", "8"]):
+        d = report(c("conn_churn"), *extra)
+        cap = d["capture"]
+        kept = collections.Counter(x["state"] for x in d["connections"])
+        total = {s: kept[s] + cap["connections_evicted_by_state"].get(s, 0) for s in set(kept) | set(truth)}
+        label = "conn_churn %s" % (" ".join(extra) or "(no cap)")
+        check(total == truth, "%s: states, kept + evicted: %s" % (label, total))
+        check(len(d["connections"]) + cap["connections_evicted"] == 40,
+              "%s: %d kept + %d evicted connections, want 40" % (label, len(d["connections"]),
+                                                                  cap["connections_evicted"]))
+        check(len({x["id"] for x in d["connections"]}) == len(d["connections"]), "%s: connection ids repeat" % label)
+        got = collections.Counter()
+        for a in d["anomalies"]:
+            if a["type"] in want_anoms:
+                got[a["type"]] += a["count"]
+        check(dict(got) == want_anoms, "%s: CM anomalies %s, want %s" % (label, dict(got), want_anoms))
+        if extra:
+            check(len(d["connections"]) <= 4, "%s: %d connections kept, cap 4" % (label, len(d["connections"])))
+            check(cap["connections_evicted"] >= 36, "%s: evicted %d" % (label, cap["connections_evicted"]))
+            check(sum(a["description"].endswith("(connection since evicted)") for a in d["anomalies"]) >= 12,
+                  "%s: anomalies of evicted connections not worded as such" % label)
+            text = run(["-n", "--max-flows", "8", c("conn_churn")]).stdout
+            line = "(%d evicted connections: " % cap["connections_evicted"]
+            check(line in text, "%s: the text report lacks %r" % (label, line))
+        else:
+            check(cap["connections_evicted"] == 0, "%s: evicted without a cap" % label)
+    ladder = run(["-n", "--ladder", "--max-flows", "8", c("conn_churn")]).stdout
+    check(ladder.count("REQ") >= 40, "conn_churn --ladder --max-flows 8: connections evicted from the ladder")
+
     # Both sides sending a DREQ, each its own transaction, is no retry; the
     # same sender repeating its transaction is (IBA 12.9.2).
     d = report(c("dreq_both_sides"))

@@ -64,6 +64,37 @@ def main(out):
     ud_noise(p)
     p.close()
 
+    # Connection churn for --max-flows: 40 CM exchanges one after the other,
+    # each on QPNs of its own, every one finished before the next begins.
+    # The outcomes, by construction (check_cases.py expects exactly these):
+    # 10 closed, 15 established (5 of them after a REQ retry), 5 rejected,
+    # 5 incomplete (a REQ and nothing else), 5 SIDR lookups resolved.
+    p = Pcap(path('conn_churn'))
+    for i in range(40):
+        cc, sc, cq, sq = 0x3000 + i, 0x4000 + i, 0x1000 + 2 * i, 0x1001 + 2 * i
+        kind = ('closed', 'established', 'retry', 'rejected', 'incomplete', 'sidr', 'closed', 'established')[i % 8]
+        if kind == 'sidr':
+            p.add(cm_frame(A, B, SIDR_REQ, cm_sidr_req(cc, SID_UDP), tid=cc))
+            p.add(cm_frame(B, A, SIDR_REP, cm_sidr_rep(cc, 0, sq, SID_UDP, 0x1111), tid=cc))
+            p.add(frame(A, B, bth(0x64, sq, 0) + deth(0x1111, cq) + b'd' * 32))
+            continue
+        p.add(cm_frame(A, B, REQ, cm_req(cc, SID_TCP, cq, 0x100), tid=cc))
+        if kind == 'incomplete':
+            continue
+        if kind == 'rejected':
+            p.add(cm_frame(B, A, REJ, cm_rej(sc, cc, 0, 28), tid=cc))
+            continue
+        if kind == 'retry':
+            p.add(cm_frame(A, B, REQ, cm_req(cc, SID_TCP, cq, 0x100), tid=cc), dt_ns=10**6)
+        p.add(cm_frame(B, A, REP, cm_rep(sc, cc, sq, 0x200), tid=cc))
+        p.add(cm_frame(A, B, RTU, cm_ids(cc, sc), tid=cc))
+        p.add(frame(A, B, bth(0x04, sq, 0x200, ackreq=1) + b'c' * 64))
+        p.add(frame(B, A, bth(0x11, cq, 0x200) + aeth(0x1f, 1)))
+        if kind == 'closed':
+            p.add(cm_frame(A, B, DREQ, cm_ids(cc, sc) + be24(sq), tid=cc + 0x100))
+            p.add(cm_frame(B, A, DREP, cm_ids(sc, cc), tid=cc + 0x100))
+    p.close()
+
     # Both sides send a DREQ at once, each its own transaction: not a retry.
     # Then the client really retries its DREQ (same transaction ID).
     p = Pcap(path('dreq_both_sides'))

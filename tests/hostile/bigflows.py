@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""make check-big: 10 million distinct QPNs through --max-flows 100000.
+"""make check-big: 10 million distinct QPNs, then hundreds of thousands of CM
+connections, through --max-flows 100000.
 
 Writes a ~600 MB capture (raw IPv4, one RC SEND Only per QPN) into a
 temporary directory, then runs rocestat on its first million frames and on
@@ -14,10 +15,21 @@ all ten million, and asserts
     one-million run; before the eviction fix in analyzer/ it was quadratic
     (about 500 s against 5 s here).
 
-    ROCESTAT=./rocestat python3 tests/hostile/bigflows.py [N]
+Before that, with the bench generator (BENCH_GEN, bench/gen.c), two
+2M-frame captures of RC connections that each open with a CM handshake,
+60,000 and 500,000 connections taken round-robin, and asserts
+  - at most --max-flows/2 connections are kept; kept + evicted is the
+    60,000 the generator wrote, and all were established (it completes
+    every handshake), so the evicted ones are counted as established;
+  - memory does not grow with the connections: the capture with more of
+    them peaks within 10% of the other (before connections were capped each
+    one stayed, about 1.3 KB: 500k connections took 510 MB, not 160 MB).
+
+    ROCESTAT=./rocestat BENCH_GEN=build/bench/gen python3 tests/hostile/bigflows.py [N]
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +41,7 @@ ROCESTAT = os.environ.get('ROCESTAT', './rocestat')
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
 CAP = 100_000
 RSS_MB = int(os.environ.get('BIG_RSS_MB', '1500'))
+CM_FRAMES, CM_SMALL, CM_BIG = 2_000_000, 60_000, 500_000  # connections: just over CAP/2, and many more
 fails = passes = 0
 
 
@@ -42,7 +55,7 @@ def check(what, got, want):
         print('FAIL %s\n  want: %r\n  got:  %r' % (what, want, got))
 
 
-def run(path, frames, tmp):
+def run(path, frames, tmp, total=None):
     """Run rocestat: (exit status, stdout file, stderr file, seconds, peak RSS MB).
 
     The output goes to files, read only after both runs: a child spawned
@@ -50,9 +63,10 @@ def run(path, frames, tmp):
     counts the pre-exec high-water mark in the child's ru_maxrss. os.wait4()
     gives this child's own figures."""
     args = [ROCESTAT, '-n', '--format', 'json', '--max-flows', str(CAP), path]
-    if frames < N:
+    if frames < (total or N):
         args[1:1] = ['--frames', '1-%d' % frames]
-    out_path, err_path = os.path.join(tmp, 'out%d.json' % frames), os.path.join(tmp, 'err%d.txt' % frames)
+    name = '%s-%d' % (os.path.basename(path), frames)
+    out_path, err_path = os.path.join(tmp, 'out%s.json' % name), os.path.join(tmp, 'err%s.txt' % name)
     t0 = time.time()
     with open(out_path, 'wb') as out, open(err_path, 'wb') as err:
         pid = os.posix_spawn(ROCESTAT, args, os.environ, file_actions=[
@@ -61,7 +75,8 @@ def run(path, frames, tmp):
     secs = time.time() - t0
     rc = os.waitstatus_to_exitcode(status)
     rss_mb = ru.ru_maxrss / 1024
-    print('check-big: %d frames: exit %d, %.1f s, peak RSS %.0f MB' % (frames, rc, secs, rss_mb))
+    print('check-big: %s, %d frames: exit %d, %.1f s, peak RSS %.0f MB' % (os.path.basename(path), frames, rc, secs,
+                                                                           rss_mb))
     return rc, out_path, err_path, secs, rss_mb
 
 
@@ -70,8 +85,39 @@ def slurp(path):
         return f.read()
 
 
+def cm_churn_run(tmp):
+    """Generate and analyse the two CM captures; parsed later (see run())."""
+    gen = os.environ.get('BENCH_GEN', 'build/bench/gen')
+    results = {}
+    for conns in (CM_SMALL, CM_BIG):
+        path = os.path.join(tmp, 'cm%d.pcap' % conns)
+        subprocess.run([gen, '-n', str(CM_FRAMES), '--conns', str(conns), '--rr', '-o', path], check=True,
+                       stderr=subprocess.DEVNULL)
+        results[conns] = run(path, CM_FRAMES, tmp, total=CM_FRAMES)
+        os.unlink(path)
+    return results
+
+
+def cm_churn_check(results):
+    rc, out, err, _, rss_small = results[CM_SMALL]
+    rss_big = results[CM_BIG][4]
+    check('CM: exit status', rc, 1)
+    check('CM: stderr', slurp(err), '')
+    js = json.loads(slurp(out))
+    c = js['capture']
+    kept = len(js['connections'])
+    check('CM: connections kept <= cap/2', kept <= CAP // 2, True)
+    check('CM: kept + evicted = the connections written', kept + c['connections_evicted'], CM_SMALL)
+    check('CM: all established, evicted ones too',
+          (sum(x['state'] == 'established' for x in js['connections']), c['connections_evicted_by_state']),
+          (kept, {'established': c['connections_evicted']}))
+    check('CM: %dx the connections, < 1.1x the memory (%.0f vs %.0f MB)' % (CM_BIG // CM_SMALL, rss_big, rss_small),
+          rss_big < 1.1 * rss_small, True)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix='rocestat-big.') as tmp:
+        cm = cm_churn_run(tmp)  # before any JSON is parsed here (see run())
         path = os.path.join(tmp, 'qpns.pcap')
         t0 = time.time()
         bigflows_gen.write(path, N)
@@ -95,6 +141,7 @@ def main():
         # time limit (this machine's speed varies). Linear is N/small; the
         # quadratic eviction this guards against made it about (N/small)^2.
         check('%dx the frames, < %dx the time' % (N // small, 2.5 * N // small), secs < 2.5 * N / small * secs1, True)
+        cm_churn_check(cm)
     print('check-big: %d passed, %d failed' % (passes, fails))
     return 1 if fails else 0
 
