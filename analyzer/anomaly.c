@@ -53,6 +53,12 @@ static bool flow_subject(enum rs_anom t)
 	}
 }
 
+/* The anomaly types whose subject is a CM connection. */
+static bool conn_subject(enum rs_anom t)
+{
+	return t == RS_AN_CM_REJ || t == RS_AN_CM_RETRY || t == RS_AN_CM_INCOMPLETE;
+}
+
 static struct rs_anomaly *anomaly_get(struct rs_analyzer *a, enum rs_anom type, uint32_t code, const void *subject)
 {
 	struct rs_anomaly probe = { .type = (uint8_t)type, .code = code, .subject = subject };
@@ -81,6 +87,11 @@ struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t
 			if (!x->anoms)
 				x->anoms = g_ptr_array_new();
 			g_ptr_array_add(x->anoms, an);
+		} else if (subject && conn_subject(type)) { /* and connections theirs */
+			struct rs_conn *c = (struct rs_conn *)subject;
+			if (!c->anoms)
+				c->anoms = g_ptr_array_new();
+			g_ptr_array_add(c->anoms, an);
 		}
 	}
 	an->count += count;
@@ -211,23 +222,21 @@ void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects)
 	}
 }
 
-/* Connections keep no list of their anomalies (only the CM's few types name
- * them): one pass over the anomalies per batch of evicted connections, which
- * comes once per --max-flows/32 new connections. */
-void rs_anomalies_detach_conns(struct rs_analyzer *a, GHashTable *victims)
+/* The same for connections, through their own lists (a pass over every
+ * anomaly per eviction would cost each new connection thousands of steps
+ * under a small --max-flows), in the order given: which ones stay listed
+ * once RS_DETACHED_MAX is reached does not depend on addresses. */
+void rs_anomalies_detach_conns(struct rs_analyzer *a, struct rs_conn *const *victims, size_t n)
 {
-	GPtrArray *theirs = g_ptr_array_new();
-	GHashTableIter it;
-	gpointer key;
-	g_hash_table_iter_init(&it, a->anomalies);
-	while (g_hash_table_iter_next(&it, &key, NULL)) {
-		struct rs_anomaly *an = key;
-		if (!flow_subject((enum rs_anom)an->type) && an->subject && g_hash_table_contains(victims, an->subject))
-			g_ptr_array_add(theirs, an);
+	for (size_t v = 0; v < n; v++) {
+		struct rs_conn *c = victims[v];
+		if (!c->anoms)
+			continue;
+		for (guint i = 0; i < c->anoms->len; i++) {
+			g_hash_table_steal(a->anomalies, c->anoms->pdata[i]);
+			detach_one(a, c->anoms->pdata[i]);
+		}
+		g_ptr_array_free(c->anoms, TRUE);
+		c->anoms = NULL;
 	}
-	for (guint i = 0; i < theirs->len; i++) {
-		g_hash_table_steal(a->anomalies, theirs->pdata[i]);
-		detach_one(a, theirs->pdata[i]);
-	}
-	g_ptr_array_free(theirs, TRUE);
 }

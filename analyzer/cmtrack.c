@@ -100,7 +100,10 @@ static void free_ptr_array(gpointer p)
 
 static void conn_free(gpointer p)
 {
-	g_free(p);
+	struct rs_conn *c = p;
+	if (c->anoms)
+		g_ptr_array_free(c->anoms, TRUE); /* the anomalies are a->anomalies' */
+	g_free(c);
 }
 
 void rs_pair_init(struct rs_analyzer *a)
@@ -385,8 +388,10 @@ static void evict_idlest_conns(struct rs_analyzer *a)
 	}
 	qsort(all, n, sizeof all[0], by_conn_idleness);
 	GHashTable *victims = g_hash_table_new(g_direct_hash, g_direct_equal);
+	struct rs_conn **order = g_new(struct rs_conn *, batch ? batch : 1); /* idlest first */
 	for (guint i = 0; i < batch; i++) {
 		struct rs_conn *c = all[i].c;
+		order[i] = c;
 		g_hash_table_add(victims, c);
 		const char *st = rs_conn_state(c);
 		for (unsigned k = 0; k < RS_CONN_STATES; k++)
@@ -397,7 +402,8 @@ static void evict_idlest_conns(struct rs_analyzer *a)
 			conn_anomaly_incomplete(a, c);
 	}
 	g_free(all);
-	rs_anomalies_detach_conns(a, victims);
+	rs_anomalies_detach_conns(a, order, batch);
+	g_free(order);
 	g_hash_table_foreach_remove(a->conn_by_id, points_at_victim, victims);
 	g_hash_table_foreach_remove(a->pending_pairs, points_at_victim, victims);
 	for (guint i = 0; i < a->flows->len; i++) {

@@ -381,6 +381,7 @@ struct rs_conn {
 	uint64_t tid_dir[16][2];  /* first transaction ID of each sender (retries repeat it) */
 	struct rs_flow *c2s, *s2c;/* data half-flows once seen */
 	uint64_t last_ts;         /* its latest CM message (with its flows' last_ts: how idle it is) */
+	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them); NULL if none */
 };
 
 /* Connection states as rs_conn_state() names them, for counting the evicted. */
@@ -625,8 +626,8 @@ GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
 /* The detail of the anomaly that sums one type over evicted half-flows. */
 void rs_anomaly_word_detached_sum(struct rs_anomaly *sum);
-/* Before the connections in `victims` go away: their anomalies, as for flows. */
-void rs_anomalies_detach_conns(struct rs_analyzer *a, GHashTable *victims);
+/* Before the N connections in `victims` go away: their anomalies, as for flows. */
+void rs_anomalies_detach_conns(struct rs_analyzer *a, struct rs_conn *const *victims, size_t n);
 /* Before the flows in `subjects` go away: word their anomalies now (at most
  * RS_DETACHED_MAX one by one, then summed per type). */
 #define RS_DETACHED_MAX 4096

@@ -495,6 +495,15 @@ static void merge_conns(struct merge *mg)
 	 * announced in an earlier file, as they would have when first seen). */
 	for (guint i = 0; i < mg->moved_flows->len; i++)
 		rs_pair_adopt_flow(d, mg->moved_flows->pdata[i]);
+	/* Their anomaly lists serve eviction while frames come in, which is
+	 * over: merge_anomalies() frees some of what they point to. */
+	for (guint i = 0; i < d->conns->len; i++) {
+		struct rs_conn *c = d->conns->pdata[i];
+		if (c->anoms) {
+			g_ptr_array_free(c->anoms, TRUE);
+			c->anoms = NULL;
+		}
+	}
 	/* Drop the slots of the conns dst took; those merged into dst's stay
 	 * with src and are freed with it. */
 	for (guint i = 0; i < s->conns->len; i++)
