@@ -222,21 +222,17 @@ void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects)
 	}
 }
 
-/* The same for connections, through their own lists (a pass over every
+/* The same for a connection, through its own list (a pass over every
  * anomaly per eviction would cost each new connection thousands of steps
- * under a small --max-flows), in the order given: which ones stay listed
- * once RS_DETACHED_MAX is reached does not depend on addresses. */
-void rs_anomalies_detach_conns(struct rs_analyzer *a, struct rs_conn *const *victims, size_t n)
+ * under a small --max-flows). */
+void rs_anomalies_detach_conn(struct rs_analyzer *a, struct rs_conn *c)
 {
-	for (size_t v = 0; v < n; v++) {
-		struct rs_conn *c = victims[v];
-		if (!c->anoms)
-			continue;
-		for (guint i = 0; i < c->anoms->len; i++) {
-			g_hash_table_steal(a->anomalies, c->anoms->pdata[i]);
-			detach_one(a, c->anoms->pdata[i]);
-		}
-		g_ptr_array_free(c->anoms, TRUE);
-		c->anoms = NULL;
+	if (!c->anoms)
+		return;
+	for (guint i = 0; i < c->anoms->len; i++) {
+		g_hash_table_steal(a->anomalies, c->anoms->pdata[i]);
+		detach_one(a, c->anoms->pdata[i]);
 	}
+	g_ptr_array_free(c->anoms, TRUE);
+	c->anoms = NULL;
 }

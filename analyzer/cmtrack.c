@@ -321,8 +321,16 @@ static void conn_index(struct rs_analyzer *a, struct rs_conn *c, const struct rs
 
 /* ---- bounded connections (--max-flows) ------------------------------------------ */
 
-const char *const rs_conn_state_names[RS_CONN_STATES] = { "established", "closed",   "closing",
-							  "rejected",    "resolved", "incomplete" };
+const char *const rs_conn_state_names[RS_CONN_STATES] = {
+	[RS_CONN_ESTABLISHED] = "established", [RS_CONN_CLOSED] = "closed",     [RS_CONN_CLOSING] = "closing",
+	[RS_CONN_REJECTED] = "rejected",       [RS_CONN_RESOLVED] = "resolved", [RS_CONN_INCOMPLETE] = "incomplete",
+};
+
+/* An exchange still waiting for its REP or DREP: cm_incomplete. */
+static bool unfinished(enum rs_conn_state st)
+{
+	return st == RS_CONN_INCOMPLETE || st == RS_CONN_CLOSING;
+}
 
 /* --max-flows N keeps at most N/2 connections, since each sets up two
  * half-flows. With --ladder none are evicted: the diagram is of every
@@ -387,23 +395,20 @@ static void evict_idlest_conns(struct rs_analyzer *a)
 		all[i] = (struct idle_conn){ conn_active_ts(c), c };
 	}
 	qsort(all, n, sizeof all[0], by_conn_idleness);
+	/* Idlest first: which anomalies stay listed once RS_DETACHED_MAX is
+	 * reached does not depend on addresses. */
 	GHashTable *victims = g_hash_table_new(g_direct_hash, g_direct_equal);
-	struct rs_conn **order = g_new(struct rs_conn *, batch ? batch : 1); /* idlest first */
 	for (guint i = 0; i < batch; i++) {
 		struct rs_conn *c = all[i].c;
-		order[i] = c;
 		g_hash_table_add(victims, c);
-		const char *st = rs_conn_state(c);
-		for (unsigned k = 0; k < RS_CONN_STATES; k++)
-			if (strcmp(st, rs_conn_state_names[k]) == 0)
-				a->conns_evicted_by_state[k]++;
+		enum rs_conn_state st = rs_conn_state_of(c);
+		a->conns_evicted_by_state[st]++;
 		a->conns_evicted++;
-		if (strcmp(st, "incomplete") == 0 || strcmp(st, "closing") == 0)
+		if (unfinished(st))
 			conn_anomaly_incomplete(a, c);
+		rs_anomalies_detach_conn(a, c);
 	}
 	g_free(all);
-	rs_anomalies_detach_conns(a, order, batch);
-	g_free(order);
 	g_hash_table_foreach_remove(a->conn_by_id, points_at_victim, victims);
 	g_hash_table_foreach_remove(a->pending_pairs, points_at_victim, victims);
 	for (guint i = 0; i < a->flows->len; i++) {
@@ -724,22 +729,27 @@ static bool data_flowed(const struct rs_conn *c)
 	return c->c2s && c->c2s->packets && c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ];
 }
 
-const char *rs_conn_state(const struct rs_conn *c)
+enum rs_conn_state rs_conn_state_of(const struct rs_conn *c)
 {
 	const uint32_t *n = c->n;
 	enum { REQ = 0, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ, SIDR_REP };
 	if (c->kind == RS_CONN_SIDR) {
 		if (!n[SIDR_REP])
-			return "incomplete";
-		return c->sidr_status == 0 ? "resolved" : "rejected";
+			return RS_CONN_INCOMPLETE;
+		return c->sidr_status == 0 ? RS_CONN_RESOLVED : RS_CONN_REJECTED;
 	}
 	if (n[REJ])
-		return "rejected";
+		return RS_CONN_REJECTED;
 	if (n[DREQ] || n[DREP])
-		return n[DREP] ? "closed" : "closing";
+		return n[DREP] ? RS_CONN_CLOSED : RS_CONN_CLOSING;
 	if (n[RTU] || data_flowed(c))
-		return "established";
-	return "incomplete";
+		return RS_CONN_ESTABLISHED;
+	return RS_CONN_INCOMPLETE;
+}
+
+const char *rs_conn_state(const struct rs_conn *c)
+{
+	return rs_conn_state_names[rs_conn_state_of(c)];
 }
 
 /* An exchange that never finished, at the end of the capture or when it is
@@ -757,8 +767,7 @@ void rs_cm_finish(struct rs_analyzer *a)
 {
 	for (guint i = 0; i < a->conns->len; i++) {
 		struct rs_conn *c = a->conns->pdata[i];
-		const char *st = rs_conn_state(c);
-		if (strcmp(st, "incomplete") == 0 || strcmp(st, "closing") == 0)
+		if (unfinished(rs_conn_state_of(c)))
 			conn_anomaly_incomplete(a, c);
 	}
 }

@@ -384,8 +384,11 @@ struct rs_conn {
 	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them); NULL if none */
 };
 
-/* Connection states as rs_conn_state() names them, for counting the evicted. */
-#define RS_CONN_STATES 6
+/* A connection's state (rs_conn_state_of), named by rs_conn_state_names. */
+enum rs_conn_state {
+	RS_CONN_ESTABLISHED, RS_CONN_CLOSED, RS_CONN_CLOSING, RS_CONN_REJECTED, RS_CONN_RESOLVED, RS_CONN_INCOMPLETE,
+	RS_CONN_STATES
+};
 extern const char *const rs_conn_state_names[RS_CONN_STATES];
 
 struct rs_anomaly;
@@ -551,7 +554,8 @@ struct rs_version_seen {
 /* merge.c: a flow moved in from another analyzer joins the pairing index
  * (and a connection the CM exchange announced for it, if it has none). */
 void rs_pair_adopt_flow(struct rs_analyzer *a, struct rs_flow *fl);
-const char *rs_conn_state(const struct rs_conn *c);
+enum rs_conn_state rs_conn_state_of(const struct rs_conn *c);
+const char *rs_conn_state(const struct rs_conn *c); /* its name */
 void rs_cm_finish(struct rs_analyzer *a);
 void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
 		    const struct rs_frame_meta *m, bool retrans);
@@ -626,8 +630,8 @@ GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
 /* The detail of the anomaly that sums one type over evicted half-flows. */
 void rs_anomaly_word_detached_sum(struct rs_anomaly *sum);
-/* Before the N connections in `victims` go away: their anomalies, as for flows. */
-void rs_anomalies_detach_conns(struct rs_analyzer *a, struct rs_conn *const *victims, size_t n);
+/* Before connection C goes away: its anomalies, as for flows. */
+void rs_anomalies_detach_conn(struct rs_analyzer *a, struct rs_conn *c);
 /* Before the flows in `subjects` go away: word their anomalies now (at most
  * RS_DETACHED_MAX one by one, then summed per type). */
 #define RS_DETACHED_MAX 4096

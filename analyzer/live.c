@@ -78,6 +78,18 @@ size_t rs_analyzer_live_events(const struct rs_analyzer *a, struct rs_live_event
 	return n;
 }
 
+/* The live view's connection counters: resolved SIDR lookups count as
+ * established, closed and closing ones in none of the three. */
+static void tally_state(struct rs_live_totals *t, enum rs_conn_state st, uint64_t n)
+{
+	if (st == RS_CONN_ESTABLISHED || st == RS_CONN_RESOLVED)
+		t->established += n;
+	else if (st == RS_CONN_REJECTED)
+		t->rejected += n;
+	else if (st == RS_CONN_INCOMPLETE)
+		t->incomplete += n;
+}
+
 void rs_analyzer_live_totals(const struct rs_analyzer *a, struct rs_live_totals *t)
 {
 	memset(t, 0, sizeof *t);
@@ -100,25 +112,11 @@ void rs_analyzer_live_totals(const struct rs_analyzer *a, struct rs_live_totals 
 		t->cnps += rs_rare(fl)->cnps;
 		t->ecn_ce += rs_rare(fl)->ecn_ce;
 	}
-	/* Evicted under --max-flows: counted by the state they were in. */
+	/* The connections kept, and those evicted under --max-flows by the
+	 * state they were in then. */
 	t->connections = a->conns->len + a->conns_evicted;
-	for (unsigned k = 0; k < RS_CONN_STATES; k++) {
-		const char *st = rs_conn_state_names[k];
-		uint64_t n = a->conns_evicted_by_state[k];
-		if (strcmp(st, "established") == 0 || strcmp(st, "resolved") == 0)
-			t->established += n;
-		else if (strcmp(st, "rejected") == 0)
-			t->rejected += n;
-		else if (strcmp(st, "incomplete") == 0)
-			t->incomplete += n;
-	}
-	for (guint i = 0; i < a->conns->len; i++) {
-		const char *st = rs_conn_state(a->conns->pdata[i]);
-		if (strcmp(st, "established") == 0 || strcmp(st, "resolved") == 0)
-			t->established++;
-		else if (strcmp(st, "rejected") == 0)
-			t->rejected++;
-		else if (strcmp(st, "incomplete") == 0)
-			t->incomplete++;
-	}
+	for (guint i = 0; i < a->conns->len; i++)
+		tally_state(t, rs_conn_state_of(a->conns->pdata[i]), 1);
+	for (unsigned k = 0; k < RS_CONN_STATES; k++)
+		tally_state(t, (enum rs_conn_state)k, a->conns_evicted_by_state[k]);
 }
