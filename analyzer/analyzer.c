@@ -362,13 +362,10 @@ static void evict_idlest(struct rs_analyzer *a)
 	if (batch > n)
 		batch = n;
 	struct rs_fref at = batch ? all[0].fl->last : (struct rs_fref){ 0, 0 };
-	GHashTable *victims = g_hash_table_new(g_direct_hash, g_direct_equal);
-	for (uint32_t i = 0; i < batch; i++)
-		g_hash_table_add(victims, all[i].fl);
-	rs_anomalies_detach(a, victims);
-	g_hash_table_destroy(victims);
-	for (uint32_t i = 0; i < batch; i++)
+	for (uint32_t i = 0; i < batch; i++) {
+		rs_anomalies_detach_flow(a, all[i].fl);
 		flow_evict(a, all[i].fl);
+	}
 	g_free(all);
 	rs_anomaly(a, RS_AN_EVICTED, 0, NULL, &at, batch);
 }

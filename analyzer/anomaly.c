@@ -196,43 +196,34 @@ static void detach_one(struct rs_analyzer *a, struct rs_anomaly *an)
 }
 
 /*
- * Before the flows in `subjects` go away, word their anomalies: the first
- * RS_DETACHED_MAX stay listed one by one; after that they are summed per type
- * into one anomaly, so that memory stays bounded under --max-flows even when
- * every evicted flow had something to report (and eviction costs what the
- * victims' own anomalies cost, not a pass over all anomalies).
+ * Before a flow or connection goes away, word the anomalies on its list: the
+ * first RS_DETACHED_MAX stay listed one by one; after that they are summed
+ * per type into one anomaly, so that memory stays bounded under --max-flows
+ * even when every evicted subject had something to report. The list makes
+ * eviction cost what the victim's own anomalies cost, not a pass over all
+ * anomalies; the caller goes through the victims idlest first, so which
+ * anomalies stay listed depends on the capture alone (not on addresses).
  */
-void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects)
+static void detach_list(struct rs_analyzer *a, GPtrArray **list)
 {
-	GHashTableIter it;
-	gpointer key;
-	g_hash_table_iter_init(&it, subjects);
-	while (g_hash_table_iter_next(&it, &key, NULL)) {
-		struct rs_flow *fl = key;
-		GPtrArray *anoms = fl->x ? fl->x->anoms : NULL;
-		if (!anoms)
-			continue;
-		for (guint i = 0; i < anoms->len; i++) {
-			struct rs_anomaly *an = anoms->pdata[i];
-			g_hash_table_steal(a->anomalies, an);
-			detach_one(a, an);
-		}
-		g_ptr_array_free(anoms, TRUE);
-		fl->x->anoms = NULL;
+	GPtrArray *anoms = *list;
+	if (!anoms)
+		return;
+	for (guint i = 0; i < anoms->len; i++) {
+		g_hash_table_steal(a->anomalies, anoms->pdata[i]);
+		detach_one(a, anoms->pdata[i]);
 	}
+	g_ptr_array_free(anoms, TRUE);
+	*list = NULL;
 }
 
-/* The same for a connection, through its own list (a pass over every
- * anomaly per eviction would cost each new connection thousands of steps
- * under a small --max-flows). */
+void rs_anomalies_detach_flow(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (fl->x)
+		detach_list(a, &fl->x->anoms);
+}
+
 void rs_anomalies_detach_conn(struct rs_analyzer *a, struct rs_conn *c)
 {
-	if (!c->anoms)
-		return;
-	for (guint i = 0; i < c->anoms->len; i++) {
-		g_hash_table_steal(a->anomalies, c->anoms->pdata[i]);
-		detach_one(a, c->anoms->pdata[i]);
-	}
-	g_ptr_array_free(c->anoms, TRUE);
-	c->anoms = NULL;
+	detach_list(a, &c->anoms);
 }

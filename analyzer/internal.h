@@ -630,12 +630,12 @@ GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
 /* The detail of the anomaly that sums one type over evicted half-flows. */
 void rs_anomaly_word_detached_sum(struct rs_anomaly *sum);
-/* Before connection C goes away: its anomalies, as for flows. */
-void rs_anomalies_detach_conn(struct rs_analyzer *a, struct rs_conn *c);
-/* Before the flows in `subjects` go away: word their anomalies now (at most
- * RS_DETACHED_MAX one by one, then summed per type). */
+/* Before a half-flow or a connection goes away: word its anomalies now (at
+ * most RS_DETACHED_MAX one by one over the run, then summed per type). Call
+ * for the victims in a reproducible order (idlest first). */
 #define RS_DETACHED_MAX 4096
-void rs_anomalies_detach(struct rs_analyzer *a, GHashTable *subjects);
+void rs_anomalies_detach_flow(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_anomalies_detach_conn(struct rs_analyzer *a, struct rs_conn *c);
 guint rs_anomaly_hash(gconstpointer k);
 gboolean rs_anomaly_equal(gconstpointer a, gconstpointer b);
 

@@ -247,9 +247,8 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 			 c->rej_from_client ? "client" : "server", rs_cm_rej_reason_name((uint16_t)an->code), an->code);
 		break;
 	case RS_AN_CM_INCOMPLETE: {
-		const char *st = rs_conn_state(c);
 		const char *what = c->kind == RS_CONN_SIDR ? "SIDR_REQ without SIDR_REP"
-				   : strcmp(st, "closing") == 0 ? "DREQ without DREP"
+				   : rs_conn_state_of(c) == RS_CONN_CLOSING ? "DREQ without DREP"
 				   : c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] ? "REP without RTU"
 				   : c->n[0] ? "REQ without REP or REJ" : "handshake seen only in part";
 		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(a, c, who, sizeof who), what);

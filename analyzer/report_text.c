@@ -205,8 +205,9 @@ static void conn_section(FILE *out, const struct rs_view *v)
 			s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP), s2 = -1;
 		snprintf(d1, sizeof d1, s1 >= 0 ? "%.2f ms" : "-", s1);
 		snprintf(d2, sizeof d2, s2 >= 0 ? "%.2f ms" : "-", s2);
-		const char *st = rs_conn_state(c);
-		bool alarm = strcmp(st, "rejected") == 0 || strcmp(st, "incomplete") == 0;
+		enum rs_conn_state state = rs_conn_state_of(c);
+		const char *st = rs_conn_state_names[state];
+		bool alarm = state == RS_CONN_REJECTED || state == RS_CONN_INCOMPLETE;
 		const char *data = c->kind == RS_CONN_SIDR ? (c->c2s ? "UD seen" : "no UD seen")
 				   : c->c2s && c->s2c ? "both ways" : c->c2s || c->s2c ? "one way" : "none seen";
 		fprintf(out, "  %-3u ", c->id);

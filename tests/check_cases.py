@@ -121,6 +121,26 @@ def main():
     ladder = run(["-n", "--ladder", "--max-flows", "8", c("conn_churn")]).stdout
     check(ladder.count("REQ") >= 40, "conn_churn --ladder --max-flows 8: connections evicted from the ladder")
 
+    # Half-flow churn (5000 half-flows, one ECN CE anomaly each, frame i + 1 on
+    # QP 0x10000 + i) under --max-flows 100: evicted in batches of 6, idlest
+    # first. The first 4096 anomalies of evicted flows are listed one by one:
+    # those of the first 4096 flows, whatever addresses the flows had (the
+    # cut falls inside a batch); the rest are summed, with the first frames
+    # in capture order; every anomaly is accounted for.
+    d = report(c("flow_churn"), "--max-flows", "100")
+    an = d["anomalies"]
+    listed = sorted(int(a["description"].split(" QP 0x")[1].split(":")[0], 16) - 0x10000 for a in an
+                    if a["type"] == "ecn_ce" and a["description"].endswith("(half-flow since evicted)"))
+    summed = [a for a in an if a["type"] == "ecn_ce" and "more in evicted half-flows" in a["description"]]
+    live = [a for a in an if a["type"] == "ecn_ce" and "evicted" not in a["description"]]
+    check(listed == list(range(4096)), "flow_churn: the listed anomalies of evicted flows are not the first 4096 "
+          "(%d listed, first missing %s)" % (len(listed), next((i for i in range(4096) if i not in set(listed)), None)))
+    check(len(summed) == 1 and summed[0]["frames"] == list(range(4097, 4097 + len(summed[0]["frames"]))),
+          "flow_churn: the summed anomaly's frames %s, want 4097, 4098, ..." % [x["frames"] for x in summed])
+    total = len(listed) + sum(x["count"] for x in summed) + sum(x["count"] for x in live)
+    check(total == 5000, "flow_churn: %d ECN CE anomalies accounted for, want 5000" % total)
+    check(d["capture"]["half_flows"] <= 100, "flow_churn: %d half-flows kept" % d["capture"]["half_flows"])
+
     # Both sides sending a DREQ, each its own transaction, is no retry; the
     # same sender repeating its transaction is (IBA 12.9.2).
     d = report(c("dreq_both_sides"))

@@ -95,6 +95,15 @@ def main(out):
             p.add(cm_frame(B, A, DREP, cm_ids(sc, cc), tid=cc + 0x100))
     p.close()
 
+    # Half-flow churn: 5000 UD half-flows one after the other, each a single
+    # frame marked ECN CE (one anomaly each), frame i + 1 on QP 0x10000 + i.
+    # Under --max-flows 100 they are evicted idlest (oldest) first, so the
+    # RS_DETACHED_MAX (4096) listed one by one are the first 4096 exactly.
+    p = Pcap(path('flow_churn'))
+    for i in range(5000):
+        p.add(frame(C, D, bth(0x64, 0x10000 + i, 0) + deth(0x1111, 7) + b'e' * 32, ecn=3), dt_ns=1000)
+    p.close()
+
     # Both sides send a DREQ at once, each its own transaction: not a retry.
     # Then the client really retries its DREQ (same transaction ID).
     p = Pcap(path('dreq_both_sides'))
