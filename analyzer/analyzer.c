@@ -260,7 +260,6 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	a->flow_free_list = fl;
 }
 
-/* Fold an evicted flow's counters into the "evicted" total and forget it. */
 /* Prefetched lookups remember flows: forget one that leaves the table. */
 static void forget_prefetched(struct rs_analyzer *a, struct rs_flow *fl)
 {
@@ -269,6 +268,7 @@ static void forget_prefetched(struct rs_analyzer *a, struct rs_flow *fl)
 			a->pf[i].fl = NULL;
 }
 
+/* Fold an evicted flow's counters into the "evicted" total and forget it. */
 static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_flow *s = &a->evicted_sum;
@@ -322,21 +322,14 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 	flow_free(a, fl);
 }
 
-struct idle {
-	uint64_t last_ts;
-	struct rs_flow *fl;
-};
-
-static int by_idleness(const void *x, const void *y)
+int rs_idle_cmp(const void *x, const void *y)
 {
-	const struct idle *a = x, *b = y;
-	if (a->last_ts != b->last_ts)
-		return a->last_ts < b->last_ts ? -1 : 1;
-	return a->fl->id < b->fl->id ? -1 : 1;
+	const struct rs_idle *a = x, *b = y;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* Evict the idlest 1/16 of the flows at once: one sort per cap/16 new
- * flows keeps the cost per new flow logarithmic. */
 void rs_flow_retire(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	if (fl->retired)
@@ -349,22 +342,24 @@ void rs_flow_retire(struct rs_analyzer *a, struct rs_flow *fl)
 	fl->retired = true;
 }
 
+/* Evict the idlest 1/16 of the flows at once: one sort per cap/16 new
+ * flows keeps the cost per new flow logarithmic. */
 static void evict_idlest(struct rs_analyzer *a)
 {
 	uint32_t n = 0, batch = a->opts.max_flows / 16 ? (uint32_t)(a->opts.max_flows / 16) : 1;
-	struct idle *all = g_new(struct idle, a->nflows);
+	struct rs_idle *all = g_new(struct rs_idle, a->nflows);
 	for (guint s = 0; s < a->flows->len; s++) {
 		struct rs_flow *fl = g_ptr_array_index(a->flows, s);
 		if (fl)
-			all[n++] = (struct idle){ fl->last_ts, fl };
+			all[n++] = (struct rs_idle){ fl->last_ts, fl->id, fl };
 	}
-	qsort(all, n, sizeof all[0], by_idleness);
+	qsort(all, n, sizeof all[0], rs_idle_cmp);
 	if (batch > n)
 		batch = n;
-	struct rs_fref at = batch ? all[0].fl->last : (struct rs_fref){ 0, 0 };
+	struct rs_fref at = batch ? ((struct rs_flow *)all[0].item)->last : (struct rs_fref){ 0, 0 };
 	for (uint32_t i = 0; i < batch; i++) {
-		rs_anomalies_detach_flow(a, all[i].fl);
-		flow_evict(a, all[i].fl);
+		rs_anomalies_detach_flow(a, all[i].item);
+		flow_evict(a, all[i].item);
 	}
 	g_free(all);
 	rs_anomaly(a, RS_AN_EVICTED, 0, NULL, &at, batch);

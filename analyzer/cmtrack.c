@@ -353,19 +353,6 @@ static uint64_t conn_active_ts(const struct rs_conn *c)
 	return t;
 }
 
-struct idle_conn {
-	uint64_t ts;
-	struct rs_conn *c;
-};
-
-static int by_conn_idleness(const void *x, const void *y)
-{
-	const struct idle_conn *a = x, *b = y;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return a->c->id < b->c->id ? -1 : a->c->id > b->c->id;
-}
-
 static gboolean points_at_victim(gpointer key, gpointer value, gpointer victims)
 {
 	(void)key;
@@ -389,17 +376,17 @@ static void evict_idlest_conns(struct rs_analyzer *a)
 	guint batch = cap / 16 ? (guint)(cap / 16) : 1;
 	if (batch > n)
 		batch = n;
-	struct idle_conn *all = g_new(struct idle_conn, n);
+	struct rs_idle *all = g_new(struct rs_idle, n);
 	for (guint i = 0; i < n; i++) {
 		struct rs_conn *c = a->conns->pdata[i];
-		all[i] = (struct idle_conn){ conn_active_ts(c), c };
+		all[i] = (struct rs_idle){ conn_active_ts(c), c->id, c };
 	}
-	qsort(all, n, sizeof all[0], by_conn_idleness);
+	qsort(all, n, sizeof all[0], rs_idle_cmp);
 	/* Idlest first: which anomalies stay listed once RS_DETACHED_MAX is
 	 * reached does not depend on addresses. */
 	GHashTable *victims = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (guint i = 0; i < batch; i++) {
-		struct rs_conn *c = all[i].c;
+		struct rs_conn *c = all[i].item;
 		g_hash_table_add(victims, c);
 		enum rs_conn_state st = rs_conn_state_of(c);
 		a->conns_evicted_by_state[st]++;

@@ -628,8 +628,17 @@ const char *rs_anom_key(enum rs_anom t);
 /* Anomalies sorted for reports (caller frees the array, not the items). */
 GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
-/* The detail of the anomaly that sums one type over evicted half-flows. */
+/* The detail of the anomaly that sums one type over evicted half-flows or connections. */
 void rs_anomaly_word_detached_sum(struct rs_anomaly *sum);
+/* Eviction under --max-flows: a half-flow or connection by when it was
+ * last active; rs_idle_cmp sorts the idlest first, ties by creation order
+ * (id), so the victims do not depend on addresses. */
+struct rs_idle {
+	uint64_t ts;
+	uint32_t id;
+	void *item;
+};
+int rs_idle_cmp(const void *x, const void *y);
 /* Before a half-flow or a connection goes away: word its anomalies now (at
  * most RS_DETACHED_MAX one by one over the run, then summed per type). Call
  * for the victims in a reproducible order (idlest first). */
