@@ -143,13 +143,18 @@ enum rs_pending_what { RS_PEND_ACKREQ = 1, RS_PEND_READ, RS_PEND_ATOMIC };
 struct rs_latvec {
 	uint64_t n;       /* samples seen */
 	uint64_t min, max;
-	uint64_t *v;      /* exact up to RS_LAT_EXACT, then a uniform reservoir */
+	/* Exact up to RS_LAT_EXACT, then a uniform reservoir: uint32_t[cap]
+	 * while every sample kept fits in 32 bits (under 4.29 s), then
+	 * uint64_t[cap] (`wide`). Read it through latency.c only. */
+	void *v;
 	uint64_t rng;
 	/* At most RS_LAT_EXACT: 16 bits keep the struct at 80 bytes. */
 	uint16_t len, cap;
 	uint16_t nstage;  /* samples in stage, after those in v */
+	bool wide;
 	uint64_t stage[RS_LAT_STAGE];
 };
+_Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes");
 _Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 

@@ -479,6 +479,62 @@ START_TEST(quantiles_of_samples_still_staged)
 }
 END_TEST
 
+START_TEST(latencies_past_32_bits_are_kept_exactly)
+{
+	/* Samples are kept in 32 bits while they fit; one of 5 s (past
+	 * 2^32 ns = 4.29 s) widens the vector and every value stays exact. */
+	struct rs_latvec v;
+	memset(&v, 0, sizeof v);
+	for (uint64_t i = 1; i <= 10; i++)
+		rs_lat_add(&v, i * 100); /* 100 .. 1000: two stages join the vector, two wait */
+	ck_assert_uint_eq(v.len, 8);
+	ck_assert(!v.wide);
+	rs_lat_add(&v, 5000000000ull);
+	rs_lat_add(&v, 7);
+	/* 7, 100, 200, ..., 1000, 5e9: twelve samples. */
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.5), 500);  /* the 6th */
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.99), 5000000000ull); /* the 12th, not 5e9 mod 2^32 */
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.0), 7);
+	ck_assert(v.wide);
+	ck_assert_uint_eq(v.max, 5000000000ull);
+
+	/* A narrow vector merged with a wide one widens too. */
+	struct rs_latvec d;
+	memset(&d, 0, sizeof d);
+	for (uint64_t i = 1; i <= 9; i++)
+		rs_lat_add(&d, 3);
+	rs_lat_merge(&d, &v);
+	ck_assert_uint_eq(d.n, 21);
+	ck_assert_uint_eq(rs_lat_quantile(&d, 1.0), 5000000000ull);
+	ck_assert_uint_eq(rs_lat_quantile(&d, 0.5), 100); /* nine 3s, 7, then 100: the 11th of 21 */
+	rs_lat_free(&d);
+	rs_lat_free(&v);
+}
+END_TEST
+
+START_TEST(reservoir_replacements_past_32_bits_are_exact)
+{
+	/* The reservoir is full of small samples (32-bit), then most of what
+	 * comes is 6 s: a replacement widens the vector in place. */
+	struct rs_latvec v;
+	memset(&v, 0, sizeof v);
+	for (uint64_t i = 1; i <= RS_LAT_EXACT; i++)
+		rs_lat_add(&v, i);
+	ck_assert(!v.wide);
+	for (int i = 0; i < 4 * RS_LAT_EXACT; i++)
+		rs_lat_add(&v, 6000000000ull);
+	ck_assert(v.wide);
+	ck_assert_uint_eq(v.len, RS_LAT_EXACT);
+	/* About 80% of the kept samples are 6 s; a truncated one would read
+	 * 1705032704 (6e9 mod 2^32) and sort below them. */
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.5), 6000000000ull);
+	ck_assert_uint_eq(rs_lat_quantile(&v, 0.99), 6000000000ull);
+	ck_assert_uint_le(rs_lat_quantile(&v, 0.05), RS_LAT_EXACT);
+	ck_assert_uint_eq(v.min, 1);
+	rs_lat_free(&v);
+}
+END_TEST
+
 START_TEST(immediates_kept_up_to_the_cap)
 {
 	/* The list grows with the values; past RS_MAX_IMMS only the count does. */
@@ -515,6 +571,8 @@ static Suite *suite(void)
 	tcase_add_test(t, eviction_keeps_the_cap);
 	tcase_add_test(t, peak_is_the_busiest_interval_with_or_without_rows);
 	tcase_add_test(t, quantiles_of_samples_still_staged);
+	tcase_add_test(t, latencies_past_32_bits_are_kept_exactly);
+	tcase_add_test(t, reservoir_replacements_past_32_bits_are_exact);
 	tcase_add_test(t, immediates_kept_up_to_the_cap);
 	suite_add_tcase(s, t);
 	return s;
