@@ -19,7 +19,11 @@
  *   table    slicing-by-8 (crc.c): everywhere, and for fewer than 16 bytes
  *   pclmul   SSE + PCLMULQDQ: four 16-byte accumulators, 64 bytes per step
  *   vpclmul  AVX-512 + VPCLMULQDQ: four 64-byte accumulators, 256 bytes per
- *            step (for 256 bytes and more; shorter runs use pclmul)
+ *            step, then 64 and 16; accumulators are joined in one step each
+ *            (independent folds), and the last 1..15 bytes are one more
+ *            fold (a masked load and two byte permutes, AVX-512 VBMI)
+ *            instead of table lookups. For ICRCs most of the time is what
+ *            comes after the bulk: the joins, the tail and the reduction.
  * They are compiled with target attributes, so the default build still runs
  * on any x86-64 and only calls what the CPU has (__builtin_cpu_supports);
  * other architectures get the table alone.
@@ -29,16 +33,28 @@
  * atomically (every thread resolves the same value, so a race is harmless).
  * It is the dissector's only state, written once.
  *
- * rs_crc32_update2() takes two runs (the ICRC's masked headers, then the
- * packet in place) and, when the first is a multiple of 16 bytes, folds
- * straight from one into the other: one reduction per frame instead of two. ROCESTAT_CRC=table|pclmul|vpclmul in the environment
- * forces a path (for benchmarks; an unsupported choice falls back to the
- * best one available).
+ * rs_crc32_update2() takes two runs (the ICRC's headers with the mask of
+ * their variant fields, then the rest of the packet, both in place) and
+ * folds straight from one into the other: one reduction per frame instead
+ * of two (pclmul: when the first is a multiple of 16 bytes; vpclmul: any
+ * length but 1 to 3 past one). ROCESTAT_CRC=table|pclmul|vpclmul in the
+ * environment forces a path (for benchmarks; an unsupported choice falls
+ * back to the best one available).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dissect/internal.h"
+
+/* a with a_or ORed in, in buf (RS_CRC_OR_MAX bytes); a itself without a mask. */
+static inline const uint8_t *or_into(uint8_t *buf, const uint8_t *a, const uint8_t *a_or, size_t na)
+{
+	if (!a_or)
+		return a;
+	for (size_t i = 0; i < na; i++)
+		buf[i] = a[i] | a_or[i];
+	return buf;
+}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define RS_CRC_X86 1
@@ -70,7 +86,7 @@ static inline uint32_t tail(uint32_t crc, const uint8_t *p, size_t n)
 }
 
 #define PCLMUL_TARGET __attribute__((target("pclmul,sse2")))
-#define VPCLMUL_TARGET __attribute__((target("pclmul,sse2,avx2,avx512f,avx512vl,vpclmulqdq")))
+#define VPCLMUL_TARGET __attribute__((target("pclmul,sse2,avx2,avx512f,avx512vl,avx512bw,avx512vbmi,vpclmulqdq")))
 
 static PCLMUL_TARGET inline __m128i k_load(const uint64_t k[2])
 {
@@ -164,48 +180,137 @@ static VPCLMUL_TARGET inline __m512i load64(const uint8_t *p)
 	return _mm512_loadu_si512((const void *)p);
 }
 
-static VPCLMUL_TARGET inline uint32_t vpclmul_run(__m128i init, const uint8_t *p, size_t n)
+/* The four lanes of z, in message order, joined into one accumulator:
+ * each folded onto the last lane by its own distance (48, 32, 16 bytes) in
+ * the same two multiplications, then XORed together. */
+static VPCLMUL_TARGET inline __m128i join_lanes(__m512i z)
 {
-	const __m512i k2048 = _mm512_broadcast_i32x4(k_load(rs_crc_k_fold2048));
-	const __m512i k512 = _mm512_broadcast_i32x4(k_load(rs_crc_k_fold512));
+	const __m512i k = _mm512_set_epi64(0, 0, (long long)rs_crc_k_fold128[1], (long long)rs_crc_k_fold128[0],
+					   (long long)rs_crc_k_fold256[1], (long long)rs_crc_k_fold256[0],
+					   (long long)rs_crc_k_fold384[1], (long long)rs_crc_k_fold384[0]);
+	__m512i t = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(z, k, 0x00), _mm512_clmulepi64_epi128(z, k, 0x11),
+					      _mm512_maskz_mov_epi64(0xC0, z), 0x96);
+	__m256i y = _mm256_xor_si256(_mm512_castsi512_si256(t), _mm512_extracti64x4_epi64(t, 1));
+	return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+}
+
+/* Four 16-byte accumulators in message order, joined the same way. */
+static VPCLMUL_TARGET inline __m128i join4(__m128i a0, __m128i a1, __m128i a2, __m128i a3)
+{
+	const __m128i k384 = k_load(rs_crc_k_fold384), k256 = k_load(rs_crc_k_fold256);
 	const __m128i k128 = k_load(rs_crc_k_fold128);
-	__m512i z0 = _mm512_xor_si512(load64(p), _mm512_zextsi128_si512(init));
-	__m512i z1 = load64(p + 64), z2 = load64(p + 128), z3 = load64(p + 192);
-	p += 256;
-	n -= 256;
-	while (n >= 256) {
-		z0 = fold64(z0, load64(p), k2048);
-		z1 = fold64(z1, load64(p + 64), k2048);
-		z2 = fold64(z2, load64(p + 128), k2048);
-		z3 = fold64(z3, load64(p + 192), k2048);
+	__m128i x = _mm_ternarylogic_epi64(_mm_clmulepi64_si128(a0, k384, 0x00), _mm_clmulepi64_si128(a0, k384, 0x11),
+					   a3, 0x96);
+	__m128i y = _mm_ternarylogic_epi64(_mm_clmulepi64_si128(a1, k256, 0x00), _mm_clmulepi64_si128(a1, k256, 0x11),
+					   _mm_clmulepi64_si128(a2, k128, 0x00), 0x96);
+	return _mm_ternarylogic_epi64(x, y, _mm_clmulepi64_si128(a2, k128, 0x11), 0x96);
+}
+
+/* Four zmm accumulators (64 bytes apart), joined onto the last. */
+static VPCLMUL_TARGET inline __m512i join_zmm(__m512i z0, __m512i z1, __m512i z2, __m512i z3)
+{
+	const __m512i k1536 = _mm512_broadcast_i32x4(k_load(rs_crc_k_fold1536));
+	const __m512i k1024 = _mm512_broadcast_i32x4(k_load(rs_crc_k_fold1024));
+	const __m512i k512 = _mm512_broadcast_i32x4(k_load(rs_crc_k_fold512));
+	__m512i j0 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(z0, k1536, 0x00),
+					       _mm512_clmulepi64_epi128(z0, k1536, 0x11), z3, 0x96);
+	__m512i j1 = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(z1, k1024, 0x00),
+					       _mm512_clmulepi64_epi128(z1, k1024, 0x11),
+					       _mm512_clmulepi64_epi128(z2, k512, 0x00), 0x96);
+	return _mm512_ternarylogic_epi64(j0, j1, _mm512_clmulepi64_epi128(z2, k512, 0x11), 0x96);
+}
+
+/* The accumulator a of the 16 bytes before the last r (1..15) bytes, which
+ * end at `end`: the accumulator of the message through them. With a's
+ * bytes A[0..16) and the tail T, the message ends A[0..r) A[r..16) T: the
+ * blocks C = (zeros, A[0..r)) and B = (A[r..16), T) carry the same bytes,
+ * and zero bytes met by a zero register change nothing, so C folds onto B
+ * (scripts/gen-crc-fold-constants.py models it). The load is masked to the
+ * r bytes: nothing before them is read, whatever the address says. */
+static VPCLMUL_TARGET inline __m128i tail_block(__m128i a, const uint8_t *end, unsigned r)
+{
+	const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __mmask16 top = (__mmask16)(0xFFFFu << (16 - r));
+	__m128i t = _mm_maskz_loadu_epi8(top, (const void *)((uintptr_t)end - 16));
+	__m128i b = _mm_mask_permutexvar_epi8(t, (__mmask16)~top, _mm_add_epi8(iota, _mm_set1_epi8((char)r)), a);
+	__m128i c = _mm_maskz_permutexvar_epi8(top, _mm_sub_epi8(iota, _mm_set1_epi8((char)(16 - r))), a);
+	return fold16(c, b, k_load(rs_crc_k_fold128));
+}
+
+/* The accumulator of a run of n >= 16 bytes whose first 16 are XORed with
+ * `init` (as pclmul_run's): zmm accumulators from 256 bytes on, four xmm
+ * ones from 64 (a zmm join costs more than it saves there). */
+static VPCLMUL_TARGET inline __m128i vpclmul_run(__m128i init, const uint8_t *p, size_t n)
+{
+	const __m128i k128 = k_load(rs_crc_k_fold128);
+	__m128i a;
+	if (n >= 256) {
+		const __m512i k2048 = _mm512_broadcast_i32x4(k_load(rs_crc_k_fold2048));
+		const __m512i k512 = _mm512_broadcast_i32x4(k_load(rs_crc_k_fold512));
+		__m512i z0 = _mm512_xor_si512(load64(p), _mm512_zextsi128_si512(init));
+		__m512i z1 = load64(p + 64), z2 = load64(p + 128), z3 = load64(p + 192);
 		p += 256;
 		n -= 256;
-	}
-	z1 = fold64(z0, z1, k512);
-	z2 = fold64(z1, z2, k512);
-	z3 = fold64(z2, z3, k512);
-	while (n >= 64) {
-		z3 = fold64(z3, load64(p), k512);
+		while (n >= 256) {
+			z0 = fold64(z0, load64(p), k2048);
+			z1 = fold64(z1, load64(p + 64), k2048);
+			z2 = fold64(z2, load64(p + 128), k2048);
+			z3 = fold64(z3, load64(p + 192), k2048);
+			p += 256;
+			n -= 256;
+		}
+		z3 = join_zmm(z0, z1, z2, z3);
+		while (n >= 64) {
+			z3 = fold64(z3, load64(p), k512);
+			p += 64;
+			n -= 64;
+		}
+		a = join_lanes(z3);
+	} else if (n >= 64) {
+		const __m128i k512 = k_load(rs_crc_k_fold512);
+		__m128i a0 = _mm_xor_si128(load16(p), init), a1 = load16(p + 16), a2 = load16(p + 32), a3 = load16(p + 48);
 		p += 64;
 		n -= 64;
+		while (n >= 64) {
+			a0 = fold16(a0, load16(p), k512);
+			a1 = fold16(a1, load16(p + 16), k512);
+			a2 = fold16(a2, load16(p + 32), k512);
+			a3 = fold16(a3, load16(p + 48), k512);
+			p += 64;
+			n -= 64;
+		}
+		a = join4(a0, a1, a2, a3);
+	} else {
+		a = _mm_xor_si128(load16(p), init);
+		p += 16;
+		n -= 16;
 	}
-	__m128i a = _mm512_extracti32x4_epi32(z3, 0);
-	a = fold16(a, _mm512_extracti32x4_epi32(z3, 1), k128);
-	a = fold16(a, _mm512_extracti32x4_epi32(z3, 2), k128);
-	a = fold16(a, _mm512_extracti32x4_epi32(z3, 3), k128);
 	while (n >= 16) {
 		a = fold16(a, load16(p), k128);
 		p += 16;
 		n -= 16;
 	}
-	return tail(reduce128(a), p, n);
+	if (n)
+		a = tail_block(a, p + n, (unsigned)n);
+	return a;
 }
 
 VPCLMUL_TARGET uint32_t rs_crc32_update_vpclmul(uint32_t crc, const uint8_t *p, size_t n)
 {
-	if (n < 256)
-		return rs_crc32_update_pclmul(crc, p, n);
-	return vpclmul_run(_mm_cvtsi32_si128((int)crc), p, n);
+	if (n < 16)
+		return rs_crc32_update_table(crc, p, n);
+	return reduce128(vpclmul_run(_mm_cvtsi32_si128((int)crc), p, n));
+}
+
+/* The accumulator of a (na >= 16, a multiple of 16), the register crc
+ * XORed into its first bytes. */
+static PCLMUL_TARGET inline __m128i head_acc(uint32_t crc, const uint8_t *a, size_t na)
+{
+	const __m128i k128 = k_load(rs_crc_k_fold128);
+	__m128i acc = _mm_xor_si128(load16(a), _mm_cvtsi32_si128((int)crc));
+	for (size_t i = 16; i < na; i += 16)
+		acc = fold16(acc, load16(a + i), k128);
+	return acc;
 }
 
 /* Two runs, a then b, without reducing in between: a (a multiple of 16
@@ -213,29 +318,71 @@ VPCLMUL_TARGET uint32_t rs_crc32_update_vpclmul(uint32_t crc, const uint8_t *p, 
  * constants is what b's first 16 bytes are XORed with. */
 static PCLMUL_TARGET inline __m128i fold_head(uint32_t crc, const uint8_t *a, size_t na)
 {
-	const __m128i k128 = k_load(rs_crc_k_fold128);
-	__m128i acc = _mm_xor_si128(load16(a), _mm_cvtsi32_si128((int)crc));
-	for (size_t i = 16; i < na; i += 16)
-		acc = fold16(acc, load16(a + i), k128);
-	return fold16(acc, _mm_setzero_si128(), k128);
+	return fold16(head_acc(crc, a, na), _mm_setzero_si128(), k_load(rs_crc_k_fold128));
 }
 
-PCLMUL_TARGET uint32_t rs_crc32_update2_pclmul(uint32_t crc, const uint8_t *a, size_t na, const uint8_t *b,
-					       size_t nb)
+PCLMUL_TARGET uint32_t rs_crc32_update2_pclmul(uint32_t crc, const uint8_t *a, const uint8_t *a_or, size_t na,
+					       const uint8_t *b, size_t nb)
 {
+	uint8_t masked[RS_CRC_OR_MAX];
+	a = or_into(masked, a, a_or, na);
 	if (na < 16 || na % 16 || nb < 16)
 		return rs_crc32_update_pclmul(rs_crc32_update_pclmul(crc, a, na), b, nb);
 	return pclmul_run(fold_head(crc, a, na), b, nb);
 }
 
-VPCLMUL_TARGET uint32_t rs_crc32_update2_vpclmul(uint32_t crc, const uint8_t *a, size_t na, const uint8_t *b,
-						 size_t nb)
+/* The accumulator of a header of na bytes whose length past a multiple of
+ * 16, r, is 0 or at least 4: its first r bytes are a block of their own,
+ * behind zeros (zeros met by a zero register change nothing, see
+ * tail_block), with the register XORed into their first four. The masked
+ * load reads none of the bytes before a. */
+static VPCLMUL_TARGET inline __m128i head_acc_any(uint32_t crc, const uint8_t *a, const uint8_t *a_or, size_t na)
 {
-	if (na < 16 || na % 16 || nb < 16)
+	const __m128i k128 = k_load(rs_crc_k_fold128);
+	unsigned r = (unsigned)(na % 16);
+	__m128i acc;
+	if (r) {
+		const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+		const __mmask16 top = (__mmask16)(0xFFFFu << (16 - r));
+		__m128i first = _mm_maskz_loadu_epi8(top, (const void *)((uintptr_t)a + r - 16));
+		if (a_or)
+			first = _mm_or_si128(first, _mm_maskz_loadu_epi8(top, (const void *)((uintptr_t)a_or + r - 16)));
+		__m128i reg = _mm_maskz_permutexvar_epi8(top, _mm_sub_epi8(iota, _mm_set1_epi8((char)(16 - r))),
+							 _mm_cvtsi32_si128((int)crc));
+		acc = _mm_xor_si128(first, reg);
+		a += r;
+		a_or = a_or ? a_or + r : NULL;
+		na -= r;
+	} else {
+		__m128i first = a_or ? _mm_or_si128(load16(a), load16(a_or)) : load16(a);
+		acc = _mm_xor_si128(first, _mm_cvtsi32_si128((int)crc));
+		a += 16;
+		a_or = a_or ? a_or + 16 : NULL;
+		na -= 16;
+	}
+	for (size_t i = 0; i < na; i += 16)
+		acc = fold16(acc, a_or ? _mm_or_si128(load16(a + i), load16(a_or + i)) : load16(a + i), k128);
+	return acc;
+}
+
+/* Any a of 4 bytes or more whose length is not 1 to 3 past a multiple of
+ * 16 (the ICRC's headers: 48 bytes over IPv4, 68 over IPv6, 60 with a GRH
+ * alone, 20 with an LRH), then any b: one reduction for both. The mask is
+ * ORed in as a is loaded, so the caller need not copy a to mask it. */
+VPCLMUL_TARGET uint32_t rs_crc32_update2_vpclmul(uint32_t crc, const uint8_t *a, const uint8_t *a_or, size_t na,
+						 const uint8_t *b, size_t nb)
+{
+	if (na < 4 || (na % 16 && na % 16 < 4)) {
+		uint8_t masked[RS_CRC_OR_MAX];
+		a = or_into(masked, a, a_or, na);
 		return rs_crc32_update_vpclmul(rs_crc32_update_vpclmul(crc, a, na), b, nb);
-	if (nb < 256)
-		return pclmul_run(fold_head(crc, a, na), b, nb);
-	return vpclmul_run(fold_head(crc, a, na), b, nb);
+	}
+	__m128i acc = head_acc_any(crc, a, a_or, na);
+	if (nb >= 16)
+		acc = vpclmul_run(fold16(acc, _mm_setzero_si128(), k_load(rs_crc_k_fold128)), b, nb);
+	else if (nb)
+		acc = tail_block(acc, b + nb, (unsigned)nb);
+	return reduce128(acc);
 }
 #endif /* x86-64 */
 
@@ -252,7 +399,8 @@ static bool cpu_has(enum impl i)
 		return pcl;
 	if (i == IMPL_VPCLMUL)
 		return pcl && __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("avx512f") &&
-		       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2");
+		       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx2");
 #endif
 	return false;
 }
@@ -297,17 +445,20 @@ uint32_t rs_crc32_update(uint32_t crc, const uint8_t *p, size_t n)
 	}
 }
 
-uint32_t rs_crc32_update2(uint32_t crc, const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+uint32_t rs_crc32_update2(uint32_t crc, const uint8_t *a, const uint8_t *a_or, size_t na, const uint8_t *b, size_t nb)
 {
 	switch (impl()) {
 #ifdef RS_CRC_X86
 	case IMPL_VPCLMUL:
-		return rs_crc32_update2_vpclmul(crc, a, na, b, nb);
+		return rs_crc32_update2_vpclmul(crc, a, a_or, na, b, nb);
 	case IMPL_PCLMUL:
-		return rs_crc32_update2_pclmul(crc, a, na, b, nb);
+		return rs_crc32_update2_pclmul(crc, a, a_or, na, b, nb);
 #endif
-	default:
+	default: {
+		uint8_t masked[RS_CRC_OR_MAX];
+		a = or_into(masked, a, a_or, na);
 		return rs_crc32_update_table(rs_crc32_update_table(crc, a, na), b, nb);
+	}
 	}
 }
 

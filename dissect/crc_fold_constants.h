@@ -10,6 +10,14 @@ static const uint64_t rs_crc_k_fold128[2] = { 0x65673b4600000000ull, 0x9ba54c6f0
 static const uint64_t rs_crc_k_fold512[2] = { 0x653d982200000000ull, 0xcad38e8f00000000ull };
 /* fold four zmm accumulators (256 bytes) ahead: x^(2048+64), x^2048 */
 static const uint64_t rs_crc_k_fold2048[2] = { 0x7cc8e1e700000000ull, 0x03f9f86300000000ull };
+/* join lanes: 32 bytes ahead, x^(256+64), x^256 */
+static const uint64_t rs_crc_k_fold256[2] = { 0x9570d49500000000ull, 0x01b5fd1d00000000ull };
+/* join lanes: 48 bytes ahead, x^(384+64), x^384 */
+static const uint64_t rs_crc_k_fold384[2] = { 0x69ccfc0d00000000ull, 0x2a28386200000000ull };
+/* join zmm accumulators: 128 bytes ahead, x^(1024+64), x^1024 */
+static const uint64_t rs_crc_k_fold1024[2] = { 0x7d657a1000000000ull, 0x7406fa9500000000ull };
+/* join zmm accumulators: 192 bytes ahead, x^(1536+64), x^1536 */
+static const uint64_t rs_crc_k_fold1536[2] = { 0x67f7947600000000ull, 0xc56d949600000000ull };
 /* 128 -> 96 -> 64 bits: x^96, x^64 */
 static const uint64_t rs_crc_k_reduce96_64[2] = { 0xccaa009e00000000ull, 0xb8bc676500000000ull };
 /* Barrett: floor(x^64 / P), P (both reflect64) */

@@ -88,14 +88,46 @@ static void mask_grh(uint8_t *h)
 	h[7] = 0xFF;
 }
 
+/* The masks of the ICRC's variant fields (IBA 7.8.1, Annex A17.3.3) for
+ * the usual header layouts, from 8 bytes before the network header (the
+ * LRH's place, all ones) to the end of the BTH: ORed in as the CRC reads
+ * the packet (rs_crc32_update2), so nothing is copied. */
+#define MASK_GRH_AT(o) [(o)] = 0x0F, [(o) + 1] = 0xFF, [(o) + 2] = 0xFF, [(o) + 3] = 0xFF, [(o) + 7] = 0xFF
+#define MASK_LRH [0] = 0xFF, [1] = 0xFF, [2] = 0xFF, [3] = 0xFF, [4] = 0xFF, [5] = 0xFF, [6] = 0xFF, [7] = 0xFF
+static const uint8_t icrc_mask_ipv4[8 + 20 + 8 + BTH_LEN] = {
+	MASK_LRH, [8 + 1] = 0xFF /* TOS */, [8 + 8] = 0xFF /* TTL */, [8 + 10] = 0xFF, [8 + 11] = 0xFF /* checksum */,
+	[28 + 6] = 0xFF, [28 + 7] = 0xFF /* UDP checksum */, [36 + 4] = 0xFF /* FECN, BECN, Resv6 */
+};
+static const uint8_t icrc_mask_ipv6[8 + GRH_LEN + 8 + BTH_LEN] = {
+	MASK_LRH, MASK_GRH_AT(8), [48 + 6] = 0xFF, [48 + 7] = 0xFF, [56 + 4] = 0xFF
+};
+static const uint8_t icrc_mask_grh[8 + GRH_LEN + BTH_LEN] = { MASK_LRH, MASK_GRH_AT(8), [48 + 4] = 0xFF };
+
 /* The ICRC covers the packet from the network header on, with the variant
- * fields masked to ones. The masked headers are gathered into one small
- * buffer, then the rest (extension headers, payload, pad) is taken in
- * place, in one rs_crc32_update2() call: the carry-less-multiply CRC folds
- * from one into the other (crc_fold.c). */
+ * fields masked to ones. Usual layouts (IPv4 without options, IPv6 without
+ * extension headers, a GRH right before the BTH, with 8 captured bytes
+ * before the network header) are read in place with a mask; others gather
+ * the masked headers into one small buffer. The rest (extension headers,
+ * payload, pad) is taken in place, in the same rs_crc32_update2() call: the
+ * carry-less-multiply CRC folds from one into the other (crc_fold.c). */
 static uint32_t icrc_compute(const struct rs_dctx *d, uint32_t bth_off, uint32_t icrc_off)
 {
 	const uint8_t *p = d->pkt;
+	const uint8_t *body = p + bth_off + BTH_LEN;
+	uint32_t nbody = icrc_off - bth_off - BTH_LEN;
+	if (d->carrier == RS_CARRIER_IPV4 && d->net_off >= 8 && d->net_hdr_len == 20 && d->udp_off == d->net_off + 20 &&
+	    bth_off == d->udp_off + 8)
+		return ~rs_crc32_update2(0xFFFFFFFFu, p + d->net_off - 8, icrc_mask_ipv4, sizeof icrc_mask_ipv4, body,
+					 nbody);
+	if (d->carrier == RS_CARRIER_IPV6 && d->net_off >= 8 && d->udp_off == d->net_off + GRH_LEN &&
+	    bth_off == d->udp_off + 8)
+		return ~rs_crc32_update2(0xFFFFFFFFu, p + d->net_off - 8, icrc_mask_ipv6, sizeof icrc_mask_ipv6, body,
+					 nbody);
+	if ((d->carrier == RS_CARRIER_GRH || d->carrier == RS_CARRIER_LRH_GRH) && d->grh_off >= 8 &&
+	    bth_off == d->grh_off + GRH_LEN)
+		return ~rs_crc32_update2(0xFFFFFFFFu, p + d->grh_off - 8, icrc_mask_grh, sizeof icrc_mask_grh, body,
+					 nbody);
+
 	uint8_t tmp[8 + 60 + 8 + BTH_LEN]; /* ones, IPv4 with options (or GRH), UDP, BTH */
 	uint32_t k = 0;
 	uint32_t crc = 0xFFFFFFFFu;
@@ -144,7 +176,7 @@ static uint32_t icrc_compute(const struct rs_dctx *d, uint32_t bth_off, uint32_t
 	memcpy(tmp + k, p + bth_off, BTH_LEN);
 	tmp[k + 4] = 0xFF; /* FECN, BECN and Resv6 */
 	k += BTH_LEN;
-	crc = rs_crc32_update2(crc, tmp, k, p + bth_off + BTH_LEN, icrc_off - bth_off - BTH_LEN);
+	crc = rs_crc32_update2(crc, tmp, NULL, k, body, nbody);
 	return ~crc;
 }
 

@@ -86,13 +86,20 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
  * rs_crc32_has_impl("pclmul" / "vpclmul") before calling them. */
 uint32_t rs_crc32_update(uint32_t crc, const uint8_t *p, size_t n);
 uint32_t rs_crc32_update_table(uint32_t crc, const uint8_t *p, size_t n);
-/* The same as rs_crc32_update(rs_crc32_update(crc, a, na), b, nb). */
-uint32_t rs_crc32_update2(uint32_t crc, const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
+/* The same as rs_crc32_update(rs_crc32_update(crc, a', na), b, nb), where a'
+ * is a with a_or's bytes ORed in (a_or NULL: a as it is; else na <=
+ * RS_CRC_OR_MAX). The ICRC passes its headers in place with the mask of
+ * their variant fields, rather than a masked copy. */
+#define RS_CRC_OR_MAX 128
+uint32_t rs_crc32_update2(uint32_t crc, const uint8_t *a, const uint8_t *a_or, size_t na, const uint8_t *b,
+			  size_t nb);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 uint32_t rs_crc32_update_pclmul(uint32_t crc, const uint8_t *p, size_t n);
 uint32_t rs_crc32_update_vpclmul(uint32_t crc, const uint8_t *p, size_t n);
-uint32_t rs_crc32_update2_pclmul(uint32_t crc, const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
-uint32_t rs_crc32_update2_vpclmul(uint32_t crc, const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
+uint32_t rs_crc32_update2_pclmul(uint32_t crc, const uint8_t *a, const uint8_t *a_or, size_t na, const uint8_t *b,
+				 size_t nb);
+uint32_t rs_crc32_update2_vpclmul(uint32_t crc, const uint8_t *a, const uint8_t *a_or, size_t na, const uint8_t *b,
+				  size_t nb);
 #endif
 const char *rs_crc32_impl_name(void);  /* "table", "pclmul" or "vpclmul" */
 bool rs_crc32_has_impl(const char *name);

@@ -21,6 +21,22 @@ Each product has degree <= 63 + 31 + 1 = 95, so it fits in 128 bits.
   fold128: D = 128   (one 16-byte lane to the next)
   fold512: D = 512   (four lanes at once; also zmm to the next zmm)
   fold2048: D = 2048 (four zmm accumulators, 256 bytes per step)
+Joining accumulators in one step rather than one after the other (their
+folds are independent, so they overlap in the pipeline):
+  lanes: the lanes of one zmm, 48, 32 and 16 bytes before the last lane,
+    fold onto it with fold384, fold256 and fold128 in one VPCLMULQDQ each
+    for the low and high halves (one constant per lane);
+  zmm: four zmm accumulators, 192, 128 and 64 bytes before the last one,
+    fold onto it with fold1536, fold1024 and fold512.
+
+The last 1..15 bytes T of a run (vpclmul): with A the accumulator of the
+16 bytes before them, the message ends A[0..r) A[r..16) T. Read as two
+16-byte blocks, C = (zeros, A[0..r)) and B = (A[r..16), T): zero bytes
+before the first non-zero one do not change a CRC whose register they
+meet as zero, so fold(C, B, fold128) is the accumulator of the whole
+message, 16-byte aligned at its end. The same argument lets a header
+whose length is not a multiple of 16 be padded in front with zeros, the
+CRC register XORed into its first four real bytes.
 
 Reduction of the final 128-bit A to the 32-bit CRC R = A*x^32 mod P:
   1. T = clmul(lo64(A), x^96 const) ^ (hi64(A) << 32): T = A*x^32 (mod P),
@@ -94,6 +110,10 @@ CONST = {
     "fold128": (k(128 + 64), k(128)),
     "fold512": (k(512 + 64), k(512)),
     "fold2048": (k(2048 + 64), k(2048)),
+    "fold256": (k(256 + 64), k(256)),
+    "fold384": (k(384 + 64), k(384)),
+    "fold1024": (k(1024 + 64), k(1024)),
+    "fold1536": (k(1536 + 64), k(1536)),
     "reduce96_64": (k(96), k(64)),
     "barrett": (reflect(pdiv(1 << 64), 64), reflect(P, 64)),
 }
@@ -168,9 +188,75 @@ def model_update(crc, data, lanes):
     return table_update(reduce128(a), data[n - n % 16:])
 
 
+MASK128 = (1 << 128) - 1
+
+
+def join_lanes(acc):
+    """Four 16-byte accumulators, in message order, into one (in one step)."""
+    return (fold(acc[0], 0, CONST["fold384"]) ^ fold(acc[1], 0, CONST["fold256"]) ^
+            fold(acc[2], 0, CONST["fold128"]) ^ acc[3])
+
+
+def tail_block(a, t):
+    """The accumulator a of the 16 bytes before the 1..15 bytes t, and t: the
+    accumulator of the message through t (see the top)."""
+    r = len(t)
+    b = (a >> (8 * r)) | (int.from_bytes(t, "little") << (8 * (16 - r)))
+    c = (a << (8 * (16 - r))) & MASK128
+    return fold(c, b, CONST["fold128"])
+
+
+def model_vpclmul(crc, head, data):
+    """crc_fold.c's vpclmul path for a header (16 bytes or more, padded in
+    front to a multiple of 16) and a run of any length after it."""
+    if len(head) % 16:
+        z = 16 - len(head) % 16
+        head = bytearray(z) + bytearray(head)
+        for i in range(4):
+            head[z + i] ^= crc >> (8 * i) & 0xFF
+        crc = 0
+    chunks = [int.from_bytes(head[i:i + 16], "little") for i in range(0, len(head), 16)]
+    chunks[0] ^= crc
+    a = chunks[0]
+    for c in chunks[1:]:
+        a = fold(a, c, CONST["fold128"])
+    n = len(data)
+    full = [int.from_bytes(data[i:i + 16], "little") for i in range(0, n - n % 16, 16)]
+    if full:
+        full[0] ^= fold(a, 0, CONST["fold128"])
+        i = 0
+        if len(full) >= 16:
+            z = [full[4 * j:4 * j + 4] for j in range(4)]
+            i = 16
+            while len(full) - i >= 16:
+                z = [[fold(z[j][m], full[i + 4 * j + m], CONST["fold2048"]) for m in range(4)] for j in range(4)]
+                i += 16
+            z3 = [fold(z[0][m], 0, CONST["fold1536"]) ^ fold(z[1][m], 0, CONST["fold1024"]) ^
+                  fold(z[2][m], 0, CONST["fold512"]) ^ z[3][m] for m in range(4)]
+        elif len(full) >= 4:
+            z3 = full[0:4]
+            i = 4
+        else:
+            z3 = None
+        if z3 is not None:
+            while len(full) - i >= 4:
+                z3 = [fold(z3[m], full[i + m], CONST["fold512"]) for m in range(4)]
+                i += 4
+            a = join_lanes(z3)
+        else:
+            a = full[0]
+            i = 1
+        while i < len(full):
+            a = fold(a, full[i], CONST["fold128"])
+            i += 1
+    if n % 16:
+        a = tail_block(a, data[n - n % 16:])
+    return reduce128(a)
+
+
 def selfcheck():
     rnd = random.Random(6)
-    for n in list(range(0, 80)) + [255, 256, 257, 511, 512, 600, 1024, 1100, 4000]:
+    for n in list(range(0, 80)) + [255, 256, 257, 271, 300, 511, 512, 600, 700, 1024, 1035, 1100, 4000]:
         for lanes in (1, 4, 16):
             data = bytes(rnd.randrange(256) for _ in range(n))
             init = rnd.randrange(1 << 32)
@@ -180,6 +266,12 @@ def selfcheck():
                 sys.exit("gen-crc-fold-constants: model disagrees (n=%d lanes=%d)" % (n, lanes))
             if (~table_update(0xFFFFFFFF, data)) & 0xFFFFFFFF != zlib.crc32(data):
                 sys.exit("gen-crc-fold-constants: table model disagrees with zlib")
+        for nh in (16, 20, 32, 48, 60, 68, 76, 88):
+            head = bytes(rnd.randrange(256) for _ in range(nh))
+            init = rnd.randrange(1 << 32)
+            want = table_update(init, head + data)
+            if model_vpclmul(init, head, data) != want:
+                sys.exit("gen-crc-fold-constants: vpclmul model disagrees (head %d, n=%d)" % (nh, n))
 
 
 selfcheck()
@@ -190,6 +282,10 @@ notes = {
     "fold128": "fold 16 bytes onto the next 16: x^(128+64), x^128",
     "fold512": "fold four lanes (64 bytes) ahead: x^(512+64), x^512",
     "fold2048": "fold four zmm accumulators (256 bytes) ahead: x^(2048+64), x^2048",
+    "fold256": "join lanes: 32 bytes ahead, x^(256+64), x^256",
+    "fold384": "join lanes: 48 bytes ahead, x^(384+64), x^384",
+    "fold1024": "join zmm accumulators: 128 bytes ahead, x^(1024+64), x^1024",
+    "fold1536": "join zmm accumulators: 192 bytes ahead, x^(1536+64), x^1536",
     "reduce96_64": "128 -> 96 -> 64 bits: x^96, x^64",
     "barrett": "Barrett: floor(x^64 / P), P (both reflect64)",
 }

@@ -62,13 +62,14 @@ static void agree(crc_fn fn, const char *name)
 	}
 }
 
-typedef uint32_t (*crc2_fn)(uint32_t, const uint8_t *, size_t, const uint8_t *, size_t);
+typedef uint32_t (*crc2_fn)(uint32_t, const uint8_t *, const uint8_t *, size_t, const uint8_t *, size_t);
 
 /* Two runs in one call (the ICRC's headers, then the packet): the same as
- * one run over both, for head lengths on and off the 16-byte grid. */
+ * one run over both, for head lengths on and off the 16-byte grid, with and
+ * without a mask ORed into the head (the ICRC's variant fields). */
 static void agree2(crc2_fn fn, const char *name)
 {
-	static uint8_t a[256], b[6000];
+	static uint8_t a[256], b[6000], mask[RS_CRC_OR_MAX], masked[RS_CRC_OR_MAX];
 	for (size_t i = 0; i < sizeof a; i++)
 		a[i] = (uint8_t)rnd32();
 	for (size_t i = 0; i < sizeof b; i++)
@@ -79,8 +80,19 @@ static void agree2(crc2_fn fn, const char *name)
 		size_t off = rnd32() % 64;
 		uint32_t init = rnd32();
 		uint32_t want = rs_crc32_update_table(rs_crc32_update_table(init, a, na), b + off, nb);
-		uint32_t got = fn(init, a, na, b + off, nb);
+		uint32_t got = fn(init, a, NULL, na, b + off, nb);
 		ck_assert_msg(got == want, "%s: %zu + %zu bytes: 0x%08x, table says 0x%08x", name, na, nb, got, want);
+		/* A mask of a few bits, over a head at any alignment. */
+		na = na > RS_CRC_OR_MAX ? RS_CRC_OR_MAX : na;
+		size_t aoff = rnd32() % 64;
+		for (size_t i = 0; i < na; i++) {
+			mask[i] = rnd32() % 4 ? 0 : (uint8_t)rnd32();
+			masked[i] = a[aoff + i] | mask[i];
+		}
+		want = rs_crc32_update_table(rs_crc32_update_table(init, masked, na), b + off, nb);
+		got = fn(init, a + aoff, mask, na, b + off, nb);
+		ck_assert_msg(got == want, "%s: %zu (masked, at %zu) + %zu bytes: 0x%08x, table says 0x%08x", name, na,
+			      aoff, nb, got, want);
 	}
 }
 
