@@ -159,8 +159,6 @@ static void sort_u64(uint64_t *v, size_t n)
 	g_free(tmp);
 }
 
-/* Nearest-rank quantile: the smallest sample with at least q of the samples
- * at or below it. Sorts the kept samples in place. */
 static bool sorted(const struct rs_latvec *v)
 {
 	for (uint32_t k = 1; k < v->len; k++)
@@ -187,6 +185,8 @@ static void sort_kept(struct rs_latvec *v)
 	g_free(w);
 }
 
+/* Nearest-rank quantile: the smallest sample with at least q of the samples
+ * at or below it. Sorts the kept samples in place. */
 uint64_t rs_lat_quantile(struct rs_latvec *v, double q)
 {
 	/* Fewer samples than one stage (most flows of a capture with a million
