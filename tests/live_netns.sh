@@ -58,7 +58,10 @@ start_capture() {
 	ip netns exec "$NS_RX" "$ROCESTAT" "$@" >"$TMP/out" 2>"$TMP/err" &
 	RS_PID=$!
 	for _ in $(seq 100); do
-		grep -q "capturing on" "$TMP/err" && return 0
+		# The line rocestat prints once the capture is open; an RDMA
+		# device's resolution ("rxe0 is a Soft-RoCE device on X;
+		# capturing on X") comes before it and must not start the replay.
+		grep -q "^rocestat: capturing on" "$TMP/err" && return 0
 		kill -0 "$RS_PID" 2>/dev/null || break
 		sleep 0.05
 	done
