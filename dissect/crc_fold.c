@@ -125,32 +125,43 @@ static PCLMUL_TARGET inline uint32_t reduce128(__m128i a)
 	return (uint32_t)(u >> 32) ^ (uint32_t)((rh >> 31) & 0xFFFFFFFFu);
 }
 
+/* Four independent 16-byte accumulators (they hide the multiplier's
+ * latency) over the 64-byte steps of a run of *n >= 64 bytes whose first 16
+ * are XORed with `init`; *p and *n move past the steps taken. */
+static PCLMUL_TARGET inline void four_lanes(__m128i lane[4], __m128i init, const uint8_t **p, size_t *n)
+{
+	const __m128i k512 = k_load(rs_crc_k_fold512);
+	const uint8_t *q = *p;
+	size_t left = *n - 64;
+	lane[0] = _mm_xor_si128(load16(q), init);
+	lane[1] = load16(q + 16);
+	lane[2] = load16(q + 32);
+	lane[3] = load16(q + 48);
+	for (q += 64; left >= 64; q += 64, left -= 64) {
+		lane[0] = fold16(lane[0], load16(q), k512);
+		lane[1] = fold16(lane[1], load16(q + 16), k512);
+		lane[2] = fold16(lane[2], load16(q + 32), k512);
+		lane[3] = fold16(lane[3], load16(q + 48), k512);
+	}
+	*p = q;
+	*n = left;
+}
+
 /* The folds of a run of n >= 16 bytes whose first 16 are XORed with
  * `init` (the CRC register so far in the low 32 bits, or the product of an
  * accumulator folded onto this run: see rs_crc32_update2). */
 static PCLMUL_TARGET inline uint32_t pclmul_run(__m128i init, const uint8_t *p, size_t n)
 {
 	const __m128i k128 = k_load(rs_crc_k_fold128);
-	__m128i a = _mm_xor_si128(load16(p), init);
-	p += 16;
-	n -= 16;
-	if (n >= 48) {
-		/* Four independent accumulators hide the multiplier's latency. */
-		const __m128i k512 = k_load(rs_crc_k_fold512);
-		__m128i a1 = load16(p), a2 = load16(p + 16), a3 = load16(p + 32);
-		p += 48;
-		n -= 48;
-		while (n >= 64) {
-			a = fold16(a, load16(p), k512);
-			a1 = fold16(a1, load16(p + 16), k512);
-			a2 = fold16(a2, load16(p + 32), k512);
-			a3 = fold16(a3, load16(p + 48), k512);
-			p += 64;
-			n -= 64;
-		}
-		a = fold16(a, a1, k128);
-		a = fold16(a, a2, k128);
-		a = fold16(a, a3, k128);
+	__m128i a;
+	if (n >= 64) {
+		__m128i lane[4];
+		four_lanes(lane, init, &p, &n);
+		a = fold16(fold16(fold16(lane[0], lane[1], k128), lane[2], k128), lane[3], k128);
+	} else {
+		a = _mm_xor_si128(load16(p), init);
+		p += 16;
+		n -= 16;
 	}
 	while (n >= 16) {
 		a = fold16(a, load16(p), k128);
@@ -267,19 +278,9 @@ static VPCLMUL_TARGET inline __m128i vpclmul_run(__m128i init, const uint8_t *p,
 		}
 		a = join_lanes(z3);
 	} else if (n >= 64) {
-		const __m128i k512 = k_load(rs_crc_k_fold512);
-		__m128i a0 = _mm_xor_si128(load16(p), init), a1 = load16(p + 16), a2 = load16(p + 32), a3 = load16(p + 48);
-		p += 64;
-		n -= 64;
-		while (n >= 64) {
-			a0 = fold16(a0, load16(p), k512);
-			a1 = fold16(a1, load16(p + 16), k512);
-			a2 = fold16(a2, load16(p + 32), k512);
-			a3 = fold16(a3, load16(p + 48), k512);
-			p += 64;
-			n -= 64;
-		}
-		a = join4(a0, a1, a2, a3);
+		__m128i lane[4];
+		four_lanes(lane, init, &p, &n);
+		a = join4(lane[0], lane[1], lane[2], lane[3]);
 	} else {
 		a = _mm_xor_si128(load16(p), init);
 		p += 16;
@@ -302,15 +303,27 @@ VPCLMUL_TARGET uint32_t rs_crc32_update_vpclmul(uint32_t crc, const uint8_t *p, 
 	return reduce128(vpclmul_run(_mm_cvtsi32_si128((int)crc), p, n));
 }
 
+/* 16 bytes of a, with a_or's ORed in if there is a mask. */
+static PCLMUL_TARGET inline __m128i load16_or(const uint8_t *a, const uint8_t *a_or)
+{
+	return a_or ? _mm_or_si128(load16(a), load16(a_or)) : load16(a);
+}
+
+/* acc, the accumulator of what came before, followed by the na bytes (a
+ * multiple of 16) of a, masked with a_or. */
+static PCLMUL_TARGET inline __m128i fold_blocks(__m128i acc, const uint8_t *a, const uint8_t *a_or, size_t na)
+{
+	const __m128i k128 = k_load(rs_crc_k_fold128);
+	for (size_t i = 0; i < na; i += 16)
+		acc = fold16(acc, load16_or(a + i, a_or ? a_or + i : NULL), k128);
+	return acc;
+}
+
 /* The accumulator of a (na >= 16, a multiple of 16), the register crc
  * XORed into its first bytes. */
 static PCLMUL_TARGET inline __m128i head_acc(uint32_t crc, const uint8_t *a, size_t na)
 {
-	const __m128i k128 = k_load(rs_crc_k_fold128);
-	__m128i acc = _mm_xor_si128(load16(a), _mm_cvtsi32_si128((int)crc));
-	for (size_t i = 16; i < na; i += 16)
-		acc = fold16(acc, load16(a + i), k128);
-	return acc;
+	return fold_blocks(_mm_xor_si128(load16(a), _mm_cvtsi32_si128((int)crc)), a + 16, NULL, na - 16);
 }
 
 /* Two runs, a then b, without reducing in between: a (a multiple of 16
@@ -338,31 +351,19 @@ PCLMUL_TARGET uint32_t rs_crc32_update2_pclmul(uint32_t crc, const uint8_t *a, c
  * load reads none of the bytes before a. */
 static VPCLMUL_TARGET inline __m128i head_acc_any(uint32_t crc, const uint8_t *a, const uint8_t *a_or, size_t na)
 {
-	const __m128i k128 = k_load(rs_crc_k_fold128);
 	unsigned r = (unsigned)(na % 16);
-	__m128i acc;
-	if (r) {
-		const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-		const __mmask16 top = (__mmask16)(0xFFFFu << (16 - r));
-		__m128i first = _mm_maskz_loadu_epi8(top, (const void *)((uintptr_t)a + r - 16));
-		if (a_or)
-			first = _mm_or_si128(first, _mm_maskz_loadu_epi8(top, (const void *)((uintptr_t)a_or + r - 16)));
-		__m128i reg = _mm_maskz_permutexvar_epi8(top, _mm_sub_epi8(iota, _mm_set1_epi8((char)(16 - r))),
-							 _mm_cvtsi32_si128((int)crc));
-		acc = _mm_xor_si128(first, reg);
-		a += r;
-		a_or = a_or ? a_or + r : NULL;
-		na -= r;
-	} else {
-		__m128i first = a_or ? _mm_or_si128(load16(a), load16(a_or)) : load16(a);
-		acc = _mm_xor_si128(first, _mm_cvtsi32_si128((int)crc));
-		a += 16;
-		a_or = a_or ? a_or + 16 : NULL;
-		na -= 16;
+	if (!r) {
+		__m128i first = _mm_xor_si128(load16_or(a, a_or), _mm_cvtsi32_si128((int)crc));
+		return fold_blocks(first, a + 16, a_or ? a_or + 16 : NULL, na - 16);
 	}
-	for (size_t i = 0; i < na; i += 16)
-		acc = fold16(acc, a_or ? _mm_or_si128(load16(a + i), load16(a_or + i)) : load16(a + i), k128);
-	return acc;
+	const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __mmask16 top = (__mmask16)(0xFFFFu << (16 - r));
+	__m128i first = _mm_maskz_loadu_epi8(top, (const void *)((uintptr_t)a + r - 16));
+	if (a_or)
+		first = _mm_or_si128(first, _mm_maskz_loadu_epi8(top, (const void *)((uintptr_t)a_or + r - 16)));
+	__m128i reg = _mm_maskz_permutexvar_epi8(top, _mm_sub_epi8(iota, _mm_set1_epi8((char)(16 - r))),
+						 _mm_cvtsi32_si128((int)crc));
+	return fold_blocks(_mm_xor_si128(first, reg), a + r, a_or ? a_or + r : NULL, na - r);
 }
 
 /* Any a of 4 bytes or more whose length is not 1 to 3 past a multiple of

@@ -115,18 +115,26 @@ static uint32_t icrc_compute(const struct rs_dctx *d, uint32_t bth_off, uint32_t
 	const uint8_t *p = d->pkt;
 	const uint8_t *body = p + bth_off + BTH_LEN;
 	uint32_t nbody = icrc_off - bth_off - BTH_LEN;
+	const uint8_t *mask = NULL;
+	size_t from = 0, nmask = 0;
 	if (d->carrier == RS_CARRIER_IPV4 && d->net_off >= 8 && d->net_hdr_len == 20 && d->udp_off == d->net_off + 20 &&
-	    bth_off == d->udp_off + 8)
-		return ~rs_crc32_update2(0xFFFFFFFFu, p + d->net_off - 8, icrc_mask_ipv4, sizeof icrc_mask_ipv4, body,
-					 nbody);
-	if (d->carrier == RS_CARRIER_IPV6 && d->net_off >= 8 && d->udp_off == d->net_off + GRH_LEN &&
-	    bth_off == d->udp_off + 8)
-		return ~rs_crc32_update2(0xFFFFFFFFu, p + d->net_off - 8, icrc_mask_ipv6, sizeof icrc_mask_ipv6, body,
-					 nbody);
-	if ((d->carrier == RS_CARRIER_GRH || d->carrier == RS_CARRIER_LRH_GRH) && d->grh_off >= 8 &&
-	    bth_off == d->grh_off + GRH_LEN)
-		return ~rs_crc32_update2(0xFFFFFFFFu, p + d->grh_off - 8, icrc_mask_grh, sizeof icrc_mask_grh, body,
-					 nbody);
+	    bth_off == d->udp_off + 8) {
+		mask = icrc_mask_ipv4;
+		nmask = sizeof icrc_mask_ipv4;
+		from = d->net_off;
+	} else if (d->carrier == RS_CARRIER_IPV6 && d->net_off >= 8 && d->udp_off == d->net_off + GRH_LEN &&
+		   bth_off == d->udp_off + 8) {
+		mask = icrc_mask_ipv6;
+		nmask = sizeof icrc_mask_ipv6;
+		from = d->net_off;
+	} else if ((d->carrier == RS_CARRIER_GRH || d->carrier == RS_CARRIER_LRH_GRH) && d->grh_off >= 8 &&
+		   bth_off == d->grh_off + GRH_LEN) {
+		mask = icrc_mask_grh;
+		nmask = sizeof icrc_mask_grh;
+		from = d->grh_off;
+	}
+	if (mask)
+		return ~rs_crc32_update2(0xFFFFFFFFu, p + from - 8, mask, nmask, body, nbody);
 
 	uint8_t tmp[8 + 60 + 8 + BTH_LEN]; /* ones, IPv4 with options (or GRH), UDP, BTH */
 	uint32_t k = 0;
