@@ -354,6 +354,7 @@ static void evict_idlest(struct rs_analyzer *a)
 			all[n++] = (struct rs_idle){ fl->last_ts, fl->id, fl };
 	}
 	qsort(all, n, sizeof all[0], rs_idle_cmp);
+	rs_lat_flush(a); /* samples still logged for the victims' vectors */
 	if (batch > n)
 		batch = n;
 	struct rs_fref at = batch ? ((struct rs_flow *)all[0].item)->last : (struct rs_fref){ 0, 0 };
@@ -635,6 +636,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	if (a->hosts)
 		g_hash_table_destroy(a->hosts);
 	g_free(a->addr_cache);
+	g_free(a->latlog);
 	g_free(a);
 }
 
@@ -803,6 +805,7 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 		return;
 	a->finished = true;
 	a->finish_seq = a->next_anomaly_seq;
+	rs_lat_flush(a);
 	for (guint i = 0; i < a->flows->len; i++) {
 		struct rs_flow *fl = g_ptr_array_index(a->flows, i);
 		if (fl)

@@ -445,6 +445,9 @@ struct rs_analyzer {
 	uint32_t add_n;           /* frames added */
 	uint64_t evicted;
 	struct rs_flow evicted_sum;  /* counters of evicted flows */
+	/* Latency samples waiting to join their vectors (latency.c). */
+	struct rs_lat_entry *latlog;
+	uint32_t latlog_n;
 	uint32_t next_conn_id;    /* ids stay unique when connections are evicted */
 	uint64_t conns_evicted;   /* connections evicted under --max-flows, */
 	uint64_t conns_evicted_by_state[RS_CONN_STATES]; /* by their state then (rs_conn_state_names) */
@@ -535,6 +538,15 @@ void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm);
 
 /* latency.c */
 void rs_lat_add(struct rs_latvec *v, uint64_t ns);
+/* A sample for v, added later: in a batch, in the order logged, before
+ * anything reads v (rs_lat_flush: at the end, and before flows are freed). */
+#define RS_LATLOG 16384
+struct rs_lat_entry {
+	struct rs_latvec *v;
+	uint64_t ns;
+};
+void rs_lat_log(struct rs_analyzer *a, struct rs_latvec *v, uint64_t ns);
+void rs_lat_flush(struct rs_analyzer *a);
 uint64_t rs_lat_quantile(struct rs_latvec *v, double q);
 void rs_lat_merge(struct rs_latvec *dst, const struct rs_latvec *src);
 void rs_lat_free(struct rs_latvec *v);

@@ -106,6 +106,44 @@ void rs_lat_add(struct rs_latvec *v, uint64_t ns)
 	}
 }
 
+/*
+ * Answers come from thousands of requesters in turn, so adding a sample
+ * where it is found would wait for that requester's vector (and, every
+ * RS_LAT_STAGE samples, for the end of its kept samples) while the frame
+ * loop has its own lines in flight. Logged instead, samples join their
+ * vectors RS_LATLOG at a time in a loop that knows which vectors come
+ * next and fetches them ahead. Each vector gets its samples in the order
+ * they came, so what it keeps is what adding at once would have kept.
+ */
+#define LATLOG_AHEAD 16
+
+void rs_lat_log(struct rs_analyzer *a, struct rs_latvec *v, uint64_t ns)
+{
+	if (!a->latlog)
+		a->latlog = g_new(struct rs_lat_entry, RS_LATLOG);
+	a->latlog[a->latlog_n++] = (struct rs_lat_entry){ v, ns };
+	if (a->latlog_n == RS_LATLOG)
+		rs_lat_flush(a);
+}
+
+void rs_lat_flush(struct rs_analyzer *a)
+{
+	const struct rs_lat_entry *e = a->latlog;
+	uint32_t n = a->latlog_n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i + LATLOG_AHEAD < n)
+			__builtin_prefetch(e[i + LATLOG_AHEAD].v, 1);
+		if (i + LATLOG_AHEAD / 2 < n) {
+			/* Its line has come: where its next stage will go. */
+			const struct rs_latvec *w = e[i + LATLOG_AHEAD / 2].v;
+			if (w->v && w->len < w->cap)
+				__builtin_prefetch((const char *)w->v + (size_t)w->len * (w->wide ? 8 : 4), 1);
+		}
+		rs_lat_add(e[i].v, e[i].ns);
+	}
+	a->latlog_n = 0;
+}
+
 /* ---- sorting the kept samples ------------------------------------------
  * Reports sort thousands of vectors of up to RS_LAT_EXACT samples; qsort()
  * calls its comparison through a pointer at every step, and that made

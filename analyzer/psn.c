@@ -230,10 +230,11 @@ static void ring_grow(struct rs_latency *l)
 
 /* A latency sample, unless the capture's clock ran backwards between the
  * request and its answer (then there is nothing sound to record). */
-static void lat_sample(struct rs_latency *l, enum rs_lat_kind k, uint64_t now, uint64_t then)
+static void lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_kind k, uint64_t now,
+		       uint64_t then)
 {
 	if (now >= then)
-		rs_lat_add(rs_latvec_w(l, k), now - then);
+		rs_lat_log(a, rs_latvec_w(l, k), now - then);
 	else
 		l->clock_backwards++;
 }
@@ -261,7 +262,7 @@ static void pending_pop(struct rs_latency *l)
 
 /* A response for PSN `psn` implicitly acknowledges every earlier request
  * (responses come in order, IBA 9.7.5.1.1): time those that asked for it. */
-static void ack_older(struct rs_latency *l, uint32_t psn, uint64_t ts, bool inclusive)
+static void ack_older(struct rs_analyzer *a, struct rs_latency *l, uint32_t psn, uint64_t ts, bool inclusive)
 {
 	while (l->count) {
 		struct rs_pending *p = &l->ring[l->head];
@@ -269,7 +270,7 @@ static void ack_older(struct rs_latency *l, uint32_t psn, uint64_t ts, bool incl
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
 		if (p->what == RS_PEND_ACKREQ)
-			lat_sample(l, RS_LAT_ACK, ts, p->ts_ns);
+			lat_sample(a, l, RS_LAT_ACK, ts, p->ts_ns);
 		pending_pop(l);
 	}
 }
@@ -642,7 +643,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			fl->ack_psn = psn;
 		fl->have_ack_psn = true;
 		if (req && req->lat)
-			ack_older(req->lat, psn, ts, true);
+			ack_older(a, req->lat, psn, ts, true);
 		break;
 	case RS_AETH_RNR_NAK: {
 		struct rs_flow_rare *r = rs_rare_w(fl);
@@ -717,18 +718,18 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			struct rs_latency *l = req->lat;
 			if (op->kind == RS_KIND_ATOMIC_ACK) {
 				struct rs_pending *p = pending_find(l, psn, RS_PEND_ATOMIC);
-				ack_older(l, psn, m->ts_ns, false);
+				ack_older(a, l, psn, m->ts_ns, false);
 				if (p && l->count && &l->ring[l->head] == p) {
-					lat_sample(l, RS_LAT_ATOMIC, m->ts_ns, p->ts_ns);
+					lat_sample(a, l, RS_LAT_ATOMIC, m->ts_ns, p->ts_ns);
 					pending_pop(l);
 				}
 			} else {
 				if (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY) {
-					ack_older(l, psn, m->ts_ns, false);
+					ack_older(a, l, psn, m->ts_ns, false);
 					struct rs_pending *p = pending_find(l, psn, RS_PEND_READ);
 					if (p && !p->first_seen) {
 						p->first_seen = true;
-						lat_sample(l, RS_LAT_READ_FIRST, m->ts_ns, p->ts_ns);
+						lat_sample(a, l, RS_LAT_READ_FIRST, m->ts_ns, p->ts_ns);
 					}
 				}
 				if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY) {
@@ -739,7 +740,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 						bool last = p->npkts ? ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn
 								     : p->first_seen || op->pos == RS_POS_ONLY;
 						if (p->what == RS_PEND_READ && last) {
-							lat_sample(l, RS_LAT_READ_LAST, m->ts_ns, p->ts_ns);
+							lat_sample(a, l, RS_LAT_READ_LAST, m->ts_ns, p->ts_ns);
 							pending_pop(l);
 						}
 					}
