@@ -20,12 +20,24 @@
 static struct rs_analyzer *an;
 static uint64_t frame_no;
 
-static void setup(void)
+/* A new analyzer with these options, on one synthetic file, from frame 1. */
+static void start(struct rs_analyzer_opts o)
 {
-	struct rs_analyzer_opts o = { .interval_ns = 10000000, .qp_filter = -1 };
 	an = rs_analyzer_new(&o);
 	rs_analyzer_add_file(an, "synthetic", 1);
 	frame_no = 0;
+}
+
+static void setup(void)
+{
+	start((struct rs_analyzer_opts){ .interval_ns = 10000000, .qp_filter = -1 });
+}
+
+/* The fixture's analyzer replaced by one with other options. */
+static void restart(struct rs_analyzer_opts o)
+{
+	rs_analyzer_free(an);
+	start(o);
 }
 
 static void teardown(void)
@@ -397,10 +409,7 @@ END_TEST
 
 START_TEST(eviction_keeps_the_cap)
 {
-	rs_analyzer_free(an);
-	struct rs_analyzer_opts o = { .interval_ns = 10000000, .max_flows = 32, .qp_filter = -1 };
-	an = rs_analyzer_new(&o);
-	rs_analyzer_add_file(an, "synthetic", 1);
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 32, .qp_filter = -1 });
 	for (uint32_t q = 2; q < 1002; q++)
 		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, q, 0, 10));
 	rs_analyzer_finish(an);
@@ -435,13 +444,9 @@ START_TEST(peak_is_the_busiest_interval_with_or_without_rows)
 	 * bytes; with them, rows per active flow. The same peak either way. */
 	ck_assert(!an->tl_rows_on);
 	ck_assert_uint_eq(feed_intervals(), 300);
-	rs_analyzer_free(an);
 	FILE *csv = tmpfile();
 	ck_assert_ptr_nonnull(csv);
-	struct rs_analyzer_opts o = { .interval_ns = 10000000, .qp_filter = -1, .timeline = csv };
-	an = rs_analyzer_new(&o);
-	rs_analyzer_add_file(an, "synthetic", 1);
-	frame_no = 0;
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .qp_filter = -1, .timeline = csv });
 	ck_assert(an->tl_rows_on);
 	ck_assert_uint_eq(feed_intervals(), 300);
 	ck_assert_int_eq(fseek(csv, 0, SEEK_SET), 0);
@@ -575,10 +580,7 @@ START_TEST(evicted_requesters_take_no_logged_samples_with_them)
 	/* A requester timed by an ACK, then evicted under --max-flows while
 	 * its sample still waits in the log: the log must be joined first
 	 * (under ASan a late join would write into the freed vector). */
-	rs_analyzer_free(an);
-	struct rs_analyzer_opts o = { .interval_ns = 10000000, .max_flows = 8, .qp_filter = -1 };
-	an = rs_analyzer_new(&o);
-	rs_analyzer_add_file(an, "synthetic", 1);
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8, .qp_filter = -1 });
 	uint64_t t = 1000000000ull;
 	for (uint32_t q = 0; q < 200; q++) {
 		struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x1000 + q, q * 1000, 8);
