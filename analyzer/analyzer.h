@@ -23,6 +23,11 @@ struct rs_analyzer_opts {
 	uint64_t max_flows;    /* 0 = unlimited; else evict the idlest half-flow */
 	bool keep_ladder;      /* record per-connection events for --ladder */
 	bool keep_plot;        /* keep per-flow throughput series for --plot */
+	/* Keep the latest CM events, worded, for the live view
+	 * (rs_analyzer_live_events): a live capture's; a file's report never
+	 * shows them, and wording them cost a file with thousands of
+	 * connections a few percent of its time. */
+	bool keep_events;
 	FILE *timeline;        /* stream timeline CSV rows here (NULL = none) */
 	int64_t qp_filter;     /* timeline rows only for this QP's connection (-1 = all) */
 	bool resolve_names;    /* addresses to names from /etc/hosts */
@@ -119,7 +124,7 @@ struct rs_live_totals {
 };
 void rs_analyzer_live_totals(const struct rs_analyzer *a, struct rs_live_totals *t);
 
-/* The most recent CM events, newest last. */
+/* The most recent CM events, newest last (none unless opts.keep_events). */
 size_t rs_analyzer_live_events(const struct rs_analyzer *a, struct rs_live_event *ev, size_t max);
 
 #endif

@@ -573,7 +573,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			c->cma = mad->cma;
 		}
 		count(a, c, f, &at, m->ts_ns);
-		if (c->n[0] == 1)
+		if (c->n[0] == 1 && a->opts.keep_events)
 			live_event(a, m->ts_ns, "REQ  %s QP 0x%x -> %s %s", rs_addr_format(&c->client, cs), c->client_qpn,
 				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
 		break;
@@ -604,8 +604,10 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 				expect_flow(a, c, true, c->server_qpn);
 			if (c->client_qpn)
 				expect_flow(a, c, false, c->client_qpn);
-			live_event(a, m->ts_ns, "REP  %s QP 0x%x accepts %s QP 0x%x", rs_addr_format(&c->server, ss),
-				   c->server_qpn, rs_addr_format(&c->client, cs), c->client_qpn);
+			if (a->opts.keep_events)
+				live_event(a, m->ts_ns, "REP  %s QP 0x%x accepts %s QP 0x%x",
+					   rs_addr_format(&c->server, ss), c->server_qpn, rs_addr_format(&c->client, cs),
+					   c->client_qpn);
 		}
 		break;
 	}
@@ -625,8 +627,9 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		c->rej_from_client = rs_addr_equal(&f->src, &c->client);
 		count(a, c, f, &at, m->ts_ns);
 		rs_anomaly(a, RS_AN_CM_REJ, r->reason, c, &at, 1);
-		live_event(a, m->ts_ns, "REJ  %s rejects: %s (%u)", rs_addr_format(&f->src, ss),
-			   rs_cm_rej_reason_name(r->reason), r->reason);
+		if (a->opts.keep_events)
+			live_event(a, m->ts_ns, "REJ  %s rejects: %s (%u)", rs_addr_format(&f->src, ss),
+				   rs_cm_rej_reason_name(r->reason), r->reason);
 		break;
 	}
 	case UMAD_CM_ATTR_MRA:
@@ -651,7 +654,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			c->client_qpn = mad->u.ids.remote_qpn;
 			expect_flow(a, c, false, c->client_qpn);
 		}
-		if (first && (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
+		if (first && a->opts.keep_events &&
+		    (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
 			live_event(a, m->ts_ns, "%-4s %s -> %s", rs_cm_attr_name(attr), rs_addr_format(&f->src, cs),
 				   rs_addr_format(&f->dst, ss));
 		break;
@@ -673,7 +677,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			c->cma = mad->cma;
 		}
 		count(a, c, f, &at, m->ts_ns);
-		if (c->n[attr - UMAD_CM_ATTR_REQ] == 1)
+		if (c->n[attr - UMAD_CM_ATTR_REQ] == 1 && a->opts.keep_events)
 			live_event(a, m->ts_ns, "SIDR %s asks %s for %s", rs_addr_format(&c->client, cs),
 				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
 		break;
@@ -697,8 +701,9 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		if (first) {
 			if (r->status == 0)
 				expect_flow(a, c, true, r->qpn);
-			live_event(a, m->ts_ns, "SIDR %s answers: QP 0x%x Q_Key 0x%x (status %u)", rs_addr_format(&f->src, ss),
-				   r->qpn, r->qkey, r->status);
+			if (a->opts.keep_events)
+				live_event(a, m->ts_ns, "SIDR %s answers: QP 0x%x Q_Key 0x%x (status %u)",
+					   rs_addr_format(&f->src, ss), r->qpn, r->qkey, r->status);
 		}
 		break;
 	}

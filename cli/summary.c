@@ -112,6 +112,7 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		.max_flows = o->max_flows,
 		.keep_ladder = o->ladder,
 		.keep_plot = o->plot != NULL,
+		.keep_events = o->iface != NULL, /* the live view shows them */
 		.timeline = s->timeline.fp,
 		.qp_filter = o->qp,
 		.resolve_names = !o->no_resolve,

@@ -321,11 +321,10 @@ START_TEST(cnp_ecn_and_invalidated_rkey)
 }
 END_TEST
 
-START_TEST(cm_pairs_flows_and_checks_start_psn)
+/* REQ from B (client, QP 0x12, Starting PSN 500), REP from A (server,
+ * QP 0x11, Starting PSN 900), RTU. */
+static void handshake(void)
 {
-	/* REQ from B (client, QP 0x12, Starting PSN 500), REP from A (server,
-	 * QP 0x11, Starting PSN 900), RTU; the client then sends from 901: the
-	 * REP said 900 (Linux CM: REP's PSN is the client's first). */
 	struct rs_frame req = mk(B_HOST, A_HOST, IBV_OPCODE_UD_SEND_ONLY, 1, 0, 256);
 	req.have |= RS_HAVE_MAD | RS_HAVE_CM;
 	req.mad.is_cm = true;
@@ -354,6 +353,13 @@ START_TEST(cm_pairs_flows_and_checks_start_psn)
 	rtu.mad.u.ids.local_comm_id = 0xabc;
 	rtu.mad.u.ids.remote_comm_id = 0xdef;
 	feed(rtu);
+}
+
+START_TEST(cm_pairs_flows_and_checks_start_psn)
+{
+	/* The client then sends from 901: the REP said 900 (Linux CM: REP's
+	 * PSN is the client's first). */
+	handshake();
 	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 901, 8));
 	feed(ack(A_HOST, B_HOST, 0x12, 901, 0x1F, 1));
 	rs_analyzer_finish(an);
@@ -368,6 +374,23 @@ START_TEST(cm_pairs_flows_and_checks_start_psn)
 	ck_assert_uint_eq(c2s->pair_method, RS_PAIR_CM);
 	struct rs_anomaly probe = { .type = RS_AN_PSN_START, .code = 900, .subject = c2s };
 	ck_assert_ptr_nonnull(g_hash_table_lookup(an->anomalies, &probe));
+}
+END_TEST
+
+START_TEST(cm_events_are_worded_for_the_live_view_only)
+{
+	/* A file's run (the fixture's options) keeps none ... */
+	struct rs_live_event ev[8];
+	handshake();
+	ck_assert_uint_eq(rs_analyzer_live_events(an, ev, 8), 0);
+	/* ... a live capture's keeps each step, naming hosts and QPs as the
+	 * frames gave them. */
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .qp_filter = -1, .keep_events = true });
+	handshake();
+	ck_assert_uint_eq(rs_analyzer_live_events(an, ev, 8), 3);
+	ck_assert_str_eq(ev[0].text, "REQ  192.0.2.2 QP 0x12 -> 192.0.2.1 TCP/1");
+	ck_assert_str_eq(ev[1].text, "REP  192.0.2.1 QP 0x11 accepts 192.0.2.2 QP 0x12");
+	ck_assert_str_eq(ev[2].text, "RTU  192.0.2.2 -> 192.0.2.1");
 }
 END_TEST
 
@@ -636,6 +659,7 @@ static Suite *suite(void)
 	tcase_add_test(t, ack_coalescing_rnr_and_naks);
 	tcase_add_test(t, cnp_ecn_and_invalidated_rkey);
 	tcase_add_test(t, cm_pairs_flows_and_checks_start_psn);
+	tcase_add_test(t, cm_events_are_worded_for_the_live_view_only);
 	tcase_add_test(t, roce_v1_and_v2_between_the_same_hosts);
 	tcase_add_test(t, eviction_keeps_the_cap);
 	tcase_add_test(t, peak_is_the_busiest_interval_with_or_without_rows);
