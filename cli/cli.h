@@ -107,6 +107,7 @@ struct rs_outfile {
 	FILE *fp;
 	char *path;   /* final name */
 	char *tmp;    /* temporary name, NULL for stdout */
+	char *buf;    /* stdio's buffer for a temporary file (outfile.c) */
 };
 bool rs_outfile_open(struct rs_outfile *of, const char *path, char err[RS_ERRBUF_SIZE]);
 /* Flush, close and rename; false (err set) if any write failed. */
