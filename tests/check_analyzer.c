@@ -627,19 +627,84 @@ START_TEST(evicted_requesters_take_no_logged_samples_with_them)
 }
 END_TEST
 
-START_TEST(immediates_kept_up_to_the_cap)
+/* The size histogram's bucket as the report defines it: 0 bytes, then
+ * [1, 2), [2, 4), ... [2^30, 2^31), and 2^31 bytes or more. */
+static unsigned bucket_of(uint64_t size)
 {
-	/* The list grows with the values; past RS_MAX_IMMS only the count does. */
-	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 0, 8));
-	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
-	for (uint32_t i = 0; i < 100; i++)
-		rs_flow_note_imm(fl, 0xABC00000u + i);
-	const struct rs_imms *im = rs_imms_of(fl);
-	ck_assert_ptr_nonnull(im);
-	ck_assert_uint_eq(im->total, 100);
-	ck_assert_uint_eq(im->n, RS_MAX_IMMS);
-	for (uint32_t i = 0; i < RS_MAX_IMMS; i++)
-		ck_assert_uint_eq(im->v[i], 0xABC00000u + i);
+	unsigned b = 0;
+	while (b < RS_SIZE_BUCKETS - 1 && size >= (1ull << b))
+		b++;
+	return b;
+}
+
+START_TEST(messages_keep_their_counts_and_immediates_in_wire_order)
+{
+	/* Two flows' messages with immediates, interleaved: each flow's
+	 * immediates stay in wire order (past RS_MAX_IMMS only the count
+	 * grows), and its counts, bytes, size histogram and extremes are what
+	 * the sizes say. */
+	uint64_t hist[RS_SIZE_BUCKETS] = { 0 }, bytes = 0;
+	for (uint32_t i = 0; i < 6000; i++) {
+		uint32_t len = (i * 37u) % 3000u; /* 0 to 2999: twelve buckets */
+		struct rs_frame x = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE, 0x12, i, len);
+		x.immdt = 0xABC00000u + i;
+		feed(x);
+		hist[bucket_of(len)]++;
+		bytes += len;
+		struct rs_frame y = mk(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0x11, i, 64);
+		y.immdt = 0xDEF00000u + i;
+		feed(y);
+	}
+	rs_analyzer_finish(an);
+	const uint32_t n = 6000;
+	struct rs_flow *fx = flow(B_HOST, A_HOST, 0x12), *fy = flow(A_HOST, B_HOST, 0x11);
+	const struct rs_imms *ix = rs_imms_of(fx), *iy = rs_imms_of(fy);
+	ck_assert_ptr_nonnull(ix);
+	ck_assert_ptr_nonnull(iy);
+	ck_assert_uint_eq(ix->total, n);
+	ck_assert_uint_eq(iy->total, n);
+	ck_assert_uint_eq(ix->n, RS_MAX_IMMS);
+	ck_assert_uint_eq(iy->n, RS_MAX_IMMS);
+	for (uint32_t i = 0; i < RS_MAX_IMMS; i++) {
+		ck_assert_uint_eq(ix->v[i], 0xABC00000u + i);
+		ck_assert_uint_eq(iy->v[i], 0xDEF00000u + i);
+	}
+	const struct rs_flow_msgs *mx = rs_msgs(fx), *my = rs_msgs(fy);
+	ck_assert_uint_eq(mx->msgs[RS_MSG_SEND_IMM], n);
+	ck_assert_uint_eq(mx->msg_bytes[RS_MSG_SEND_IMM], bytes);
+	ck_assert_uint_eq(mx->msg_min, 0);
+	ck_assert_uint_eq(mx->msg_max, 2999);
+	for (unsigned b = 0; b < RS_SIZE_BUCKETS; b++)
+		ck_assert_uint_eq(mx->size_hist[b], hist[b]);
+	ck_assert_uint_eq(my->msgs[RS_MSG_WRITE_IMM], n);
+	ck_assert_uint_eq(my->msg_bytes[RS_MSG_WRITE_IMM], 64ull * n);
+	ck_assert_uint_eq(my->size_hist[7], n); /* 64 bytes: [64, 128) */
+	ck_assert_uint_eq(my->msg_min, 64);
+	ck_assert_uint_eq(my->msg_max, 64);
+}
+END_TEST
+
+START_TEST(message_counts_survive_eviction)
+{
+	/* Messages on 200 QPs under --max-flows 8: what the victims counted
+	 * goes to the evicted sum, and the flows still there have their own. */
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8, .qp_filter = -1 });
+	for (uint32_t q = 0; q < 200; q++)
+		for (uint32_t k = 0; k < 3; k++)
+			feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x1000 + q, k, 100));
+	ck_assert_uint_gt(an->evicted, 0);
+	rs_analyzer_finish(an);
+	uint64_t msgs = rs_msgs(&an->evicted_sum)->msgs[RS_MSG_SEND], bytes = rs_msgs(&an->evicted_sum)->msg_bytes[RS_MSG_SEND];
+	for (guint i = 0; i < an->flows->len; i++) {
+		struct rs_flow *fl = an->flows->pdata[i];
+		if (fl) { /* each QP's three messages came one after the other */
+			ck_assert_uint_eq(rs_msgs(fl)->msgs[RS_MSG_SEND], 3);
+			msgs += rs_msgs(fl)->msgs[RS_MSG_SEND];
+			bytes += rs_msgs(fl)->msg_bytes[RS_MSG_SEND];
+		}
+	}
+	ck_assert_uint_eq(msgs, 600);
+	ck_assert_uint_eq(bytes, 60000);
 }
 END_TEST
 
@@ -666,7 +731,8 @@ static Suite *suite(void)
 	tcase_add_test(t, quantiles_of_samples_still_staged);
 	tcase_add_test(t, latencies_past_32_bits_are_kept_exactly);
 	tcase_add_test(t, reservoir_replacements_past_32_bits_are_exact);
-	tcase_add_test(t, immediates_kept_up_to_the_cap);
+	tcase_add_test(t, messages_keep_their_counts_and_immediates_in_wire_order);
+	tcase_add_test(t, message_counts_survive_eviction);
 	tcase_add_test(t, logged_latencies_join_as_if_added_at_once);
 	tcase_add_test(t, evicted_requesters_take_no_logged_samples_with_them);
 	suite_add_tcase(s, t);
