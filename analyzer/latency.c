@@ -148,54 +148,56 @@ void rs_lat_flush(struct rs_analyzer *a)
  * Reports sort thousands of vectors of up to RS_LAT_EXACT samples; qsort()
  * calls its comparison through a pointer at every step, and that made
  * sorting most of the report's time. A least-significant-digit radix sort
- * on the integers instead: one pass counts all eight byte digits, then one
+ * on the integers instead: one pass counts all the byte digits, then one
  * pass per digit that is not the same in every sample (latencies below a
- * second have at most four); insertion sort for short vectors. */
+ * second have at most four); insertion sort for short vectors. 32-bit
+ * vectors (the usual ones) are sorted as they are, on four digits: widening
+ * them to sort on eight cost a copy each way and twice the counting. */
 
-static void insertion_sort(uint64_t *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		uint64_t x = v[i];
-		size_t j = i;
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
+#define DEFINE_RADIX_SORT(name, type)                                                          \
+	static void name(type *v, size_t n)                                                    \
+	{                                                                                      \
+		enum { DIGITS = sizeof(type) };                                                \
+		if (n < 64) {                                                                  \
+			for (size_t i = 1; i < n; i++) {                                       \
+				type x = v[i];                                                 \
+				size_t j = i;                                                  \
+				for (; j > 0 && v[j - 1] > x; j--)                             \
+					v[j] = v[j - 1];                                       \
+				v[j] = x;                                                      \
+			}                                                                      \
+			return;                                                                \
+		}                                                                              \
+		uint32_t count[DIGITS][256];                                                   \
+		memset(count, 0, sizeof count);                                                \
+		for (size_t i = 0; i < n; i++)                                                 \
+			for (int d = 0; d < DIGITS; d++)                                       \
+				count[d][(v[i] >> (8 * d)) & 0xFF]++;                          \
+		type *tmp = g_new(type, n);                                                    \
+		type *src = v, *dst = tmp;                                                     \
+		for (int d = 0; d < DIGITS; d++) {                                             \
+			uint32_t *c = count[d];                                                \
+			if (c[(src[0] >> (8 * d)) & 0xFF] == n)                                \
+				continue;                                                      \
+			uint32_t sum = 0;                                                      \
+			for (int b = 0; b < 256; b++) {                                        \
+				uint32_t t = c[b];                                             \
+				c[b] = sum;                                                    \
+				sum += t;                                                      \
+			}                                                                      \
+			for (size_t i = 0; i < n; i++)                                         \
+				dst[c[(src[i] >> (8 * d)) & 0xFF]++] = src[i];                 \
+			type *t = src;                                                         \
+			src = dst;                                                             \
+			dst = t;                                                               \
+		}                                                                              \
+		if (src != v)                                                                  \
+			memcpy(v, src, n * sizeof *v);                                         \
+		g_free(tmp);                                                                   \
 	}
-}
 
-static void sort_u64(uint64_t *v, size_t n)
-{
-	if (n < 64) {
-		insertion_sort(v, n);
-		return;
-	}
-	uint32_t count[8][256];
-	memset(count, 0, sizeof count);
-	for (size_t i = 0; i < n; i++)
-		for (int d = 0; d < 8; d++)
-			count[d][(v[i] >> (8 * d)) & 0xFF]++;
-	uint64_t *tmp = g_new(uint64_t, n);
-	uint64_t *src = v, *dst = tmp;
-	for (int d = 0; d < 8; d++) {
-		uint32_t *c = count[d];
-		if (c[(src[0] >> (8 * d)) & 0xFF] == n)
-			continue;
-		uint32_t sum = 0;
-		for (int b = 0; b < 256; b++) {
-			uint32_t t = c[b];
-			c[b] = sum;
-			sum += t;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[c[(src[i] >> (8 * d)) & 0xFF]++] = src[i];
-		uint64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof *v);
-	g_free(tmp);
-}
+DEFINE_RADIX_SORT(sort_u64, uint64_t)
+DEFINE_RADIX_SORT(sort_u32, uint32_t)
 
 static bool sorted(const struct rs_latvec *v)
 {
@@ -205,22 +207,13 @@ static bool sorted(const struct rs_latvec *v)
 	return true;
 }
 
-/* Sorts the kept samples in place (32-bit ones through a 64-bit copy: the
- * sort is a report's, once per vector). */
+/* Sorts the kept samples in place. */
 static void sort_kept(struct rs_latvec *v)
 {
-	if (v->wide) {
+	if (v->wide)
 		sort_u64(v->v, v->len);
-		return;
-	}
-	uint32_t *narrow = v->v;
-	uint64_t *w = g_new(uint64_t, v->len);
-	for (uint32_t i = 0; i < v->len; i++)
-		w[i] = narrow[i];
-	sort_u64(w, v->len);
-	for (uint32_t i = 0; i < v->len; i++)
-		narrow[i] = (uint32_t)w[i];
-	g_free(w);
+	else
+		sort_u32(v->v, v->len);
 }
 
 /* Nearest-rank quantile: the smallest sample with at least q of the samples

@@ -540,6 +540,40 @@ START_TEST(latencies_past_32_bits_are_kept_exactly)
 }
 END_TEST
 
+/* The nearest rank of q among n samples (1-based): the smallest r with
+ * r >= q * n, at least 1. */
+static uint64_t nearest_rank(double q, uint64_t n)
+{
+	uint64_t r = 1;
+	while (r < n && (double)r < q * (double)n)
+		r++;
+	return r;
+}
+
+START_TEST(quantiles_of_long_vectors_in_both_widths)
+{
+	/* 3000 samples (the radix sort's range, not the insertion sort's) in a
+	 * scrambled order, k * 37 + 5 for k = 0..2999: three byte digits, none
+	 * of which orders them alone. Then one of 5 s widens the vector to 64
+	 * bits. */
+	struct rs_latvec v;
+	memset(&v, 0, sizeof v);
+	for (uint64_t i = 0; i < 3000; i++)
+		rs_lat_add(&v, (i * 7919u) % 3000u * 37u + 5u);
+	static const double qs[] = { 0.0, 0.001, 0.25, 0.5, 0.9, 0.99, 0.999, 1.0 };
+	for (size_t i = 0; i < G_N_ELEMENTS(qs); i++)
+		ck_assert_uint_eq(rs_lat_quantile(&v, qs[i]), (nearest_rank(qs[i], 3000) - 1) * 37 + 5);
+	ck_assert(!v.wide);
+	rs_lat_add(&v, 5000000000ull);
+	for (size_t i = 0; i < G_N_ELEMENTS(qs); i++) {
+		uint64_t r = nearest_rank(qs[i], 3001);
+		ck_assert_uint_eq(rs_lat_quantile(&v, qs[i]), r == 3001 ? 5000000000ull : (r - 1) * 37 + 5);
+	}
+	ck_assert(v.wide);
+	rs_lat_free(&v);
+}
+END_TEST
+
 START_TEST(reservoir_replacements_past_32_bits_are_exact)
 {
 	/* The reservoir is full of small samples (32-bit), then most of what
@@ -731,6 +765,7 @@ static Suite *suite(void)
 	tcase_add_test(t, quantiles_of_samples_still_staged);
 	tcase_add_test(t, latencies_past_32_bits_are_kept_exactly);
 	tcase_add_test(t, reservoir_replacements_past_32_bits_are_exact);
+	tcase_add_test(t, quantiles_of_long_vectors_in_both_widths);
 	tcase_add_test(t, messages_keep_their_counts_and_immediates_in_wire_order);
 	tcase_add_test(t, message_counts_survive_eviction);
 	tcase_add_test(t, logged_latencies_join_as_if_added_at_once);
