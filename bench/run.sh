@@ -59,7 +59,7 @@ fi
 cleanup() {
 	[ -n "$AUTOGROUP_NICE" ] && echo "$AUTOGROUP_NICE" > /proc/self/autogroup
 	[ "${KEEP:-0}" = 1 ] && return
-	rm -f "$BIG" "$SMALL" "$DISTINCT" "$J1" "$J2" "$DIR"/rs.* "$DIR"/*.csv "$DIR"/*.json
+	rm -f "$BIG" "$SMALL" "$DISTINCT" "$J1" "$J2" "$DIR"/rs.* "$DIR"/all.* "$DIR"/*.csv "$DIR"/*.json
 	rmdir "$DIR" 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
@@ -88,6 +88,7 @@ once() {
 	cost='{print $2 + $3}'
 	[ "${BY:-cpu}" = wall ] && cost='{print $1}'
 	t=$(awk "$cost" "$DIR/rs.try")
+	echo "$t" >> "$DIR/all.$name" # every run, in order (per-round ratios)
 	if [ ! -f "$DIR/rs.$name" ] || awk -v a="$t" -v b="$(awk "$cost" "$DIR/rs.$name")" 'BEGIN{exit !(a<b)}'; then
 		cp "$DIR/rs.try" "$DIR/rs.$name"
 	fi
@@ -102,7 +103,7 @@ measure() {
 }
 
 # (a)-(d) take turns, so that each sees the same background load.
-rm -f "$DIR"/rs.*
+rm -f "$DIR"/rs.* "$DIR"/all.*
 i=0
 while [ $i -lt "$REPEAT" ]; do
 	once a "$BIN/pcaploop" "$BIG"
@@ -137,6 +138,15 @@ awk -v a="$(cpu a)" -v b="$(cpu b)" -v c="$(cpu c)" -v d="$(cpu d)" -v e="$(cpu 
 	printf "ratios: b/a = %.2f (target >= 0.75 %s)   b/e = %.1f (target >= 30 %s)   c/b = %.2f (target <= 1.15 %s)\n",
 		ra, ((ra >= 0.75) ? "met" : "NOT met"), re, ((re >= 30) ? "met" : "NOT met"), rc, ((rc <= 1.15) ? "met" : "NOT met");
 	printf "--fields: %.2f M lines/s (target >= 1 M %s)\n", fl, ((fl >= 1) ? "met" : "NOT met") }'
+# The same ratios round by round: (a)-(d) of one round ran seconds apart, so
+# a slow drift of the machine (other tenants) cancels out of each ratio,
+# while the best-of-N figures above may come from different minutes.
+# Shown beside the verdicts above, not instead of them.
+round_ratios() { # NUM DEN: the median, least and greatest of NUM_i / DEN_i
+	paste "$DIR/all.$1" "$DIR/all.$2" | awk '{print $2 / $1}' | sort -n |
+		awk '{v[NR] = $1} END {printf "%.2f (%.2f-%.2f)", v[int((NR + 1) / 2)], v[1], v[NR]}'
+}
+echo "per round (median, range of $REPEAT): b/a = $(round_ratios b a)   c/b = $(round_ratios b c)"
 
 # Memory: one million distinct QPs (DISTINCT_CONNS connections, two QPs each).
 "$BIN/gen" -n $((DISTINCT_CONNS * 4)) --conns "$DISTINCT_CONNS" --no-cm --rr --max-msg 256 -o "$DISTINCT" 2> /dev/null
