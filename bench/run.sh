@@ -64,9 +64,29 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-[ -f "$BIG" ] || "$BIN/gen" -n "$FRAMES" -o "$BIG"
+# gen [-q] OUT ARGS...: write a capture and print the generator's summary
+# (-q: not); on failure (a full disk, say) say why and stop, rather than
+# leave set -e to end the run without a word. Its messages are kept in
+# memory: on a full disk a file for them could not be written either.
+gen() {
+	quiet=0
+	if [ "$1" = -q ]; then
+		quiet=1
+		shift
+	fi
+	out=$1
+	shift
+	if ! msg=$("$BIN/gen" "$@" -o "$out" 2>&1 > /dev/null); then
+		echo "bench: generating $out failed: $msg" >&2
+		echo "bench: free space there: $(df -h "$DIR" | awk 'NR == 2 {print $4}')" >&2
+		exit 1
+	fi
+	[ "$quiet" = 1 ] || echo "$msg" >&2
+}
+
+[ -f "$BIG" ] || gen "$BIG" -n "$FRAMES"
 if [ "$TSHARK_FRAMES" -lt "$FRAMES" ]; then
-	[ -f "$SMALL" ] || "$BIN/gen" -n "$TSHARK_FRAMES" -o "$SMALL" # the same seed: the first frames of $BIG
+	[ -f "$SMALL" ] || gen "$SMALL" -n "$TSHARK_FRAMES" # the same seed: the first frames of $BIG
 	TFRAMES=$TSHARK_FRAMES
 else
 	SMALL=$BIG
@@ -149,7 +169,7 @@ round_ratios() { # NUM DEN: the median, least and greatest of NUM_i / DEN_i
 echo "per round (median, range of $REPEAT): b/a = $(round_ratios b a)   c/b = $(round_ratios b c)"
 
 # Memory: one million distinct QPs (DISTINCT_CONNS connections, two QPs each).
-"$BIN/gen" -n $((DISTINCT_CONNS * 4)) --conns "$DISTINCT_CONNS" --no-cm --rr --max-msg 256 -o "$DISTINCT" 2> /dev/null
+gen -q "$DISTINCT" -n $((DISTINCT_CONNS * 4)) --conns "$DISTINCT_CONNS" --no-cm --rr --max-msg 256
 REPEAT=1 measure m1 "$ROCESTAT" --format json -o "$DIR/distinct.json" "$DISTINCT"
 HF=$(sed -n 's/.*"half_flows": \([0-9]*\).*/\1/p' "$DIR/distinct.json" | head -1)
 REPEAT=1 measure m2 "$ROCESTAT" --max-flows "$MAX_FLOWS" --format json -o "$DIR/distinct-cap.json" "$DISTINCT"
@@ -162,15 +182,18 @@ echo "        the same with --max-flows $MAX_FLOWS: $(rss m2), $EV half-flows ev
 # The same connections, each opening with a CM handshake: connections are
 # capped too (at MAX_FLOWS / 2).
 rm -f "$DISTINCT"
-"$BIN/gen" -n $((DISTINCT_CONNS * 4)) --conns "$DISTINCT_CONNS" --rr --max-msg 256 -o "$DISTINCT" 2> /dev/null
+gen -q "$DISTINCT" -n $((DISTINCT_CONNS * 4)) --conns "$DISTINCT_CONNS" --rr --max-msg 256
 REPEAT=1 measure m3 "$ROCESTAT" --max-flows "$MAX_FLOWS" --format json -o "$DIR/distinct-cm.json" "$DISTINCT"
 CE=$(sed -n 's/.*"connections_evicted": \([0-9]*\).*/\1/p' "$DIR/distinct-cm.json" | head -1)
 echo "        with a CM handshake each, --max-flows $MAX_FLOWS: $(rss m3), $CE connections evicted (and reported)"
 
 # -j: two captures of FRAMES/2 frames each, sequential (-j 1) against parallel (-j 2).
-rm -f "$SMALL" "$DISTINCT"
-"$BIN/gen" -n $((FRAMES / 2)) --seed 11 -o "$J1" 2> /dev/null
-"$BIN/gen" -n $((FRAMES / 2)) --seed 12 --qpn-base 0x400000 -o "$J2" 2> /dev/null
+# The big file is done with: without it the pair needs no more room than it
+# took (a 10 M-frame run peaked at 15 GB with both there).
+rm -f "$DISTINCT"
+[ "${KEEP:-0}" = 1 ] || rm -f "$SMALL" "$BIG"
+gen -q "$J1" -n $((FRAMES / 2)) --seed 11
+gen -q "$J2" -n $((FRAMES / 2)) --seed 12 --qpn-base 0x400000
 cat "$J1" "$J2" > /dev/null
 i=0
 while [ $i -lt "$REPEAT" ]; do
