@@ -442,6 +442,14 @@ static void live_event(struct rs_analyzer *a, uint64_t ts, const char *fmt, ...)
 	va_end(ap);
 	a->nevents++;
 }
+/* An event for the live view, if the analyzer keeps them (opts.keep_events):
+ * a macro so that the words' arguments (inet_ntop, service names) are not
+ * even computed when it does not. */
+#define LIVE_EVENT(a, ...)                           \
+	do {                                          \
+		if ((a)->opts.keep_events)            \
+			live_event((a), __VA_ARGS__); \
+	} while (0)
 
 static void ladder_cm(struct rs_analyzer *a, struct rs_conn *c, const struct rs_frame *f,
 		      const struct rs_frame_meta *m)
@@ -573,8 +581,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			c->cma = mad->cma;
 		}
 		count(a, c, f, &at, m->ts_ns);
-		if (c->n[0] == 1 && a->opts.keep_events)
-			live_event(a, m->ts_ns, "REQ  %s QP 0x%x -> %s %s", rs_addr_format(&c->client, cs), c->client_qpn,
+		if (c->n[0] == 1)
+			LIVE_EVENT(a, m->ts_ns, "REQ  %s QP 0x%x -> %s %s", rs_addr_format(&c->client, cs), c->client_qpn,
 				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
 		break;
 	}
@@ -604,10 +612,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 				expect_flow(a, c, true, c->server_qpn);
 			if (c->client_qpn)
 				expect_flow(a, c, false, c->client_qpn);
-			if (a->opts.keep_events)
-				live_event(a, m->ts_ns, "REP  %s QP 0x%x accepts %s QP 0x%x",
-					   rs_addr_format(&c->server, ss), c->server_qpn, rs_addr_format(&c->client, cs),
-					   c->client_qpn);
+			LIVE_EVENT(a, m->ts_ns, "REP  %s QP 0x%x accepts %s QP 0x%x", rs_addr_format(&c->server, ss),
+				   c->server_qpn, rs_addr_format(&c->client, cs), c->client_qpn);
 		}
 		break;
 	}
@@ -627,9 +633,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		c->rej_from_client = rs_addr_equal(&f->src, &c->client);
 		count(a, c, f, &at, m->ts_ns);
 		rs_anomaly(a, RS_AN_CM_REJ, r->reason, c, &at, 1);
-		if (a->opts.keep_events)
-			live_event(a, m->ts_ns, "REJ  %s rejects: %s (%u)", rs_addr_format(&f->src, ss),
-				   rs_cm_rej_reason_name(r->reason), r->reason);
+		LIVE_EVENT(a, m->ts_ns, "REJ  %s rejects: %s (%u)", rs_addr_format(&f->src, ss),
+			   rs_cm_rej_reason_name(r->reason), r->reason);
 		break;
 	}
 	case UMAD_CM_ATTR_MRA:
@@ -654,9 +659,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			c->client_qpn = mad->u.ids.remote_qpn;
 			expect_flow(a, c, false, c->client_qpn);
 		}
-		if (first && a->opts.keep_events &&
-		    (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
-			live_event(a, m->ts_ns, "%-4s %s -> %s", rs_cm_attr_name(attr), rs_addr_format(&f->src, cs),
+		if (first && (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
+			LIVE_EVENT(a, m->ts_ns, "%-4s %s -> %s", rs_cm_attr_name(attr), rs_addr_format(&f->src, cs),
 				   rs_addr_format(&f->dst, ss));
 		break;
 	}
@@ -677,8 +681,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			c->cma = mad->cma;
 		}
 		count(a, c, f, &at, m->ts_ns);
-		if (c->n[attr - UMAD_CM_ATTR_REQ] == 1 && a->opts.keep_events)
-			live_event(a, m->ts_ns, "SIDR %s asks %s for %s", rs_addr_format(&c->client, cs),
+		if (c->n[attr - UMAD_CM_ATTR_REQ] == 1)
+			LIVE_EVENT(a, m->ts_ns, "SIDR %s asks %s for %s", rs_addr_format(&c->client, cs),
 				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
 		break;
 	}
@@ -701,9 +705,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		if (first) {
 			if (r->status == 0)
 				expect_flow(a, c, true, r->qpn);
-			if (a->opts.keep_events)
-				live_event(a, m->ts_ns, "SIDR %s answers: QP 0x%x Q_Key 0x%x (status %u)",
-					   rs_addr_format(&f->src, ss), r->qpn, r->qkey, r->status);
+			LIVE_EVENT(a, m->ts_ns, "SIDR %s answers: QP 0x%x Q_Key 0x%x (status %u)", rs_addr_format(&f->src, ss),
+				   r->qpn, r->qkey, r->status);
 		}
 		break;
 	}
