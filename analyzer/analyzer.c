@@ -230,6 +230,47 @@ struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
 	return fl->rare;
 }
 
+/* The 16-bit count of one opcode wrapped: carry into the high part. The
+ * whole count saturates at 2^48 - 1 rather than wrap. */
+static void ophist_carry(struct rs_flow *fl, unsigned op)
+{
+	struct rs_flow_extra *x = rs_extra_w(fl);
+	if (!x->ophist_hi)
+		x->ophist_hi = g_new0(uint32_t, G_N_ELEMENTS(fl->ophist));
+	if (x->ophist_hi[op] == UINT32_MAX)
+		fl->ophist[op] = UINT16_MAX;
+	else
+		x->ophist_hi[op]++;
+}
+
+static inline void ophist_count(struct rs_flow *fl, unsigned op)
+{
+	if (++fl->ophist[op] == 0)
+		ophist_carry(fl, op);
+}
+
+uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op)
+{
+	uint64_t hi = fl->x && fl->x->ophist_hi ? fl->x->ophist_hi[op] : 0;
+	return hi << 16 | fl->ophist[op];
+}
+
+void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n)
+{
+	const uint64_t most = ((uint64_t)UINT32_MAX << 16) | UINT16_MAX;
+	uint64_t sum = rs_flow_ophist(fl, op);
+	sum = n > most - sum ? most : sum + n;
+	fl->ophist[op] = (uint16_t)sum;
+	if (sum >> 16) {
+		struct rs_flow_extra *x = rs_extra_w(fl);
+		if (!x->ophist_hi)
+			x->ophist_hi = g_new0(uint32_t, G_N_ELEMENTS(fl->ophist));
+		x->ophist_hi[op] = (uint32_t)(sum >> 16);
+	} else if (fl->x && fl->x->ophist_hi) {
+		fl->x->ophist_hi[op] = 0;
+	}
+}
+
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	g_free(fl->rare);
@@ -247,6 +288,7 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	g_free(fl->open);
 	if (fl->x) {
 		g_free(fl->x->imms);
+		g_free(fl->x->ophist_hi);
 		if (fl->x->anoms)
 			g_ptr_array_free(fl->x->anoms, TRUE);
 		if (fl->x->series) {
@@ -755,7 +797,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	fl->last = at;
 	fl->last_ts = m->ts_ns;
 	if (op->kind != RS_KIND_CNP) /* counted as cnps: its low bits would read as an opcode of the QP's transport */
-		fl->ophist[b->opcode & 0x1F] += fl->ophist[b->opcode & 0x1F] != UINT32_MAX; /* saturates */
+		ophist_count(fl, b->opcode & 0x1F);
 	rs_tl_touch(a, fl);
 	struct rs_tl *tl = rs_tl_of(a, fl);
 	tl->packets++;

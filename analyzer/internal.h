@@ -235,11 +235,15 @@ struct rs_conn;
 
 /*
  * The fields are ordered by how often they are touched: what frames read
- * or write fills the first RS_FLOW_HOT_BYTES (six cache lines; the flow is
+ * or write fills the first RS_FLOW_HOT_BYTES (five cache lines; the flow is
  * allocated 64-byte aligned), which the analyzer prefetches frames ahead
  * (rs_analyzer_prefetch); then what only a few frames ever touch. A field
  * every frame touches that lands past RS_FLOW_HOT_BYTES costs a cache miss
- * per frame: iv_tag and iv_payload once did.
+ * per frame: iv_tag and iv_payload once did. With thousands of QPs the
+ * flows do not fit in a core's L2, and the run's time follows the number
+ * of lines a frame touches: the opcode counts are 16 bits wide so that
+ * they take one line, not two and a part of a third (the carries go to
+ * x->ophist_hi, see rs_flow_ophist()).
  */
 struct rs_flow {
 	/* ---- every frame ---- */
@@ -277,11 +281,11 @@ struct rs_flow {
 	/* Responses carried by this flow. */
 	uint64_t acks, acked_pkts;
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
-	uint32_t ophist[32];      /* by opcode & 0x1F within its transport */
-
-	/* ---- every message (flows with messages) ---- */
-	struct rs_flow_msgs *m;
+	struct rs_flow_msgs *m;   /* every message (flows with messages) */
 	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
+	/* Packets by opcode & 0x1F within its transport: the low 16 bits
+	 * (rs_flow_ophist() adds the carries). */
+	uint16_t ophist[32];
 
 	/* ---- seldom ---- */
 	struct rs_conn *conn;
@@ -294,8 +298,12 @@ struct rs_flow {
 	uint64_t peak_bytes;      /* most payload bytes in one interval (folded once per interval) */
 };
 #define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, conn)
-_Static_assert(RS_FLOW_HOT_BYTES == 6 * 64, "the fields frames touch fill six whole cache lines");
-_Static_assert(sizeof(struct rs_flow) == 7 * 64, "a flow takes seven cache lines");
+_Static_assert(RS_FLOW_HOT_BYTES == 5 * 64, "the fields frames touch fill five whole cache lines");
+_Static_assert(offsetof(struct rs_flow, ophist) == 4 * 64, "the opcode counts fill the fifth line alone");
+_Static_assert(sizeof(struct rs_flow) == 6 * 64, "a flow takes six cache lines");
+/* Packets of opcode `op` (& 0x1F) on the flow, and adding to that count. */
+uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op);
+void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n);
 
 /* Messages by kind, and their sizes: allocated with the flow's first
  * message (the flows that only carry ACKs or responses have none). */
@@ -313,13 +321,14 @@ static inline const struct rs_flow_msgs *rs_msgs(const struct rs_flow *fl)
 struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
 
 /* Per-flow state that most flows never have, out of struct rs_flow so that
- * the flow fits in seven cache lines (a million flows: 64 MB less):
+ * the flow fits in six cache lines (a million flows: 64 MB less):
  * allocated with the first of them. */
 struct rs_flow_extra {
 	struct rs_series *series; /* --plot */
 	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them) */
 	struct rs_imms *imms;     /* Immediate Data values seen */
 	uint64_t live_prev_payload; /* the live view's last reading */
+	uint32_t *ophist_hi;      /* [32]: carries out of fl->ophist, once one wraps */
 };
 struct rs_flow_extra *rs_extra_w(struct rs_flow *fl);
 static inline struct rs_series *rs_series_of(const struct rs_flow *fl)

@@ -242,7 +242,7 @@ static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 	d->acked_pkts += s->acked_pkts;
 	d->read_resp_payload += s->read_resp_payload;
 	for (int k = 0; k < 32; k++)
-		d->ophist[k] += s->ophist[k];
+		rs_flow_ophist_add(d, (unsigned)k, rs_flow_ophist(s, (unsigned)k));
 	if (s->m) {
 		struct rs_flow_msgs *x = rs_msgs_w(d);
 		for (int k = 0; k < RS_MSG__COUNT; k++) {

@@ -742,6 +742,48 @@ START_TEST(message_counts_survive_eviction)
 }
 END_TEST
 
+/* Opcode counts are 16 bits in the flow, with the carries kept apart:
+ * 70,000 ACKs carry once, a merge (the -j path) with 65,536 more carries
+ * again, and the count stops at 2^48 - 1 rather than wrap. */
+START_TEST(opcode_counts_carry_past_16_bits)
+{
+	const unsigned op_ack = IBV_OPCODE_RC_ACKNOWLEDGE & 0x1F, op_send = IBV_OPCODE_RC_SEND_ONLY & 0x1F;
+	for (uint32_t i = 0; i < 70000; i++)
+		feed(ack(A_HOST, B_HOST, 0x11, i, 0, i));
+	for (uint32_t i = 0; i < 3; i++)
+		feed(mk(A_HOST, B_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, i, 8));
+	struct rs_flow *fl = flow(A_HOST, B_HOST, 0x11);
+	ck_assert_ptr_nonnull(fl);
+	ck_assert_uint_eq(fl->packets, 70003);
+	ck_assert_uint_eq(rs_flow_ophist(fl, op_ack), 70000);
+	ck_assert_uint_eq(rs_flow_ophist(fl, op_send), 3);
+
+	struct rs_analyzer *first = an;
+	start((struct rs_analyzer_opts){ .interval_ns = 10000000, .qp_filter = -1 });
+	for (uint32_t i = 0; i < 65536; i++)
+		feed(ack(A_HOST, B_HOST, 0x11, 70000 + i, 0, 70000 + i));
+	struct rs_analyzer *second = an;
+	an = first;
+	rs_analyzer_merge(an, second);
+	rs_analyzer_free(second);
+	fl = flow(A_HOST, B_HOST, 0x11);
+	ck_assert_ptr_nonnull(fl);
+	ck_assert_uint_eq(rs_flow_ophist(fl, op_ack), 135536);
+	ck_assert_uint_eq(rs_flow_ophist(fl, op_send), 3);
+
+	const uint64_t most = (1ull << 48) - 1;
+	rs_flow_ophist_add(fl, op_ack, most - 135536 - 1);
+	ck_assert_uint_eq(rs_flow_ophist(fl, op_ack), most - 1);
+	feed(ack(A_HOST, B_HOST, 0x11, 200000, 0, 200000));
+	ck_assert_uint_eq(rs_flow_ophist(fl, op_ack), most);
+	feed(ack(A_HOST, B_HOST, 0x11, 200001, 0, 200001));
+	ck_assert_uint_eq(rs_flow_ophist(fl, op_ack), most);
+	rs_flow_ophist_add(fl, op_ack, 12345);
+	ck_assert_uint_eq(rs_flow_ophist(fl, op_ack), most);
+	ck_assert_uint_eq(rs_flow_ophist(fl, op_send), 3);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("analyzer");
@@ -770,6 +812,7 @@ static Suite *suite(void)
 	tcase_add_test(t, message_counts_survive_eviction);
 	tcase_add_test(t, logged_latencies_join_as_if_added_at_once);
 	tcase_add_test(t, evicted_requesters_take_no_logged_samples_with_them);
+	tcase_add_test(t, opcode_counts_carry_past_16_bits);
 	suite_add_tcase(s, t);
 	return s;
 }
