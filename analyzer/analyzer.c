@@ -230,31 +230,14 @@ struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
 	return fl->rare;
 }
 
-/* The 16-bit count of one opcode wrapped: carry into the high part. The
- * whole count saturates at 2^48 - 1 rather than wrap. */
-static void ophist_carry(struct rs_flow *fl, unsigned op)
-{
-	struct rs_flow_extra *x = rs_extra_w(fl);
-	if (!x->ophist_hi)
-		x->ophist_hi = g_new0(uint32_t, G_N_ELEMENTS(fl->ophist));
-	if (x->ophist_hi[op] == UINT32_MAX)
-		fl->ophist[op] = UINT16_MAX;
-	else
-		x->ophist_hi[op]++;
-}
-
-static inline void ophist_count(struct rs_flow *fl, unsigned op)
-{
-	if (++fl->ophist[op] == 0)
-		ophist_carry(fl, op);
-}
-
 uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op)
 {
 	uint64_t hi = fl->x && fl->x->ophist_hi ? fl->x->ophist_hi[op] : 0;
 	return hi << 16 | fl->ophist[op];
 }
 
+/* The whole count saturates at 2^48 - 1 rather than wrap. A count only
+ * grows, so a high part that is needed was needed before or is new. */
 void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n)
 {
 	const uint64_t most = ((uint64_t)UINT32_MAX << 16) | UINT16_MAX;
@@ -266,9 +249,17 @@ void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n)
 		if (!x->ophist_hi)
 			x->ophist_hi = g_new0(uint32_t, G_N_ELEMENTS(fl->ophist));
 		x->ophist_hi[op] = (uint32_t)(sum >> 16);
-	} else if (fl->x && fl->x->ophist_hi) {
-		fl->x->ophist_hi[op] = 0;
 	}
+}
+
+/* One packet: in the 16 bits while they hold it, else the carry (once per
+ * 65,536 packets of an opcode) through rs_flow_ophist_add(). */
+static inline void ophist_count(struct rs_flow *fl, unsigned op)
+{
+	if (fl->ophist[op] != UINT16_MAX)
+		fl->ophist[op]++;
+	else
+		rs_flow_ophist_add(fl, op, 1);
 }
 
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)

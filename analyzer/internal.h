@@ -239,11 +239,11 @@ struct rs_conn;
  * allocated 64-byte aligned), which the analyzer prefetches frames ahead
  * (rs_analyzer_prefetch); then what only a few frames ever touch. A field
  * every frame touches that lands past RS_FLOW_HOT_BYTES costs a cache miss
- * per frame: iv_tag and iv_payload once did. With thousands of QPs the
- * flows do not fit in a core's L2, and the run's time follows the number
- * of lines a frame touches: the opcode counts are 16 bits wide so that
- * they take one line, not two and a part of a third (the carries go to
- * x->ophist_hi, see rs_flow_ophist()).
+ * per frame: iv_tag and iv_payload once did. The opcode counts are 16 bits
+ * wide (the carries go to x->ophist_hi, see rs_flow_ophist()) so that they
+ * take one line, not two and a part of a third: a flow is six lines, not
+ * seven (a million flows: 64 MB less). Side-by-side runs of the bench
+ * capture showed no change in speed from the line saved per frame.
  */
 struct rs_flow {
 	/* ---- every frame ---- */

@@ -289,8 +289,9 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_obj(j, "opcodes");
 		for (int op = 0; op < 32; op++) {
 			char k[8];
-			if (rs_flow_ophist(fl, op))
-				rs_json_u64(j, opcode_key((uint8_t)(fl->transport | op), k), rs_flow_ophist(fl, op));
+			uint64_t n = rs_flow_ophist(fl, (unsigned)op);
+			if (n)
+				rs_json_u64(j, opcode_key((uint8_t)(fl->transport | op), k), n);
 		}
 		rs_json_end_obj(j);
 		rs_json_obj(j, "messages");
