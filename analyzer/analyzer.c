@@ -336,7 +336,7 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 		rs_tl_flush_flow(a, fl);
 	}
 	if (fl->peer)
-		fl->peer->peer = NULL;
+		rs_pair_lost_peer(a, fl->peer);
 	if (fl->conn) {
 		if (fl->conn->c2s == fl)
 			fl->conn->c2s = NULL;

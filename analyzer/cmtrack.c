@@ -93,9 +93,48 @@ static void hostpair_of(struct rs_hostpair *hp, const struct rs_flowkey *k, bool
 	memcpy(hp->b, reversed ? k->src : k->dst, 16);
 }
 
-static void free_ptr_array(gpointer p)
+/*
+ * The flows from one host to another that may still be paired by inference
+ * (by_hosts). A flow joins when first seen. One that has a peer is dropped
+ * when a scan meets it, and rejoins at the end if it loses that peer (its
+ * peer evicted, a handshake overruling an inference). Dropped and forgotten
+ * flows leave a NULL so that the others keep their order (the scan's window
+ * is the most recent ones); the NULLs are squeezed out once they are half.
+ */
+struct hostlist {
+	GPtrArray *flows;
+	guint dead; /* NULL entries in flows */
+};
+
+static void hostlist_free(gpointer p)
 {
-	g_ptr_array_free(p, TRUE);
+	struct hostlist *l = p;
+	g_ptr_array_free(l->flows, TRUE);
+	g_free(l);
+}
+
+static void hostlist_drop(struct hostlist *l, guint i)
+{
+	l->flows->pdata[i] = NULL;
+	l->dead++;
+}
+
+/* Squeeze out the NULLs once they are half the list (not during a scan:
+ * the flows move). */
+static void hostlist_tidy(struct hostlist *l)
+{
+	if (l->dead < 64 || l->dead < l->flows->len / 2)
+		return;
+	guint n = 0;
+	for (guint j = 0; j < l->flows->len; j++) {
+		struct rs_flow *fl = l->flows->pdata[j];
+		if (fl) {
+			fl->hosts_pos = n;
+			l->flows->pdata[n++] = fl;
+		}
+	}
+	g_ptr_array_set_size(l->flows, n);
+	l->dead = 0;
 }
 
 static void conn_free(gpointer p)
@@ -108,7 +147,7 @@ static void conn_free(gpointer p)
 
 void rs_pair_init(struct rs_analyzer *a)
 {
-	a->by_hosts = g_hash_table_new_full(rs_hostpair_hash, rs_hostpair_equal, g_free, free_ptr_array);
+	a->by_hosts = g_hash_table_new_full(rs_hostpair_hash, rs_hostpair_equal, g_free, hostlist_free);
 	a->pending_pairs = g_hash_table_new_full(flowkey_hash, flowkey_equal, g_free, NULL);
 	a->conn_by_id = g_hash_table_new_full(rs_hostkey_hash, rs_hostkey_equal, g_free, NULL);
 	a->versions = g_hash_table_new_full(rs_hostpair_hash, rs_hostpair_equal, g_free, g_free);
@@ -152,7 +191,7 @@ static void detach_conn(struct rs_flow *fl)
 	fl->conn = NULL;
 }
 
-static void attach_conn(struct rs_flow *fl, struct rs_conn *c)
+static void attach_conn(struct rs_analyzer *a, struct rs_flow *fl, struct rs_conn *c)
 {
 	if (fl->conn != c)
 		detach_conn(fl);
@@ -169,26 +208,43 @@ static void attach_conn(struct rs_flow *fl, struct rs_conn *c)
 		c->s2c = fl;
 	if (c->c2s && c->s2c) {
 		if (c->c2s->peer && c->c2s->peer != c->s2c)
-			c->c2s->peer->peer = NULL; /* an inference the handshake overrules */
+			rs_pair_lost_peer(a, c->c2s->peer); /* an inference the handshake overrules */
 		if (c->s2c->peer && c->s2c->peer != c->c2s)
-			c->s2c->peer->peer = NULL;
+			rs_pair_lost_peer(a, c->s2c->peer);
 		rs_pair_link(c->c2s, c->s2c, RS_PAIR_CM);
 	}
 }
 
-/* The flows between two hosts, for pairing by inference; hosts_pos makes
+/* A flow joins its host pair's list (struct hostlist); hosts_pos makes
  * removal constant time. */
 static void hosts_list_add(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_hostpair hp;
 	hostpair_of(&hp, &fl->key, false);
-	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
+	struct hostlist *list = g_hash_table_lookup(a->by_hosts, &hp);
 	if (!list) {
-		list = g_ptr_array_new();
+		list = g_new0(struct hostlist, 1);
+		list->flows = g_ptr_array_new();
 		g_hash_table_insert(a->by_hosts, g_memdup2(&hp, sizeof hp), list);
 	}
-	fl->hosts_pos = list->len;
-	g_ptr_array_add(list, fl);
+	fl->hosts_pos = list->flows->len;
+	g_ptr_array_add(list->flows, fl);
+}
+
+static bool hosts_list_has(const struct hostlist *list, const struct rs_flow *fl)
+{
+	return list && fl->hosts_pos < list->flows->len && list->flows->pdata[fl->hosts_pos] == fl;
+}
+
+void rs_pair_lost_peer(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	fl->peer = NULL;
+	if (fl->is_cm_qp)
+		return;
+	struct rs_hostpair hp;
+	hostpair_of(&hp, &fl->key, false);
+	if (!hosts_list_has(g_hash_table_lookup(a->by_hosts, &hp), fl))
+		hosts_list_add(a, fl);
 }
 
 void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
@@ -199,7 +255,7 @@ void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	struct rs_conn *c = g_hash_table_lookup(a->pending_pairs, &fl->key);
 	if (c) {
 		g_hash_table_remove(a->pending_pairs, &fl->key);
-		attach_conn(fl, c);
+		attach_conn(a, fl, c);
 	}
 }
 
@@ -220,17 +276,14 @@ void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl)
 		return;
 	struct rs_hostpair hp;
 	hostpair_of(&hp, &fl->key, false);
-	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
-	/* What g_ptr_array_remove_fast() does, without searching the list
-	 * (thousands of flows between two hosts made eviction quadratic). */
-	if (list && fl->hosts_pos < list->len && list->pdata[fl->hosts_pos] == fl) {
-		struct rs_flow *last = list->pdata[list->len - 1];
-		list->pdata[fl->hosts_pos] = last;
-		last->hosts_pos = fl->hosts_pos;
-		g_ptr_array_set_size(list, list->len - 1);
+	struct hostlist *list = g_hash_table_lookup(a->by_hosts, &hp);
+	if (hosts_list_has(list, fl)) {
+		hostlist_drop(list, fl->hosts_pos);
 		/* Under --max-flows, host pairs come and go: keep no empty lists. */
-		if (!list->len)
+		if (list->dead == list->flows->len)
 			g_hash_table_remove(a->by_hosts, &hp);
+		else
+			hostlist_tidy(list);
 	}
 }
 
@@ -243,20 +296,32 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 	resp->infer_tries++;
 	struct rs_hostpair hp;
 	hostpair_of(&hp, &resp->key, true);
-	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
+	struct hostlist *list = g_hash_table_lookup(a->by_hosts, &hp);
 	if (!list)
 		return;
 	struct rs_flow *best = NULL;
 	int32_t best_dist = 0;
-	/* Only the most recent RS_INFER_SCAN request flows between the two
-	 * hosts are candidates: a scan of all of them for each response flow
-	 * went quadratic (thousands of QPNs between two hosts, each answered
-	 * or not, took minutes). A response follows its request closely, and
-	 * with fewer flows than that the result is the same as before. */
-	guint from = list->len > RS_INFER_SCAN ? list->len - RS_INFER_SCAN : 0;
-	for (guint i = from; i < list->len; i++) {
-		struct rs_flow *c = list->pdata[i];
-		if (c->peer || c == resp || !c->req.started || c->transport != resp->transport)
+	/* Only the most recent RS_INFER_SCAN flows between the two hosts that
+	 * were unpaired when last looked at are candidates: a scan of all of
+	 * them for each response flow went quadratic (thousands of QPNs between
+	 * two hosts, each answered or not, took minutes). A response follows
+	 * its request closely. Flows paired since are dropped as they are met,
+	 * so a million connections' worth of them is not looked at again and
+	 * again (that was a quarter of such a run). */
+	GPtrArray *v = list->flows;
+	guint from = v->len, live = 0;
+	while (from > 0 && live < RS_INFER_SCAN)
+		if (v->pdata[--from])
+			live++;
+	for (guint i = from; i < v->len; i++) {
+		struct rs_flow *c = v->pdata[i];
+		if (!c)
+			continue;
+		if (c->peer) {
+			hostlist_drop(list, i);
+			continue;
+		}
+		if (c == resp || !c->req.started || c->transport != resp->transport)
 			continue;
 		if (rs_psn_diff(psn, c->req.first) < 0 || rs_psn_diff(psn, c->req.next) >= 0)
 			continue; /* this response does not answer that request stream */
@@ -268,6 +333,7 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 				break; /* the closest possible: nothing later can win */
 		}
 	}
+	hostlist_tidy(list);
 	if (best)
 		rs_pair_link(best, resp, RS_PAIR_INFERRED);
 }
@@ -300,7 +366,7 @@ static void expect_flow(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint
 		fl = NULL;
 	}
 	if (fl)
-		attach_conn(fl, c);
+		attach_conn(a, fl, c);
 	else
 		g_hash_table_replace(a->pending_pairs, g_memdup2(&k, sizeof k), c);
 }
@@ -844,9 +910,11 @@ void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_hostpair hp;
 	hostpair_of(&hp, &fl->key, true);
-	GPtrArray *list = g_hash_table_lookup(a->by_hosts, &hp);
-	for (guint i = 0; list && i < list->len; i++) {
-		struct rs_flow *c2s = list->pdata[i];
+	const struct hostlist *list = g_hash_table_lookup(a->by_hosts, &hp);
+	for (guint i = 0; list && i < list->flows->len; i++) {
+		struct rs_flow *c2s = list->flows->pdata[i];
+		if (!c2s)
+			continue;
 		struct rs_conn *c = c2s->conn;
 		if (c && c->kind == RS_CONN_SIDR && c->c2s == c2s && !c->s2c && rs_rare(c2s)->deth_srcqp == fl->key.qpn) {
 			c->s2c = fl;

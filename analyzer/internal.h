@@ -566,6 +566,9 @@ void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp_flow, uint32_t psn);
 void rs_pair_link(struct rs_flow *x, struct rs_flow *y, enum rs_pair how);
 void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl);
+/* fl's peer is gone (evicted, or overruled by a handshake): it may be paired
+ * by inference again. */
+void rs_pair_lost_peer(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_pair_init(struct rs_analyzer *a);
 void rs_pair_free(struct rs_analyzer *a);
 void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl);

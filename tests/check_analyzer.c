@@ -275,6 +275,38 @@ START_TEST(read_latency_and_bytes_from_responses)
 }
 END_TEST
 
+START_TEST(inference_looks_past_flows_already_paired)
+{
+	/* A request stream B->A that waits for its first answer while 1,100
+	 * other connections between the same two hosts come and are paired.
+	 * The scan for its answer's requester looks at a bounded number of
+	 * candidates; flows paired meanwhile must not use them up (when they
+	 * did, the scan saw only the newest 1,024 and this answer was left
+	 * unpaired, and a million connections took a quarter of the run). */
+	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x5000, 1000, 64);
+	r.bth.ackreq = 1;
+	feed(r);
+	for (uint32_t i = 0; i < 1100; i++) {
+		uint32_t psn = 100000 + i * 10;
+		struct rs_frame q = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x10000 + i, psn, 64);
+		q.bth.ackreq = 1;
+		feed(q);
+		feed(ack(A_HOST, B_HOST, 0x20000 + i, psn, 0x1F, 1));
+	}
+	feed(ack(A_HOST, B_HOST, 0x6000, 1000, 0x1F, 1));
+	rs_analyzer_finish(an);
+	for (uint32_t i = 0; i < 1100; i += 99) {
+		struct rs_flow *q = flow(B_HOST, A_HOST, 0x10000 + i);
+		ck_assert_ptr_eq(q->peer, flow(A_HOST, B_HOST, 0x20000 + i));
+		ck_assert_uint_eq(q->pair_method, RS_PAIR_INFERRED);
+	}
+	struct rs_flow *old = flow(B_HOST, A_HOST, 0x5000), *rsp = flow(A_HOST, B_HOST, 0x6000);
+	ck_assert_ptr_eq(rsp->peer, old);
+	ck_assert_ptr_eq(old->peer, rsp);
+	ck_assert_uint_eq(old->lat->ack.n, 1); /* and its request was timed */
+}
+END_TEST
+
 START_TEST(ack_coalescing_rnr_and_naks)
 {
 	for (uint32_t p = 0; p < 8; p++)
@@ -797,6 +829,7 @@ static Suite *suite(void)
 	tcase_add_test(t, read_consumes_one_psn_per_response_packet);
 	tcase_add_test(t, read_of_unknown_length_resyncs);
 	tcase_add_test(t, read_latency_and_bytes_from_responses);
+	tcase_add_test(t, inference_looks_past_flows_already_paired);
 	tcase_add_test(t, ack_coalescing_rnr_and_naks);
 	tcase_add_test(t, cnp_ecn_and_invalidated_rkey);
 	tcase_add_test(t, cm_pairs_flows_and_checks_start_psn);
