@@ -1,6 +1,9 @@
 /*
  * json.h — a streaming JSON writer: correct escaping, two-space indentation,
  * no allocation. Keys are given for object members and NULL inside arrays.
+ * Output is gathered in the struct and goes to the FILE a buffer at a time
+ * (a million QPs make gigabytes of JSON: a stdio call per token, each taking
+ * the stream's lock, was most of the time); rs_json_done() writes the rest.
  */
 #ifndef RS_JSON_H
 #define RS_JSON_H
@@ -11,10 +14,14 @@
 
 #define RS_JSON_MAX_DEPTH 32
 
+#define RS_JSON_BUF 16384
+
 struct rs_json {
 	FILE *out;
 	int depth;
 	bool has_items[RS_JSON_MAX_DEPTH];
+	size_t n;                /* bytes in buf not yet written to out */
+	char buf[RS_JSON_BUF];
 };
 
 void rs_json_init(struct rs_json *j, FILE *out);
@@ -28,7 +35,7 @@ void rs_json_i64(struct rs_json *j, const char *key, int64_t v);
 void rs_json_dbl(struct rs_json *j, const char *key, double v);     /* non-finite -> null */
 void rs_json_bool(struct rs_json *j, const char *key, bool v);
 void rs_json_null(struct rs_json *j, const char *key);
-/* Finish the document with a newline. */
+/* Finish the document with a newline and hand everything to out. */
 void rs_json_done(struct rs_json *j);
 
 #endif
