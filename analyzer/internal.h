@@ -692,6 +692,9 @@ const char *rs_fmt_rate(double Bps, char *buf, size_t len);
 const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len);
 const char *rs_fmt_flow_addr(const struct rs_analyzer *a, const struct rs_flowkey *k, bool dst, char *buf,
 			     size_t len);
+/* "source → destination" + sep + "0x<qpn>", e.g. sep " QP " (the flow's label). */
+const char *rs_fmt_flow_pair(const struct rs_analyzer *a, const struct rs_flowkey *k, const char *sep, char *buf,
+			     size_t len);
 const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len);
 const char *rs_fmt_frames(const struct rs_anomaly *an, const struct rs_analyzer *a, char *buf, size_t len);
 const char *rs_fmt_service(uint64_t sid, char *buf, size_t len);

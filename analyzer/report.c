@@ -141,10 +141,7 @@ const char *rs_flow_pairing(const struct rs_flow *fl)
 
 const char *rs_flow_label(const struct rs_analyzer *a, const struct rs_flow *fl, char *buf, size_t len)
 {
-	char s[96], d[96];
-	snprintf(buf, len, "%s → %s QP 0x%x", rs_fmt_flow_addr(a, &fl->key, false, s, sizeof s),
-		 rs_fmt_flow_addr(a, &fl->key, true, d, sizeof d), fl->key.qpn);
-	return buf;
+	return rs_fmt_flow_pair(a, &fl->key, " QP ", buf, len);
 }
 
 const char *rs_lat_key(enum rs_lat_kind k)

@@ -258,6 +258,75 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		conns_evicted_line(out, a);
 }
 
+/* ---- rows without printf ------------------------------------------------
+ * The per-QP rows are assembled here and written with one fwrite: parsing
+ * fprintf's formats was most of a report with a million QPs. Widths count
+ * bytes, as printf's do (cell() counts display cells). */
+struct row {
+	FILE *out;
+	size_t n;
+	char b[512];
+};
+
+static void row_put(struct row *r, const char *s, size_t n)
+{
+	if (r->n + n > sizeof r->b) {
+		fwrite(r->b, 1, r->n, r->out);
+		r->n = 0;
+		if (n > sizeof r->b) {
+			fwrite(s, 1, n, r->out);
+			return;
+		}
+	}
+	memcpy(r->b + r->n, s, n);
+	r->n += n;
+}
+
+static void row_spaces(struct row *r, size_t n)
+{
+	static const char spaces[] = "                                ";
+	while (n) {
+		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+		row_put(r, spaces, k);
+		n -= k;
+	}
+}
+
+/* "%*.*s" with n bytes of s (width > 0), or "%-*.*s" (width < 0). */
+static void row_str_n(struct row *r, const char *s, size_t n, int width)
+{
+	size_t w = (size_t)(width < 0 ? -width : width);
+	if (width > 0 && n < w)
+		row_spaces(r, w - n);
+	row_put(r, s, n);
+	if (width < 0 && n < w)
+		row_spaces(r, w - n);
+}
+
+/* "%*s" (width > 0) or "%-*s" (width < 0). */
+static void row_str(struct row *r, const char *s, int width)
+{
+	row_str_n(r, s, strlen(s), width);
+}
+
+/* "%*" PRIu64 */
+static void row_u64(struct row *r, uint64_t v, int width)
+{
+	char d[20];
+	int i = sizeof d;
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	row_str_n(r, d + i, sizeof d - (size_t)i, width);
+}
+
+static void row_end(struct row *r)
+{
+	fwrite(r->b, 1, r->n, r->out);
+	r->n = 0;
+}
+
 static void msgs_text(const struct rs_flow *fl, char *buf, size_t len)
 {
 	size_t o = 0;
@@ -284,22 +353,46 @@ static void qp_section(FILE *out, const struct rs_view *v)
 		"CNP", "ICRC✗");
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = v->flows->pdata[i];
-		char lbl[160], pay[24], msgs[96], r1[24], r2[24], s[96], d[96];
-		snprintf(lbl, sizeof lbl, "%s → %s 0x%x", rs_fmt_flow_addr(a, &fl->key, false, s, sizeof s),
-			 rs_fmt_flow_addr(a, &fl->key, true, d, sizeof d), fl->key.qpn);
+		char lbl[160], pay[24], msgs[96], r1[24], r2[24];
+		rs_fmt_flow_pair(a, &fl->key, " ", lbl, sizeof lbl);
 		msgs_text(fl, msgs, sizeof msgs);
 		uint64_t retx = rs_flow_retransmitted(fl);
 		uint64_t nak = rs_flow_naks_total(fl);
 		bool alarm = retx || nak || rs_rare(fl)->rnr_naks || rs_rare(fl)->icrc_bad;
 		fputs("  ", out);
 		cell(out, lbl, 42, false);
-		fprintf(out, " %-4s %-8s %7" PRIu64 " %10s  ", fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl),
-			fl->is_cm_qp ? "" : rs_flow_pairing(fl), fl->packets, rs_fmt_bytes(fl->payload, pay, sizeof pay));
+		struct row r = { .out = out };
+		row_put(&r, " ", 1);
+		row_str(&r, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl), -4);
+		row_put(&r, " ", 1);
+		row_str(&r, fl->is_cm_qp ? "" : rs_flow_pairing(fl), -8);
+		row_put(&r, " ", 1);
+		row_u64(&r, fl->packets, 7);
+		row_put(&r, " ", 1);
+		row_str(&r, rs_fmt_bytes(fl->payload, pay, sizeof pay), 10);
+		row_put(&r, "  ", 2);
+		row_end(&r);
 		cell(out, msgs, 24, false);
-		fprintf(out, " %11s %11s %s%5" PRIu64 " %4" PRIu64 " %4" PRIu64 "%s %4" PRIu64 " %4" PRIu64 " %5" PRIu64 "\n",
-			rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1),
-			rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), alarm ? RED(v->o) : "",
-			retx, nak, rs_rare(fl)->rnr_naks, OFF(v->o), rs_rare(fl)->ecn_ce, rs_rare(fl)->cnps, rs_rare(fl)->icrc_bad);
+		row_put(&r, " ", 1);
+		row_str(&r, rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
+		row_put(&r, " ", 1);
+		row_str(&r, rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), 11);
+		row_put(&r, " ", 1);
+		row_str(&r, alarm ? RED(v->o) : "", 0);
+		row_u64(&r, retx, 5);
+		row_put(&r, " ", 1);
+		row_u64(&r, nak, 4);
+		row_put(&r, " ", 1);
+		row_u64(&r, rs_rare(fl)->rnr_naks, 4);
+		row_str(&r, OFF(v->o), 0);
+		row_put(&r, " ", 1);
+		row_u64(&r, rs_rare(fl)->ecn_ce, 4);
+		row_put(&r, " ", 1);
+		row_u64(&r, rs_rare(fl)->cnps, 4);
+		row_put(&r, " ", 1);
+		row_u64(&r, rs_rare(fl)->icrc_bad, 5);
+		row_put(&r, "\n", 1);
+		row_end(&r);
 	}
 	if (a->evicted)
 		fprintf(out, "  (%" PRIu64 " evicted half-flows: %" PRIu64 " packets, %" PRIu64 " payload bytes)\n", a->evicted,
@@ -324,7 +417,11 @@ static void latency_section(FILE *out, const struct rs_view *v)
 			header = true;
 		}
 		char lbl[200];
-		fprintf(out, "  %s\n", rs_flow_label(v->a, fl, lbl, sizeof lbl));
+		struct row r = { .out = out };
+		row_put(&r, "  ", 2);
+		row_str(&r, rs_flow_label(v->a, fl, lbl, sizeof lbl), 0);
+		row_put(&r, "\n", 1);
+		row_end(&r);
 		for (int k = 0; k < RS_LAT__COUNT; k++) {
 			struct rs_latvec *l = fl->lat->lat[k];
 			if (!l || !l->n)
@@ -339,7 +436,10 @@ static void latency_section(FILE *out, const struct rs_view *v)
 			cell(out, rs_fmt_ns(rs_lat_quantile(l, 0.99), t[2], 24), 10, true);
 			fputc(' ', out);
 			cell(out, rs_fmt_ns(l->max, t[3], 24), 10, true);
-			fprintf(out, " %8" PRIu64 "\n", l->n);
+			row_put(&r, " ", 1);
+			row_u64(&r, l->n, 8);
+			row_put(&r, "\n", 1);
+			row_end(&r);
 		}
 	}
 }

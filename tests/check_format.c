@@ -230,6 +230,43 @@ START_TEST(addresses_through_the_cache)
 }
 END_TEST
 
+START_TEST(flow_labels_as_printf_writes_them)
+{
+	/* rs_fmt_flow_pair() against snprintf("%s → %s%s0x%x") of the two
+	 * addresses, in every buffer size (bytes past the terminator too),
+	 * for IPv4 and IPv6 (the longest) and QPNs from 0 to 0xffffffff. */
+	struct rs_analyzer_opts o = { .interval_ns = 0 };
+	struct rs_analyzer *a = rs_analyzer_new(&o);
+	static const uint32_t qpns[] = { 0, 1, 0xf, 0x10, 0x1a2b, 0xffffff, 0x1000000, 0xffffffff };
+	static const char *const seps[] = { " ", " QP " };
+	for (int i = 0; i < 400; i++) {
+		struct rs_flowkey k;
+		memset(&k, 0, sizeof k);
+		k.roce = RS_ROCE_V2;
+		k.akind = i % 2 ? RS_ADDR_IPV6 : RS_ADDR_IPV4;
+		for (int b = 0; b < (i % 2 ? 16 : 4); b++) {
+			k.src[b] = (uint8_t)(i % 3 ? rnd() : 0xff);
+			k.dst[b] = (uint8_t)(i % 3 ? rnd() : 0xfe);
+		}
+		k.qpn = qpns[i % 8] ^ (i >= 200 ? (uint32_t)rnd() : 0);
+		const char *sep = seps[(i / 8) % 2];
+		char s[96], d[96], full[256];
+		snprintf(full, sizeof full, "%s → %s%s0x%x", rs_fmt_flow_addr(a, &k, false, s, sizeof s),
+			 rs_fmt_flow_addr(a, &k, true, d, sizeof d), sep, k.qpn);
+		for (size_t len = 0; len <= strlen(full) + 2; len++) {
+			char got[256], want[256];
+			memset(got, 'x', sizeof got);
+			memset(want, 'x', sizeof want);
+			rs_fmt_flow_pair(a, &k, sep, got, len);
+			if (len)
+				snprintf(want, len, "%s", full);
+			RT_ASSERT(memcmp(got, want, sizeof got) == 0, "%s in %zu bytes: \"%.*s\"", full, len, (int)len, got);
+		}
+	}
+	rs_analyzer_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("format");
@@ -239,6 +276,7 @@ static Suite *suite(void)
 	tcase_add_test(t, byte_counts);
 	tcase_add_test(t, rates);
 	tcase_add_test(t, addresses_through_the_cache);
+	tcase_add_test(t, flow_labels_as_printf_writes_them);
 	suite_add_tcase(s, t);
 	return s;
 }
