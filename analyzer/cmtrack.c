@@ -215,6 +215,11 @@ static void attach_conn(struct rs_analyzer *a, struct rs_flow *fl, struct rs_con
 	}
 }
 
+static bool hosts_list_has(const struct hostlist *list, const struct rs_flow *fl)
+{
+	return list && fl->hosts_pos < list->flows->len && list->flows->pdata[fl->hosts_pos] == fl;
+}
+
 /* A flow joins its host pair's list (struct hostlist); hosts_pos makes
  * removal constant time. */
 static void hosts_list_add(struct rs_analyzer *a, struct rs_flow *fl)
@@ -222,6 +227,8 @@ static void hosts_list_add(struct rs_analyzer *a, struct rs_flow *fl)
 	struct rs_hostpair hp;
 	hostpair_of(&hp, &fl->key, false);
 	struct hostlist *list = g_hash_table_lookup(a->by_hosts, &hp);
+	if (hosts_list_has(list, fl))
+		return; /* -j: a moved flow may have rejoined before it is adopted */
 	if (!list) {
 		list = g_new0(struct hostlist, 1);
 		list->flows = g_ptr_array_new();
@@ -231,15 +238,11 @@ static void hosts_list_add(struct rs_analyzer *a, struct rs_flow *fl)
 	g_ptr_array_add(list->flows, fl);
 }
 
-static bool hosts_list_has(const struct hostlist *list, const struct rs_flow *fl)
-{
-	return list && fl->hosts_pos < list->flows->len && list->flows->pdata[fl->hosts_pos] == fl;
-}
-
 void rs_pair_lost_peer(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	fl->peer = NULL;
-	if (fl->is_cm_qp)
+	/* A retired flow is an older connection's: it left the lists for good. */
+	if (fl->is_cm_qp || fl->retired)
 		return;
 	struct rs_hostpair hp;
 	hostpair_of(&hp, &fl->key, false);
@@ -333,7 +336,11 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 				break; /* the closest possible: nothing later can win */
 		}
 	}
-	hostlist_tidy(list);
+	/* Under --max-flows, host pairs come and go: keep no empty lists. */
+	if (list->dead == list->flows->len)
+		g_hash_table_remove(a->by_hosts, &hp);
+	else
+		hostlist_tidy(list);
 	if (best)
 		rs_pair_link(best, resp, RS_PAIR_INFERRED);
 }

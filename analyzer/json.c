@@ -86,7 +86,10 @@ static void escape(struct rs_json *j, const char *raw)
 
 static void indent(struct rs_json *j, int depth)
 {
-	static const char spaces[2 * RS_JSON_MAX_DEPTH] = "                                                                ";
+	/* 2 * RS_JSON_MAX_DEPTH spaces and the terminator (an array without
+	 * it draws -Wunterminated-string-initialization from newer compilers). */
+	static const char spaces[] = "                                                                ";
+	_Static_assert(sizeof spaces > 2 * RS_JSON_MAX_DEPTH, "a row of spaces for the deepest level");
 	put(j, spaces, 2 * (size_t)depth);
 }
 

@@ -307,6 +307,52 @@ START_TEST(inference_looks_past_flows_already_paired)
 }
 END_TEST
 
+START_TEST(a_retired_flow_is_not_paired_again)
+{
+	/* QP 0x100's traffic is paired with its answers (0x200), then retired
+	 * (the QPN reused for UD: another connection); then its partner is
+	 * evicted. The retired flow is an old connection's: a new answer must
+	 * not be paired with it. */
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8, .qp_filter = -1 });
+	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x100, 1000, 64);
+	r.bth.ackreq = 1;
+	feed_at(r, 1000);
+	feed_at(ack(A_HOST, B_HOST, 0x200, 1000, 0x1F, 1), 2000);
+	struct rs_flow *x = flow(B_HOST, A_HOST, 0x100), *y = flow(A_HOST, B_HOST, 0x200);
+	ck_assert_ptr_eq(x->peer, y);
+	r.bth.psn = 1001;
+	feed_at(r, 3000);
+	feed_at(mk(B_HOST, A_HOST, IBV_OPCODE_UD_SEND_ONLY, 0x100, 0, 64), 3500);
+	ck_assert(x->retired);
+	for (int i = 0; i < 6; i++) /* idler than y: y goes */
+		feed_at(mk(3, 4, IBV_OPCODE_RC_SEND_ONLY, 0x700 + i, 0, 8), 2100 + i);
+	ck_assert_ptr_null(flow(A_HOST, B_HOST, 0x200));
+	ck_assert_ptr_null(x->peer);
+	feed_at(ack(A_HOST, B_HOST, 0x300, 1001, 0x1F, 2), 4000);
+	struct rs_flow *z = flow(A_HOST, B_HOST, 0x300);
+	ck_assert_ptr_nonnull(z);
+	ck_assert_ptr_null(z->peer);
+}
+END_TEST
+
+START_TEST(host_pairs_gone_leave_no_lists)
+{
+	/* Under --max-flows the pairing index must shrink with the flows: a
+	 * list emptied by a scan (its only flow paired) is removed once
+	 * eviction has taken every flow of the two hosts. */
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 16, .qp_filter = -1 });
+	struct rs_frame r = mk(5, 6, IBV_OPCODE_RC_SEND_ONLY, 0x400, 1000, 64);
+	r.bth.ackreq = 1;
+	feed(r);
+	feed(ack(6, 5, 0x500, 1000, 0x1F, 1));
+	feed(ack(6, 5, 0x501, 1000, 0x1F, 1)); /* scans 5->6 again: drops 0x400, paired */
+	for (int i = 0; i < 100; i++)
+		feed(mk(3, 4, IBV_OPCODE_RC_SEND_ONLY, 0x700 + i, 0, 8));
+	ck_assert_ptr_null(flow(5, 6, 0x400));
+	ck_assert_uint_eq(g_hash_table_size(an->by_hosts), 1); /* 3 -> 4 only */
+}
+END_TEST
+
 START_TEST(ack_coalescing_rnr_and_naks)
 {
 	for (uint32_t p = 0; p < 8; p++)
@@ -830,6 +876,8 @@ static Suite *suite(void)
 	tcase_add_test(t, read_of_unknown_length_resyncs);
 	tcase_add_test(t, read_latency_and_bytes_from_responses);
 	tcase_add_test(t, inference_looks_past_flows_already_paired);
+	tcase_add_test(t, a_retired_flow_is_not_paired_again);
+	tcase_add_test(t, host_pairs_gone_leave_no_lists);
 	tcase_add_test(t, ack_coalescing_rnr_and_naks);
 	tcase_add_test(t, cnp_ecn_and_invalidated_rkey);
 	tcase_add_test(t, cm_pairs_flows_and_checks_start_psn);
