@@ -121,7 +121,7 @@ static void hostlist_drop(struct hostlist *l, guint i)
 
 /* Squeeze out the NULLs once they are half the list (not during a scan:
  * the flows move). */
-static void hostlist_tidy(struct hostlist *l)
+static void hostlist_squeeze(struct hostlist *l)
 {
 	if (l->dead < 64 || l->dead < l->flows->len / 2)
 		return;
@@ -135,6 +135,16 @@ static void hostlist_tidy(struct hostlist *l)
 	}
 	g_ptr_array_set_size(l->flows, n);
 	l->dead = 0;
+}
+
+/* After flows left list (the one of host pair hp): under --max-flows, host
+ * pairs come and go, so an empty list goes too; else its NULLs may. */
+static void hostlist_tidy(struct rs_analyzer *a, const struct rs_hostpair *hp, struct hostlist *l)
+{
+	if (l->dead == l->flows->len)
+		g_hash_table_remove(a->by_hosts, hp);
+	else
+		hostlist_squeeze(l);
 }
 
 static void conn_free(gpointer p)
@@ -228,7 +238,7 @@ static void hosts_list_add(struct rs_analyzer *a, struct rs_flow *fl)
 	hostpair_of(&hp, &fl->key, false);
 	struct hostlist *list = g_hash_table_lookup(a->by_hosts, &hp);
 	if (hosts_list_has(list, fl))
-		return; /* -j: a moved flow may have rejoined before it is adopted */
+		return; /* still listed (-j: a moved flow may rejoin before it is adopted) */
 	if (!list) {
 		list = g_new0(struct hostlist, 1);
 		list->flows = g_ptr_array_new();
@@ -242,12 +252,8 @@ void rs_pair_lost_peer(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	fl->peer = NULL;
 	/* A retired flow is an older connection's: it left the lists for good. */
-	if (fl->is_cm_qp || fl->retired)
-		return;
-	struct rs_hostpair hp;
-	hostpair_of(&hp, &fl->key, false);
-	if (!hosts_list_has(g_hash_table_lookup(a->by_hosts, &hp), fl))
-		hosts_list_add(a, fl);
+	if (!fl->is_cm_qp && !fl->retired)
+		hosts_list_add(a, fl); /* a no-op while listed: scans drop paired flows lazily */
 }
 
 void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
@@ -282,11 +288,7 @@ void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	struct hostlist *list = g_hash_table_lookup(a->by_hosts, &hp);
 	if (hosts_list_has(list, fl)) {
 		hostlist_drop(list, fl->hosts_pos);
-		/* Under --max-flows, host pairs come and go: keep no empty lists. */
-		if (list->dead == list->flows->len)
-			g_hash_table_remove(a->by_hosts, &hp);
-		else
-			hostlist_tidy(list);
+		hostlist_tidy(a, &hp, list);
 	}
 }
 
@@ -336,11 +338,7 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 				break; /* the closest possible: nothing later can win */
 		}
 	}
-	/* Under --max-flows, host pairs come and go: keep no empty lists. */
-	if (list->dead == list->flows->len)
-		g_hash_table_remove(a->by_hosts, &hp);
-	else
-		hostlist_tidy(list);
+	hostlist_tidy(a, &hp, list);
 	if (best)
 		rs_pair_link(best, resp, RS_PAIR_INFERRED);
 }

@@ -11,40 +11,10 @@
 
 void rs_json_init(struct rs_json *j, FILE *out)
 {
-	j->out = out;
 	j->depth = 0;
 	j->has_items[0] = false;
-	j->n = 0;
+	rs_outbuf_init(&j->ob, out, j->buf, sizeof j->buf);
 }
-
-static void flush(struct rs_json *j)
-{
-	if (j->n)
-		fwrite(j->buf, 1, j->n, j->out);
-	j->n = 0;
-}
-
-static void put(struct rs_json *j, const char *s, size_t len)
-{
-	if (j->n + len > sizeof j->buf) {
-		flush(j);
-		if (len > sizeof j->buf) {
-			fwrite(s, 1, len, j->out);
-			return;
-		}
-	}
-	memcpy(j->buf + j->n, s, len);
-	j->n += len;
-}
-
-static void put_c(struct rs_json *j, char c)
-{
-	if (j->n == sizeof j->buf)
-		flush(j);
-	j->buf[j->n++] = c;
-}
-
-#define PUT_LIT(j, lit) put((j), (lit), sizeof(lit) - 1)
 
 static void escape(struct rs_json *j, const char *raw)
 {
@@ -58,7 +28,7 @@ static void escape(struct rs_json *j, const char *raw)
 			break;
 		}
 	const char *s = valid ? valid : raw;
-	put_c(j, '"');
+	rs_outbuf_putc(&j->ob, '"');
 	const char *run = s; /* the bytes since the last escape, written together */
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		const char *esc;
@@ -75,22 +45,13 @@ static void escape(struct rs_json *j, const char *raw)
 			snprintf(u, sizeof u, "\\u%04x", *p);
 			esc = u;
 		}
-		put(j, run, (size_t)((const char *)p - run));
-		put(j, esc, strlen(esc));
+		rs_outbuf_put(&j->ob, run, (size_t)((const char *)p - run));
+		rs_outbuf_put(&j->ob, esc, strlen(esc));
 		run = (const char *)p + 1;
 	}
-	put(j, run, strlen(run));
-	put_c(j, '"');
+	rs_outbuf_put(&j->ob, run, strlen(run));
+	rs_outbuf_putc(&j->ob, '"');
 	g_free(valid);
-}
-
-static void indent(struct rs_json *j, int depth)
-{
-	/* 2 * RS_JSON_MAX_DEPTH spaces and the terminator (an array without
-	 * it draws -Wunterminated-string-initialization from newer compilers). */
-	static const char spaces[] = "                                                                ";
-	_Static_assert(sizeof spaces > 2 * RS_JSON_MAX_DEPTH, "a row of spaces for the deepest level");
-	put(j, spaces, 2 * (size_t)depth);
 }
 
 /* Separator, newline and indentation before a member, then its key. */
@@ -98,21 +59,21 @@ static void member(struct rs_json *j, const char *key)
 {
 	if (j->depth > 0) {
 		if (j->has_items[j->depth])
-			put_c(j, ',');
-		put_c(j, '\n');
+			rs_outbuf_putc(&j->ob, ',');
+		rs_outbuf_putc(&j->ob, '\n');
 		j->has_items[j->depth] = true;
-		indent(j, j->depth);
+		rs_outbuf_spaces(&j->ob, 2 * (size_t)j->depth);
 	}
 	if (key) {
 		escape(j, key);
-		PUT_LIT(j, ": ");
+		RS_OUTBUF_LIT(&j->ob, ": ");
 	}
 }
 
 static void open(struct rs_json *j, const char *key, char c)
 {
 	member(j, key);
-	put_c(j, c);
+	rs_outbuf_putc(&j->ob, c);
 	if (j->depth + 1 < RS_JSON_MAX_DEPTH)
 		j->depth++;
 	j->has_items[j->depth] = false;
@@ -124,10 +85,10 @@ static void close_(struct rs_json *j, char c)
 	if (j->depth > 0)
 		j->depth--;
 	if (items) {
-		put_c(j, '\n');
-		indent(j, j->depth);
+		rs_outbuf_putc(&j->ob, '\n');
+		rs_outbuf_spaces(&j->ob, 2 * (size_t)j->depth);
 	}
-	put_c(j, c);
+	rs_outbuf_putc(&j->ob, c);
 }
 
 void rs_json_obj(struct rs_json *j, const char *key) { open(j, key, '{'); }
@@ -141,35 +102,23 @@ void rs_json_str(struct rs_json *j, const char *key, const char *v)
 	if (v)
 		escape(j, v);
 	else
-		PUT_LIT(j, "null");
-}
-
-/* v in decimal (what "%" PRIu64 prints, without parsing a format). */
-static void put_u64(struct rs_json *j, uint64_t v)
-{
-	char d[20];
-	int i = sizeof d;
-	do {
-		d[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	put(j, d + i, sizeof d - (size_t)i);
+		RS_OUTBUF_LIT(&j->ob, "null");
 }
 
 void rs_json_u64(struct rs_json *j, const char *key, uint64_t v)
 {
 	member(j, key);
-	put_u64(j, v);
+	rs_outbuf_u64(&j->ob, v, 0);
 }
 
 void rs_json_i64(struct rs_json *j, const char *key, int64_t v)
 {
 	member(j, key);
 	if (v < 0) {
-		put_c(j, '-');
-		put_u64(j, 0 - (uint64_t)v); /* INT64_MIN too: its magnitude fits a uint64_t */
+		rs_outbuf_putc(&j->ob, '-');
+		rs_outbuf_u64(&j->ob, 0 - (uint64_t)v, 0); /* INT64_MIN too: its magnitude fits a uint64_t */
 	} else {
-		put_u64(j, (uint64_t)v);
+		rs_outbuf_u64(&j->ob, (uint64_t)v, 0);
 	}
 }
 
@@ -179,9 +128,9 @@ void rs_json_dbl(struct rs_json *j, const char *key, double v)
 	if (isfinite(v)) {
 		char d[32];
 		int len = snprintf(d, sizeof d, "%.9g", v);
-		put(j, d, (size_t)len);
+		rs_outbuf_put(&j->ob, d, (size_t)len);
 	} else {
-		PUT_LIT(j, "null");
+		RS_OUTBUF_LIT(&j->ob, "null");
 	}
 }
 
@@ -189,19 +138,19 @@ void rs_json_bool(struct rs_json *j, const char *key, bool v)
 {
 	member(j, key);
 	if (v)
-		PUT_LIT(j, "true");
+		RS_OUTBUF_LIT(&j->ob, "true");
 	else
-		PUT_LIT(j, "false");
+		RS_OUTBUF_LIT(&j->ob, "false");
 }
 
 void rs_json_null(struct rs_json *j, const char *key)
 {
 	member(j, key);
-	PUT_LIT(j, "null");
+	RS_OUTBUF_LIT(&j->ob, "null");
 }
 
 void rs_json_done(struct rs_json *j)
 {
-	put_c(j, '\n');
-	flush(j);
+	rs_outbuf_putc(&j->ob, '\n');
+	rs_outbuf_flush(&j->ob);
 }

@@ -12,15 +12,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyzer/outbuf.h"
+
 #define RS_JSON_MAX_DEPTH 32
 
 #define RS_JSON_BUF 16384
 
 struct rs_json {
-	FILE *out;
 	int depth;
 	bool has_items[RS_JSON_MAX_DEPTH];
-	size_t n;                /* bytes in buf not yet written to out */
+	struct rs_outbuf ob;     /* gathers into buf */
 	char buf[RS_JSON_BUF];
 };
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyzer/outbuf.h"
 #include "analyzer/report.h"
 
 #define BOLD(o) ((o)->color ? "\033[1m" : "")
@@ -258,75 +259,6 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		conns_evicted_line(out, a);
 }
 
-/* ---- rows without printf ------------------------------------------------
- * The per-QP rows are assembled here and written with one fwrite: parsing
- * fprintf's formats was most of a report with a million QPs. Widths count
- * bytes, as printf's do (cell() counts display cells). */
-struct row {
-	FILE *out;
-	size_t n;
-	char b[512];
-};
-
-static void row_put(struct row *r, const char *s, size_t n)
-{
-	if (r->n + n > sizeof r->b) {
-		fwrite(r->b, 1, r->n, r->out);
-		r->n = 0;
-		if (n > sizeof r->b) {
-			fwrite(s, 1, n, r->out);
-			return;
-		}
-	}
-	memcpy(r->b + r->n, s, n);
-	r->n += n;
-}
-
-static void row_spaces(struct row *r, size_t n)
-{
-	static const char spaces[] = "                                ";
-	while (n) {
-		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-		row_put(r, spaces, k);
-		n -= k;
-	}
-}
-
-/* "%*.*s" with n bytes of s (width > 0), or "%-*.*s" (width < 0). */
-static void row_str_n(struct row *r, const char *s, size_t n, int width)
-{
-	size_t w = (size_t)(width < 0 ? -width : width);
-	if (width > 0 && n < w)
-		row_spaces(r, w - n);
-	row_put(r, s, n);
-	if (width < 0 && n < w)
-		row_spaces(r, w - n);
-}
-
-/* "%*s" (width > 0) or "%-*s" (width < 0). */
-static void row_str(struct row *r, const char *s, int width)
-{
-	row_str_n(r, s, strlen(s), width);
-}
-
-/* "%*" PRIu64 */
-static void row_u64(struct row *r, uint64_t v, int width)
-{
-	char d[20];
-	int i = sizeof d;
-	do {
-		d[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	row_str_n(r, d + i, sizeof d - (size_t)i, width);
-}
-
-static void row_end(struct row *r)
-{
-	fwrite(r->b, 1, r->n, r->out);
-	r->n = 0;
-}
-
 static void msgs_text(const struct rs_flow *fl, char *buf, size_t len)
 {
 	size_t o = 0;
@@ -351,6 +283,11 @@ static void qp_section(FILE *out, const struct rs_view *v)
 	cell(out, "messages", 24, false);
 	fprintf(out, " %11s %11s %5s %4s %4s %4s %4s %5s\n", "avg rate", "peak rate", "retx", "NAK", "RNR", "CE",
 		"CNP", "ICRC✗");
+	/* The rows' fields go through a small buffer, not fprintf: parsing its
+	 * formats was most of a report with a million QPs. */
+	char rb[512];
+	struct rs_outbuf r;
+	rs_outbuf_init(&r, out, rb, sizeof rb);
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = v->flows->pdata[i];
 		char lbl[160], pay[24], msgs[96], r1[24], r2[24];
@@ -361,38 +298,37 @@ static void qp_section(FILE *out, const struct rs_view *v)
 		bool alarm = retx || nak || rs_rare(fl)->rnr_naks || rs_rare(fl)->icrc_bad;
 		fputs("  ", out);
 		cell(out, lbl, 42, false);
-		struct row r = { .out = out };
-		row_put(&r, " ", 1);
-		row_str(&r, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl), -4);
-		row_put(&r, " ", 1);
-		row_str(&r, fl->is_cm_qp ? "" : rs_flow_pairing(fl), -8);
-		row_put(&r, " ", 1);
-		row_u64(&r, fl->packets, 7);
-		row_put(&r, " ", 1);
-		row_str(&r, rs_fmt_bytes(fl->payload, pay, sizeof pay), 10);
-		row_put(&r, "  ", 2);
-		row_end(&r);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_str(&r, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl), -4);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_str(&r, fl->is_cm_qp ? "" : rs_flow_pairing(fl), -8);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_u64(&r, fl->packets, 7);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_str(&r, rs_fmt_bytes(fl->payload, pay, sizeof pay), 10);
+		RS_OUTBUF_LIT(&r, "  ");
+		rs_outbuf_flush(&r);
 		cell(out, msgs, 24, false);
-		row_put(&r, " ", 1);
-		row_str(&r, rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
-		row_put(&r, " ", 1);
-		row_str(&r, rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), 11);
-		row_put(&r, " ", 1);
-		row_str(&r, alarm ? RED(v->o) : "", 0);
-		row_u64(&r, retx, 5);
-		row_put(&r, " ", 1);
-		row_u64(&r, nak, 4);
-		row_put(&r, " ", 1);
-		row_u64(&r, rs_rare(fl)->rnr_naks, 4);
-		row_str(&r, OFF(v->o), 0);
-		row_put(&r, " ", 1);
-		row_u64(&r, rs_rare(fl)->ecn_ce, 4);
-		row_put(&r, " ", 1);
-		row_u64(&r, rs_rare(fl)->cnps, 4);
-		row_put(&r, " ", 1);
-		row_u64(&r, rs_rare(fl)->icrc_bad, 5);
-		row_put(&r, "\n", 1);
-		row_end(&r);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_str(&r, rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_str(&r, rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), 11);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_str(&r, alarm ? RED(v->o) : "", 0);
+		rs_outbuf_u64(&r, retx, 5);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_u64(&r, nak, 4);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_u64(&r, rs_rare(fl)->rnr_naks, 4);
+		rs_outbuf_str(&r, OFF(v->o), 0);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_u64(&r, rs_rare(fl)->ecn_ce, 4);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_u64(&r, rs_rare(fl)->cnps, 4);
+		rs_outbuf_putc(&r, ' ');
+		rs_outbuf_u64(&r, rs_rare(fl)->icrc_bad, 5);
+		rs_outbuf_putc(&r, '\n');
+		rs_outbuf_flush(&r);
 	}
 	if (a->evicted)
 		fprintf(out, "  (%" PRIu64 " evicted half-flows: %" PRIu64 " packets, %" PRIu64 " payload bytes)\n", a->evicted,
@@ -416,12 +352,13 @@ static void latency_section(FILE *out, const struct rs_view *v)
 			fprintf(out, "%*s%10s %10s %10s %10s %8s\n", 7, "", "min", "median", "p99", "max", "samples");
 			header = true;
 		}
-		char lbl[200];
-		struct row r = { .out = out };
-		row_put(&r, "  ", 2);
-		row_str(&r, rs_flow_label(v->a, fl, lbl, sizeof lbl), 0);
-		row_put(&r, "\n", 1);
-		row_end(&r);
+		char lbl[200], rb[256];
+		struct rs_outbuf r;
+		rs_outbuf_init(&r, out, rb, sizeof rb);
+		RS_OUTBUF_LIT(&r, "  ");
+		rs_outbuf_str(&r, rs_flow_label(v->a, fl, lbl, sizeof lbl), 0);
+		rs_outbuf_putc(&r, '\n');
+		rs_outbuf_flush(&r);
 		for (int k = 0; k < RS_LAT__COUNT; k++) {
 			struct rs_latvec *l = fl->lat->lat[k];
 			if (!l || !l->n)
@@ -436,10 +373,10 @@ static void latency_section(FILE *out, const struct rs_view *v)
 			cell(out, rs_fmt_ns(rs_lat_quantile(l, 0.99), t[2], 24), 10, true);
 			fputc(' ', out);
 			cell(out, rs_fmt_ns(l->max, t[3], 24), 10, true);
-			row_put(&r, " ", 1);
-			row_u64(&r, l->n, 8);
-			row_put(&r, "\n", 1);
-			row_end(&r);
+			rs_outbuf_putc(&r, ' ');
+			rs_outbuf_u64(&r, l->n, 8);
+			rs_outbuf_putc(&r, '\n');
+			rs_outbuf_flush(&r);
 		}
 	}
 }
