@@ -698,6 +698,8 @@ const char *rs_fmt_flow_pair(const struct rs_analyzer *a, const struct rs_flowke
 const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len);
 const char *rs_fmt_frames(const struct rs_anomaly *an, const struct rs_analyzer *a, char *buf, size_t len);
 const char *rs_fmt_service(uint64_t sid, char *buf, size_t len);
+/* "3 write 1 read" (kinds by rs_msg_key), or "-" when there are none. */
+const char *rs_fmt_msgs(const struct rs_flow_msgs *m, char *buf, size_t len);
 GHashTable *rs_hosts_load(const char *path);
 
 #endif

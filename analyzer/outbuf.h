@@ -97,4 +97,16 @@ static inline void rs_outbuf_u64(struct rs_outbuf *o, uint64_t v, int width)
 	rs_outbuf_str_n(o, d + i, sizeof d - i, width);
 }
 
+/* "%" PRIx64: lower-case hex digits, no prefix. */
+static inline void rs_outbuf_hex(struct rs_outbuf *o, uint64_t v)
+{
+	char d[16];
+	size_t i = sizeof d;
+	do {
+		d[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	rs_outbuf_put(o, d + i, sizeof d - i);
+}
+
 #endif

@@ -16,45 +16,38 @@
 #define RED(o) ((o)->color ? "\033[31m" : "")
 #define OFF(o) ((o)->color ? "\033[0m" : "")
 
-/* Display width of UTF-8 text: code points, not bytes ("→", "µ", "✗"). */
-static int text_width(const char *s)
+/* `s` in a column of `width` display cells (UTF-8 code points, not bytes:
+ * "→", "µ", "✗"), cut with
+ * "…" if longer, padded on the left (`right`) or the right. Into o: the rows
+ * of a large report have thousands of cells, and a stdio call per piece
+ * (each takes the stream's lock) was a fifth of writing them. */
+static void cell_to(struct rs_outbuf *o, const char *s, int width, bool right)
 {
-	int w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xC0) != 0x80;
-	return w;
-}
-
-/* n spaces (fprintf's "%*s" with "" costs a whole format parse). */
-static void pad(FILE *out, int n)
-{
-	static const char spaces[] = "                                                                ";
-	while (n > 0) {
-		int k = n < (int)sizeof spaces - 1 ? n : (int)sizeof spaces - 1;
-		fwrite(spaces, 1, (size_t)k, out);
-		n -= k;
-	}
-}
-
-/* Print `s` in a column of `width` display cells, cut with "…" if longer. */
-static void cell(FILE *out, const char *s, int width, bool right)
-{
-	int w = text_width(s);
+	int w = 0, keep = width - 1;
+	size_t n = 0, cut = SIZE_MAX; /* cut: where character number `keep` starts */
+	for (; s[n]; n++)
+		if (((unsigned char)s[n] & 0xC0) != 0x80 && w++ == keep)
+			cut = n;
 	if (w > width) {
-		int keep = width - 1, seen = 0;
-		for (const char *p = s; *p; p++) {
-			if (((unsigned char)*p & 0xC0) != 0x80 && seen++ == keep)
-				break;
-			fputc(*p, out);
-		}
-		fputs("…", out);
+		rs_outbuf_put(o, s, cut == SIZE_MAX ? n : cut);
+		RS_OUTBUF_LIT(o, "…");
 		return;
 	}
-	if (right)
-		pad(out, width - w);
-	fputs(s, out);
-	if (!right)
-		pad(out, width - w);
+	if (right && w < width)
+		rs_outbuf_spaces(o, (size_t)(width - w));
+	rs_outbuf_put(o, s, n);
+	if (!right && w < width)
+		rs_outbuf_spaces(o, (size_t)(width - w));
+}
+
+/* The same straight to out (headers and the few rows of small sections). */
+static void cell(FILE *out, const char *s, int width, bool right)
+{
+	char b[256];
+	struct rs_outbuf o;
+	rs_outbuf_init(&o, out, b, sizeof b);
+	cell_to(&o, s, width, right);
+	rs_outbuf_flush(&o);
 }
 
 static void fmt_time(uint64_t ns, char *buf, size_t len)
@@ -259,18 +252,6 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		conns_evicted_line(out, a);
 }
 
-static void msgs_text(const struct rs_flow *fl, char *buf, size_t len)
-{
-	size_t o = 0;
-	buf[0] = '\0';
-	for (int k = 0; k < RS_MSG__COUNT && o + 20 < len; k++)
-		if (rs_msgs(fl)->msgs[k])
-			o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", rs_msgs(fl)->msgs[k],
-					      rs_msg_key((enum rs_msg)k));
-	if (!o)
-		snprintf(buf, len, "-");
-}
-
 static void qp_section(FILE *out, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
@@ -292,12 +273,12 @@ static void qp_section(FILE *out, const struct rs_view *v)
 		const struct rs_flow *fl = v->flows->pdata[i];
 		char lbl[160], pay[24], msgs[96], r1[24], r2[24];
 		rs_fmt_flow_pair(a, &fl->key, " ", lbl, sizeof lbl);
-		msgs_text(fl, msgs, sizeof msgs);
+		rs_fmt_msgs(rs_msgs(fl), msgs, sizeof msgs);
 		uint64_t retx = rs_flow_retransmitted(fl);
 		uint64_t nak = rs_flow_naks_total(fl);
 		bool alarm = retx || nak || rs_rare(fl)->rnr_naks || rs_rare(fl)->icrc_bad;
-		fputs("  ", out);
-		cell(out, lbl, 42, false);
+		RS_OUTBUF_LIT(&r, "  ");
+		cell_to(&r, lbl, 42, false);
 		rs_outbuf_putc(&r, ' ');
 		rs_outbuf_str(&r, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl), -4);
 		rs_outbuf_putc(&r, ' ');
@@ -307,8 +288,7 @@ static void qp_section(FILE *out, const struct rs_view *v)
 		rs_outbuf_putc(&r, ' ');
 		rs_outbuf_str(&r, rs_fmt_bytes(fl->payload, pay, sizeof pay), 10);
 		RS_OUTBUF_LIT(&r, "  ");
-		rs_outbuf_flush(&r);
-		cell(out, msgs, 24, false);
+		cell_to(&r, msgs, 24, false);
 		rs_outbuf_putc(&r, ' ');
 		rs_outbuf_str(&r, rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
 		rs_outbuf_putc(&r, ' ');
@@ -358,32 +338,34 @@ static void latency_section(FILE *out, const struct rs_view *v)
 		RS_OUTBUF_LIT(&r, "  ");
 		rs_outbuf_str(&r, rs_flow_label(v->a, fl, lbl, sizeof lbl), 0);
 		rs_outbuf_putc(&r, '\n');
-		rs_outbuf_flush(&r);
 		for (int k = 0; k < RS_LAT__COUNT; k++) {
 			struct rs_latvec *l = fl->lat->lat[k];
 			if (!l || !l->n)
 				continue;
-			char t[4][24];
-			fputs("    ", out);
-			cell(out, rs_lat_label((enum rs_lat_kind)k), 38, false);
-			cell(out, rs_fmt_ns(l->min, t[0], 24), 10, true);
-			fputc(' ', out);
-			cell(out, rs_fmt_ns(rs_lat_quantile(l, 0.5), t[1], 24), 10, true);
-			fputc(' ', out);
-			cell(out, rs_fmt_ns(rs_lat_quantile(l, 0.99), t[2], 24), 10, true);
-			fputc(' ', out);
-			cell(out, rs_fmt_ns(l->max, t[3], 24), 10, true);
+			char t[24];
+			RS_OUTBUF_LIT(&r, "    ");
+			cell_to(&r, rs_lat_label((enum rs_lat_kind)k), 38, false);
+			cell_to(&r, rs_fmt_ns(l->min, t, sizeof t), 10, true);
+			rs_outbuf_putc(&r, ' ');
+			cell_to(&r, rs_fmt_ns(rs_lat_quantile(l, 0.5), t, sizeof t), 10, true);
+			rs_outbuf_putc(&r, ' ');
+			cell_to(&r, rs_fmt_ns(rs_lat_quantile(l, 0.99), t, sizeof t), 10, true);
+			rs_outbuf_putc(&r, ' ');
+			cell_to(&r, rs_fmt_ns(l->max, t, sizeof t), 10, true);
 			rs_outbuf_putc(&r, ' ');
 			rs_outbuf_u64(&r, l->n, 8);
 			rs_outbuf_putc(&r, '\n');
-			rs_outbuf_flush(&r);
 		}
+		rs_outbuf_flush(&r);
 	}
 }
 
 static void memory_section(FILE *out, const struct rs_view *v)
 {
 	bool header = false;
+	char rb[512];
+	struct rs_outbuf r;
+	rs_outbuf_init(&r, out, rb, sizeof rb);
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = v->flows->pdata[i];
 		if (!fl->rkeys || !fl->rkeys->n)
@@ -392,19 +374,38 @@ static void memory_section(FILE *out, const struct rs_view *v)
 			fprintf(out, "\n%sRemote memory%s (rkeys each requester used)\n", BOLD(v->o), OFF(v->o));
 			header = true;
 		}
+		/* By hand, not fprintf: one row per requester, a million of them
+		 * in a large capture. */
 		char lbl[200];
-		fprintf(out, "  %s:", rs_flow_label(v->a, fl, lbl, sizeof lbl));
+		RS_OUTBUF_LIT(&r, "  ");
+		rs_outbuf_str(&r, rs_flow_label(v->a, fl, lbl, sizeof lbl), 0);
+		rs_outbuf_putc(&r, ':');
 		for (uint32_t k = 0; k < fl->rkeys->n && k < 4; k++) {
 			const struct rs_rkey_use *u = &fl->rkeys->use[k];
 			char sz[24];
-			fprintf(out, "%s rkey 0x%x %s%s%s%s [0x%" PRIx64 ", +%s)", k ? ";" : "", u->rkey, u->ops & 1 ? "R" : "",
-				u->ops & 2 ? "W" : "", u->ops & 4 ? "A" : "", u->ops & 8 ? "F" : "", u->va_lo,
-				rs_fmt_bytes(u->va_hi - u->va_lo, sz, sizeof sz));
+			if (k)
+				rs_outbuf_putc(&r, ';');
+			RS_OUTBUF_LIT(&r, " rkey 0x");
+			rs_outbuf_hex(&r, u->rkey);
+			rs_outbuf_putc(&r, ' ');
+			static const char ops[] = "RWAF"; /* READ, WRITE, ATOMIC, FLUSH: bits 0-3 */
+			for (int b = 0; b < 4; b++)
+				if (u->ops & (1u << b))
+					rs_outbuf_putc(&r, ops[b]);
+			RS_OUTBUF_LIT(&r, " [0x");
+			rs_outbuf_hex(&r, u->va_lo);
+			RS_OUTBUF_LIT(&r, ", +");
+			rs_outbuf_str(&r, rs_fmt_bytes(u->va_hi - u->va_lo, sz, sizeof sz), 0);
+			rs_outbuf_putc(&r, ')');
 		}
-		if (fl->rkeys->n > 4 || fl->rkeys->more)
-			fprintf(out, " … (%u rkeys)", fl->rkeys->n);
-		fputc('\n', out);
+		if (fl->rkeys->n > 4 || fl->rkeys->more) {
+			RS_OUTBUF_LIT(&r, " … (");
+			rs_outbuf_u64(&r, fl->rkeys->n, 0);
+			RS_OUTBUF_LIT(&r, " rkeys)");
+		}
+		rs_outbuf_putc(&r, '\n');
 	}
+	rs_outbuf_flush(&r);
 }
 
 static void anomaly_section(FILE *out, const struct rs_view *v)

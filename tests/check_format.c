@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "analyzer/outbuf.h"
 #include "capture/source.h"
 #include "tests/support/rstest.h"
 
@@ -267,6 +268,84 @@ START_TEST(flow_labels_as_printf_writes_them)
 }
 END_TEST
 
+/* The report's message cell as it was written before rs_fmt_msgs(): one
+ * snprintf per kind. The reference the hand-made one must equal. */
+static void msgs_by_printf(const struct rs_flow_msgs *m, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < RS_MSG__COUNT && o + 20 < len; k++)
+		if (m->msgs[k])
+			o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", m->msgs[k],
+					      rs_msg_key((enum rs_msg)k));
+	if (!o)
+		snprintf(buf, len, "-");
+}
+
+START_TEST(message_counts_as_printf_writes_them)
+{
+	/* Random kinds present, counts from 1 digit to UINT64_MAX, every
+	 * buffer size from 1 byte to past the longest text, and the bytes
+	 * past the terminator: cut exactly where snprintf cuts. */
+	static const uint64_t big[] = { 1, 9, 10, 99, 12345, 4294967295u, 4294967296u, UINT64_MAX };
+	for (int i = 0; i < 300; i++) {
+		struct rs_flow_msgs m;
+		memset(&m, 0, sizeof m);
+		for (int k = 0; k < RS_MSG__COUNT; k++)
+			if (i == 0 ? false : i == 1 ? true : rnd() % 2)
+				m.msgs[k] = i % 3 ? big[rnd() % 8] : (uint64_t)rnd() * rnd() + 1;
+		for (size_t len = 1; len <= 260; len++) {
+			char got[270], want[270];
+			memset(got, 'x', sizeof got);
+			memset(want, 'x', sizeof want);
+			msgs_by_printf(&m, want, len);
+			RT_ASSERT(rs_fmt_msgs(&m, got, len) == got, "returns its buffer");
+			RT_ASSERT(memcmp(got, want, sizeof got) == 0, "in %zu bytes: \"%s\", printf: \"%s\"", len, got, want);
+		}
+	}
+}
+END_TEST
+
+START_TEST(outbuf_numbers_as_printf_writes_them)
+{
+	/* rs_outbuf_hex() against "%" PRIx64 and rs_outbuf_u64() against
+	 * "%*" PRIu64 at widths -24..24, through a 7-byte buffer so that
+	 * numbers straddle its flushes. */
+	uint64_t vals[64];
+	int n = 0;
+	for (int sh = 0; sh < 64; sh += 4) {
+		vals[n++] = (uint64_t)1 << sh;
+		vals[n++] = ((uint64_t)1 << sh) - 1;
+	}
+	vals[n++] = UINT64_MAX;
+	vals[n++] = 0xdeadbeef;
+	while (n < 64)
+		vals[n++] = (uint64_t)rnd() << 32 | (uint64_t)rnd();
+	char *got = NULL, *want = NULL;
+	size_t got_n = 0, want_n = 0;
+	FILE *g = open_memstream(&got, &got_n), *w = open_memstream(&want, &want_n);
+	char small[7];
+	struct rs_outbuf o;
+	rs_outbuf_init(&o, g, small, sizeof small);
+	for (int i = 0; i < n; i++) {
+		rs_outbuf_hex(&o, vals[i]);
+		rs_outbuf_putc(&o, '|');
+		fprintf(w, "%" PRIx64 "|", vals[i]);
+		for (int width = -24; width <= 24; width++) {
+			rs_outbuf_u64(&o, vals[i], width);
+			rs_outbuf_putc(&o, '|');
+			fprintf(w, "%*" PRIu64 "|", width, vals[i]);
+		}
+	}
+	rs_outbuf_flush(&o);
+	fclose(g);
+	fclose(w);
+	RT_ASSERT(got_n == want_n && memcmp(got, want, want_n) == 0, "%zu bytes, printf %zu", got_n, want_n);
+	free(got);
+	free(want);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("format");
@@ -277,6 +356,8 @@ static Suite *suite(void)
 	tcase_add_test(t, rates);
 	tcase_add_test(t, addresses_through_the_cache);
 	tcase_add_test(t, flow_labels_as_printf_writes_them);
+	tcase_add_test(t, message_counts_as_printf_writes_them);
+	tcase_add_test(t, outbuf_numbers_as_printf_writes_them);
 	suite_add_tcase(s, t);
 	return s;
 }
