@@ -6,7 +6,8 @@
 # Environment: ROCESTAT, BENCH_BIN (the bench tools), REPEAT (runs per case,
 # the fastest is reported; default 3), TSHARK_FRAMES (default 1000000),
 # DISTINCT_CONNS (default 500000 connections = 1 M distinct QPs),
-# MAX_FLOWS (default 100000), KEEP=1 keeps the generated files,
+# MAX_FLOWS (default 100000), FEW_CONNS (default 40: the locality line),
+# KEEP=1 keeps the generated files,
 # BENCH_NICE=-10 gives this session's scheduler group that nice value while
 # the bench runs (Linux autogroups share the CPUs equally between sessions
 # whatever the nice of their processes, so on a machine where another
@@ -17,8 +18,9 @@
 # cache, then times on the same file: (a) the bare libpcap loop, (b)
 # `rocestat FILE`, (c) `rocestat --timeline`, (d) `rocestat --fields`,
 # (e) `tshark -q -z conv,udp` on the first TSHARK_FRAMES frames (scaled), and
-# prints frames/s, MB/s, user CPU and peak RSS for each plus the ratios; then
-# the peak RSS for a capture of one million distinct QPs with and without
+# prints frames/s, MB/s, user CPU and peak RSS for each plus the ratios; b/a
+# once more on the same mix over FEW_CONNS connections (what the flow
+# state's cache misses cost); then the peak RSS for a capture of one million distinct QPs with and without
 # --max-flows (also with a CM handshake per connection), and the -j
 # speed-up on two files. Never a timed test: it
 # prints figures and the targets, it does not fail on them.
@@ -40,6 +42,7 @@ REPEAT=${REPEAT:-3}
 TSHARK_FRAMES=${TSHARK_FRAMES:-1000000}
 DISTINCT_CONNS=${DISTINCT_CONNS:-500000}
 MAX_FLOWS=${MAX_FLOWS:-100000}
+FEW_CONNS=${FEW_CONNS:-40}
 if [ -n "${2:-}" ]; then
 	DIR=$2
 	mkdir -p "$DIR"
@@ -51,6 +54,7 @@ SMALL=$DIR/bench-tshark.pcap
 DISTINCT=$DIR/bench-distinct.pcap
 J1=$DIR/bench-j1.pcap
 J2=$DIR/bench-j2.pcap
+FEW=$DIR/bench-few.pcap
 AUTOGROUP_NICE=""
 if [ -n "${BENCH_NICE:-}" ] && [ -w /proc/self/autogroup ]; then
 	AUTOGROUP_NICE=$(sed -n 's/.* nice //p' /proc/self/autogroup)
@@ -59,7 +63,7 @@ fi
 cleanup() {
 	[ -n "$AUTOGROUP_NICE" ] && echo "$AUTOGROUP_NICE" > /proc/self/autogroup
 	[ "${KEEP:-0}" = 1 ] && return
-	rm -f "$BIG" "$SMALL" "$DISTINCT" "$J1" "$J2" "$DIR"/rs.* "$DIR"/all.* "$DIR"/*.csv "$DIR"/*.json
+	rm -f "$BIG" "$SMALL" "$DISTINCT" "$FEW" "$J1" "$J2" "$DIR"/rs.* "$DIR"/all.* "$DIR"/*.csv "$DIR"/*.json
 	rmdir "$DIR" 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
@@ -167,6 +171,22 @@ round_ratios() { # NUM DEN: the median, least and greatest of NUM_i / DEN_i
 		awk '{v[NR] = $1} END {printf "%.2f (%.2f-%.2f)", v[int((NR + 1) / 2)], v[1], v[NR]}'
 }
 echo "per round (median, range of $REPEAT): b/a = $(round_ratios b a)   c/b = $(round_ratios b c)"
+
+# Where b/a goes: the same traffic mix over FEW_CONNS connections instead of
+# the default 4000, on a tenth of the frames. Its (b) state stays in the
+# caches; the 8000 half-flows of the default 4000 connections, interleaved
+# frame by frame, do not, and each frame waits on its flow's lines. The gap between
+# this b/a and the one above is that cost, not the per-frame work.
+gen -q "$FEW" -n $((FRAMES / 10)) --conns "$FEW_CONNS"
+cat "$FEW" > /dev/null
+i=0
+while [ $i -lt "$REPEAT" ]; do
+	once fa "$BIN/pcaploop" "$FEW"
+	once fb "$ROCESTAT" "$FEW"
+	i=$((i + 1))
+done
+awk -v a="$(cpu fa)" -v b="$(cpu fb)" -v n="$FEW_CONNS" 'BEGIN{printf "locality: the same mix over %d connections (%d frames): b/a = %.2f (best of '"$REPEAT"'), per round %s\n", n, '"$FRAMES"' / 10, a / b, "'"$(round_ratios fb fa)"'" }'
+rm -f "$FEW"
 
 # Memory: one million distinct QPs (DISTINCT_CONNS connections, two QPs each).
 gen -q "$DISTINCT" -n $((DISTINCT_CONNS * 4)) --conns "$DISTINCT_CONNS" --no-cm --rr --max-msg 256
