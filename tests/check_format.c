@@ -294,8 +294,8 @@ START_TEST(message_counts_as_printf_writes_them)
 		for (int k = 0; k < RS_MSG__COUNT; k++)
 			if (i == 0 ? false : i == 1 ? true : rnd() % 2)
 				m.msgs[k] = i % 3 ? big[rnd() % 8] : (uint64_t)rnd() * rnd() + 1;
-		for (size_t len = 1; len <= 260; len++) {
-			char got[270], want[270];
+		for (size_t len = 1; len <= 300; len++) { /* the longest: every kind at UINT64_MAX, 294 */
+			char got[310], want[310];
 			memset(got, 'x', sizeof got);
 			memset(want, 'x', sizeof want);
 			msgs_by_printf(&m, want, len);
