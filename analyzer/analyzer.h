@@ -83,6 +83,7 @@ struct rs_report_opts {
 	int64_t qp;          /* --qp filter for reports (-1 = all) */
 	int top;             /* plot: QPs drawn */
 	uint64_t interval_ns;
+	bool compact;        /* JSON: the document on one line, without indentation */
 };
 
 int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);

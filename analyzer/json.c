@@ -9,9 +9,10 @@
 
 #include "analyzer/json.h"
 
-void rs_json_init(struct rs_json *j, FILE *out)
+void rs_json_init(struct rs_json *j, FILE *out, bool compact)
 {
 	j->depth = 0;
+	j->compact = compact;
 	j->has_items[0] = false;
 	rs_outbuf_init(&j->ob, out, j->buf, sizeof j->buf);
 }
@@ -60,13 +61,18 @@ static void member(struct rs_json *j, const char *key)
 	if (j->depth > 0) {
 		if (j->has_items[j->depth])
 			rs_outbuf_putc(&j->ob, ',');
-		rs_outbuf_putc(&j->ob, '\n');
 		j->has_items[j->depth] = true;
-		rs_outbuf_spaces(&j->ob, 2 * (size_t)j->depth);
+		if (!j->compact) {
+			rs_outbuf_putc(&j->ob, '\n');
+			rs_outbuf_spaces(&j->ob, 2 * (size_t)j->depth);
+		}
 	}
 	if (key) {
 		escape(j, key);
-		RS_OUTBUF_LIT(&j->ob, ": ");
+		if (j->compact)
+			rs_outbuf_putc(&j->ob, ':');
+		else
+			RS_OUTBUF_LIT(&j->ob, ": ");
 	}
 }
 
@@ -84,7 +90,7 @@ static void close_(struct rs_json *j, char c)
 	bool items = j->has_items[j->depth];
 	if (j->depth > 0)
 		j->depth--;
-	if (items) {
+	if (items && !j->compact) {
 		rs_outbuf_putc(&j->ob, '\n');
 		rs_outbuf_spaces(&j->ob, 2 * (size_t)j->depth);
 	}

@@ -1,6 +1,6 @@
 /*
- * json.h — a streaming JSON writer: correct escaping, two-space indentation,
- * no allocation. Keys are given for object members and NULL inside arrays.
+ * json.h — a streaming JSON writer: correct escaping, two-space indentation
+ * (or none: compact, the whole document on one line), no allocation. Keys are given for object members and NULL inside arrays.
  * Output is gathered in the struct and goes to the FILE a buffer at a time
  * (a million QPs make gigabytes of JSON: a stdio call per token, each taking
  * the stream's lock, was most of the time); rs_json_done() writes the rest.
@@ -20,12 +20,13 @@
 
 struct rs_json {
 	int depth;
+	bool compact;            /* no newlines or indentation, ":" without a space */
 	bool has_items[RS_JSON_MAX_DEPTH];
 	struct rs_outbuf ob;     /* gathers into buf */
 	char buf[RS_JSON_BUF];
 };
 
-void rs_json_init(struct rs_json *j, FILE *out);
+void rs_json_init(struct rs_json *j, FILE *out, bool compact);
 void rs_json_obj(struct rs_json *j, const char *key);   /* { */
 void rs_json_arr(struct rs_json *j, const char *key);   /* [ */
 void rs_json_end_obj(struct rs_json *j);                /* } */

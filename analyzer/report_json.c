@@ -434,7 +434,7 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	struct rs_view v;
 	struct rs_json j;
 	rs_view_init(&v, a, o);
-	rs_json_init(&j, out);
+	rs_json_init(&j, out, o->compact);
 	rs_json_obj(&j, NULL);
 	rs_json_str(&j, "rocestat", ROCESTAT_VERSION);
 	capture(&j, &v);

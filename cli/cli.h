@@ -21,7 +21,7 @@ enum {
 	                          results up to there were kept */
 };
 
-enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON };
+enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON, RS_FORMAT_JSON_COMPACT };
 
 #define RS_DEFAULT_SNAPLEN 262144
 #define RS_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms timeline buckets */

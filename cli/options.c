@@ -237,7 +237,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		{ "fields", 0, 0, G_OPTION_ARG_NONE, &fields, "One CSV line per RoCE frame with every header field", NULL },
 		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &ladder, "Sequence (ladder) diagram of each connection", NULL },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "Summary format: text or json", "FMT" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "Summary format: text, json or json-compact (one line)", "FMT" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
 		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV", "FILE.csv" },
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
@@ -268,7 +268,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	g_option_context_set_description(ctx,
 		"Examples:\n"
 		"  rocestat capture.pcap                   one-screen summary of a capture\n"
-		"  rocestat --format json capture.pcap     the same as JSON\n"
+		"  rocestat --format json capture.pcap     the same as JSON (json-compact: on one line)\n"
 		"  rocestat --fields capture.pcap          every header field of every frame, CSV\n"
 		"  rocestat -V --frames 3-7 capture.pcap   classroom walkthrough of frames 3 to 7\n"
 		"  rocestat --ladder --qp 17 capture.pcap  sequence diagram of one connection\n"
@@ -352,8 +352,10 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		o->format = RS_FORMAT_TEXT;
 	else if (strcmp(format, "json") == 0)
 		o->format = RS_FORMAT_JSON;
+	else if (strcmp(format, "json-compact") == 0)
+		o->format = RS_FORMAT_JSON_COMPACT;
 	else {
-		rc = fail("--format \"%s\": expected text or json", format);
+		rc = fail("--format \"%s\": expected text, json or json-compact", format);
 		goto out;
 	}
 	if (!color || strcmp(color, "auto") == 0)

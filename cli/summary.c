@@ -174,13 +174,14 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 		return rc == RS_EXIT_USAGE ? RS_EXIT_USAGE : RS_EXIT_INPUT;
 	}
 	rs_analyzer_finish(s->a);
-	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns };
+	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns,
+				     .compact = o->format == RS_FORMAT_JSON_COMPACT };
 	int wrc;
 	if (o->ladder)
 		wrc = write_report(o->output ? o->output : "-", rs_report_ladder, s->a, &ro);
 	else
 		wrc = write_report(o->output ? o->output : "-",
-				   o->format == RS_FORMAT_JSON ? rs_report_json : rs_report_text, s->a, &ro);
+				   o->format == RS_FORMAT_TEXT ? rs_report_text : rs_report_json, s->a, &ro);
 	if (wrc == RS_EXIT_OK && o->plot)
 		wrc = write_report(o->plot, rs_report_plot_svg, s->a, &ro);
 	if (s->timeline.fp && !rs_outfile_commit(&s->timeline, err)) {

@@ -25,7 +25,7 @@ static void setup(void)
 {
 	out = open_memstream(&text, &text_len);
 	ck_assert_ptr_nonnull(out);
-	rs_json_init(&j, out);
+	rs_json_init(&j, out, false);
 }
 
 static void teardown(void)
@@ -42,9 +42,10 @@ static const char *doc(void)
 	return text;
 }
 
-START_TEST(nesting_and_indentation)
+/* A string, a list holding a number and two empty containers, then null,
+ * true, false and a null string: the same members in both layouts. */
+static void members_of_every_kind(void)
 {
-	rs_json_obj(&j, NULL);
 	rs_json_str(&j, "a", "x");
 	rs_json_arr(&j, "list");
 	rs_json_u64(&j, NULL, 1);
@@ -57,6 +58,12 @@ START_TEST(nesting_and_indentation)
 	rs_json_bool(&j, "t", true);
 	rs_json_bool(&j, "f", false);
 	rs_json_str(&j, "s", NULL);
+}
+
+START_TEST(nesting_and_indentation)
+{
+	rs_json_obj(&j, NULL);
+	members_of_every_kind();
 	rs_json_end_obj(&j);
 	ck_assert_str_eq(doc(), "{\n"
 				"  \"a\": \"x\",\n"
@@ -188,6 +195,32 @@ START_TEST(documents_larger_than_the_buffer_come_out_whole)
 }
 END_TEST
 
+START_TEST(compact_is_the_document_without_whitespace)
+{
+	/* RFC 8259 allows whitespace only around structural characters: the
+	 * compact form has none there, and keeps the text of strings (spaces,
+	 * colons, commas, brackets, escapes) as it is. One line, then the
+	 * newline that ends the document. */
+	fclose(out);
+	free(text);
+	out = open_memstream(&text, &text_len);
+	ck_assert_ptr_nonnull(out);
+	rs_json_init(&j, out, true);
+	rs_json_obj(&j, NULL);
+	members_of_every_kind();
+	rs_json_obj(&j, "o");
+	rs_json_i64(&j, "neg", -5);
+	rs_json_dbl(&j, "half", 0.5);
+	rs_json_end_obj(&j);
+	rs_json_str(&j, "key: with, [space]", "a, b: [c] {d}");
+	rs_json_str(&j, "q", "\" \\\n\t");
+	rs_json_end_obj(&j);
+	ck_assert_str_eq(doc(), "{\"a\":\"x\",\"list\":[1,{},[]],\"n\":null,\"t\":true,\"f\":false,\"s\":null,"
+				"\"o\":{\"neg\":-5,\"half\":0.5},\"key: with, [space]\":\"a, b: [c] {d}\","
+				"\"q\":\"\\\" \\\\\\n\\t\"}\n");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("json");
@@ -200,6 +233,7 @@ static Suite *suite(void)
 	tcase_add_test(t, integers_as_printf_prints_them);
 	tcase_add_test(t, doubles_and_non_finite_values);
 	tcase_add_test(t, documents_larger_than_the_buffer_come_out_whole);
+	tcase_add_test(t, compact_is_the_document_without_whitespace);
 	suite_add_tcase(s, t);
 	return s;
 }

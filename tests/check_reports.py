@@ -395,6 +395,42 @@ def check_svg(name, path):
         check(ok, "%s: --plot did not write well-formed SVG" % name)
 
 
+def check_compact(name, path):
+    """--format json-compact: the same document as --format json (as
+    Python's parser reads both; the golden tests pin --format json), on one
+    line with no whitespace outside strings (RFC 8259 allows it only around
+    structural characters)."""
+    pretty = subprocess.run([ROCESTAT, "-n", "--format", "json", path], capture_output=True, text=True).stdout
+    r = subprocess.run([ROCESTAT, "-n", "--format", "json-compact", path], capture_output=True, text=True)
+    check(r.returncode in (0, 1), "%s: --format json-compact exit status %d" % (name, r.returncode))
+    out = r.stdout
+    check(out.endswith("\n") and out.count("\n") == 1, "%s: json-compact is not one line" % name)
+    try:
+        c = json.loads(out)
+    except ValueError as e:
+        check(False, "%s: json-compact does not parse: %s" % (name, e))
+        return
+    check(c == json.loads(pretty), "%s: json-compact differs from --format json" % name)
+    check(not whitespace_outside_strings(out.rstrip("\n")), "%s: json-compact has whitespace outside strings" % name)
+
+
+def whitespace_outside_strings(text):
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in " \t\r\n":
+            return True
+    return False
+
+
 def main():
     caps = sorted(glob.glob(os.path.join(SHARED, "captures", "*.pcap")))
     pub = sorted(glob.glob(os.path.join(SHARED, "public-captures", "*.pcap")))
@@ -409,6 +445,7 @@ def main():
             continue
         d = json.load(open(gj))
         check_shape(base, d)
+        check_compact(base, path)
         logpath = os.path.join(os.path.dirname(path), base + ".log")
         mtu = log_info(logpath)[2] if os.path.exists(logpath) else 1024
         check_against_tshark(base, path, d, mtu)
