@@ -3,7 +3,8 @@
  * through the same path `rocestat` takes: capture/source.c (libpcap's savefile
  * reader, or capture/pcapfile.c for a classic pcap file), cli/run.c's loop, rs_dissect, an analyzer with the ladder, plot
  * and timeline enabled and a small --max-flows cap (so eviction runs), the
- * --fields and --walk sinks, then every report (text, JSON, ladder, SVG).
+ * --fields and --walk sinks, then every report (text, JSON indented and
+ * compact, ladder, SVG).
  *
  * The input is put in a memfd and opened by its /proc/self/fd path, so that
  * rs_source_open_file() itself is exercised; a memfd never touches the disk.
@@ -200,10 +201,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rs_report_ladder(devnull, b.a, &ro);
 	rs_report_plot_svg(devnull, b.a, &ro);
 	rs_analyzer_has_anomalies(b.a);
-	/* The same reports narrowed to one QP, with colour. */
+	/* The same reports narrowed to one QP, with colour; the JSON compact. */
 	ro.color = true;
+	ro.compact = true;
 	ro.qp = size ? data[size - 1] : 0;
 	rs_report_text(devnull, b.a, &ro);
+	rs_report_json(devnull, b.a, &ro);
 	rs_report_ladder(devnull, b.a, &ro);
 	rs_analyzer_free(b.a);
 
