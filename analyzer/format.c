@@ -11,6 +11,19 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "analyzer/outbuf.h"
+
+/* s (n bytes) appended at o as snprintf(buf + o, len - o, "%s", s) would:
+ * cut to fit, and the length it wanted returned (o + n). */
+static size_t text_append(char *buf, size_t len, size_t o, const char *s, size_t n)
+{
+	if (o < len) {
+		size_t k = n < len - o - 1 ? n : len - o - 1;
+		memcpy(buf + o, s, k);
+		buf[o + k] = '\0';
+	}
+	return o + n;
+}
 
 /* snprintf(buf, len, "%.*f%s", prec, x, suffix), for the reports' thousands
  * of numbers without printf's general floating-point conversion (most of a
@@ -57,12 +70,7 @@ static bool fixed(char *buf, size_t len, double x, int prec, const char *suffix)
 	do
 		*--p = (char)('0' + ip % 10);
 	while (ip /= 10);
-	size_t n = (size_t)(tmp + sizeof tmp - p);
-	if (len) {
-		size_t c = n < len - 1 ? n : len - 1; /* cut to fit, as snprintf */
-		memcpy(buf, p, c);
-		buf[c] = '\0';
-	}
+	text_append(buf, len, 0, p, (size_t)(tmp + sizeof tmp - p));
 	return true;
 }
 
@@ -213,31 +221,15 @@ const char *rs_fmt_flow_addr(const struct rs_analyzer *a, const struct rs_flowke
 const char *rs_fmt_flow_pair(const struct rs_analyzer *a, const struct rs_flowkey *k, const char *sep, char *buf,
 			     size_t len)
 {
-	char s[96], d[96], tmp[256];
-	size_t n = 0;
-	const char *parts[] = { rs_fmt_flow_addr(a, k, false, s, sizeof s), " → ",
-				rs_fmt_flow_addr(a, k, true, d, sizeof d), sep };
-	for (size_t i = 0; i < G_N_ELEMENTS(parts); i++) {
-		size_t pl = strlen(parts[i]);
-		if (pl > sizeof tmp - 16 - n)
-			pl = sizeof tmp - 16 - n; /* cannot happen: s and d are bounded */
-		memcpy(tmp + n, parts[i], pl);
-		n += pl;
-	}
-	char hex[8], *h = hex + sizeof hex;
-	uint32_t q = k->qpn;
-	do
-		*--h = "0123456789abcdef"[q & 15];
-	while (q >>= 4);
-	tmp[n++] = '0';
-	tmp[n++] = 'x';
-	memcpy(tmp + n, h, (size_t)(hex + sizeof hex - h));
-	n += (size_t)(hex + sizeof hex - h);
-	if (len) {
-		size_t c = n < len - 1 ? n : len - 1; /* cut to fit, as snprintf */
-		memcpy(buf, tmp, c);
-		buf[c] = '\0';
-	}
+	char s[96], d[96], hex[8];
+	const char *src = rs_fmt_flow_addr(a, k, false, s, sizeof s), *dst = rs_fmt_flow_addr(a, k, true, d, sizeof d);
+	const char *qpn = rs_digits_hex(hex + sizeof hex, k->qpn);
+	size_t o = text_append(buf, len, 0, src, strlen(src));
+	o = text_append(buf, len, o, " → ", strlen(" → "));
+	o = text_append(buf, len, o, dst, strlen(dst));
+	o = text_append(buf, len, o, sep, strlen(sep));
+	o = text_append(buf, len, o, "0x", 2);
+	text_append(buf, len, o, qpn, (size_t)(hex + sizeof hex - qpn));
 	return buf;
 }
 
@@ -258,18 +250,6 @@ const char *rs_fmt_frames(const struct rs_anomaly *an, const struct rs_analyzer 
 	return buf;
 }
 
-/* s (n bytes) appended at o as snprintf(buf + o, len - o, "%s", s) would:
- * cut to fit, and the length it wanted returned (o + n). */
-static size_t text_append(char *buf, size_t len, size_t o, const char *s, size_t n)
-{
-	if (o < len) {
-		size_t k = n < len - o - 1 ? n : len - o - 1;
-		memcpy(buf + o, s, k);
-		buf[o + k] = '\0';
-	}
-	return o + n;
-}
-
 /* "3 write 1 read": messages by kind, by hand (snprintf's format parse per
  * kind was a tenth of a million-QP report), cut as snprintf cuts. */
 const char *rs_fmt_msgs(const struct rs_flow_msgs *m, char *buf, size_t len)
@@ -281,15 +261,11 @@ const char *rs_fmt_msgs(const struct rs_flow_msgs *m, char *buf, size_t len)
 		if (!v)
 			continue;
 		char d[22]; /* " " + up to 20 digits + " " */
-		size_t i = sizeof d;
-		d[--i] = ' ';
-		do {
-			d[--i] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
+		d[sizeof d - 1] = ' ';
+		char *p = rs_digits_u64(d + sizeof d - 1, v);
 		if (o)
-			d[--i] = ' ';
-		o = text_append(buf, len, o, d + i, sizeof d - i);
+			*--p = ' ';
+		o = text_append(buf, len, o, p, (size_t)(d + sizeof d - p));
 		const char *key = rs_msg_key((enum rs_msg)k);
 		o = text_append(buf, len, o, key, strlen(key));
 	}

@@ -1,6 +1,7 @@
 /*
  * json.h — a streaming JSON writer: correct escaping, two-space indentation
- * (or none: compact, the whole document on one line), no allocation. Keys are given for object members and NULL inside arrays.
+ * (or none: compact, the whole document on one line), no allocation. Keys
+ * are given for object members and NULL inside arrays.
  * Output is gathered in the struct and goes to the FILE a buffer at a time
  * (a million QPs make gigabytes of JSON: a stdio call per token, each taking
  * the stream's lock, was most of the time); rs_json_done() writes the rest.

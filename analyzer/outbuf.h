@@ -85,28 +85,39 @@ static inline void rs_outbuf_str(struct rs_outbuf *o, const char *s, int width)
 	rs_outbuf_str_n(o, s, strlen(s), width);
 }
 
+/* v's decimal ("%" PRIu64) or lower-case hex ("%" PRIx64) digits written
+ * backwards, ending just before `end`: returns the first. Room needed: 20
+ * and 16 bytes. */
+static inline char *rs_digits_u64(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+static inline char *rs_digits_hex(char *end, uint64_t v)
+{
+	do {
+		*--end = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	return end;
+}
+
 /* "%*" PRIu64 (width 0: "%" PRIu64). */
 static inline void rs_outbuf_u64(struct rs_outbuf *o, uint64_t v, int width)
 {
-	char d[20];
-	size_t i = sizeof d;
-	do {
-		d[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	rs_outbuf_str_n(o, d + i, sizeof d - i, width);
+	char d[20], *p = rs_digits_u64(d + sizeof d, v);
+	rs_outbuf_str_n(o, p, (size_t)(d + sizeof d - p), width);
 }
 
 /* "%" PRIx64: lower-case hex digits, no prefix. */
 static inline void rs_outbuf_hex(struct rs_outbuf *o, uint64_t v)
 {
-	char d[16];
-	size_t i = sizeof d;
-	do {
-		d[--i] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	rs_outbuf_put(o, d + i, sizeof d - i);
+	char d[16], *p = rs_digits_hex(d + sizeof d, v);
+	rs_outbuf_put(o, p, (size_t)(d + sizeof d - p));
 }
 
 #endif

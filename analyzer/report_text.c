@@ -17,8 +17,8 @@
 #define OFF(o) ((o)->color ? "\033[0m" : "")
 
 /* `s` in a column of `width` display cells (UTF-8 code points, not bytes:
- * "→", "µ", "✗"), cut with
- * "…" if longer, padded on the left (`right`) or the right. Into o: the rows
+ * "→", "µ", "✗"), cut with "…" if longer, padded on the left (`right`) or
+ * the right. Into o: the rows
  * of a large report have thousands of cells, and a stdio call per piece
  * (each takes the stream's lock) was a fifth of writing them. */
 static void cell_to(struct rs_outbuf *o, const char *s, int width, bool right)
