@@ -71,7 +71,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest reports walkcheck cases truth jobs check-vm check-live bench-capture \
+.PHONY: all check unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
 	sanitize golden-update install uninstall clean bench bench-tools \
 	regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -106,12 +106,13 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 
 # ---- tests ---------------------------------------------------------------
 
-# The unit tests, then the golden outputs, then the differential test against
-# tshark, the report checks, the walkthrough against tshark, the regression
-# cases, the samples against their ground truth, -j against -j 1, the fuzzers'
+# The unit tests, then the golden outputs, then the differential tests
+# against tshark (the decode) and tcpdump (-r/-w/-c/filter extraction), the
+# report checks, the walkthrough against tshark, the regression cases, the
+# samples against their ground truth, -j against -j 1, the fuzzers'
 # regression inputs, the hostile inputs and the interrupted runs. Each
 # script exits non-zero on the first failing case it reports.
-check: unit golden difftest reports walkcheck cases truth jobs regress hostile interrupt
+check: unit golden difftest difftcpdump reports walkcheck cases truth jobs regress hostile interrupt
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -121,6 +122,9 @@ golden: $(BIN)
 
 difftest: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/diff_tshark.py
+
+difftcpdump: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/diff_tcpdump.py
 
 reports: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_reports.py

@@ -34,6 +34,7 @@ struct rs_cli_opts {
 	bool list_ifaces;       /* -D */
 	bool capture_all;       /* --all: no default RoCE-only capture filter */
 	int snaplen;            /* -s */
+	bool snaplen_given;     /* -s was given (else -w of files states the inputs' snapshot length) */
 	int buffer_kib;         /* -B: kernel capture buffer (0 = libpcap's default) */
 	char *sysfs_root;       /* --sysfs: where /sys/class/infiniband lives (tests) */
 	char *drop_user;        /* -Z: drop privileges to this user after opening */
@@ -160,6 +161,10 @@ bool rs_select_until_passed(const struct rs_cli_opts *o, const struct rs_select 
 
 /* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);
+/* Whether the input can be opened more than once: a regular file can;
+ * standard input ("-") and pipes are read once, by the run itself, so
+ * nothing may look into them beforehand. */
+bool rs_input_rereadable(const char *path);
 
 /* -i: capture live through the sink (and -w) until -c, a signal or an
  * error. Prints libpcap's received/dropped counts on stderr at the end.

@@ -1,8 +1,10 @@
 /*
  * extract.c — `rocestat -r IN... -w OUT [filter]`: every frame that passes
  * the filter (and --frames, -c) is written to OUT, in a tee in front of the
- * sink. The link type comes from the first input; an input of another link
- * type stops the run with an error naming it (one -w file has one).
+ * sink. The link type comes from the first input that opens; an input of
+ * another link type stops the run with an error naming it (one -w file has
+ * one). OUT is opened when that first input is: an input is read once,
+ * so standard input (`-r -`) and pipes work as they do with tcpdump.
  */
 #include <stdio.h>
 
@@ -11,7 +13,8 @@
 
 struct tee {
 	const struct rs_sink *next;
-	struct rs_writer *writer;
+	struct rs_writer_config wc;
+	struct rs_writer *writer; /* opened with the first input */
 	int dlt;
 	const char *out_name;
 	bool failed;
@@ -20,7 +23,14 @@ struct tee {
 static void tee_begin(void *vctx, const char *name, int dlt)
 {
 	struct tee *t = vctx;
-	if (dlt != t->dlt && !t->failed) {
+	if (!t->writer && !t->failed) {
+		char err[RS_ERRBUF_SIZE];
+		t->dlt = t->wc.dlt = dlt;
+		if (!(t->writer = rs_writer_open(&t->wc, err))) {
+			fprintf(stderr, "rocestat: %s\n", err);
+			t->failed = true;
+		}
+	} else if (dlt != t->dlt && !t->failed) {
 		const char *a = rs_linktype_name(dlt), *b = rs_linktype_name(t->dlt);
 		fprintf(stderr, "rocestat: %s: link type %s differs from the first input's %s; %s can hold one\n",
 			name, a ? a : "?", b ? b : "?", t->out_name);
@@ -34,7 +44,7 @@ static bool tee_frame(void *vctx, const struct rs_packet *pkt, const struct rs_f
 {
 	struct tee *t = vctx;
 	char err[RS_ERRBUF_SIZE];
-	if (t->failed)
+	if (t->failed || !t->writer)
 		return false;
 	if (!rs_writer_write(t->writer, pkt, err)) {
 		fprintf(stderr, "rocestat: %s\n", err);
@@ -51,30 +61,42 @@ static void tee_end(void *vctx, const char *name)
 		t->next->end_file(t->next->ctx, name);
 }
 
+/* The snapshot length OUT's header states, as tcpdump keeps its input's:
+ * -s if given, else the largest of the inputs' (the reader cuts no frame
+ * longer than its file's). An input that is not a regular file (standard
+ * input, a pipe) cannot be looked at before it is read: libpcap's largest
+ * then, as for a live capture. */
+static uint32_t output_snaplen(const struct rs_cli_opts *o)
+{
+	if (o->snaplen_given)
+		return (uint32_t)o->snaplen;
+	int most = 0;
+	for (char **path = o->files; *path; path++) {
+		if (!rs_input_rereadable(*path))
+			return RS_DEFAULT_SNAPLEN;
+		char err[RS_ERRBUF_SIZE];
+		struct rs_source *s = rs_source_open_file(*path, NULL, err, NULL);
+		if (!s)
+			continue; /* reading it will say why */
+		if (rs_source_snaplen(s) > most)
+			most = rs_source_snaplen(s);
+		rs_source_close(s);
+	}
+	return most > 0 && most < RS_DEFAULT_SNAPLEN ? (uint32_t)most : RS_DEFAULT_SNAPLEN;
+}
+
 int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink)
 {
 	char err[RS_ERRBUF_SIZE];
-	bool bad_filter;
-	/* The first input says which link type the output has. */
-	struct rs_source *first = rs_source_open_file(o->files[0], o->filter, err, &bad_filter);
-	if (!first) {
-		fprintf(stderr, "rocestat: %s\n", err);
-		return bad_filter ? RS_EXIT_USAGE : RS_EXIT_INPUT;
-	}
-	struct tee t = { .next = sink, .dlt = rs_source_datalink(first), .out_name = o->write_file };
-	rs_source_close(first);
-
-	struct rs_writer_config wc = {
-		.path = o->write_file, .dlt = t.dlt, .snaplen = (uint32_t)o->snaplen,
-		.rotate_bytes = o->rotate_bytes, .rotate_seconds = o->rotate_seconds, .max_files = o->rotate_files,
+	struct tee t = {
+		.next = sink,
+		.out_name = o->write_file,
+		.wc = { .path = o->write_file, .snaplen = output_snaplen(o), .rotate_bytes = o->rotate_bytes,
+			.rotate_seconds = o->rotate_seconds, .max_files = o->rotate_files },
 	};
-	if (!(t.writer = rs_writer_open(&wc, err))) {
-		fprintf(stderr, "rocestat: %s\n", err);
-		return RS_EXIT_INPUT;
-	}
 	struct rs_sink tee = { .ctx = &t, .begin_file = tee_begin, .frame = tee_frame, .end_file = tee_end };
 	int rc = rs_run_files(o, &tee);
-	if (!rs_writer_close(t.writer, err)) {
+	if (t.writer && !rs_writer_close(t.writer, err)) {
 		if (!t.failed)
 			fprintf(stderr, "rocestat: %s\n", err);
 		t.failed = true;

@@ -312,6 +312,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		goto out;
 	}
 	o->snaplen = snaplen ? snaplen : RS_DEFAULT_SNAPLEN;
+	o->snaplen_given = snaplen != 0;
 	if (buffer_kib < 0) {
 		rc = fail("-B %d: the buffer size must be positive", buffer_kib);
 		goto out;

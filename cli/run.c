@@ -8,8 +8,16 @@
 #include <glib.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+
+bool rs_input_rereadable(const char *path)
+{
+	struct stat st;
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 static volatile sig_atomic_t stop_requested;
 

@@ -89,11 +89,18 @@ static void capture_stats(void *ctx, const struct rs_capture_stats *st)
 	s->have_stats = true;
 }
 
-/* -j: several files, and nothing that spans files (-c, a time window). */
+/* -j: several files, and nothing that spans files (-c, a time window).
+ * Each file is opened twice (common_t0, then its job): with standard input
+ * or a pipe among them the run is sequential, as -j 1 would be. */
 static bool parallel_run(const struct rs_cli_opts *o)
 {
-	return o->jobs > 1 && !o->iface && o->files && o->files[0] && o->files[1] && !o->count && !o->have_since &&
-	       !o->have_until;
+	if (!(o->jobs > 1 && !o->iface && o->files && o->files[0] && o->files[1] && !o->count && !o->have_since &&
+	      !o->have_until))
+		return false;
+	for (char **path = o->files; *path; path++)
+		if (!rs_input_rereadable(*path))
+			return false;
+	return true;
 }
 
 struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)

@@ -9,6 +9,9 @@ sequential run writes.
 2. Captures of the same two hosts (flows continue across files, which
    merge.c documents as approximate): the capture-wide counters, the
    connections and the per-QP packet and byte counts must still be equal.
+3. One of the files on standard input (`-r -`), which can be read only
+   once: -j 2 must still read it, and report what -j 1 reports for the same
+   files by name (the file's name, "-", aside).
 
 Exit status 0 when all hold, 1 otherwise. Run by `make jobs` (part of
 `make check`).
@@ -100,8 +103,31 @@ def overlapping():
         fail("overlapping files: per-QP packet/byte counts differ")
 
 
+def from_stdin():
+    first, rest = INDEPENDENT[0], INDEPENDENT[1:]
+    want = json.loads(run(["-j", "1", "--format", "json"], INDEPENDENT)[0])
+    for jobs in ("1", "2"):
+        args = [ROCESTAT, "-n", "-j", jobs, "--format", "json", "-r", "-"]
+        for f in rest:
+            args += ["-r", f]
+        with open(first, "rb") as fh:
+            r = subprocess.run(args, stdin=fh, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode >= 2:
+            fail("-j %s with -r -: exited %d: %s" % (jobs, r.returncode, r.stderr.decode()[:300]))
+            continue
+        got = json.loads(r.stdout)
+        names = [f["name"] for f in got["capture"]["files"]]
+        if names != ["-"] + rest:
+            fail("-j %s with -r -: files %s" % (jobs, names))
+        for f in got["capture"]["files"]:
+            f["name"] = first if f["name"] == "-" else f["name"]
+        if got != want:
+            fail("-j %s with -r -: the report differs from the run on the files by name" % jobs)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     independent(tmp)
     overlapping()
+    from_stdin()
 print("check_jobs: %s" % ("PASS" if failures == 0 else "%d failures" % failures))
 sys.exit(1 if failures else 0)
