@@ -59,6 +59,52 @@ static long pcap_record_header(FILE *f)
 	return 0;
 }
 
+/* A file libpcap does not know may be a compressed capture: name the
+ * compression and the command that feeds it to rocestat, instead of
+ * libpcap's "unknown file format". NULL if it is none of them (or cannot
+ * be read again: a pipe's first bytes are gone). */
+static const char *compressor_of(const char *path)
+{
+	static const struct {
+		uint8_t magic[6];
+		size_t len;
+		const char *tool;
+	} kinds[] = {
+		{ { 0x1f, 0x8b }, 2, "gzip" },
+		{ { 0x28, 0xb5, 0x2f, 0xfd }, 4, "zstd" },
+		{ { 0xfd, '7', 'z', 'X', 'Z', 0x00 }, 6, "xz" },
+		{ { 'B', 'Z', 'h' }, 3, "bzip2" },
+		{ { 0x04, 0x22, 0x4d, 0x18 }, 4, "lz4" },
+	};
+	uint8_t head[6];
+	FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t got = fread(head, 1, sizeof head, f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (got >= kinds[i].len && memcmp(head, kinds[i].magic, kinds[i].len) == 0)
+			return kinds[i].tool;
+	return NULL;
+}
+
+/* `path` in single quotes for a shell (an embedded ' as '\''), cut to fit. */
+static void shell_quote(char *out, size_t len, const char *path)
+{
+	size_t n = 0;
+	out[n++] = '\'';
+	for (const char *c = path; *c && n + 6 < len; c++) {
+		if (*c == '\'') {
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else {
+			out[n++] = *c;
+		}
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+}
+
 struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE],
 				      bool *bad_filter)
 {
@@ -67,8 +113,15 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 	char pcap_err[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, pcap_err);
 	if (!p) {
+		const char *tool = strcmp(pcap_err, "unknown file format") == 0 ? compressor_of(path) : NULL;
 		/* libpcap already names the file for open() errors; keep it one line. */
-		if (strstr(pcap_err, path))
+		if (tool) {
+			char quoted[RS_ERRBUF_SIZE / 2];
+			shell_quote(quoted, sizeof quoted, path);
+			snprintf(errbuf, RS_ERRBUF_SIZE,
+				 "%s: %s-compressed; rocestat reads pcap and pcapng: %s -dc %s | rocestat -r -", path, tool,
+				 tool, quoted);
+		} else if (strstr(pcap_err, path))
 			snprintf(errbuf, RS_ERRBUF_SIZE, "%s", pcap_err);
 		else
 			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: %s", path, pcap_err);

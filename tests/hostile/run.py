@@ -13,8 +13,12 @@ and asserts
     ROCESTAT=./rocestat python3 tests/hostile/run.py [-v] [case...]
     python3 tests/hostile/run.py --write-only DIR   (just write the files)
 """
+import bz2
+import gzip
 import json
+import lzma
 import os
+import shlex
 import struct
 import subprocess
 import sys
@@ -121,6 +125,21 @@ CASES['zero_length_file'] = (
 CASES['garbage_header'] = (
     b'GET / HTTP/1.1\r\nHost: capture.example\r\n\r\n', RET_INPUT,
     'rocestat: {f}: unknown file format\n', ['none'], lambda js: (js['capture']['frames'], 0))
+# A compressed capture: libpcap says "unknown file format"; rocestat names
+# the compression and the command that reads it (run_compressed runs it).
+COMPRESSED = {
+    'gzip': gzip.compress(FULL),
+    'bzip2': bz2.compress(FULL),
+    'xz': lzma.compress(FULL),
+    # No module for these two in Python's library: their magic numbers.
+    'zstd': b'\x28\xb5\x2f\xfd' + b'\0' * 32,
+    'lz4': b'\x04\x22\x4d\x18' + b'\0' * 32,
+}
+for tool, blob in COMPRESSED.items():
+    CASES['%s_compressed' % tool] = (
+        blob, RET_INPUT,
+        "rocestat: {f}: %s-compressed; rocestat reads pcap and pcapng: %s -dc '{f}' | rocestat -r -\n" % (tool, tool),
+        ['none'], lambda js: (js['capture']['frames'], 0))
 CASES['short_pcap_header'] = (
     gen.pcap_header()[:20], RET_INPUT,
     # libpcap counts the 4 magic bytes it read first out of "got".
@@ -497,6 +516,26 @@ def run_pairing_flood(tmp):
           sorted(set(f['pairing'] for f in js['qps'])), ['inferred'])
 
 
+def run_compressed(tmp):
+    """The command the message suggests reads the capture (the file's name
+    with a space and a quote in it, so the quoting is tested too)."""
+    if ONLY and 'gzip_compressed' not in ONLY:
+        return
+    path = os.path.join(tmp, "it's a capture.pcap.gz")
+    with open(path, 'wb') as f:
+        f.write(COMPRESSED['gzip'])
+    rc, out, err = run([path])
+    if not check('gzip_compressed', 'a command is suggested', 'rocestat reads pcap and pcapng: ' in err, True):
+        return
+    command = err.split('rocestat reads pcap and pcapng: ', 1)[-1].strip()
+    check('gzip_compressed', 'the suggested command names the file', shlex.split(command)[:3],
+          ['gzip', '-dc', path])
+    command = command.replace('rocestat -r -', '%s -n --format json -r -' % shlex.quote(ROCESTAT))
+    p = subprocess.run(['sh', '-c', command], capture_output=True, text=True)
+    check('gzip_compressed', 'the suggested command: exit status, stderr, frames',
+          (p.returncode, p.stderr, json.loads(p.stdout)['capture']['frames'] if p.stdout else None), (RET_OK, '', 9))
+
+
 def main():
     if '--write-only' in sys.argv:
         write_only(sys.argv[sys.argv.index('--write-only') + 1])
@@ -506,6 +545,7 @@ def main():
             if not ONLY or name in ONLY:
                 run_case(tmp, name, spec)
         run_fields(tmp)
+        run_compressed(tmp)
         run_multi(tmp)
         run_many_qps(tmp)
         run_pairing_flood(tmp)
