@@ -700,6 +700,15 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message)
 	rs_anomaly(a, RS_AN_FILE_ERROR, a->cur_file, NULL, NULL, 1);
 }
 
+void rs_analyzer_open_error(struct rs_analyzer *a, const char *name, const char *message)
+{
+	rs_analyzer_add_file(a, name, -1);
+	struct rs_file *fi = g_ptr_array_index(a->files, a->cur_file);
+	fi->unopened = true;
+	fi->error = g_strdup(message);
+	rs_anomaly(a, RS_AN_FILE_ERROR, a->cur_file, NULL, NULL, 1);
+}
+
 void rs_analyzer_file_warning(struct rs_analyzer *a, uint64_t frame_no, uint64_t count, const char *message)
 {
 	if (!a->files->len)

@@ -50,6 +50,9 @@ void rs_analyzer_free(struct rs_analyzer *a);
 void rs_analyzer_add_file(struct rs_analyzer *a, const char *name, int linktype);
 /* Record that reading a file stopped early (truncated or corrupt). */
 void rs_analyzer_file_error(struct rs_analyzer *a, const char *message);
+/* Record an input that could not be opened at all, so that the reports
+ * list it with why (its frames: none). */
+void rs_analyzer_open_error(struct rs_analyzer *a, const char *name, const char *message);
 /* Record something wrong with the current file that did not stop reading it
  * (e.g. records longer than its snapshot length), `count` frames from
  * `frame_no` on; `message` is the report's sentence. */

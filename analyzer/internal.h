@@ -411,6 +411,7 @@ struct rs_file {
 	char *name;
 	int linktype;
 	char *error;              /* reading stopped early: why */
+	bool unopened;            /* ... or it could not be opened at all */
 };
 
 struct rs_analyzer {

@@ -194,7 +194,8 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 	switch ((enum rs_anom)an->type) {
 	case RS_AN_FILE_ERROR: {
 		const struct rs_file *fi = an->code < a->files->len ? a->files->pdata[an->code] : NULL;
-		snprintf(buf, len, "%s: reading stopped early: %s", fi ? fi->name : "?", fi && fi->error ? fi->error : "?");
+		snprintf(buf, len, "%s: %s: %s", fi ? fi->name : "?",
+			 fi && fi->unopened ? "could not be read" : "reading stopped early", fi && fi->error ? fi->error : "?");
 		break;
 	}
 	case RS_AN_ICRC_BAD:

@@ -96,6 +96,9 @@ struct rs_sink {
 	void (*prefetch)(void *ctx, const struct rs_frame *f);
 	/* Reading the current file stopped early; `message` names file and frame. */
 	void (*file_error)(void *ctx, const char *message);
+	/* An input could not be opened at all (no begin_file for it); `message`
+	 * names the file and says why. The run goes on with the next input. */
+	void (*open_error)(void *ctx, const char *name, const char *message);
 	/* Something is wrong with the current file but reading went on: `count`
 	 * frames from `frame_no` on; `message` names the file. */
 	void (*file_warning)(void *ctx, uint64_t frame_no, uint64_t count, const char *message);

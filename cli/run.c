@@ -89,6 +89,8 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				g_free(r.q);
 				return RS_EXIT_USAGE; /* the same for every file: say it once */
 			}
+			if (sink->open_error)
+				sink->open_error(sink->ctx, *path, err);
 			rc = RS_EXIT_INPUT;
 			continue;
 		}

@@ -68,6 +68,12 @@ static void file_error(void *ctx, const char *message)
 	rs_analyzer_file_error(s->a, message);
 }
 
+static void open_error(void *ctx, const char *name, const char *message)
+{
+	struct rs_summary *s = ctx;
+	rs_analyzer_open_error(s->a, name, message);
+}
+
 static void file_warning(void *ctx, uint64_t frame_no, uint64_t count, const char *message)
 {
 	struct rs_summary *s = ctx;
@@ -139,7 +145,7 @@ bool rs_summary_failed(const struct rs_summary *s)
 
 struct rs_sink rs_summary_sink(struct rs_summary *s)
 {
-	return (struct rs_sink){ .ctx = s, .begin_file = begin_file, .frame = frame, .file_error = file_error,
+	return (struct rs_sink){ .ctx = s, .begin_file = begin_file, .frame = frame, .file_error = file_error, .open_error = open_error,
 				 .file_warning = file_warning, .tick = tick, .capture_stats = capture_stats, .prefetch = prefetch };
 }
 
@@ -228,7 +234,7 @@ static void run_job(gpointer data, gpointer user)
 	oo.files = j->files;
 	struct rs_summary s = { .o = &oo, .a = rs_analyzer_new(&j->ao) };
 	struct rs_sink sink = { .ctx = &s, .begin_file = begin_file, .frame = frame, .prefetch = prefetch,
-				.file_error = file_error, .file_warning = file_warning };
+				.file_error = file_error, .open_error = open_error, .file_warning = file_warning };
 	int rc = rs_run_files(&oo, &sink);
 	rs_analyzer_finish(s.a);
 	g_mutex_lock(&ps->lock);

@@ -9,7 +9,9 @@ sequential run writes.
 2. Captures of the same two hosts (flows continue across files, which
    merge.c documents as approximate): the capture-wide counters, the
    connections and the per-QP packet and byte counts must still be equal.
-3. One of the files on standard input (`-r -`), which can be read only
+3. A file that cannot be opened among them: listed with its error in both,
+   and the reports are equal byte for byte.
+4. One of the files on standard input (`-r -`), which can be read only
    once: -j 2 must still read it, and report what -j 1 reports for the same
    files by name (the file's name, "-", aside).
 
@@ -50,9 +52,9 @@ def fail(msg):
     print("check_jobs: FAIL: " + msg)
 
 
-def run(args, files):
+def run(args, files, allowed=(0, 1)):
     r = subprocess.run([ROCESTAT, "-n"] + args + files, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if r.returncode >= 2:
+    if r.returncode not in allowed:
         fail("rocestat %s exited %d: %s" % (" ".join(args), r.returncode, r.stderr.decode()[:300]))
     return r.stdout, r.returncode
 
@@ -103,6 +105,21 @@ def overlapping():
         fail("overlapping files: per-QP packet/byte counts differ")
 
 
+def with_unreadable(tmp):
+    bad = os.path.join(tmp, "not-a-capture.pcap")
+    with open(bad, "wb") as f:
+        f.write(b"GET / HTTP/1.1\r\n\r\n")
+    files = INDEPENDENT[:2] + [bad] + INDEPENDENT[2:]
+    for args in ([], ["--format", "json"]):
+        want, rc1 = run(["-j", "1"] + args, files, allowed=(3,))
+        got, rc2 = run(["-j", "2"] + args, files, allowed=(3,))
+        if (want, rc1) != (got, rc2) or rc1 != 3:
+            fail("-j 2 %s with an unreadable file differs from -j 1 (exit %d vs %d)" % (" ".join(args), rc2, rc1))
+    listed = [(f["name"], f["error"] is None) for f in json.loads(got)["capture"]["files"]]
+    if listed != [(f, f != bad) for f in files]:
+        fail("with an unreadable file: files listed %s" % listed)
+
+
 def from_stdin():
     first, rest = INDEPENDENT[0], INDEPENDENT[1:]
     want = json.loads(run(["-j", "1", "--format", "json"], INDEPENDENT)[0])
@@ -128,6 +145,7 @@ def from_stdin():
 with tempfile.TemporaryDirectory() as tmp:
     independent(tmp)
     overlapping()
+    with_unreadable(tmp)
     from_stdin()
 print("check_jobs: %s" % ("PASS" if failures == 0 else "%d failures" % failures))
 sys.exit(1 if failures else 0)

@@ -99,6 +99,25 @@ def json_all_frames(extra=1, writes=3):
 
 RET_OK, RET_ANOM, RET_INPUT = 0, 1, 3
 
+
+def unopened(err):
+    """A file that cannot be opened at all: its stderr line is also the
+    report's anomaly, and the JSON lists the file, with no link type and
+    that error, and no frame."""
+    why = err[len('rocestat: '):].rstrip('\n')
+    lines = ['{f}: could not be read: ' + why]
+
+    def js_check(js):
+        files = js['capture']['files']
+        first = files[0] if files else {'link_type': '(no file listed)', 'error': None}
+        return ((len(files), first['link_type'], first['error'], js['capture']['frames']), (1, None, why, 0))
+    return err, lines, js_check
+
+
+def unopened_case(blob, err):
+    err, lines, js_check = unopened(err)
+    return (blob, RET_INPUT, err, lines, js_check)
+
 CASES = {}
 
 # Capture files libpcap rejects, in whole or from some record on. The file
@@ -118,13 +137,10 @@ CASES['truncated_record_body'] = (
     ['{f}: reading stopped early: {f}: frame 9 (file offset %d): truncated dump file; tried to read 62 captured '
      'bytes, only got 10' % LAST_REC],
     json_before(8))
-CASES['zero_length_file'] = (
-    b'', RET_INPUT,
-    'rocestat: {f}: truncated dump file; tried to read 4 file header bytes, only got 0\n',
-    ['none'], lambda js: (js['capture']['frames'], 0))
-CASES['garbage_header'] = (
-    b'GET / HTTP/1.1\r\nHost: capture.example\r\n\r\n', RET_INPUT,
-    'rocestat: {f}: unknown file format\n', ['none'], lambda js: (js['capture']['frames'], 0))
+CASES['zero_length_file'] = unopened_case(
+    b'', 'rocestat: {f}: truncated dump file; tried to read 4 file header bytes, only got 0\n')
+CASES['garbage_header'] = unopened_case(
+    b'GET / HTTP/1.1\r\nHost: capture.example\r\n\r\n', 'rocestat: {f}: unknown file format\n')
 # A compressed capture: libpcap says "unknown file format"; rocestat names
 # the compression and the command that reads it (run_compressed runs it).
 COMPRESSED = {
@@ -136,14 +152,12 @@ COMPRESSED = {
     'lz4': b'\x04\x22\x4d\x18' + b'\0' * 32,
 }
 for tool, blob in COMPRESSED.items():
-    CASES['%s_compressed' % tool] = (
-        blob, RET_INPUT,
-        "rocestat: {f}: %s-compressed; rocestat reads pcap and pcapng: %s -dc '{f}' | rocestat -r -\n" % (tool, tool),
-        ['none'], lambda js: (js['capture']['frames'], 0))
-CASES['short_pcap_header'] = (
-    gen.pcap_header()[:20], RET_INPUT,
+    CASES['%s_compressed' % tool] = unopened_case(
+        blob, "rocestat: {f}: %s-compressed; rocestat reads pcap and pcapng: %s -dc '{f}' | rocestat -r -\n" % (tool, tool))
+CASES['short_pcap_header'] = unopened_case(
+    gen.pcap_header()[:20],
     # libpcap counts the 4 magic bytes it read first out of "got".
-    'rocestat: {f}: truncated dump file; tried to read 24 file header bytes, only got 16\n', ['none'], None)
+    'rocestat: {f}: truncated dump file; tried to read 24 file header bytes, only got 16\n')
 CASES['caplen_over_256k'] = (
     FULL + gen.pcap_record(b'\0' * 300000, 9), RET_INPUT,
     'rocestat: {f}: frame 10 (file offset %d): invalid packet capture length 300000, bigger than snaplen of '
@@ -339,6 +353,8 @@ def run_case(tmp, name, spec):
         return
     if js_check:
         got, want = js_check(js)
+        if isinstance(want, tuple):
+            want = tuple(w.replace('{f}', path) if isinstance(w, str) else w for w in want)
         check(name, 'JSON results', got, want)
 
 
