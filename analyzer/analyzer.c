@@ -417,6 +417,21 @@ static bool same_qp(struct rs_flow *fl, const struct rs_frame *f)
 	return false;
 }
 
+/* A packet that cannot continue the traffic its flow holds, so the QP
+ * number now names another QP: the capture went back in time by more than a
+ * second (files given out of time order), or the flow's RC connection was
+ * being closed (DREQ/DREP) more than a second before it, on a flow idle
+ * since. Within a second, stragglers of the old QP are still its own. Only
+ * last_ts is read unless the flow has been idle for a second. */
+bool rs_flow_stale(const struct rs_flow *fl, uint64_t ts)
+{
+	if (ts + RS_STALE_NS < fl->last_ts)
+		return true;
+	if (ts < fl->last_ts + RS_STALE_NS)
+		return false;
+	return fl->conn && rs_conn_closed_before(fl->conn, ts - RS_STALE_NS);
+}
+
 static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, const struct rs_frame *f,
 				const struct rs_frame_meta *m)
 {
@@ -428,7 +443,7 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
 		h = key_hash(k);
 		fl = find_hashed(a, k, h);
 	}
-	if (fl && !same_qp(fl, f)) {
+	if (fl && (!same_qp(fl, f) || rs_flow_stale(fl, m->ts_ns))) {
 		rs_flow_retire(a, fl); /* reported as it was; the new QP starts afresh */
 		fl = NULL;
 	}

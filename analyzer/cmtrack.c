@@ -343,6 +343,12 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 		rs_pair_link(best, resp, RS_PAIR_INFERRED);
 }
 
+bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t)
+{
+	const unsigned dreq = UMAD_CM_ATTR_DREQ - UMAD_CM_ATTR_REQ, drep = UMAD_CM_ATTR_DREP - UMAD_CM_ATTR_REQ;
+	return c->kind == RS_CONN_RC && ((c->n[dreq] && c->ts[dreq] < t) || (c->n[drep] && c->ts[drep] < t));
+}
+
 uint64_t rs_conn_begun(const struct rs_conn *c)
 {
 	uint64_t begun = UINT64_MAX;
@@ -363,11 +369,21 @@ static void expect_flow(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint
 	memcpy(k.src, c2s ? c->client.b : c->server.b, 16);
 	memcpy(k.dst, c2s ? c->server.b : c->client.b, 16);
 	struct rs_flow *fl = rs_flow_find(a, &k);
-	if (fl && fl->packets && fl->conn != c && fl->first_ts < rs_conn_begun(c)) {
+	bool other_rc = fl && fl->conn && fl->conn != c && fl->conn->kind == RS_CONN_RC && c->kind == RS_CONN_RC;
+	if (fl && fl->packets && fl->conn != c && (other_rc || fl->first_ts < rs_conn_begun(c))) {
 		/* Traffic already seen under these addresses and QPN belongs to an
 		 * earlier connection (QPNs are reused after a disconnect): keep it
-		 * in the reports as it was and count the new connection afresh. */
+		 * in the reports as it was and count the new connection afresh.
+		 * Another RC connection's flow is never this one's, whatever the
+		 * times say: files given out of time order (`rocestat *.pcap`
+		 * reads them in the shell's order) bring the later one first. */
 		rs_flow_retire(a, fl);
+		fl = NULL;
+	} else if (fl && !fl->conn && c->kind == RS_CONN_RC && fl->first_ts > rs_conn_begun(c) + RS_STALE_NS) {
+		/* Traffic from after this handshake, read before it: a later
+		 * file read first (standard input keeps the order given). The
+		 * handshake's own packets, older than that traffic, start a new
+		 * half-flow (rs_flow_stale), which takes the connection then. */
 		fl = NULL;
 	}
 	if (fl)

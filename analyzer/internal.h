@@ -575,6 +575,14 @@ void rs_pair_free(struct rs_analyzer *a);
 void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl);
 /* When a CM exchange began: the time of its first message seen. */
 uint64_t rs_conn_begun(const struct rs_conn *c);
+/* Whether an RC connection was being closed (a DREQ or DREP seen) before
+ * time t. */
+bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t);
+/* Whether a packet at time ts cannot continue fl's traffic (analyzer.c):
+ * the QP number names another QP now, and fl is retired. Within
+ * RS_STALE_NS, packets are taken as the same QP's. */
+#define RS_STALE_NS 1000000000ull
+bool rs_flow_stale(const struct rs_flow *fl, uint64_t ts);
 void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
 /* RoCE versions seen between two hosts (a->versions: struct rs_hostpair -> this). */
 struct rs_version_seen {

@@ -351,8 +351,11 @@ static void merge_flows(struct merge *mg)
 		 * sequential run would at its REP, dst's flow is retired and src's
 		 * starts afresh (cmtrack.c expect_flow). */
 		bool starts_new = sf->conn && sf->first_ts >= rs_conn_begun(sf->conn);
-		/* ... or the QPN was given to a QP of another transport (flow_get). */
+		/* ... or the QPN was given to a QP of another transport, or src's
+		 * first packet cannot continue dst's traffic (flow_get). */
 		if (df && df->transport != sf->transport && df->transport != RS_TR_CNP && sf->transport != RS_TR_CNP)
+			starts_new = true;
+		if (df && rs_flow_stale(df, sf->first_ts))
 			starts_new = true;
 		if (df && starts_new) {
 			rs_flow_retire(d, df);

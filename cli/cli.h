@@ -168,6 +168,13 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);
  * standard input ("-") and pipes are read once, by the run itself, so
  * nothing may look into them beforehand. */
 bool rs_input_rereadable(const char *path);
+/* o->files in the order of their first frames' times (stable), for the
+ * analysis: so that rotated captures (cap.pcap1 ... cap.pcap10) or files
+ * given by a glob follow each other in time, as mergecap merges them. NULL
+ * when that is the order given already, or some input can be read only
+ * once. A file with no frame to read keeps its place after the file given
+ * before it. The strings stay o->files'; g_free() the array. */
+char **rs_files_by_time(const struct rs_cli_opts *o);
 
 /* -i: capture live through the sink (and -w) until -c, a signal or an
  * error. Prints libpcap's received/dropped counts on stderr at the end.

@@ -19,6 +19,52 @@ bool rs_input_rereadable(const char *path)
 	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+struct timed_file {
+	uint64_t ts;
+	size_t pos;
+};
+
+static int timed_file_cmp(const void *pa, const void *pb)
+{
+	const struct timed_file *a = pa, *b = pb;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+char **rs_files_by_time(const struct rs_cli_opts *o)
+{
+	size_t n = 0;
+	while (o->files && o->files[n])
+		n++;
+	if (n < 2)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!rs_input_rereadable(o->files[i]))
+			return NULL;
+	struct timed_file *t = g_new(struct timed_file, n);
+	for (size_t i = 0; i < n; i++) {
+		char err[RS_ERRBUF_SIZE];
+		struct rs_packet pkt;
+		struct rs_source *src = rs_source_open_file(o->files[i], NULL, err, NULL);
+		/* A file without a first frame stays behind the one given before it. */
+		t[i] = (struct timed_file){ i ? t[i - 1].ts : 0, i };
+		if (src && rs_source_next(src, &pkt, err) == RS_NEXT_FRAME)
+			t[i].ts = pkt.ts_ns;
+		if (src)
+			rs_source_close(src);
+	}
+	qsort(t, n, sizeof t[0], timed_file_cmp);
+	char **files = NULL;
+	for (size_t i = 0; i < n && !files; i++)
+		if (t[i].pos != i)
+			files = g_new0(char *, n + 1);
+	for (size_t i = 0; files && i < n; i++)
+		files[i] = o->files[t[i].pos];
+	g_free(t);
+	return files;
+}
+
 static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)

@@ -343,19 +343,33 @@ static struct rs_analyzer *run_parallel(const struct rs_cli_opts *o, struct rs_a
 	return dst;
 }
 
-int rs_run_summary(const struct rs_cli_opts *o)
+int rs_run_summary(const struct rs_cli_opts *given)
 {
+	/* Several files are analysed in time order (rs_files_by_time): the
+	 * flows, connections and anomalies follow the traffic, whatever order
+	 * the shell gave them in. */
+	struct rs_cli_opts by_time = *given;
+	char **sorted = rs_files_by_time(given);
+	if (sorted)
+		by_time.files = sorted;
+	const struct rs_cli_opts *o = &by_time;
 	struct rs_summary *s = rs_summary_new(o);
-	if (!s)
+	if (!s) {
+		g_free(sorted);
 		return RS_EXIT_INPUT;
-	if (rs_summary_failed(s))
-		return rs_summary_finish(s, RS_EXIT_INPUT);
-	int rc;
-	if (parallel_run(o)) {
-		s->a = run_parallel(o, s->ao, &rc);
-	} else {
-		struct rs_sink sink = rs_summary_sink(s);
-		rc = rs_run_files(o, &sink);
 	}
-	return rs_summary_finish(s, rc);
+	int rc;
+	if (rs_summary_failed(s)) {
+		rc = rs_summary_finish(s, RS_EXIT_INPUT);
+	} else {
+		if (parallel_run(o)) {
+			s->a = run_parallel(o, s->ao, &rc);
+		} else {
+			struct rs_sink sink = rs_summary_sink(s);
+			rc = rs_run_files(o, &sink);
+		}
+		rc = rs_summary_finish(s, rc);
+	}
+	g_free(sorted);
+	return rc;
 }

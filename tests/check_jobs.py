@@ -11,13 +11,21 @@ sequential run writes.
    connections and the per-QP packet and byte counts must still be equal.
 3. A file that cannot be opened among them: listed with its error in both,
    and the reports are equal byte for byte.
-4. One of the files on standard input (`-r -`), which can be read only
+4. Every capture of ../shared/captures together, given out of time order
+   (the same hosts and QP numbers recur in them, with and without CM): the
+   files are analysed in the order of their first frames (read here by
+   pcaprecs.py), -j 4 reports what -j 1 does byte for byte, and the
+   anomalies are those of the files read one by one: a QP number reused by a
+   later run is a new QP, not a gap or a retransmission of the earlier one.
+5. One of the files on standard input (`-r -`), which can be read only
    once: -j 2 must still read it, and report what -j 1 reports for the same
    files by name (the file's name, "-", aside).
 
 Exit status 0 when all hold, 1 otherwise. Run by `make jobs` (part of
 `make check`).
 """
+import collections
+import glob
 import json
 import os
 import subprocess
@@ -120,6 +128,57 @@ def with_unreadable(tmp):
         fail("with an unreadable file: files listed %s" % listed)
 
 
+def together():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from pcaprecs import read_pcap
+    files = sorted(glob.glob(os.path.join(C, "*.pcap")), reverse=True)
+    if len(files) < 10:
+        fail("together: only %d captures" % len(files))
+        return
+    first = {f: read_pcap(f)[1][0][:2] for f in files}
+    seq, rc1 = run(["-j", "1", "--format", "json"], files)
+    par, rc2 = run(["-j", "4", "--format", "json"], files)
+    if (seq, rc1) != (par, rc2):
+        fail("together: -j 4 differs from -j 1")
+    js = json.loads(seq)
+    order = [f["name"] for f in js["capture"]["files"]]
+    if order != sorted(files, key=lambda f: first[f]):
+        fail("together: files not analysed in time order: %s" % [os.path.basename(f) for f in order])
+    alone = collections.Counter()
+    for f in files:
+        for an in json.loads(run(["--format", "json"], [f])[0])["anomalies"]:
+            alone[(an["type"], an["code"], an["count"])] += 1
+    both = collections.Counter((an["type"], an["code"], an["count"]) for an in js["anomalies"])
+    if both != alone:
+        fail("together: anomalies %s, read one by one %s" % (sorted(both.items()), sorted(alone.items())))
+    if sum(alone.values()) < 5:
+        fail("together: only %d anomalies in the captures" % sum(alone.values()))
+    # With one of them on standard input the files cannot be put in time
+    # order: read as given, later runs first, QP numbers reused by the
+    # earlier runs must still start new QPs (a REP setting them up again,
+    # packets from before the flow's last one, a closed connection's QPN).
+    late_first = [os.path.join(C, n) for n in ("ib_atomic_cas.pcap", "ib_send_bw_cm.pcap", "ib_write_bw_cm.pcap")]
+    alone, conns = collections.Counter(), []
+    conn_key = lambda c: json.dumps([c["client"], c["server"], c.get("data_seen")], sort_keys=True)
+    for f in late_first:
+        one = json.loads(run(["--format", "json"], [f])[0])
+        for an in one["anomalies"]:
+            alone[(an["type"], an["code"], an["count"])] += 1
+        conns += [conn_key(c) for c in one["connections"]]
+    args = [ROCESTAT, "-n", "--format", "json", "-r", late_first[0], "-r", "-"] + \
+        [w for f in late_first[2:] for w in ("-r", f)]
+    with open(late_first[1], "rb") as fh:
+        r = subprocess.run(args, stdin=fh, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    js = json.loads(r.stdout) if r.returncode < 2 else {"anomalies": [], "capture": {"files": []}}
+    both = collections.Counter((an["type"], an["code"], an["count"]) for an in js["anomalies"])
+    if r.returncode >= 2 or both != alone:
+        fail("out of time order through stdin: exit %d, anomalies %s, read one by one %s" %
+             (r.returncode, sorted(both.items()), sorted(alone.items())))
+    # ... and each connection keeps its own data (its first request PSN).
+    if sorted(conn_key(c) for c in js.get("connections", [])) != sorted(conns) or len(conns) < 4:
+        fail("out of time order through stdin: the connections differ from the files read one by one")
+
+
 def from_stdin():
     first, rest = INDEPENDENT[0], INDEPENDENT[1:]
     want = json.loads(run(["-j", "1", "--format", "json"], INDEPENDENT)[0])
@@ -146,6 +205,7 @@ with tempfile.TemporaryDirectory() as tmp:
     independent(tmp)
     overlapping()
     with_unreadable(tmp)
+    together()
     from_stdin()
 print("check_jobs: %s" % ("PASS" if failures == 0 else "%d failures" % failures))
 sys.exit(1 if failures else 0)
