@@ -49,7 +49,7 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	struct rs_frame_meta m = {
 		.frame_no = pkt->frame_no,
 		.ts_ns = rs_frame_time_ns(f, pkt->ts_ns),
-		.wirelen = pkt->wirelen,
+		.wirelen = rs_frame_wirelen(f, pkt->wirelen),
 		.caplen = pkt->caplen,
 	};
 	rs_analyzer_add(s->a, &m, f);

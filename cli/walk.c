@@ -97,8 +97,16 @@ static void header(struct walk *w, uint64_t ts)
 	for (int i = 0; i < WALK_WIDTH - 4; i++)
 		fputc('=', w->out);
 	fputc('\n', w->out);
-	wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured", w->pkt->frame_no,
-			    rel_time(w, ts), abs_time(ts), w->pkt->wirelen, w->pkt->caplen));
+	if ((f->have & RS_HAVE_ERF) && f->erf_wlen) {
+		/* The packet, as Wireshark counts it; the record adds the ERF header. */
+		uint32_t cap = w->pkt->caplen > f->erf_hdr ? w->pkt->caplen - f->erf_hdr : 0;
+		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured, in a %u-byte ERF record",
+				    w->pkt->frame_no, rel_time(w, ts), abs_time(ts), f->erf_wlen,
+				    cap < f->erf_wlen ? cap : f->erf_wlen, w->pkt->caplen));
+	} else {
+		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured", w->pkt->frame_no,
+				    rel_time(w, ts), abs_time(ts), w->pkt->wirelen, w->pkt->caplen));
+	}
 	wsgr_off(w);
 
 	const char *where = carrier(f);

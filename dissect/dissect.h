@@ -179,6 +179,8 @@ struct rs_frame {
 	uint32_t sll_ifindex;
 	uint8_t erf_type;
 	uint64_t erf_ts_ns;             /* the ERF record's own timestamp (finer than pcap's) */
+	uint16_t erf_wlen;              /* the ERF record's wire length: its packet's on the link */
+	uint16_t erf_hdr;               /* bytes of ERF header (and pad) before the packet */
 
 	/* Network layer (RoCE v2) and the endpoints for every kind. */
 	struct rs_addr src, dst;
@@ -248,6 +250,14 @@ enum rs_outcome rs_dissect(const struct rs_dissect_opts *opts, int dlt, const ui
 static inline uint64_t rs_frame_time_ns(const struct rs_frame *f, uint64_t capture_ts_ns)
 {
 	return (f->have & RS_HAVE_ERF) && f->erf_ts_ns ? f->erf_ts_ns : capture_ts_ns;
+}
+
+/* The frame's length on the link: an ERF record's wire length (libpcap's
+ * counts the ERF header too, which was never on a wire), else the
+ * capture's. */
+static inline uint32_t rs_frame_wirelen(const struct rs_frame *f, uint32_t capture_wirelen)
+{
+	return (f->have & RS_HAVE_ERF) && f->erf_wlen ? f->erf_wlen : capture_wirelen;
 }
 
 /* ---- names and formatting (pure, into caller buffers) ------------------- */

@@ -196,6 +196,7 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 		off += ERF_EXT_HDR;
 	}
 	f->erf_type = type & 0x7F;
+	f->erf_wlen = wlen;
 	/* Seconds in the upper 32 bits, a binary fraction below: round to ns. */
 	uint64_t ns = ((ts & 0xFFFFFFFFu) * 1000000000u + 0x80000000u) >> 32;
 	f->erf_ts_ns = (ts >> 32) * 1000000000u + ns;
@@ -204,7 +205,8 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 		   f->erf_type == ERF_TYPE_DSM_COLOR_ETH || f->erf_type == ERF_TYPE_COLOR_HASH_ETH;
 	/* The Ethernet types' 2-byte offset/pad belongs to the ERF layer, so
 	 * the layers keep tiling the record. */
-	rs_layer(f, RS_L_ERF, 0, eth && wire_end - off >= 2 ? off + 2 : off);
+	f->erf_hdr = (uint16_t)(eth && wire_end - off >= 2 ? off + 2 : off);
+	rs_layer(f, RS_L_ERF, 0, f->erf_hdr);
 
 	/* The record may carry padding after the packet: wlen bounds it. */
 	uint32_t end = wire_end;

@@ -107,7 +107,7 @@ def check_shape(name, d):
 FIELDS = ["frame.number", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.lrh.slid",
           "infiniband.lrh.dlid", "infiniband.grh.sgid", "infiniband.grh.dgid", "infiniband.bth.opcode",
           "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome", "infiniband.reth.dmalen",
-          "infiniband.mad.attributeid", "infiniband.mad.mgmtclass", "udp.dstport", "frame.protocols"]
+          "infiniband.mad.attributeid", "infiniband.mad.mgmtclass", "udp.dstport", "frame.protocols", "frame.len"]
 
 
 def flow_of(r):
@@ -125,6 +125,9 @@ def check_against_tshark(name, path, d, pmtu):
     roce = [r for r in rows if r["infiniband.bth.opcode"]]
     cap = d["capture"]
     check(cap["frames"] == len(rows), "%s: frames %d, tshark %d" % (name, cap["frames"], len(rows)))
+    # Bytes on the wire (an ERF record's packet, without the ERF header).
+    wire = sum(int(r["frame.len"]) for r in rows)
+    check(cap["bytes"] == wire, "%s: bytes %d, tshark's frame lengths add up to %d" % (name, cap["bytes"], wire))
     n_roce = cap["roce_v1"] + cap["roce_v2"] + cap["infiniband"]
     check(n_roce == len(roce), "%s: RoCE frames %d, tshark %d" % (name, n_roce, len(roce)))
     check(cap["non_roce"] == len(rows) - len(roce), "%s: non-RoCE %d, tshark %d" % (name, cap["non_roce"],
@@ -176,6 +179,8 @@ def check_against_tshark(name, path, d, pmtu):
         if not q:
             continue
         check(q["packets"] == len(frs), "%s %s: packets %d, tshark %d" % (name, key, q["packets"], len(frs)))
+        wire = sum(int(r["frame.len"]) for r in frs)
+        check(q["wire_bytes"] == wire, "%s %s: wire bytes %d, tshark %d" % (name, key, q["wire_bytes"], wire))
         naks = {}
         rnr = 0
         for r in frs:
