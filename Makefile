@@ -73,7 +73,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
 .PHONY: all check unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
 	sanitize golden-update install uninstall clean bench bench-tools \
-	regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
+	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
 all: $(BIN)
 
@@ -112,7 +112,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 # samples against their ground truth, -j against -j 1, the fuzzers'
 # regression inputs, the hostile inputs and the interrupted runs. Each
 # script exits non-zero on the first failing case it reports.
-check: unit golden difftest difftcpdump reports walkcheck cases truth jobs regress hostile interrupt
+check: unit golden difftest difftcpdump reports walkcheck cases cli truth jobs regress hostile interrupt
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
@@ -134,6 +134,10 @@ walkcheck: $(BIN)
 
 cases: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_cases.py
+
+# Option combinations: done as the man page says, or refused with a reason.
+cli: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_cli.py
 
 # The committed samples against the generator's ground truth: every frame,
 # then the analyzer's report.

@@ -724,6 +724,14 @@ void rs_analyzer_open_error(struct rs_analyzer *a, const char *name, const char 
 	rs_anomaly(a, RS_AN_FILE_ERROR, a->cur_file, NULL, NULL, 1);
 }
 
+bool rs_analyzer_opened_any(const struct rs_analyzer *a)
+{
+	for (guint i = 0; i < a->files->len; i++)
+		if (!((const struct rs_file *)a->files->pdata[i])->unopened)
+			return true;
+	return false;
+}
+
 void rs_analyzer_file_warning(struct rs_analyzer *a, uint64_t frame_no, uint64_t count, const char *message)
 {
 	if (!a->files->len)

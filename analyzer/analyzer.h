@@ -53,6 +53,8 @@ void rs_analyzer_file_error(struct rs_analyzer *a, const char *message);
 /* Record an input that could not be opened at all, so that the reports
  * list it with why (its frames: none). */
 void rs_analyzer_open_error(struct rs_analyzer *a, const char *name, const char *message);
+/* Whether any input was opened (live: the interface), frames or not. */
+bool rs_analyzer_opened_any(const struct rs_analyzer *a);
 /* Record something wrong with the current file that did not stop reading it
  * (e.g. records longer than its snapshot length), `count` frames from
  * `frame_no` on; `message` is the report's sentence. */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <pcap/pcap.h>
 
@@ -111,6 +112,12 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 	if (bad_filter)
 		*bad_filter = false;
 	char pcap_err[PCAP_ERRBUF_SIZE] = "";
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* libpcap opens it and fails on the read with a stale errno. */
+		snprintf(errbuf, RS_ERRBUF_SIZE, "%s: %s", path, strerror(EISDIR));
+		return NULL;
+	}
 	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, pcap_err);
 	if (!p) {
 		const char *tool = strcmp(pcap_err, "unknown file format") == 0 ? compressor_of(path) : NULL;

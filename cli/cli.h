@@ -154,12 +154,11 @@ bool rs_parse_duration_ns(const char *s, uint64_t *ns);
 enum rs_pick { RS_PICK_TAKE, RS_PICK_SKIP, RS_PICK_AFTER };
 struct rs_select {
 	bool have_t0;
-	uint64_t t0; /* time of the first frame, for relative --since/--until */
+	uint64_t t0; /* time of the first frame (live: the capture's start), for relative --since/--until */
 };
 enum rs_pick rs_select_number(const struct rs_cli_opts *o, uint64_t frame_no);
 enum rs_pick rs_select_time(const struct rs_cli_opts *o, struct rs_select *s, uint64_t ts_ns);
-/* Live: is it past --until at NOW_EPOCH seconds (a relative --until counts
- * from the first frame, so it cannot pass before one was seen)? */
+/* Live: is it past --until at NOW_EPOCH seconds? */
 bool rs_select_until_passed(const struct rs_cli_opts *o, const struct rs_select *s, double now_epoch);
 
 /* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */

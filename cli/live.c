@@ -184,6 +184,11 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 
 	if (sink->begin_file)
 		sink->begin_file(sink->ctx, dev, c.dlt);
+	/* Live, a relative --since/--until counts from now, the start of the
+	 * capture: a window that waited for a first frame would never end on
+	 * a quiet link. */
+	c.sel.t0 = clock_ns(CLOCK_REALTIME);
+	c.sel.have_t0 = true;
 	uint64_t period = (uint64_t)(o->refresh * 1e9);
 	uint64_t next_tick = clock_ns(CLOCK_MONOTONIC) + period;
 	while (!got_signal && !c.stop) {
@@ -200,7 +205,7 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			break;
 		}
 		/* --until ends the capture on time even when no frame comes to
-		 * say so (relative to the first frame, once there was one). */
+		 * say so. */
 		if (rs_select_until_passed(o, &c.sel, clock_ns(CLOCK_REALTIME) / 1e9))
 			break;
 		now = clock_ns(CLOCK_MONOTONIC);

@@ -6,6 +6,65 @@
 
 #include "cli/cli.h"
 
+/* -r ... -w with a report asked for: the frames are written and analysed
+ * in one pass, as live captures are (-i ... -w). */
+static bool wants_report(const struct rs_cli_opts *o)
+{
+	return o->output || o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT;
+}
+
+static int extract_and_report(struct rs_cli_opts *o)
+{
+	if (strcmp(o->write_file, "-") == 0 && !o->output) {
+		fprintf(stderr, "rocestat: -w - and the report would both go to standard output; add -o FILE\n");
+		return RS_EXIT_USAGE;
+	}
+	struct rs_summary *s = rs_summary_new(o);
+	if (!s)
+		return RS_EXIT_INPUT;
+	struct rs_sink sink = rs_summary_sink(s);
+	int rc = rs_summary_failed(s) ? RS_EXIT_INPUT : rs_run_extract(o, &sink);
+	return rs_summary_finish(s, rc);
+}
+
+static int run_sink(struct rs_cli_opts *o, const struct rs_sink *sink)
+{
+	return o->iface ? rs_run_live(o, sink) : o->write_file ? rs_run_extract(o, sink) : rs_run_files(o, sink);
+}
+
+/* What goes to standard output, flushed and checked at the end. */
+static int stdout_checked(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		perror("rocestat: writing the output");
+		rc = RS_EXIT_INPUT;
+	}
+	return rc;
+}
+
+/* --fields or --walk, to standard output or to -o FILE (written under a
+ * temporary name and renamed when complete, as the reports are). */
+static int frames_out(struct rs_cli_opts *o)
+{
+	char err[RS_ERRBUF_SIZE];
+	struct rs_outfile of;
+	if (!o->output) {
+		struct rs_sink sink = o->walk ? rs_walk_sink(stdout, o) : rs_fields_sink(stdout, o);
+		return stdout_checked(run_sink(o, &sink));
+	}
+	if (!rs_outfile_open(&of, o->output, err)) {
+		fprintf(stderr, "rocestat: %s\n", err);
+		return RS_EXIT_INPUT;
+	}
+	struct rs_sink sink = o->walk ? rs_walk_sink(of.fp, o) : rs_fields_sink(of.fp, o);
+	int rc = run_sink(o, &sink);
+	if (!rs_outfile_commit(&of, err)) {
+		fprintf(stderr, "rocestat: %s\n", err);
+		rc = RS_EXIT_INPUT;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct rs_cli_opts o;
@@ -22,11 +81,14 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
-	struct rs_sink sink;
-	if (o.walk) {
-		sink = rs_walk_sink(stdout, &o);
-	} else if (o.fields) {
-		sink = rs_fields_sink(stdout, &o);
+	if (o.write_file && strcmp(o.write_file, "-") == 0 && (o.walk || o.fields) && !o.output) {
+		fprintf(stderr, "rocestat: -w - and --%s would both write to standard output; pick one\n",
+			o.walk ? "walk" : "fields");
+		rs_cli_free(&o);
+		return RS_EXIT_USAGE;
+	}
+	if (o.walk || o.fields) {
+		rc = frames_out(&o);
 	} else if (o.iface) {
 		/* Live: the live view on every tick, the full summary at the end,
 		 * as `rocestat FILE` would print it for the frames captured. */
@@ -35,35 +97,18 @@ int main(int argc, char **argv)
 			rs_cli_free(&o);
 			return RS_EXIT_INPUT;
 		}
-		sink = rs_summary_sink(s);
+		struct rs_sink sink = rs_summary_sink(s);
 		/* An output that cannot be opened (--timeline) stops us before the
 		 * capture starts, not after the user's Ctrl-C. */
 		rc = rs_summary_failed(s) ? RS_EXIT_INPUT : rs_run_live(&o, &sink);
 		rc = rs_summary_finish(s, rc);
-		rs_cli_free(&o);
-		return rc;
+	} else if (o.write_file && wants_report(&o)) {
+		rc = extract_and_report(&o);
 	} else if (o.write_file) {
-		sink = rs_null_sink(); /* -r ... -w: extraction prints nothing, like tcpdump */
+		struct rs_sink sink = rs_null_sink(); /* -r ... -w: extraction prints nothing, like tcpdump */
+		rc = stdout_checked(rs_run_extract(&o, &sink));
 	} else {
 		rc = rs_run_summary(&o);
-		rs_cli_free(&o);
-		return rc;
-	}
-	if (o.write_file && strcmp(o.write_file, "-") == 0 && (o.walk || o.fields)) {
-		fprintf(stderr, "rocestat: -w - and --%s would both write to standard output; pick one\n",
-			o.walk ? "walk" : "fields");
-		rs_cli_free(&o);
-		return RS_EXIT_USAGE;
-	}
-	if (o.iface)
-		rc = rs_run_live(&o, &sink);
-	else if (o.write_file)
-		rc = rs_run_extract(&o, &sink);
-	else
-		rc = rs_run_files(&o, &sink);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		perror("rocestat: writing the output");
-		rc = RS_EXIT_INPUT;
 	}
 	rs_cli_free(&o);
 	return rc;

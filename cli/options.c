@@ -172,10 +172,18 @@ static gboolean on_rotate_size(const gchar *name, const gchar *arg, gpointer dat
 	return TRUE;
 }
 
+/* Sets errno when it is not: ENOENT and the like from stat(), EISDIR for
+ * a directory, EINVAL for anything else that cannot hold a capture. */
 static bool exists_as_capture(const char *arg)
 {
 	struct stat st;
-	return stat(arg, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+	errno = 0;
+	if (stat(arg, &st) != 0)
+		return false;
+	if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+		return true;
+	errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	return false;
 }
 
 static bool looks_like_path(const char *arg)
@@ -199,8 +207,11 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 {
 	gchar **read_files = NULL;
 	gchar *color = NULL, *format = NULL;
-	gint64 count = 0, max_flows = 0;
-	gint snaplen = 0, buffer_kib = 0, rotate_seconds = 0, rotate_files = 0, jobs = 1, top = 8;
+	/* NOT_GIVEN: -c 0 and -W 0 are refused, as tcpdump refuses them, so
+	 * "not given" needs a value of its own. */
+	enum { NOT_GIVEN = -2147483647 - 1 };
+	gint64 count = NOT_GIVEN, max_flows = 0;
+	gint snaplen = 0, buffer_kib = 0, rotate_seconds = 0, rotate_files = NOT_GIVEN, jobs = 1, top = 8;
 	gdouble refresh = 1.0;
 	gboolean version = FALSE, fields = FALSE, walk = FALSE, ladder = FALSE, no_resolve = FALSE, quiet = FALSE;
 	gboolean list = FALSE, all = FALSE;
@@ -224,8 +235,8 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	GOptionEntry select[] = {
 		{ "count", 'c', 0, G_OPTION_ARG_INT64, &count, "Stop after N frames that pass the filter", "N" },
 		{ "frames", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_frames, "Only frames N to M of each file (N, N-M or N-)", "N-M" },
-		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, or epoch)", "T" },
-		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, or epoch)", "T" },
+		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, live from the start, or epoch)", "T" },
+		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "qp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_qp, "Only the connection of destination QP number QPN", "QPN" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
@@ -302,11 +313,11 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	o->refresh = refresh;
 	o->top = top;
 	o->jobs = jobs;
-	if (count < 0) {
+	if (count != NOT_GIVEN && count <= 0) {
 		rc = fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", count);
 		goto out;
 	}
-	o->count = count;
+	o->count = count == NOT_GIVEN ? 0 : count;
 	if (snaplen < 0 || snaplen > RS_DEFAULT_SNAPLEN) {
 		rc = fail("-s %d: the snap length must be between 1 and %d bytes", snaplen, RS_DEFAULT_SNAPLEN);
 		goto out;
@@ -318,12 +329,12 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		goto out;
 	}
 	o->buffer_kib = buffer_kib;
-	if (rotate_seconds < 0 || rotate_files < 0) {
+	if (rotate_seconds < 0 || (rotate_files != NOT_GIVEN && rotate_files <= 0)) {
 		rc = fail("-G and -W take positive numbers");
 		goto out;
 	}
 	o->rotate_seconds = (uint32_t)rotate_seconds;
-	o->rotate_files = (uint32_t)rotate_files;
+	o->rotate_files = rotate_files == NOT_GIVEN ? 0 : (uint32_t)rotate_files;
 	if ((o->rotate_bytes || o->rotate_seconds || o->rotate_files) && !o->write_file) {
 		rc = fail("-C, -G and -W rotate the -w output; give -w FILE");
 		goto out;
@@ -373,8 +384,30 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		rc = fail("--timeline - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
 		goto out;
 	}
+	if (o->plot && strcmp(o->plot, "-") == 0 && !o->output) {
+		rc = fail("--plot - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
+		goto out;
+	}
 	if (o->fields + o->walk + o->ladder > 1) {
 		rc = fail("--fields, --walk and --ladder are different outputs; pick one");
+		goto out;
+	}
+	/* What only the summary makes, with an output that is not the summary:
+	 * refused rather than silently left out. */
+	if ((o->fields || o->walk) && (o->timeline || o->plot || o->format != RS_FORMAT_TEXT)) {
+		rc = fail("--%s prints frames; %s belongs to the summary: run them separately",
+			  o->fields ? "fields" : "walk", o->timeline ? "--timeline" : o->plot ? "--plot" : "--format");
+		goto out;
+	}
+	if (o->ladder && o->format != RS_FORMAT_TEXT) {
+		rc = fail("--ladder is a text diagram; --format applies to the summary");
+		goto out;
+	}
+	if (o->qp >= 0 && (o->fields || o->walk || o->write_file)) {
+		rc = fail("--qp picks the connection the summary and --ladder show; %s every frame that passes the "
+			  "filter: pick a QP with one, e.g. 'udp port 4791 and (udp[12:4] & 0xffffff) = %" PRId64
+			  "' (RoCE v2; its answers go to the peer's QP number)",
+			  o->fields ? "--fields prints" : o->walk ? "--walk explains" : "-w writes", o->qp);
 		goto out;
 	}
 	if (!o->sysfs_root) {

@@ -189,15 +189,23 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	rs_analyzer_finish(s->a);
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT };
-	int wrc;
-	if (o->ladder)
+	/* Not one input could be opened (a misspelt name, say): the report on
+	 * standard output says so, but report files (-o, --plot, --timeline)
+	 * from an earlier run are kept rather than replaced by empty ones. */
+	bool keep_files = rc == RS_EXIT_INPUT && !rs_analyzer_opened_any(s->a);
+	int wrc = RS_EXIT_OK;
+	if (keep_files && o->output)
+		; /* nothing to say that stderr has not said */
+	else if (o->ladder)
 		wrc = write_report(o->output ? o->output : "-", rs_report_ladder, s->a, &ro);
 	else
 		wrc = write_report(o->output ? o->output : "-",
 				   o->format == RS_FORMAT_TEXT ? rs_report_text : rs_report_json, s->a, &ro);
-	if (wrc == RS_EXIT_OK && o->plot)
+	if (wrc == RS_EXIT_OK && o->plot && !keep_files)
 		wrc = write_report(o->plot, rs_report_plot_svg, s->a, &ro);
-	if (s->timeline.fp && !rs_outfile_commit(&s->timeline, err)) {
+	if (keep_files && s->timeline.fp)
+		rs_outfile_abort(&s->timeline);
+	else if (s->timeline.fp && !rs_outfile_commit(&s->timeline, err)) {
 		fprintf(stderr, "rocestat: %s\n", err);
 		wrc = RS_EXIT_INPUT;
 	}

@@ -202,12 +202,22 @@ fi
 
 # ---- --until T ends a live capture on time, frames or not ---------------------
 if start_capture -i "$RX" -B 65536 --until 1 -w "$TMP/u1.pcap"; then
-	replay --pps=3000 --limit=7 "$SRC" # 2 ARP + 5 RoCE; the first RoCE frame starts the clock
+	replay --pps=3000 --limit=7 "$SRC" # 2 ARP + 5 RoCE, well within the second from the start
 	for _ in $(seq 50); do kill -0 "$RS_PID" 2>/dev/null || break; sleep 0.1; done
 	if kill -0 "$RS_PID" 2>/dev/null; then stop_capture; not_ok "--until 1: rocestat stopped by itself"; else
 		wait "$RS_PID"; RS_RC=$?; RS_PID=
 		check "--until 1: exit status 0 (got $RS_RC)" test "$RS_RC" = 0
 		check "--until 1: the 5 RoCE frames sent" $FRAMECMP roce "$SRC" "$TMP/u1.pcap" --first 5
+	fi
+fi
+# ... and on a quiet link too: a relative window counts from the capture's
+# start (it waited for a first frame, forever, before).
+if start_capture -i "$RX" -B 65536 --until 1 -w "$TMP/u1q.pcap"; then
+	for _ in $(seq 50); do kill -0 "$RS_PID" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$RS_PID" 2>/dev/null; then stop_capture; not_ok "--until 1, no traffic: rocestat stopped by itself"; else
+		wait "$RS_PID"; RS_RC=$?; RS_PID=
+		check "--until 1, no traffic: exit status 0 (got $RS_RC)" test "$RS_RC" = 0
+		check "--until 1, no traffic: an empty capture file" test "$($FRAMECMP count "$TMP/u1q.pcap")" = 0
 	fi
 fi
 
