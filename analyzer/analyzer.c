@@ -18,6 +18,7 @@
 #define PF_RING 8     /* frames announced ahead that are remembered (a power of two) */
 #define PF_FLOW 3     /* calls after its table slot, a frame's flow lines are fetched */
 #define PF_POINTERS 6 /* calls after, what the flow points to */
+#define PF_DEEP 7     /* calls after, what that points to (immediates, rkey uses) */
 
 static uint64_t mix64(uint64_t x)
 {
@@ -528,13 +529,14 @@ enum {
 	PF_NEED_REQ_LOSS = 16, /* the request stream's loss record, if any */
 	PF_NEED_RSP_LOSS = 32, /* the response stream's */
 	PF_NEED_PEER_LAT = 64, /* an answer: its requester's pending requests */
+	PF_NEED_IMM = 128,     /* Immediate Data: the flow's list of them, through fl->x */
 };
 
 static uint8_t needs_of(const struct rs_frame *f)
 {
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
 	if ((f->bth.opcode & 0xE0) == RS_TR_UD)
-		return PF_NEED_MSGS;
+		return PF_NEED_MSGS | (op->ext & RS_EXT_IMMDT ? PF_NEED_IMM : 0);
 	if (op->response)
 		return PF_NEED_PEER_LAT | (op->kind == RS_KIND_ACK ? 0 : PF_NEED_RSP_LOSS);
 	uint8_t n = PF_NEED_REQ_LOSS;
@@ -547,6 +549,8 @@ static uint8_t needs_of(const struct rs_frame *f)
 		n |= PF_NEED_MSGS;
 	if (op->ext & (RS_EXT_RETH | RS_EXT_ATOMICETH))
 		n |= PF_NEED_RKEYS;
+	if (op->ext & RS_EXT_IMMDT)
+		n |= PF_NEED_IMM;
 	return n;
 }
 
@@ -560,6 +564,16 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		e->hash = key_hash(&e->key);
 		e->needs = needs_of(f);
 		__builtin_prefetch(&a->table[e->hash & a->table_mask]);
+	}
+	/* The entry of PF_DEEP calls ago, added next: the second level its
+	 * handling reads (lines that arrived at PF_POINTERS say where). */
+	struct rs_prefetch *g = &a->pf[(a->pf_n - PF_DEEP) & (PF_RING - 1)];
+	if (a->pf_n >= PF_DEEP && g->fl) {
+		const struct rs_flow *fl = g->fl;
+		if ((g->needs & PF_NEED_IMM) && fl->x && fl->x->imms)
+			__builtin_prefetch(fl->x->imms, 1);
+		if ((g->needs & PF_NEED_RKEYS) && fl->rkeys && fl->rkeys->use)
+			prefetch_lines(fl->rkeys->use, (fl->rkeys->n > 2 ? 2 : 1) * sizeof *fl->rkeys->use);
 	}
 	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
 	 * have arrived; fetch what they point to. */
@@ -579,6 +593,8 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 			__builtin_prefetch(fl->req.loss, 1);
 		if ((need & PF_NEED_RSP_LOSS) && fl->rsp.loss)
 			__builtin_prefetch(fl->rsp.loss, 1);
+		if ((need & PF_NEED_IMM) && fl->x)
+			__builtin_prefetch(fl->x, 1);
 		if (fl->tl_slot && fl->tl_slot <= a->tl_rows->len)
 			__builtin_prefetch(&g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1), 1);
 		/* An answer times its requester's requests: the line of the
@@ -602,6 +618,8 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 			if ((uint32_t)(t >> 32) == d->hash) {
 				d->fl = g_ptr_array_index(a->flows, (uint32_t)t - 1);
 				prefetch_flow(d->fl);
+				if (d->needs & PF_NEED_IMM) /* the seldom line, with fl->x */
+					__builtin_prefetch(&d->fl->x, 1);
 				break;
 			}
 		}
