@@ -16,7 +16,8 @@
 
 #define INITIAL_TABLE 1024
 #define PF_RING 8     /* frames announced ahead that are remembered (a power of two) */
-#define PF_FLOW 3     /* calls after its table slot, a frame's flow lines are fetched */
+#define PF_SLOT 2     /* calls after its table line, a frame's entry in the flow array is fetched */
+#define PF_FLOW 4     /* calls after, the flow's hot lines */
 #define PF_POINTERS 6 /* calls after, what the flow points to */
 #define PF_DEEP 7     /* calls after, what that points to (immediates, rkey uses) */
 
@@ -294,12 +295,18 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	a->flow_free_list = fl;
 }
 
-/* Prefetched lookups remember flows: forget one that leaves the table. */
+/* Prefetched lookups remember flows and the slots they were read from:
+ * forget one that leaves the table. A retired flow keeps its slot (it is
+ * still reported) and its key, so a slot read before it left would lead
+ * the frames of the QP that reuses its number back to it. */
 static void forget_prefetched(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	for (int i = 0; i < PF_RING; i++)
+	for (int i = 0; i < PF_RING; i++) {
 		if (a->pf[i].fl == fl)
 			a->pf[i].fl = NULL;
+		if (a->pf[i].slot == fl->slot + 1)
+			a->pf[i].slot = 0;
+	}
 }
 
 /* Fold an evicted flow's counters into the "evicted" total and forget it. */
@@ -490,11 +497,13 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
  * of the frame's work. So the reader tells the analyzer about each frame a
  * few frames before it is added (cli/run.c keeps RS_LOOKAHEAD = 8 frames in
  * flight): the first call prefetches the frame's slot of the flow table;
- * PF_FLOW calls later that slot is in the cache, names the flow, and the
- * flow's hot cache lines are prefetched; PF_POINTERS calls later what they
- * point to (latency ring, open messages, rkeys, message counters, its
- * timeline row); then
- * flow_get() finds it all there. A miss costs 300-500 ns on this kind of
+ * PF_SLOT calls later that slot is in the cache and names the flow's entry
+ * in the flow array, which is prefetched; PF_FLOW calls later that entry
+ * names the flow, and the flow's hot cache lines are prefetched;
+ * PF_POINTERS calls later what they point to (latency ring, open messages,
+ * rkeys, message counters, its timeline row), and PF_DEEP calls later one
+ * level further (immediates, rkey uses); then flow_get() finds it all
+ * there. A miss costs 300-500 ns on this kind of
  * machine, a frame's work ~200 ns: hence the distances. Only hints:
  * nothing here changes a result.
  */
@@ -558,6 +567,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 {
 	struct rs_prefetch *e = &a->pf[a->pf_n & (PF_RING - 1)];
 	e->fl = NULL;
+	e->slot = 0;
 	e->valid = (f->have & RS_HAVE_BTH) != 0;
 	if (e->valid) {
 		rs_flowkey_from_frame(&e->key, f);
@@ -606,20 +616,33 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 				prefetch_lines(fl->peer_lat, sizeof *fl->peer_lat);
 		}
 	}
-	/* The entry of PF_FLOW calls ago: its table slot has arrived by now. The
-	 * first entry with the same hash is taken without comparing keys (that
-	 * would wait for the flow); flow_get() compares. */
+	/* The entry of PF_FLOW calls ago: its flow array entry has arrived;
+	 * fetch the flow's hot lines. The slot was read PF_FLOW - PF_SLOT
+	 * calls ago, so the flow there now may be another one (or none): a
+	 * hint, as every flow found here is (flow_get() compares keys). */
 	struct rs_prefetch *d = &a->pf[(a->pf_n - PF_FLOW) & (PF_RING - 1)];
-	if (a->pf_n >= PF_FLOW && d->valid) {
-		for (uint32_t i = d->hash & a->table_mask;; i = (i + 1) & a->table_mask) {
+	if (a->pf_n >= PF_FLOW && d->slot && d->slot <= a->flows->len) {
+		d->fl = g_ptr_array_index(a->flows, d->slot - 1);
+		if (d->fl) {
+			prefetch_flow(d->fl);
+			if (d->needs & PF_NEED_IMM)
+				__builtin_prefetch(&d->fl->x, 1);
+		}
+	}
+	/* The entry of PF_SLOT calls ago: its table line has arrived. The first
+	 * entry with the same hash is taken without comparing keys (that would
+	 * wait for the flow), and the flow array's line for its slot is fetched:
+	 * read here at once, as it was, that line cost a stall per frame with
+	 * thousands of flows (a third of this function's samples). */
+	struct rs_prefetch *s = &a->pf[(a->pf_n - PF_SLOT) & (PF_RING - 1)];
+	if (a->pf_n >= PF_SLOT && s->valid) {
+		for (uint32_t i = s->hash & a->table_mask;; i = (i + 1) & a->table_mask) {
 			uint64_t t = a->table[i];
 			if (t == 0)
 				break;
-			if ((uint32_t)(t >> 32) == d->hash) {
-				d->fl = g_ptr_array_index(a->flows, (uint32_t)t - 1);
-				prefetch_flow(d->fl);
-				if (d->needs & PF_NEED_IMM) /* the seldom line, with fl->x */
-					__builtin_prefetch(&d->fl->x, 1);
+			if ((uint32_t)(t >> 32) == s->hash) {
+				s->slot = (uint32_t)t;
+				__builtin_prefetch(&g_ptr_array_index(a->flows, s->slot - 1));
 				break;
 			}
 		}

@@ -449,6 +449,7 @@ struct rs_analyzer {
 		uint32_t hash;
 		bool valid;
 		uint8_t needs;        /* PF_NEED_* in analyzer.c: what handling it will touch */
+		uint32_t slot;        /* its flow's slot + 1, once its table entry was read; 0: none */
 		struct rs_flow *fl;   /* its flow, once found (a hint: compare keys) */
 	} pf[8];                  /* PF_RING in analyzer.c */
 	uint32_t pf_n;            /* frames announced */
