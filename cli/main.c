@@ -15,10 +15,6 @@ static bool wants_report(const struct rs_cli_opts *o)
 
 static int extract_and_report(struct rs_cli_opts *o)
 {
-	if (strcmp(o->write_file, "-") == 0 && !o->output) {
-		fprintf(stderr, "rocestat: -w - and the report would both go to standard output; add -o FILE\n");
-		return RS_EXIT_USAGE;
-	}
 	struct rs_summary *s = rs_summary_new(o);
 	if (!s)
 		return RS_EXIT_INPUT;
@@ -81,12 +77,6 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
-	if (o.write_file && strcmp(o.write_file, "-") == 0 && (o.walk || o.fields) && !o.output) {
-		fprintf(stderr, "rocestat: -w - and --%s would both write to standard output; pick one\n",
-			o.walk ? "walk" : "fields");
-		rs_cli_free(&o);
-		return RS_EXIT_USAGE;
-	}
 	if (o.walk || o.fields) {
 		rc = frames_out(&o);
 	} else if (o.iface) {

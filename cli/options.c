@@ -388,6 +388,20 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		rc = fail("--plot - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
 		goto out;
 	}
+	/* -w - takes standard output for the frames. Live, the summary at the
+	 * end goes there too, as it always has; from files (-r ... -w) a report
+	 * is only made when asked for, and then needs a file of its own. */
+	if (o->write_file && strcmp(o->write_file, "-") == 0 && !o->output) {
+		if (o->fields || o->walk) {
+			rc = fail("-w - and --%s would both write to standard output; pick one",
+				  o->walk ? "walk" : "fields");
+			goto out;
+		}
+		if (!o->iface && (o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT)) {
+			rc = fail("-w - and the report would both go to standard output; add -o FILE");
+			goto out;
+		}
+	}
 	if (o->fields + o->walk + o->ladder > 1) {
 		rc = fail("--fields, --walk and --ladder are different outputs; pick one");
 		goto out;

@@ -66,6 +66,8 @@ def usage_errors(tmp):
     refused("--ladder --format json", ["--ladder", "--format", "json", RPING], "--ladder is a text diagram")
     refused("-w - with a report to standard output", ["-r", RPING, "-w", "-", "--format", "json"],
             "-w - and the report would both go to standard output")
+    for opt in ("--fields", "--walk"):
+        refused("-w - with %s" % opt, ["-r", RPING, "-w", "-", opt], "-w - and %s would both write to standard output" % opt)
     for opt in (["--fields"], ["--walk"], ["-w", os.path.join(tmp, "q.pcap")]):
         r = refused("--qp with %s" % opt[0], opt + ["--qp", "18", LOSS], "--qp picks the connection")
     check("nothing written by a refused -w", not os.path.exists(os.path.join(tmp, "q.pcap")))
