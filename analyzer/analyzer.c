@@ -583,7 +583,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		if ((g->needs & PF_NEED_IMM) && fl->x && fl->x->imms)
 			__builtin_prefetch(fl->x->imms, 1);
 		if ((g->needs & PF_NEED_RKEYS) && fl->rkeys && fl->rkeys->use)
-			prefetch_lines(fl->rkeys->use, (fl->rkeys->n > 2 ? 2 : 1) * sizeof *fl->rkeys->use);
+			prefetch_lines(fl->rkeys->use, (fl->rkeys->n >= 2 ? 2 : 1) * sizeof *fl->rkeys->use);
 	}
 	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
 	 * have arrived; fetch what they point to. */
