@@ -541,15 +541,15 @@ enum {
 	PF_NEED_IMM = 128,     /* Immediate Data: the flow's list of them, through fl->x */
 };
 
-static uint8_t needs_of(const struct rs_frame *f)
+static uint8_t needs_of(uint8_t opcode, bool ackreq)
 {
-	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
-	if ((f->bth.opcode & 0xE0) == RS_TR_UD)
+	const struct rs_opinfo *op = rs_opinfo(opcode);
+	if ((opcode & 0xE0) == RS_TR_UD)
 		return PF_NEED_MSGS | (op->ext & RS_EXT_IMMDT ? PF_NEED_IMM : 0);
 	if (op->response)
 		return PF_NEED_PEER_LAT | (op->kind == RS_KIND_ACK ? 0 : PF_NEED_RSP_LOSS);
 	uint8_t n = PF_NEED_REQ_LOSS;
-	if (f->bth.ackreq || op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_CMP_SWAP ||
+	if (ackreq || op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_CMP_SWAP ||
 	    op->kind == RS_KIND_FETCH_ADD)
 		n |= PF_NEED_LAT;
 	if (op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE || op->pos == RS_POS_LAST)
@@ -572,7 +572,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 	if (e->valid) {
 		rs_flowkey_from_frame(&e->key, f);
 		e->hash = key_hash(&e->key);
-		e->needs = needs_of(f);
+		e->needs = a->pf_needs[f->bth.ackreq & 1][f->bth.opcode];
 		__builtin_prefetch(&a->table[e->hash & a->table_mask]);
 	}
 	/* The entry of PF_DEEP calls ago, added next: the second level its
@@ -670,6 +670,10 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 {
 	struct rs_analyzer *a = g_new0(struct rs_analyzer, 1);
 	a->opts = *opts;
+	/* Looked up per frame: worked out per opcode once. */
+	for (int ackreq = 0; ackreq < 2; ackreq++)
+		for (int op = 0; op < 256; op++)
+			a->pf_needs[ackreq][op] = needs_of((uint8_t)op, ackreq);
 	if (!a->opts.interval_ns)
 		a->opts.interval_ns = 10000000;
 	a->files = g_ptr_array_new();

@@ -452,6 +452,7 @@ struct rs_analyzer {
 		uint32_t slot;        /* its flow's slot + 1, once its table entry was read; 0: none */
 		struct rs_flow *fl;   /* its flow, once found (a hint: compare keys) */
 	} pf[8];                  /* PF_RING in analyzer.c */
+	uint8_t pf_needs[2][256]; /* PF_NEED_* by AckReq bit and opcode (analyzer.c) */
 	uint32_t pf_n;            /* frames announced */
 	uint32_t add_n;           /* frames added */
 	uint64_t evicted;

@@ -78,7 +78,7 @@
 
 #define RD_REQ (RS_EXT_RDETH | RS_EXT_DETH)
 
-static const struct rs_opinfo table[256] = {
+const struct rs_opinfo rs_opinfo_table[256] = {
 	SEND_WRITE_OPS(IBV_OPCODE_RC, "RC", 0),
 	RELIABLE_OPS(IBV_OPCODE_RC, "RC", 0, 0),
 	INVALIDATE_OPS(IBV_OPCODE_RC, "RC", 0),
@@ -105,10 +105,8 @@ static const struct rs_opinfo reserved = { "RESERVED", "reserved opcode", 0, RS_
 static const struct rs_opinfo vendor = { "MANUFACTURER_SPECIFIC", "manufacturer-specific opcode", 0, RS_KIND_NONE,
 					 RS_POS_NONE, false, false };
 
-const struct rs_opinfo *rs_opinfo(uint8_t opcode)
+const struct rs_opinfo *rs_opinfo_undefined(uint8_t opcode)
 {
-	if (table[opcode].name)
-		return &table[opcode];
 	return opcode >= RS_TR_MSP ? &vendor : &reserved;
 }
 

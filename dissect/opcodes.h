@@ -117,8 +117,19 @@ struct rs_opinfo {
 	bool response;      /* sent by the responder (READ response, ACK, atomic ACK) */
 };
 
-/* The table entry for any of the 256 opcodes; never NULL. */
-const struct rs_opinfo *rs_opinfo(uint8_t opcode);
+/* The table (opcodes.c), indexed by opcode; an entry without a name is a
+ * reserved or manufacturer-specific opcode: rs_opinfo() answers those. */
+extern const struct rs_opinfo rs_opinfo_table[256];
+const struct rs_opinfo *rs_opinfo_undefined(uint8_t opcode);
+
+/* The table entry for any of the 256 opcodes; never NULL. Inline: the
+ * dissector and the analyzer look a frame's opcode up half a dozen times,
+ * and as a call each lookup cost more than the load it is. */
+static inline const struct rs_opinfo *rs_opinfo(uint8_t opcode)
+{
+	const struct rs_opinfo *op = &rs_opinfo_table[opcode];
+	return op->name ? op : rs_opinfo_undefined(opcode);
+}
 /* "RC", "UC", "RD", "UD", "CNP", "XRC", "MSP" (0xE0-0xFF) or "reserved" (0xC0-0xDF). */
 const char *rs_transport_name(uint8_t opcode);
 /* "send", "write", ... as used in reports; "" for RS_KIND_NONE. */
