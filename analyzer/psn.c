@@ -69,12 +69,14 @@ void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm)
 
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
 {
-	unsigned b = 0;
-	while (b + 1 < RS_SIZE_BUCKETS && (1ull << b) <= size)
-		b++;
+	/* Bucket b > 0 holds sizes of b bits, [2^(b-1), 2^b); the last one
+	 * everything larger; bucket 0 empty messages. */
+	unsigned b = size ? 64 - (unsigned)__builtin_clzll(size) : 0;
+	if (b > RS_SIZE_BUCKETS - 1)
+		b = RS_SIZE_BUCKETS - 1;
 	struct rs_flow_msgs *x = rs_msgs_w(fl);
-	if (x->size_hist[size ? b : 0] != UINT32_MAX) /* saturates rather than wraps */
-		x->size_hist[size ? b : 0]++;
+	if (x->size_hist[b] != UINT32_MAX) /* saturates rather than wraps */
+		x->size_hist[b]++;
 	if (size < x->msg_min)
 		x->msg_min = size;
 	if (size > x->msg_max)
