@@ -78,6 +78,44 @@ void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_repo
 	g_ptr_array_free(all, TRUE);
 }
 
+/*
+ * The view lists the flows by bytes, which is no order in memory: a
+ * writer's loop waits for each flow, then for what it points to, then for
+ * what that points to, a miss each (with 8,000 flows, half the report's
+ * time). Four distances ahead, one level each.
+ */
+void rs_view_prefetch(const struct rs_view *v, guint i)
+{
+	enum { FLOW = 16, POINTERS = 12, VECTORS = 8, SAMPLES = 4 };
+	guint n = v->flows->len;
+	if (i + FLOW < n)
+		for (size_t off = 0; off < sizeof(struct rs_flow); off += 64)
+			__builtin_prefetch((const char *)v->flows->pdata[i + FLOW] + off);
+	if (i + POINTERS < n) {
+		const struct rs_flow *fl = v->flows->pdata[i + POINTERS];
+		const void *p[] = { fl->lat, fl->rkeys, fl->m, fl->rare, fl->req.loss, fl->rsp.loss };
+		for (size_t k = 0; k < G_N_ELEMENTS(p); k++)
+			if (p[k])
+				__builtin_prefetch(p[k]);
+	}
+	if (i + VECTORS < n) {
+		const struct rs_flow *fl = v->flows->pdata[i + VECTORS];
+		if (fl->lat)
+			for (int k = 0; k < RS_LAT__COUNT; k++)
+				if (fl->lat->lat[k])
+					__builtin_prefetch(fl->lat->lat[k]);
+		if (fl->rkeys && fl->rkeys->use)
+			__builtin_prefetch(fl->rkeys->use);
+	}
+	if (i + SAMPLES < n) {
+		const struct rs_flow *fl = v->flows->pdata[i + SAMPLES];
+		if (fl->lat)
+			for (int k = 0; k < RS_LAT__COUNT; k++)
+				if (fl->lat->lat[k] && fl->lat->lat[k]->v)
+					__builtin_prefetch(fl->lat->lat[k]->v);
+	}
+}
+
 void rs_view_free(struct rs_view *v)
 {
 	g_ptr_array_free(v->flows, TRUE);

@@ -270,6 +270,7 @@ static void qp_section(FILE *out, const struct rs_view *v)
 	struct rs_outbuf r;
 	rs_outbuf_init(&r, out, rb, sizeof rb);
 	for (guint i = 0; i < v->flows->len; i++) {
+		rs_view_prefetch(v, i);
 		const struct rs_flow *fl = v->flows->pdata[i];
 		char lbl[160], pay[24], msgs[96], r1[24], r2[24];
 		rs_fmt_flow_pair(a, &fl->key, " ", lbl, sizeof lbl);
@@ -319,6 +320,7 @@ static void latency_section(FILE *out, const struct rs_view *v)
 {
 	bool header = false;
 	for (guint i = 0; i < v->flows->len; i++) {
+		rs_view_prefetch(v, i);
 		struct rs_flow *fl = v->flows->pdata[i];
 		if (!fl->lat)
 			continue;
@@ -367,6 +369,7 @@ static void memory_section(FILE *out, const struct rs_view *v)
 	struct rs_outbuf r;
 	rs_outbuf_init(&r, out, rb, sizeof rb);
 	for (guint i = 0; i < v->flows->len; i++) {
+		rs_view_prefetch(v, i);
 		const struct rs_flow *fl = v->flows->pdata[i];
 		if (!fl->rkeys || !fl->rkeys->n)
 			continue;
