@@ -508,18 +508,6 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
  * nothing here changes a result.
  */
 
-static inline void prefetch_lines(const void *p, size_t len)
-{
-	/* Every line [p, p + len) touches, wherever p starts in its line: one
-	 * address every 64 bytes from p, and the last byte. The count depends
-	 * on len alone, a constant at every call, so the loop unrolls into
-	 * straight prefetches (aligning p first made it a loop per call). */
-	const char *c = p;
-	for (size_t off = 0; off < len; off += 64)
-		__builtin_prefetch(c + off, 1);
-	__builtin_prefetch(c + len - 1, 1);
-}
-
 static void prefetch_flow(const struct rs_flow *fl)
 {
 	/* Flows are 64-byte aligned (flow_alloc): no partial line at the end. */
@@ -583,7 +571,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		if ((g->needs & PF_NEED_IMM) && fl->x && fl->x->imms)
 			__builtin_prefetch(fl->x->imms, 1);
 		if ((g->needs & PF_NEED_RKEYS) && fl->rkeys && fl->rkeys->use)
-			prefetch_lines(fl->rkeys->use, (fl->rkeys->n >= 2 ? 2 : 1) * sizeof *fl->rkeys->use);
+			rs_prefetch_lines(fl->rkeys->use, (fl->rkeys->n >= 2 ? 2 : 1) * sizeof *fl->rkeys->use);
 	}
 	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
 	 * have arrived; fetch what they point to. */
@@ -592,13 +580,13 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		const struct rs_flow *fl = c->fl;
 		uint8_t need = c->needs;
 		if ((need & PF_NEED_LAT) && fl->lat)
-			prefetch_lines(fl->lat, sizeof *fl->lat);
+			rs_prefetch_lines(fl->lat, sizeof *fl->lat);
 		if ((need & PF_NEED_OPEN) && fl->open)
-			prefetch_lines(&fl->open[fl->nopen ? fl->nopen - 1 : 0], sizeof *fl->open);
+			rs_prefetch_lines(&fl->open[fl->nopen ? fl->nopen - 1 : 0], sizeof *fl->open);
 		if ((need & PF_NEED_RKEYS) && fl->rkeys)
 			__builtin_prefetch(fl->rkeys, 1);
 		if ((need & PF_NEED_MSGS) && fl->m)
-			prefetch_lines(fl->m, sizeof *fl->m);
+			rs_prefetch_lines(fl->m, sizeof *fl->m);
 		if ((need & PF_NEED_REQ_LOSS) && fl->req.loss)
 			__builtin_prefetch(fl->req.loss, 1);
 		if ((need & PF_NEED_RSP_LOSS) && fl->rsp.loss)
@@ -613,7 +601,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		if ((need & PF_NEED_PEER_LAT) && fl->peer) {
 			__builtin_prefetch((const char *)fl->peer + offsetof(struct rs_flow, lat), 1);
 			if (fl->peer_lat)
-				prefetch_lines(fl->peer_lat, sizeof *fl->peer_lat);
+				rs_prefetch_lines(fl->peer_lat, sizeof *fl->peer_lat);
 		}
 	}
 	/* The entry of PF_FLOW calls ago: its flow array entry has arrived;

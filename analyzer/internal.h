@@ -301,6 +301,18 @@ struct rs_flow {
 _Static_assert(RS_FLOW_HOT_BYTES == 5 * 64, "the fields frames touch fill five whole cache lines");
 _Static_assert(offsetof(struct rs_flow, ophist) == 4 * 64, "the opcode counts fill the fifth line alone");
 _Static_assert(sizeof(struct rs_flow) == 6 * 64, "a flow takes six cache lines");
+/* A hint to fetch, for writing, every cache line [p, p + len) touches,
+ * wherever p starts in its line: one address every 64 bytes from p, and
+ * the last byte. The count depends on len alone, a constant at every call,
+ * so the loop unrolls into straight prefetches (aligning p first made it a
+ * loop per call). */
+static inline void rs_prefetch_lines(const void *p, size_t len)
+{
+	const char *c = p;
+	for (size_t off = 0; off < len; off += 64)
+		__builtin_prefetch(c + off, 1);
+	__builtin_prefetch(c + len - 1, 1);
+}
 /* Packets of opcode `op` (& 0x1F) on the flow, and adding to that count. */
 uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op);
 void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n);

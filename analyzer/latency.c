@@ -141,10 +141,9 @@ void rs_lat_flush(struct rs_analyzer *a)
 	uint32_t n = a->latlog_n;
 	for (uint32_t i = 0; i < n; i++) {
 		if (i + LATLOG_AHEAD < n) {
-			/* Both ends: a vector inside a struct rs_latency (the ACK
+			/* All of it: a vector inside a struct rs_latency (the ACK
 			 * one) straddles two lines, and stage[] is in the second. */
-			__builtin_prefetch(e[i + LATLOG_AHEAD].v, 1);
-			__builtin_prefetch((const char *)e[i + LATLOG_AHEAD].v + sizeof(struct rs_latvec) - 1, 1);
+			rs_prefetch_lines(e[i + LATLOG_AHEAD].v, sizeof(struct rs_latvec));
 		}
 		if (i + LATLOG_AHEAD / 2 < n) {
 			/* Its line has come: where its next stage will go. */

@@ -89,8 +89,7 @@ void rs_view_prefetch(const struct rs_view *v, guint i)
 	enum { FLOW = 16, POINTERS = 12, VECTORS = 8, SAMPLES = 4 };
 	guint n = v->flows->len;
 	if (i + FLOW < n)
-		for (size_t off = 0; off < sizeof(struct rs_flow); off += 64)
-			__builtin_prefetch((const char *)v->flows->pdata[i + FLOW] + off);
+		rs_prefetch_lines(v->flows->pdata[i + FLOW], sizeof(struct rs_flow));
 	if (i + POINTERS < n) {
 		const struct rs_flow *fl = v->flows->pdata[i + POINTERS];
 		const void *p[] = { fl->lat, fl->rkeys, fl->m, fl->rare, fl->req.loss, fl->rsp.loss };
