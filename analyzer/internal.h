@@ -138,8 +138,11 @@ enum rs_pending_what { RS_PEND_ACKREQ = 1, RS_PEND_READ, RS_PEND_ATOMIC };
 /* Latency samples of one kind, in nanoseconds. While they are kept exactly,
  * new samples wait in `stage` and join `v` RS_LAT_STAGE at a time: a flow's
  * next sample comes thousands of frames later, when the end of `v` has left
- * the caches, and this struct is in them anyway (latency.c). */
-#define RS_LAT_STAGE 4
+ * the caches, and this struct is in them anyway (latency.c). The stage
+ * holds 32-bit samples, eight in the room four 64-bit ones took: the end of
+ * `v` is written half as often, and a flow with fewer than eight samples
+ * needs no vector at all. */
+#define RS_LAT_STAGE 8
 struct rs_latvec {
 	uint64_t n;       /* samples seen */
 	uint64_t min, max;
@@ -152,7 +155,7 @@ struct rs_latvec {
 	uint16_t len, cap;
 	uint16_t nstage;  /* samples in stage, after those in v */
 	bool wide;
-	uint64_t stage[RS_LAT_STAGE];
+	uint32_t stage[RS_LAT_STAGE]; /* samples under 4.29 s; a wider one joins v at once */
 };
 _Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes");
 _Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
@@ -574,6 +577,10 @@ struct rs_lat_entry {
 };
 void rs_lat_log(struct rs_analyzer *a, struct rs_latvec *v, uint64_t ns);
 void rs_lat_flush(struct rs_analyzer *a);
+/* Nearest-rank quantiles: out[j] is the smallest kept sample with at least
+ * q[j] of them at or below it (ascending q: each is looked for above the one
+ * before). Reorders the kept samples; the set stays the same. */
+void rs_lat_quantiles(struct rs_latvec *v, const double *q, uint64_t *out, int count);
 uint64_t rs_lat_quantile(struct rs_latvec *v, double q);
 void rs_lat_merge(struct rs_latvec *dst, const struct rs_latvec *src);
 void rs_lat_free(struct rs_latvec *v);

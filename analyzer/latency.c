@@ -12,6 +12,11 @@
  * Kept samples are staged (struct rs_latvec) and join the vector a few at a
  * time; everything that reads the vector unstages them first, so the
  * vector, and the reservoir's choices, are what they would be without it.
+ * A sample too wide for the stage (4.29 s or more) joins the vector at
+ * once, after the staged ones.
+ *
+ * Reports read two ranks of each vector (median, p99), found by selection
+ * (rs_lat_quantiles), which reorders the kept samples but keeps the set.
  *
  * The vector keeps 32-bit samples while they fit (any latency under 4.29 s,
  * which is every one a healthy fabric shows): half the memory and half the
@@ -61,33 +66,35 @@ static void widen(struct rs_latvec *v)
 	v->wide = true;
 }
 
+/* Room for `need` kept samples. Four times larger each time (4, 16, ...
+ * RS_LAT_EXACT): a vector that fills is copied five times rather than ten,
+ * and those copies, with the allocator's work, were 3% of a bench run.
+ * Quiet flows, the many, stay at 16 samples or in the stage. */
+static void reserve(struct rs_latvec *v, uint32_t need)
+{
+	if (need <= v->cap)
+		return;
+	uint32_t cap = v->cap ? v->cap : 1;
+	while (cap < need)
+		cap *= 4;
+	if (cap > RS_LAT_EXACT)
+		cap = RS_LAT_EXACT;
+	v->cap = (uint16_t)cap;
+	v->v = g_realloc(v->v, (size_t)v->cap * (v->wide ? sizeof(uint64_t) : sizeof(uint32_t)));
+}
+
 /* The staged samples join v, in order. */
 static void unstage(struct rs_latvec *v)
 {
 	if (!v->nstage)
 		return;
-	/* max bounds every staged sample: one test instead of one each. */
-	if (!v->wide && v->max > UINT32_MAX)
-		widen(v);
-	if (v->len + v->nstage > v->cap) {
-		/* Four times larger each time (4, 16, ... RS_LAT_EXACT): a vector
-		 * that fills is copied five times rather than ten, and those
-		 * copies, with the allocator's work, were 3% of a bench run.
-		 * Quiet flows, the many, stay at 4 or 16 samples. */
-		uint32_t cap = v->cap ? v->cap : 1;
-		while (cap < (uint32_t)v->len + v->nstage)
-			cap *= 4;
-		if (cap > RS_LAT_EXACT)
-			cap = RS_LAT_EXACT;
-		v->cap = (uint16_t)cap;
-		v->v = g_realloc(v->v, (size_t)v->cap * (v->wide ? sizeof(uint64_t) : sizeof(uint32_t)));
-	}
+	reserve(v, (uint32_t)v->len + v->nstage);
 	if (v->wide) {
-		memcpy((uint64_t *)v->v + v->len, v->stage, v->nstage * sizeof v->stage[0]);
-	} else {
-		uint32_t *to = (uint32_t *)v->v + v->len;
+		uint64_t *to = (uint64_t *)v->v + v->len;
 		for (uint32_t i = 0; i < v->nstage; i++)
-			to[i] = (uint32_t)v->stage[i];
+			to[i] = v->stage[i];
+	} else {
+		memcpy((uint32_t *)v->v + v->len, v->stage, v->nstage * sizeof v->stage[0]);
 	}
 	v->len += v->nstage;
 	v->nstage = 0;
@@ -100,19 +107,25 @@ void rs_lat_add(struct rs_latvec *v, uint64_t ns)
 	if (ns > v->max)
 		v->max = ns;
 	v->n++;
-	if (v->len + v->nstage < RS_LAT_EXACT) {
-		v->stage[v->nstage++] = ns;
+	if (v->len + v->nstage < RS_LAT_EXACT && ns <= UINT32_MAX) {
+		v->stage[v->nstage++] = (uint32_t)ns;
 		if (v->nstage == RS_LAT_STAGE)
 			unstage(v);
 		return;
 	}
-	unstage(v); /* the reservoir replaces kept samples: all of them in v */
-	uint64_t j = next_rand(&v->rng) % v->n;
-	if (j < RS_LAT_EXACT) {
-		if (!v->wide && ns > UINT32_MAX)
-			widen(v);
-		keep(v, (uint32_t)j, ns);
+	/* The reservoir replaces kept samples, and a sample too wide for the
+	 * stage joins v at once: either way, after those staged before it. */
+	unstage(v);
+	if (!v->wide && ns > UINT32_MAX)
+		widen(v);
+	if (v->len < RS_LAT_EXACT) {
+		reserve(v, (uint32_t)v->len + 1);
+		keep(v, v->len++, ns);
+		return;
 	}
+	uint64_t j = next_rand(&v->rng) % v->n;
+	if (j < RS_LAT_EXACT)
+		keep(v, (uint32_t)j, ns);
 }
 
 /*
@@ -211,42 +224,57 @@ void rs_lat_flush(struct rs_analyzer *a)
 DEFINE_RADIX_SORT(sort_u64, uint64_t)
 DEFINE_RADIX_SORT(sort_u32, uint32_t)
 
-static bool sorted(const struct rs_latvec *v)
-{
-	for (uint32_t k = 1; k < v->len; k++)
-		if (kept(v, k - 1) > kept(v, k))
-			return false;
-	return true;
-}
+/* ---- order statistics ----------------------------------------------------
+ * A report wants two ranks of each vector (median and p99), not the order
+ * of all of it: selection finds them in linear time, in place, where the
+ * radix sort took a pass per digit and a vector-sized buffer (half of the
+ * report's time with thousands of flows). Three-way partitions around a
+ * median-of-three pivot: equal samples (common in latencies measured in
+ * whole microseconds) leave the range at once. A capture built to defeat
+ * the pivot gets 2*log2(n) rounds, then its range is sorted instead. */
 
-/* Sorts the kept samples in place. */
-static void sort_kept(struct rs_latvec *v)
-{
-	if (v->wide)
-		sort_u64(v->v, v->len);
-	else
-		sort_u32(v->v, v->len);
-}
-
-/* Nearest-rank quantile: the smallest sample with at least q of the samples
- * at or below it. Sorts the kept samples in place. */
-uint64_t rs_lat_quantile(struct rs_latvec *v, double q)
-{
-	/* Fewer samples than one stage (most flows of a capture with a million
-	 * QPs): sorted where they are, rather than given a vector of their own
-	 * at report time. The kept set is the same either way. */
-	uint32_t n = v->nstage;
-	if (v->len) {
-		unstage(v);
-		n = v->len;
-		/* Reports ask for the median, then the p99: sort once. */
-		if (!sorted(v))
-			sort_kept(v);
-	} else {
-		if (!n)
-			return 0;
-		sort_u64(v->stage, n);
+#define DEFINE_SELECT(name, type, sort)                                                        \
+	static void name(type *v, uint32_t lo, uint32_t hi, uint32_t k)                        \
+	{                                                                                      \
+		int rounds = 2 * (32 - __builtin_clz(hi - lo));                               \
+		while (hi - lo > 16) {                                                         \
+			if (rounds-- == 0) {                                                   \
+				sort(v + lo, hi - lo);                                         \
+				return;                                                        \
+			}                                                                      \
+			type a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];              \
+			type p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b)); \
+			uint32_t lt = lo, i = lo, gt = hi;                                     \
+			while (i < gt) {                                                       \
+				type x = v[i];                                                 \
+				if (x < p) {                                                   \
+					v[i++] = v[lt];                                        \
+					v[lt++] = x;                                           \
+				} else if (x > p) {                                            \
+					v[i] = v[--gt];                                        \
+					v[gt] = x;                                             \
+				} else {                                                       \
+					i++;                                                   \
+				}                                                              \
+			}                                                                      \
+			/* [lo, lt) < p, [lt, gt) == p, [gt, hi) > p */                       \
+			if (k < lt)                                                            \
+				hi = lt;                                                       \
+			else if (k >= gt)                                                      \
+				lo = gt;                                                       \
+			else                                                                   \
+				return;                                                        \
+		}                                                                              \
+		sort(v + lo, hi - lo);                                                         \
 	}
+
+DEFINE_SELECT(select_u64, uint64_t, sort_u64)
+DEFINE_SELECT(select_u32, uint32_t, sort_u32)
+
+/* The index of the nearest-rank q-quantile of n samples: the smallest
+ * sample with at least q of them at or below it. */
+static uint32_t rank_index(double q, uint32_t n)
+{
 	double rank = q * n;
 	uint32_t i = (uint32_t)rank;
 	if ((double)i < rank)
@@ -255,7 +283,45 @@ uint64_t rs_lat_quantile(struct rs_latvec *v, double q)
 		i = 1;
 	if (i > n)
 		i = n;
-	return v->len ? kept(v, i - 1) : v->stage[i - 1];
+	return i - 1;
+}
+
+void rs_lat_quantiles(struct rs_latvec *v, const double *q, uint64_t *out, int count)
+{
+	/* Fewer samples than one stage (most flows of a capture with a million
+	 * QPs): selected where they are, rather than given a vector of their
+	 * own at report time. The kept set is the same either way. */
+	uint32_t n = v->nstage;
+	if (v->len) {
+		unstage(v);
+		n = v->len;
+	}
+	/* A rank above the one before is looked for above it only: selecting
+	 * that one left nothing smaller there. */
+	uint32_t prev = 0;
+	for (int j = 0; j < count; j++) {
+		if (!n) {
+			out[j] = 0;
+			continue;
+		}
+		uint32_t i = rank_index(q[j], n);
+		if (j == 0 || i != prev) {
+			uint32_t lo = j > 0 && i > prev ? prev + 1 : 0;
+			if (v->len && v->wide)
+				select_u64(v->v, lo, n, i);
+			else
+				select_u32(v->len ? v->v : v->stage, lo, n, i);
+		}
+		out[j] = v->len ? kept(v, i) : v->stage[i];
+		prev = i;
+	}
+}
+
+uint64_t rs_lat_quantile(struct rs_latvec *v, double q)
+{
+	uint64_t x;
+	rs_lat_quantiles(v, &q, &x, 1);
+	return x;
 }
 
 void rs_lat_merge(struct rs_latvec *dst, const struct rs_latvec *src)

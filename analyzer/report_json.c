@@ -235,11 +235,13 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 			rs_json_null(j, rs_lat_key((enum rs_lat_kind)k));
 			continue;
 		}
+		uint64_t q[2];
+		rs_lat_quantiles(l, (const double[]){ 0.5, 0.99 }, q, 2);
 		rs_json_obj(j, rs_lat_key((enum rs_lat_kind)k));
 		rs_json_u64(j, "count", l->n);
 		rs_json_u64(j, "min", l->min);
-		rs_json_u64(j, "median", rs_lat_quantile(l, 0.5));
-		rs_json_u64(j, "p99", rs_lat_quantile(l, 0.99));
+		rs_json_u64(j, "median", q[0]);
+		rs_json_u64(j, "p99", q[1]);
 		rs_json_u64(j, "max", l->max);
 		rs_json_end_obj(j);
 	}

@@ -592,7 +592,7 @@ START_TEST(latencies_past_32_bits_are_kept_exactly)
 	struct rs_latvec v;
 	memset(&v, 0, sizeof v);
 	for (uint64_t i = 1; i <= 10; i++)
-		rs_lat_add(&v, i * 100); /* 100 .. 1000: two stages join the vector, two wait */
+		rs_lat_add(&v, i * 100); /* 100 .. 1000: a stage (8) joins the vector, two wait */
 	ck_assert_uint_eq(v.len, 8);
 	ck_assert(!v.wide);
 	rs_lat_add(&v, 5000000000ull);
@@ -630,10 +630,10 @@ static uint64_t nearest_rank(double q, uint64_t n)
 
 START_TEST(quantiles_of_long_vectors_in_both_widths)
 {
-	/* 3000 samples (the radix sort's range, not the insertion sort's) in a
-	 * scrambled order, k * 37 + 5 for k = 0..2999: three byte digits, none
-	 * of which orders them alone. Then one of 5 s widens the vector to 64
-	 * bits. */
+	/* 3000 samples (many rounds of selection, not only the small-range
+	 * sort) in a scrambled order, k * 37 + 5 for k = 0..2999: three byte
+	 * digits, none of which orders them alone. Then one of 5 s widens the
+	 * vector to 64 bits. */
 	struct rs_latvec v;
 	memset(&v, 0, sizeof v);
 	for (uint64_t i = 0; i < 3000; i++)
@@ -649,6 +649,66 @@ START_TEST(quantiles_of_long_vectors_in_both_widths)
 	}
 	ck_assert(v.wide);
 	rs_lat_free(&v);
+}
+END_TEST
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+START_TEST(quantiles_by_selection_match_a_full_sort)
+{
+	/* Reports find the median and the p99 by selection, not by sorting:
+	 * checked against qsort() of the same samples for orders that defeat
+	 * naive pivots (sorted, reversed, organ pipe, all equal, two values,
+	 * a sawtooth) and random ones, for lengths around the small-range
+	 * cutoff and up to RS_LAT_EXACT, in both widths. */
+	static const uint32_t lens[] = { 1, 2, 7, 8, 9, 15, 16, 17, 33, 100, 257, 1000, 4095, RS_LAT_EXACT };
+	static const double qs[] = { 0.5, 0.99 };
+	uint64_t *ref = g_new(uint64_t, RS_LAT_EXACT);
+	uint64_t x = 88172645463325252ull;
+	for (int wide = 0; wide < 2; wide++)
+		for (int pattern = 0; pattern < 7; pattern++)
+			for (size_t li = 0; li < G_N_ELEMENTS(lens); li++) {
+				uint32_t n = lens[li];
+				struct rs_latvec v;
+				memset(&v, 0, sizeof v);
+				for (uint32_t i = 0; i < n; i++) {
+					x ^= x << 13;
+					x ^= x >> 7;
+					x ^= x << 17;
+					uint64_t s = pattern == 0 ? i
+						   : pattern == 1 ? n - i
+						   : pattern == 2 ? (i < n / 2 ? i : n - i)
+						   : pattern == 3 ? 42
+						   : pattern == 4 ? (x & 1) * 1000
+						   : pattern == 5 ? i % 17
+								  : x % 100000;
+					/* The first sample of a wide vector is past 32 bits. */
+					if (wide && i == 0)
+						s += 5000000000ull;
+					ref[i] = s;
+					rs_lat_add(&v, s);
+				}
+				ck_assert(v.wide == (wide != 0));
+				qsort(ref, n, sizeof *ref, cmp_u64);
+				uint64_t got[2];
+				rs_lat_quantiles(&v, qs, got, 2);
+				for (int q = 0; q < 2; q++)
+					ck_assert_msg(got[q] == ref[nearest_rank(qs[q], n) - 1],
+						      "wide %d pattern %d n %u q %.2f: %llu, sorted says %llu", wide, pattern,
+						      n, qs[q], (unsigned long long)got[q],
+						      (unsigned long long)ref[nearest_rank(qs[q], n) - 1]);
+				/* Asked again, out of order, on the reordered vector. */
+				ck_assert_uint_eq(rs_lat_quantile(&v, 0.0), ref[0]);
+				ck_assert_uint_eq(rs_lat_quantile(&v, 0.99), ref[nearest_rank(0.99, n) - 1]);
+				ck_assert_uint_eq(rs_lat_quantile(&v, 1.0), ref[n - 1]);
+				ck_assert_uint_eq(v.n, n);
+				rs_lat_free(&v);
+			}
+	g_free(ref);
 }
 END_TEST
 
@@ -890,6 +950,7 @@ static Suite *suite(void)
 	tcase_add_test(t, peak_is_the_busiest_interval_with_or_without_rows);
 	tcase_add_test(t, quantiles_of_samples_still_staged);
 	tcase_add_test(t, latencies_past_32_bits_are_kept_exactly);
+	tcase_add_test(t, quantiles_by_selection_match_a_full_sort);
 	tcase_add_test(t, reservoir_replacements_past_32_bits_are_exact);
 	tcase_add_test(t, quantiles_of_long_vectors_in_both_widths);
 	tcase_add_test(t, messages_keep_their_counts_and_immediates_in_wire_order);
