@@ -40,9 +40,9 @@
  * length but 1 to 3 past one). vpclmul, when the headers lie right before
  * the rest (as the ICRC's do in a packet) and there are 64 bytes or more,
  * goes further: one run over both, the mask ORed in as the first 128
- * bytes are loaded, so the rest does not wait for the headers' folds. ROCESTAT_CRC=table|pclmul|vpclmul in the
- * environment forces a path (for benchmarks; an unsupported choice falls
- * back to the best one available).
+ * bytes are loaded, so the rest does not wait for the headers' folds.
+ * ROCESTAT_CRC=table|pclmul|vpclmul in the environment forces a path (for
+ * benchmarks; an unsupported choice falls back to the best one available).
  */
 #include <stdlib.h>
 #include <string.h>
