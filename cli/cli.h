@@ -163,6 +163,12 @@ bool rs_select_until_passed(const struct rs_cli_opts *o, const struct rs_select 
 
 /* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);
+
+/* heap.c: the main heap on transparent huge pages from here on (the
+ * analyzer's per-flow blocks miss the TLB less); _update marks what the
+ * heap grew by since, and is cheap enough to call every 4096 frames. */
+void rs_heap_hugepages_begin(void);
+void rs_heap_hugepages_update(void);
 /* Whether the input can be opened more than once: a regular file can;
  * standard input ("-") and pipes are read once, by the run itself, so
  * nothing may look into them beforehand. */

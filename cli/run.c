@@ -160,6 +160,8 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 				break;
 			if (by_number == RS_PICK_SKIP)
 				continue;
+			if ((pkt.frame_no & 0xFFF) == 1)
+				rs_heap_hugepages_update(); /* the heap may have grown */
 			if (r.n == r.depth && !deliver(o, sink, &r, &rc, &seen)) {
 				stop = true;
 				break;

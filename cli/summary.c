@@ -394,6 +394,7 @@ int rs_run_summary(const struct rs_cli_opts *given)
 	if (sorted)
 		by_time.files = sorted;
 	const struct rs_cli_opts *o = &by_time;
+	rs_heap_hugepages_begin();
 	struct rs_summary *s = rs_summary_new(o);
 	if (!s) {
 		g_free(sorted);
