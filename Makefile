@@ -1,6 +1,7 @@
 # rocestat — build, test, install.
 #
-#   make                 build ./rocestat (objects under build/)
+#   make                 build ./rocestat (objects under build/); with gcc, profile-guided:
+#                        PGO=0 builds without the profile (see "profile-guided build")
 #   make check           build and run every test (unit, golden, differential)
 #   make check-live      live capture end to end in two network namespaces (root;
 #                        Debian: iproute2 tcpreplay tshark)
@@ -25,6 +26,9 @@ PKG_CONFIG ?= pkg-config
 CC       ?= cc
 FUZZ_CC  ?= clang
 FUZZ_SECONDS ?= 60
+
+# Profile-guided optimisation (below) where the compiler is gcc.
+PGO ?= $(shell $(CC) -v 2>&1 | grep -q '^gcc version' && echo 1)
 
 PKGS      := libpcap glib-2.0
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
@@ -55,9 +59,28 @@ else ifeq ($(FUZZ),1)
   BASE_CFLAGS += $(SANFLAGS)
   LDFLAGS  += -fsanitize=fuzzer,address,undefined
   BIN      := $(BUILD)/rocestat
+else ifeq ($(PGO_GEN),1)
+  # The instrumented build of the profile-guided one (below).
+  BUILD    := build-pgo
+  OBJ_CFLAGS := -fprofile-generate -fprofile-update=single
+  LDFLAGS  += -fprofile-generate
+  BIN      := $(BUILD)/rocestat
 else
   BUILD    ?= build
   BIN      := rocestat
+  # Objects compiled with the profile and without it share build/: this
+  # file holds the PGO setting they were compiled with, and a new one
+  # (make PGO=0 after make) compiles them again.
+  PGO_FLAG := $(BUILD)/pgo.flag
+  $(shell mkdir -p $(BUILD) && { [ "`cat $(PGO_FLAG) 2>/dev/null`" = "PGO=$(PGO)" ] || echo "PGO=$(PGO)" > $(PGO_FLAG); })
+  ifeq ($(PGO),1)
+    # -dumpdir: gcc names an object's profile, and the functions of its
+    # file in it, after the object's "auxiliary" name, which this makes the
+    # instrumented object's (build-pgo/x/y): the counts are read where they
+    # were written, and static functions are found in them.
+    OBJ_CFLAGS = -fprofile-use -fprofile-partial-training -Wno-missing-profile -dumpdir build-pgo/$(dir $<)
+    PGO_STAMP  := build-pgo/profile.stamp
+  endif
 endif
 
 LIB_SRC  := $(sort $(wildcard dissect/*.c analyzer/*.c capture/*.c))
@@ -80,10 +103,10 @@ all: $(BIN)
 # V=1 shows the full command lines.
 Q := $(if $(V),,@)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(PGO_STAMP) $(PGO_FLAG)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $<")
-	$(Q)$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(BASE_CFLAGS) $(OBJ_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -103,6 +126,26 @@ $(BUILD)/tests/%.o: tests/%.c
 
 $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIB) $(PKG_LIBS) $(CHECK_LIBS) -lm
+
+# ---- profile-guided build ---------------------------------------------------
+# With gcc (PGO defaults to 1 then), rocestat's own objects are compiled with
+# -fprofile-use: a rocestat built with -fprofile-generate under build-pgo/
+# is run over a generated capture and the samples (scripts/pgo-train.sh),
+# and gcc lays out and inlines the hot paths (a frame's decode and
+# analysis) from what it counted. Paired runs against the same sources
+# built without it: 9% less user time on a 2 M-frame bench capture (faster
+# in 14 runs of 21), 7% on one of 40 connections (12 of 15), 4% on the
+# 10 M-frame one (8 of 11). Any source newer than the profile
+# makes a new one, and every object is compiled again with it. Tests and
+# bench tools are compiled without it.
+PGO_SRC := $(LIB_SRC) $(CLI_SRC) $(wildcard dissect/*.h analyzer/*.h capture/*.h cli/*.h) \
+	bench/gen.c scripts/pgo-train.sh Makefile
+
+build-pgo/profile.stamp: $(PGO_SRC)
+	@echo "  PGO     build-pgo/rocestat, trained on a generated capture and samples/"
+	$(Q)$(MAKE) --no-print-directory PGO_GEN=1 build-pgo/rocestat build-pgo/bench/gen
+	$(Q)sh scripts/pgo-train.sh build-pgo
+	@touch $@
 
 # ---- tests ---------------------------------------------------------------
 
@@ -257,7 +300,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocestat $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
 
 clean:
-	rm -rf build build-san build-fuzz build-cov rocestat
+	rm -rf build build-san build-fuzz build-cov build-pgo rocestat
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
