@@ -73,6 +73,10 @@
  * (mapped pages are not copied, so nothing has brought them in). A dozen
  * frames of the bench's; 2-16 KiB measured alike, none was ~10% slower. */
 #define AHEAD 8192
+/* The kernel's default fault-around: a page fault on a cached file maps
+ * the 64 KiB around it (or the whole huge folio), so slide() reads one
+ * byte per 64 KiB to map a window in. */
+#define FAULT_AROUND (64u << 10)
 #define PCAP_FILE_HDR 24
 #define PCAP_REC_HDR 16
 /* libpcap's MAXIMUM_SNAPLEN: its largest record for every link type this
@@ -89,7 +93,7 @@
 
 struct guard {
 	atomic_uintptr_t lo, hi; /* [lo, hi): the mapping; lo == 0: free */
-	/* 1 + the file offset of the lowest page found gone (zeros now); 0:
+	/* The file offset of the lowest page found gone (zeros now); SIZE_MAX:
 	 * none. An offset, not an address: it holds when the file is mapped
 	 * again (grown()). */
 	atomic_size_t gone;
@@ -109,9 +113,8 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 			uintptr_t pg = a & ~(guard_page - 1);
 			if (mmap((void *)pg, guard_page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
 			    MAP_FAILED) {
-				size_t off = pg > lo ? pg - lo : 0, seen = atomic_load(&guards[i].gone);
-				while ((seen == 0 || off + 1 < seen) &&
-				       !atomic_compare_exchange_weak(&guards[i].gone, &seen, off + 1))
+				size_t off = pg - lo, seen = atomic_load(&guards[i].gone);
+				while (off < seen && !atomic_compare_exchange_weak(&guards[i].gone, &seen, off))
 					;
 				return; /* the access is made again, and reads zeros */
 			}
@@ -149,7 +152,7 @@ static struct guard *guard_take(const void *map, size_t size)
 	for (int i = 0; i < GUARD_SLOTS; i++) {
 		uintptr_t free_lo = 0;
 		if (atomic_compare_exchange_strong(&guards[i].lo, &free_lo, UINTPTR_MAX)) {
-			atomic_store(&guards[i].gone, 0);
+			atomic_store(&guards[i].gone, SIZE_MAX);
 			guard_move(&guards[i], map, size);
 			return &guards[i];
 		}
@@ -281,7 +284,7 @@ static void slide(struct pcapfile *r, size_t rec)
 		if (mincore((void *)(r->map + last), 1, &in_core) != 0 || !(in_core & 1))
 			madvise((void *)(r->map + from), want - from, MADV_WILLNEED);
 		else
-			for (size_t at = from; at < want; at += 64u << 10)
+			for (size_t at = from; at < want; at += FAULT_AROUND)
 				(void)*(const volatile uint8_t *)(r->map + at);
 		r->advised = want;
 	}
@@ -325,8 +328,7 @@ static int shrunk(struct pcapfile *r, long long now)
 /* Does the file still have every page before offset `end`? */
 static inline bool before_gone(const struct pcapfile *r, size_t end)
 {
-	size_t gone = atomic_load_explicit(&r->guard->gone, memory_order_relaxed);
-	return gone == 0 || end <= gone - 1;
+	return end <= atomic_load_explicit(&r->guard->gone, memory_order_relaxed);
 }
 
 /* One read per page of [p, p + n): a page the file no longer has faults

@@ -561,8 +561,8 @@ static void shrink_while_read(size_t cut_at, const char *what)
 	 * mid-page has a page two pages on found gone first, one on a page
 	 * boundary the first page gone itself (a record that ends in the page
 	 * before it is whole). */
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	size_t far = (cut_at + pg - 1) / pg * pg + (cut_at % pg ? 2 * pg : 0);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), cut_page_end = (cut_at + pg - 1) / pg * pg;
+	size_t far = cut_page_end + (cut_at % pg ? 2 * pg : 0);
 	if (far < len)
 		(void)*(const volatile uint8_t *)(q.data - (24 + 99 * 1016 + 16) + far);
 	uint64_t whole = (cut_at - 24) / (16 + 1000); /* records that end before the cut */
@@ -580,7 +580,7 @@ static void shrink_while_read(size_t cut_at, const char *what)
 	 * new end, so the record reads as complete (and the next header, all
 	 * zeros, as the end). One that reaches a page past it meets the SIGBUS
 	 * guard and is refused. */
-	size_t straddler = 24 + whole * (16 + 1000), cut_page_end = (cut_at + pg - 1) / pg * pg;
+	size_t straddler = 24 + whole * (16 + 1000);
 	uint64_t expect = straddler < cut_at && straddler + 16 + 1000 <= cut_page_end ? whole + 1 : whole;
 	RT_ASSERT(n == expect, "%s: %llu frames read, %llu expected (%llu end before the cut)", what,
 		  (unsigned long long)n, (unsigned long long)expect, (unsigned long long)whole);
