@@ -114,6 +114,43 @@ static inline void rs_cur_copy(struct rs_cursor *c, void *dst, uint32_t n)
 		memset(dst, 0, n);
 }
 
+/*
+ * A header of fixed size n, read field by field: when all n bytes were
+ * captured, *h becomes a cursor over exactly them (and c moves past them),
+ * else false and c is untouched. Read the fields through h then, and
+ * through c otherwise, with the same inline function for both:
+ *
+ *	struct rs_cursor h;
+ *	if (rs_cur_fixed(&c, BTH_LEN, &h))
+ *		bth_fields(&h, b);   // every check folds away
+ *	else
+ *		bth_fields(&c, b);   // the checks find where the capture stops
+ *
+ * With n a constant, every read through h has a constant offset and a
+ * constant length to test it against, so the compiler drops the checks (a
+ * dozen compare-and-branch pairs a header). Reads are still checked by
+ * construction; the slow path keeps the truncated semantics exactly.
+ */
+static inline bool rs_cur_fixed(struct rs_cursor *c, uint32_t n, struct rs_cursor *h)
+{
+	if (!rs_cur_has(c, n))
+		return false;
+	rs_cur_init(h, c->base + c->off, n);
+	c->off += n;
+	return true;
+}
+
+/* The pattern above in one line: `fields` is an always-inline function of
+ * (struct rs_cursor *, ...) that reads the header's n bytes. */
+#define RS_CUR_FIXED(c, n, fields, ...)                                  \
+	do {                                                             \
+		struct rs_cursor rs_fixed_;                              \
+		if (rs_cur_fixed((c), (n), &rs_fixed_))                  \
+			fields(&rs_fixed_, __VA_ARGS__);                 \
+		else                                                     \
+			fields((c), __VA_ARGS__);                        \
+	} while (0)
+
 /* A sub-cursor over the next n bytes (clipped to what is captured). The
  * parent advances past them (or overruns if fewer than n are there). */
 static inline struct rs_cursor rs_cur_sub(struct rs_cursor *c, uint32_t n)

@@ -42,6 +42,11 @@
 
 enum { LNH_RAW = 0, LNH_IP_NON_IBA = 1, LNH_IBA_LOCAL = 2, LNH_IBA_GLOBAL = 3 };
 
+enum {
+	RDETH_LEN = 4, DETH_LEN = 8, XRCETH_LEN = 4, FETH_LEN = 4, RETH_LEN = 16, ATOMICETH_LEN = 28,
+	AETH_LEN = 4, ATOMICACKETH_LEN = 8, IMMDT_LEN = 4, IETH_LEN = 4, CNP_LEN = 16,
+};
+
 /* Sizes and layer ids of the extension headers, in wire order (opcodes.h). */
 static const struct {
 	uint16_t bit;
@@ -49,17 +54,17 @@ static const struct {
 	uint8_t layer;
 	const char *cut; /* message when the capture ends inside it */
 } ext_hdrs[] = {
-	{ RS_EXT_RDETH, 4, RS_L_RDETH, "RDETH cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_DETH, 8, RS_L_DETH, "DETH cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_XRCETH, 4, RS_L_XRCETH, "XRCETH cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_FETH, 4, RS_L_FETH, "FETH cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_RETH, 16, RS_L_RETH, "RETH cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_ATOMICETH, 28, RS_L_ATOMICETH, "AtomicETH cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_AETH, 4, RS_L_AETH, "AETH cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_ATOMICACKETH, 8, RS_L_ATOMICACKETH, "AtomicAckETH cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_IMMDT, 4, RS_L_IMMDT, "ImmDt cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_IETH, 4, RS_L_IETH, "IETH cut by the capture length (%llu bytes captured)" },
-	{ RS_EXT_CNP, 16, RS_L_CNP, "CNP reserved bytes cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_RDETH, RDETH_LEN, RS_L_RDETH, "RDETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_DETH, DETH_LEN, RS_L_DETH, "DETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_XRCETH, XRCETH_LEN, RS_L_XRCETH, "XRCETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_FETH, FETH_LEN, RS_L_FETH, "FETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_RETH, RETH_LEN, RS_L_RETH, "RETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_ATOMICETH, ATOMICETH_LEN, RS_L_ATOMICETH, "AtomicETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_AETH, AETH_LEN, RS_L_AETH, "AETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_ATOMICACKETH, ATOMICACKETH_LEN, RS_L_ATOMICACKETH, "AtomicAckETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_IMMDT, IMMDT_LEN, RS_L_IMMDT, "ImmDt cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_IETH, IETH_LEN, RS_L_IETH, "IETH cut by the capture length (%llu bytes captured)" },
+	{ RS_EXT_CNP, CNP_LEN, RS_L_CNP, "CNP reserved bytes cut by the capture length (%llu bytes captured)" },
 };
 
 /* ext_hdrs[i].bit is 1 << i: walk the set bits only (0 to 3 of them), so
@@ -188,51 +193,120 @@ static uint32_t icrc_compute(const struct rs_dctx *d, uint32_t bth_off, uint32_t
 	return ~crc;
 }
 
+static inline __attribute__((always_inline)) void bth_fields(struct rs_cursor *c, struct rs_bth *b)
+{
+	b->opcode = rs_cur_u8(c);
+	uint8_t x = rs_cur_u8(c);
+	b->se = x >> 7;
+	b->migreq = (x >> 6) & 1;
+	b->padcnt = (x >> 4) & 3;
+	b->tver = x & 0x0F;
+	b->pkey = rs_cur_be16(c);
+	x = rs_cur_u8(c);
+	b->fecn = x >> 7;
+	b->becn = (x >> 6) & 1;
+	b->resv6 = x & 0x3F;
+	b->destqp = rs_cur_be24(c);
+	x = rs_cur_u8(c);
+	b->ackreq = x >> 7;
+	b->resv7 = x & 0x7F;
+	b->psn = rs_cur_be24(c);
+}
+
+static inline __attribute__((always_inline)) void icrc_field(struct rs_cursor *c, struct rs_frame *f)
+{
+	f->icrc = rs_cur_le32(c);
+}
+
+/* Each extension header's fields, read through the fixed-size fast path
+ * (RS_CUR_FIXED) with the slow one for a header the capture cuts. */
+#define EXT_FIELDS(name) static inline __attribute__((always_inline)) void name(struct rs_cursor *c, struct rs_frame *f)
+EXT_FIELDS(rdeth_fields)
+{
+	rs_cur_skip(c, 1);
+	f->rdeth_eecnxt = rs_cur_be24(c);
+}
+EXT_FIELDS(deth_fields)
+{
+	f->deth.qkey = rs_cur_be32(c);
+	rs_cur_skip(c, 1);
+	f->deth.srcqp = rs_cur_be24(c);
+}
+EXT_FIELDS(xrceth_fields)
+{
+	rs_cur_skip(c, 1);
+	f->xrceth_srqn = rs_cur_be24(c);
+}
+EXT_FIELDS(feth_fields)
+{
+	f->feth = rs_cur_be32(c);
+}
+EXT_FIELDS(reth_fields)
+{
+	f->reth.va = rs_cur_be64(c);
+	f->reth.rkey = rs_cur_be32(c);
+	f->reth.dmalen = rs_cur_be32(c);
+}
+EXT_FIELDS(atomiceth_fields)
+{
+	f->atomic.va = rs_cur_be64(c);
+	f->atomic.rkey = rs_cur_be32(c);
+	f->atomic.swap = rs_cur_be64(c);
+	f->atomic.cmp = rs_cur_be64(c);
+}
+EXT_FIELDS(aeth_fields)
+{
+	f->aeth.syndrome = rs_cur_u8(c);
+	f->aeth.msn = rs_cur_be24(c);
+}
+EXT_FIELDS(atomicacketh_fields)
+{
+	f->atomicack_orig = rs_cur_be64(c);
+}
+EXT_FIELDS(immdt_fields)
+{
+	f->immdt = rs_cur_be32(c);
+}
+EXT_FIELDS(ieth_fields)
+{
+	f->ieth_rkey = rs_cur_be32(c);
+}
+
 static void decode_ext(struct rs_cursor *c, uint16_t bit, struct rs_frame *f)
 {
 	switch (bit) {
 	case RS_EXT_RDETH:
-		rs_cur_skip(c, 1);
-		f->rdeth_eecnxt = rs_cur_be24(c);
+		RS_CUR_FIXED(c, RDETH_LEN, rdeth_fields, f);
 		break;
 	case RS_EXT_DETH:
-		f->deth.qkey = rs_cur_be32(c);
-		rs_cur_skip(c, 1);
-		f->deth.srcqp = rs_cur_be24(c);
+		RS_CUR_FIXED(c, DETH_LEN, deth_fields, f);
 		break;
 	case RS_EXT_XRCETH:
-		rs_cur_skip(c, 1);
-		f->xrceth_srqn = rs_cur_be24(c);
+		RS_CUR_FIXED(c, XRCETH_LEN, xrceth_fields, f);
 		break;
 	case RS_EXT_FETH:
-		f->feth = rs_cur_be32(c);
+		RS_CUR_FIXED(c, FETH_LEN, feth_fields, f);
 		break;
 	case RS_EXT_RETH:
-		f->reth.va = rs_cur_be64(c);
-		f->reth.rkey = rs_cur_be32(c);
-		f->reth.dmalen = rs_cur_be32(c);
+		RS_CUR_FIXED(c, RETH_LEN, reth_fields, f);
 		break;
 	case RS_EXT_ATOMICETH:
-		f->atomic.va = rs_cur_be64(c);
-		f->atomic.rkey = rs_cur_be32(c);
-		f->atomic.swap = rs_cur_be64(c);
-		f->atomic.cmp = rs_cur_be64(c);
+		RS_CUR_FIXED(c, ATOMICETH_LEN, atomiceth_fields, f);
 		break;
 	case RS_EXT_AETH:
-		f->aeth.syndrome = rs_cur_u8(c);
-		f->aeth.msn = rs_cur_be24(c);
+		RS_CUR_FIXED(c, AETH_LEN, aeth_fields, f);
 		break;
 	case RS_EXT_ATOMICACKETH:
-		f->atomicack_orig = rs_cur_be64(c);
+		RS_CUR_FIXED(c, ATOMICACKETH_LEN, atomicacketh_fields, f);
 		break;
 	case RS_EXT_IMMDT:
-		f->immdt = rs_cur_be32(c);
+		RS_CUR_FIXED(c, IMMDT_LEN, immdt_fields, f);
 		break;
 	case RS_EXT_IETH:
-		f->ieth_rkey = rs_cur_be32(c);
+		RS_CUR_FIXED(c, IETH_LEN, ieth_fields, f);
 		break;
 	case RS_EXT_CNP:
-		rs_cur_skip(c, 16);
+		rs_cur_skip(c, CNP_LEN);
 		break;
 	}
 }
@@ -296,22 +370,7 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 
 	struct rs_cursor c = rs_cur_at(d, bth_off);
 	struct rs_bth *b = &f->bth;
-	b->opcode = rs_cur_u8(&c);
-	uint8_t x = rs_cur_u8(&c);
-	b->se = x >> 7;
-	b->migreq = (x >> 6) & 1;
-	b->padcnt = (x >> 4) & 3;
-	b->tver = x & 0x0F;
-	b->pkey = rs_cur_be16(&c);
-	x = rs_cur_u8(&c);
-	b->fecn = x >> 7;
-	b->becn = (x >> 6) & 1;
-	b->resv6 = x & 0x3F;
-	b->destqp = rs_cur_be24(&c);
-	x = rs_cur_u8(&c);
-	b->ackreq = x >> 7;
-	b->resv7 = x & 0x7F;
-	b->psn = rs_cur_be24(&c);
+	RS_CUR_FIXED(&c, BTH_LEN, bth_fields, b);
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, bth_off, "BTH cut by the capture length (%llu bytes captured)", d->caplen,
 			       0);
@@ -325,7 +384,7 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	uint32_t icrc_off = end - ICRC_LEN;
 	if (end <= d->caplen) {
 		struct rs_cursor ic = rs_cur_at(d, icrc_off);
-		f->icrc = rs_cur_le32(&ic);
+		RS_CUR_FIXED(&ic, ICRC_LEN, icrc_field, f);
 		f->have |= RS_HAVE_ICRC;
 		if (!d->opts->skip_icrc) {
 			f->icrc_calc = icrc_compute(d, bth_off, icrc_off);
@@ -378,6 +437,32 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	return o;
 }
 
+struct grh_words {
+	uint32_t w; /* IPVer, TClass, FlowLabel */
+	uint16_t paylen;
+	uint8_t nxthdr, hoplmt;
+	const uint8_t *sgid, *dgid; /* NULL where the capture stops before them */
+};
+
+static inline __attribute__((always_inline)) void grh_fields(struct rs_cursor *c, struct grh_words *h)
+{
+	h->w = rs_cur_be32(c);
+	h->paylen = rs_cur_be16(c);
+	h->nxthdr = rs_cur_u8(c);
+	h->hoplmt = rs_cur_u8(c);
+	h->sgid = rs_cur_take(c, 16);
+	h->dgid = rs_cur_take(c, 16);
+}
+
+/* A GID, or zeros where the capture stopped before it. */
+static void gid_copy(uint8_t *to, const uint8_t *from)
+{
+	if (from)
+		memcpy(to, from, 16);
+	else
+		memset(to, 0, 16);
+}
+
 /* The GRH of RoCE v1 or of a routed IB packet. *end receives where PayLen
  * says the packet (through the ICRC) ends. */
 static enum rs_outcome grh(struct rs_dctx *d, uint32_t off, uint32_t wire_end, uint32_t *end)
@@ -388,14 +473,16 @@ static enum rs_outcome grh(struct rs_dctx *d, uint32_t off, uint32_t wire_end, u
 	if (wire_end - off < GRH_LEN)
 		return rs_fail(f, RS_MALFORMED, off, "%llu bytes left for a %llu-byte GRH", wire_end - off, GRH_LEN);
 	struct rs_cursor c = rs_cur_at(d, off);
-	uint32_t w = rs_cur_be32(&c);
-	g->paylen = rs_cur_be16(&c);
-	g->nxthdr = rs_cur_u8(&c);
-	g->hoplmt = rs_cur_u8(&c);
-	rs_cur_copy(&c, g->sgid, 16);
-	rs_cur_copy(&c, g->dgid, 16);
+	struct grh_words h;
+	RS_CUR_FIXED(&c, GRH_LEN, grh_fields, &h);
+	g->paylen = h.paylen;
+	g->nxthdr = h.nxthdr;
+	g->hoplmt = h.hoplmt;
+	gid_copy(g->sgid, h.sgid);
+	gid_copy(g->dgid, h.dgid);
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "GRH cut by the capture length (%llu bytes captured)", d->caplen, 0);
+	uint32_t w = h.w;
 	g->ipver = (uint8_t)(w >> 28);
 	g->tclass = (uint8_t)(w >> 20);
 	g->flowlabel = w & 0xFFFFF;

@@ -52,6 +52,20 @@ static bool udp_dport_is_roce(const struct rs_dctx *d, uint32_t udp_off)
 	return !c.overrun && is_roce_port(d, dport);
 }
 
+struct udp_hdr {
+	uint16_t sport, dport, len, csum;
+	bool ports_cut; /* the capture stops before the end of the ports */
+};
+
+static inline __attribute__((always_inline)) void udp_fields(struct rs_cursor *c, struct udp_hdr *u)
+{
+	u->sport = rs_cur_be16(c);
+	u->dport = rs_cur_be16(c);
+	u->ports_cut = c->overrun;
+	u->len = rs_cur_be16(c);
+	u->csum = rs_cur_be16(c);
+}
+
 static enum rs_outcome udp(struct rs_dctx *d, uint32_t off, uint32_t ip_end)
 {
 	struct rs_frame *f = d->f;
@@ -60,34 +74,52 @@ static enum rs_outcome udp(struct rs_dctx *d, uint32_t off, uint32_t ip_end)
 		return rs_fail(f, RS_MALFORMED, off, "IP payload of %llu bytes is shorter than a UDP header (%llu)",
 			       ip_end - off, UDP_HDR);
 	struct rs_cursor c = rs_cur_at(d, off);
-	uint16_t sport = rs_cur_be16(&c);
-	uint16_t dport = rs_cur_be16(&c);
-	if (c.overrun)
+	struct udp_hdr u;
+	RS_CUR_FIXED(&c, UDP_HDR, udp_fields, &u);
+	if (u.ports_cut)
 		return rs_not_roce(f); /* without the destination port nothing says RoCE */
-	if (!is_roce_port(d, dport))
+	if (!is_roce_port(d, u.dport))
 		return rs_not_roce(f);
-	uint16_t len = rs_cur_be16(&c);
-	uint16_t csum = rs_cur_be16(&c);
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "UDP header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
 
 	f->roce = RS_ROCE_V2;
-	f->udp_sport = sport;
-	f->udp_dport = dport;
-	f->udp_len = len;
-	f->udp_csum = csum;
+	f->udp_sport = u.sport;
+	f->udp_dport = u.dport;
+	f->udp_len = u.len;
+	f->udp_csum = u.csum;
 	f->have |= RS_HAVE_UDP;
 	rs_layer(f, RS_L_UDP, off, UDP_HDR);
 	d->udp_off = off;
 
-	if (len < UDP_HDR)
-		return rs_fail(f, RS_MALFORMED, off + 4, "UDP length %llu is shorter than the UDP header (%llu)", len,
+	if (u.len < UDP_HDR)
+		return rs_fail(f, RS_MALFORMED, off + 4, "UDP length %llu is shorter than the UDP header (%llu)", u.len,
 			       UDP_HDR);
-	if (len != ip_end - off)
+	if (u.len != ip_end - off)
 		return rs_fail(f, RS_MALFORMED, off + 4, "UDP length %llu disagrees with the IP payload length %llu",
-			       len, ip_end - off);
-	return rs_dissect_transport(d, off + UDP_HDR, off + len);
+			       u.len, ip_end - off);
+	return rs_dissect_transport(d, off + UDP_HDR, off + u.len);
+}
+
+struct ipv4_hdr {
+	uint8_t vihl, tos, ttl, proto;
+	uint16_t total, id, frag;
+	const uint8_t *src, *dst; /* NULL where the capture stops before them */
+};
+
+static inline __attribute__((always_inline)) void ipv4_fields(struct rs_cursor *c, struct ipv4_hdr *h)
+{
+	h->vihl = rs_cur_u8(c);
+	h->tos = rs_cur_u8(c);
+	h->total = rs_cur_be16(c);
+	h->id = rs_cur_be16(c);
+	h->frag = rs_cur_be16(c);
+	h->ttl = rs_cur_u8(c);
+	h->proto = rs_cur_u8(c);
+	rs_cur_skip(c, 2); /* header checksum: not verified (offloads leave it 0 on captures) */
+	h->src = rs_cur_take(c, 4);
+	h->dst = rs_cur_take(c, 4);
 }
 
 enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
@@ -98,59 +130,68 @@ enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 		return rs_fail(f, RS_MALFORMED, off, "%llu bytes left for an IPv4 header of at least %llu",
 			       wire_end - off, IPV4_MIN_HDR);
 	struct rs_cursor c = rs_cur_at(d, off);
-	uint8_t vihl = rs_cur_u8(&c);
-	uint8_t tos = rs_cur_u8(&c);
-	uint16_t total = rs_cur_be16(&c);
-	uint16_t id = rs_cur_be16(&c);
-	uint16_t frag = rs_cur_be16(&c);
-	uint8_t ttl = rs_cur_u8(&c);
-	uint8_t proto = rs_cur_u8(&c);
-	rs_cur_skip(&c, 2); /* header checksum: not verified (offloads leave it 0 on captures) */
-	const uint8_t *src = rs_cur_take(&c, 4);
-	const uint8_t *dst = rs_cur_take(&c, 4);
+	struct ipv4_hdr h;
+	RS_CUR_FIXED(&c, IPV4_MIN_HDR, ipv4_fields, &h);
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "IPv4 header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
-	if (vihl >> 4 != 4)
-		return rs_fail(f, RS_MALFORMED, off, "IPv4 version field is %llu", vihl >> 4, 0);
-	uint32_t hlen = (vihl & 0x0F) * 4u;
+	if (h.vihl >> 4 != 4)
+		return rs_fail(f, RS_MALFORMED, off, "IPv4 version field is %llu", h.vihl >> 4, 0);
+	uint32_t hlen = (h.vihl & 0x0F) * 4u;
 	if (hlen < IPV4_MIN_HDR)
 		return rs_fail(f, RS_MALFORMED, off, "IPv4 header length %llu is below the minimum %llu", hlen,
 			       IPV4_MIN_HDR);
-	if (proto != IPPROTO_UDP_ || (frag & IPV4_OFFSET_MASK) || !udp_dport_is_roce(d, off + hlen))
+	if (h.proto != IPPROTO_UDP_ || (h.frag & IPV4_OFFSET_MASK) || !udp_dport_is_roce(d, off + hlen))
 		return rs_not_roce(f); /* a later fragment carries no UDP header */
 
 	f->ip_version = 4;
-	f->dscp = tos >> 2;
-	f->ecn = tos & 3;
-	f->ttl = ttl;
-	f->ip_id = id;
+	f->dscp = h.tos >> 2;
+	f->ecn = h.tos & 3;
+	f->ttl = h.ttl;
+	f->ip_id = h.id;
 	f->ip_hdr_len = (uint16_t)hlen;
-	f->ip_total_len = total;
+	f->ip_total_len = h.total;
 	f->src.kind = f->dst.kind = RS_ADDR_IPV4;
-	memcpy(f->src.b, src, 4);
-	memcpy(f->dst.b, dst, 4);
+	memcpy(f->src.b, h.src, 4);
+	memcpy(f->dst.b, h.dst, 4);
 	memset(f->src.b + 4, 0, 12);
 	memset(f->dst.b + 4, 0, 12);
 	d->carrier = RS_CARRIER_IPV4;
 	d->net_off = off;
 	d->net_hdr_len = hlen;
 
-	if (total < hlen)
+	if (h.total < hlen)
 		return rs_fail(f, RS_MALFORMED, off + 2, "IPv4 total length %llu is shorter than its header (%llu)",
-			       total, hlen);
-	if (total > wire_end - off)
+			       h.total, hlen);
+	if (h.total > wire_end - off)
 		return rs_fail(f, RS_MALFORMED, off + 2, "IPv4 total length %llu runs past the %llu bytes in the frame",
-			       total, wire_end - off);
-	if (frag & IPV4_MF)
-		return rs_fail(f, RS_UNSUPPORTED, off + 6, "fragmented RoCE v2 datagram (IPv4 id %llu)", id, 0);
+			       h.total, wire_end - off);
+	if (h.frag & IPV4_MF)
+		return rs_fail(f, RS_UNSUPPORTED, off + 6, "fragmented RoCE v2 datagram (IPv4 id %llu)", h.id, 0);
 	f->have |= RS_HAVE_IPV4;
 	rs_layer(f, RS_L_IPV4, off, hlen);
-	f->trailer_len = wire_end - off - total;
-	enum rs_outcome o = udp(d, off + hlen, off + total);
+	f->trailer_len = wire_end - off - h.total;
+	enum rs_outcome o = udp(d, off + hlen, off + h.total);
 	if (o != RS_NOT_ROCE && f->trailer_len)
-		rs_layer(f, RS_L_TRAILER, off + total, f->trailer_len);
+		rs_layer(f, RS_L_TRAILER, off + h.total, f->trailer_len);
 	return o;
+}
+
+struct ipv6_hdr {
+	uint32_t vtf; /* version, traffic class, flow label */
+	uint16_t paylen;
+	uint8_t nxt, hlim;
+	const uint8_t *src, *dst; /* NULL where the capture stops before them */
+};
+
+static inline __attribute__((always_inline)) void ipv6_fields(struct rs_cursor *c, struct ipv6_hdr *h)
+{
+	h->vtf = rs_cur_be32(c);
+	h->paylen = rs_cur_be16(c);
+	h->nxt = rs_cur_u8(c);
+	h->hlim = rs_cur_u8(c);
+	h->src = rs_cur_take(c, 16);
+	h->dst = rs_cur_take(c, 16);
 }
 
 enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
@@ -161,20 +202,17 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 		return rs_fail(f, RS_MALFORMED, off, "%llu bytes left for a %llu-byte IPv6 header", wire_end - off,
 			       IPV6_HDR);
 	struct rs_cursor c = rs_cur_at(d, off);
-	uint32_t vtf = rs_cur_be32(&c);
-	uint16_t paylen = rs_cur_be16(&c);
-	uint8_t nxt = rs_cur_u8(&c);
-	uint8_t hlim = rs_cur_u8(&c);
-	const uint8_t *src = rs_cur_take(&c, 16);
-	const uint8_t *dst = rs_cur_take(&c, 16);
+	struct ipv6_hdr h;
+	RS_CUR_FIXED(&c, IPV6_HDR, ipv6_fields, &h);
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "IPv6 header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
-	if (vtf >> 28 != 6)
-		return rs_fail(f, RS_MALFORMED, off, "IPv6 version field is %llu", vtf >> 28, 0);
+	if (h.vtf >> 28 != 6)
+		return rs_fail(f, RS_MALFORMED, off, "IPv6 version field is %llu", h.vtf >> 28, 0);
+	uint8_t nxt = h.nxt; /* follows the extension headers */
 
 	/* Walk extension headers up to UDP; anything else is not RoCE. */
-	uint32_t end = off + IPV6_HDR + paylen;
+	uint32_t end = off + IPV6_HDR + h.paylen;
 	uint32_t p = off + IPV6_HDR;
 	for (unsigned n = 0;; n++) {
 		if (nxt == IPPROTO_UDP_) {
@@ -206,27 +244,27 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	}
 
 	f->ip_version = 6;
-	f->dscp = (uint8_t)((vtf >> 22) & 0x3F);
-	f->ecn = (uint8_t)((vtf >> 20) & 3);
-	f->flow_label = vtf & 0xFFFFF;
-	f->ttl = hlim;
+	f->dscp = (uint8_t)((h.vtf >> 22) & 0x3F);
+	f->ecn = (uint8_t)((h.vtf >> 20) & 3);
+	f->flow_label = h.vtf & 0xFFFFF;
+	f->ttl = h.hlim;
 	f->ip_hdr_len = IPV6_HDR;
-	f->ip_total_len = IPV6_HDR + paylen;
+	f->ip_total_len = IPV6_HDR + h.paylen;
 	f->src.kind = f->dst.kind = RS_ADDR_IPV6;
-	memcpy(f->src.b, src, 16);
-	memcpy(f->dst.b, dst, 16);
+	memcpy(f->src.b, h.src, 16);
+	memcpy(f->dst.b, h.dst, 16);
 	d->carrier = RS_CARRIER_IPV6;
 	d->net_off = off;
 	d->net_hdr_len = IPV6_HDR;
 
-	if (paylen == 0)
+	if (h.paylen == 0)
 		return rs_fail(f, RS_UNSUPPORTED, off + 4, "IPv6 jumbogram (payload length 0)", 0, 0);
-	if ((uint64_t)IPV6_HDR + paylen > wire_end - off)
+	if ((uint64_t)IPV6_HDR + h.paylen > wire_end - off)
 		return rs_fail(f, RS_MALFORMED, off + 4, "IPv6 payload length %llu runs past the %llu bytes in the frame",
-			       paylen, wire_end - off - IPV6_HDR);
+			       h.paylen, wire_end - off - IPV6_HDR);
 	if (p > end)
 		return rs_fail(f, RS_MALFORMED, off + 4, "IPv6 extension headers run past the payload length %llu",
-			       paylen, 0);
+			       h.paylen, 0);
 	f->have |= RS_HAVE_IPV6;
 	/* Insert the fixed header before any extension layers recorded above. */
 	rs_layer(f, RS_L_IPV6, off, IPV6_HDR);

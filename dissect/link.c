@@ -98,6 +98,27 @@ enum rs_outcome rs_dissect_ethertype(struct rs_dctx *d, uint16_t type, uint32_t 
 	}
 }
 
+struct eth_hdr {
+	const uint8_t *dst, *src; /* NULL where the capture stops before them */
+	uint16_t type;
+};
+
+static inline __attribute__((always_inline)) void ethernet_fields(struct rs_cursor *c, struct eth_hdr *h)
+{
+	h->dst = rs_cur_take(c, 6);
+	h->src = rs_cur_take(c, 6);
+	h->type = rs_cur_be16(c);
+}
+
+/* A MAC address, or zeros where the capture stopped before it. */
+static void mac_copy(uint8_t *to, const uint8_t *from)
+{
+	if (from)
+		memcpy(to, from, 6);
+	else
+		memset(to, 0, 6);
+}
+
 static enum rs_outcome ethernet(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
 {
 	struct rs_frame *f = d->f;
@@ -106,9 +127,11 @@ static enum rs_outcome ethernet(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 		return rs_fail(f, RS_MALFORMED, off, "frame of %llu bytes is shorter than an Ethernet header (%llu)",
 			       wire_end - off, ETH_HDR);
 	struct rs_cursor c = rs_cur_at(d, off);
-	rs_cur_copy(&c, f->eth_dst, 6);
-	rs_cur_copy(&c, f->eth_src, 6);
-	uint16_t type = rs_cur_be16(&c);
+	struct eth_hdr h;
+	RS_CUR_FIXED(&c, ETH_HDR, ethernet_fields, &h);
+	mac_copy(f->eth_dst, h.dst);
+	mac_copy(f->eth_src, h.src);
+	uint16_t type = h.type;
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "Ethernet header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);

@@ -269,6 +269,93 @@ START_TEST(test_sub_cursor)
 }
 END_TEST
 
+/* The fields of a 6-byte header: 16-bit, 8-bit, 24-bit. */
+struct hdr6 {
+	uint16_t a;
+	uint8_t b;
+	uint32_t c;
+};
+
+static inline __attribute__((always_inline)) void hdr6_fields(struct rs_cursor *c, struct hdr6 *h)
+{
+	h->a = rs_cur_be16(c);
+	h->b = rs_cur_u8(c);
+	h->c = rs_cur_be24(c);
+}
+
+/* rs_cur_fixed / RS_CUR_FIXED: with the whole header captured, the fields
+ * are read through a window of exactly its size and the parent moves past
+ * it; with fewer bytes, nothing changes and the parent's own checks read
+ * what is there (zero past the end) and set overrun. */
+START_TEST(test_fixed_header)
+{
+	uint8_t *p = exact(8);
+	struct rs_cursor c, h;
+	struct hdr6 v;
+
+	/* All there: a 6-byte window at offset 1, the parent at 7. */
+	rs_cur_init(&c, p, 8);
+	rs_cur_skip(&c, 1);
+	ck_assert(rs_cur_fixed(&c, 6, &h));
+	ck_assert_ptr_eq(h.base, p + 1);
+	ck_assert_uint_eq(h.len, 6);
+	ck_assert_uint_eq(h.off, 0);
+	ck_assert(!h.overrun);
+	ck_assert_uint_eq(c.off, 7);
+	ck_assert(!c.overrun);
+	hdr6_fields(&h, &v);
+	ck_assert_uint_eq(v.a, 0x2345);
+	ck_assert_uint_eq(v.b, 0x67);
+	ck_assert_uint_eq(v.c, 0x89ABCD);
+	ck_assert(!h.overrun);
+	ck_assert_uint_eq(rs_cur_u8(&h), 0); /* the window ends with the header */
+	ck_assert(h.overrun);
+	ck_assert(!c.overrun);
+
+	/* Exactly to the end of the window. */
+	rs_cur_init(&c, p, 8);
+	rs_cur_skip(&c, 2);
+	ck_assert(rs_cur_fixed(&c, 6, &h));
+	ck_assert_uint_eq(c.off, 8);
+	ck_assert(!c.overrun);
+
+	/* One byte short: refused, the parent untouched. */
+	rs_cur_init(&c, p, 8);
+	rs_cur_skip(&c, 3);
+	ck_assert(!rs_cur_fixed(&c, 6, &h));
+	ck_assert_uint_eq(c.off, 3);
+	ck_assert(!c.overrun);
+
+	/* The macro on the short one: the slow path reads the 16-bit and the
+	 * 8-bit field that are there, zero for the cut 24-bit one. */
+	memset(&v, 0xEE, sizeof v);
+	RS_CUR_FIXED(&c, 6, hdr6_fields, &v);
+	ck_assert_uint_eq(v.a, 0x6789);
+	ck_assert_uint_eq(v.b, 0xAB);
+	ck_assert_uint_eq(v.c, 0);
+	ck_assert(c.overrun);
+	ck_assert_uint_eq(c.off, 8);
+
+	/* And on one that fits: the same values as reading through c. */
+	rs_cur_init(&c, p, 8);
+	memset(&v, 0xEE, sizeof v);
+	RS_CUR_FIXED(&c, 6, hdr6_fields, &v);
+	ck_assert_uint_eq(v.a, 0x0123);
+	ck_assert_uint_eq(v.b, 0x45);
+	ck_assert_uint_eq(v.c, 0x6789AB);
+	ck_assert(!c.overrun);
+	ck_assert_uint_eq(c.off, 6);
+
+	/* An already overrun parent stays overrun and unmoved. */
+	rs_cur_init(&c, p, 8);
+	rs_cur_skip(&c, 9);
+	ck_assert(!rs_cur_fixed(&c, 1, &h));
+	ck_assert(c.overrun);
+	ck_assert_uint_eq(c.off, 8);
+	free(p);
+}
+END_TEST
+
 /* Every width at every start position of an 8-byte window: a read fits
  * exactly when start + width <= 8. */
 START_TEST(test_every_position)
@@ -325,6 +412,7 @@ static Suite *cursor_suite(void)
 	tc = tcase_create("overrun");
 	tcase_add_test(tc, test_sticky_overrun);
 	tcase_add_test(tc, test_sub_cursor);
+	tcase_add_test(tc, test_fixed_header);
 	suite_add_tcase(s, tc);
 	return s;
 }
