@@ -307,6 +307,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	o->capture_all = all;
 	o->fields = fields;
 	o->walk = walk;
+	o->dissect.skip_layers = !walk; /* where each header sits: for the walkthrough's hex dump only */
 	o->ladder = ladder;
 	o->no_resolve = no_resolve;
 	o->quiet = quiet;

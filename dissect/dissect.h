@@ -229,6 +229,7 @@ struct rs_dissect_opts {
 	uint16_t extra_ports[RS_MAX_EXTRA_PORTS]; /* UDP ports decoded as RoCE v2 besides 4791 */
 	uint8_t n_extra_ports;
 	bool skip_icrc;        /* leave every verdict RS_CRC_UNCHECKED */
+	bool skip_layers;      /* leave layers[] empty (nlayers 0): the walkthrough alone reads them */
 };
 
 /* Does the dissector handle this libpcap DLT_ value? */

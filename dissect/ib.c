@@ -312,11 +312,12 @@ static void decode_ext(struct rs_cursor *c, uint16_t bit, struct rs_frame *f)
 }
 
 /* The MAD header and the class data after it, in place of a payload layer. */
-static void mad_layers(struct rs_frame *f)
+static void mad_layers(struct rs_dctx *d)
 {
-	rs_layer(f, RS_L_MAD, f->payload_off, RS_MAD_HDR_SIZE);
+	const struct rs_frame *f = d->f;
+	rs_layer(d, RS_L_MAD, f->payload_off, RS_MAD_HDR_SIZE);
 	if (f->payload_len > RS_MAD_HDR_SIZE)
-		rs_layer(f, RS_L_CM, f->payload_off + RS_MAD_HDR_SIZE, f->payload_len - RS_MAD_HDR_SIZE);
+		rs_layer(d, RS_L_CM, f->payload_off + RS_MAD_HDR_SIZE, f->payload_len - RS_MAD_HDR_SIZE);
 }
 
 /* QP0/QP1 carry MADs in UD SEND Only packets (IBA 13.5.1). */
@@ -334,11 +335,11 @@ static enum rs_outcome mad(struct rs_dctx *d)
 		break;
 	case RS_MAD_NOT_MAD:
 		if (f->payload_len)
-			rs_layer(f, RS_L_PAYLOAD, off, f->payload_len);
+			rs_layer(d, RS_L_PAYLOAD, off, f->payload_len);
 		return rs_fail(f, RS_MALFORMED, off, "QP%llu payload of %llu bytes is too short for a MAD header",
 			       f->bth.destqp, f->payload_len);
 	case RS_MAD_TRUNCATED:
-		mad_layers(f);
+		mad_layers(d);
 		if (c.len < RS_MAD_HDR_SIZE)
 			return rs_fail(f, RS_TRUNCATED, off, "MAD header cut by the capture length (%llu of %llu bytes)",
 				       c.len, RS_MAD_HDR_SIZE);
@@ -347,13 +348,13 @@ static enum rs_outcome mad(struct rs_dctx *d)
 			       c.len, f->payload_len);
 	case RS_MAD_MALFORMED:
 		f->have |= RS_HAVE_MAD;
-		mad_layers(f);
+		mad_layers(d);
 		return rs_fail(f, RS_MALFORMED, off, why.why, why.a, why.b);
 	}
 	f->have |= RS_HAVE_MAD;
 	if (f->mad.attr_ok)
 		f->have |= RS_HAVE_CM;
-	mad_layers(f);
+	mad_layers(d);
 	return (enum rs_outcome)f->outcome;
 }
 
@@ -375,7 +376,7 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 		return rs_fail(f, RS_TRUNCATED, bth_off, "BTH cut by the capture length (%llu bytes captured)", d->caplen,
 			       0);
 	f->have |= RS_HAVE_BTH;
-	rs_layer(f, RS_L_BTH, bth_off, BTH_LEN);
+	rs_layer(d, RS_L_BTH, bth_off, BTH_LEN);
 
 	/* The ICRC covers the BTH through the pad whatever the opcode says
 	 * follows, and the enclosing lengths already say where it sits: verify
@@ -413,7 +414,7 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 		decode_ext(&c, ext_hdrs[i].bit, f);
 		if (c.overrun)
 			return rs_fail(f, RS_TRUNCATED, at, ext_hdrs[i].cut, d->caplen, 0);
-		rs_layer(f, (enum rs_layer_id)ext_hdrs[i].layer, at, ext_hdrs[i].len);
+		rs_layer(d, (enum rs_layer_id)ext_hdrs[i].layer, at, ext_hdrs[i].len);
 	}
 	f->have |= RS_HAVE_EXT;
 
@@ -430,10 +431,10 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	if (b->opcode == IBV_OPCODE_UD_SEND_ONLY && b->destqp <= 1)
 		o = mad(d); /* records the MAD layers where the payload would be */
 	else if (f->payload_len)
-		rs_layer(f, RS_L_PAYLOAD, f->payload_off, f->payload_len);
+		rs_layer(d, RS_L_PAYLOAD, f->payload_off, f->payload_len);
 	if (b->padcnt)
-		rs_layer(f, RS_L_PAD, f->payload_off + f->payload_len, b->padcnt);
-	rs_layer(f, RS_L_ICRC, icrc_off, ICRC_LEN);
+		rs_layer(d, RS_L_PAD, f->payload_off + f->payload_len, b->padcnt);
+	rs_layer(d, RS_L_ICRC, icrc_off, ICRC_LEN);
 	return o;
 }
 
@@ -487,7 +488,7 @@ static enum rs_outcome grh(struct rs_dctx *d, uint32_t off, uint32_t wire_end, u
 	g->tclass = (uint8_t)(w >> 20);
 	g->flowlabel = w & 0xFFFFF;
 	f->have |= RS_HAVE_GRH;
-	rs_layer(f, RS_L_GRH, off, GRH_LEN);
+	rs_layer(d, RS_L_GRH, off, GRH_LEN);
 	f->src.kind = f->dst.kind = RS_ADDR_GID;
 	memcpy(f->src.b, g->sgid, 16);
 	memcpy(f->dst.b, g->dgid, 16);
@@ -522,7 +523,7 @@ enum rs_outcome rs_dissect_roce_v1(struct rs_dctx *d, uint32_t off, uint32_t wir
 	f->trailer_len = wire_end - end;
 	enum rs_outcome o = rs_dissect_transport(d, off + GRH_LEN, end);
 	if (f->trailer_len)
-		rs_layer(f, RS_L_TRAILER, end, f->trailer_len);
+		rs_layer(d, RS_L_TRAILER, end, f->trailer_len);
 	return o;
 }
 
@@ -546,7 +547,7 @@ enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_en
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "LRH cut by the capture length (%llu bytes captured)", d->caplen, 0);
 	f->have |= RS_HAVE_LRH;
-	rs_layer(f, RS_L_LRH, off, LRH_LEN);
+	rs_layer(d, RS_L_LRH, off, LRH_LEN);
 
 	if (l->lnh == LNH_RAW || l->lnh == LNH_IP_NON_IBA)
 		return rs_fail(f, RS_UNSUPPORTED, off + 1,
@@ -595,8 +596,8 @@ enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_en
 		d->carrier = RS_CARRIER_LRH;
 		o = rs_dissect_transport(d, off + LRH_LEN, vcrc_off);
 	}
-	rs_layer(f, RS_L_VCRC, vcrc_off, VCRC_LEN);
+	rs_layer(d, RS_L_VCRC, vcrc_off, VCRC_LEN);
 	if (f->trailer_len)
-		rs_layer(f, RS_L_TRAILER, vcrc_off + VCRC_LEN, f->trailer_len);
+		rs_layer(d, RS_L_TRAILER, vcrc_off + VCRC_LEN, f->trailer_len);
 	return o;
 }

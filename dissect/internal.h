@@ -33,6 +33,7 @@ struct rs_dctx {
 	uint32_t grh_off;  /* GRH within a native IB packet (LRH_GRH) */
 	uint32_t net_hdr_len; /* IPv4 header with options / IPv6 fixed header */
 	uint32_t udp_off;
+	bool layers;       /* record layers[] (not opts->skip_layers) */
 };
 
 /* Record the first problem; later ones are consequences. */
@@ -55,18 +56,21 @@ static inline enum rs_outcome rs_not_roce(struct rs_frame *f)
 	return RS_NOT_ROCE;
 }
 
-static inline void rs_layer(struct rs_frame *f, enum rs_layer_id id, uint32_t off, uint32_t len)
+static inline void rs_layer(const struct rs_dctx *d, enum rs_layer_id id, uint32_t off, uint32_t len)
 {
-	if (f->nlayers < RS_MAX_LAYERS)
+	struct rs_frame *f = d->f;
+	if (d->layers && f->nlayers < RS_MAX_LAYERS)
 		f->layers[f->nlayers++] = (struct rs_layer){ (uint8_t)id, off, len };
 }
 
 /* A cursor over the captured bytes positioned at `off`. */
 static inline struct rs_cursor rs_cur_at(const struct rs_dctx *d, uint32_t off)
 {
+	/* Never an overrun: a header that starts past what was captured
+	 * finds its cursor at the end, and its first read overruns. */
 	struct rs_cursor c;
 	rs_cur_init(&c, d->pkt, d->caplen);
-	rs_cur_skip(&c, off < d->caplen ? off : d->caplen);
+	c.off = off < d->caplen ? off : d->caplen;
 	return c;
 }
 

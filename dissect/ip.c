@@ -90,7 +90,7 @@ static enum rs_outcome udp(struct rs_dctx *d, uint32_t off, uint32_t ip_end)
 	f->udp_len = u.len;
 	f->udp_csum = u.csum;
 	f->have |= RS_HAVE_UDP;
-	rs_layer(f, RS_L_UDP, off, UDP_HDR);
+	rs_layer(d, RS_L_UDP, off, UDP_HDR);
 	d->udp_off = off;
 
 	if (u.len < UDP_HDR)
@@ -169,11 +169,11 @@ enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	if (h.frag & IPV4_MF)
 		return rs_fail(f, RS_UNSUPPORTED, off + 6, "fragmented RoCE v2 datagram (IPv4 id %llu)", h.id, 0);
 	f->have |= RS_HAVE_IPV4;
-	rs_layer(f, RS_L_IPV4, off, hlen);
+	rs_layer(d, RS_L_IPV4, off, hlen);
 	f->trailer_len = wire_end - off - h.total;
 	enum rs_outcome o = udp(d, off + hlen, off + h.total);
 	if (o != RS_NOT_ROCE && f->trailer_len)
-		rs_layer(f, RS_L_TRAILER, off + h.total, f->trailer_len);
+		rs_layer(d, RS_L_TRAILER, off + h.total, f->trailer_len);
 	return o;
 }
 
@@ -238,7 +238,7 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 		uint32_t hl = (elen + 1u) * 8u;
 		if (hl > wire_end - p)
 			return rs_not_roce(f); /* the chain never reaches a UDP header */
-		rs_layer(f, RS_L_IPV6_EXT, p, hl);
+		rs_layer(d, RS_L_IPV6_EXT, p, hl);
 		p += hl;
 		nxt = next;
 	}
@@ -267,8 +267,8 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 			       h.paylen, 0);
 	f->have |= RS_HAVE_IPV6;
 	/* Insert the fixed header before any extension layers recorded above. */
-	rs_layer(f, RS_L_IPV6, off, IPV6_HDR);
-	for (unsigned i = f->nlayers - 1; i > 0 && f->layers[i - 1].id == RS_L_IPV6_EXT; i--) {
+	rs_layer(d, RS_L_IPV6, off, IPV6_HDR);
+	for (unsigned i = f->nlayers ? f->nlayers - 1u : 0; i > 0 && f->layers[i - 1].id == RS_L_IPV6_EXT; i--) {
 		struct rs_layer t = f->layers[i - 1];
 		f->layers[i - 1] = f->layers[i];
 		f->layers[i] = t;
@@ -276,6 +276,6 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	f->trailer_len = wire_end - end;
 	enum rs_outcome o = udp(d, p, end);
 	if (o != RS_NOT_ROCE && f->trailer_len)
-		rs_layer(f, RS_L_TRAILER, end, f->trailer_len);
+		rs_layer(d, RS_L_TRAILER, end, f->trailer_len);
 	return o;
 }

@@ -76,7 +76,7 @@ static enum rs_outcome ethertype_chain(struct rs_dctx *d, uint16_t type, uint32_
 		f->vlan_tpid[f->nvlan] = type;
 		f->vlan_tci[f->nvlan] = tci;
 		f->nvlan++;
-		rs_layer(f, RS_L_VLAN, off, VLAN_TAG); /* TCI + next type; the TPID ended the header before */
+		rs_layer(d, RS_L_VLAN, off, VLAN_TAG); /* TCI + next type; the TPID ended the header before */
 		type = next;
 		off += VLAN_TAG;
 	}
@@ -136,7 +136,7 @@ static enum rs_outcome ethernet(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 		return rs_fail(f, RS_TRUNCATED, off, "Ethernet header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
 	f->have |= RS_HAVE_ETH;
-	rs_layer(f, RS_L_ETH, off, ETH_HDR);
+	rs_layer(d, RS_L_ETH, off, ETH_HDR);
 	if (type < ETHERTYPE_MIN)
 		return rs_not_roce(f); /* 802.3 length field: LLC, never RoCE */
 	return ethertype_chain(d, type, off + ETH_HDR, wire_end);
@@ -169,7 +169,7 @@ static enum rs_outcome sll(struct rs_dctx *d, uint32_t wire_end, bool v2)
 		return rs_fail(f, RS_TRUNCATED, 0, "Linux cooked header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
 	f->have |= RS_HAVE_SLL;
-	rs_layer(f, v2 ? RS_L_SLL2 : RS_L_SLL, 0, hdr);
+	rs_layer(d, v2 ? RS_L_SLL2 : RS_L_SLL, 0, hdr);
 	if (proto < ETHERTYPE_MIN)
 		return rs_not_roce(f); /* ETH_P_802_3, ETH_P_802_2, ... */
 	return ethertype_chain(d, proto, hdr, wire_end);
@@ -229,7 +229,7 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 	/* The Ethernet types' 2-byte offset/pad belongs to the ERF layer, so
 	 * the layers keep tiling the record. */
 	f->erf_hdr = (uint16_t)(eth && wire_end - off >= 2 ? off + 2 : off);
-	rs_layer(f, RS_L_ERF, 0, f->erf_hdr);
+	rs_layer(d, RS_L_ERF, 0, f->erf_hdr);
 
 	/* The record may carry padding after the packet: wlen bounds it. */
 	uint32_t end = wire_end;
@@ -313,6 +313,7 @@ enum rs_outcome rs_dissect(const struct rs_dissect_opts *opts, int dlt, const ui
 {
 	static const struct rs_dissect_opts defaults;
 	struct rs_dctx d = { .opts = opts ? opts : &defaults, .pkt = pkt, .caplen = caplen, .f = f };
+	d.layers = !d.opts->skip_layers;
 
 	frame_reset(f, caplen, wirelen);
 	if (caplen > wirelen)

@@ -209,6 +209,26 @@ static void same_fields(const char *file, unsigned n, uint32_t cut, uint32_t len
 	}
 }
 
+/* opts.skip_layers: no layers, and every other byte of the frame as the
+ * decode that records them (both start from zeroed structs, so fields a
+ * decode leaves alone compare equal too). */
+static void same_without_layers(const char *file, unsigned n, uint32_t cut, uint32_t len, int dlt,
+				const uint8_t *pkt, uint32_t wirelen)
+{
+	static const struct rs_dissect_opts skip = { .skip_layers = true };
+	struct rs_frame *with = calloc(1, sizeof *with), *without = calloc(1, sizeof *without);
+	rt_dissect(NULL, dlt, pkt, cut, wirelen, with);
+	rt_dissect(&skip, dlt, pkt, cut, wirelen, without);
+	RT_ASSERT(without->nlayers == 0, CTX_FMT "%u layers recorded with skip_layers", CTX, without->nlayers);
+	RT_ASSERT(with->nlayers > 0 || with->outcome != RS_OK, CTX_FMT "no layers without skip_layers", CTX);
+	without->nlayers = with->nlayers;
+	memcpy(without->layers, with->layers, sizeof with->layers);
+	RT_ASSERT(memcmp(with, without, sizeof *with) == 0, CTX_FMT "skip_layers changed more than the layers",
+		  CTX);
+	free(with);
+	free(without);
+}
+
 static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const uint8_t *pkt, uint32_t len,
 		       uint32_t wirelen)
 {
@@ -237,6 +257,7 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 
 	for (uint32_t cut = 0; cut < len; cut++) {
 		rt_dissect(NULL, dlt, pkt, cut, wirelen, g);
+		same_without_layers(file, n, cut, len, dlt, pkt, wirelen);
 		s->cuts++;
 		RT_ASSERT(g->caplen == cut, "%u", cut);
 		RT_ASSERT(g->wirelen == wirelen, "%u", cut);
