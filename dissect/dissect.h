@@ -153,6 +153,10 @@ static inline enum rs_aeth_kind rs_aeth_kind(uint8_t syndrome) { return (enum rs
 static inline uint8_t rs_aeth_value(uint8_t syndrome) { return syndrome & 0x1F; }
 
 struct rs_frame {
+	/* The fields every RoCE frame fills come first, in about five cache
+	 * lines; the link layers most captures lack, the IB routing headers,
+	 * layers[] (the walkthrough's alone) and the MAD follow. */
+
 	/* What the capture said about the frame. */
 	uint32_t caplen, wirelen;
 
@@ -166,21 +170,12 @@ struct rs_frame {
 	const char *why;
 	unsigned long long why_a, why_b;
 	uint32_t why_off;
+	uint8_t nlayers;  /* entries in layers[] (below, with the rarely used fields) */
 
-	uint8_t nlayers;
-	struct rs_layer layers[RS_MAX_LAYERS];
-
-	/* Link layer. */
+	/* Ethernet. */
 	uint8_t eth_dst[6], eth_src[6];
 	uint16_t ethertype;             /* the innermost one */
 	uint8_t nvlan;
-	uint16_t vlan_tpid[RS_MAX_VLAN], vlan_tci[RS_MAX_VLAN];
-	uint16_t sll_pkttype, sll_hatype;
-	uint32_t sll_ifindex;
-	uint8_t erf_type;
-	uint64_t erf_ts_ns;             /* the ERF record's own timestamp (finer than pcap's) */
-	uint16_t erf_wlen;              /* the ERF record's wire length: its packet's on the link */
-	uint16_t erf_hdr;               /* bytes of ERF header (and pad) before the packet */
 
 	/* Network layer (RoCE v2) and the endpoints for every kind. */
 	struct rs_addr src, dst;
@@ -192,10 +187,6 @@ struct rs_frame {
 	uint16_t ip_hdr_len;
 	uint32_t ip_total_len;
 	uint16_t udp_sport, udp_dport, udp_len, udp_csum;
-
-	/* InfiniBand link and global routing (native IB, RoCE v1). */
-	struct rs_lrh lrh;
-	struct rs_grh grh;
 
 	/* Transport. */
 	struct rs_bth bth;
@@ -221,6 +212,22 @@ struct rs_frame {
 	uint8_t icrc_status;   /* enum rs_crc_status */
 	uint16_t vcrc, vcrc_calc;
 	uint8_t vcrc_status;
+
+	/* Other link layers. */
+	uint16_t vlan_tpid[RS_MAX_VLAN], vlan_tci[RS_MAX_VLAN];
+	uint16_t sll_pkttype, sll_hatype;
+	uint32_t sll_ifindex;
+	uint8_t erf_type;
+	uint64_t erf_ts_ns;             /* the ERF record's own timestamp (finer than pcap's) */
+	uint16_t erf_wlen;              /* the ERF record's wire length: its packet's on the link */
+	uint16_t erf_hdr;               /* bytes of ERF header (and pad) before the packet */
+
+	/* InfiniBand link and global routing (native IB, RoCE v1). */
+	struct rs_lrh lrh;
+	struct rs_grh grh;
+
+	/* Where each header sits (unless rs_dissect_opts.skip_layers). */
+	struct rs_layer layers[RS_MAX_LAYERS];
 
 	struct rs_mad mad;     /* with RS_HAVE_MAD */
 };
