@@ -439,32 +439,6 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	return o;
 }
 
-struct grh_words {
-	uint32_t w; /* IPVer, TClass, FlowLabel */
-	uint16_t paylen;
-	uint8_t nxthdr, hoplmt;
-	const uint8_t *sgid, *dgid; /* NULL where the capture stops before them */
-};
-
-static inline __attribute__((always_inline)) void grh_fields(struct rs_cursor *c, struct grh_words *h)
-{
-	h->w = rs_cur_be32(c);
-	h->paylen = rs_cur_be16(c);
-	h->nxthdr = rs_cur_u8(c);
-	h->hoplmt = rs_cur_u8(c);
-	h->sgid = rs_cur_take(c, 16);
-	h->dgid = rs_cur_take(c, 16);
-}
-
-/* A GID, or zeros where the capture stopped before it. */
-static void gid_copy(uint8_t *to, const uint8_t *from)
-{
-	if (from)
-		memcpy(to, from, 16);
-	else
-		memset(to, 0, 16);
-}
-
 /* The GRH of RoCE v1 or of a routed IB packet. *end receives where PayLen
  * says the packet (through the ICRC) ends. */
 static enum rs_outcome grh(struct rs_dctx *d, uint32_t off, uint32_t wire_end, uint32_t *end)
@@ -475,16 +449,16 @@ static enum rs_outcome grh(struct rs_dctx *d, uint32_t off, uint32_t wire_end, u
 	if (wire_end - off < GRH_LEN)
 		return rs_fail(f, RS_MALFORMED, off, "%llu bytes left for a %llu-byte GRH", wire_end - off, GRH_LEN);
 	struct rs_cursor c = rs_cur_at(d, off);
-	struct grh_words h;
-	RS_CUR_FIXED(&c, GRH_LEN, grh_fields, &h);
+	struct rs_ip6hdr h;
+	RS_CUR_FIXED(&c, GRH_LEN, rs_ip6hdr_fields, &h);
 	g->paylen = h.paylen;
-	g->nxthdr = h.nxthdr;
-	g->hoplmt = h.hoplmt;
-	gid_copy(g->sgid, h.sgid);
-	gid_copy(g->dgid, h.dgid);
+	g->nxthdr = h.nxt;
+	g->hoplmt = h.hlim;
+	rs_copy_or_zero(g->sgid, h.src, 16);
+	rs_copy_or_zero(g->dgid, h.dst, 16);
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "GRH cut by the capture length (%llu bytes captured)", d->caplen, 0);
-	uint32_t w = h.w;
+	uint32_t w = h.vtf;
 	g->ipver = (uint8_t)(w >> 28);
 	g->tclass = (uint8_t)(w >> 20);
 	g->flowlabel = w & 0xFFFFF;

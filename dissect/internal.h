@@ -74,6 +74,37 @@ static inline struct rs_cursor rs_cur_at(const struct rs_dctx *d, uint32_t off)
 	return c;
 }
 
+/* The 40-byte IPv6 header, whose layout the GRH shares (IBA 8.3): RoCE v2
+ * over IPv6 reads it, and so do RoCE v1 and routed IB for their GRH.
+ * Through RS_CUR_FIXED(c, 40, rs_ip6hdr_fields, &h). */
+struct rs_ip6hdr {
+	uint32_t vtf;             /* version, traffic class, flow label */
+	uint16_t paylen;
+	uint8_t nxt, hlim;        /* next header, hop limit */
+	const uint8_t *src, *dst; /* NULL where the capture stops before them */
+};
+
+static inline __attribute__((always_inline)) void rs_ip6hdr_fields(struct rs_cursor *c, struct rs_ip6hdr *h)
+{
+	h->vtf = rs_cur_be32(c);
+	h->paylen = rs_cur_be16(c);
+	h->nxt = rs_cur_u8(c);
+	h->hlim = rs_cur_u8(c);
+	h->src = rs_cur_take(c, 16);
+	h->dst = rs_cur_take(c, 16);
+}
+
+/* n bytes from `from`, or zeros where the capture stopped before them
+ * (rs_cur_take gave NULL): what rs_cur_copy() does, for a header read
+ * through RS_CUR_FIXED. */
+static inline void rs_copy_or_zero(uint8_t *to, const uint8_t *from, size_t n)
+{
+	if (from)
+		memcpy(to, from, n);
+	else
+		memset(to, 0, n);
+}
+
 /* Link layers hand over at an EtherType (after any VLAN tags). */
 enum rs_outcome rs_dissect_ethertype(struct rs_dctx *d, uint16_t type, uint32_t off, uint32_t wire_end);
 enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_end);

@@ -177,23 +177,6 @@ enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	return o;
 }
 
-struct ipv6_hdr {
-	uint32_t vtf; /* version, traffic class, flow label */
-	uint16_t paylen;
-	uint8_t nxt, hlim;
-	const uint8_t *src, *dst; /* NULL where the capture stops before them */
-};
-
-static inline __attribute__((always_inline)) void ipv6_fields(struct rs_cursor *c, struct ipv6_hdr *h)
-{
-	h->vtf = rs_cur_be32(c);
-	h->paylen = rs_cur_be16(c);
-	h->nxt = rs_cur_u8(c);
-	h->hlim = rs_cur_u8(c);
-	h->src = rs_cur_take(c, 16);
-	h->dst = rs_cur_take(c, 16);
-}
-
 enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
 {
 	struct rs_frame *f = d->f;
@@ -202,8 +185,8 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 		return rs_fail(f, RS_MALFORMED, off, "%llu bytes left for a %llu-byte IPv6 header", wire_end - off,
 			       IPV6_HDR);
 	struct rs_cursor c = rs_cur_at(d, off);
-	struct ipv6_hdr h;
-	RS_CUR_FIXED(&c, IPV6_HDR, ipv6_fields, &h);
+	struct rs_ip6hdr h;
+	RS_CUR_FIXED(&c, IPV6_HDR, rs_ip6hdr_fields, &h);
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "IPv6 header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);

@@ -110,14 +110,6 @@ static inline __attribute__((always_inline)) void ethernet_fields(struct rs_curs
 	h->type = rs_cur_be16(c);
 }
 
-/* A MAC address, or zeros where the capture stopped before it. */
-static void mac_copy(uint8_t *to, const uint8_t *from)
-{
-	if (from)
-		memcpy(to, from, 6);
-	else
-		memset(to, 0, 6);
-}
 
 static enum rs_outcome ethernet(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
 {
@@ -129,8 +121,8 @@ static enum rs_outcome ethernet(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	struct rs_cursor c = rs_cur_at(d, off);
 	struct eth_hdr h;
 	RS_CUR_FIXED(&c, ETH_HDR, ethernet_fields, &h);
-	mac_copy(f->eth_dst, h.dst);
-	mac_copy(f->eth_src, h.src);
+	rs_copy_or_zero(f->eth_dst, h.dst, 6);
+	rs_copy_or_zero(f->eth_src, h.src, 6);
 	uint16_t type = h.type;
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "Ethernet header cut by the capture length (%llu bytes captured)",
