@@ -110,7 +110,6 @@ static inline __attribute__((always_inline)) void ethernet_fields(struct rs_curs
 	h->type = rs_cur_be16(c);
 }
 
-
 static enum rs_outcome ethernet(struct rs_dctx *d, uint32_t off, uint32_t wire_end)
 {
 	struct rs_frame *f = d->f;
