@@ -104,14 +104,20 @@ static inline uint32_t rs_cur_le32(struct rs_cursor *c)
 	return p ? (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0] : 0;
 }
 
+/* n bytes from `from`, a pointer rs_cur_take() gave, or zeros where it
+ * gave NULL (the capture stopped before them). */
+static inline void rs_copy_or_zero(void *dst, const uint8_t *from, uint32_t n)
+{
+	if (from)
+		memcpy(dst, from, n);
+	else
+		memset(dst, 0, n);
+}
+
 /* Copy n bytes out; on overrun the destination is zeroed. */
 static inline void rs_cur_copy(struct rs_cursor *c, void *dst, uint32_t n)
 {
-	const uint8_t *p = rs_cur_take(c, n);
-	if (p)
-		memcpy(dst, p, n);
-	else
-		memset(dst, 0, n);
+	rs_copy_or_zero(dst, rs_cur_take(c, n), n);
 }
 
 /*

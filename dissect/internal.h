@@ -94,17 +94,6 @@ static inline __attribute__((always_inline)) void rs_ip6hdr_fields(struct rs_cur
 	h->dst = rs_cur_take(c, 16);
 }
 
-/* n bytes from `from`, or zeros where the capture stopped before them
- * (rs_cur_take gave NULL): what rs_cur_copy() does, for a header read
- * through RS_CUR_FIXED. */
-static inline void rs_copy_or_zero(uint8_t *to, const uint8_t *from, size_t n)
-{
-	if (from)
-		memcpy(to, from, n);
-	else
-		memset(to, 0, n);
-}
-
 /* Link layers hand over at an EtherType (after any VLAN tags). */
 enum rs_outcome rs_dissect_ethertype(struct rs_dctx *d, uint16_t type, uint32_t off, uint32_t wire_end);
 enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
