@@ -36,6 +36,11 @@ struct rs_reader {
 	uint32_t file_caplen;
 };
 
+/* Classic pcap files (pcapfile.c) are read this many bytes at a time: a
+ * file cut short while it is read still hands out the records read before
+ * the cut, up to this far past the one being handed out. */
+#define RS_PCAPFILE_CHUNK (256u << 10)
+
 /* Classic pcap files (pcapfile.c): `p` is libpcap's handle on `path`,
  * just opened. NULL: leave the file to libpcap. */
 struct rs_reader *rs_pcapfile_open(pcap_t *p, const char *path);

@@ -8,7 +8,8 @@
  * our output is frame N in Wireshark.
  *
  * libpcap opens and checks every file; a reader of capture/reader.h may then
- * take over reading its frames (pcapfile.c: classic pcap files, in place).
+ * take over reading its frames (pcapfile.c: classic pcap files, 256 KiB at
+ * a time).
  * ROCESTAT_READER=libpcap keeps libpcap reading every file.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * check_reader.c — capture/pcapfile.c, the in-place reader of classic pcap
+ * check_reader.c — capture/pcapfile.c, the chunked reader of classic pcap
  * files, against libpcap reading the same file (ROCESTAT_READER=libpcap):
  * frame by frame the same frame numbers, lengths (the record's own length
  * too, pkt.file_caplen, which says when libpcap cut a record to the
@@ -13,7 +13,7 @@
  * magics); on files cut at many lengths; on records longer than the
  * header's snapshot length and longer than libpcap's limit; on timestamps
  * with the sign bit set; with a BPF filter; on a file that grows while it
- * is read. Files the reader must leave to libpcap (other versions, pcapng,
+ * is read, and on one that shrinks. Files the reader must leave to libpcap (other versions, pcapng,
  * the modified format) must be read by libpcap.
  */
 #include <check.h>
@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/reader.h"
 #include "capture/source.h"
 #include "tests/support/rstest.h"
 
@@ -229,7 +230,7 @@ START_TEST(every_capture_in_four_magics)
 	for (const char *const *f = every_capture(); *f; f++) {
 		size_t len;
 		uint8_t *b = slurp(*f, &len);
-		uint64_t n0 = same_frames(*f, NULL, "mmap", *f);
+		uint64_t n0 = same_frames(*f, NULL, "pread", *f);
 		ck_assert_uint_gt(n0, 0);
 		for (int v = 1; v < 4; v++) {
 			uint8_t *c = malloc(len);
@@ -242,7 +243,7 @@ START_TEST(every_capture_in_four_magics)
 			char what[300];
 			snprintf(what, sizeof what, "%s%s%s", rt_basename(*f), v & 1 ? ", swapped" : "",
 				 v & 2 ? ", other precision" : "");
-			ck_assert_uint_eq(same_frames(tmp_path, NULL, "mmap", what), n0);
+			ck_assert_uint_eq(same_frames(tmp_path, NULL, "pread", what), n0);
 			free(c);
 		}
 		free(b);
@@ -256,8 +257,8 @@ START_TEST(filters_count_every_frame)
 {
 	const char *const *f = every_capture();
 	for (int i = 0; f[i]; i += 3) {
-		same_frames(f[i], "udp dst port 4791 and ip", "mmap", f[i]);
-		same_frames(f[i], "ip6 or ether[12:2] = 0x8915", "mmap", f[i]);
+		same_frames(f[i], "udp dst port 4791 and ip", "pread", f[i]);
+		same_frames(f[i], "ip6 or ether[12:2] = 0x8915", "pread", f[i]);
 	}
 }
 END_TEST
@@ -307,7 +308,7 @@ START_TEST(truncated_files)
 			spill(b, cut);
 			char what[64];
 			snprintf(what, sizeof what, "cut to %zu bytes%s", cut, swapped ? ", swapped" : "");
-			same_frames(tmp_path, NULL, "mmap", what);
+			same_frames(tmp_path, NULL, "pread", what);
 			error_names_the_record(b, cut, swapped, what);
 			cuts++;
 		}
@@ -336,7 +337,7 @@ START_TEST(records_past_the_snapshot_length)
 			char what[96];
 			snprintf(what, sizeof what, "snaplen %u, record of %u bytes", snaplen, caps[k]);
 			spill(b, len);
-			same_frames(tmp_path, NULL, "mmap", what);
+			same_frames(tmp_path, NULL, "pread", what);
 			/* Both agree; and what they agree on is the record's own
 			 * length in file_caplen, the kept part in caplen (libpcap
 			 * makes a header snaplen of 0 or past 256 KiB 256 KiB). */
@@ -363,7 +364,7 @@ START_TEST(records_past_the_snapshot_length)
 				spill(b, cuts[c]);
 				snprintf(what, sizeof what, "snaplen %u, record of %u bytes cut to %zu", snaplen, caps[k],
 					 cuts[c]);
-				same_frames(tmp_path, NULL, "mmap", what);
+				same_frames(tmp_path, NULL, "pread", what);
 				if (caps[k] > 262144) /* past libpcap's limit: an error, whole or cut */
 					error_at(at, false, what);
 				else
@@ -386,10 +387,10 @@ START_TEST(odd_timestamps)
 			for (size_t j = 0; j < 8; j++)
 				put_record(b, &len, v[i], v[j], 60, 60);
 		spill(b, len);
-		ck_assert_uint_eq(same_frames(tmp_path, NULL, "mmap", "odd timestamps"), 64);
+		ck_assert_uint_eq(same_frames(tmp_path, NULL, "pread", "odd timestamps"), 64);
 		swap_order(b, len);
 		spill(b, len);
-		ck_assert_uint_eq(same_frames(tmp_path, NULL, "mmap", "odd timestamps, swapped"), 64);
+		ck_assert_uint_eq(same_frames(tmp_path, NULL, "pread", "odd timestamps, swapped"), 64);
 	}
 }
 END_TEST
@@ -404,7 +405,7 @@ START_TEST(empty_and_short_files)
 		spill(b, len);
 		char what[32];
 		snprintf(what, sizeof what, "%zu bytes", len);
-		same_frames(tmp_path, NULL, "mmap", what); /* under 24 bytes neither opens it */
+		same_frames(tmp_path, NULL, "pread", what); /* under 24 bytes neither opens it */
 	}
 }
 END_TEST
@@ -431,7 +432,7 @@ START_TEST(other_formats_stay_with_libpcap)
 	/* Not byte-swapped, the same link type is ours. */
 	swap_order(b, len);
 	spill(b, len);
-	same_frames(tmp_path, NULL, "mmap", "Linux cooked");
+	same_frames(tmp_path, NULL, "pread", "Linux cooked");
 }
 END_TEST
 
@@ -464,10 +465,10 @@ START_TEST(pcapng_stays_with_libpcap)
 }
 END_TEST
 
-/* A file of several of the reader's windows (2 MiB; pages behind it are
- * dropped, those ahead mapped in): records of every size straddle the
- * window boundaries, and each must still read the same. */
-START_TEST(file_across_windows)
+/* A file of many of the reader's chunks (RS_PCAPFILE_CHUNK): records of
+ * every size straddle the chunk boundaries, some longer than a chunk's
+ * worth of what is left in the buffer, and each must still read the same. */
+START_TEST(file_across_chunks)
 {
 	size_t cap = 12u << 20, len = 24;
 	uint8_t *b = malloc(cap + 70000);
@@ -480,7 +481,7 @@ START_TEST(file_across_windows)
 		i++;
 	}
 	spill(b, len);
-	ck_assert_uint_eq(same_frames(tmp_path, NULL, "mmap", "12 MiB"), i);
+	ck_assert_uint_eq(same_frames(tmp_path, NULL, "pread", "12 MiB"), i);
 	free(b);
 }
 END_TEST
@@ -502,7 +503,7 @@ START_TEST(growing_file)
 	struct rs_source *y = open_with(NULL, tmp_path, NULL, e2);
 	ck_assert_ptr_nonnull(x);
 	ck_assert_ptr_nonnull(y);
-	ck_assert_str_eq(rs_source_reader(y), "mmap");
+	ck_assert_str_eq(rs_source_reader(y), "pread");
 	struct rs_packet p, q;
 	for (int i = 0; i < 50; i++) {
 		ck_assert_int_eq(rs_source_next(x, &p, e1), RS_NEXT_FRAME);
@@ -530,10 +531,14 @@ START_TEST(growing_file)
 }
 END_TEST
 
-/* A file cut short by another process while it is mapped (tcpdump -W
- * reusing a ring of files): no SIGBUS, the frames before the cut as they
- * were, then an error naming the file's new size. Cut mid-page and on a
- * page boundary, near and far (windows ahead) from where the reader is. */
+/* A file cut short by another process while it is read (tcpdump -W
+ * reusing a ring of files): the frames read before the cut as they were,
+ * then an error naming the file's new size. The reader has read
+ * RS_PCAPFILE_CHUNK bytes from the first record on when the cut comes
+ * (100 records of 1016 bytes in, less than a chunk), and hands out every
+ * record it holds whole; past that, the records that end before the cut.
+ * Cut inside the chunk held, at its end, and past it: in a record, on a
+ * record boundary, far away. */
 static void shrink_while_read(size_t cut_at, const char *what)
 {
 	size_t len = 24, cap = 6u << 20;
@@ -549,44 +554,28 @@ static void shrink_while_read(size_t cut_at, const char *what)
 	char err[RS_ERRBUF_SIZE];
 	struct rs_source *y = open_with(NULL, tmp_path, NULL, err);
 	ck_assert_ptr_nonnull(y);
-	ck_assert_str_eq(rs_source_reader(y), "mmap");
+	ck_assert_str_eq(rs_source_reader(y), "pread");
 	struct rs_packet q;
 	for (int k = 0; k < 100; k++)
 		ck_assert_int_eq(rs_source_next(y, &q, err), RS_NEXT_FRAME);
 	ck_assert_int_eq(truncate(tmp_path, (off_t)cut_at), 0);
-	/* A page past the cut found gone first, as the reader's touches ahead
-	 * of the records can find it: q.data points into the mapping (frame
-	 * 100's bytes), so the page is read from here. The guard must still
-	 * hand out every record before the cut, not stop at once: a cut in
-	 * mid-page has a page two pages on found gone first, one on a page
-	 * boundary the first page gone itself (a record that ends in the page
-	 * before it is whole). */
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), cut_page_end = (cut_at + pg - 1) / pg * pg;
-	size_t far = cut_page_end + (cut_at % pg ? 2 * pg : 0);
-	if (far < len)
-		(void)*(const volatile uint8_t *)(q.data - (24 + 99 * 1016 + 16) + far);
-	uint64_t whole = (cut_at - 24) / (16 + 1000); /* records that end before the cut */
+	size_t held = 24 + RS_PCAPFILE_CHUNK; /* bytes read before the cut */
+	size_t readable = cut_at > held ? cut_at : held;
+	uint64_t expect = (readable - 24) / (16 + 1000); /* records that end by then */
 	uint64_t n = 100;
 	enum rs_next v;
 	while ((v = rs_source_next(y, &q, err)) == RS_NEXT_FRAME) {
 		n++;
-		if (q.frame_no <= whole) /* untouched by the cut: its own bytes */
-			RT_ASSERT(memcmp(q.data, b + 24 + (q.frame_no - 1) * 1016 + 16, 1000) == 0,
-				  "%s: frame %llu changed", what, (unsigned long long)q.frame_no);
+		RT_ASSERT(q.caplen == 1000 && memcmp(q.data, b + 24 + (q.frame_no - 1) * 1016 + 16, 1000) == 0,
+			  "%s: frame %llu changed", what, (unsigned long long)q.frame_no);
 	}
 	ck_assert_int_eq(v, RS_NEXT_ERROR);
-	/* The record the cut went through is handed out only if it ends in the
-	 * page the cut is in: the kernel keeps that page with zeros past the
-	 * new end, so the record reads as complete (and the next header, all
-	 * zeros, as the end). One that reaches a page past it meets the SIGBUS
-	 * guard and is refused. */
-	size_t straddler = 24 + whole * (16 + 1000);
-	uint64_t expect = straddler < cut_at && straddler + 16 + 1000 <= cut_page_end ? whole + 1 : whole;
-	RT_ASSERT(n == expect, "%s: %llu frames read, %llu expected (%llu end before the cut)", what,
-		  (unsigned long long)n, (unsigned long long)expect, (unsigned long long)whole);
+	RT_ASSERT(n == expect, "%s: %llu frames read, %llu expected", what, (unsigned long long)n,
+		  (unsigned long long)expect);
 	char want[200];
-	snprintf(want, sizeof want, "the file shrank from %zu to %zu bytes", len, cut_at);
-	RT_ASSERT(strstr(err, want) != NULL, "%s: \"%s\"", what, err);
+	snprintf(want, sizeof want, "frame %llu (file offset %llu): the file shrank from %zu to %zu bytes",
+		 (unsigned long long)expect + 1, (unsigned long long)(24 + expect * 1016), len, cut_at);
+	RT_ASSERT(strstr(err, want) != NULL, "%s: \"%s\", not \"%s\"", what, err, want);
 	ck_assert_int_eq(rs_source_next(y, &q, err), RS_NEXT_ERROR); /* and it stays an error */
 	rs_source_close(y);
 	free(b);
@@ -594,13 +583,13 @@ static void shrink_while_read(size_t cut_at, const char *what)
 
 START_TEST(file_shrinking_while_read)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	shrink_while_read(24 + 100 * 1016 + 40 * 1016 + 500, "mid-record, in the window being read");
-	shrink_while_read((size_t)page * 64, "on a page boundary");
-	size_t k = ((size_t)page * 80 - 24) / 1016; /* the record across the start of page 80 */
-	shrink_while_read(24 + k * 1016 + 10, "mid-record, the record reaching a page past the cut");
-	shrink_while_read((5u << 20) + 777, "two windows ahead");
+	size_t held = 24 + RS_PCAPFILE_CHUNK;
 	shrink_while_read(24 + 100 * 1016, "right where the reader is");
+	shrink_while_read(24 + 140 * 1016 + 500, "mid-record, in the chunk held");
+	shrink_while_read(held - 7, "mid-record, just before the end of the chunk held");
+	shrink_while_read(held + 3000, "mid-record, just after the chunk held");
+	shrink_while_read(24 + 700 * 1016, "on a record boundary past the chunk held");
+	shrink_while_read((5u << 20) + 777, "far past the chunk held");
 }
 END_TEST
 
@@ -619,7 +608,7 @@ static Suite *suite(void)
 	tcase_add_test(t, other_formats_stay_with_libpcap);
 	tcase_add_test(t, pcapng_stays_with_libpcap);
 	tcase_add_test(t, growing_file);
-	tcase_add_test(t, file_across_windows);
+	tcase_add_test(t, file_across_chunks);
 	tcase_add_test(t, file_shrinking_while_read);
 	suite_add_tcase(s, t);
 	return s;
