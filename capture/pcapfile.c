@@ -27,8 +27,9 @@
  * VMs a page fault costs as much as a system call, and on a page cache
  * split into small folios (as these VMs' memory reclaim leaves a file read
  * an hour ago) the mapped reader took 3.4 s of user time for the 10 M-frame
- * bench capture where this one takes 1.8 s; paired runs on a fresh 2 M-frame
- * capture: 15% less CPU time, 14 runs of 15 faster. One pread() per 256 KiB
+ * bench capture where this one takes 1.8 s; paired runs, user + sys: 15%
+ * less on a fresh 2 M-frame capture (14 of 15 faster), 32% on one left an
+ * hour in the page cache (15 of 15). One pread() per 256 KiB
  * is a system call per 350 frames, the kernel copies at memory speed, and
  * the copy leaves the frames in the L2 cache for the dissector and the
  * ICRC, which read every byte. The buffer is reused, so the resident set
@@ -123,24 +124,39 @@ __attribute__((format(printf, 2, 3))) static int fail(struct pcapfile *r, const 
 	return PCAP_ERROR;
 }
 
+/* Short of bytes at the end of the file: if it was cut under us (smaller
+ * now than it was seen to be), fail with its size now; else it just ends
+ * here. */
+static void fail_if_shrunk(struct pcapfile *r)
+{
+	struct stat st;
+	if (fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->size)
+		fail(r, "the file shrank from %zu to %lld bytes while it was being read (truncated by another process?)",
+		     r->size, (long long)st.st_size);
+}
+
 /* The slow path of have(): move the bytes from the next record on to the
  * front of the buffer and read chunks after them until `need` bytes are
- * there, or the file ends (false; *errno_out nonzero if a read failed). */
-static bool refill(struct pcapfile *r, size_t need, int *errno_out)
+ * there. False if the file ends first (r->failed set too when that is an
+ * error of its own: a read that failed, or a file cut under us). */
+static bool refill(struct pcapfile *r, size_t need)
 {
 	size_t keep = r->buf_off + r->len - r->off;
 	memmove(r->buf, r->buf + (r->off - r->buf_off), keep);
 	r->buf_off = r->off;
 	r->len = keep;
-	*errno_out = 0;
 	while (r->len < need) {
 		size_t room = BUF_BYTES - r->len;
 		ssize_t got = pread(r->fd, r->buf + r->len, room < RS_PCAPFILE_CHUNK ? room : RS_PCAPFILE_CHUNK,
 				    (off_t)(r->buf_off + r->len));
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got <= 0) {
-			*errno_out = got < 0 ? errno : 0;
+		if (got < 0) { /* libpcap's words when fread() fails */
+			fail(r, "error reading dump file: %s", strerror(errno));
+			return false;
+		}
+		if (got == 0) {
+			fail_if_shrunk(r);
 			return false;
 		}
 		r->len += (size_t)got;
@@ -151,29 +167,16 @@ static bool refill(struct pcapfile *r, size_t need, int *errno_out)
 }
 
 /* Are the `need` bytes from the next record on in the buffer (read now if
- * not)? Bytes read: in *got. */
-static inline bool have(struct pcapfile *r, size_t need, size_t *got, int *errno_out)
+ * not)? Bytes there: in *got. */
+static inline bool have(struct pcapfile *r, size_t need, size_t *got)
 {
-	size_t there = r->buf_off + r->len - r->off;
-	if (there >= need) {
+	if (r->buf_off + r->len - r->off >= need) {
 		*got = need;
 		return true;
 	}
-	bool ok = refill(r, need, errno_out);
+	bool ok = refill(r, need);
 	*got = ok ? need : r->len;
 	return ok;
-}
-
-/* Short of bytes: was the file cut under us (smaller now than it was seen
- * to be)? Then fail with its size now; false if it just ends here. */
-static bool shrunk(struct pcapfile *r)
-{
-	struct stat st;
-	if (fstat(r->fd, &st) != 0 || (uint64_t)st.st_size >= r->size)
-		return false;
-	fail(r, "the file shrank from %zu to %lld bytes while it was being read (truncated by another process?)",
-	     r->size, (long long)st.st_size);
-	return true;
 }
 
 static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **data)
@@ -184,11 +187,8 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 	if (r->ended)
 		return PCAP_ERROR_BREAK;
 	size_t got;
-	int e;
-	if (!have(r, PCAP_REC_HDR, &got, &e)) {
-		if (e) /* libpcap's words when fread() fails */
-			return fail(r, "error reading dump file: %s", strerror(e));
-		if (shrunk(r))
+	if (!have(r, PCAP_REC_HDR, &got)) {
+		if (r->failed)
 			return PCAP_ERROR;
 		if (got == 0) {
 			r->ended = true;
@@ -205,10 +205,8 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 		return fail(r, "invalid packet capture length %u, bigger than maximum of %u",
 			    caplen, LIBPCAP_MAX_SNAPLEN);
 	}
-	if (!have(r, PCAP_REC_HDR + (size_t)caplen, &got, &e)) {
-		if (e)
-			return fail(r, "error reading dump file: %s", strerror(e));
-		if (shrunk(r))
+	if (!have(r, PCAP_REC_HDR + (size_t)caplen, &got)) {
+		if (r->failed)
 			return PCAP_ERROR;
 		got -= PCAP_REC_HDR;
 		/* libpcap first reads what it keeps of a record longer than

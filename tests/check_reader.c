@@ -13,8 +13,8 @@
  * magics); on files cut at many lengths; on records longer than the
  * header's snapshot length and longer than libpcap's limit; on timestamps
  * with the sign bit set; with a BPF filter; on a file that grows while it
- * is read, and on one that shrinks. Files the reader must leave to libpcap (other versions, pcapng,
- * the modified format) must be read by libpcap.
+ * is read, and on one that shrinks. Files the reader must leave to libpcap
+ * (other versions, pcapng, the modified format) must be read by libpcap.
  */
 #include <check.h>
 #include <glob.h>
@@ -539,6 +539,8 @@ END_TEST
  * record it holds whole; past that, the records that end before the cut.
  * Cut inside the chunk held, at its end, and past it: in a record, on a
  * record boundary, far away. */
+#define HELD (24 + (size_t)RS_PCAPFILE_CHUNK) /* bytes read when the cut comes */
+
 static void shrink_while_read(size_t cut_at, const char *what)
 {
 	size_t len = 24, cap = 6u << 20;
@@ -559,8 +561,7 @@ static void shrink_while_read(size_t cut_at, const char *what)
 	for (int k = 0; k < 100; k++)
 		ck_assert_int_eq(rs_source_next(y, &q, err), RS_NEXT_FRAME);
 	ck_assert_int_eq(truncate(tmp_path, (off_t)cut_at), 0);
-	size_t held = 24 + RS_PCAPFILE_CHUNK; /* bytes read before the cut */
-	size_t readable = cut_at > held ? cut_at : held;
+	size_t readable = cut_at > HELD ? cut_at : HELD;
 	uint64_t expect = (readable - 24) / (16 + 1000); /* records that end by then */
 	uint64_t n = 100;
 	enum rs_next v;
@@ -583,11 +584,10 @@ static void shrink_while_read(size_t cut_at, const char *what)
 
 START_TEST(file_shrinking_while_read)
 {
-	size_t held = 24 + RS_PCAPFILE_CHUNK;
 	shrink_while_read(24 + 100 * 1016, "right where the reader is");
 	shrink_while_read(24 + 140 * 1016 + 500, "mid-record, in the chunk held");
-	shrink_while_read(held - 7, "mid-record, just before the end of the chunk held");
-	shrink_while_read(held + 3000, "mid-record, just after the chunk held");
+	shrink_while_read(HELD - 7, "mid-record, just before the end of the chunk held");
+	shrink_while_read(HELD + 3000, "mid-record, just after the chunk held");
 	shrink_while_read(24 + 700 * 1016, "on a record boundary past the chunk held");
 	shrink_while_read((5u << 20) + 777, "far past the chunk held");
 }
