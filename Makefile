@@ -94,7 +94,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
+.PHONY: all check builddeps unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
 	sanitize golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -155,7 +155,15 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # samples against their ground truth, -j against -j 1, the fuzzers'
 # regression inputs, the hostile inputs and the interrupted runs. Each
 # script exits non-zero on the first failing case it reports.
-check: unit golden difftest difftcpdump reports walkcheck cases cli truth jobs regress hostile interrupt
+check: builddeps unit golden difftest difftcpdump reports walkcheck cases cli truth jobs regress hostile interrupt
+
+# Every system header that `make` compiles in comes from a package that
+# `scripts/deps.sh build` installs (the README's quick start). The sources
+# are the product's and the generator that trains the profile-guided build.
+BUILD_SRC := $(LIB_SRC) $(CLI_SRC) bench/gen.c
+builddeps:
+	CC="$(CC)" CPPFLAGS="$(CPPFLAGS)" PKG_CFLAGS="$(PKG_CFLAGS)" SOURCES="$(BUILD_SRC)" \
+	  python3 tests/check_build_deps.py
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done

@@ -2,20 +2,30 @@
 # Install what rocestat needs on Debian 12 (run as root; uses sudo otherwise).
 #   sh scripts/deps.sh build    compiler and libraries to build rocestat
 #   sh scripts/deps.sh test     everything the test suite uses as well
+#   sh scripts/deps.sh --list build|test   print the packages, install nothing
 # Packages already installed are left alone; nothing is installed twice.
+# tests/check_build_deps.py holds BUILD to the headers the product includes.
 set -eu
+list=0
+[ "${1:-}" = "--list" ] && { list=1; shift; }
 want=${1:-build}
 
-BUILD="build-essential pkg-config libpcap-dev libglib2.0-dev libibumad-dev"
-TEST="$BUILD check tshark python3 tcpdump tcpreplay iproute2 libibverbs-dev librdmacm-dev
+# libibumad-dev: <infiniband/umad_cm.h>, <umad_types.h>; libibverbs-dev: <infiniband/opcode.h>.
+BUILD="build-essential pkg-config libpcap-dev libglib2.0-dev libibumad-dev libibverbs-dev"
+TEST="$BUILD check tshark python3 tcpdump tcpreplay iproute2 librdmacm-dev
       clang libclang-rt-14-dev valgrind qemu-system-x86 busybox-static cpio xz-utils kmod
       ca-certificates file"
 
 case "$want" in
 build) pkgs=$BUILD ;;
 test) pkgs=$TEST ;;
-*) echo "usage: sh scripts/deps.sh build|test" >&2; exit 2 ;;
+*) echo "usage: sh scripts/deps.sh [--list] build|test" >&2; exit 2 ;;
 esac
+if [ $list = 1 ]; then
+	# shellcheck disable=SC2086
+	printf '%s\n' $pkgs
+	exit 0
+fi
 
 missing=""
 for p in $pkgs; do
