@@ -94,7 +94,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
+.PHONY: all check builddeps installcheck unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
 	sanitize golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -155,7 +155,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # samples against their ground truth, -j against -j 1, the fuzzers'
 # regression inputs, the hostile inputs and the interrupted runs. Each
 # script exits non-zero on the first failing case it reports.
-check: builddeps unit golden difftest difftcpdump reports walkcheck cases cli truth jobs regress hostile interrupt
+check: builddeps unit golden difftest difftcpdump reports walkcheck cases cli installcheck truth jobs regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -189,6 +189,10 @@ cases: $(BIN)
 # Option combinations: done as the man page says, or refused with a reason.
 cli: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_cli.py
+
+# make install into a temporary PREFIX; the installed binary and man page used.
+installcheck: $(BIN)
+	BIN=$(abspath $(BIN)) MAKE="$(MAKE)" sh tests/installcheck.sh
 
 # The committed samples against the generator's ground truth: every frame,
 # then the analyzer's report.

@@ -145,6 +145,12 @@ void rs_liveview_free(struct rs_liveview *v);
 int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o);
 void rs_cli_free(struct rs_cli_opts *o);
 
+/* help.c: --help wrapped to the terminal's width (80 through a pipe), and
+ * the short usage a bare `rocestat` prints. */
+typedef struct _GOptionContext GOptionContext;
+void rs_cli_print_help(FILE *f, GOptionContext *ctx);
+void rs_cli_print_usage(FILE *f);
+
 /* Parse "10ms", "1.5s", "250us", "2m"; false if malformed. */
 bool rs_parse_duration_ns(const char *s, uint64_t *ns);
 

@@ -214,7 +214,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	gint snaplen = 0, buffer_kib = 0, rotate_seconds = 0, rotate_files = NOT_GIVEN, jobs = 1, top = 8;
 	gdouble refresh = 1.0;
 	gboolean version = FALSE, fields = FALSE, walk = FALSE, ladder = FALSE, no_resolve = FALSE, quiet = FALSE;
-	gboolean list = FALSE, all = FALSE;
+	gboolean list = FALSE, all = FALSE, help = FALSE;
 
 	memset(o, 0, sizeof *o);
 	o->qp = -1;
@@ -264,6 +264,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Analyse up to N files in parallel and merge the results", "N" },
 		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+		{ "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 
@@ -274,6 +275,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	g_option_group_add_entries(g, output);
 	g_option_group_add_entries(g, perf);
 	g_option_context_set_main_group(ctx, g);
+	g_option_context_set_help_enabled(ctx, FALSE); /* help.c lays it out */
 	g_option_context_set_summary(ctx,
 		"Capture and analyse RDMA over Converged Ethernet (RoCE v1/v2) and InfiniBand traffic.");
 	g_option_context_set_description(ctx,
@@ -291,10 +293,20 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 
 	GError *err = NULL;
 	int rc = 0;
+	if (argc == 1) {
+		rs_cli_print_usage(stderr);
+		rc = RS_EXIT_USAGE;
+		goto out;
+	}
 	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
 		fprintf(stderr, "rocestat: %s (see rocestat --help)\n", err->message);
 		g_error_free(err);
 		rc = RS_EXIT_USAGE;
+		goto out;
+	}
+	if (help) {
+		rs_cli_print_help(stdout, ctx);
+		rc = -1;
 		goto out;
 	}
 	if (version) {

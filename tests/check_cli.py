@@ -148,7 +148,36 @@ def frames_to_file(tmp):
               len(want.stdout) > 1000)
 
 
+def newcomer():
+    """The first commands a new user types (issue 26)."""
+    r = subprocess.run([ROCESTAT], capture_output=True, text=True)
+    check("bare rocestat: exit status 2", r.returncode == 2, "got %d" % r.returncode)
+    check("bare rocestat: the usage, and where to read more",
+          r.stderr.startswith("Usage:\n  rocestat ") and "rocestat --help" in r.stderr and r.stdout == "",
+          repr(r.stderr[:300]))
+    r = subprocess.run([ROCESTAT, "--help"], capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    check("--help: exit status 0", r.returncode == 0, "got %d" % r.returncode)
+    wide = [ln for ln in lines if len(ln) > 80]
+    check("--help through a pipe fits 80 columns", not wide, "%d wider lines, e.g. %r" % (len(wide), wide[:2]))
+    check("--help: no '?' where GLib's locale lacks the ellipsis", "[OPTION?]" not in r.stdout)
+    # The man page sends readers to --help for the whole list: every option
+    # it names on its own must be in it, and so must -h and --version.
+    man = open(os.path.join(ROOT, "man", "rocestat.1")).read().replace("\\-", "-")
+    named = set(w for w in man.split() if w.startswith("--") and w[2:3].isalpha())
+    named = {w.split("=")[0].rstrip(".,;:)") for w in named}
+    named = {w for w in named if all(c.isalnum() or c == "-" for c in w)}
+    for opt in sorted(named | {"--help", "--version"}):
+        check("--help lists %s, which the man page names" % opt, opt in r.stdout)
+    make = open(os.path.join(ROOT, "Makefile")).read()
+    version = make.split("VERSION  := ", 1)[1].split()[0]
+    r = subprocess.run([ROCESTAT, "--version"], capture_output=True, text=True)
+    check("--version says the Makefile's version", r.returncode == 0 and r.stdout == "rocestat %s\n" % version,
+          repr(r.stdout))
+
+
 def main():
+    newcomer()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         usage_errors(tmp)
         directories(tmp)
