@@ -802,6 +802,20 @@ static void track_ud(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_
 	rs_flow_size_sample(fl, f->payload_len);
 }
 
+static void file_sliced(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f)
+{
+	if (!a->files->len)
+		rs_analyzer_add_file(a, "(input)", -1);
+	struct rs_file *fi = g_ptr_array_index(a->files, a->cur_file);
+	if (!fi->sliced[RS_SLICE_SNAPLEN] && !fi->sliced[RS_SLICE_REWRITTEN])
+		fi->sliced_cap_min = fi->sliced_cap_max = m->caplen;
+	fi->sliced[f->sliced < 3 ? f->sliced : RS_SLICE_SNAPLEN]++;
+	if (m->caplen < fi->sliced_cap_min)
+		fi->sliced_cap_min = m->caplen;
+	if (m->caplen > fi->sliced_cap_max)
+		fi->sliced_cap_max = m->caplen;
+}
+
 void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f)
 {
 	struct rs_fref at = { a->cur_file, m->frame_no };
@@ -818,6 +832,8 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	if (m->ts_ns > a->last_ts)
 		a->last_ts = m->ts_ns;
 	a->outcome[f->outcome < RS_OUTCOME__COUNT ? f->outcome : RS_UNSUPPORTED]++;
+	if (f->sliced && f->outcome == RS_OK)
+		file_sliced(a, m, f);
 	rs_tl_frame(a, m->ts_ns);
 
 	if (f->outcome != RS_OK && f->outcome != RS_NOT_ROCE) {

@@ -427,6 +427,11 @@ struct rs_file {
 	int linktype;
 	char *error;              /* reading stopped early: why */
 	bool unopened;            /* ... or it could not be opened at all */
+	/* Frames decoded whole but for the bytes the capture cut off (by
+	 * enum rs_slice), and how many bytes of them it kept: a property of
+	 * the file, so kept with it (merged with it, reported once per file). */
+	uint64_t sliced[3];
+	uint32_t sliced_cap_min, sliced_cap_max;
 };
 
 struct rs_analyzer {

@@ -29,6 +29,23 @@ static void addr_str(const struct rs_analyzer *a, const struct rs_addr *ad, char
 	snprintf(buf, len, "%s", rs_addr_format(ad, t));
 }
 
+/* Frames the capture cut short but decoded whole (see report_text.c). */
+static void sliced_obj(struct rs_json *j, const struct rs_file *fi)
+{
+	uint64_t n = fi->sliced[RS_SLICE_SNAPLEN] + fi->sliced[RS_SLICE_REWRITTEN];
+	rs_json_obj(j, "sliced");
+	rs_json_u64(j, "frames", n);
+	rs_json_u64(j, "record_length_rewritten", fi->sliced[RS_SLICE_REWRITTEN]);
+	if (n) {
+		rs_json_u64(j, "captured_min", fi->sliced_cap_min);
+		rs_json_u64(j, "captured_max", fi->sliced_cap_max);
+	} else {
+		rs_json_null(j, "captured_min");
+		rs_json_null(j, "captured_max");
+	}
+	rs_json_end_obj(j);
+}
+
 static void capture(struct rs_json *j, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
@@ -40,6 +57,7 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 		rs_json_str(j, "name", fi->name);
 		rs_json_str(j, "link_type", fi->linktype >= 0 ? rs_linktype_name(fi->linktype) : NULL);
 		rs_json_str(j, "error", fi->error);
+		sliced_obj(j, fi);
 		rs_json_end_obj(j);
 	}
 	rs_json_end_arr(j);

@@ -59,6 +59,31 @@ static void fmt_time(uint64_t ns, char *buf, size_t len)
 	snprintf(buf + n, len - n, ".%06" PRIu64 " UTC", (ns % 1000000000u) / 1000);
 }
 
+/* Once per file that holds sliced frames: how many, to what length, and
+ * whether its records admit the cut. Not an anomaly: header-only capture is
+ * how RDMA is captured at speed; the user needs to know what it leaves
+ * unproven (payload bytes, the ICRC). */
+static void sliced_line(FILE *out, const struct rs_analyzer *a, const struct rs_file *fi)
+{
+	uint64_t snap = fi->sliced[RS_SLICE_SNAPLEN], rew = fi->sliced[RS_SLICE_REWRITTEN];
+	if (!snap && !rew)
+		return;
+	char len[48];
+	if (fi->sliced_cap_min == fi->sliced_cap_max)
+		snprintf(len, sizeof len, "%u bytes", fi->sliced_cap_min);
+	else
+		snprintf(len, sizeof len, "%u-%u bytes", fi->sliced_cap_min, fi->sliced_cap_max);
+	fprintf(out, "Sliced     %" PRIu64 " frame%s cut to %s by the capture", snap + rew, snap + rew == 1 ? "" : "s",
+		len);
+	if (a->files->len > 1)
+		fprintf(out, " in %s", fi->name);
+	if (rew && snap)
+		fprintf(out, " (%" PRIu64 " with the record length rewritten to the cut)", rew);
+	else if (rew)
+		fprintf(out, " (the record lengths were rewritten to the cut)");
+	fprintf(out, ":\n           their lengths come from the IP/UDP headers; payload bytes and ICRC not captured\n");
+}
+
 static void capture_section(FILE *out, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
@@ -106,6 +131,8 @@ static void capture_section(FILE *out, const struct rs_view *v)
 		bad ? "  (see anomalies)" : "");
 	if (a->pmtu)
 		fprintf(out, "           path MTU %u (from First/Middle payloads)\n", a->pmtu);
+	for (guint i = 0; i < a->files->len; i++)
+		sliced_line(out, a, a->files->pdata[i]);
 }
 
 static gint by_count_desc(gconstpointer x, gconstpointer y, gpointer data)

@@ -103,11 +103,25 @@ static void header(struct walk *w, uint64_t ts)
 		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured, in a %u-byte ERF record",
 				    w->pkt->frame_no, rel_time(w, ts), abs_time(ts), f->erf_wlen,
 				    cap < f->erf_wlen ? cap : f->erf_wlen, w->pkt->caplen));
+	} else if (f->sliced == RS_SLICE_REWRITTEN) {
+		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire (by its IP length), %u captured",
+				    w->pkt->frame_no, rel_time(w, ts), abs_time(ts), f->sliced_wirelen, w->pkt->caplen));
 	} else {
 		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured", w->pkt->frame_no,
 				    rel_time(w, ts), abs_time(ts), w->pkt->wirelen, w->pkt->caplen));
 	}
 	wsgr_off(w);
+	if (f->sliced == RS_SLICE_REWRITTEN && f->outcome == RS_OK)
+		wsay(w, "The capture kept the first %u bytes of this frame and wrote %u as its original length too, "
+			"as hardware sniffers do (ibdump, the RDMA sniffer); the IP and UDP lengths agree that the "
+			"packet was %u bytes longer. Every header was kept: the payload bytes and the ICRC were not, "
+			"so the ICRC cannot be checked.",
+		     w->pkt->caplen, w->pkt->wirelen, f->sliced_wirelen - w->pkt->caplen);
+	else if (f->sliced == RS_SLICE_SNAPLEN && f->outcome == RS_OK)
+		wsay(w, "The capture kept the first %u of the frame's %u bytes (its snap length): every header "
+			"was kept, the payload bytes and the ICRC after byte %u were not, so the ICRC cannot be "
+			"checked.",
+		     w->pkt->caplen, w->pkt->wirelen, w->pkt->caplen);
 
 	const char *where = carrier(f);
 	if (f->src.kind != RS_ADDR_NONE) {

@@ -16,8 +16,13 @@
  * Headers decoded before the problem stay valid: `have` says which.
  *
  * A frame whose headers are all captured but whose payload was cut by the
- * snap length is RS_OK: lengths come from the wire (IP/UDP/LRH lengths), and
- * only the ICRC verdict becomes RS_CRC_UNCHECKED.
+ * capture is RS_OK and marked sliced (struct rs_frame.sliced): lengths come
+ * from the wire (IP/UDP/LRH lengths), and only the ICRC verdict becomes
+ * RS_CRC_UNCHECKED. Hardware sniffers (ibdump, the RDMA sniffer) often
+ * slice every frame to a fixed length and write that length as the frame's
+ * original length too, so nothing in the record admits the cut; such a
+ * frame is told from a lying IP length by a second length that agrees with
+ * the first (the UDP length), and marked RS_SLICE_REWRITTEN.
  */
 #ifndef RS_DISSECT_H
 #define RS_DISSECT_H
@@ -50,6 +55,13 @@ enum rs_roce {
 	RS_ROCE_V1, /* Ethernet 0x8915 + GRH */
 	RS_ROCE_V2, /* IPv4/IPv6 + UDP 4791 */
 	RS_ROCE_IB, /* native InfiniBand: LRH (+ GRH) */
+};
+
+/* Whether the capture kept the whole packet (BTH through ICRC). */
+enum rs_slice {
+	RS_SLICE_NONE = 0,
+	RS_SLICE_SNAPLEN,   /* cut, and the record says so (original length > captured) */
+	RS_SLICE_REWRITTEN, /* cut, and the record's original length was rewritten to the cut */
 };
 
 enum rs_crc_status {
@@ -162,6 +174,9 @@ struct rs_frame {
 
 	uint8_t outcome;  /* enum rs_outcome */
 	uint8_t roce;     /* enum rs_roce */
+	uint8_t sliced;   /* enum rs_slice (a frame counts as sliced with RS_OK only; a
+			   * truncated one keeps RS_SLICE_REWRITTEN for its wire length) */
+	uint32_t sliced_wirelen; /* RS_SLICE_REWRITTEN: the frame's length by its own headers */
 	uint32_t have;    /* enum rs_have */
 	uint16_t ext;     /* RS_EXT_* the opcode defines (valid with RS_HAVE_BTH) */
 
@@ -260,11 +275,14 @@ static inline uint64_t rs_frame_time_ns(const struct rs_frame *f, uint64_t captu
 	return (f->have & RS_HAVE_ERF) && f->erf_ts_ns ? f->erf_ts_ns : capture_ts_ns;
 }
 
-/* The frame's length on the link: an ERF record's wire length (libpcap's
- * counts the ERF header too, which was never on a wire), else the
+/* The frame's length on the link: by its headers when the capture rewrote
+ * the record's length to the cut; an ERF record's wire length (libpcap's
+ * counts the ERF header too, which was never on a wire); else the
  * capture's. */
 static inline uint32_t rs_frame_wirelen(const struct rs_frame *f, uint32_t capture_wirelen)
 {
+	if (f->sliced == RS_SLICE_REWRITTEN)
+		return f->sliced_wirelen;
 	return (f->have & RS_HAVE_ERF) && f->erf_wlen ? f->erf_wlen : capture_wirelen;
 }
 

@@ -436,6 +436,8 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	if (b->padcnt)
 		rs_layer(d, RS_L_PAD, f->payload_off + f->payload_len, b->padcnt);
 	rs_layer(d, RS_L_ICRC, icrc_off, ICRC_LEN);
+	if (end > d->caplen && o == RS_OK && f->sliced == RS_SLICE_NONE)
+		f->sliced = RS_SLICE_SNAPLEN;
 	return o;
 }
 

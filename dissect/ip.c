@@ -19,8 +19,12 @@
  * UDP (RFC 768): | src port | dst port | length | checksum |
  *
  * The IP and UDP lengths, not the capture length, say where the RoCE packet
- * and its ICRC end. A length that runs past the frame is malformed; a frame
- * longer than its IP datagram has a trailer (Ethernet padding or FCS).
+ * and its ICRC end. A frame longer than its IP datagram has a trailer
+ * (Ethernet padding or FCS). An IP length that runs past the frame is
+ * malformed, unless the UDP length, a second and independent length, says
+ * the same: then the frame was sliced by a capture that also rewrote the
+ * record's original length to the cut (ibdump, the RDMA sniffer), and the
+ * frame is decoded as far as it was kept (RS_SLICE_REWRITTEN).
  */
 #include "dissect/internal.h"
 
@@ -50,6 +54,23 @@ static bool udp_dport_is_roce(const struct rs_dctx *d, uint32_t udp_off)
 	struct rs_cursor c = rs_cur_at(d, udp_off + 2);
 	uint16_t dport = rs_cur_be16(&c);
 	return !c.overrun && is_roce_port(d, dport);
+}
+
+/* The UDP length, where it was captured, agrees with an IP payload length
+ * that runs past the frame: the frame was sliced, the lengths do not lie. */
+static bool udp_len_agrees(const struct rs_dctx *d, uint32_t udp_off, uint32_t ip_payload)
+{
+	struct rs_cursor c = rs_cur_at(d, udp_off + 4);
+	uint16_t len = rs_cur_be16(&c);
+	return !c.overrun && len == ip_payload;
+}
+
+/* Mark a frame sliced with its record's length rewritten: its length on
+ * the link is where the IP datagram ends. */
+static void sliced_rewritten(struct rs_frame *f, uint32_t ip_end)
+{
+	f->sliced = RS_SLICE_REWRITTEN;
+	f->sliced_wirelen = ip_end;
 }
 
 struct udp_hdr {
@@ -163,9 +184,14 @@ enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	if (h.total < hlen)
 		return rs_fail(f, RS_MALFORMED, off + 2, "IPv4 total length %llu is shorter than its header (%llu)",
 			       h.total, hlen);
-	if (h.total > wire_end - off)
-		return rs_fail(f, RS_MALFORMED, off + 2, "IPv4 total length %llu runs past the %llu bytes in the frame",
-			       h.total, wire_end - off);
+	if (h.total > wire_end - off) {
+		if (!udp_len_agrees(d, off + hlen, h.total - hlen))
+			return rs_fail(f, RS_MALFORMED, off + 2,
+				       "IPv4 total length %llu runs past the %llu bytes in the frame", h.total,
+				       wire_end - off);
+		sliced_rewritten(f, off + h.total);
+		wire_end = off + h.total;
+	}
 	if (h.frag & IPV4_MF)
 		return rs_fail(f, RS_UNSUPPORTED, off + 6, "fragmented RoCE v2 datagram (IPv4 id %llu)", h.id, 0);
 	f->have |= RS_HAVE_IPV4;
@@ -242,9 +268,14 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 
 	if (h.paylen == 0)
 		return rs_fail(f, RS_UNSUPPORTED, off + 4, "IPv6 jumbogram (payload length 0)", 0, 0);
-	if ((uint64_t)IPV6_HDR + h.paylen > wire_end - off)
-		return rs_fail(f, RS_MALFORMED, off + 4, "IPv6 payload length %llu runs past the %llu bytes in the frame",
-			       h.paylen, wire_end - off - IPV6_HDR);
+	if ((uint64_t)IPV6_HDR + h.paylen > wire_end - off) {
+		if (p > end || !udp_len_agrees(d, p, end - p))
+			return rs_fail(f, RS_MALFORMED, off + 4,
+				       "IPv6 payload length %llu runs past the %llu bytes in the frame", h.paylen,
+				       wire_end - off - IPV6_HDR);
+		sliced_rewritten(f, end);
+		wire_end = end;
+	}
 	if (p > end)
 		return rs_fail(f, RS_MALFORMED, off + 4, "IPv6 extension headers run past the payload length %llu",
 			       h.paylen, 0);

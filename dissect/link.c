@@ -276,6 +276,8 @@ static void frame_reset(struct rs_frame *f, uint32_t caplen, uint32_t wirelen)
 	f->wirelen = wirelen;
 	f->outcome = RS_OK;
 	f->roce = RS_ROCE_NONE;
+	f->sliced = RS_SLICE_NONE;
+	f->sliced_wirelen = 0;
 	f->have = 0;
 	f->ext = 0;
 	f->why = NULL;

@@ -264,6 +264,61 @@ START_TEST(test_lengths)
 }
 END_TEST
 
+/* Frames a capture sliced (issue 27). A sniffer that also rewrites the
+ * record's original length to the cut leaves an IP length past the frame;
+ * the UDP length agreeing with it says the frame was cut, not that the
+ * length lies. */
+START_TEST(test_sliced)
+{
+	uint32_t cut = 14 + 20 + 8 + 12 + 2; /* the headers and 2 payload bytes */
+
+	/* Cut with the original length kept (tcpdump -s): sliced, snap length. */
+	plain();
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, n, &f), RS_OK);
+	ck_assert_uint_eq(f.sliced, RS_SLICE_SNAPLEN);
+	ck_assert_uint_eq(f.payload_len, 8);
+	ck_assert_uint_eq(f.icrc_status, RS_CRC_UNCHECKED);
+	ck_assert_uint_eq(rs_frame_wirelen(&f, n), n);
+
+	/* Cut with the original length rewritten to the cut: sliced, rewritten;
+	 * the frame's length on the link is where its IP datagram ends. */
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, cut, &f), RS_OK);
+	ck_assert_uint_eq(f.sliced, RS_SLICE_REWRITTEN);
+	ck_assert_uint_eq(f.sliced_wirelen, n);
+	ck_assert_uint_eq(rs_frame_wirelen(&f, cut), n);
+	ck_assert_uint_eq(f.payload_len, 8);
+	ck_assert_uint_eq(f.bth.destqp, 0xD2);
+	ck_assert_uint_eq(f.icrc_status, RS_CRC_UNCHECKED);
+
+	/* Whole: not sliced. */
+	ck_assert_int_eq(dissect(NULL, n), RS_OK);
+	ck_assert_uint_eq(f.sliced, RS_SLICE_NONE);
+
+	/* Rewritten, but the UDP length disagrees with the IP length: that
+	 * length lies, the frame is malformed. */
+	rt_be16(fr + 34 + 4, (uint16_t)(n - 34 + 4));
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, cut, &f), RS_MALFORMED);
+	ck_assert_msg(rt_why_has(&f, "IPv4 total length"), "%s", rt_why(&f));
+	ck_assert_uint_eq(f.sliced, RS_SLICE_NONE);
+
+	/* Rewritten before the UDP length was captured: nothing agrees. */
+	plain();
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, 14 + 20 + 4, 14 + 20 + 4, &f), RS_MALFORMED);
+
+	/* Rewritten inside the BTH: sliced is for frames whose headers were
+	 * kept; this one is truncated. */
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, 14 + 20 + 8 + 6, 14 + 20 + 8 + 6, &f), RS_TRUNCATED);
+
+	/* IPv6, rewritten: the UDP length after the extension header agrees. */
+	n = build_v6_hbh(fr);
+	cut = 14 + 40 + 8 + 8 + 12;
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, cut, &f), RS_OK);
+	ck_assert_uint_eq(f.sliced, RS_SLICE_REWRITTEN);
+	ck_assert_uint_eq(f.sliced_wirelen, n);
+	ck_assert_uint_eq(f.icrc_status, RS_CRC_UNCHECKED);
+}
+END_TEST
+
 START_TEST(test_ipv4_fragments)
 {
 	/* First fragment (MF set, offset 0) to 4791: unsupported. */
@@ -307,6 +362,7 @@ static Suite *ip_suite(void)
 	tcase_add_test(tc, test_not_roce);
 	tcase_add_test(tc, test_extra_ports);
 	tcase_add_test(tc, test_lengths);
+	tcase_add_test(tc, test_sliced);
 	tcase_add_test(tc, test_ipv4_fragments);
 	tcase_add_test(tc, test_bad_version);
 	suite_add_tcase(s, tc);

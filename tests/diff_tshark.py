@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Differential test: every field of `rocestat --fields` against tshark.
 
-For every capture under ../shared/captures, ../shared/public-captures and
-samples/, every RoCE frame that tshark decodes must be a line of ours and
+For every capture under ../shared/captures, ../shared/public-captures,
+../shared/hw-captures (but the NVIDIA DC one: issue 27) and samples/, every RoCE frame that tshark decodes must be a line of ours and
 every field must equal tshark's `-T fields` decode of the same frame.
 
 tshark (Wireshark 4.0) is the independent oracle, with its payload
@@ -45,6 +45,16 @@ EXCEPTIONS = {
         "length is derived from tshark's own length fields (UDP length, GRH "
         "PayLen or LRH PktLen) minus the headers tshark decoded, the PadCnt "
         "and the 4-byte ICRC (IBA vol 1 9.2 Table 38).",
+    "sliced_frame":
+        "A frame the capture sliced (fewer bytes captured than its IP "
+        "length, as hardware sniffers cut them, often with the record's "
+        "original length rewritten to the cut): tshark's data.len counts "
+        "the captured payload bytes and it reads the last four captured "
+        "bytes as the ICRC. The payload on the wire is what tshark's own "
+        "UDP length says (IBA Annex A17.4: the ICRC ends the UDP payload), "
+        "and the ICRC was not captured, so none is expected. Sliced is "
+        "decided from tshark's fields: frame.cap_len short of the Ethernet "
+        "header, VLAN tags and ip.len (or 40 + ipv6.plen).",
     "cnp_unknown_to_tshark":
         "tshark 4.0 has no decoder for the RoCE v2 CNP opcode 0x81 (IBA Annex "
         "A17.9.3: BTH + 16 reserved bytes + ICRC): it reports no extension "
@@ -66,6 +76,7 @@ TSHARK_FIELDS = [
     "infiniband.atomiceth", "infiniband.atomiceth.swapdt", "infiniband.atomiceth.cmpdt",
     "infiniband.atomicacketh", "infiniband.atomicacketh.origremdt",
     "data.len", "infiniband.invariant.crc", "eth.type", "sll.etype",
+    "frame.cap_len", "ip.len", "ipv6.plen", "vlan.id",
 ]
 
 HEURISTICS_OFF = ["smcr_infiniband", "smb_direct_infiniband", "rpcrdma_infiniband", "nvme_rdma", "lnet_ib",
@@ -99,8 +110,9 @@ def hexbytes(v):
 
 
 def tshark_frames(path):
+    # tftp: a Huawei NIC's RoCE v2 source port 69 (the QPN) is not TFTP.
     cmd = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a",
-           "-E", "aggregator=,"]
+           "-E", "aggregator=,", "--disable-protocol", "tftp"]
     for h in HEURISTICS_OFF:
         cmd += ["--disable-heuristic", h]
     for f in TSHARK_FIELDS:
@@ -138,6 +150,15 @@ def ext_bytes(t):
     if t["infiniband.immdt"]:
         n += 4
     return n
+
+
+def sliced(t, roce):
+    """The capture kept less than the IP datagram, by tshark's fields."""
+    if roce != "v2" or not t["eth.type"] or not t["frame.cap_len"]:
+        return False
+    vlans = len(t["vlan.id"].split(",")) if t["vlan.id"] else 0
+    ip = int(first(t["ip.len"])) if t["ip.len"] else 40 + int(first(t["ipv6.plen"]) or 0)
+    return int(t["frame.cap_len"]) < 14 + 4 * vlans + ip
 
 
 def expected(t, roce):
@@ -194,6 +215,10 @@ def expected(t, roce):
         transport = int(num(t["infiniband.lrh.pktlen"])) * 4 - 8 - (40 if t["infiniband.grh.sgid"] else 0)
     used.add("payload_len_from_lengths")
     e["payload_len"] = str(transport - 12 - ext_bytes(t) - pad - 4)
+    if sliced(t, roce):
+        used.add("sliced_frame")
+        e["icrc"] = ""
+        return e, set()
     if t["data.len"]:
         used.add("payload_excludes_pad")
         data_len = str(int(first(t["data.len"])) - pad)
@@ -231,9 +256,13 @@ def check_file(path):
 
 def captures():
     paths = []
-    for d in (os.path.join(SHARED, "captures"), os.path.join(SHARED, "public-captures"), os.path.join(ROOT, "samples")):
+    for d in (os.path.join(SHARED, "captures"), os.path.join(SHARED, "public-captures"),
+              os.path.join(SHARED, "hw-captures"), os.path.join(ROOT, "samples")):
         paths += sorted(glob.glob(os.path.join(d, "*.pcap")) + glob.glob(os.path.join(d, "*.pcapng")))
-    return paths
+    # NVIDIA DC reuses the RD opcodes with its own header layout, which
+    # tshark reads as RDETH+DETH: nothing here can be compared until DC is
+    # recognised (issue 27).
+    return [p for p in paths if not p.endswith("__dc-small.pcap")]
 
 
 def main():
