@@ -194,6 +194,29 @@ enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8
 
 unsigned long rt_cuts_checked;
 
+/* The same cut with the record's original length rewritten to it, as
+ * hardware sniffers write them: decoded only where the UDP length vouches
+ * for the IP length (RoCE v2), then with the whole frame's transport
+ * fields and its wire length from the IP length; never a different
+ * decode. */
+static void rewritten_cut(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t cut,
+			  const struct rs_frame *f, struct rs_frame *g)
+{
+	enum rs_outcome r = rt_dissect(o, dlt, pkt, cut, cut, g);
+	uint32_t icrc_end = f->bth_off + f->transport_len;
+	if (r != RS_OK || !(g->have & RS_HAVE_BTH))
+		return;
+	RT_ASSERT(g->bth.opcode == f->bth.opcode && g->bth.psn == f->bth.psn && g->bth.destqp == f->bth.destqp &&
+			  g->transport_len == f->transport_len && g->payload_len == f->payload_len,
+		  "cut to %u (record rewritten): BTH or payload differs from the whole frame's", cut);
+	if (cut < icrc_end) {
+		RT_ASSERT(g->sliced == RS_SLICE_REWRITTEN && g->roce == RS_ROCE_V2,
+			  "cut to %u (record rewritten): decoded, sliced %u", cut, g->sliced);
+		RT_ASSERT(rs_frame_wirelen(g, cut) == icrc_end, "cut to %u (record rewritten): wire length %u, the IP "
+			  "datagram ends at %u", cut, rs_frame_wirelen(g, cut), icrc_end);
+	}
+}
+
 enum rs_outcome rt_dissect_all(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
 			       uint32_t wirelen, struct rs_frame *f)
 {
@@ -223,6 +246,9 @@ enum rs_outcome rt_dissect_all(const struct rs_dissect_opts *o, int dlt, const u
 		if (cut < icrc_end || !(f->have & RS_HAVE_BTH))
 			RT_ASSERT(g->icrc_status == RS_CRC_UNCHECKED, "cut to %u: ICRC %s", cut,
 				  rs_crc_status_name((enum rs_crc_status)g->icrc_status));
+		if (r == RS_OK && full == RS_OK && (f->have & RS_HAVE_BTH) && cut < icrc_end)
+			RT_ASSERT(g->sliced == RS_SLICE_SNAPLEN, "cut to %u: decoded, but not marked sliced", cut);
+		rewritten_cut(o, dlt, pkt, cut, f, g);
 	}
 	free(g);
 	return rt_dissect(o, dlt, pkt, caplen, wirelen, f);
