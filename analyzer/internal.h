@@ -566,7 +566,13 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl);
 uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
 
+
+/* message.c: message reassembly. `gap`: PSNs skipped just before this packet;
+ * `in_order` false for a late first sighting (a gap fill). */
 void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm);
+void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
+		       bool in_order, uint32_t gap);
+void rs_msg_finish(struct rs_analyzer *a, struct rs_flow *fl);
 
 /* latency.c */
 void rs_lat_add(struct rs_latvec *v, uint64_t ns);

@@ -1,0 +1,236 @@
+/*
+ * message.c — message reassembly of a request stream: which packets make one
+ * SEND, WRITE, READ or atomic (IBA vol 1 9.7.4: First/Middle/Last/Only
+ * opcodes, consecutive PSNs), its size, its immediate data. psn.c decides
+ * whether a packet is new, late or re-sent; this file only assembles.
+ */
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+const char *rs_msg_key(enum rs_msg m)
+{
+	static const char *const keys[RS_MSG__COUNT] = {
+		"send", "send_imm", "send_inv", "write", "write_imm", "read",
+		"atomic_cas", "atomic_faa", "atomic_write", "flush",
+	};
+	return (unsigned)m < RS_MSG__COUNT ? keys[m] : "";
+}
+
+static enum rs_msg msg_of_kind(uint8_t kind)
+{
+	switch (kind) {
+	case RS_KIND_SEND: return RS_MSG_SEND;
+	case RS_KIND_SEND_IMM: return RS_MSG_SEND_IMM;
+	case RS_KIND_SEND_INV: return RS_MSG_SEND_INV;
+	case RS_KIND_WRITE: return RS_MSG_WRITE;
+	case RS_KIND_WRITE_IMM: return RS_MSG_WRITE_IMM;
+	case RS_KIND_READ_REQ: return RS_MSG_READ;
+	case RS_KIND_CMP_SWAP: return RS_MSG_ATOMIC_CAS;
+	case RS_KIND_FETCH_ADD: return RS_MSG_ATOMIC_FAA;
+	case RS_KIND_ATOMIC_WRITE: return RS_MSG_ATOMIC_WRITE;
+	case RS_KIND_FLUSH: return RS_MSG_FLUSH;
+	default: return RS_MSG_NONE;
+	}
+}
+
+void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm)
+{
+	struct rs_flow_extra *x = rs_extra_w(fl);
+	struct rs_imms *im = x->imms;
+	if (!im || (im->n == im->cap && im->cap < RS_MAX_IMMS)) {
+		uint32_t cap = im ? im->cap * 2 : 2;
+		im = g_realloc(im, sizeof *im + cap * sizeof im->v[0]);
+		if (!x->imms)
+			im->total = im->n = 0;
+		im->cap = cap;
+		x->imms = im;
+	}
+	if (im->n < im->cap)
+		im->v[im->n++] = imm;
+	im->total++;
+}
+
+void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
+{
+	/* Bucket b > 0 holds sizes of b bits, [2^(b-1), 2^b); the last one
+	 * everything larger; bucket 0 empty messages. */
+	unsigned b = size ? 64 - (unsigned)__builtin_clzll(size) : 0;
+	if (b > RS_SIZE_BUCKETS - 1)
+		b = RS_SIZE_BUCKETS - 1;
+	struct rs_flow_msgs *x = rs_msgs_w(fl);
+	if (x->size_hist[b] != UINT32_MAX) /* saturates rather than wraps */
+		x->size_hist[b]++;
+	if (size < x->msg_min)
+		x->msg_min = size;
+	if (size > x->msg_max)
+		x->msg_max = size;
+}
+
+static void complete(struct rs_analyzer *a, struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
+{
+	rs_msgs_w(fl)->msgs[m]++;
+	rs_msgs_w(fl)->msg_bytes[m] += bytes;
+	rs_tl_of(a, fl)->messages++;
+	rs_flow_size_sample(fl, bytes);
+}
+
+/* ---- message reassembly ------------------------------------------------------ */
+
+static void open_remove(struct rs_flow *fl, unsigned i)
+{
+	memmove(&fl->open[i], &fl->open[i + 1], (fl->nopen - i - 1) * sizeof fl->open[0]);
+	fl->nopen--;
+}
+
+/* The message a packet with this PSN belongs to: the newest open one that
+ * starts at or before it. */
+static int open_find(const struct rs_flow *fl, uint32_t psn, int family)
+{
+	for (int i = fl->nopen - 1; i >= 0; i--)
+		if (fl->open[i].family == family && rs_psn_diff(psn, fl->open[i].first_psn) >= 0)
+			return i;
+	return -1;
+}
+
+static void open_finish_if_done(struct rs_analyzer *a, struct rs_flow *fl, unsigned i)
+{
+	struct rs_openmsg *o = &fl->open[i];
+	if (o->kind && o->missing == 0) {
+		complete(a, fl, (enum rs_msg)(o->kind - 1), o->bytes);
+		fl->last_kind[o->family] = o->kind;
+		open_remove(fl, i);
+	}
+}
+
+static int open_push(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, int family, uint32_t missing)
+{
+	if (fl->nopen == RS_OPEN_MSGS) {
+		/* Too many unfinished messages: give up on the oldest. */
+		if (fl->open[0].kind)
+			complete(a, fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
+		else
+			rs_rare_w(fl)->incomplete_msgs++;
+		open_remove(fl, 0);
+	}
+	if (!fl->open)
+		fl->open = g_new(struct rs_openmsg, RS_OPEN_MSGS);
+	fl->open[fl->nopen] = (struct rs_openmsg){ .first_psn = psn, .missing = missing, .family = (uint8_t)family };
+	return fl->nopen++;
+}
+
+/*
+ * `gap` is how many PSNs were skipped just before this packet (0 if none),
+ * `in_order` false for a late first sighting (a gap fill).
+ */
+void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op, bool in_order,
+		       uint32_t gap)
+{
+	uint32_t psn = f->bth.psn;
+	uint32_t len = f->payload_len;
+	enum rs_msg m = msg_of_kind(op->kind);
+	if (m == RS_MSG_NONE)
+		return;
+
+	switch (op->kind) {
+	case RS_KIND_READ_REQ:
+		/* The bytes are counted from the responses (read_resp_payload of
+		 * the peer); the size histogram records what was asked for. */
+		rs_msgs_w(fl)->msgs[m]++;
+		rs_tl_of(a, fl)->messages++;
+		rs_flow_size_sample(fl, f->reth.dmalen);
+		return;
+	case RS_KIND_CMP_SWAP:
+	case RS_KIND_FETCH_ADD:
+		complete(a, fl, m, 8); /* 64-bit operands, IBA 9.4.5 */
+		return;
+	case RS_KIND_ATOMIC_WRITE:
+	case RS_KIND_FLUSH:
+		complete(a, fl, m, len);
+		return;
+	default:
+		break;
+	}
+
+	int family = (op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM) ? 1 : 0;
+	int i;
+	if (!in_order) {
+		i = open_find(fl, psn, family);
+		if (op->pos == RS_POS_ONLY || op->pos == RS_POS_FIRST) {
+			/* A whole message, or the head of one, that was lost before. */
+			if (op->pos == RS_POS_ONLY) {
+				complete(a, fl, m, len);
+				fl->last_kind[family] = (uint8_t)(m + 1);
+				return;
+			}
+		}
+		if (i < 0) {
+			/* Its message was already given up on: keep the bytes. */
+			rs_msgs_w(fl)->msg_bytes[fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND)] += len;
+			return;
+		}
+		struct rs_openmsg *o = &fl->open[i];
+		o->bytes += len;
+		if (o->missing)
+			o->missing--;
+		if (op->pos == RS_POS_LAST)
+			o->kind = (uint8_t)(m + 1);
+		open_finish_if_done(a, fl, (unsigned)i);
+		return;
+	}
+
+	/* PSNs skipped just before this packet belong to the newest open
+	 * message (its middle, or the tail it has not finished). */
+	if (gap && fl->nopen)
+		fl->open[fl->nopen - 1].missing += gap;
+
+	switch (op->pos) {
+	case RS_POS_FIRST:
+		fl->seen_first = true;
+		i = open_push(a, fl, psn, family, 0);
+		fl->open[i].bytes = len;
+		break;
+	case RS_POS_MIDDLE:
+	case RS_POS_LAST:
+		i = fl->nopen ? fl->nopen - 1 : -1;
+		if (i >= 0 && (fl->open[i].family != family || fl->open[i].kind))
+			i = -1;
+		if (i < 0) {
+			if (!fl->seen_first) {
+				rs_rare_w(fl)->orphan_pkts++; /* the capture began inside this message */
+				return;
+			}
+			/* Its First was lost before the capture point. */
+			i = open_push(a, fl, psn, family, gap);
+			if (gap && fl->nopen > 1)
+				fl->open[fl->nopen - 2].missing -= gap < fl->open[fl->nopen - 2].missing ? gap : fl->open[fl->nopen - 2].missing;
+		}
+		fl->open[i].bytes += len;
+		if (op->pos == RS_POS_LAST) {
+			fl->open[i].kind = (uint8_t)(m + 1);
+			open_finish_if_done(a, fl, (unsigned)i);
+		}
+		break;
+	case RS_POS_ONLY:
+		fl->seen_first = true;
+		complete(a, fl, m, len);
+		fl->last_kind[family] = (uint8_t)(m + 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* At the end: a message whose Last was seen counts even if some PSNs never
+ * showed up here (the gap anomaly reports them); one without its Last does
+ * not. */
+void rs_msg_finish(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	while (fl->nopen) {
+		if (fl->open[0].kind)
+			complete(a, fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
+		else
+			rs_rare_w(fl)->incomplete_msgs++;
+		open_remove(fl, 0);
+	}
+}
