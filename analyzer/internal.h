@@ -64,6 +64,7 @@ struct rs_fref {
  * can be told apart: a first sighting (a gap filled) or a duplicate. */
 struct rs_lossmap {
 	uint32_t base;                       /* PSN of bit 0 */
+	uint32_t pending;                    /* bits set */
 	uint64_t bits[RS_LOSSMAP_BITS / 64]; /* 1 = missing */
 };
 
@@ -71,7 +72,8 @@ struct rs_lossmap {
  * gap or packet behind the expected PSN (most streams never have one). */
 struct rs_psn_loss {
 	bool in_episode;
-	bool episode_dup;     /* the current backward run re-sent a packet seen before */
+	bool episode_dup;     /* the current backward run re-sent a packet seen before, */
+	bool episode_naked;   /* ... or one a NAK named: not a late packet either way */
 	uint32_t episode_len;
 	struct rs_fref episode_start;
 	uint64_t gaps;        /* forward jumps */
@@ -81,6 +83,16 @@ struct rs_psn_loss {
 	uint64_t fills;       /* ... of which filled a gap */
 	uint64_t ooo;         /* single late packets: out of order, not a go-back */
 	uint64_t episodes;    /* go-back-N episodes */
+	/* Skipped PSNs the responder then settled (psn.c, "capture completeness"):
+	 * acknowledged with no NAK naming them and never seen re-sent (the
+	 * capture dropped them), or named by a PSN sequence error NAK and then
+	 * never seen re-sent (lost in the network, and the re-send not captured).
+	 * The rest of missing - fills is undetermined. */
+	uint64_t uncaptured;
+	uint64_t unseen_lost;
+	uint64_t naked_fills; /* fills of a PSN a sequence error NAK had named */
+	uint32_t nak_psn;     /* the PSN the newest sequence error NAK named ... */
+	bool nak_named;       /* ... while it is still missing here */
 	struct rs_lossmap *lost;
 };
 
@@ -119,8 +131,13 @@ struct rs_openmsg {
 	uint32_t first_psn;   /* PSN of its First (or of the first PSN after the gap that hid it) */
 	uint32_t missing;     /* PSNs of this message not seen yet */
 	uint64_t bytes;
+	uint64_t size;        /* a WRITE's DMA length (its RETH), 0 if unknown */
+	uint32_t last_psn;    /* its Last's PSN, when the size and path MTU tell it */
 	uint8_t family;       /* 0 SEND, 1 WRITE */
 	uint8_t kind;         /* enum rs_msg + 1 once the Last is seen */
+	bool has_last_psn;
+	bool ended;           /* a later message began: its Last was skipped */
+	bool lossy;           /* some of its PSNs were skipped */
 };
 
 /* A request waiting for its response (for latency and pairing). */
@@ -360,6 +377,7 @@ static inline const struct rs_imms *rs_imms_of(const struct rs_flow *fl)
 struct rs_flow_rare {
 	uint64_t retrans_payload;
 	uint64_t incomplete_msgs; /* started, never finished */
+	uint64_t tail_missed;     /* messages counted though the capture missed their Last */
 	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
 	uint64_t dup_acks;
 	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
@@ -453,6 +471,15 @@ struct rs_analyzer {
 	uint64_t vcrc_bad;
 	uint64_t ecn_ce, cnps;
 	uint32_t pmtu;            /* largest First/Middle payload seen anywhere */
+	struct rs_psn_totals {    /* request streams of all flows (capture completeness) */
+		uint64_t range;       /* PSNs the streams advanced over */
+		uint64_t missing;     /* ... skipped by forward jumps */
+		uint64_t fills;       /* ... of which seen later (re-sent, or late) */
+		uint64_t ooo;         /* ... of which single late packets */
+		uint64_t uncaptured;  /* as struct rs_psn_loss */
+		uint64_t unseen_lost;
+		uint64_t naked_fills;
+	} psns;
 
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */

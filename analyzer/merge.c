@@ -99,6 +99,13 @@ static void merge_capture(struct merge *mg)
 	d->cnps += s->cnps;
 	if (s->pmtu > d->pmtu)
 		d->pmtu = s->pmtu;
+	d->psns.range += s->psns.range;
+	d->psns.missing += s->psns.missing;
+	d->psns.fills += s->psns.fills;
+	d->psns.ooo += s->psns.ooo;
+	d->psns.uncaptured += s->psns.uncaptured;
+	d->psns.unseen_lost += s->psns.unseen_lost;
+	d->psns.naked_fills += s->psns.naked_fills;
 	if (!d->have_t0 && s->have_t0) {
 		d->t0 = s->t0;
 		d->have_t0 = true;
@@ -175,6 +182,9 @@ static void psn_add(struct rs_psn *d, struct rs_psn *s)
 	x->fills += y->fills;
 	x->ooo += y->ooo;
 	x->episodes += y->episodes;
+	x->uncaptured += y->uncaptured;
+	x->unseen_lost += y->unseen_lost;
+	x->naked_fills += y->naked_fills;
 }
 
 static void rkeys_add(struct merge *mg, struct rs_flow *d, const struct rs_flow *s)
@@ -262,6 +272,7 @@ static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 		bool ud_before = d->transport == RS_TR_UD && d->packets > s->packets; /* d had UD packets of its own */
 		x->retrans_payload += y->retrans_payload;
 		x->incomplete_msgs += y->incomplete_msgs;
+		x->tail_missed += y->tail_missed;
 		x->orphan_pkts += y->orphan_pkts;
 		x->dup_acks += y->dup_acks;
 		for (int k = 0; k < 8; k++)

@@ -93,11 +93,44 @@ static int open_find(const struct rs_flow *fl, uint32_t psn, int family)
 	return -1;
 }
 
+/* A message's size: what its packets carried, unless the capture missed some
+ * and its RETH says (IBA 9.4.1: the DMA length is the message's length). */
+static uint64_t open_size(const struct rs_openmsg *o)
+{
+	return o->size && (o->lossy || !o->kind) ? o->size : o->bytes;
+}
+
+/* Give up on the oldest open message: it counts if its Last was seen, or if
+ * a later message began (its Last was skipped: a SEND or WRITE, with or
+ * without immediate, the capture cannot say; counted by its First's kind). */
+static void open_give_up(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	struct rs_openmsg *o = &fl->open[0];
+	if (o->kind) {
+		complete(a, fl, (enum rs_msg)(o->kind - 1), open_size(o));
+	} else if (o->ended) {
+		complete(a, fl, o->family ? RS_MSG_WRITE : RS_MSG_SEND, open_size(o));
+		rs_rare_w(fl)->tail_missed++;
+	} else {
+		rs_rare_w(fl)->incomplete_msgs++;
+	}
+	open_remove(fl, 0);
+}
+
+/* A message starts here: every open one of its family still waiting for its
+ * Last has ended (a QP's requests are sequential, IBA 9.5). */
+static void open_end_before(struct rs_flow *fl, int family)
+{
+	for (unsigned i = 0; i < fl->nopen; i++)
+		if (fl->open[i].family == family && !fl->open[i].kind)
+			fl->open[i].ended = true;
+}
+
 static void open_finish_if_done(struct rs_analyzer *a, struct rs_flow *fl, unsigned i)
 {
 	struct rs_openmsg *o = &fl->open[i];
 	if (o->kind && o->missing == 0) {
-		complete(a, fl, (enum rs_msg)(o->kind - 1), o->bytes);
+		complete(a, fl, (enum rs_msg)(o->kind - 1), open_size(o));
 		fl->last_kind[o->family] = o->kind;
 		open_remove(fl, i);
 	}
@@ -107,11 +140,7 @@ static int open_push(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, in
 {
 	if (fl->nopen == RS_OPEN_MSGS) {
 		/* Too many unfinished messages: give up on the oldest. */
-		if (fl->open[0].kind)
-			complete(a, fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
-		else
-			rs_rare_w(fl)->incomplete_msgs++;
-		open_remove(fl, 0);
+		open_give_up(a, fl);
 	}
 	if (!fl->open)
 		fl->open = g_new(struct rs_openmsg, RS_OPEN_MSGS);
@@ -181,21 +210,40 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 
 	/* PSNs skipped just before this packet belong to the newest open
 	 * message (its middle, or the tail it has not finished). */
-	if (gap && fl->nopen)
+	if (gap && fl->nopen) {
 		fl->open[fl->nopen - 1].missing += gap;
+		fl->open[fl->nopen - 1].lossy = true;
+	}
 
 	switch (op->pos) {
 	case RS_POS_FIRST:
 		fl->seen_first = true;
+		open_end_before(fl, family);
 		i = open_push(a, fl, psn, family, 0);
 		fl->open[i].bytes = len;
+		if (family == 1 && (f->ext & RS_EXT_RETH)) {
+			struct rs_openmsg *o = &fl->open[i];
+			o->size = f->reth.dmalen;
+			if (fl->pmtu && o->size) {
+				o->last_psn = (psn + (uint32_t)((o->size + fl->pmtu - 1) / fl->pmtu) - 1) & RS_PSN_MASK;
+				o->has_last_psn = true;
+			}
+		}
 		break;
 	case RS_POS_MIDDLE:
 	case RS_POS_LAST:
 		i = fl->nopen ? fl->nopen - 1 : -1;
 		if (i >= 0 && (fl->open[i].family != family || fl->open[i].kind))
 			i = -1;
-		if (i < 0) {
+		if (i >= 0 && fl->open[i].has_last_psn && rs_psn_diff(psn, fl->open[i].last_psn) > 0) {
+			/* Past the end its RETH gave: that message's Last and
+			 * this one's First were skipped. */
+			struct rs_openmsg *o = &fl->open[i];
+			uint32_t past = (uint32_t)rs_psn_diff(psn, o->last_psn) - 1;
+			o->missing -= past < gap ? (past < o->missing ? past : o->missing) : (gap < o->missing ? gap : o->missing);
+			o->ended = true;
+			i = open_push(a, fl, psn, family, 0);
+		} else if (i < 0) {
 			if (!fl->seen_first) {
 				rs_rare_w(fl)->orphan_pkts++; /* the capture began inside this message */
 				return;
@@ -213,6 +261,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		break;
 	case RS_POS_ONLY:
 		fl->seen_first = true;
+		open_end_before(fl, family);
 		complete(a, fl, m, len);
 		fl->last_kind[family] = (uint8_t)(m + 1);
 		break;
@@ -222,15 +271,10 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 }
 
 /* At the end: a message whose Last was seen counts even if some PSNs never
- * showed up here (the gap anomaly reports them); one without its Last does
- * not. */
+ * showed up here (the gap anomaly reports them), as does one a later message
+ * followed; one that simply stops does not. */
 void rs_msg_finish(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	while (fl->nopen) {
-		if (fl->open[0].kind)
-			complete(a, fl, (enum rs_msg)(fl->open[0].kind - 1), fl->open[0].bytes);
-		else
-			rs_rare_w(fl)->incomplete_msgs++;
-		open_remove(fl, 0);
-	}
+	while (fl->nopen)
+		open_give_up(a, fl);
 }

@@ -34,30 +34,106 @@ static void lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n)
 		s->lost = g_new0(struct rs_lossmap, 1);
 	struct rs_lossmap *l = s->lost;
 	uint32_t off = (uint32_t)rs_psn_diff(from, l->base);
-	/* Re-base when the new gap does not fit behind the old ones. */
+	/* Re-base when the new gap does not fit behind the old ones (the PSNs
+	 * forgotten so stay undetermined). */
 	if (rs_psn_diff(from, l->base) < 0 || off + (n < RS_LOSSMAP_BITS ? n : RS_LOSSMAP_BITS) > RS_LOSSMAP_BITS) {
 		memset(l->bits, 0, sizeof l->bits);
 		l->base = from;
+		l->pending = 0;
+		s->nak_named = false;
 		off = 0;
 	}
-	for (uint32_t i = 0; i < n && off + i < RS_LOSSMAP_BITS; i++)
-		l->bits[(off + i) / 64] |= 1ull << ((off + i) % 64);
+	for (uint32_t i = 0; i < n && off + i < RS_LOSSMAP_BITS; i++) {
+		uint64_t bit = 1ull << ((off + i) % 64);
+		l->pending += !(l->bits[(off + i) / 64] & bit);
+		l->bits[(off + i) / 64] |= bit;
+	}
+}
+
+static bool lossmap_has(const struct rs_lossmap *l, uint32_t psn)
+{
+	int32_t off = rs_psn_diff(psn, l->base);
+	return off >= 0 && off < RS_LOSSMAP_BITS && (l->bits[off / 64] >> (off % 64) & 1);
 }
 
 /* Was this PSN reported missing? If so, it is seen now. */
 static bool lossmap_take(struct rs_psn_loss *s, uint32_t psn)
 {
 	struct rs_lossmap *l = s->lost;
-	if (!l)
+	if (!l || !lossmap_has(l, psn))
 		return false;
 	int32_t off = rs_psn_diff(psn, l->base);
-	if (off < 0 || off >= RS_LOSSMAP_BITS)
-		return false;
-	uint64_t bit = 1ull << (off % 64);
-	if (!(l->bits[off / 64] & bit))
-		return false;
-	l->bits[off / 64] &= ~bit;
+	l->bits[off / 64] &= ~(1ull << (off % 64));
+	l->pending--;
 	return true;
+}
+
+/* ---- capture completeness -------------------------------------------------- */
+
+/*
+ * A PSN missing here was either lost on the way to this capture point or
+ * never recorded by the capture (ibdump and the RDMA sniffer drop packets
+ * under load, and say nothing). The responder tells which: its cumulative
+ * ACK (and the implicit one of a NAK, IBA 9.7.5.2) says it received every
+ * PSN before; a PSN sequence error NAK names the PSN it did not receive. So
+ * a missing PSN that an ACK covers and no NAK named, never seen re-sent, was
+ * dropped by the capture, not by the network.
+ */
+static void settle(struct rs_analyzer *a, struct rs_flow *req, uint32_t upto)
+{
+	struct rs_psn_loss *s = req->req.loss;
+	struct rs_lossmap *l = s ? s->lost : NULL;
+	if (!l || !l->pending)
+		return;
+	int32_t end = rs_psn_diff(upto, l->base);
+	if (end <= 0)
+		return;
+	if (end > RS_LOSSMAP_BITS)
+		end = RS_LOSSMAP_BITS;
+	uint64_t n = 0;
+	if (s->nak_named && rs_psn_diff(s->nak_psn, upto) < 0 && lossmap_take(s, s->nak_psn)) {
+		s->unseen_lost++;
+		a->psns.unseen_lost++;
+	}
+	s->nak_named = s->nak_named && rs_psn_diff(s->nak_psn, upto) >= 0;
+	for (int32_t w = 0; w * 64 < end && l->pending; w++) {
+		uint64_t mask = end - w * 64 >= 64 ? ~0ull : (1ull << (end - w * 64)) - 1;
+		uint32_t k = (uint32_t)__builtin_popcountll(l->bits[w] & mask);
+		l->bits[w] &= ~mask;
+		l->pending -= k;
+		n += k;
+	}
+	s->uncaptured += n;
+	a->psns.uncaptured += n;
+}
+
+/* What the responder's AETH says of its requester's stream. */
+static void settle_aeth(struct rs_analyzer *a, struct rs_flow *req, const struct rs_frame *f, bool ack)
+{
+	uint32_t psn = f->bth.psn;
+	switch (rs_aeth_kind(f->aeth.syndrome)) {
+	case RS_AETH_ACK:
+		if (ack) /* READ responses and atomic ACKs say nothing of later PSNs */
+			settle(a, req, (psn + 1) & RS_PSN_MASK);
+		break;
+	case RS_AETH_RNR_NAK:
+		settle(a, req, psn);
+		break;
+	case RS_AETH_NAK:
+		settle(a, req, psn);
+		if (rs_aeth_value(f->aeth.syndrome) == 0) { /* PSN sequence error: psn never arrived */
+			struct rs_psn_loss *s = req->req.loss;
+			if (s && s->lost && lossmap_has(s->lost, psn)) {
+				s->nak_psn = psn;
+				s->nak_named = true;
+			}
+		} else { /* the request arrived and failed (Table 43) */
+			settle(a, req, (psn + 1) & RS_PSN_MASK);
+		}
+		break;
+	default:
+		break;
+	}
 }
 
 static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, bool response)
@@ -66,8 +142,9 @@ static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn
 	if (!s || !s->in_episode)
 		return;
 	s->in_episode = false;
-	if (s->episode_len == 1 && !s->episode_dup) {
+	if (s->episode_len == 1 && !s->episode_dup && !s->episode_naked) {
 		s->ooo++;
+		a->psns.ooo += !response;
 		rs_anomaly(a, RS_AN_OOO, response, fl, &s->episode_start, 1);
 	} else {
 		s->episodes++;
@@ -85,12 +162,15 @@ uint64_t rs_flow_retransmitted(const struct rs_flow *fl)
 static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, uint32_t psn,
 		     const struct rs_fref *at, uint32_t payload)
 {
-	(void)a;
 	struct rs_psn_loss *s = rs_loss_w(ps);
 	bool fill = lossmap_take(s, psn);
 	s->backward++;
+	bool naked = fill && s->nak_named && s->nak_psn == psn;
 	if (fill) {
 		s->fills++;
+		a->psns.fills += ps == &fl->req;
+		s->naked_fills += naked;
+		a->psns.naked_fills += naked && ps == &fl->req;
 	} else {
 		s->duplicates++;
 	}
@@ -98,10 +178,12 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 		s->in_episode = true;
 		s->episode_len = 0;
 		s->episode_dup = false;
+		s->episode_naked = false;
 		s->episode_start = *at;
 	}
 	s->episode_len++;
 	s->episode_dup |= !fill;
+	s->episode_naked |= naked;
 	rs_rare_w(fl)->retrans_payload += payload;
 	rs_tl_of(a, fl)->retrans++;
 	return fill;
@@ -342,6 +424,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		s->next = psn;
 		check_start_psn(a, fl, psn, &at);
 	}
+	uint32_t from = s->next;
 	if (s->resync) {
 		/* A READ of unknown length came before: accept its PSN advance. */
 		s->resync = false;
@@ -359,10 +442,15 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 			l->gaps++;
 			l->missing += (uint32_t)d;
 			lossmap_mark(l, s->next, (uint32_t)d);
+			a->psns.missing += (uint32_t)d;
 			rs_anomaly(a, RS_AN_GAP, 0, fl, &at, (uint32_t)d);
+			/* The responder may have acknowledged them already. */
+			if (fl->peer && fl->peer->have_ack_psn)
+				settle(a, fl, (fl->peer->ack_psn + 1) & RS_PSN_MASK);
 		}
 		s->next = (psn + adv) & RS_PSN_MASK;
 		s->resync = !adv_known;
+		a->psns.range += (uint32_t)rs_psn_diff(s->next, from);
 	} else {
 		fresh = backward(a, fl, s, psn, &at, f->payload_len);
 		retrans = true;
@@ -470,8 +558,11 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		rs_pair_infer(a, fl, psn);
 	struct rs_flow *req = fl->peer;
 
-	if (f->ext & RS_EXT_AETH)
+	if (f->ext & RS_EXT_AETH) {
 		aeth(a, fl, f, op, &at, m->ts_ns);
+		if (req)
+			settle_aeth(a, req, f, op->kind == RS_KIND_ACK);
+	}
 
 	if (op->kind == RS_KIND_READ_RESP || op->kind == RS_KIND_ATOMIC_ACK) {
 		learn_pmtu(a, fl, op, f->payload_len);

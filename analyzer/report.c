@@ -8,6 +8,44 @@
 
 #include "analyzer/report.h"
 
+/* What became of the PSNs a stream skipped, most certain first (the counts
+ * of struct rs_psn_loss; psn.c says how each is decided). */
+void rs_gap_verdicts(const struct rs_flow *fl, bool response, char *buf, size_t len)
+{
+	const struct rs_psn_loss *s = rs_loss(response ? &fl->rsp : &fl->req);
+	uint64_t lost = s->naked_fills + s->unseen_lost;
+	uint64_t resent = s->fills - s->ooo - s->naked_fills;
+	uint64_t undet = s->missing - s->fills - s->uncaptured - s->unseen_lost;
+	const char *why = response ? "READ responses are never acknowledged"
+			  : fl->transport == RS_TR_UC || fl->transport == RS_TR_UD ? "this transport has no acknowledgements"
+			  : "no acknowledgement in the capture covers them";
+	struct {
+		uint64_t n;
+		const char *fmt;
+	} part[] = {
+		{ s->uncaptured, "%" PRIu64 " not captured (acknowledged by the responder, never NAKed or re-sent: "
+				 "the capture dropped them, not the network)" },
+		{ lost, "%" PRIu64 " lost (NAKed by the responder as missing)" },
+		{ resent, "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
+		{ s->ooo, "%" PRIu64 " arrived late (reordered)" },
+		{ undet, "%" PRIu64 " undetermined (not in the capture; %s)" },
+	};
+	size_t at = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < G_N_ELEMENTS(part) && at < len; i++) {
+		if (!part[i].n)
+			continue;
+		if (at) {
+			int k = snprintf(buf + at, len - at, ", ");
+			at += k > 0 ? (size_t)k : 0;
+			if (at >= len)
+				break;
+		}
+		int k = snprintf(buf + at, len - at, part[i].fmt, part[i].n, why);
+		at += k > 0 ? (size_t)k : 0;
+	}
+}
+
 static bool flow_selected(const struct rs_flow *fl, int64_t qp)
 {
 	if (qp < 0)
@@ -257,11 +295,12 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 			 rs_flow_label(a, fl, who, sizeof who), an->count, an->code ? "responses" : "requests");
 		break;
 	case RS_AN_GAP: {
-		const struct rs_psn_loss *s = rs_loss(an->code ? &fl->rsp : &fl->req);
-		snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s (lost before this capture point; "
-			 "%" PRIu64 " later seen as retransmissions)",
-			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s", s->gaps,
-			 s->gaps == 1 ? "" : "s", s->fills);
+		int n = snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s: ",
+				 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s",
+				 rs_loss(an->code ? &fl->rsp : &fl->req)->gaps,
+				 rs_loss(an->code ? &fl->rsp : &fl->req)->gaps == 1 ? "" : "s");
+		if (n > 0 && (size_t)n < len)
+			rs_gap_verdicts(fl, an->code != 0, buf + n, len - (size_t)n);
 		break;
 	}
 	case RS_AN_NAK:

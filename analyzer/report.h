@@ -34,6 +34,9 @@ const char *rs_flow_pairing(const struct rs_flow *fl);
 
 /* "192.0.2.2 → 192.0.2.1 QP 0x12" */
 const char *rs_flow_label(const struct rs_analyzer *a, const struct rs_flow *fl, char *buf, size_t len);
+/* What became of the PSNs a request (or READ response) stream skipped:
+ * "221 not captured (...), 3 undetermined (...)". */
+void rs_gap_verdicts(const struct rs_flow *fl, bool response, char *buf, size_t len);
 /* One sentence for an anomaly. */
 const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_anomaly *an, char *buf, size_t len);
 /* Latency kind names: "read_first", ... */

@@ -78,6 +78,17 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 	rs_json_u64(j, "ipv4", a->ipv4);
 	rs_json_u64(j, "ipv6", a->ipv6);
 	rs_json_u64(j, "non_roce", a->roce[0]);
+	const struct rs_psn_totals *t = &a->psns;
+	rs_json_obj(j, "request_psns");
+	rs_json_u64(j, "range", t->range);
+	rs_json_u64(j, "in_capture", t->range - (t->missing - t->fills));
+	rs_json_u64(j, "skipped", t->missing);
+	rs_json_u64(j, "not_captured", t->uncaptured);
+	rs_json_u64(j, "lost", t->naked_fills + t->unseen_lost);
+	rs_json_u64(j, "resent", t->fills - t->ooo - t->naked_fills);
+	rs_json_u64(j, "reordered", t->ooo);
+	rs_json_u64(j, "undetermined", t->missing - t->fills - t->uncaptured - t->unseen_lost);
+	rs_json_end_obj(j);
 	rs_json_u64(j, "truncated", a->outcome[RS_TRUNCATED]);
 	rs_json_u64(j, "malformed", a->outcome[RS_MALFORMED]);
 	rs_json_u64(j, "unsupported", a->outcome[RS_UNSUPPORTED]);
@@ -239,6 +250,10 @@ static void psn_stream(struct rs_json *j, const char *key, const struct rs_psn *
 	rs_json_u64(j, "retransmitted", l->backward - l->ooo);
 	rs_json_u64(j, "duplicates", l->duplicates);
 	rs_json_u64(j, "gap_fills", l->fills - l->ooo);
+	rs_json_u64(j, "not_captured", l->uncaptured);
+	rs_json_u64(j, "lost", l->naked_fills + l->unseen_lost);
+	rs_json_u64(j, "resent", l->fills - l->ooo - l->naked_fills);
+	rs_json_u64(j, "undetermined", l->missing - l->fills - l->uncaptured - l->unseen_lost);
 	rs_json_u64(j, "out_of_order", l->ooo);
 	rs_json_u64(j, "go_back_n_episodes", l->episodes);
 	rs_json_end_obj(j);
@@ -349,6 +364,7 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_end_obj(j);
 		rs_json_end_obj(j);
 		rs_json_u64(j, "incomplete_messages", rs_rare(fl)->incomplete_msgs);
+		rs_json_u64(j, "messages_last_not_captured", rs_rare(fl)->tail_missed);
 		rs_json_u64(j, "orphan_packets", rs_rare(fl)->orphan_pkts);
 		psn_stream(j, "request_psn", &fl->req);
 		psn_stream(j, "response_psn", &fl->rsp);

@@ -84,6 +84,32 @@ static void sliced_line(FILE *out, const struct rs_analyzer *a, const struct rs_
 	fprintf(out, ":\n           their lengths come from the IP/UDP headers; payload bytes and ICRC not captured\n");
 }
 
+/* Capture completeness: how much of the request PSN range the file shows,
+ * and what became of the rest. Only when something is missing. */
+static void psn_lines(FILE *out, const struct rs_analyzer *a)
+{
+	const struct rs_psn_totals *t = &a->psns;
+	if (!t->missing)
+		return;
+	uint64_t absent = t->missing - t->fills;
+	fprintf(out, "PSNs       %" PRIu64 " of %" PRIu64 " request PSNs are in the capture (%.1f%%); of the %" PRIu64
+		" skipped:\n", t->range - absent, t->range, 100.0 * (double)(t->range - absent) / (double)t->range,
+		t->missing);
+	struct {
+		uint64_t n;
+		const char *what;
+	} part[] = {
+		{ t->uncaptured, "not captured: ACKed by the responder, never NAKed or re-sent" },
+		{ t->naked_fills + t->unseen_lost, "lost: NAKed by the responder as missing" },
+		{ t->fills - t->ooo - t->naked_fills, "re-sent by the requester, the first copy not captured" },
+		{ t->ooo, "arrived late (reordered)" },
+		{ absent - t->uncaptured - t->unseen_lost, "undetermined: no ACK in the capture covers them" },
+	};
+	for (unsigned i = 0; i < G_N_ELEMENTS(part); i++)
+		if (part[i].n)
+			fprintf(out, "           %" PRIu64 " %s\n", part[i].n, part[i].what);
+}
+
 static void capture_section(FILE *out, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
@@ -131,6 +157,7 @@ static void capture_section(FILE *out, const struct rs_view *v)
 		bad ? "  (see anomalies)" : "");
 	if (a->pmtu)
 		fprintf(out, "           path MTU %u (from First/Middle payloads)\n", a->pmtu);
+	psn_lines(out, a);
 	for (guint i = 0; i < a->files->len; i++)
 		sliced_line(out, a, a->files->pdata[i]);
 }

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Capture completeness (issue 27): a PSN the capture missed is never called lost.
+
+Hardware sniffers drop packets under load and say nothing; the responder's
+acknowledgements tell a capture drop from a network loss. The expected values
+come from tshark's decode of the same bytes, classified here by the rules of
+IBA vol 1 9.7.5 (cumulative ACKs; a PSN sequence error NAK names the PSN the
+responder did not receive):
+
+- a request PSN skipped by the stream and never seen is "not captured" when an
+  ACK (or the implicit ACK of a NAK) of the paired responder covers it and no
+  sequence error NAK named it; "lost (re-send not captured)" when a NAK named
+  it; "undetermined" when nothing covers it;
+- a skipped PSN seen later is a retransmission filling the gap, or, a single
+  late packet between in-order ones, reordering.
+
+1. Every RC capture among ../shared/hw-captures and ../shared/captures: the
+   capture-wide request_psns object equals the oracle, and the text never says
+   "lost" when the oracle finds no loss.
+2. Capture drops made here: 5% of the request frames of the Soft-RoCE send and
+   write captures deleted at random (seeded; the ACKs kept), the way ibdump
+   drops them: nothing may be called lost that the original did not lose, the
+   counts equal the oracle on the dropped file, and the skipped PSNs equal the
+   frames deleted (each of these carries one PSN).
+
+    ROCESTAT=./rocestat python3 tests/check_completeness.py
+Exit status 0 when every check holds, 1 otherwise.
+"""
+import glob
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pcaprecs import read_pcap  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
+HEURISTICS_OFF = ["smcr_infiniband", "smb_direct_infiniband", "rpcrdma_infiniband", "nvme_rdma", "lnet_ib",
+                  "iser_infiniband", "eth_over_ib", "mellanox_eoib", "sdp_infiniband", "fc_infiniband"]
+FIELDS = ["ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.grh.sgid", "infiniband.grh.dgid",
+          "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome"]
+MASK = (1 << 24) - 1
+# RC response opcodes (IBA Table 38): READ responses, ACK, atomic ACK.
+RESPONSES = set(range(0x0D, 0x13))
+READ_REQ = 0x0C
+
+failures = 0
+checks = 0
+
+
+def check(name, cond, detail=""):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("check_completeness: FAIL: %s%s" % (name, (": " + detail) if detail else ""))
+
+
+def diff(a, b):
+    """a - b for 24-bit PSNs, signed."""
+    d = (a - b) & MASK
+    return d - (1 << 24) if d >= 1 << 23 else d
+
+
+def first(v):
+    return v.split(",")[0] if v else ""
+
+
+def tshark_frames(path):
+    cmd = ["tshark", "-r", path, "-T", "fields", "-E", "occurrence=f", "--disable-protocol", "tftp"]
+    for h in HEURISTICS_OFF:
+        cmd += ["--disable-heuristic", h]
+    for f in FIELDS:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    frames = []
+    for line in out.splitlines():
+        v = (line.split("\t") + [""] * len(FIELDS))[:len(FIELDS)]
+        if not v[6] or not v[8]:
+            continue
+        src = v[0] or v[2] or v[4]
+        dst = v[1] or v[3] or v[5]
+        syn = int(first(v[9]), 0) if v[9] else None
+        frames.append((src, dst, int(v[6], 0), int(v[7], 0), int(v[8], 0), syn))
+    return frames
+
+
+class Stream:
+    """One request stream, and what its responder's AETHs said of it."""
+
+    def __init__(self, psn):
+        self.first = psn
+        self.next = psn
+        self.range = 0
+        self.missing = set()
+        self.skipped = self.fills = self.ooo = self.naked_fills = 0
+        self.not_captured = self.unseen_lost = 0
+        self.run = []       # the current run of packets behind the expected PSN: (was a fill, NAK named it)
+        self.covered = None  # every PSN up to this one reached the responder
+        self.named = None    # the PSN the newest sequence error NAK named, while missing here
+
+    def end_run(self):
+        if len(self.run) == 1 and self.run[0] == (True, False):
+            self.ooo += 1
+        self.run = []
+
+    def settle(self, upto):
+        """PSNs before upto reached the responder."""
+        last = (upto - 1) & MASK
+        if self.covered is None or diff(last, self.covered) > 0:
+            self.covered = last
+        for p in [p for p in self.missing if diff(p, upto) < 0]:
+            self.missing.discard(p)
+            if p == self.named:
+                self.unseen_lost += 1
+            else:
+                self.not_captured += 1
+
+    def request(self, psn):
+        d = diff(psn, self.next)
+        if d >= 0:
+            self.end_run()
+            for k in range(d):
+                self.missing.add((self.next + k) & MASK)
+            self.skipped += d
+            self.range += d + 1
+            self.next = (psn + 1) & MASK
+            if d and self.covered is not None:
+                self.settle((self.covered + 1) & MASK)
+        else:
+            fill = psn in self.missing
+            naked = fill and psn == self.named
+            if fill:
+                self.missing.discard(psn)
+                self.fills += 1
+                self.naked_fills += naked
+            self.run.append((fill, naked))
+
+    def aeth(self, psn, syn):
+        kind, value = syn >> 5, syn & 0x1F
+        if kind == 0:
+            self.settle((psn + 1) & MASK)
+        elif kind == 1:
+            self.settle(psn)
+        elif kind == 3:
+            if value == 0:
+                self.settle(psn)
+                if psn in self.missing:
+                    self.named = psn
+            else:
+                self.settle((psn + 1) & MASK)
+
+
+def oracle(frames):
+    """The capture-wide request_psns object for RC, UC and DC traffic, or None if
+    it holds a READ (whose PSN advance needs the path MTU)."""
+    streams = {}
+    for src, dst, op, qp, psn, syn in frames:
+        if op >= 0x60:  # RC, UC and the RD opcode range (NVIDIA DC); UD is not a stream
+            continue
+        op &= 0x1F
+        if op == READ_REQ:
+            return None
+        if op not in RESPONSES:
+            if (src, dst, qp) not in streams:
+                streams[(src, dst, qp)] = Stream(psn)
+            streams[(src, dst, qp)].request(psn)
+            continue
+        if op != 0x11 or syn is None:
+            continue
+        # The responder answers the request stream of the other direction
+        # that started closest before this PSN.
+        cands = [(diff(psn, s.first), s) for (a, b, _), s in streams.items() if a == dst and b == src]
+        cands = [c for c in cands if 0 <= c[0] < 1 << 20]
+        if cands:
+            min(cands, key=lambda c: c[0])[1].aeth(psn, syn)
+    t = dict(range=0, skipped=0, not_captured=0, lost=0, resent=0, reordered=0, undetermined=0)
+    for s in streams.values():
+        s.end_run()
+        t["range"] += s.range
+        t["skipped"] += s.skipped
+        t["reordered"] += s.ooo
+        t["not_captured"] += s.not_captured
+        t["lost"] += s.naked_fills + s.unseen_lost
+        t["resent"] += s.fills - s.ooo - s.naked_fills
+        t["undetermined"] += len(s.missing)
+    t["in_capture"] = t["range"] - (t["skipped"] - t["resent"] - t["reordered"] - (t["lost"] - sum(
+        s.unseen_lost for s in streams.values())))
+    return t
+
+
+def rocestat_json(path):
+    p = subprocess.run([ROCESTAT, "-n", "--format", "json", path], capture_output=True, text=True)
+    if p.returncode not in (0, 1):  # 1: anomalies found
+        return None
+    return json.loads(p.stdout)
+
+
+def rocestat_text(path):
+    return subprocess.run([ROCESTAT, "-n", path], capture_output=True, text=True).stdout
+
+
+def compare(name, path):
+    want = oracle(tshark_frames(path))
+    if want is None:
+        return None
+    j = rocestat_json(path)
+    check(name + ": rocestat reads it", j is not None)
+    if j is None:
+        return want
+    got = j["capture"]["request_psns"]
+    for k, v in want.items():
+        check("%s: request_psns.%s" % (name, k), got.get(k) == v, "rocestat %s, expected %s" % (got.get(k), v))
+    if want["lost"] == 0:
+        text = rocestat_text(path)
+        bad = [ln for ln in text.splitlines() if " lost" in ln]
+        check(name + ": the text never says lost", not bad, bad[0].strip() if bad else "")
+    return want
+
+
+def drop_requests(src, dst, frac, seed):
+    """Delete frac of the RC request frames (not ACKs, not CM) of src into
+    dst; returns how many were deleted."""
+    linktype, recs, _ = read_pcap(src)
+    rng = random.Random(seed)
+    keep, dropped = [], 0
+    for rec in recs:
+        b = rec[4]
+        # Ethernet, IPv4 without options, UDP 4791: the BTH opcode is at 42.
+        roce = (linktype == 1 and len(b) > 42 + 12 and b[12:14] == b"\x08\x00" and b[23] == 17
+                and b[14] & 0x0F == 5 and struct.unpack(">H", b[36:38])[0] == 4791)
+        if roce and b[42] < 0x20 and b[42] not in RESPONSES and rng.random() < frac:
+            dropped += 1
+            continue
+        keep.append(rec)
+    with open(dst, "wb") as fh:
+        fh.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, linktype))
+        for sec, ns, caplen, wirelen, b in keep:
+            fh.write(struct.pack("<IIII", sec, ns, caplen, wirelen))
+            fh.write(b)
+    return dropped
+
+
+def main():
+    files = sorted(glob.glob(os.path.join(SHARED, "hw-captures", "*.pcap")) +
+                   glob.glob(os.path.join(SHARED, "captures", "*.pcap")))
+    compared = 0
+    for path in files:
+        if compare(os.path.basename(path), path) is not None:
+            compared += 1
+    check("RC captures compared", compared >= 8, "%d" % compared)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ["ib_send_bw_cm", "ib_write_bw_cm", "rping_s5000", "rc_pingpong", "loss_write_bw"]:
+            src = os.path.join(SHARED, "captures", name + ".pcap")
+            frames = tshark_frames(src)
+            orig = oracle(frames)
+            # A PSN may only be called lost if the responder NAKed it (a PSN
+            # sequence error names it): the original's NAKs bound the losses.
+            naked = {(d, p) for s_, d, op, q, p, syn in frames if op == 0x11 and syn == 0x60}
+            for seed in range(3):
+                dst = os.path.join(tmp, "%s-drop%d.pcap" % (name, seed))
+                n = drop_requests(src, dst, 0.05, seed)
+                want = compare("%s minus %d request frames (seed %d)" % (name, n, seed), dst)
+                check("%s seed %d: frames dropped" % (name, seed), n > 0)
+                if want is None or orig is None:
+                    continue
+                # The oracle itself must see the drops as drops, not losses.
+                check("%s seed %d: oracle sees no new loss" % (name, seed), want["lost"] <= len(naked))
+                got = rocestat_json(dst)
+                if got is None:
+                    continue
+                t = got["capture"]["request_psns"]
+                check("%s seed %d: lost only what the responder NAKed" % (name, seed), t["lost"] <= len(naked),
+                      "%s vs %d NAKed" % (t, len(naked)))
+    print("check_completeness: %d checks, %d failed" % (checks, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
