@@ -94,7 +94,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps installcheck sliced completeness unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
+.PHONY: all check builddeps installcheck sliced completeness icrcrewrite unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
 	sanitize golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -155,7 +155,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # samples against their ground truth, -j against -j 1, the fuzzers'
 # regression inputs, the hostile inputs and the interrupted runs. Each
 # script exits non-zero on the first failing case it reports.
-check: builddeps unit golden difftest difftcpdump reports sliced completeness walkcheck cases cli installcheck truth jobs regress hostile interrupt
+check: builddeps unit golden difftest difftcpdump reports sliced completeness icrcrewrite walkcheck cases cli installcheck truth jobs regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -187,6 +187,9 @@ sliced: $(BIN)
 
 completeness: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_completeness.py
+
+icrcrewrite: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_icrc_rewrite.py
 
 walkcheck: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/walk_check.py

@@ -83,7 +83,7 @@ void rs_flowkey_addr(const struct rs_flowkey *k, bool dst, struct rs_addr *out)
 
 const char *rs_flow_transport_name(const struct rs_flow *fl)
 {
-	return rs_transport_name(fl->transport);
+	return fl->is_dc ? "DC" : rs_transport_name(fl->transport);
 }
 
 /* A table entry: the key's 32-bit hash above the slot + 1 (0 = empty).
@@ -477,6 +477,7 @@ static struct rs_flow *flow_get(struct rs_analyzer *a, const struct rs_flowkey *
 	}
 	fl->transport = f->bth.opcode & 0xE0;
 	fl->is_cm_qp = k->qpn <= 1;
+	fl->is_dc = (f->have & RS_HAVE_DC) != 0;
 	fl->first = (struct rs_fref){ a->cur_file, m->frame_no };
 	fl->first_ts = m->ts_ns;
 	g_ptr_array_index(a->flows, fl->slot) = fl;
@@ -863,7 +864,13 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	const struct rs_bth *b = &f->bth;
 	const struct rs_opinfo *op = rs_opinfo(b->opcode);
 	a->opcodes[b->opcode]++;
-	a->icrc[f->icrc_status]++;
+	bool rewritten = f->icrc_status == RS_CRC_BAD && f->icrc_sport;
+	if (rewritten) {
+		if (!a->icrc_port_rewritten++)
+			a->icrc_port_example = f->icrc_sport;
+	} else {
+		a->icrc[f->icrc_status]++;
+	}
 
 	struct rs_flowkey k;
 	rs_flowkey_from_frame(&k, f);
@@ -879,7 +886,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	tl->packets++;
 	tl->bytes += m->wirelen;
 
-	if (f->icrc_status == RS_CRC_BAD) {
+	if (f->icrc_status == RS_CRC_BAD && !rewritten) {
 		rs_rare_w(fl)->icrc_bad++;
 		rs_anomaly(a, RS_AN_ICRC_BAD, 0, fl, &at, 1);
 	} else if (f->icrc_status == RS_CRC_UNCHECKED) {

@@ -272,6 +272,7 @@ struct rs_flow {
 	uint8_t transport;        /* RS_TR_* of its packets */
 	uint8_t pair_method;      /* enum rs_pair */
 	bool is_cm_qp;            /* QP0/QP1 */
+	bool is_dc;               /* NVIDIA DC in the RD opcode range (dissect's RS_HAVE_DC) */
 	uint64_t packets, wire_bytes;
 	struct rs_fref last;
 	uint64_t last_ts;
@@ -469,6 +470,11 @@ struct rs_analyzer {
 	uint64_t opcodes[256];
 	uint64_t icrc[3];         /* by enum rs_crc_status, RoCE frames with an ICRC */
 	uint64_t vcrc_bad;
+	/* Bad ICRCs that match with another UDP source port (dissect's
+	 * icrc_sport): the capture rewrote the port; counted apart from
+	 * icrc[RS_CRC_BAD], never as corruption. */
+	uint64_t icrc_port_rewritten;
+	uint16_t icrc_port_example;
 	uint64_t ecn_ce, cnps;
 	uint32_t pmtu;            /* largest First/Middle payload seen anywhere */
 	struct rs_psn_totals {    /* request streams of all flows (capture completeness) */

@@ -95,6 +95,9 @@ static void merge_capture(struct merge *mg)
 	for (int i = 0; i < 3; i++)
 		d->icrc[i] += s->icrc[i];
 	d->vcrc_bad += s->vcrc_bad;
+	if (!d->icrc_port_rewritten)
+		d->icrc_port_example = s->icrc_port_example;
+	d->icrc_port_rewritten += s->icrc_port_rewritten;
 	d->ecn_ce += s->ecn_ce; /* analyzers here, not flows */
 	d->cnps += s->cnps;
 	if (s->pmtu > d->pmtu)

@@ -96,6 +96,7 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 	rs_json_u64(j, "ok", a->icrc[RS_CRC_OK]);
 	rs_json_u64(j, "bad", a->icrc[RS_CRC_BAD]);
 	rs_json_u64(j, "unchecked", a->icrc[RS_CRC_UNCHECKED]);
+	rs_json_u64(j, "source_port_rewritten", a->icrc_port_rewritten);
 	rs_json_end_obj(j);
 	rs_json_u64(j, "vcrc_bad", a->vcrc_bad);
 	rs_json_u64(j, "ecn_ce", a->ecn_ce);

@@ -149,6 +149,8 @@ static void capture_section(FILE *out, const struct rs_view *v)
 	fputc('\n', out);
 	fprintf(out, "           ICRC ok %" PRIu64 ", bad %s%" PRIu64 "%s, unchecked %" PRIu64, a->icrc[RS_CRC_OK],
 		a->icrc[RS_CRC_BAD] ? RED(v->o) : "", a->icrc[RS_CRC_BAD], OFF(v->o), a->icrc[RS_CRC_UNCHECKED]);
+	if (a->icrc_port_rewritten)
+		fprintf(out, ", port rewritten %" PRIu64, a->icrc_port_rewritten);
 	if (a->roce[RS_ROCE_IB])
 		fprintf(out, "  ·  VCRC bad %" PRIu64, a->vcrc_bad);
 	uint64_t bad = a->outcome[RS_TRUNCATED] + a->outcome[RS_MALFORMED] + a->outcome[RS_UNSUPPORTED];
@@ -157,6 +159,10 @@ static void capture_section(FILE *out, const struct rs_view *v)
 		bad ? "  (see anomalies)" : "");
 	if (a->pmtu)
 		fprintf(out, "           path MTU %u (from First/Middle payloads)\n", a->pmtu);
+	if (a->icrc_port_rewritten)
+		fprintf(out, "Sniffer    source port rewritten to 4791 on %" PRIu64 " frame%s (ICRC matches with e.g. %u):\n"
+			"           the capture changed these headers after the NIC sent them; not corruption\n",
+			a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s", a->icrc_port_example);
 	psn_lines(out, a);
 	for (guint i = 0; i < a->files->len; i++)
 		sliced_line(out, a, a->files->pdata[i]);

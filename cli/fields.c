@@ -207,7 +207,10 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	p = col(p, ext, f->payload_len);
 	p = col(p, f->have & RS_HAVE_ICRC, f->icrc);
 	*p++ = ',';
-	p = put_str(p, rs_crc_status_name((enum rs_crc_status)f->icrc_status));
+	/* A bad ICRC that another UDP source port makes match: the capture
+	 * rewrote the port (dissect's icrc_sport), not corruption. */
+	p = put_str(p, f->icrc_status == RS_CRC_BAD && f->icrc_sport ? "port_rewritten"
+							     : rs_crc_status_name((enum rs_crc_status)f->icrc_status));
 	*p++ = '\n';
 	c->len = (size_t)(p - c->buf);
 	return true;

@@ -87,10 +87,18 @@ static void icrc(struct walk *w, const struct rs_layer *l)
 	}
 	const uint8_t *p = w->pkt->data + l->off;
 	wfield(w, l->off, "ICRC", whex(f->icrc, 8), "sent as %s (LSB first)", wbytes(p, 4, ' '));
+	bool rewritten = f->icrc_status == RS_CRC_BAD && f->icrc_sport;
 	const char *verdict = f->icrc_status == RS_CRC_OK ? "matches the value on the wire"
+			     : rewritten ? "differs: the capture rewrote the UDP source port"
 			     : f->icrc_status == RS_CRC_BAD ? "DOES NOT MATCH: the packet is corrupt" : "not checked";
 	if (f->icrc_status != RS_CRC_UNCHECKED)
 		wfield(w, UINT32_MAX, "Computed", whex(f->icrc_calc, 8), "%s", verdict);
+	if (rewritten) {
+		wsay(w, "The captured UDP source port is 4791; with source port %u the ICRC matches. The sniffer "
+			"(ibdump, tcpdump -i mlx5_0) wrote 4791 over the port the NIC used when it computed the "
+			"ICRC: the packet arrived as it was sent, only the capture changed it.", f->icrc_sport);
+		return;
+	}
 
 	if (!walk_first(w, l->id)) {
 		if (f->icrc_status == RS_CRC_OK)
@@ -124,10 +132,12 @@ static void icrc(struct walk *w, const struct rs_layer *l)
 	}
 	wsay(w, "A CRC-32 computed by the sender over the fields no switch or router may change: %s, the BTH "
 		"with byte 4 (FECN, BECN, reserved) set to ones, then every byte up to the ICRC%s. The value "
-		"0x%08x %s, so the packet arrived as it was sent. Only the two ends check it; each link has "
-		"its own CRC as well.",
+		"0x%08x %s. Only the two ends check it; each link has its own CRC as well.",
 	     covers, f->roce == RS_ROCE_V2 ? " (IBA Annex A17.4.5.2)" : "", f->icrc,
-	     f->icrc_status == RS_CRC_OK ? "matches the one computed here" : verdict);
+	     f->icrc_status == RS_CRC_OK ? "matches the one computed here, so the packet arrived as it was sent"
+	     : f->icrc_status == RS_CRC_BAD ? "does not match the one computed here: some byte it covers changed "
+					      "after the sender computed it"
+					    : "was not checked");
 	if (f->icrc_status == RS_CRC_BAD)
 		wsay_marked(w, "!! ", "1;31", "ICRC mismatch: on the wire 0x%08x, computed 0x%08x. A receiver "
 			    "drops such a packet silently.", f->icrc, f->icrc_calc);

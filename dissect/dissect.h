@@ -99,6 +99,7 @@ enum rs_have {
 	RS_HAVE_CM = 1u << 11,   /* CM attribute body (mad.attr_ok) */
 	RS_HAVE_ICRC = 1u << 12, /* the ICRC bytes were captured */
 	RS_HAVE_VCRC = 1u << 13,
+	RS_HAVE_DC = 1u << 14,   /* NVIDIA DC: the RD opcode range with the DC header (dceth) */
 };
 
 /* Byte ranges of each layer, for the walkthrough's hex dump. */
@@ -107,7 +108,7 @@ enum rs_layer_id {
 	RS_L_LRH, RS_L_GRH, RS_L_IPV4, RS_L_IPV6, RS_L_IPV6_EXT, RS_L_UDP,
 	RS_L_BTH, RS_L_RDETH, RS_L_DETH, RS_L_XRCETH, RS_L_FETH, RS_L_RETH,
 	RS_L_ATOMICETH, RS_L_AETH, RS_L_ATOMICACKETH, RS_L_IMMDT, RS_L_IETH,
-	RS_L_CNP, RS_L_MAD, RS_L_CM, RS_L_PAYLOAD, RS_L_PAD, RS_L_ICRC, RS_L_VCRC,
+	RS_L_CNP, RS_L_DCETH, RS_L_DCCETH, RS_L_MAD, RS_L_CM, RS_L_PAYLOAD, RS_L_PAD, RS_L_ICRC, RS_L_VCRC,
 	RS_L_TRAILER,
 	RS_L__COUNT
 };
@@ -206,6 +207,16 @@ struct rs_frame {
 	/* Transport. */
 	struct rs_bth bth;
 	uint32_t rdeth_eecnxt;
+	/* NVIDIA DC (with RS_HAVE_DC): the 20 bytes after the BTH. Their layout is
+	 * NVIDIA's and unpublished; only the DCT number and session are named
+	 * from public sources (dissect/ib.c). */
+	struct rs_dceth {
+		uint8_t flags;    /* 0x11 from the initiator (DCI), 0x10 from the target */
+		uint32_t srcqp;   /* the sender's QP */
+		uint32_t session; /* given by the target in its connect reply; 0xFFFFFF in a connect */
+		uint32_t dct;     /* the target DCT's number */
+		uint64_t dc_key;  /* DC access key: in a connect (DCCETH) only */
+	} dceth;
 	struct rs_deth deth;
 	uint32_t xrceth_srqn;
 	uint32_t feth;
@@ -225,6 +236,8 @@ struct rs_frame {
 	uint32_t icrc;         /* as read: the wire bytes little-endian */
 	uint32_t icrc_calc;
 	uint8_t icrc_status;   /* enum rs_crc_status */
+	uint16_t icrc_sport;   /* bad ICRC from source port 4791: the port that makes it match (the capture
+	                        * rewrote the port after the NIC computed the ICRC); 0 = none does */
 	uint16_t vcrc, vcrc_calc;
 	uint8_t vcrc_status;
 

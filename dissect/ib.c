@@ -31,6 +31,17 @@
  *   AtomicAckETH 8 | Original Remote Data(64) |
  *   ImmDt  4, IETH 4 (R_Key to invalidate), CNP 16 reserved bytes (A17.9.3)
  * then the payload, PadCnt pad bytes, the 4-byte ICRC (and VCRC on IB).
+ *
+ * NVIDIA DC (Dynamically Connected, ConnectX-5 and later) reuses the RD
+ * opcode range (0x40-0x5F) with its own header, DCETH, 20 bytes right after
+ * the BTH, then the extension headers of the RC opcode with the same low
+ * bits (no RDETH, no DETH). Unpublished; from the bytes of ibdump captures,
+ * Wireshark's DC code (20 bytes, a 16-byte DCCETH on connect) and rdma-core's
+ * mlx5 DC verbs (24-bit DCT number, 64-bit DC key):
+ *   DCETH 20  | Flags(8) | Src QP(24) | 0(8) Ctx(24) | 0(8) Session(24) | 0(8) DCT(24) | 0(32) |
+ *   DCCETH 16 (opcode 0x55, a connect) | 8 bytes | DC Key(64) |
+ * A DC packet is told from RD by the DCETH's flags (0x10 or 0x11: RD's RDETH
+ * starts with a reserved zero byte) and its zero bytes.
  */
 #include "dissect/internal.h"
 
@@ -38,6 +49,9 @@
 #define GRH_LEN 40
 #define BTH_LEN 12
 #define ICRC_LEN 4
+#define DCETH_LEN 20
+#define DCCETH_LEN 16
+#define DC_CONNECT 0x55
 #define VCRC_LEN 2
 
 enum { LNH_RAW = 0, LNH_IP_NON_IBA = 1, LNH_IBA_LOCAL = 2, LNH_IBA_GLOBAL = 3 };
@@ -227,6 +241,43 @@ EXT_FIELDS(rdeth_fields)
 	rs_cur_skip(c, 1);
 	f->rdeth_eecnxt = rs_cur_be24(c);
 }
+/*
+ * A RoCE v2 frame from UDP source port 4791 whose ICRC does not match: the
+ * RDMA sniffer (tcpdump -i mlx5_0, ibdump) writes 4791 over the source port
+ * the NIC used when it computed the ICRC. The CRC is linear: flipping the
+ * bits d of the port changes the CRC by D(d) whatever the rest of the
+ * packet, so the port p whose ICRC matches solves calc ^ D(4791 ^ p) == icrc.
+ * Returns p, or 0 when no port (other than 4791) makes the ICRC match: the
+ * packet changed elsewhere. 32 equations in 16 unknowns: a corrupted frame
+ * passes by chance once in 65536.
+ */
+static uint16_t icrc_solve_sport(const struct rs_dctx *d, uint32_t icrc_off, uint32_t want_xor)
+{
+	static const uint8_t zeros[512];
+	uint32_t after = icrc_off - (d->udp_off + 2); /* bytes the CRC reads after the port */
+	uint32_t col[16];
+	for (unsigned i = 0; i < 16; i++) {
+		uint8_t bit[2] = { (uint8_t)((1u << i) >> 8), (uint8_t)(1u << i) };
+		uint32_t c = rs_crc32_update(0, bit, 2);
+		for (uint32_t left = after; left;) {
+			uint32_t n = left < sizeof zeros ? left : (uint32_t)sizeof zeros;
+			c = rs_crc32_update(c, zeros, n);
+			left -= n;
+		}
+		col[i] = c;
+	}
+	/* Every non-zero change of the port, in Gray-code order: one XOR each. */
+	uint32_t v = 0, delta = 0;
+	for (uint32_t k = 1; k < 65536; k++) {
+		unsigned i = (unsigned)__builtin_ctz(k);
+		v ^= col[i];
+		delta ^= 1u << i;
+		if (v == want_xor)
+			return (uint16_t)(RS_ROCE_UDP_PORT ^ delta);
+	}
+	return 0;
+}
+
 EXT_FIELDS(deth_fields)
 {
 	f->deth.qkey = rs_cur_be32(c);
@@ -312,6 +363,63 @@ static void decode_ext(struct rs_cursor *c, uint16_t bit, struct rs_frame *f)
 	}
 }
 
+/* An RD-range opcode followed by a DCETH, read in place: 0x10/0x11 and the
+ * zero bytes where RD has a reserved zero byte then its EE context. Not
+ * captured: not DC (the RD reading then reports the cut). */
+static bool dc_layout(const struct rs_dctx *d, uint32_t at, uint32_t tlen)
+{
+	if (tlen < BTH_LEN + DCETH_LEN + ICRC_LEN)
+		return false;
+	struct rs_cursor c = rs_cur_at(d, at);
+	uint8_t flags = rs_cur_u8(&c);
+	rs_cur_skip(&c, 3);
+	uint8_t z1 = rs_cur_u8(&c);
+	rs_cur_skip(&c, 3);
+	uint8_t z2 = rs_cur_u8(&c);
+	rs_cur_skip(&c, 3);
+	uint8_t z3 = rs_cur_u8(&c);
+	rs_cur_skip(&c, 3);
+	uint32_t z4 = rs_cur_be32(&c);
+	return !c.overrun && (flags == 0x10 || flags == 0x11) && !z1 && !z2 && !z3 && !z4;
+}
+
+EXT_FIELDS(dceth_fields)
+{
+	f->dceth.flags = rs_cur_u8(c);
+	f->dceth.srcqp = rs_cur_be24(c);
+	rs_cur_skip(c, 5);
+	f->dceth.session = rs_cur_be24(c);
+	rs_cur_skip(c, 1);
+	f->dceth.dct = rs_cur_be24(c);
+	rs_cur_skip(c, 4);
+}
+EXT_FIELDS(dcceth_fields)
+{
+	rs_cur_skip(c, 8);
+	f->dceth.dc_key = rs_cur_be64(c);
+}
+
+/* The DC headers; returns the extension headers that follow them (those of
+ * the RC opcode with the same low bits) and adds their length to *hlen. */
+static uint16_t dc_headers(struct rs_dctx *d, struct rs_cursor *c, uint32_t *hlen)
+{
+	struct rs_frame *f = d->f;
+	uint32_t at = c->off;
+	f->dceth.dc_key = 0;
+	RS_CUR_FIXED(c, DCETH_LEN, dceth_fields, f);
+	rs_layer(d, RS_L_DCETH, at, DCETH_LEN);
+	f->have |= RS_HAVE_DC;
+	*hlen = DCETH_LEN;
+	if (f->bth.opcode == DC_CONNECT) {
+		at = c->off;
+		RS_CUR_FIXED(c, DCCETH_LEN, dcceth_fields, f);
+		rs_layer(d, RS_L_DCCETH, at, DCCETH_LEN);
+		*hlen += DCCETH_LEN;
+		return 0;
+	}
+	return rs_opinfo((uint8_t)(RS_TR_RC | (f->bth.opcode & 0x1F)))->ext;
+}
+
 /* The MAD header and the class data after it, in place of a payload layer. */
 static void mad_layers(struct rs_dctx *d)
 {
@@ -391,6 +499,8 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 		if (!d->opts->skip_icrc) {
 			f->icrc_calc = icrc_compute(d, bth_off, icrc_off);
 			f->icrc_status = f->icrc_calc == f->icrc ? RS_CRC_OK : RS_CRC_BAD;
+			if (f->icrc_status == RS_CRC_BAD && f->roce == RS_ROCE_V2 && f->udp_sport == RS_ROCE_UDP_PORT)
+				f->icrc_sport = icrc_solve_sport(d, icrc_off, f->icrc ^ f->icrc_calc);
 		}
 	}
 
@@ -403,13 +513,17 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	if (b->tver != 0)
 		return rs_fail(f, RS_UNSUPPORTED, bth_off + 1, "BTH TVer %llu: only transport version 0 is defined",
 			       b->tver, 0);
-	f->ext = op->ext;
+	uint16_t ext = op->ext;
+	uint32_t dclen = 0;
+	if ((b->opcode & 0xE0) == RS_TR_RD && dc_layout(d, bth_off + BTH_LEN, tlen))
+		ext = (uint16_t)(dc_headers(d, &c, &dclen) | (op->ext & RS_EXT_PAYLOAD));
+	f->ext = ext;
 
-	uint32_t hlen = ext_len(op->ext);
+	uint32_t hlen = dclen + ext_len(ext);
 	if ((uint64_t)BTH_LEN + hlen + ICRC_LEN > tlen)
 		return rs_fail(f, RS_MALFORMED, bth_off, "the opcode's headers and ICRC need %llu bytes, the packet has %llu",
 			       BTH_LEN + hlen + ICRC_LEN, tlen);
-	for (unsigned m = op->ext & EXT_HDR_BITS; m; m &= m - 1) {
+	for (unsigned m = ext & EXT_HDR_BITS; m; m &= m - 1) {
 		unsigned i = (unsigned)__builtin_ctz(m);
 		uint32_t at = c.off;
 		decode_ext(&c, ext_hdrs[i].bit, f);
@@ -421,7 +535,7 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 
 	uint32_t body = tlen - BTH_LEN - hlen - ICRC_LEN;
 	f->payload_off = bth_off + BTH_LEN + hlen;
-	if (!(op->ext & RS_EXT_PAYLOAD) && body != 0)
+	if (!(ext & RS_EXT_PAYLOAD) && body != 0)
 		return rs_fail(f, RS_MALFORMED, f->payload_off,
 			       "%llu bytes between the headers and the ICRC of an opcode that carries no payload", body, 0);
 	if (b->padcnt > body)

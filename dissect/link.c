@@ -297,6 +297,7 @@ static void frame_reset(struct rs_frame *f, uint32_t caplen, uint32_t wirelen)
 	f->trailer_len = 0;
 	f->icrc = f->icrc_calc = 0;
 	f->icrc_status = RS_CRC_UNCHECKED;
+	f->icrc_sport = 0;
 	f->vcrc = f->vcrc_calc = 0;
 	f->vcrc_status = RS_CRC_UNCHECKED;
 }
