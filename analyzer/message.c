@@ -126,6 +126,13 @@ static void open_end_before(struct rs_flow *fl, int family)
 			fl->open[i].ended = true;
 }
 
+/* Fewer of a message's PSNs are missing than the gap before a packet said:
+ * n of them belonged to another message. */
+static void open_unmiss(struct rs_openmsg *o, uint32_t n)
+{
+	o->missing -= n < o->missing ? n : o->missing;
+}
+
 static void open_finish_if_done(struct rs_analyzer *a, struct rs_flow *fl, unsigned i)
 {
 	struct rs_openmsg *o = &fl->open[i];
@@ -240,7 +247,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			 * this one's First were skipped. */
 			struct rs_openmsg *o = &fl->open[i];
 			uint32_t past = (uint32_t)rs_psn_diff(psn, o->last_psn) - 1;
-			o->missing -= past < gap ? (past < o->missing ? past : o->missing) : (gap < o->missing ? gap : o->missing);
+			open_unmiss(o, past < gap ? past : gap);
 			o->ended = true;
 			i = open_push(a, fl, psn, family, 0);
 		} else if (i < 0) {
@@ -251,7 +258,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			/* Its First was lost before the capture point. */
 			i = open_push(a, fl, psn, family, gap);
 			if (gap && fl->nopen > 1)
-				fl->open[fl->nopen - 2].missing -= gap < fl->open[fl->nopen - 2].missing ? gap : fl->open[fl->nopen - 2].missing;
+				open_unmiss(&fl->open[fl->nopen - 2], gap);
 		}
 		fl->open[i].bytes += len;
 		if (op->pos == RS_POS_LAST) {

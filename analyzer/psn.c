@@ -107,32 +107,18 @@ static void settle(struct rs_analyzer *a, struct rs_flow *req, uint32_t upto)
 	a->psns.uncaptured += n;
 }
 
-/* What the responder's AETH says of its requester's stream. */
-static void settle_aeth(struct rs_analyzer *a, struct rs_flow *req, const struct rs_frame *f, bool ack)
+/* A NAK acknowledges every PSN before its own (IBA 9.7.5.2); a PSN sequence
+ * error names a PSN that never arrived, the other codes one that arrived and
+ * failed (Table 43). */
+static void settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint8_t code)
 {
-	uint32_t psn = f->bth.psn;
-	switch (rs_aeth_kind(f->aeth.syndrome)) {
-	case RS_AETH_ACK:
-		if (ack) /* READ responses and atomic ACKs say nothing of later PSNs */
-			settle(a, req, (psn + 1) & RS_PSN_MASK);
-		break;
-	case RS_AETH_RNR_NAK:
-		settle(a, req, psn);
-		break;
-	case RS_AETH_NAK:
-		settle(a, req, psn);
-		if (rs_aeth_value(f->aeth.syndrome) == 0) { /* PSN sequence error: psn never arrived */
-			struct rs_psn_loss *s = req->req.loss;
-			if (s && s->lost && lossmap_has(s->lost, psn)) {
-				s->nak_psn = psn;
-				s->nak_named = true;
-			}
-		} else { /* the request arrived and failed (Table 43) */
-			settle(a, req, (psn + 1) & RS_PSN_MASK);
-		}
-		break;
-	default:
-		break;
+	settle(a, req, code ? (psn + 1) & RS_PSN_MASK : psn);
+	if (code)
+		return;
+	struct rs_psn_loss *s = req->req.loss;
+	if (s && s->lost && lossmap_has(s->lost, psn)) {
+		s->nak_psn = psn;
+		s->nak_named = true;
 	}
 }
 
@@ -521,6 +507,8 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		fl->have_ack_psn = true;
 		if (req && req->lat)
 			ack_older(a, req->lat, psn, ts, true);
+		if (req)
+			settle(a, req, (psn + 1) & RS_PSN_MASK);
 		break;
 	case RS_AETH_RNR_NAK: {
 		struct rs_flow_rare *r = rs_rare_w(fl);
@@ -532,12 +520,16 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			r->rnr_timer_max = v;
 		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
+		if (req)
+			settle(a, req, psn);
 		break;
 	}
 	case RS_AETH_NAK:
 		rs_rare_w(fl)->naks[v < 8 ? v : 7]++;
 		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_NAK, v, fl, at, 1);
+		if (req)
+			settle_nak(a, req, psn, v);
 		break;
 	default:
 		break;
@@ -558,11 +550,8 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		rs_pair_infer(a, fl, psn);
 	struct rs_flow *req = fl->peer;
 
-	if (f->ext & RS_EXT_AETH) {
+	if (f->ext & RS_EXT_AETH)
 		aeth(a, fl, f, op, &at, m->ts_ns);
-		if (req)
-			settle_aeth(a, req, f, op->kind == RS_KIND_ACK);
-	}
 
 	if (op->kind == RS_KIND_READ_RESP || op->kind == RS_KIND_ATOMIC_ACK) {
 		learn_pmtu(a, fl, op, f->payload_len);

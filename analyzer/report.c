@@ -8,14 +8,37 @@
 
 #include "analyzer/report.h"
 
-/* What became of the PSNs a stream skipped, most certain first (the counts
- * of struct rs_psn_loss; psn.c says how each is decided). */
-void rs_gap_verdicts(const struct rs_flow *fl, bool response, char *buf, size_t len)
+/* Skipped PSNs were filled later (a NAK had named some of them, single late
+ * packets among them), settled by the responder (uncaptured, or named by a
+ * NAK and never re-sent), or neither. */
+static struct rs_gaps gaps(uint64_t missing, uint64_t fills, uint64_t ooo, uint64_t naked_fills, uint64_t uncaptured,
+			   uint64_t unseen_lost)
 {
-	const struct rs_psn_loss *s = rs_loss(response ? &fl->rsp : &fl->req);
-	uint64_t lost = s->naked_fills + s->unseen_lost;
-	uint64_t resent = s->fills - s->ooo - s->naked_fills;
-	uint64_t undet = s->missing - s->fills - s->uncaptured - s->unseen_lost;
+	return (struct rs_gaps){
+		.skipped = missing,
+		.absent = missing - fills,
+		.not_captured = uncaptured,
+		.lost = naked_fills + unseen_lost,
+		.resent = fills - ooo - naked_fills,
+		.reordered = ooo,
+		.undetermined = missing - fills - uncaptured - unseen_lost,
+	};
+}
+
+struct rs_gaps rs_gaps_of_stream(const struct rs_psn_loss *s)
+{
+	return gaps(s->missing, s->fills, s->ooo, s->naked_fills, s->uncaptured, s->unseen_lost);
+}
+
+struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t)
+{
+	return gaps(t->missing, t->fills, t->ooo, t->naked_fills, t->uncaptured, t->unseen_lost);
+}
+
+/* What became of the PSNs a stream skipped, most certain first. */
+void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len)
+{
+	struct rs_gaps g = rs_gaps_of_stream(rs_loss(response ? &fl->rsp : &fl->req));
 	const char *why = response ? "READ responses are never acknowledged"
 			  : fl->transport == RS_TR_UC || fl->transport == RS_TR_UD ? "this transport has no acknowledgements"
 			  : "no acknowledgement in the capture covers them";
@@ -23,12 +46,12 @@ void rs_gap_verdicts(const struct rs_flow *fl, bool response, char *buf, size_t 
 		uint64_t n;
 		const char *fmt;
 	} part[] = {
-		{ s->uncaptured, "%" PRIu64 " not captured (acknowledged by the responder, never NAKed or re-sent: "
-				 "the capture dropped them, not the network)" },
-		{ lost, "%" PRIu64 " lost (NAKed by the responder as missing)" },
-		{ resent, "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
-		{ s->ooo, "%" PRIu64 " arrived late (reordered)" },
-		{ undet, "%" PRIu64 " undetermined (not in the capture; %s)" },
+		{ g.not_captured, "%" PRIu64 " not captured (acknowledged by the responder, never NAKed or re-sent: "
+				  "the capture dropped them, not the network)" },
+		{ g.lost, "%" PRIu64 " lost (NAKed by the responder as missing)" },
+		{ g.resent, "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
+		{ g.reordered, "%" PRIu64 " arrived late (reordered)" },
+		{ g.undetermined, "%" PRIu64 " undetermined (not in the capture; %s)" },
 	};
 	size_t at = 0;
 	buf[0] = '\0';
@@ -300,7 +323,7 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 				 rs_loss(an->code ? &fl->rsp : &fl->req)->gaps,
 				 rs_loss(an->code ? &fl->rsp : &fl->req)->gaps == 1 ? "" : "s");
 		if (n > 0 && (size_t)n < len)
-			rs_gap_verdicts(fl, an->code != 0, buf + n, len - (size_t)n);
+			rs_gap_describe(fl, an->code != 0, buf + n, len - (size_t)n);
 		break;
 	}
 	case RS_AN_NAK:

@@ -34,9 +34,16 @@ const char *rs_flow_pairing(const struct rs_flow *fl);
 
 /* "192.0.2.2 → 192.0.2.1 QP 0x12" */
 const char *rs_flow_label(const struct rs_analyzer *a, const struct rs_flow *fl, char *buf, size_t len);
-/* What became of the PSNs a request (or READ response) stream skipped:
- * "221 not captured (...), 3 undetermined (...)". */
-void rs_gap_verdicts(const struct rs_flow *fl, bool response, char *buf, size_t len);
+/* What became of the PSNs a stream, or every request stream, skipped (psn.c
+ * decides each PSN; the counts are derived here once for every report). */
+struct rs_gaps {
+	uint64_t skipped, absent; /* absent: skipped and never seen later */
+	uint64_t not_captured, lost, resent, reordered, undetermined;
+};
+struct rs_gaps rs_gaps_of_stream(const struct rs_psn_loss *s);
+struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t);
+/* The same in words: "221 not captured (...), 3 undetermined (...)". */
+void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len);
 /* One sentence for an anomaly. */
 const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_anomaly *an, char *buf, size_t len);
 /* Latency kind names: "read_first", ... */

@@ -91,19 +91,19 @@ static void psn_lines(FILE *out, const struct rs_analyzer *a)
 	const struct rs_psn_totals *t = &a->psns;
 	if (!t->missing)
 		return;
-	uint64_t absent = t->missing - t->fills;
+	struct rs_gaps g = rs_gaps_of_capture(t);
 	fprintf(out, "PSNs       %" PRIu64 " of %" PRIu64 " request PSNs are in the capture (%.1f%%); of the %" PRIu64
-		" skipped:\n", t->range - absent, t->range, 100.0 * (double)(t->range - absent) / (double)t->range,
-		t->missing);
+		" skipped:\n", t->range - g.absent, t->range, 100.0 * (double)(t->range - g.absent) / (double)t->range,
+		g.skipped);
 	struct {
 		uint64_t n;
 		const char *what;
 	} part[] = {
-		{ t->uncaptured, "not captured: ACKed by the responder, never NAKed or re-sent" },
-		{ t->naked_fills + t->unseen_lost, "lost: NAKed by the responder as missing" },
-		{ t->fills - t->ooo - t->naked_fills, "re-sent by the requester, the first copy not captured" },
-		{ t->ooo, "arrived late (reordered)" },
-		{ absent - t->uncaptured - t->unseen_lost, "undetermined: no ACK in the capture covers them" },
+		{ g.not_captured, "not captured: ACKed by the responder, never NAKed or re-sent" },
+		{ g.lost, "lost: NAKed by the responder as missing" },
+		{ g.resent, "re-sent by the requester, the first copy not captured" },
+		{ g.reordered, "arrived late (reordered)" },
+		{ g.undetermined, "undetermined: no ACK in the capture covers them" },
 	};
 	for (unsigned i = 0; i < G_N_ELEMENTS(part); i++)
 		if (part[i].n)
