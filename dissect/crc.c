@@ -34,6 +34,28 @@ uint32_t rs_crc32_update_table(uint32_t crc, const uint8_t *p, size_t n)
 	return crc;
 }
 
+/* a * b modulo the polynomial, both reflected (bit 31 is x^0). */
+static uint32_t mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t p = 0;
+	for (uint32_t m = 1u << 31; m; m >>= 1) {
+		if (a & m)
+			p ^= b;
+		b = b & 1 ? (b >> 1) ^ 0xEDB88320u : b >> 1;
+	}
+	return p;
+}
+
+/* n zero bytes multiply a CRC state by x^(8n): one multiplication per set
+ * bit of n, by the powers x^(8 * 2^k) in rs_crc32_x8pow2. */
+uint32_t rs_crc32_zeros(uint32_t crc, size_t n)
+{
+	for (unsigned k = 0; n && k < 32; k++, n >>= 1)
+		if (n & 1)
+			crc = mulmod(crc, rs_crc32_x8pow2[k]);
+	return crc;
+}
+
 uint16_t rs_vcrc16(const uint8_t *p, size_t n)
 {
 	uint16_t crc = 0xFFFF;

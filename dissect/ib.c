@@ -249,24 +249,24 @@ EXT_FIELDS(rdeth_fields)
  * packet, so the port p whose ICRC matches solves calc ^ D(4791 ^ p) == icrc.
  * Returns p, or 0 when no port (other than 4791) makes the ICRC match: the
  * packet changed elsewhere. 32 equations in 16 unknowns: a corrupted frame
- * passes by chance once in 65536. Solved by elimination (a few hundred
- * XORs), not by trying 65535 ports: every frame of an unsliced sniffer
- * capture comes here.
+ * passes by chance once in 65536. Every frame of an unsliced sniffer capture
+ * comes here, so the effect of the port's bits is carried to the end of the
+ * packet by multiplication (rs_crc32_zeros), not by reading the rest of the
+ * packet 16 times, and the system is solved by elimination, not by trying
+ * 65535 ports.
  */
 static uint16_t icrc_solve_sport(const struct rs_dctx *d, uint32_t icrc_off, uint32_t want_xor)
 {
-	static const uint8_t zeros[512];
-	uint32_t after = icrc_off - (d->udp_off + 2); /* bytes the CRC reads after the port */
+	/* col[i]: what flipping bit i of the port does to the CRC. The CRC reads
+	 * the port's bytes in order, each from its lowest bit: the last bit read
+	 * (bit 7) is shifted least; each bit read one step earlier, once more
+	 * (times x). */
+	static const uint8_t last_bit[2] = { 0x00, 0x80 };
 	uint32_t col[16];
-	for (unsigned i = 0; i < 16; i++) {
-		uint8_t bit[2] = { (uint8_t)((1u << i) >> 8), (uint8_t)(1u << i) };
-		uint32_t c = rs_crc32_update(0, bit, 2);
-		for (uint32_t left = after; left;) {
-			uint32_t n = left < sizeof zeros ? left : (uint32_t)sizeof zeros;
-			c = rs_crc32_update(c, zeros, n);
-			left -= n;
-		}
-		col[i] = c;
+	uint32_t e = rs_crc32_zeros(rs_crc32_update(0, last_bit, 2), icrc_off - (d->udp_off + 2));
+	for (int q = 15; q >= 0; q--) {
+		col[q < 8 ? 8 + q : q - 8] = e;
+		e = e & 1 ? (e >> 1) ^ 0xEDB88320u : e >> 1;
 	}
 	/* Solve col * delta == want_xor over GF(2): reduce each column by the
 	 * pivots so far, remembering which port bits make it up. */

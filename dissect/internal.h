@@ -110,6 +110,10 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
  * rs_crc32_has_impl("pclmul" / "vpclmul") before calling them. */
 uint32_t rs_crc32_update(uint32_t crc, const uint8_t *p, size_t n);
 uint32_t rs_crc32_update_table(uint32_t crc, const uint8_t *p, size_t n);
+/* The same as rs_crc32_update(crc, n zero bytes), in O(log n): the CRC is
+ * linear, so the effect of a change can be carried to the end of a packet
+ * without reading it (ib.c's rewritten source port). */
+uint32_t rs_crc32_zeros(uint32_t crc, size_t n);
 /* The same as rs_crc32_update(rs_crc32_update(crc, a', na), b, nb), where a'
  * is a with a_or's bytes ORed in (a_or NULL: a as it is; else na <=
  * RS_CRC_OR_MAX). The ICRC passes its headers in place with the mask of
