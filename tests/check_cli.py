@@ -22,23 +22,13 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
-C = os.path.join(os.path.dirname(ROOT), "shared", "captures")
+C = os.path.join(SHARED, "captures")
 RPING = os.path.join(C, "rping_s64.pcap")
 LOSS = os.path.join(C, "loss_write_bw.pcap")
 
-failures = 0
-checks = 0
-
-
-def check(name, cond, detail=""):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("check_cli: FAIL: %s%s" % (name, (": " + detail) if detail else ""))
+check = Checks("check_cli")
 
 
 def run(args, **kw):
@@ -187,8 +177,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         extract_with_reports(tmp)
         frames_to_file(tmp)
-    print("check_cli: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    print("check_cli: %d checks, %d failed" % (check.checks, check.failures))
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

@@ -19,9 +19,11 @@ responder did not receive):
    "lost" when the oracle finds no loss.
 2. Capture drops made here: 5% of the request frames of the Soft-RoCE send and
    write captures deleted at random (seeded; the ACKs kept), the way ibdump
-   drops them: nothing may be called lost that the original did not lose, the
-   counts equal the oracle on the dropped file, and the skipped PSNs equal the
-   frames deleted (each of these carries one PSN).
+   drops them: the counts equal the oracle on the dropped file, and no more
+   PSNs are called lost than the original's responder NAKed.
+3. loss_write_bw with every copy of each PSN its responder NAKed deleted
+   (the packets the responder never accepted, and their re-sends, missed by
+   the capture): each of the 22 is lost, by its NAK, and nothing else is.
 
     ROCESTAT=./rocestat python3 tests/check_completeness.py
 Exit status 0 when every check holds, 1 otherwise.
@@ -36,13 +38,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pcaprecs import read_pcap  # noqa: E402
+from pcaprecs import read_pcap, write_pcap  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
-HEURISTICS_OFF = ["smcr_infiniband", "smb_direct_infiniband", "rpcrdma_infiniband", "nvme_rdma", "lnet_ib",
-                  "iser_infiniband", "eth_over_ib", "mellanox_eoib", "sdp_infiniband", "fc_infiniband"]
 FIELDS = ["ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.grh.sgid", "infiniband.grh.dgid",
           "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome"]
 MASK = (1 << 24) - 1
@@ -50,16 +48,7 @@ MASK = (1 << 24) - 1
 RESPONSES = set(range(0x0D, 0x13))
 READ_REQ = 0x0C
 
-failures = 0
-checks = 0
-
-
-def check(name, cond, detail=""):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("check_completeness: FAIL: %s%s" % (name, (": " + detail) if detail else ""))
+check = Checks("check_completeness")
 
 
 def diff(a, b):
@@ -74,8 +63,7 @@ def first(v):
 
 def tshark_frames(path):
     cmd = ["tshark", "-r", path, "-T", "fields", "-E", "occurrence=f", "--disable-protocol", "tftp"]
-    for h in HEURISTICS_OFF:
-        cmd += ["--disable-heuristic", h]
+    cmd += tshark_heuristics_off()
     for f in FIELDS:
         cmd += ["-e", f]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -224,9 +212,10 @@ def compare(name, path):
     return want
 
 
-def drop_requests(src, dst, frac, seed):
-    """Delete frac of the RC request frames (not ACKs, not CM) of src into
-    dst; returns how many were deleted."""
+def drop_requests(src, dst, frac, seed, psns=None):
+    """Delete RC request frames (not ACKs, not CM) of src into dst: frac of
+    them at random, or every copy of the PSNs in psns. Returns how many
+    were deleted."""
     linktype, recs, _ = read_pcap(src)
     rng = random.Random(seed)
     keep, dropped = [], 0
@@ -235,15 +224,13 @@ def drop_requests(src, dst, frac, seed):
         # Ethernet, IPv4 without options, UDP 4791: the BTH opcode is at 42.
         roce = (linktype == 1 and len(b) > 42 + 12 and b[12:14] == b"\x08\x00" and b[23] == 17
                 and b[14] & 0x0F == 5 and struct.unpack(">H", b[36:38])[0] == 4791)
-        if roce and b[42] < 0x20 and b[42] not in RESPONSES and rng.random() < frac:
-            dropped += 1
-            continue
+        if roce and b[42] < 0x20 and b[42] not in RESPONSES:
+            psn = struct.unpack(">I", b[50:54])[0] & MASK
+            if (psns is not None and psn in psns) or (psns is None and rng.random() < frac):
+                dropped += 1
+                continue
         keep.append(rec)
-    with open(dst, "wb") as fh:
-        fh.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, linktype))
-        for sec, ns, caplen, wirelen, b in keep:
-            fh.write(struct.pack("<IIII", sec, ns, caplen, wirelen))
-            fh.write(b)
+    write_pcap(dst, linktype, keep)
     return dropped
 
 
@@ -279,8 +266,17 @@ def main():
                 t = got["capture"]["request_psns"]
                 check("%s seed %d: lost only what the responder NAKed" % (name, seed), t["lost"] <= len(naked),
                       "%s vs %d NAKed" % (t, len(naked)))
-    print("check_completeness: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+        # Every copy of each PSN the responder NAKed deleted (loss after the
+        # capture point, and the re-sends missed): each is lost, by the NAK.
+        src = os.path.join(SHARED, "captures", "loss_write_bw.pcap")
+        named = {p for s_, d, op, q, p, syn in tshark_frames(src) if op == 0x11 and syn == 0x60}
+        dst = os.path.join(tmp, "loss_write_bw-naked.pcap")
+        n = drop_requests(src, dst, 0, 0, named)
+        want = compare("loss_write_bw minus every copy of its %d NAKed PSNs (%d frames)" % (len(named), n), dst)
+        check("loss_write_bw minus its NAKed PSNs: each is lost", want is not None and want["lost"] == len(named),
+              "oracle %s, %d NAKed" % (want and want["lost"], len(named)))
+    print("check_completeness: %d checks, %d failed" % (check.checks, check.failures))
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

@@ -32,22 +32,10 @@ import tempfile
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pcaprecs import read_pcap  # noqa: E402
+from pcaprecs import read_pcap, write_pcap  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
-
-failures = 0
-checks = 0
-
-
-def check(name, cond, detail=""):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("check_icrc_rewrite: FAIL: %s%s" % (name, (": " + detail) if detail else ""))
+check = Checks("check_icrc_rewrite")
 
 
 def roce_v2_ipv4(b):
@@ -87,14 +75,6 @@ def walk_port(path, frame):
     out = subprocess.run([ROCESTAT, "-n", "-V", "--frames", str(frame), path], capture_output=True, text=True).stdout
     m = re.search(r"with source port (\d+) the ICRC matches", out)
     return int(m.group(1)) if m else None
-
-
-def write_pcap(path, linktype, recs):
-    with open(path, "wb") as fh:
-        fh.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 262144, linktype))
-        for sec, ns, caplen, wirelen, b in recs:
-            fh.write(struct.pack("<IIII", sec, ns, len(b), wirelen))
-            fh.write(b)
 
 
 def hw():
@@ -159,8 +139,8 @@ def main():
     hw()
     with tempfile.TemporaryDirectory() as tmp:
         derived(tmp)
-    print("check_icrc_rewrite: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    print("check_icrc_rewrite: %d checks, %d failed" % (check.checks, check.failures))
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

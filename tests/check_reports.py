@@ -31,12 +31,10 @@ import sys
 import tempfile
 import xml.dom.minidom
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import ROCESTAT, ROOT, SHARED, tshark_heuristics_off  # noqa: E402
+
 GOLDEN = os.path.join(ROOT, "tests", "golden")
-ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
-HEURISTICS_OFF = ["smcr_infiniband", "smb_direct_infiniband", "rpcrdma_infiniband", "nvme_rdma", "lnet_ib",
-                  "iser_infiniband", "eth_over_ib", "mellanox_eoib", "sdp_infiniband", "fc_infiniband"]
 
 failures = []
 checks = 0
@@ -51,8 +49,7 @@ def check(cond, what):
 
 def tshark(path, fields, extra=()):
     cmd = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f"]
-    for h in HEURISTICS_OFF:
-        cmd += ["--disable-heuristic", h]
+    cmd += tshark_heuristics_off()
     cmd += list(extra)
     for f in fields:
         cmd += ["-e", f]

@@ -35,9 +35,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
+from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
 NCCL = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__rdma-nccl2.pcap")
 CUT = 128
 
@@ -45,16 +43,7 @@ CUT = 128
 # what the CM exchange (cut as well) told about the connection.
 NOT_COMPARED = {"icrc_bad", "icrc_unchecked", "pairing", "connection", "peer_dest_qp"}
 
-failures = 0
-checks = 0
-
-
-def check(name, cond, detail=""):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("check_sliced: FAIL: %s%s" % (name, (": " + detail) if detail else ""))
+check = Checks("check_sliced")
 
 
 def report(path):
@@ -202,8 +191,8 @@ def main():
     hw_nccl()
     with tempfile.TemporaryDirectory(prefix="rocestat-sliced.") as tmp:
         derived(tmp)
-    print("check_sliced: %d passed, %d failed" % (checks - failures, failures))
-    return 1 if failures else 0
+    print("check_sliced: %d passed, %d failed" % (check.checks - check.failures, check.failures))
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

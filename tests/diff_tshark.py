@@ -18,9 +18,8 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import ROCESTAT, ROOT, SHARED, tshark_heuristics_off  # noqa: E402
 
 # Why our expected value differs from what tshark prints. Each entry is used
 # by name below, so an unused or wrong one cannot hide in the list.
@@ -79,8 +78,6 @@ TSHARK_FIELDS = [
     "frame.cap_len", "ip.len", "ipv6.plen", "vlan.id",
 ]
 
-HEURISTICS_OFF = ["smcr_infiniband", "smb_direct_infiniband", "rpcrdma_infiniband", "nvme_rdma", "lnet_ib",
-                  "iser_infiniband", "eth_over_ib", "mellanox_eoib", "sdp_infiniband", "fc_infiniband"]
 
 OURS = ["frame", "time", "roce", "src", "dst", "opcode", "opname", "destqp", "psn", "ackreq", "se",
         "migreq", "padcnt", "tver", "pkey", "fecn", "becn", "reth_va", "reth_rkey", "reth_dmalen",
@@ -113,8 +110,7 @@ def tshark_frames(path):
     # tftp: a Huawei NIC's RoCE v2 source port 69 (the QPN) is not TFTP.
     cmd = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a",
            "-E", "aggregator=,", "--disable-protocol", "tftp"]
-    for h in HEURISTICS_OFF:
-        cmd += ["--disable-heuristic", h]
+    cmd += tshark_heuristics_off()
     for f in TSHARK_FIELDS:
         cmd += ["-e", f]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
