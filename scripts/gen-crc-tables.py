@@ -5,7 +5,7 @@ ICRC: CRC-32 of IEEE 802.3 (reflected polynomial 0xEDB88320), IBA vol 1
 7.8.1 / Annex A17.4.5.2. Eight tables for slicing-by-8.
 VCRC: CRC-16 with polynomial 0x100B (reflected 0xD008), IBA vol 1 7.8.2.
 rs_crc32_x8pow2[k] = x^(8 * 2^k) modulo the CRC-32 polynomial, reflected:
-what 2^k zero bytes do to a CRC state (rs_crc32_zeros_op()).
+what 2^k zero bytes do to a CRC state (rs_crc32_zeros() in dissect/crc.c).
 
 Run: python3 scripts/gen-crc-tables.py > dissect/crc_tables.h
 """
