@@ -92,7 +92,7 @@ static void psn_lines(FILE *out, const struct rs_analyzer *a)
 	if (!t->missing)
 		return;
 	struct rs_gaps g = rs_gaps_of_capture(t);
-	fprintf(out, "PSNs       %" PRIu64 " of %" PRIu64 " request PSNs are in the capture (%.1f%%); of the %" PRIu64
+	fprintf(out, "PSNs       %" PRIu64 " of %" PRIu64 " request PSNs in the capture (%.1f%%); %" PRIu64
 		" skipped:\n", t->range - g.absent, t->range, 100.0 * (double)(t->range - g.absent) / (double)t->range,
 		g.skipped);
 	struct {
@@ -160,9 +160,10 @@ static void capture_section(FILE *out, const struct rs_view *v)
 	if (a->pmtu)
 		fprintf(out, "           path MTU %u (from First/Middle payloads)\n", a->pmtu);
 	if (a->icrc_port_rewritten)
-		fprintf(out, "Sniffer    source port rewritten to 4791 on %" PRIu64 " frame%s (ICRC matches with e.g. %u):\n"
-			"           the capture changed these headers after the NIC sent them; not corruption\n",
-			a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s", a->icrc_port_example);
+		fprintf(out, "Sniffer    %" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture,\n"
+			"           not corruption: %s ICRC matches the NIC's port (e.g. %u)\n",
+			a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
+			a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
 	psn_lines(out, a);
 	for (guint i = 0; i < a->files->len; i++)
 		sliced_line(out, a, a->files->pdata[i]);
