@@ -337,6 +337,15 @@ static inline void rs_prefetch_lines(const void *p, size_t len)
 /* Packets of opcode `op` (& 0x1F) on the flow, and adding to that count. */
 uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op);
 void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n);
+/* One packet: in the 16 bits while they hold it, else the carry (once per
+ * 65,536 packets of an opcode) through rs_flow_ophist_add(). */
+static inline void rs_flow_ophist_count(struct rs_flow *fl, unsigned op)
+{
+	if (fl->ophist[op] != UINT16_MAX)
+		fl->ophist[op]++;
+	else
+		rs_flow_ophist_add(fl, op, 1);
+}
 
 /* Messages by kind, and their sizes: allocated with the flow's first
  * message (the flows that only carry ACKs or responses have none). */
@@ -581,6 +590,12 @@ gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b);
 /* analyzer.c */
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
 struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k);
+/* The frame's half-flow, found or made (evicting under --max-flows,
+ * retiring a flow whose QP number was reused). */
+struct rs_flow *rs_flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, const struct rs_frame *f,
+			    const struct rs_frame_meta *m);
+void rs_flows_init(struct rs_analyzer *a);
+void rs_flows_free(struct rs_analyzer *a);
 void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src);
 void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f);
