@@ -646,6 +646,8 @@ void rs_lat_free(struct rs_latvec *v);
 
 /* cmtrack.c */
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
+void rs_conn_free(gpointer p);
+/* pair.c */
 void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp_flow, uint32_t psn);
 void rs_pair_link(struct rs_flow *x, struct rs_flow *y, enum rs_pair how);
@@ -653,6 +655,9 @@ void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl);
 /* fl's peer is gone (evicted, or overruled by a handshake): it may be paired
  * by inference again. */
 void rs_pair_lost_peer(struct rs_analyzer *a, struct rs_flow *fl);
+/* A handshake names the connection's half-flow in direction c2s to QP qpn:
+ * link it now, or when its first packet comes. */
+void rs_pair_expect(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint32_t qpn);
 void rs_pair_init(struct rs_analyzer *a);
 void rs_pair_free(struct rs_analyzer *a);
 void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl);
@@ -666,6 +671,7 @@ bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t);
  * RS_STALE_NS, packets are taken as the same QP's. */
 #define RS_STALE_NS 1000000000ull
 bool rs_flow_stale(const struct rs_flow *fl, uint64_t ts);
+/* versions.c */
 void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
 /* RoCE versions seen between two hosts (a->versions: struct rs_hostpair -> this). */
 struct rs_version_seen {

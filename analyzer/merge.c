@@ -363,7 +363,7 @@ static void merge_flows(struct merge *mg)
 		struct rs_flow *df = rs_flow_find(d, &sf->key);
 		/* A connection set up in src reusing the key of a dst flow: as a
 		 * sequential run would at its REP, dst's flow is retired and src's
-		 * starts afresh (cmtrack.c expect_flow). */
+		 * starts afresh (pair.c rs_pair_expect). */
 		bool starts_new = sf->conn && sf->first_ts >= rs_conn_begun(sf->conn);
 		/* ... or the QPN was given to a QP of another transport, or src's
 		 * first packet cannot continue dst's traffic (flow_get). */

@@ -137,7 +137,7 @@ static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a
 	else
 		rs_json_u64(j, "qpn", qpn);
 	/* The PSN this side's requests start from: the client's was set by the
-	 * REP's Starting PSN, the server's by the REQ's (see cmtrack.c). */
+	 * REP's Starting PSN, the server's by the REQ's (see analyzer/cmtrack.c). */
 	bool have = client ? c->have_rep_psn : c->have_req_psn;
 	if (have && c->kind == RS_CONN_RC)
 		rs_json_u64(j, "start_psn", client ? c->rep_psn : c->req_psn);
