@@ -25,9 +25,6 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	a->tl_rows_on = opts->timeline || opts->keep_plot;
 	a->anomalies = g_hash_table_new_full(rs_anomaly_hash, rs_anomaly_equal, NULL, rs_anomaly_free);
 	rs_pair_init(a);
-	if (opts->resolve_names)
-		a->hosts = rs_hosts_load("/etc/hosts");
-	a->addr_cache = g_new0(struct rs_addr_cache, RS_ADDR_CACHE);
 	if (a->opts.t0_given) {
 		/* Intervals count from a time given by the caller (-j: the first
 		 * frame of the first file, so every file's intervals line up). */
@@ -55,9 +52,6 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	g_array_free(a->tl_rows, TRUE);
 	g_free(a->tl_addr);
 	g_hash_table_destroy(a->anomalies);
-	if (a->hosts)
-		g_hash_table_destroy(a->hosts);
-	g_free(a->addr_cache);
 	g_free(a->latlog);
 	g_free(a);
 }

@@ -1,7 +1,8 @@
 /*
  * analyzer.h — state across frames: half-flows and their pairing into
  * connections, CM handshakes, PSN health, message reassembly, latency,
- * congestion marks, timelines; and the report writers.
+ * congestion marks, timelines. The reports that read it are report/'s
+ * (report/report.h).
  *
  * The analyzer never touches packet bytes: it consumes struct rs_frame
  * (what the dissector decoded) plus where and when the frame was seen.
@@ -18,19 +19,31 @@
 
 struct rs_analyzer;
 
+/* A CM message as an event (rs_analyzer_opts.cm_event). */
+struct rs_cm_event {
+	uint64_t ts_ns;
+	uint16_t attr;              /* UMAD_CM_ATTR_* */
+	/* REQ, SIDR_REQ: client → server; REP: server → client; the others:
+	 * sender → receiver. */
+	struct rs_addr from, to;
+	uint32_t from_qpn, to_qpn;  /* REQ: the client's; REP: the server's, the client's */
+	uint64_t service_id;        /* REQ, SIDR_REQ */
+	uint32_t code;              /* REJ: the reason; SIDR_REP: the status */
+	uint32_t qpn, qkey;         /* SIDR_REP */
+};
+
 struct rs_analyzer_opts {
 	uint64_t interval_ns;  /* timeline / peak-rate bucket (default 10 ms) */
 	uint64_t max_flows;    /* 0 = unlimited; else evict the idlest half-flow */
 	bool keep_ladder;      /* record per-connection events for --ladder */
 	bool keep_plot;        /* keep per-flow throughput series for --plot */
-	/* Keep the latest CM events, worded, for the live view
-	 * (rs_analyzer_live_events): a live capture's. A file's reports never
-	 * show them, and wording one (two inet_ntop, a printf) costs some
-	 * 5,600 instructions per CM frame. */
-	bool keep_events;
+	/* Called for each CM event worth a line in the live view (the first
+	 * REQ, REP, RTU, DREQ, DREP, SIDR_REQ, SIDR_REP of an exchange; every
+	 * REJ), with cm_event_ctx; NULL: none. */
+	void (*cm_event)(void *ctx, const struct rs_cm_event *ev);
+	void *cm_event_ctx;
 	FILE *timeline;        /* stream timeline CSV rows here (NULL = none) */
 	int64_t qp_filter;     /* timeline rows only for this QP's connection (-1 = all) */
-	bool resolve_names;    /* addresses to names from /etc/hosts */
 	bool t0_given;         /* timeline intervals count from t0_ns, not from the first frame */
 	uint64_t t0_ns;
 };
@@ -80,57 +93,5 @@ void rs_analyzer_merge(struct rs_analyzer *dst, struct rs_analyzer *src);
 
 /* True if any anomaly (or undecodable frame) was found. */
 bool rs_analyzer_has_anomalies(const struct rs_analyzer *a);
-
-/* ---- reports ------------------------------------------------------------ */
-
-struct rs_report_opts {
-	bool color;
-	int64_t qp;          /* --qp filter for reports (-1 = all) */
-	int top;             /* plot: QPs drawn */
-	uint64_t interval_ns;
-	bool compact;        /* JSON: the document on one line, without indentation */
-};
-
-int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
-int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
-int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
-int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
-
-/* ---- live view ---------------------------------------------------------- */
-
-/* One row of the live per-QP view. */
-struct rs_live_qp {
-	char src[RS_ADDR_STRLEN], dst[RS_ADDR_STRLEN];
-	uint32_t dest_qp;
-	const char *transport;   /* "RC", "UD", ... */
-	const char *state;       /* connection state or "" */
-	uint64_t packets, payload_bytes;
-	double rate_now_Bps;     /* payload bytes/s over the last period */
-	double rate_avg_Bps;     /* over the flow's active time */
-	uint64_t retransmitted, naks, rnr_naks, cnps, ecn_ce;
-};
-
-struct rs_live_event {
-	uint64_t ts_ns;
-	char text[160];          /* "REQ 192.0.2.2 QP 0x11 → 192.0.2.1 TCP/7471" */
-};
-
-/* Fill up to `max` rows sorted by current throughput; `period_ns` is the
- * time since the previous call (rate_now covers it). Returns rows filled;
- * *total receives the number of half-flows. */
-size_t rs_analyzer_live_qps(struct rs_analyzer *a, uint64_t period_ns, struct rs_live_qp *rows, size_t max,
-			    size_t *total);
-/* Capture-wide figures for the live view's header line. */
-struct rs_live_totals {
-	uint64_t frames, bytes, roce_frames, undecodable;
-	uint64_t payload_bytes;  /* goodput over every half-flow */
-	uint64_t retransmitted, naks, rnr_naks, cnps, ecn_ce, icrc_bad;
-	uint64_t half_flows, connections, established, rejected, incomplete;
-	uint64_t first_ts_ns, last_ts_ns;
-};
-void rs_analyzer_live_totals(const struct rs_analyzer *a, struct rs_live_totals *t);
-
-/* The most recent CM events, newest last (none unless opts.keep_events). */
-size_t rs_analyzer_live_events(const struct rs_analyzer *a, struct rs_live_event *ev, size_t max);
 
 #endif

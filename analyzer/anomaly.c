@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "analyzer/report.h"
+#include "analyzer/internal.h"
 
 guint rs_anomaly_hash(gconstpointer p)
 {
@@ -27,13 +27,14 @@ gboolean rs_anomaly_equal(gconstpointer x, gconstpointer y)
 void rs_anomaly_free(gpointer p)
 {
 	struct rs_anomaly *an = p;
+	g_free(an->ghost);
 	g_free(an->detail);
 	g_free(an);
 }
 
 /* The anomaly types whose subject is a half-flow (the others: a connection,
  * a host pair, or none). */
-static bool flow_subject(enum rs_anom t)
+bool rs_anom_flow_subject(enum rs_anom t)
 {
 	switch (t) {
 	case RS_AN_ICRC_BAD:
@@ -54,7 +55,7 @@ static bool flow_subject(enum rs_anom t)
 }
 
 /* The anomaly types whose subject is a CM connection. */
-static bool conn_subject(enum rs_anom t)
+bool rs_anom_conn_subject(enum rs_anom t)
 {
 	return t == RS_AN_CM_REJ || t == RS_AN_CM_RETRY || t == RS_AN_CM_INCOMPLETE;
 }
@@ -81,13 +82,13 @@ struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t
 		an = anomaly_get(a, type, code, subject);
 		/* Each flow lists its anomalies, so that evicting it finds them
 		 * without going through every anomaly there is. */
-		if (subject && flow_subject(type)) {
+		if (subject && rs_anom_flow_subject(type)) {
 			struct rs_flow *fl = (struct rs_flow *)subject;
 			struct rs_flow_extra *x = rs_extra_w(fl);
 			if (!x->anoms)
 				x->anoms = g_ptr_array_new();
 			g_ptr_array_add(x->anoms, an);
-		} else if (subject && conn_subject(type)) { /* and connections theirs */
+		} else if (subject && rs_anom_conn_subject(type)) { /* and connections theirs */
 			struct rs_conn *c = (struct rs_conn *)subject;
 			if (!c->anoms)
 				c->anoms = g_ptr_array_new();
@@ -159,39 +160,50 @@ GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a)
 	return v;
 }
 
-/* What an anomaly of this type is about: the CM's are about connections. */
-static const char *subject_noun(enum rs_anom t)
+/* A copy of an evicted subject, enough for its anomaly's sentence. */
+static struct rs_anom_ghost *ghost_of(const struct rs_anomaly *an)
 {
-	return flow_subject(t) ? "half-flow" : "connection";
-}
-
-void rs_anomaly_word_detached_sum(struct rs_anomaly *sum)
-{
-	const char *noun = subject_noun((enum rs_anom)sum->type);
-	rs_anomaly_set_detail(sum, "%s: %" PRIu64 " more in evicted %ss (after %u anomalies of evicted %ss listed one by one)",
-			      rs_anom_key((enum rs_anom)sum->type), sum->count, noun, RS_DETACHED_MAX, noun);
+	struct rs_anom_ghost *g = g_new0(struct rs_anom_ghost, 1);
+	if (rs_anom_flow_subject((enum rs_anom)an->type)) {
+		const struct rs_flow *fl = an->subject;
+		g->fl.key = fl->key;
+		g->fl.transport = fl->transport;
+		g->fl.is_cm_qp = fl->is_cm_qp;
+		g->fl.is_dc = fl->is_dc;
+		g->fl.id = fl->id;
+		const struct rs_psn_loss *l[2] = { fl->req.loss, fl->rsp.loss };
+		struct rs_psn *s[2] = { &g->fl.req, &g->fl.rsp };
+		for (int k = 0; k < 2; k++) {
+			if (!l[k])
+				continue;
+			g->loss[k] = *l[k];
+			g->loss[k].lost = NULL;
+			s[k]->loss = &g->loss[k];
+		}
+	} else {
+		g->c = *(const struct rs_conn *)an->subject;
+		g->c.c2s = g->c.s2c = NULL;
+		g->c.anoms = NULL;
+	}
+	return g;
 }
 
 /* One anomaly whose subject is going away, already out of a->anomalies: the
- * first RS_DETACHED_MAX are kept, worded to stand alone; the rest summed per
- * type into one anomaly. */
+ * first RS_DETACHED_MAX keep a ghost of it; the rest are summed per type
+ * into one anomaly whose subject is &a->detached. */
 static void detach_one(struct rs_analyzer *a, struct rs_anomaly *an)
 {
 	if (a->detached < RS_DETACHED_MAX) {
-		char d[512];
-		rs_anomaly_describe(a, an, d, sizeof d);
-		rs_anomaly_set_detail(an, "%s (%s since evicted)", d, subject_noun((enum rs_anom)an->type));
-		an->subject = an; /* unique, and never a live flow or connection */
+		an->ghost = ghost_of(an);
+		an->subject = an->ghost; /* unique, and never a live flow or connection */
 		g_hash_table_add(a->anomalies, an);
 		a->detached++;
 		return;
 	}
-	/* Subject: the counter, a pointer no flow or connection has. */
 	struct rs_anomaly *sum = anomaly_get(a, (enum rs_anom)an->type, 0, &a->detached);
 	sum->count += an->count;
 	for (uint32_t k = 0; k < an->nframes && sum->nframes < RS_SAMPLE_FRAMES; k++)
 		sum->frames[sum->nframes++] = an->frames[k];
-	rs_anomaly_word_detached_sum(sum);
 	rs_anomaly_free(an);
 }
 

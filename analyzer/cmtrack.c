@@ -155,24 +155,13 @@ static struct rs_conn *conn_new(struct rs_analyzer *a, uint8_t kind, const struc
 	return c;
 }
 
-static void live_event(struct rs_analyzer *a, uint64_t ts, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static void live_event(struct rs_analyzer *a, uint64_t ts, const char *fmt, ...)
-{
-	struct rs_live_event *e = &a->events[a->nevents % G_N_ELEMENTS(a->events)];
-	va_list ap;
-	va_start(ap, fmt);
-	e->ts_ns = ts;
-	g_vsnprintf(e->text, sizeof e->text, fmt, ap);
-	va_end(ap);
-	a->nevents++;
-}
-/* An event for the live view, if the analyzer keeps them (opts.keep_events):
- * a macro so that the words' arguments (inet_ntop, service names) are not
- * even computed when it does not. */
-#define LIVE_EVENT(a, ...)                           \
-	do {                                          \
-		if ((a)->opts.keep_events)            \
-			live_event((a), __VA_ARGS__); \
+/* A CM event for whoever listens (opts.cm_event: the live view). */
+#define CM_EVENT(a, ...)                                                  \
+	do {                                                              \
+		if ((a)->opts.cm_event) {                                 \
+			const struct rs_cm_event ev_ = { __VA_ARGS__ };   \
+			(a)->opts.cm_event((a)->opts.cm_event_ctx, &ev_); \
+		}                                                         \
 	} while (0)
 
 static void ladder_cm(struct rs_analyzer *a, struct rs_conn *c, const struct rs_frame *f,
@@ -271,7 +260,6 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		return;
 	struct rs_fref at = { a->cur_file, m->frame_no };
 	uint16_t attr = mad->hdr.attr_id;
-	char cs[RS_ADDR_STRLEN], ss[RS_ADDR_STRLEN], svc[48];
 	struct rs_conn *c = NULL;
 	/* Offsets of fields within the MAD (header + IBA 12.6 layouts). */
 	const unsigned H = RS_MAD_HDR_SIZE;
@@ -306,8 +294,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		}
 		count(a, c, f, &at, m->ts_ns);
 		if (c->n[0] == 1)
-			LIVE_EVENT(a, m->ts_ns, "REQ  %s QP 0x%x -> %s %s", rs_addr_format(&c->client, cs), c->client_qpn,
-				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
+			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->client, .to = c->server,
+				 .from_qpn = c->client_qpn, .service_id = c->service_id);
 		break;
 	}
 	case UMAD_CM_ATTR_REP: {
@@ -336,8 +324,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 				rs_pair_expect(a, c, true, c->server_qpn);
 			if (c->client_qpn)
 				rs_pair_expect(a, c, false, c->client_qpn);
-			LIVE_EVENT(a, m->ts_ns, "REP  %s QP 0x%x accepts %s QP 0x%x", rs_addr_format(&c->server, ss),
-				   c->server_qpn, rs_addr_format(&c->client, cs), c->client_qpn);
+			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->server, .to = c->client,
+				 .from_qpn = c->server_qpn, .to_qpn = c->client_qpn);
 		}
 		break;
 	}
@@ -357,8 +345,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		c->rej_from_client = rs_addr_equal(&f->src, &c->client);
 		count(a, c, f, &at, m->ts_ns);
 		rs_anomaly(a, RS_AN_CM_REJ, r->reason, c, &at, 1);
-		LIVE_EVENT(a, m->ts_ns, "REJ  %s rejects: %s (%u)", rs_addr_format(&f->src, ss),
-			   rs_cm_rej_reason_name(r->reason), r->reason);
+		CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst, .code = r->reason);
 		break;
 	}
 	case UMAD_CM_ATTR_MRA:
@@ -384,8 +371,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 			rs_pair_expect(a, c, false, c->client_qpn);
 		}
 		if (first && (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
-			LIVE_EVENT(a, m->ts_ns, "%-4s %s -> %s", rs_cm_attr_name(attr), rs_addr_format(&f->src, cs),
-				   rs_addr_format(&f->dst, ss));
+			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst);
 		break;
 	}
 	case UMAD_CM_ATTR_SIDR_REQ: {
@@ -406,8 +392,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		}
 		count(a, c, f, &at, m->ts_ns);
 		if (c->n[attr - UMAD_CM_ATTR_REQ] == 1)
-			LIVE_EVENT(a, m->ts_ns, "SIDR %s asks %s for %s", rs_addr_format(&c->client, cs),
-				   rs_addr_format(&c->server, ss), rs_fmt_service(c->service_id, svc, sizeof svc));
+			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->client, .to = c->server,
+				 .service_id = c->service_id);
 		break;
 	}
 	case UMAD_CM_ATTR_SIDR_REP: {
@@ -429,8 +415,8 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		if (first) {
 			if (r->status == 0)
 				rs_pair_expect(a, c, true, r->qpn);
-			LIVE_EVENT(a, m->ts_ns, "SIDR %s answers: QP 0x%x Q_Key 0x%x (status %u)", rs_addr_format(&f->src, ss),
-				   r->qpn, r->qkey, r->status);
+			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst, .code = r->status,
+				 .qpn = r->qpn, .qkey = r->qkey);
 		}
 		break;
 	}

@@ -369,7 +369,6 @@ struct rs_flow_extra {
 	struct rs_series *series; /* --plot */
 	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them) */
 	struct rs_imms *imms;     /* Immediate Data values seen */
-	uint64_t live_prev_payload; /* the live view's last reading */
 	uint32_t *ophist_hi;      /* [32]: carries out of fl->ophist, once one wraps */
 };
 struct rs_flow_extra *rs_extra_w(struct rs_flow *fl);
@@ -533,8 +532,6 @@ struct rs_analyzer {
 	/* CM. */
 	GPtrArray *conns;         /* struct rs_conn * */
 	GHashTable *conn_by_id;   /* (address, comm id) -> conn */
-	struct rs_live_event events[16];
-	uint32_t nevents;         /* total ever; the ring holds the last 16 */
 	GArray *ladder;           /* struct rs_ladder_ev, with --ladder */
 	uint64_t ladder_dropped;
 
@@ -560,8 +557,6 @@ struct rs_analyzer {
 	uint32_t tl_holes;         /* rows emptied by evicted flows this interval */
 	int64_t intervals_seen;
 
-	GHashTable *hosts;        /* address text -> name, from /etc/hosts (unless -n) */
-	struct rs_addr_cache *addr_cache; /* RS_ADDR_CACHE formatted addresses (format.c) */
 
 	bool finished;
 };
@@ -745,7 +740,26 @@ struct rs_anomaly {
 	uint64_t count;
 	uint32_t nframes;
 	struct rs_fref frames[RS_SAMPLE_FRAMES];
-	char *detail;             /* set by the first report */
+	struct rs_anom_ghost *ghost; /* owned: what its sentence needs that its subject does not hold */
+	char *detail;             /* the sentence, where the analysis has it as text (a file's error, a frame's why) */
+};
+
+/* What an anomaly's sentence needs beyond its subject and counts. A
+ * half-flow's or a connection's anomaly keeps a copy of its subject once the
+ * subject is evicted (--max-flows; then subject == ghost): its pointers
+ * cleared, with the counts its sentence quotes. Reports word it as they
+ * word the live ones. RoCE version mixing keeps the two hosts and where
+ * each version was first seen. */
+struct rs_anom_ghost {
+	union {
+		struct rs_flow fl;
+		struct rs_conn c;
+		struct {
+			struct rs_addr x, y;
+			uint64_t v1_frame, v2_frame;
+		} mixed;
+	};
+	struct rs_psn_loss loss[2]; /* fl.req.loss and fl.rsp.loss point here */
 };
 
 struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t code, const void *subject,
@@ -755,8 +769,9 @@ const char *rs_anom_key(enum rs_anom t);
 /* Anomalies sorted for reports (caller frees the array, not the items). */
 GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
-/* The detail of the anomaly that sums one type over evicted half-flows or connections. */
-void rs_anomaly_word_detached_sum(struct rs_anomaly *sum);
+/* Whether the subject of an anomaly of this type is a half-flow, a connection. */
+bool rs_anom_flow_subject(enum rs_anom t);
+bool rs_anom_conn_subject(enum rs_anom t);
 /* Eviction under --max-flows: a half-flow or connection by when it was
  * last active; rs_idle_cmp sorts the idlest first, ties by creation order
  * (id), so the victims do not depend on addresses. */
@@ -766,38 +781,14 @@ struct rs_idle {
 	void *item;
 };
 int rs_idle_cmp(const void *x, const void *y);
-/* Before a half-flow or a connection goes away: word its anomalies now (at
- * most RS_DETACHED_MAX one by one over the run, then summed per type). Call
- * for the victims in a reproducible order (idlest first). */
+/* Before a half-flow or a connection goes away: its anomalies keep a ghost
+ * of it (at most RS_DETACHED_MAX one by one over the run, then summed per
+ * type: subject &a->detached). Call for the victims in a reproducible order
+ * (idlest first). */
 #define RS_DETACHED_MAX 4096
 void rs_anomalies_detach_flow(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_anomalies_detach_conn(struct rs_analyzer *a, struct rs_conn *c);
 guint rs_anomaly_hash(gconstpointer k);
 gboolean rs_anomaly_equal(gconstpointer a, gconstpointer b);
-
-/* format.c: units and names for reports. */
-#define RS_ADDR_CACHE_BITS 8
-#define RS_ADDR_CACHE (1u << RS_ADDR_CACHE_BITS)
-#define RS_ADDR_CACHE_TEXT 96
-struct rs_addr_cache {       /* one formatted address (texts that fit only) */
-	struct rs_addr ad;
-	bool used;
-	uint8_t len;
-	char text[RS_ADDR_CACHE_TEXT];
-};
-const char *rs_fmt_bytes(uint64_t v, char *buf, size_t len);
-const char *rs_fmt_rate(double Bps, char *buf, size_t len);
-const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len);
-const char *rs_fmt_flow_addr(const struct rs_analyzer *a, const struct rs_flowkey *k, bool dst, char *buf,
-			     size_t len);
-/* "source → destination" + sep + "0x<qpn>", e.g. sep " QP " (the flow's label). */
-const char *rs_fmt_flow_pair(const struct rs_analyzer *a, const struct rs_flowkey *k, const char *sep, char *buf,
-			     size_t len);
-const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len);
-const char *rs_fmt_frames(const struct rs_anomaly *an, const struct rs_analyzer *a, char *buf, size_t len);
-const char *rs_fmt_service(uint64_t sid, char *buf, size_t len);
-/* "3 write 1 read" (kinds by rs_msg_key), or "-" when there are none. */
-const char *rs_fmt_msgs(const struct rs_flow_msgs *m, char *buf, size_t len);
-GHashTable *rs_hosts_load(const char *path);
 
 #endif

@@ -117,14 +117,6 @@ static void merge_capture(struct merge *mg)
 		d->cur_interval = s->cur_interval;
 	d->intervals_seen += s->intervals_seen;
 
-	/* Live view: the newest events of both, oldest first. */
-	uint32_t ring = G_N_ELEMENTS(d->events);
-	uint32_t have = s->nevents < ring ? s->nevents : ring;
-	for (uint32_t i = 0; i < have; i++) {
-		d->events[d->nevents % ring] = s->events[(s->nevents - have + i) % ring];
-		d->nevents++;
-	}
-
 	d->evicted += s->evicted;
 	d->conns_evicted += s->conns_evicted;
 	for (unsigned k = 0; k < RS_CONN_STATES; k++)
@@ -604,7 +596,7 @@ static void merge_anomalies(struct merge *mg)
 			an->code += mg->file_shift;
 		if (an->subject == &s->detached) /* the sums over evicted half-flows */
 			an->subject = &d->detached;
-		else if (an->subject != an) /* an evicted flow's anomaly is its own subject */
+		else if (an->subject != an->ghost) /* an evicted subject's ghost moves with its anomaly */
 			an->subject = map(mg->flow_map, map(mg->conn_map, map(mg->version_map, an->subject)));
 		struct rs_anomaly *old = g_hash_table_lookup(d->anomalies, an);
 		if (!old) {
@@ -614,11 +606,13 @@ static void merge_anomalies(struct merge *mg)
 		old->count += an->count;
 		for (uint32_t k = 0; k < an->nframes && old->nframes < RS_SAMPLE_FRAMES; k++)
 			old->frames[old->nframes++] = an->frames[k];
-		if (old->subject == &d->detached)
-			rs_anomaly_word_detached_sum(old); /* its detail quotes the count */
 		if (!old->detail && an->detail) {
 			old->detail = an->detail;
 			an->detail = NULL;
+		}
+		if (!old->ghost && an->ghost) {
+			old->ghost = an->ghost;
+			an->ghost = NULL;
 		}
 		rs_anomaly_free(an);
 	}

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
-#include "analyzer/outbuf.h"
+#include "report/outbuf.h"
 
 #define SERIES_MAX 4096 /* points per flow; beyond, neighbours are merged */
 

@@ -65,14 +65,15 @@ void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const str
 	if (v->mask == 3) {
 		struct rs_fref first = v->at[0].frame < v->at[1].frame ? v->at[0] : v->at[1];
 		struct rs_anomaly *an = rs_anomaly(a, RS_AN_MIXED_ROCE, 0, v, &first, 1);
-		char sa[RS_ADDR_STRLEN], sb[RS_ADDR_STRLEN];
-		struct rs_addr aa = { .kind = kx }, bb = { .kind = kx };
-		memcpy(aa.b, hp.a, 16);
-		memcpy(bb.b, hp.b, 16);
-		rs_anomaly_set_detail(an, "RoCE v1 (frame %" G_GUINT64_FORMAT ") and RoCE v2 (frame %" G_GUINT64_FORMAT
-				      ") between %s and %s: the same pair of ports must not mix versions (IBA Annex A17.1)",
-				      v->at[0].frame, v->at[1].frame, rs_fmt_addr(a, &aa, sa, sizeof sa),
-				      rs_fmt_addr(a, &bb, sb, sizeof sb));
+		if (!an->ghost) {
+			an->ghost = g_new0(struct rs_anom_ghost, 1);
+			an->ghost->mixed.x = (struct rs_addr){ .kind = kx };
+			an->ghost->mixed.y = (struct rs_addr){ .kind = kx };
+			memcpy(an->ghost->mixed.x.b, hp.a, 16);
+			memcpy(an->ghost->mixed.y.b, hp.b, 16);
+			an->ghost->mixed.v1_frame = v->at[0].frame;
+			an->ghost->mixed.v2_frame = v->at[1].frame;
+		}
 		if (an->nframes < RS_SAMPLE_FRAMES)
 			an->frames[an->nframes++] = first.frame == v->at[0].frame ? v->at[1] : v->at[0];
 	}

@@ -136,7 +136,8 @@ int rs_run_summary(const struct rs_cli_opts *o);
 struct rs_liveview;
 struct rs_analyzer;
 struct rs_liveview *rs_liveview_new(FILE *out, const struct rs_cli_opts *o);
-void rs_liveview_tick(struct rs_liveview *v, struct rs_analyzer *a, uint64_t now_ns);
+struct rs_live;
+void rs_liveview_tick(struct rs_liveview *v, struct rs_live *lv, const struct rs_analyzer *a, uint64_t now_ns);
 /* Leave the screen as the user had it (cursor back, below the view). */
 void rs_liveview_free(struct rs_liveview *v);
 

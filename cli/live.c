@@ -25,6 +25,7 @@
 #include "capture/rdmadev.h"
 #include "capture/writer.h"
 #include "cli/cli.h"
+#include "report/report.h"
 
 static volatile sig_atomic_t got_signal;
 

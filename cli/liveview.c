@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "analyzer/analyzer.h"
+#include "report/report.h"
 #include "cli/cli.h"
 
 #define MAX_ROWS 64
@@ -111,19 +112,20 @@ static void bar(char *buf, size_t len, double frac, int width)
 		snprintf(buf + o, len - o, "%s", eighths[cells % 8]);
 }
 
-static void draw_screen(struct rs_liveview *v, struct rs_analyzer *a, uint64_t now, uint64_t period)
+static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct rs_analyzer *a, uint64_t now,
+			uint64_t period)
 {
 	int cols, lines;
 	term_size(v->out, &cols, &lines);
 	struct rs_live_totals t;
-	rs_analyzer_live_totals(a, &t);
+	rs_live_totals(a, &t);
 	size_t total = 0;
 	int room = lines - 6 - EVENTS - 2;
 	if (room < 1)
 		room = 1;
 	if (room > MAX_ROWS)
 		room = MAX_ROWS;
-	size_t n = rs_analyzer_live_qps(a, period, v->rows, (size_t)room, &total);
+	size_t n = rs_live_qps(lv, a, period, v->rows, (size_t)room, &total);
 	const char *B = v->color ? "\033[1m" : "", *R = v->color ? "\033[31m" : "", *G = v->color ? "\033[32m" : "",
 		   *O = v->color ? "\033[0m" : "";
 	char line[1024], r1[32], r2[32];
@@ -167,7 +169,7 @@ static void draw_screen(struct rs_liveview *v, struct rs_analyzer *a, uint64_t n
 	snprintf(line, sizeof line, "%sRecent CM events%s", B, O);
 	put_line(v, cols, line);
 	struct rs_live_event ev[EVENTS];
-	size_t ne = rs_analyzer_live_events(a, ev, EVENTS);
+	size_t ne = rs_live_events(lv, ev, EVENTS);
 	for (size_t i = 0; i < ne; i++) {
 		time_t s = (time_t)(ev[i].ts_ns / 1000000000u);
 		struct tm tm;
@@ -183,12 +185,13 @@ static void draw_screen(struct rs_liveview *v, struct rs_analyzer *a, uint64_t n
 	fflush(v->out);
 }
 
-static void print_line(struct rs_liveview *v, struct rs_analyzer *a, uint64_t now, uint64_t period)
+static void print_line(struct rs_liveview *v, struct rs_live *lv, const struct rs_analyzer *a, uint64_t now,
+		       uint64_t period)
 {
 	struct rs_live_totals t;
-	rs_analyzer_live_totals(a, &t);
+	rs_live_totals(a, &t);
 	size_t total = 0;
-	size_t n = rs_analyzer_live_qps(a, period, v->rows, 1, &total);
+	size_t n = rs_live_qps(lv, a, period, v->rows, 1, &total);
 	double secs = period / 1e9;
 	fprintf(v->out,
 		"time=%" PRIu64 ".%03" PRIu64 " elapsed=%.3f frames=%" PRIu64 " frames_per_s=%.0f roce_frames=%" PRIu64
@@ -206,7 +209,7 @@ static void print_line(struct rs_liveview *v, struct rs_analyzer *a, uint64_t no
 	fflush(v->out);
 }
 
-void rs_liveview_tick(struct rs_liveview *v, struct rs_analyzer *a, uint64_t now_ns)
+void rs_liveview_tick(struct rs_liveview *v, struct rs_live *lv, const struct rs_analyzer *a, uint64_t now_ns)
 {
 	if (!v)
 		return;
@@ -214,11 +217,11 @@ void rs_liveview_tick(struct rs_liveview *v, struct rs_analyzer *a, uint64_t now
 		v->start_ns = v->prev_ns = now_ns;
 	uint64_t period = now_ns > v->prev_ns ? now_ns - v->prev_ns : 0;
 	if (v->screen)
-		draw_screen(v, a, now_ns, period);
+		draw_screen(v, lv, a, now_ns, period);
 	else
-		print_line(v, a, now_ns, period);
+		print_line(v, lv, a, now_ns, period);
 	struct rs_live_totals t;
-	rs_analyzer_live_totals(a, &t);
+	rs_live_totals(a, &t);
 	v->prev_frames = t.frames;
 	v->prev_payload = t.payload_bytes;
 	v->prev_ns = now_ns;

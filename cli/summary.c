@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "analyzer/analyzer.h"
+#include "report/report.h"
 #include "cli/cli.h"
 
 struct rs_summary {
@@ -32,6 +33,7 @@ struct rs_summary {
 	struct rs_analyzer *a;
 	struct rs_outfile timeline;
 	struct rs_liveview *live;
+	struct rs_live *lv;       /* the live view's reading of the analysis (live captures) */
 	bool failed;              /* could not even start (an output could not be opened) */
 	bool have_stats;
 	struct rs_capture_stats stats;
@@ -85,7 +87,7 @@ static void tick(void *ctx, uint64_t now_ns)
 	struct rs_summary *s = ctx;
 	if (!s->live)
 		s->live = rs_liveview_new(stderr, s->o);
-	rs_liveview_tick(s->live, s->a, now_ns);
+	rs_liveview_tick(s->live, s->lv, s->a, now_ns);
 }
 
 static void capture_stats(void *ctx, const struct rs_capture_stats *st)
@@ -125,11 +127,14 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		.max_flows = o->max_flows,
 		.keep_ladder = o->ladder,
 		.keep_plot = o->plot != NULL,
-		.keep_events = o->iface != NULL, /* the live view shows them */
 		.timeline = s->timeline.fp,
 		.qp_filter = o->qp,
-		.resolve_names = !o->no_resolve,
 	};
+	if (o->iface) { /* the live view shows the CM events */
+		s->lv = rs_live_new(!o->no_resolve);
+		ao.cm_event = rs_live_cm_event;
+		ao.cm_event_ctx = s->lv;
+	}
 	s->ao = ao;
 	/* With -j the analyzers are made per file (rs_run_summary); one made
 	 * here would, among other things, write a second timeline header. */
@@ -209,6 +214,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	char err[RS_ERRBUF_SIZE];
 
 	rs_liveview_free(s->live);
+	rs_live_free(s->lv);
 	s->live = NULL;
 	if (s->failed || rc == RS_EXIT_USAGE) {
 		/* Nothing was read (an output could not be opened, the filter was
@@ -221,7 +227,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	}
 	rs_analyzer_finish(s->a);
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns,
-				     .compact = o->format == RS_FORMAT_JSON_COMPACT };
+				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve };
 	/* Not one input could be opened (a misspelt name, say): the report on
 	 * standard output says so, but report files (-o, --plot, --timeline)
 	 * from an earlier run are kept rather than replaced by empty ones. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "report/report.h"
 #include "tests/support/rstest.h"
 
 #define A_HOST 1 /* 192.0.2.1 */
@@ -457,18 +458,21 @@ END_TEST
 
 START_TEST(cm_events_are_worded_for_the_live_view_only)
 {
-	/* A file's run (the fixture's options) keeps none ... */
+	/* Without a listener (a file's run: the fixture's options) the
+	 * analyzer has nowhere to send them; the live view's reader keeps
+	 * each step, naming hosts and QPs as the frames gave them. */
 	struct rs_live_event ev[8];
 	handshake();
-	ck_assert_uint_eq(rs_analyzer_live_events(an, ev, 8), 0);
-	/* ... a live capture's keeps each step, naming hosts and QPs as the
-	 * frames gave them. */
-	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .qp_filter = -1, .keep_events = true });
+	struct rs_live *lv = rs_live_new(false);
+	ck_assert_uint_eq(rs_live_events(lv, ev, 8), 0);
+	restart((struct rs_analyzer_opts){
+		.interval_ns = 10000000, .qp_filter = -1, .cm_event = rs_live_cm_event, .cm_event_ctx = lv });
 	handshake();
-	ck_assert_uint_eq(rs_analyzer_live_events(an, ev, 8), 3);
+	ck_assert_uint_eq(rs_live_events(lv, ev, 8), 3);
 	ck_assert_str_eq(ev[0].text, "REQ  192.0.2.2 QP 0x12 -> 192.0.2.1 TCP/1");
 	ck_assert_str_eq(ev[1].text, "REP  192.0.2.1 QP 0x11 accepts 192.0.2.2 QP 0x12");
 	ck_assert_str_eq(ev[2].text, "RTU  192.0.2.2 -> 192.0.2.1");
+	rs_live_free(lv);
 }
 END_TEST
 
@@ -505,6 +509,15 @@ START_TEST(roce_v1_and_v2_between_the_same_hosts)
 	}
 	g_ptr_array_free(all, TRUE);
 	ck_assert(mixed);
+	/* The report names both hosts and where each version was first seen. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct rs_report_opts ro = { .qp = -1 };
+	rs_report_text(out, an, &ro);
+	fclose(out);
+	ck_assert_ptr_nonnull(strstr(text, "RoCE v1 (frame 2) and RoCE v2 (frame 1) between 192.0.2.1 and 192.0.2.2"));
+	free(text);
 }
 END_TEST
 

@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
-#include "analyzer/outbuf.h"
+#include "report/format.h"
+#include "report/outbuf.h"
 #include "capture/source.h"
 #include "tests/support/rstest.h"
 
@@ -192,8 +193,7 @@ END_TEST
 
 START_TEST(addresses_through_the_cache)
 {
-	struct rs_analyzer_opts o = { .interval_ns = 0 };
-	struct rs_analyzer *a = rs_analyzer_new(&o);
+	struct rs_names *a = rs_names_new(false);
 	static struct rs_addr ads[3000];
 	for (int i = 0; i < 3000; i++) {
 		struct rs_addr *ad = &ads[i];
@@ -227,7 +227,7 @@ START_TEST(addresses_through_the_cache)
 			rs_errf(want_small, len, "%s", want); /* snprintf, cut to fit */
 			ck_assert(memcmp(small, want_small, sizeof small) == 0);
 		}
-	rs_analyzer_free(a);
+	rs_names_free(a);
 }
 END_TEST
 
@@ -236,8 +236,7 @@ START_TEST(flow_labels_as_printf_writes_them)
 	/* rs_fmt_flow_pair() against snprintf("%s → %s%s0x%x") of the two
 	 * addresses, in every buffer size (bytes past the terminator too),
 	 * for IPv4 and IPv6 (the longest) and QPNs from 0 to 0xffffffff. */
-	struct rs_analyzer_opts o = { .interval_ns = 0 };
-	struct rs_analyzer *a = rs_analyzer_new(&o);
+	struct rs_names *a = rs_names_new(false);
 	static const uint32_t qpns[] = { 0, 1, 0xf, 0x10, 0x1a2b, 0xffffff, 0x1000000, 0xffffffff };
 	static const char *const seps[] = { " ", " QP " };
 	for (int i = 0; i < 400; i++) {
@@ -264,7 +263,7 @@ START_TEST(flow_labels_as_printf_writes_them)
 			RT_ASSERT(memcmp(got, want, sizeof got) == 0, "%s in %zu bytes: \"%.*s\"", full, len, (int)len, got);
 		}
 	}
-	rs_analyzer_free(a);
+	rs_names_free(a);
 }
 END_TEST
 

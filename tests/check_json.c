@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/json.h"
+#include "report/jsonw.h"
 #include "tests/support/rstest.h"
 
 static char *text;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "analyzer/analyzer.h"
+#include "report/report.h"
 #include "capture/source.h"
 #include "cli/cli.h"
 
@@ -183,8 +184,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.keep_plot = true,
 		.timeline = devnull,
 		.qp_filter = -1,
-		.resolve_names = false,
 	};
+	struct rs_live *lv = rs_live_new(false); /* the live view's reading, events included */
+	ao.cm_event = rs_live_cm_event;
+	ao.cm_event_ctx = lv;
 	struct both b = {
 		.a = rs_analyzer_new(&ao),
 		.fields = rs_fields_sink(devnull, &o),
@@ -196,6 +199,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rs_analyzer_finish(b.a);
 
 	struct rs_report_opts ro = { .color = false, .qp = -1, .top = 4, .interval_ns = o.interval_ns };
+	struct rs_live_qp rows[4];
+	struct rs_live_event ev[4];
+	struct rs_live_totals tot;
+	size_t total;
+	rs_live_qps(lv, b.a, 1000000000u, rows, 4, &total);
+	rs_live_events(lv, ev, 4);
+	rs_live_totals(b.a, &tot);
+	rs_live_free(lv);
 	rs_report_text(devnull, b.a, &ro);
 	rs_report_json(devnull, b.a, &ro);
 	rs_report_ladder(devnull, b.a, &ro);

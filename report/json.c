@@ -8,8 +8,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "analyzer/json.h"
-#include "analyzer/report.h"
+#include "report/jsonw.h"
+#include "report/view.h"
 
 /* Defined opcodes by name; reserved and vendor ones by number, since they
  * share a name and JSON keys must be unique. */
@@ -452,7 +452,7 @@ static void anomalies(struct rs_json *j, const struct rs_view *v)
 		rs_json_str(j, "type", rs_anom_key((enum rs_anom)an->type));
 		rs_json_u64(j, "code", an->code);
 		rs_json_u64(j, "count", an->count);
-		rs_json_str(j, "description", rs_anomaly_describe(v->a, an, d, sizeof d));
+		rs_json_str(j, "description", rs_anomaly_describe(v, an, d, sizeof d));
 		rs_json_arr(j, "frames");
 		for (uint32_t k = 0; k < an->nframes; k++)
 			rs_json_u64(j, NULL, an->frames[k].frame);

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "analyzer/outbuf.h"
-#include "analyzer/report.h"
+#include "report/outbuf.h"
+#include "report/view.h"
 
 #define BOLD(o) ((o)->color ? "\033[1m" : "")
 #define RED(o) ((o)->color ? "\033[31m" : "")
@@ -243,8 +243,8 @@ static void conn_section(FILE *out, const struct rs_view *v)
 	for (guint i = 0; i < v->conns->len; i++) {
 		const struct rs_conn *c = v->conns->pdata[i];
 		char cl[128], sv[128], ca[96], sa[96], svc[48], d1[16], d2[16];
-		rs_fmt_addr(a, &c->client, ca, sizeof ca);
-		rs_fmt_addr(a, &c->server, sa, sizeof sa);
+		rs_fmt_addr(v->names, &c->client, ca, sizeof ca);
+		rs_fmt_addr(v->names, &c->server, sa, sizeof sa);
 		/* A QPN of 0 is not a data QP: that side's message was not seen. */
 		if (!c->client_qpn)
 			snprintf(cl, sizeof cl, "%s", ca);
@@ -334,7 +334,7 @@ static void qp_section(FILE *out, const struct rs_view *v)
 		rs_view_prefetch(v, i);
 		const struct rs_flow *fl = v->flows->pdata[i];
 		char lbl[160], pay[24], msgs[96], r1[24], r2[24];
-		rs_fmt_flow_pair(a, &fl->key, " ", lbl, sizeof lbl);
+		rs_fmt_flow_pair(v->names, &fl->key, " ", lbl, sizeof lbl);
 		rs_fmt_msgs(rs_msgs(fl), msgs, sizeof msgs);
 		uint64_t retx = rs_flow_retransmitted(fl);
 		uint64_t nak = rs_flow_naks_total(fl);
@@ -399,7 +399,7 @@ static void latency_section(FILE *out, const struct rs_view *v)
 		struct rs_outbuf r;
 		rs_outbuf_init(&r, out, rb, sizeof rb);
 		RS_OUTBUF_LIT(&r, "  ");
-		rs_outbuf_str(&r, rs_flow_label(v->a, fl, lbl, sizeof lbl), 0);
+		rs_outbuf_str(&r, rs_flow_label(v->names, fl, lbl, sizeof lbl), 0);
 		rs_outbuf_putc(&r, '\n');
 		for (int k = 0; k < RS_LAT__COUNT; k++) {
 			struct rs_latvec *l = fl->lat->lat[k];
@@ -444,7 +444,7 @@ static void memory_section(FILE *out, const struct rs_view *v)
 		 * in a large capture. */
 		char lbl[200];
 		RS_OUTBUF_LIT(&r, "  ");
-		rs_outbuf_str(&r, rs_flow_label(v->a, fl, lbl, sizeof lbl), 0);
+		rs_outbuf_str(&r, rs_flow_label(v->names, fl, lbl, sizeof lbl), 0);
 		rs_outbuf_putc(&r, ':');
 		for (uint32_t k = 0; k < fl->rkeys->n && k < 4; k++) {
 			const struct rs_rkey_use *u = &fl->rkeys->use[k];
@@ -484,7 +484,7 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 	for (guint i = 0; i < v->anomalies->len; i++) {
 		const struct rs_anomaly *an = v->anomalies->pdata[i];
 		char d[512], fr[200];
-		rs_anomaly_describe(v->a, an, d, sizeof d);
+		rs_anomaly_describe(v, an, d, sizeof d);
 		rs_fmt_frames(an, v->a, fr, sizeof fr);
 		fprintf(out, "  - %s%s%s\n", d, an->nframes ? "; frames " : "", an->nframes ? fr : "");
 	}

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "analyzer/report.h"
+#include "report/view.h"
 
 /* Skipped PSNs were filled later (a NAK had named some of them, single late
  * packets among them), settled by the responder (uncaptured, or named by a
@@ -120,6 +120,7 @@ void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_repo
 	rs_analyzer_finish(a);
 	v->a = a;
 	v->o = o;
+	v->names = rs_names_new(o->resolve_names);
 	v->flows = g_ptr_array_new();
 	for (guint i = 0; i < a->flows->len; i++) {
 		struct rs_flow *fl = a->flows->pdata[i];
@@ -181,6 +182,7 @@ void rs_view_free(struct rs_view *v)
 	g_ptr_array_free(v->flows, TRUE);
 	g_ptr_array_free(v->conns, TRUE);
 	g_ptr_array_free(v->anomalies, TRUE);
+	rs_names_free(v->names);
 }
 
 double rs_flow_active_s(const struct rs_flow *fl)
@@ -237,9 +239,9 @@ const char *rs_flow_pairing(const struct rs_flow *fl)
 	}
 }
 
-const char *rs_flow_label(const struct rs_analyzer *a, const struct rs_flow *fl, char *buf, size_t len)
+const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *buf, size_t len)
 {
-	return rs_fmt_flow_pair(a, &fl->key, " QP ", buf, len);
+	return rs_fmt_flow_pair(n, &fl->key, " QP ", buf, len);
 }
 
 const char *rs_lat_key(enum rs_lat_kind k)
@@ -264,16 +266,45 @@ double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_
 	return (c->ts[j] - c->ts[i]) / 1e6;
 }
 
-static const char *conn_label(const struct rs_analyzer *a, const struct rs_conn *c, char *buf, size_t len)
+static const char *conn_label(struct rs_names *n, const struct rs_conn *c, char *buf, size_t len)
 {
 	char cl[96], sv[96], svc[48];
-	snprintf(buf, len, "%s QP 0x%x → %s %s", rs_fmt_addr(a, &c->client, cl, sizeof cl), c->client_qpn,
-		 rs_fmt_addr(a, &c->server, sv, sizeof sv), rs_fmt_service(c->service_id, svc, sizeof svc));
+	snprintf(buf, len, "%s QP 0x%x → %s %s", rs_fmt_addr(n, &c->client, cl, sizeof cl), c->client_qpn,
+		 rs_fmt_addr(n, &c->server, sv, sizeof sv), rs_fmt_service(c->service_id, svc, sizeof svc));
 	return buf;
 }
 
-const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_anomaly *an, char *buf, size_t len)
+/* What an anomaly of this type is about: the CM's are about connections. */
+static const char *subject_noun(enum rs_anom t)
 {
+	return rs_anom_flow_subject(t) ? "half-flow" : "connection";
+}
+
+static const char *describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len);
+
+const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
+{
+	enum rs_anom type = (enum rs_anom)an->type;
+	if (an->subject == &v->a->detached) {
+		const char *noun = subject_noun(type);
+		snprintf(buf, len, "%s: %" PRIu64 " more in evicted %ss (after %u anomalies of evicted %ss listed one by one)",
+			 rs_anom_key(type), an->count, noun, RS_DETACHED_MAX, noun);
+		return buf;
+	}
+	if (an->ghost && an->subject == an->ghost) {
+		/* Worded as when it was evicted, the sentence cut where it was. */
+		char d[512];
+		describe(v, an, d, sizeof d);
+		snprintf(buf, len, "%s (%s since evicted)", d, subject_noun(type));
+		return buf;
+	}
+	return describe(v, an, buf, len);
+}
+
+static const char *describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
+{
+	const struct rs_analyzer *a = v->a;
+	struct rs_names *names = v->names;
 	char who[256];
 	const struct rs_flow *fl = an->subject;
 	const struct rs_conn *c = an->subject;
@@ -298,7 +329,7 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 	}
 	case RS_AN_ICRC_BAD:
 		snprintf(buf, len, "%s: %" PRIu64 " frame%s with a bad ICRC (corrupted in flight, or a broken sender)",
-			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
+			 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_VCRC_BAD:
 		snprintf(buf, len, "%" PRIu64 " InfiniBand frame%s with a bad VCRC (link-level corruption)", an->count,
@@ -308,18 +339,18 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 		const struct rs_psn_loss *s = rs_loss(an->code ? &fl->rsp : &fl->req);
 		snprintf(buf, len, "%s: %" PRIu64 " %s retransmitted in %" PRIu64 " go-back-N episode%s (%" PRIu64
 			 " re-sent after being seen, %" PRIu64 " filling PSNs missing here)",
-			 rs_flow_label(a, fl, who, sizeof who), an->count,
+			 rs_flow_label(names, fl, who, sizeof who), an->count,
 			 an->code ? "READ response packets" : "request packets", s->episodes,
 			 s->episodes == 1 ? "" : "s", s->duplicates, s->fills - s->ooo);
 		break;
 	}
 	case RS_AN_OOO:
 		snprintf(buf, len, "%s: %" PRIu64 " %s arrived out of order (one late packet filling a gap)",
-			 rs_flow_label(a, fl, who, sizeof who), an->count, an->code ? "responses" : "requests");
+			 rs_flow_label(names, fl, who, sizeof who), an->count, an->code ? "responses" : "requests");
 		break;
 	case RS_AN_GAP: {
 		int n = snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s: ",
-				 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s",
+				 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s",
 				 rs_loss(an->code ? &fl->rsp : &fl->req)->gaps,
 				 rs_loss(an->code ? &fl->rsp : &fl->req)->gaps == 1 ? "" : "s");
 		if (n > 0 && (size_t)n < len)
@@ -327,20 +358,20 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 		break;
 	}
 	case RS_AN_NAK:
-		snprintf(buf, len, "%s: %" PRIu64 " NAK%s \"%s\" (code %u)", rs_flow_label(a, fl, who, sizeof who),
+		snprintf(buf, len, "%s: %" PRIu64 " NAK%s \"%s\" (code %u)", rs_flow_label(names, fl, who, sizeof who),
 			 an->count, an->count == 1 ? "" : "s", rs_nak_code_name((uint8_t)an->code), an->code);
 		break;
 	case RS_AN_RNR:
 		snprintf(buf, len, "%s: %" PRIu64 " RNR NAK%s: receiver not ready, retry after %s (timer %u)",
-			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s",
+			 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s",
 			 rs_fmt_ns(rs_rnr_timer_us((uint8_t)an->code) * 1000ull, t, sizeof t), an->code);
 		break;
 	case RS_AN_DUP_ACK:
 		snprintf(buf, len, "%s: %" PRIu64 " duplicate ACK%s (PSN not beyond the previous ACK)",
-			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
+			 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_CM_REJ:
-		snprintf(buf, len, "connection %s rejected by the %s: %s (reason %u)", conn_label(a, c, who, sizeof who),
+		snprintf(buf, len, "connection %s rejected by the %s: %s (reason %u)", conn_label(names, c, who, sizeof who),
 			 c->rej_from_client ? "client" : "server", rs_cm_rej_reason_name((uint16_t)an->code), an->code);
 		break;
 	case RS_AN_CM_INCOMPLETE: {
@@ -348,32 +379,43 @@ const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_ano
 				   : rs_conn_state_of(c) == RS_CONN_CLOSING ? "DREQ without DREP"
 				   : c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] ? "REP without RTU"
 				   : c->n[0] ? "REQ without REP or REJ" : "handshake seen only in part";
-		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(a, c, who, sizeof who), what);
+		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(names, c, who, sizeof who), what);
 		break;
 	}
 	case RS_AN_CM_RETRY:
 		snprintf(buf, len, "connection %s: %s sent again %" PRIu64 " time%s (CM retry after a timeout)",
-			 conn_label(a, c, who, sizeof who), rs_cm_attr_name((uint16_t)an->code), an->count,
+			 conn_label(names, c, who, sizeof who), rs_cm_attr_name((uint16_t)an->code), an->count,
 			 an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_PSN_START:
 		snprintf(buf, len, "%s: first PSN differs from the Starting PSN 0x%06x agreed in the CM exchange",
-			 rs_flow_label(a, fl, who, sizeof who), an->code);
+			 rs_flow_label(names, fl, who, sizeof who), an->code);
 		break;
-	case RS_AN_MIXED_ROCE:
-		snprintf(buf, len, "RoCE v1 and v2 between the same hosts");
+	case RS_AN_MIXED_ROCE: {
+		if (!an->ghost) {
+			snprintf(buf, len, "RoCE v1 and v2 between the same hosts");
+			break;
+		}
+		char sa[RS_ADDR_STRLEN], sb[RS_ADDR_STRLEN];
+		snprintf(buf, len,
+			 "RoCE v1 (frame %" PRIu64 ") and RoCE v2 (frame %" PRIu64
+			 ") between %s and %s: the same pair of ports must not mix versions (IBA Annex A17.1)",
+			 an->ghost->mixed.v1_frame, an->ghost->mixed.v2_frame,
+			 rs_fmt_addr(names, &an->ghost->mixed.x, sa, sizeof sa),
+			 rs_fmt_addr(names, &an->ghost->mixed.y, sb, sizeof sb));
 		break;
+	}
 	case RS_AN_RKEY_INVALIDATED:
 		snprintf(buf, len, "%s: rkey 0x%x used %" PRIu64 " time%s after a SEND with Invalidate revoked it",
-			 rs_flow_label(a, fl, who, sizeof who), an->code, an->count, an->count == 1 ? "" : "s");
+			 rs_flow_label(names, fl, who, sizeof who), an->code, an->count, an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_ECN_CE:
 		snprintf(buf, len, "%s: %" PRIu64 " packet%s marked ECN Congestion Experienced",
-			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
+			 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_CNP:
 		snprintf(buf, len, "%s: %" PRIu64 " congestion notification%s (CNP) received: the sender should slow down",
-			 rs_flow_label(a, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
+			 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_EVICTED:
 		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under --max-flows %" PRIu64

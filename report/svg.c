@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analyzer/report.h"
+#include "report/view.h"
 
 #define W 1000
 #define H 560
@@ -143,7 +143,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n",
 			W - MR + 15, ly, W - MR + 35, ly, color);
 		fprintf(out, "<text x=\"%d\" y=\"%.1f\">", W - MR + 40, ly + 4);
-		xml_text(out, rs_flow_label(a, fl, lbl, sizeof lbl));
+		xml_text(out, rs_flow_label(v.names, fl, lbl, sizeof lbl));
 		fprintf(out, "</text>\n");
 	}
 	if (!sel->len)

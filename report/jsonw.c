@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analyzer/json.h"
+#include "report/jsonw.h"
 
 void rs_json_init(struct rs_json *j, FILE *out, bool compact)
 {

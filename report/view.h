@@ -1,11 +1,13 @@
 /*
- * report.h — what the report writers share: the flows in report order,
+ * view.h — what the report writers share: the flows in report order,
  * derived figures, and one sentence per anomaly.
  */
-#ifndef RS_REPORT_H
-#define RS_REPORT_H
+#ifndef RS_VIEW_H
+#define RS_VIEW_H
 
 #include "analyzer/internal.h"
+#include "report/format.h"
+#include "report/report.h"
 
 struct rs_view {
 	struct rs_analyzer *a;
@@ -13,6 +15,7 @@ struct rs_view {
 	GPtrArray *flows;      /* struct rs_flow *, by wire bytes, --qp applied */
 	GPtrArray *conns;      /* struct rs_conn *, --qp applied */
 	GPtrArray *anomalies;  /* struct rs_anomaly *, --qp applied */
+	struct rs_names *names;/* addresses as the report names them */
 };
 
 void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_report_opts *o);
@@ -33,7 +36,7 @@ uint64_t rs_flow_naks_total(const struct rs_flow *fl);
 const char *rs_flow_pairing(const struct rs_flow *fl);
 
 /* "192.0.2.2 → 192.0.2.1 QP 0x12" */
-const char *rs_flow_label(const struct rs_analyzer *a, const struct rs_flow *fl, char *buf, size_t len);
+const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *buf, size_t len);
 /* What became of the PSNs a stream, or every request stream, skipped (psn.c
  * decides each PSN; the counts are derived here once for every report). */
 struct rs_gaps {
@@ -45,7 +48,7 @@ struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t);
 /* The same in words: "221 not captured (...), 3 undetermined (...)". */
 void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len);
 /* One sentence for an anomaly. */
-const char *rs_anomaly_describe(const struct rs_analyzer *a, const struct rs_anomaly *an, char *buf, size_t len);
+const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len);
 /* Latency kind names: "read_first", ... */
 const char *rs_lat_key(enum rs_lat_kind k);
 const char *rs_lat_label(enum rs_lat_kind k);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyzer/outbuf.h"
+#include "report/outbuf.h"
 
 #define RS_JSON_MAX_DEPTH 32
 

@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "analyzer/report.h"
+#include "report/view.h"
 
 #define WIDTH 58      /* arrow width between the two columns */
 #define RUN_KEEP 2    /* a run shows its first RUN_KEEP events and its last one */
@@ -135,11 +135,12 @@ static void run_summary(const struct rs_ladder_ev *ev, guint from, guint to, cha
 											 : short_op((uint8_t)op));
 }
 
-static void print_group(FILE *out, const struct rs_analyzer *a, const struct group *g)
+static void print_group(FILE *out, const struct rs_view *v, const struct group *g)
 {
 	char l[96], r[96];
-	rs_fmt_addr(a, &g->left, l, sizeof l);
-	rs_fmt_addr(a, &g->right, r, sizeof r);
+	const struct rs_analyzer *a = v->a;
+	rs_fmt_addr(v->names, &g->left, l, sizeof l);
+	rs_fmt_addr(v->names, &g->right, r, sizeof r);
 	fprintf(out, "\n%s QP 0x%x  ⇄  %s QP 0x%x   (%s)\n", l, g->left_qp, r, g->right_qp, g->how);
 	fprintf(out, "%10s %10s  %-*s%s\n", "frame", "ms", WIDTH - (int)strlen(r) + 1, l, r);
 	if (!g->ev->len)
@@ -234,7 +235,7 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
 	for (guint i = 0; i < groups->len; i++) {
 		struct group *g = groups->pdata[i];
 		if (g->ev->len) {
-			print_group(out, a, g);
+			print_group(out, &v, g);
 			shown++;
 		}
 	}

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
-#include "analyzer/outbuf.h"
+#include "report/format.h"
+#include "report/outbuf.h"
 
 /* s (n bytes) appended at o as snprintf(buf + o, len - o, "%s", s) would:
  * cut to fit, and the length it wanted returned (o + n). */
@@ -122,7 +123,7 @@ const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-GHashTable *rs_hosts_load(const char *path)
+static GHashTable *hosts_load(const char *path)
 {
 	GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	FILE *f = fopen(path, "r");
@@ -155,11 +156,33 @@ GHashTable *rs_hosts_load(const char *path)
 	return h;
 }
 
-static void addr_text(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len)
+struct rs_names {
+	GHashTable *hosts;        /* address text -> name, from /etc/hosts (unless -n) */
+	struct rs_addr_cache cache[RS_ADDR_CACHE];
+};
+
+struct rs_names *rs_names_new(bool resolve)
+{
+	struct rs_names *n = g_new0(struct rs_names, 1);
+	if (resolve)
+		n->hosts = hosts_load("/etc/hosts");
+	return n;
+}
+
+void rs_names_free(struct rs_names *n)
+{
+	if (!n)
+		return;
+	if (n->hosts)
+		g_hash_table_destroy(n->hosts);
+	g_free(n);
+}
+
+static void addr_text(const struct rs_names *n, const struct rs_addr *ad, char *buf, size_t len)
 {
 	char txt[RS_ADDR_STRLEN];
 	rs_addr_format(ad, txt);
-	const char *name = a->hosts && ad->kind != RS_ADDR_LID ? g_hash_table_lookup(a->hosts, txt) : NULL;
+	const char *name = n->hosts && ad->kind != RS_ADDR_LID ? g_hash_table_lookup(n->hosts, txt) : NULL;
 	if (ad->kind == RS_ADDR_LID)
 		snprintf(buf, len, "LID %s", txt);
 	else if (name && strcmp(name, "localhost") != 0)
@@ -172,12 +195,11 @@ static void addr_text(const struct rs_analyzer *a, const struct rs_addr *ad, cha
  * plus the /etc/hosts lookup cost thousands of instructions a time: the
  * texts are kept in a small direct-mapped cache (struct rs_addr_cache),
  * keyed by the whole address, so a collision only costs a new formatting.
- * The text depends on nothing else that can change (a->hosts is loaded
- * once). The cache is written through a const analyzer: it is not part of
- * the analysis, and an analyzer is only ever used by one thread at a time
- * (-j gives each worker its own). */
+ * The text depends on nothing else that can change (the hosts are loaded
+ * once). A struct rs_names is one writer's: it is never shared between
+ * threads. */
 
-const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, char *buf, size_t len)
+const char *rs_fmt_addr(struct rs_names *n, const struct rs_addr *ad, char *buf, size_t len)
 {
 	uint32_t h = ad->kind * 0x9E3779B1u;
 	for (int i = 0; i < 16; i += 4) {
@@ -185,19 +207,19 @@ const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, c
 		memcpy(&w, ad->b + i, 4);
 		h = (h ^ w) * 0x85EBCA6Bu;
 	}
-	struct rs_addr_cache *e = &a->addr_cache[h >> (32 - RS_ADDR_CACHE_BITS)];
+	struct rs_addr_cache *e = &n->cache[h >> (32 - RS_ADDR_CACHE_BITS)];
 	if (!e->used || e->ad.kind != ad->kind || memcmp(e->ad.b, ad->b, 16) != 0) {
 		char t[RS_ADDR_CACHE_TEXT + 1];
-		addr_text(a, ad, t, sizeof t);
-		size_t n = strlen(t);
-		if (n >= RS_ADDR_CACHE_TEXT) { /* perhaps cut: not cached */
-			addr_text(a, ad, buf, len);
+		addr_text(n, ad, t, sizeof t);
+		size_t tl = strlen(t);
+		if (tl >= RS_ADDR_CACHE_TEXT) { /* perhaps cut: not cached */
+			addr_text(n, ad, buf, len);
 			return buf;
 		}
 		e->ad = *ad;
 		e->used = true;
-		e->len = (uint8_t)n;
-		memcpy(e->text, t, n);
+		e->len = (uint8_t)tl;
+		memcpy(e->text, t, tl);
 	}
 	if (len) {
 		size_t c = e->len < len - 1 ? e->len : len - 1; /* cut to fit, as snprintf */
@@ -207,22 +229,21 @@ const char *rs_fmt_addr(const struct rs_analyzer *a, const struct rs_addr *ad, c
 	return buf;
 }
 
-const char *rs_fmt_flow_addr(const struct rs_analyzer *a, const struct rs_flowkey *k, bool dst, char *buf,
-			     size_t len)
+const char *rs_fmt_flow_addr(struct rs_names *n, const struct rs_flowkey *k, bool dst, char *buf, size_t len)
 {
 	struct rs_addr ad;
 	rs_flowkey_addr(k, dst, &ad);
-	return rs_fmt_addr(a, &ad, buf, len);
+	return rs_fmt_addr(n, &ad, buf, len);
 }
 
 /* snprintf(buf, len, "%s → %s%s0x%x", source, destination, sep, qpn), by
  * hand: a report writes it for every QP (printf's format parsing was a
  * large part of a million-QP report). */
-const char *rs_fmt_flow_pair(const struct rs_analyzer *a, const struct rs_flowkey *k, const char *sep, char *buf,
+const char *rs_fmt_flow_pair(struct rs_names *n, const struct rs_flowkey *k, const char *sep, char *buf,
 			     size_t len)
 {
 	char s[96], d[96], hex[8];
-	const char *src = rs_fmt_flow_addr(a, k, false, s, sizeof s), *dst = rs_fmt_flow_addr(a, k, true, d, sizeof d);
+	const char *src = rs_fmt_flow_addr(n, k, false, s, sizeof s), *dst = rs_fmt_flow_addr(n, k, true, d, sizeof d);
 	const char *qpn = rs_digits_hex(hex + sizeof hex, k->qpn);
 	size_t o = text_append(buf, len, 0, src, strlen(src));
 	o = text_append(buf, len, o, " → ", strlen(" → "));

@@ -1,0 +1,37 @@
+/*
+ * format.h — units and names for reports: byte counts, rates, durations,
+ * addresses (with names from /etc/hosts), frame lists, services.
+ */
+#ifndef RS_FORMAT_H
+#define RS_FORMAT_H
+
+#include "analyzer/internal.h"
+
+#define RS_ADDR_CACHE_BITS 8
+#define RS_ADDR_CACHE (1u << RS_ADDR_CACHE_BITS)
+#define RS_ADDR_CACHE_TEXT 96
+struct rs_addr_cache {       /* one formatted address (texts that fit only) */
+	struct rs_addr ad;
+	bool used;
+	uint8_t len;
+	char text[RS_ADDR_CACHE_TEXT];
+};
+const char *rs_fmt_bytes(uint64_t v, char *buf, size_t len);
+const char *rs_fmt_rate(double Bps, char *buf, size_t len);
+const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len);
+/* Addresses as reports name them: a host name from /etc/hosts (when
+ * resolving), else the address; texts are cached per struct rs_names. */
+struct rs_names;
+struct rs_names *rs_names_new(bool resolve);
+void rs_names_free(struct rs_names *n);
+const char *rs_fmt_addr(struct rs_names *n, const struct rs_addr *ad, char *buf, size_t len);
+const char *rs_fmt_flow_addr(struct rs_names *n, const struct rs_flowkey *k, bool dst, char *buf, size_t len);
+/* "source → destination" + sep + "0x<qpn>", e.g. sep " QP " (the flow's label). */
+const char *rs_fmt_flow_pair(struct rs_names *n, const struct rs_flowkey *k, const char *sep, char *buf,
+			     size_t len);
+const char *rs_fmt_frames(const struct rs_anomaly *an, const struct rs_analyzer *a, char *buf, size_t len);
+const char *rs_fmt_service(uint64_t sid, char *buf, size_t len);
+/* "3 write 1 read" (kinds by rs_msg_key), or "-" when there are none. */
+const char *rs_fmt_msgs(const struct rs_flow_msgs *m, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * report.h — what rocestat shows of an analysis: the summary as text or
+ * JSON, the throughput plot, the ladder diagram, and the rows of the live
+ * view. Writers only read the analysis (struct rs_analyzer, finished).
+ */
+#ifndef RS_REPORT_H
+#define RS_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyzer/analyzer.h"
+
+/* ---- reports ------------------------------------------------------------ */
+
+struct rs_report_opts {
+	bool color;
+	int64_t qp;          /* --qp filter for reports (-1 = all) */
+	int top;             /* plot: QPs drawn */
+	uint64_t interval_ns;
+	bool compact;        /* JSON: the document on one line, without indentation */
+	bool resolve_names;  /* addresses to names from /etc/hosts */
+};
+
+int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+
+/* ---- live view ---------------------------------------------------------- */
+
+/* One row of the live per-QP view. */
+struct rs_live_qp {
+	char src[RS_ADDR_STRLEN], dst[RS_ADDR_STRLEN];
+	uint32_t dest_qp;
+	const char *transport;   /* "RC", "UD", ... */
+	const char *state;       /* connection state or "" */
+	uint64_t packets, payload_bytes;
+	double rate_now_Bps;     /* payload bytes/s over the last period */
+	double rate_avg_Bps;     /* over the flow's active time */
+	uint64_t retransmitted, naks, rnr_naks, cnps, ecn_ce;
+};
+
+struct rs_live_event {
+	uint64_t ts_ns;
+	char text[160];          /* "REQ 192.0.2.2 QP 0x11 → 192.0.2.1 TCP/7471" */
+};
+
+/* The live view's reading of an analysis, from one call to the next. */
+struct rs_live;
+struct rs_live *rs_live_new(bool resolve_names);
+void rs_live_free(struct rs_live *lv);
+/* The analyzer's CM event hook (rs_analyzer_opts.cm_event, ctx: the
+ * struct rs_live): keeps the latest events. */
+void rs_live_cm_event(void *ctx, const struct rs_cm_event *ev);
+
+/* Fill up to `max` rows sorted by current throughput; `period_ns` is the
+ * time since the previous call (rate_now covers it). Returns rows filled;
+ * *total receives the number of half-flows. */
+size_t rs_live_qps(struct rs_live *lv, const struct rs_analyzer *a, uint64_t period_ns, struct rs_live_qp *rows,
+		   size_t max, size_t *total);
+/* Capture-wide figures for the live view's header line. */
+struct rs_live_totals {
+	uint64_t frames, bytes, roce_frames, undecodable;
+	uint64_t payload_bytes;  /* goodput over every half-flow */
+	uint64_t retransmitted, naks, rnr_naks, cnps, ecn_ce, icrc_bad;
+	uint64_t half_flows, connections, established, rejected, incomplete;
+	uint64_t first_ts_ns, last_ts_ns;
+};
+void rs_live_totals(const struct rs_analyzer *a, struct rs_live_totals *t);
+
+/* The most recent CM events, worded, newest last. */
+size_t rs_live_events(const struct rs_live *lv, struct rs_live_event *ev, size_t max);
+
+#endif
