@@ -22,7 +22,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	/* Without them the peak rate needs only the flow's bytes in its latest
 	 * interval: a row per active flow would cost 56 bytes each (a million
 	 * flows active at once: tens of megabytes). */
-	a->tl_rows_on = opts->timeline || opts->keep_plot;
+	a->tl_rows_on = opts->interval || opts->keep_plot;
 	a->anomalies = g_hash_table_new_full(rs_anomaly_hash, rs_anomaly_equal, NULL, rs_anomaly_free);
 	rs_pair_init(a);
 	if (a->opts.t0_given) {
@@ -31,8 +31,6 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 		a->t0 = a->opts.t0_ns;
 		a->have_t0 = true;
 	}
-	if (a->opts.timeline)
-		rs_tl_header(a->opts.timeline);
 	return a;
 }
 
@@ -50,7 +48,6 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	g_ptr_array_free(a->files, TRUE);
 	rs_pair_free(a);
 	g_array_free(a->tl_rows, TRUE);
-	g_free(a->tl_addr);
 	g_hash_table_destroy(a->anomalies);
 	g_free(a->latlog);
 	g_free(a);
@@ -268,8 +265,6 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 	}
 	rs_cm_finish(a);
 	rs_tl_flush(a);
-	if (a->opts.timeline)
-		fflush(a->opts.timeline);
 }
 
 bool rs_analyzer_has_anomalies(const struct rs_analyzer *a)

@@ -19,6 +19,18 @@
 
 struct rs_analyzer;
 
+/* One half-flow's counts over one interval (rs_analyzer_opts.interval). */
+struct rs_interval_row {
+	uint64_t start_ns;          /* from the first frame (or opts.t0_ns) */
+	uint64_t start_epoch_ns;
+	struct rs_addr src, dst;
+	uint32_t dest_qp;
+	bool has_peer;              /* paired: peer_qp is the other direction's destination QP */
+	uint32_t peer_qp;
+	uint64_t packets, bytes, payload;
+	uint32_t messages, retrans, naks, ecn_ce, cnps;
+};
+
 /* A CM message as an event (rs_analyzer_opts.cm_event). */
 struct rs_cm_event {
 	uint64_t ts_ns;
@@ -42,8 +54,11 @@ struct rs_analyzer_opts {
 	 * REJ), with cm_event_ctx; NULL: none. */
 	void (*cm_event)(void *ctx, const struct rs_cm_event *ev);
 	void *cm_event_ctx;
-	FILE *timeline;        /* stream timeline CSV rows here (NULL = none) */
-	int64_t qp_filter;     /* timeline rows only for this QP's connection (-1 = all) */
+	/* Called for each half-flow active in an interval once the interval
+	 * closes (and for one evicted before), in the order the flows were
+	 * first active in it, with interval_ctx; NULL: none. */
+	void (*interval)(void *ctx, const struct rs_interval_row *row);
+	void *interval_ctx;
 	bool t0_given;         /* timeline intervals count from t0_ns, not from the first frame */
 	uint64_t t0_ns;
 };

@@ -553,7 +553,6 @@ struct rs_analyzer {
 	                           * interval and their counts (flow NULL: emitted early) */
 	struct rs_tl tl_void;     /* where counts of a flow not active go (after the end, or no rows) */
 	bool tl_rows_on;          /* rows per active flow: only --timeline and --plot need them */
-	struct rs_tl_addr *tl_addr;/* formatted addresses for the CSV (timeline.c) */
 	uint32_t tl_holes;         /* rows emptied by evicted flows this interval */
 	int64_t intervals_seen;
 
@@ -704,7 +703,6 @@ void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_flush(struct rs_analyzer *a);
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl);
-void rs_tl_header(FILE *out);
 void rs_series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes);
 
 /* anomaly.c */

@@ -32,6 +32,7 @@ struct rs_summary {
 	struct rs_analyzer_opts ao;
 	struct rs_analyzer *a;
 	struct rs_outfile timeline;
+	struct rs_tlcsv *tl;      /* its CSV writer (a sequential run's) */
 	struct rs_liveview *live;
 	struct rs_live *lv;       /* the live view's reading of the analysis (live captures) */
 	bool failed;              /* could not even start (an output could not be opened) */
@@ -127,8 +128,6 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		.max_flows = o->max_flows,
 		.keep_ladder = o->ladder,
 		.keep_plot = o->plot != NULL,
-		.timeline = s->timeline.fp,
-		.qp_filter = o->qp,
 	};
 	if (o->iface) { /* the live view shows the CM events */
 		s->lv = rs_live_new(!o->no_resolve);
@@ -138,8 +137,14 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 	s->ao = ao;
 	/* With -j the analyzers are made per file (rs_run_summary); one made
 	 * here would, among other things, write a second timeline header. */
-	if (!parallel_run(o))
-		s->a = rs_analyzer_new(&ao);
+	if (!parallel_run(o)) {
+		if (s->timeline.fp) {
+			s->tl = rs_tlcsv_new(s->timeline.fp, o->qp);
+			s->ao.interval = rs_tlcsv_row;
+			s->ao.interval_ctx = s->tl;
+		}
+		s->a = rs_analyzer_new(&s->ao);
+	}
 	return s;
 }
 
@@ -219,13 +224,16 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	if (s->failed || rc == RS_EXIT_USAGE) {
 		/* Nothing was read (an output could not be opened, the filter was
 		 * bad): no report, and no timeline file either. */
+		rs_analyzer_free(s->a);
+		rs_tlcsv_free(s->tl);
 		if (s->timeline.fp)
 			rs_outfile_abort(&s->timeline);
-		rs_analyzer_free(s->a);
 		free(s);
 		return rc == RS_EXIT_USAGE ? RS_EXIT_USAGE : RS_EXIT_INPUT;
 	}
 	rs_analyzer_finish(s->a);
+	rs_tlcsv_free(s->tl); /* the analyzer's last rows came with its finish */
+	s->tl = NULL;
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve };
 	/* Not one input could be opened (a misspelt name, say): the report on
@@ -264,6 +272,8 @@ struct job {
 	char *files[2];            /* this job's file, NULL */
 	struct rs_analyzer_opts ao;
 	struct rs_analyzer *a;
+	FILE *timeline;            /* its --timeline rows: the file's for the first, else a temporary file */
+	struct rs_tlcsv *tl;
 	int rc;
 	bool done;
 };
@@ -339,13 +349,13 @@ static void append_timeline(FILE *out, FILE *part)
 	fclose(part);
 }
 
-static struct rs_analyzer *run_parallel(const struct rs_cli_opts *o, struct rs_analyzer_opts ao, int *rc)
+static struct rs_analyzer *run_parallel(const struct rs_cli_opts *o, struct rs_analyzer_opts ao, FILE *timeline,
+					int *rc)
 {
 	size_t nfiles = 0;
 	while (o->files[nfiles])
 		nfiles++;
 	ao.t0_given = common_t0(o, &ao.t0_ns);
-	FILE *timeline = ao.timeline;
 	struct job *jobs = g_new0(struct job, nfiles);
 	struct pool_state ps;
 	g_mutex_init(&ps.lock);
@@ -355,12 +365,15 @@ static struct rs_analyzer *run_parallel(const struct rs_cli_opts *o, struct rs_a
 		jobs[i].o = o;
 		jobs[i].files[0] = o->files[i];
 		jobs[i].ao = ao;
-		if (timeline && i > 0) {
-			jobs[i].ao.timeline = tmpfile();
-			if (!jobs[i].ao.timeline) {
+		if (timeline) {
+			jobs[i].timeline = i ? tmpfile() : timeline;
+			if (!jobs[i].timeline) {
 				perror("rocestat: a temporary file for the timeline");
 				exit(RS_EXIT_INPUT);
 			}
+			jobs[i].tl = rs_tlcsv_new(jobs[i].timeline, o->qp);
+			jobs[i].ao.interval = rs_tlcsv_row;
+			jobs[i].ao.interval_ctx = jobs[i].tl;
 		}
 		g_thread_pool_push(pool, &jobs[i], NULL);
 	}
@@ -380,8 +393,9 @@ static struct rs_analyzer *run_parallel(const struct rs_cli_opts *o, struct rs_a
 			rs_analyzer_merge(dst, jobs[i].a);
 			rs_analyzer_free(jobs[i].a);
 		}
+		rs_tlcsv_free(jobs[i].tl);
 		if (timeline && i > 0)
-			append_timeline(timeline, jobs[i].ao.timeline);
+			append_timeline(timeline, jobs[i].timeline);
 	}
 	g_thread_pool_free(pool, FALSE, TRUE);
 	g_mutex_clear(&ps.lock);
@@ -411,7 +425,7 @@ int rs_run_summary(const struct rs_cli_opts *given)
 		rc = rs_summary_finish(s, RS_EXIT_INPUT);
 	} else {
 		if (parallel_run(o)) {
-			s->a = run_parallel(o, s->ao, &rc);
+			s->a = run_parallel(o, s->ao, s->timeline.fp, &rc);
 		} else {
 			struct rs_sink sink = rs_summary_sink(s);
 			rc = rs_run_files(o, &sink);

@@ -28,6 +28,17 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 
+/* ---- the --timeline CSV ---------------------------------------------------- */
+
+/* A CSV writer on `out` (its header written now) whose rs_tlcsv_row is the
+ * analyzer's interval hook (ctx: the writer); rows only for the connection
+ * of QP `qp` (-1: all). Flush before reading `out`; free flushes. */
+struct rs_tlcsv;
+struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp);
+void rs_tlcsv_row(void *ctx, const struct rs_interval_row *row);
+void rs_tlcsv_flush(struct rs_tlcsv *w);
+void rs_tlcsv_free(struct rs_tlcsv *w);
+
 /* ---- live view ---------------------------------------------------------- */
 
 /* One row of the live per-QP view. */

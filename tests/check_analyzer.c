@@ -31,7 +31,7 @@ static void start(struct rs_analyzer_opts o)
 
 static void setup(void)
 {
-	start((struct rs_analyzer_opts){ .interval_ns = 10000000, .qp_filter = -1 });
+	start((struct rs_analyzer_opts){ .interval_ns = 10000000 });
 }
 
 /* The fixture's analyzer replaced by one with other options. */
@@ -314,7 +314,7 @@ START_TEST(a_retired_flow_is_not_paired_again)
 	 * (the QPN reused for UD: another connection); then its partner is
 	 * evicted. The retired flow is an old connection's: a new answer must
 	 * not be paired with it. */
-	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8, .qp_filter = -1 });
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8 });
 	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x100, 1000, 64);
 	r.bth.ackreq = 1;
 	feed_at(r, 1000);
@@ -341,7 +341,7 @@ START_TEST(host_pairs_gone_leave_no_lists)
 	/* Under --max-flows the pairing index must shrink with the flows: a
 	 * list emptied by a scan (its only flow paired) is removed once
 	 * eviction has taken every flow of the two hosts. */
-	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 16, .qp_filter = -1 });
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 16 });
 	struct rs_frame r = mk(5, 6, IBV_OPCODE_RC_SEND_ONLY, 0x400, 1000, 64);
 	r.bth.ackreq = 1;
 	feed(r);
@@ -466,7 +466,7 @@ START_TEST(cm_events_are_worded_for_the_live_view_only)
 	struct rs_live *lv = rs_live_new(false);
 	ck_assert_uint_eq(rs_live_events(lv, ev, 8), 0);
 	restart((struct rs_analyzer_opts){
-		.interval_ns = 10000000, .qp_filter = -1, .cm_event = rs_live_cm_event, .cm_event_ctx = lv });
+		.interval_ns = 10000000, .cm_event = rs_live_cm_event, .cm_event_ctx = lv });
 	handshake();
 	ck_assert_uint_eq(rs_live_events(lv, ev, 8), 3);
 	ck_assert_str_eq(ev[0].text, "REQ  192.0.2.2 QP 0x12 -> 192.0.2.1 TCP/1");
@@ -523,7 +523,7 @@ END_TEST
 
 START_TEST(eviction_keeps_the_cap)
 {
-	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 32, .qp_filter = -1 });
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 32 });
 	for (uint32_t q = 2; q < 1002; q++)
 		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, q, 0, 10));
 	rs_analyzer_finish(an);
@@ -560,9 +560,11 @@ START_TEST(peak_is_the_busiest_interval_with_or_without_rows)
 	ck_assert_uint_eq(feed_intervals(), 300);
 	FILE *csv = tmpfile();
 	ck_assert_ptr_nonnull(csv);
-	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .qp_filter = -1, .timeline = csv });
+	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1);
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .interval = rs_tlcsv_row, .interval_ctx = w });
 	ck_assert(an->tl_rows_on);
 	ck_assert_uint_eq(feed_intervals(), 300);
+	rs_tlcsv_free(w);
 	ck_assert_int_eq(fseek(csv, 0, SEEK_SET), 0);
 	char line[256];
 	int rows = 0;
@@ -791,7 +793,7 @@ START_TEST(evicted_requesters_take_no_logged_samples_with_them)
 	/* A requester timed by an ACK, then evicted under --max-flows while
 	 * its sample still waits in the log: the log must be joined first
 	 * (under ASan a late join would write into the freed vector). */
-	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8, .qp_filter = -1 });
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8 });
 	uint64_t t = 1000000000ull;
 	for (uint32_t q = 0; q < 200; q++) {
 		struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x1000 + q, q * 1000, 8);
@@ -876,7 +878,7 @@ START_TEST(message_counts_survive_eviction)
 {
 	/* Messages on 200 QPs under --max-flows 8: what the victims counted
 	 * goes to the evicted sum, and the flows still there have their own. */
-	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8, .qp_filter = -1 });
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8 });
 	for (uint32_t q = 0; q < 200; q++)
 		for (uint32_t k = 0; k < 3; k++)
 			feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x1000 + q, k, 100));
@@ -913,7 +915,7 @@ START_TEST(opcode_counts_carry_past_16_bits)
 	ck_assert_uint_eq(rs_flow_ophist(fl, op_send), 3);
 
 	struct rs_analyzer *first = an;
-	start((struct rs_analyzer_opts){ .interval_ns = 10000000, .qp_filter = -1 });
+	start((struct rs_analyzer_opts){ .interval_ns = 10000000 });
 	for (uint32_t i = 0; i < 65536; i++)
 		feed(ack(A_HOST, B_HOST, 0x11, 70000 + i, 0, 70000 + i));
 	struct rs_analyzer *second = an;

@@ -182,9 +182,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.max_flows = o.max_flows,
 		.keep_ladder = true,
 		.keep_plot = true,
-		.timeline = devnull,
-		.qp_filter = -1,
 	};
+	struct rs_tlcsv *tl = rs_tlcsv_new(devnull, -1);
+	ao.interval = rs_tlcsv_row;
+	ao.interval_ctx = tl;
 	struct rs_live *lv = rs_live_new(false); /* the live view's reading, events included */
 	ao.cm_event = rs_live_cm_event;
 	ao.cm_event_ctx = lv;
@@ -207,6 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rs_live_events(lv, ev, 4);
 	rs_live_totals(b.a, &tot);
 	rs_live_free(lv);
+	rs_tlcsv_free(tl);
 	rs_report_text(devnull, b.a, &ro);
 	rs_report_json(devnull, b.a, &ro);
 	rs_report_ladder(devnull, b.a, &ro);
