@@ -235,28 +235,6 @@ struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
 	return fl->rare;
 }
 
-uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op)
-{
-	uint64_t hi = fl->x && fl->x->ophist_hi ? fl->x->ophist_hi[op] : 0;
-	return hi << 16 | fl->ophist[op];
-}
-
-/* The whole count saturates at 2^48 - 1 rather than wrap. A count only
- * grows, so a high part that is needed was needed before or is new. */
-void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n)
-{
-	const uint64_t most = ((uint64_t)UINT32_MAX << 16) | UINT16_MAX;
-	uint64_t sum = rs_flow_ophist(fl, op);
-	sum = n > most - sum ? most : sum + n;
-	fl->ophist[op] = (uint16_t)sum;
-	if (sum >> 16) {
-		struct rs_flow_extra *x = rs_extra_w(fl);
-		if (!x->ophist_hi)
-			x->ophist_hi = g_new0(uint32_t, G_N_ELEMENTS(fl->ophist));
-		x->ophist_hi[op] = (uint32_t)(sum >> 16);
-	}
-}
-
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	g_free(fl->rare);
@@ -305,31 +283,7 @@ static void forget_prefetched(struct rs_analyzer *a, struct rs_flow *fl)
 /* Fold an evicted flow's counters into the "evicted" total and forget it. */
 static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	struct rs_flow *s = &a->evicted_sum;
-	s->packets += fl->packets;
-	s->wire_bytes += fl->wire_bytes;
-	s->payload += fl->payload;
-	s->payload_all += fl->payload_all;
-	if (fl->m) {
-		struct rs_flow_msgs *x = rs_msgs_w(s);
-		for (int k = 0; k < RS_MSG__COUNT; k++) {
-			x->msgs[k] += fl->m->msgs[k];
-			x->msg_bytes[k] += fl->m->msg_bytes[k];
-		}
-	}
-	if (fl->req.loss)
-		rs_loss_w(&s->req)->backward += fl->req.loss->backward;
-	if (fl->rsp.loss)
-		rs_loss_w(&s->rsp)->backward += fl->rsp.loss->backward;
-	if (fl->rare) {
-		struct rs_flow_rare *x = rs_rare_w(s);
-		for (int k = 0; k < 8; k++)
-			x->naks[k] += fl->rare->naks[k];
-		x->rnr_naks += fl->rare->rnr_naks;
-		x->ecn_ce += fl->rare->ecn_ce;
-		x->cnps += fl->rare->cnps;
-		x->icrc_bad += fl->rare->icrc_bad;
-	}
+	rs_flow_counts_add(&a->evicted_sum, fl);
 	a->evicted++;
 
 	if (fl->tl_slot) {

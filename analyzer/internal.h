@@ -108,6 +108,8 @@ struct rs_psn {
 	struct rs_psn_loss *loss; /* NULL: nothing lost or re-sent yet */
 };
 
+void rs_loss_add(struct rs_psn_loss *d, const struct rs_psn_loss *s);
+
 /* The stream's loss counters for reading (zeros if it never lost any). */
 extern const struct rs_psn_loss rs_psn_no_loss;
 static inline const struct rs_psn_loss *rs_loss(const struct rs_psn *s)
@@ -361,6 +363,7 @@ static inline const struct rs_flow_msgs *rs_msgs(const struct rs_flow *fl)
 	return fl->m ? fl->m : &rs_flow_no_msgs;
 }
 struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
+void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s);
 
 /* Per-flow state that most flows never have, out of struct rs_flow so that
  * the flow fits in six cache lines (a million flows: 64 MB less):
@@ -406,6 +409,12 @@ static inline const struct rs_flow_rare *rs_rare(const struct rs_flow *fl)
 	return fl->rare ? fl->rare : &rs_flow_no_rare;
 }
 struct rs_flow_rare *rs_rare_w(struct rs_flow *fl);
+/* Adds every counter; which DETH Q_Key and source QP a UD flow had is the
+ * merge's to decide (merge.c flow_add). */
+void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s);
+/* A flow's counters (packets, bytes, messages, losses, rare counters) added
+ * to another's: eviction's total, and merging. counters.c. */
+void rs_flow_counts_add(struct rs_flow *d, const struct rs_flow *s);
 
 enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
 

@@ -121,31 +121,7 @@ static void merge_capture(struct merge *mg)
 	d->conns_evicted += s->conns_evicted;
 	for (unsigned k = 0; k < RS_CONN_STATES; k++)
 		d->conns_evicted_by_state[k] += s->conns_evicted_by_state[k];
-	struct rs_flow *a = &d->evicted_sum, *b = &s->evicted_sum;
-	a->packets += b->packets;
-	a->wire_bytes += b->wire_bytes;
-	a->payload += b->payload;
-	a->payload_all += b->payload_all;
-	if (b->m) {
-		struct rs_flow_msgs *x = rs_msgs_w(a);
-		for (int k = 0; k < RS_MSG__COUNT; k++) {
-			x->msgs[k] += b->m->msgs[k];
-			x->msg_bytes[k] += b->m->msg_bytes[k];
-		}
-	}
-	if (b->req.loss)
-		rs_loss_w(&a->req)->backward += b->req.loss->backward;
-	if (b->rsp.loss)
-		rs_loss_w(&a->rsp)->backward += b->rsp.loss->backward;
-	if (b->rare) {
-		struct rs_flow_rare *x = rs_rare_w(a);
-		for (int k = 0; k < 8; k++)
-			x->naks[k] += b->rare->naks[k];
-		x->rnr_naks += b->rare->rnr_naks;
-		x->ecn_ce += b->rare->ecn_ce;
-		x->cnps += b->rare->cnps;
-		x->icrc_bad += b->rare->icrc_bad;
-	}
+	rs_flow_counts_add(&d->evicted_sum, &s->evicted_sum);
 }
 
 /* ---- flows -------------------------------------------------------------------- */
@@ -165,21 +141,7 @@ static void psn_add(struct rs_psn *d, struct rs_psn *s)
 		d->started = true;
 	}
 	d->next = s->next;
-	d->packets += s->packets;
-	if (!s->loss)
-		return;
-	struct rs_psn_loss *x = rs_loss_w(d);
-	const struct rs_psn_loss *y = s->loss;
-	x->gaps += y->gaps;
-	x->missing += y->missing;
-	x->backward += y->backward;
-	x->duplicates += y->duplicates;
-	x->fills += y->fills;
-	x->ooo += y->ooo;
-	x->episodes += y->episodes;
-	x->uncaptured += y->uncaptured;
-	x->unseen_lost += y->unseen_lost;
-	x->naked_fills += y->naked_fills;
+	d->packets += s->packets; /* the loss counters: rs_flow_counts_add */
 }
 
 static void rkeys_add(struct merge *mg, struct rs_flow *d, const struct rs_flow *s)
@@ -223,14 +185,12 @@ static void rkeys_add(struct merge *mg, struct rs_flow *d, const struct rs_flow 
 /* The same half-flow in both: add src's counters to dst's. */
 static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 {
-	d->packets += s->packets;
-	d->wire_bytes += s->wire_bytes;
+	bool ud_before = d->transport == RS_TR_UD && d->packets; /* d had UD packets of its own */
+	rs_flow_counts_add(d, s);
 	/* As a sequential run: the first frame is dst's, the last src's. */
 	d->last = s->last;
 	fref_shift(mg, &d->last);
 	d->last_ts = s->last_ts;
-	d->payload_all += s->payload_all;
-	d->payload += s->payload;
 	if (s->pmtu > d->pmtu)
 		d->pmtu = s->pmtu;
 	d->seen_first |= s->seen_first;
@@ -248,44 +208,9 @@ static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 	d->read_resp_payload += s->read_resp_payload;
 	for (int k = 0; k < 32; k++)
 		rs_flow_ophist_add(d, (unsigned)k, rs_flow_ophist(s, (unsigned)k));
-	if (s->m) {
-		struct rs_flow_msgs *x = rs_msgs_w(d);
-		for (int k = 0; k < RS_MSG__COUNT; k++) {
-			x->msgs[k] += s->m->msgs[k];
-			x->msg_bytes[k] += s->m->msg_bytes[k];
-		}
-		for (int k = 0; k < RS_SIZE_BUCKETS; k++)
-			x->size_hist[k] += s->m->size_hist[k];
-		if (s->m->msg_min < x->msg_min)
-			x->msg_min = s->m->msg_min;
-		if (s->m->msg_max > x->msg_max)
-			x->msg_max = s->m->msg_max;
-	}
 	if (s->rare) {
 		struct rs_flow_rare *x = rs_rare_w(d);
 		const struct rs_flow_rare *y = s->rare;
-		bool ud_before = d->transport == RS_TR_UD && d->packets > s->packets; /* d had UD packets of its own */
-		x->retrans_payload += y->retrans_payload;
-		x->incomplete_msgs += y->incomplete_msgs;
-		x->tail_missed += y->tail_missed;
-		x->orphan_pkts += y->orphan_pkts;
-		x->dup_acks += y->dup_acks;
-		for (int k = 0; k < 8; k++)
-			x->naks[k] += y->naks[k];
-		if (y->rnr_naks) {
-			if (!x->rnr_naks || y->rnr_timer_min < x->rnr_timer_min)
-				x->rnr_timer_min = y->rnr_timer_min;
-			if (!x->rnr_naks || y->rnr_timer_max > x->rnr_timer_max)
-				x->rnr_timer_max = y->rnr_timer_max;
-			x->rnr_naks += y->rnr_naks;
-		}
-		x->ecn_ce += y->ecn_ce;
-		x->fecn += y->fecn;
-		x->becn += y->becn;
-		x->cnps += y->cnps;
-		x->icrc_bad += y->icrc_bad;
-		x->icrc_unchecked += y->icrc_unchecked;
-		x->undecodable += y->undecodable;
 		if (s->transport == RS_TR_UD && s->packets) {
 			if (!ud_before) {
 				x->deth_qkey = y->deth_qkey;
