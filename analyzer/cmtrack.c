@@ -29,6 +29,40 @@ void rs_conn_free(gpointer p)
 	g_free(c);
 }
 
+/* Name the two data half-flows of a connection; link them now or when seen. */
+static void expect_flow(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint32_t qpn)
+{
+	struct rs_flowkey k;
+	memset(&k, 0, sizeof k);
+	k.roce = c->roce;
+	k.akind = c->client.kind;
+	k.qpn = qpn;
+	memcpy(k.src, c2s ? c->client.b : c->server.b, 16);
+	memcpy(k.dst, c2s ? c->server.b : c->client.b, 16);
+	struct rs_flow *fl = rs_flow_find(a, &k);
+	bool other_rc = fl && fl->conn && fl->conn != c && fl->conn->kind == RS_CONN_RC && c->kind == RS_CONN_RC;
+	if (fl && fl->packets && fl->conn != c && (other_rc || fl->first_ts < rs_conn_begun(c))) {
+		/* Traffic already seen under these addresses and QPN belongs to an
+		 * earlier connection (QPNs are reused after a disconnect): keep it
+		 * in the reports as it was and count the new connection afresh.
+		 * Another RC connection's flow is never this one's, whatever the
+		 * times say: files given out of time order (`rocestat *.pcap`
+		 * reads them in the shell's order) bring the later one first. */
+		rs_flow_retire(a, fl);
+		fl = NULL;
+	} else if (fl && !fl->conn && c->kind == RS_CONN_RC && fl->first_ts > rs_conn_begun(c) + RS_STALE_NS) {
+		/* Traffic from after this handshake, read before it: a later
+		 * file read first (standard input keeps the order given). The
+		 * handshake's own packets, older than that traffic, start a new
+		 * half-flow (rs_flow_stale), which takes the connection then. */
+		fl = NULL;
+	}
+	if (fl)
+		rs_pair_attach(a, fl, c);
+	else
+		g_hash_table_replace(a->pending_pairs, g_memdup2(&k, sizeof k), c);
+}
+
 /* ---- CM messages ---------------------------------------------------------------- */
 
 static struct rs_conn *conn_lookup(struct rs_analyzer *a, const struct rs_addr *ad, uint32_t id)
@@ -45,10 +79,6 @@ static void conn_index(struct rs_analyzer *a, struct rs_conn *c, const struct rs
 
 /* ---- bounded connections (--max-flows) ------------------------------------------ */
 
-const char *const rs_conn_state_names[RS_CONN_STATES] = {
-	[RS_CONN_ESTABLISHED] = "established", [RS_CONN_CLOSED] = "closed",     [RS_CONN_CLOSING] = "closing",
-	[RS_CONN_REJECTED] = "rejected",       [RS_CONN_RESOLVED] = "resolved", [RS_CONN_INCOMPLETE] = "incomplete",
-};
 
 /* An exchange still waiting for its REP or DREP: cm_incomplete. */
 static bool unfinished(enum rs_conn_state st)
@@ -321,9 +351,9 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		count(a, c, f, &at, m->ts_ns);
 		if (first) {
 			if (c->server_qpn)
-				rs_pair_expect(a, c, true, c->server_qpn);
+				expect_flow(a, c, true, c->server_qpn);
 			if (c->client_qpn)
-				rs_pair_expect(a, c, false, c->client_qpn);
+				expect_flow(a, c, false, c->client_qpn);
 			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->server, .to = c->client,
 				 .from_qpn = c->server_qpn, .to_qpn = c->client_qpn);
 		}
@@ -368,7 +398,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		if (attr == UMAD_CM_ATTR_DREQ && !c->client_qpn && mad->u.ids.remote_qpn &&
 		    rs_addr_equal(&f->src, &c->server) && c->kind == RS_CONN_RC) {
 			c->client_qpn = mad->u.ids.remote_qpn;
-			rs_pair_expect(a, c, false, c->client_qpn);
+			expect_flow(a, c, false, c->client_qpn);
 		}
 		if (first && (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
 			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst);
@@ -414,7 +444,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		count(a, c, f, &at, m->ts_ns);
 		if (first) {
 			if (r->status == 0)
-				rs_pair_expect(a, c, true, r->qpn);
+				expect_flow(a, c, true, r->qpn);
 			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst, .code = r->status,
 				 .qpn = r->qpn, .qkey = r->qkey);
 		}
@@ -425,36 +455,6 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 	}
 	if (c)
 		ladder_cm(a, c, f, m);
-}
-
-/* Did the client's data reach the server? IBA 12.9.4: the first packet
- * the passive side receives may stand in for a lost RTU. */
-static bool data_flowed(const struct rs_conn *c)
-{
-	return c->c2s && c->c2s->packets && c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ];
-}
-
-enum rs_conn_state rs_conn_state_of(const struct rs_conn *c)
-{
-	const uint32_t *n = c->n;
-	enum { REQ = 0, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ, SIDR_REP };
-	if (c->kind == RS_CONN_SIDR) {
-		if (!n[SIDR_REP])
-			return RS_CONN_INCOMPLETE;
-		return c->sidr_status == 0 ? RS_CONN_RESOLVED : RS_CONN_REJECTED;
-	}
-	if (n[REJ])
-		return RS_CONN_REJECTED;
-	if (n[DREQ] || n[DREP])
-		return n[DREP] ? RS_CONN_CLOSED : RS_CONN_CLOSING;
-	if (n[RTU] || data_flowed(c))
-		return RS_CONN_ESTABLISHED;
-	return RS_CONN_INCOMPLETE;
-}
-
-const char *rs_conn_state(const struct rs_conn *c)
-{
-	return rs_conn_state_names[rs_conn_state_of(c)];
 }
 
 /* An exchange that never finished, at the end of the capture or when it is

@@ -50,45 +50,6 @@ static inline uint32_t key_hash(const struct rs_flowkey *k)
 
 _Static_assert(sizeof(struct rs_flowkey) == 40, "flow keys hash as five 64-bit words");
 
-void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f)
-{
-	/* roce, akind, pad and qpn in one 8-byte store: the key is read back
-	 * as five 8-byte words at once, and a word pieced together from four
-	 * small stores cannot be forwarded from the store buffer (a stall of
-	 * some twenty cycles per frame). */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	/* Composed in a register: through a struct on the stack the compiler
-	 * stores the bytes one by one and reads the word back (the stall again). */
-	uint64_t w0 = (uint64_t)f->roce | (uint64_t)f->src.kind << 8 | (uint64_t)f->bth.destqp << 32;
-#else
-	struct rs_flowkey t = { .roce = f->roce, .akind = f->src.kind, .qpn = f->bth.destqp };
-	uint64_t w0;
-	memcpy(&w0, &t, 8);
-#endif
-	memcpy(k, &w0, 8);
-	memcpy(k->src, f->src.b, 16);
-	memcpy(k->dst, f->dst.b, 16);
-}
-
-void rs_flowkey_reverse(struct rs_flowkey *r, const struct rs_flowkey *k, uint32_t qpn)
-{
-	*r = *k;
-	r->qpn = qpn;
-	memcpy(r->src, k->dst, 16);
-	memcpy(r->dst, k->src, 16);
-}
-
-void rs_flowkey_addr(const struct rs_flowkey *k, bool dst, struct rs_addr *out)
-{
-	out->kind = k->akind;
-	memcpy(out->b, dst ? k->dst : k->src, 16);
-}
-
-const char *rs_flow_transport_name(const struct rs_flow *fl)
-{
-	return fl->is_dc ? "DC" : rs_transport_name(fl->transport);
-}
-
 /* A table entry: the key's 32-bit hash above the slot + 1 (0 = empty).
  * Probes compare hashes and touch a flow only when they match, so a lookup
  * reads one cache line of the table and one of the flow it finds. */
@@ -207,33 +168,6 @@ void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src)
 	src->slab_used = SLAB_BYTES;
 }
 
-const struct rs_flow_rare rs_flow_no_rare;
-const struct rs_flow_msgs rs_flow_no_msgs;
-
-struct rs_flow_extra *rs_extra_w(struct rs_flow *fl)
-{
-	if (!fl->x)
-		fl->x = g_new0(struct rs_flow_extra, 1);
-	return fl->x;
-}
-
-struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl)
-{
-	if (!fl->m) {
-		fl->m = g_new0(struct rs_flow_msgs, 1);
-		fl->m->msg_min = UINT64_MAX;
-	}
-	return fl->m;
-}
-
-struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
-{
-	if (!fl->rare) {
-		fl->rare = g_new0(struct rs_flow_rare, 1);
-		fl->rare->rnr_timer_min = 0xFF;
-	}
-	return fl->rare;
-}
 
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 {

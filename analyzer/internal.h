@@ -658,9 +658,9 @@ void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl);
 /* fl's peer is gone (evicted, or overruled by a handshake): it may be paired
  * by inference again. */
 void rs_pair_lost_peer(struct rs_analyzer *a, struct rs_flow *fl);
-/* A handshake names the connection's half-flow in direction c2s to QP qpn:
- * link it now, or when its first packet comes. */
-void rs_pair_expect(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint32_t qpn);
+/* A connection's half-flow, seen: the two are linked (and a pairing by
+ * inference the handshake overrules is undone). */
+void rs_pair_attach(struct rs_analyzer *a, struct rs_flow *fl, struct rs_conn *c);
 void rs_pair_init(struct rs_analyzer *a);
 void rs_pair_free(struct rs_analyzer *a);
 void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl);

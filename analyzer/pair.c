@@ -12,53 +12,6 @@
 
 #include "analyzer/internal.h"
 
-/* ---- hashable keys ------------------------------------------------------------ */
-
-guint rs_hostkey_hash(gconstpointer p)
-{
-	const struct rs_hostkey *k = p;
-	guint h = k->kind * 31u + k->n * 2654435761u;
-	for (int i = 0; i < 16; i++)
-		h = h * 33u + k->b[i];
-	return h;
-}
-
-gboolean rs_hostkey_equal(gconstpointer a, gconstpointer b)
-{
-	return memcmp(a, b, sizeof(struct rs_hostkey)) == 0;
-}
-
-void rs_hostkey_set(struct rs_hostkey *k, const struct rs_addr *ad, uint32_t n)
-{
-	memset(k, 0, sizeof *k);
-	k->kind = ad->kind;
-	memcpy(k->b, ad->b, 16);
-	k->n = n;
-}
-
-struct rs_hostkey *rs_hostkey_new(const struct rs_addr *ad, uint32_t n)
-{
-	struct rs_hostkey *k = g_new(struct rs_hostkey, 1);
-	rs_hostkey_set(k, ad, n);
-	return k;
-}
-
-guint rs_hostpair_hash(gconstpointer p)
-{
-	const struct rs_hostpair *k = p;
-	guint h = k->roce * 7u + k->kind;
-	for (int i = 0; i < 16; i++)
-		h = h * 33u + k->a[i];
-	for (int i = 0; i < 16; i++)
-		h = h * 33u + k->b[i];
-	return h;
-}
-
-gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b)
-{
-	return memcmp(a, b, sizeof(struct rs_hostpair)) == 0;
-}
-
 static guint flowkey_hash(gconstpointer p)
 {
 	const uint8_t *b = p;
@@ -182,7 +135,7 @@ static void detach_conn(struct rs_flow *fl)
 	fl->conn = NULL;
 }
 
-static void attach_conn(struct rs_analyzer *a, struct rs_flow *fl, struct rs_conn *c)
+void rs_pair_attach(struct rs_analyzer *a, struct rs_flow *fl, struct rs_conn *c)
 {
 	if (fl->conn != c)
 		detach_conn(fl);
@@ -245,7 +198,7 @@ void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	struct rs_conn *c = g_hash_table_lookup(a->pending_pairs, &fl->key);
 	if (c) {
 		g_hash_table_remove(a->pending_pairs, &fl->key);
-		attach_conn(a, fl, c);
+		rs_pair_attach(a, fl, c);
 	}
 }
 
@@ -322,55 +275,6 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 	hostlist_tidy(a, &hp, list);
 	if (best)
 		rs_pair_link(best, resp, RS_PAIR_INFERRED);
-}
-
-bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t)
-{
-	const unsigned dreq = UMAD_CM_ATTR_DREQ - UMAD_CM_ATTR_REQ, drep = UMAD_CM_ATTR_DREP - UMAD_CM_ATTR_REQ;
-	return c->kind == RS_CONN_RC && ((c->n[dreq] && c->ts[dreq] < t) || (c->n[drep] && c->ts[drep] < t));
-}
-
-uint64_t rs_conn_begun(const struct rs_conn *c)
-{
-	uint64_t begun = UINT64_MAX;
-	for (unsigned i = 0; i < G_N_ELEMENTS(c->n); i++)
-		if (c->n[i] && c->ts[i] < begun)
-			begun = c->ts[i];
-	return begun;
-}
-
-/* Name the two data half-flows of a connection; link them now or when seen. */
-void rs_pair_expect(struct rs_analyzer *a, struct rs_conn *c, bool c2s, uint32_t qpn)
-{
-	struct rs_flowkey k;
-	memset(&k, 0, sizeof k);
-	k.roce = c->roce;
-	k.akind = c->client.kind;
-	k.qpn = qpn;
-	memcpy(k.src, c2s ? c->client.b : c->server.b, 16);
-	memcpy(k.dst, c2s ? c->server.b : c->client.b, 16);
-	struct rs_flow *fl = rs_flow_find(a, &k);
-	bool other_rc = fl && fl->conn && fl->conn != c && fl->conn->kind == RS_CONN_RC && c->kind == RS_CONN_RC;
-	if (fl && fl->packets && fl->conn != c && (other_rc || fl->first_ts < rs_conn_begun(c))) {
-		/* Traffic already seen under these addresses and QPN belongs to an
-		 * earlier connection (QPNs are reused after a disconnect): keep it
-		 * in the reports as it was and count the new connection afresh.
-		 * Another RC connection's flow is never this one's, whatever the
-		 * times say: files given out of time order (`rocestat *.pcap`
-		 * reads them in the shell's order) bring the later one first. */
-		rs_flow_retire(a, fl);
-		fl = NULL;
-	} else if (fl && !fl->conn && c->kind == RS_CONN_RC && fl->first_ts > rs_conn_begun(c) + RS_STALE_NS) {
-		/* Traffic from after this handshake, read before it: a later
-		 * file read first (standard input keeps the order given). The
-		 * handshake's own packets, older than that traffic, start a new
-		 * half-flow (rs_flow_stale), which takes the connection then. */
-		fl = NULL;
-	}
-	if (fl)
-		attach_conn(a, fl, c);
-	else
-		g_hash_table_replace(a->pending_pairs, g_memdup2(&k, sizeof k), c);
 }
 
 /* UD replies to a SIDR client: the client's UD QP is the source QP (DETH)

@@ -177,29 +177,6 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 
 /* ---- latency -------------------------------------------------------------- */
 
-struct rs_latency *rs_latency_new(void)
-{
-	struct rs_latency *l = g_new0(struct rs_latency, 1);
-	l->ring = l->ring0;
-	l->cap = G_N_ELEMENTS(l->ring0);
-	return l;
-}
-
-void rs_latency_free(struct rs_latency *l)
-{
-	if (!l)
-		return;
-	for (int k = 0; k < RS_LAT__COUNT; k++) {
-		if (l->lat[k])
-			rs_lat_free(l->lat[k]);
-		if (l->lat[k] != &l->ack)
-			g_free(l->lat[k]);
-	}
-	if (l->ring != l->ring0)
-		g_free(l->ring);
-	g_free(l);
-}
-
 struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)
 {
 	if (!l->lat[k])

@@ -1,0 +1,57 @@
+/*
+ * conn.c — a CM connection's state, from the messages counted on it (and
+ * whether data flowed): what reports, the live view and the flow table
+ * (a QP number reused after a disconnect) read of it. Calls nothing else in
+ * the analyzer.
+ */
+#include "analyzer/internal.h"
+
+const char *const rs_conn_state_names[RS_CONN_STATES] = {
+	[RS_CONN_ESTABLISHED] = "established", [RS_CONN_CLOSED] = "closed",     [RS_CONN_CLOSING] = "closing",
+	[RS_CONN_REJECTED] = "rejected",       [RS_CONN_RESOLVED] = "resolved", [RS_CONN_INCOMPLETE] = "incomplete",
+};
+
+bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t)
+{
+	const unsigned dreq = UMAD_CM_ATTR_DREQ - UMAD_CM_ATTR_REQ, drep = UMAD_CM_ATTR_DREP - UMAD_CM_ATTR_REQ;
+	return c->kind == RS_CONN_RC && ((c->n[dreq] && c->ts[dreq] < t) || (c->n[drep] && c->ts[drep] < t));
+}
+
+uint64_t rs_conn_begun(const struct rs_conn *c)
+{
+	uint64_t begun = UINT64_MAX;
+	for (unsigned i = 0; i < G_N_ELEMENTS(c->n); i++)
+		if (c->n[i] && c->ts[i] < begun)
+			begun = c->ts[i];
+	return begun;
+}
+
+/* Did the client's data reach the server? IBA 12.9.4: the first packet
+ * the passive side receives may stand in for a lost RTU. */
+static bool data_flowed(const struct rs_conn *c)
+{
+	return c->c2s && c->c2s->packets && c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ];
+}
+
+enum rs_conn_state rs_conn_state_of(const struct rs_conn *c)
+{
+	const uint32_t *n = c->n;
+	enum { REQ = 0, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ, SIDR_REP };
+	if (c->kind == RS_CONN_SIDR) {
+		if (!n[SIDR_REP])
+			return RS_CONN_INCOMPLETE;
+		return c->sidr_status == 0 ? RS_CONN_RESOLVED : RS_CONN_REJECTED;
+	}
+	if (n[REJ])
+		return RS_CONN_REJECTED;
+	if (n[DREQ] || n[DREP])
+		return n[DREP] ? RS_CONN_CLOSED : RS_CONN_CLOSING;
+	if (n[RTU] || data_flowed(c))
+		return RS_CONN_ESTABLISHED;
+	return RS_CONN_INCOMPLETE;
+}
+
+const char *rs_conn_state(const struct rs_conn *c)
+{
+	return rs_conn_state_names[rs_conn_state_of(c)];
+}
