@@ -283,173 +283,228 @@ static struct rs_conn *find_either(struct rs_analyzer *a, const struct rs_frame 
 	return c;
 }
 
-void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m)
+static struct rs_conn *cm_req(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
+			      const struct rs_fref *at)
 {
 	const struct rs_mad *mad = &f->mad;
-	if (!mad->is_cm)
+	const uint16_t attr = mad->hdr.attr_id;
+	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
+	struct rs_conn *c;
+	const struct rs_cm_req *r = &mad->u.req;
+	if (!rs_mad_captured(mad, H, 4))
+		return NULL;
+	c = conn_lookup(a, &f->src, r->local_comm_id);
+	if (!c || c->kind != RS_CONN_RC) {
+		c = conn_new(a, RS_CONN_RC, f, true);
+		c->client_comm_id = r->local_comm_id;
+		c->tid = mad->hdr.tid;
+		conn_index(a, c, &c->client, c->client_comm_id);
+	}
+	if (rs_mad_captured(mad, H + 8, 8))
+		c->service_id = r->service_id;
+	if (rs_mad_captured(mad, H + 32, 3))
+		c->client_qpn = r->local_qpn;
+	if (rs_mad_captured(mad, H + 44, 3)) {
+		c->req_psn = r->starting_psn;
+		c->have_req_psn = true;
+	}
+	if (rs_mad_captured(mad, H + 51, 1)) {
+		c->transport_type = r->transport_service_type;
+		c->path_mtu = r->path_mtu;
+	}
+	if (mad->has_cma_hdr) {
+		c->have_cma = true;
+		c->cma = mad->cma;
+	}
+	count(a, c, f, at, m->ts_ns);
+	if (c->n[0] == 1)
+		CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->client, .to = c->server,
+			 .from_qpn = c->client_qpn, .service_id = c->service_id);
+	return c;
+}
+
+static struct rs_conn *cm_rep(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
+			      const struct rs_fref *at)
+{
+	const struct rs_mad *mad = &f->mad;
+	const uint16_t attr = mad->hdr.attr_id;
+	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
+	struct rs_conn *c;
+	const struct rs_cm_rep *r = &mad->u.rep;
+	if (!rs_mad_captured(mad, H, 8))
+		return NULL;
+	c = conn_lookup(a, &f->dst, r->remote_comm_id);
+	if (!c) { /* the REQ was not captured */
+		c = conn_new(a, RS_CONN_RC, f, false);
+		c->client_comm_id = r->remote_comm_id;
+		c->tid = mad->hdr.tid;
+		conn_index(a, c, &c->client, c->client_comm_id);
+	}
+	bool first = c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] == 0;
+	c->server_comm_id = r->local_comm_id;
+	conn_index(a, c, &c->server, c->server_comm_id);
+	if (rs_mad_captured(mad, H + 12, 3))
+		c->server_qpn = r->local_qpn;
+	if (rs_mad_captured(mad, H + 20, 3)) {
+		c->rep_psn = r->starting_psn;
+		c->have_rep_psn = true;
+	}
+	count(a, c, f, at, m->ts_ns);
+	if (first) {
+		if (c->server_qpn)
+			expect_flow(a, c, true, c->server_qpn);
+		if (c->client_qpn)
+			expect_flow(a, c, false, c->client_qpn);
+		CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->server, .to = c->client,
+			 .from_qpn = c->server_qpn, .to_qpn = c->client_qpn);
+	}
+	return c;
+}
+
+static struct rs_conn *cm_rej(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
+			      const struct rs_fref *at)
+{
+	const struct rs_mad *mad = &f->mad;
+	const uint16_t attr = mad->hdr.attr_id;
+	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
+	struct rs_conn *c;
+	const struct rs_cm_rej *r = &mad->u.rej;
+	if (!rs_mad_captured(mad, H, 12))
+		return NULL;
+	c = find_either(a, f, r->local_comm_id, r->remote_comm_id);
+	if (!c) {
+		/* A REJ of a REQ we did not see: the receiver is the client. */
+		c = conn_new(a, RS_CONN_RC, f, r->msg_rejected == 1);
+		c->client_comm_id = r->msg_rejected == 1 ? r->local_comm_id : r->remote_comm_id;
+		conn_index(a, c, &c->client, c->client_comm_id);
+	}
+	c->rej_reason = r->reason;
+	c->rej_msg = r->msg_rejected;
+	c->rej_from_client = rs_addr_equal(&f->src, &c->client);
+	count(a, c, f, at, m->ts_ns);
+	rs_anomaly(a, RS_AN_CM_REJ, r->reason, c, at, 1);
+	CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst, .code = r->reason);
+	return c;
+}
+
+static struct rs_conn *cm_ids(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
+			      const struct rs_fref *at)
+{
+	const struct rs_mad *mad = &f->mad;
+	const uint16_t attr = mad->hdr.attr_id;
+	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
+	struct rs_conn *c;
+	uint32_t local = attr == UMAD_CM_ATTR_MRA ? mad->u.mra.local_comm_id : mad->u.ids.local_comm_id;
+	uint32_t remote = attr == UMAD_CM_ATTR_MRA ? mad->u.mra.remote_comm_id : mad->u.ids.remote_comm_id;
+	if (!rs_mad_captured(mad, H, 8))
+		return NULL;
+	c = find_either(a, f, local, remote);
+	if (!c)
+		return NULL; /* a message of an exchange we never saw begin */
+	bool first = c->n[attr - UMAD_CM_ATTR_REQ] == 0;
+	count(a, c, f, at, m->ts_ns);
+	/* A REP seen without its REQ leaves the client's QPN unknown; a
+	 * DREQ from the server names it (IBA 12.6.9 Remote QPN/EECN). */
+	if (attr == UMAD_CM_ATTR_DREQ && !c->client_qpn && mad->u.ids.remote_qpn &&
+	    rs_addr_equal(&f->src, &c->server) && c->kind == RS_CONN_RC) {
+		c->client_qpn = mad->u.ids.remote_qpn;
+		expect_flow(a, c, false, c->client_qpn);
+	}
+	if (first && (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
+		CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst);
+	return c;
+}
+
+static struct rs_conn *cm_sidr_req(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
+				   const struct rs_fref *at)
+{
+	const struct rs_mad *mad = &f->mad;
+	const uint16_t attr = mad->hdr.attr_id;
+	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
+	struct rs_conn *c;
+	const struct rs_cm_sidr_req *r = &mad->u.sidr_req;
+	if (!rs_mad_captured(mad, H, 16))
+		return NULL;
+	c = conn_lookup(a, &f->src, r->request_id);
+	if (!c || c->kind != RS_CONN_SIDR) {
+		c = conn_new(a, RS_CONN_SIDR, f, true);
+		c->client_comm_id = r->request_id;
+		c->tid = mad->hdr.tid;
+		c->service_id = r->service_id;
+		conn_index(a, c, &c->client, r->request_id);
+	}
+	if (mad->has_cma_hdr) {
+		c->have_cma = true;
+		c->cma = mad->cma;
+	}
+	count(a, c, f, at, m->ts_ns);
+	if (c->n[attr - UMAD_CM_ATTR_REQ] == 1)
+		CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->client, .to = c->server,
+			 .service_id = c->service_id);
+	return c;
+}
+
+static struct rs_conn *cm_sidr_rep(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
+				   const struct rs_fref *at)
+{
+	const struct rs_mad *mad = &f->mad;
+	const uint16_t attr = mad->hdr.attr_id;
+	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
+	struct rs_conn *c;
+	const struct rs_cm_sidr_rep *r = &mad->u.sidr_rep;
+	if (!rs_mad_captured(mad, H, 24))
+		return NULL;
+	c = conn_lookup(a, &f->dst, r->request_id);
+	if (!c || c->kind != RS_CONN_SIDR) {
+		c = conn_new(a, RS_CONN_SIDR, f, false);
+		c->client_comm_id = r->request_id;
+		c->service_id = r->service_id;
+		conn_index(a, c, &c->client, r->request_id);
+	}
+	bool first = c->n[attr - UMAD_CM_ATTR_REQ] == 0;
+	c->sidr_status = r->status;
+	c->server_qpn = r->qpn;
+	c->qkey = r->qkey;
+	count(a, c, f, at, m->ts_ns);
+	if (first) {
+		if (r->status == 0)
+			expect_flow(a, c, true, r->qpn);
+		CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst, .code = r->status,
+			 .qpn = r->qpn, .qkey = r->qkey);
+	}
+	return c;
+}
+
+void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m)
+{
+	if (!f->mad.is_cm)
 		return;
 	struct rs_fref at = { a->cur_file, m->frame_no };
-	uint16_t attr = mad->hdr.attr_id;
-	struct rs_conn *c = NULL;
-	/* Offsets of fields within the MAD (header + IBA 12.6 layouts). */
-	const unsigned H = RS_MAD_HDR_SIZE;
-
-	switch (attr) {
-	case UMAD_CM_ATTR_REQ: {
-		const struct rs_cm_req *r = &mad->u.req;
-		if (!rs_mad_captured(mad, H, 4))
-			return;
-		c = conn_lookup(a, &f->src, r->local_comm_id);
-		if (!c || c->kind != RS_CONN_RC) {
-			c = conn_new(a, RS_CONN_RC, f, true);
-			c->client_comm_id = r->local_comm_id;
-			c->tid = mad->hdr.tid;
-			conn_index(a, c, &c->client, c->client_comm_id);
-		}
-		if (rs_mad_captured(mad, H + 8, 8))
-			c->service_id = r->service_id;
-		if (rs_mad_captured(mad, H + 32, 3))
-			c->client_qpn = r->local_qpn;
-		if (rs_mad_captured(mad, H + 44, 3)) {
-			c->req_psn = r->starting_psn;
-			c->have_req_psn = true;
-		}
-		if (rs_mad_captured(mad, H + 51, 1)) {
-			c->transport_type = r->transport_service_type;
-			c->path_mtu = r->path_mtu;
-		}
-		if (mad->has_cma_hdr) {
-			c->have_cma = true;
-			c->cma = mad->cma;
-		}
-		count(a, c, f, &at, m->ts_ns);
-		if (c->n[0] == 1)
-			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->client, .to = c->server,
-				 .from_qpn = c->client_qpn, .service_id = c->service_id);
+	struct rs_conn *c;
+	switch (f->mad.hdr.attr_id) {
+	case UMAD_CM_ATTR_REQ:
+		c = cm_req(a, f, m, &at);
 		break;
-	}
-	case UMAD_CM_ATTR_REP: {
-		const struct rs_cm_rep *r = &mad->u.rep;
-		if (!rs_mad_captured(mad, H, 8))
-			return;
-		c = conn_lookup(a, &f->dst, r->remote_comm_id);
-		if (!c) { /* the REQ was not captured */
-			c = conn_new(a, RS_CONN_RC, f, false);
-			c->client_comm_id = r->remote_comm_id;
-			c->tid = mad->hdr.tid;
-			conn_index(a, c, &c->client, c->client_comm_id);
-		}
-		bool first = c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] == 0;
-		c->server_comm_id = r->local_comm_id;
-		conn_index(a, c, &c->server, c->server_comm_id);
-		if (rs_mad_captured(mad, H + 12, 3))
-			c->server_qpn = r->local_qpn;
-		if (rs_mad_captured(mad, H + 20, 3)) {
-			c->rep_psn = r->starting_psn;
-			c->have_rep_psn = true;
-		}
-		count(a, c, f, &at, m->ts_ns);
-		if (first) {
-			if (c->server_qpn)
-				expect_flow(a, c, true, c->server_qpn);
-			if (c->client_qpn)
-				expect_flow(a, c, false, c->client_qpn);
-			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->server, .to = c->client,
-				 .from_qpn = c->server_qpn, .to_qpn = c->client_qpn);
-		}
+	case UMAD_CM_ATTR_REP:
+		c = cm_rep(a, f, m, &at);
 		break;
-	}
-	case UMAD_CM_ATTR_REJ: {
-		const struct rs_cm_rej *r = &mad->u.rej;
-		if (!rs_mad_captured(mad, H, 12))
-			return;
-		c = find_either(a, f, r->local_comm_id, r->remote_comm_id);
-		if (!c) {
-			/* A REJ of a REQ we did not see: the receiver is the client. */
-			c = conn_new(a, RS_CONN_RC, f, r->msg_rejected == 1);
-			c->client_comm_id = r->msg_rejected == 1 ? r->local_comm_id : r->remote_comm_id;
-			conn_index(a, c, &c->client, c->client_comm_id);
-		}
-		c->rej_reason = r->reason;
-		c->rej_msg = r->msg_rejected;
-		c->rej_from_client = rs_addr_equal(&f->src, &c->client);
-		count(a, c, f, &at, m->ts_ns);
-		rs_anomaly(a, RS_AN_CM_REJ, r->reason, c, &at, 1);
-		CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst, .code = r->reason);
+	case UMAD_CM_ATTR_REJ:
+		c = cm_rej(a, f, m, &at);
 		break;
-	}
 	case UMAD_CM_ATTR_MRA:
 	case UMAD_CM_ATTR_RTU:
 	case UMAD_CM_ATTR_DREQ:
 	case UMAD_CM_ATTR_DREP:
 	case UMAD_CM_ATTR_LAP:
-	case UMAD_CM_ATTR_APR: {
-		uint32_t local = attr == UMAD_CM_ATTR_MRA ? mad->u.mra.local_comm_id : mad->u.ids.local_comm_id;
-		uint32_t remote = attr == UMAD_CM_ATTR_MRA ? mad->u.mra.remote_comm_id : mad->u.ids.remote_comm_id;
-		if (!rs_mad_captured(mad, H, 8))
-			return;
-		c = find_either(a, f, local, remote);
-		if (!c)
-			return; /* a message of an exchange we never saw begin */
-		bool first = c->n[attr - UMAD_CM_ATTR_REQ] == 0;
-		count(a, c, f, &at, m->ts_ns);
-		/* A REP seen without its REQ leaves the client's QPN unknown; a
-		 * DREQ from the server names it (IBA 12.6.9 Remote QPN/EECN). */
-		if (attr == UMAD_CM_ATTR_DREQ && !c->client_qpn && mad->u.ids.remote_qpn &&
-		    rs_addr_equal(&f->src, &c->server) && c->kind == RS_CONN_RC) {
-			c->client_qpn = mad->u.ids.remote_qpn;
-			expect_flow(a, c, false, c->client_qpn);
-		}
-		if (first && (attr == UMAD_CM_ATTR_RTU || attr == UMAD_CM_ATTR_DREQ || attr == UMAD_CM_ATTR_DREP))
-			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst);
+	case UMAD_CM_ATTR_APR:
+		c = cm_ids(a, f, m, &at);
 		break;
-	}
-	case UMAD_CM_ATTR_SIDR_REQ: {
-		const struct rs_cm_sidr_req *r = &mad->u.sidr_req;
-		if (!rs_mad_captured(mad, H, 16))
-			return;
-		c = conn_lookup(a, &f->src, r->request_id);
-		if (!c || c->kind != RS_CONN_SIDR) {
-			c = conn_new(a, RS_CONN_SIDR, f, true);
-			c->client_comm_id = r->request_id;
-			c->tid = mad->hdr.tid;
-			c->service_id = r->service_id;
-			conn_index(a, c, &c->client, r->request_id);
-		}
-		if (mad->has_cma_hdr) {
-			c->have_cma = true;
-			c->cma = mad->cma;
-		}
-		count(a, c, f, &at, m->ts_ns);
-		if (c->n[attr - UMAD_CM_ATTR_REQ] == 1)
-			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = c->client, .to = c->server,
-				 .service_id = c->service_id);
+	case UMAD_CM_ATTR_SIDR_REQ:
+		c = cm_sidr_req(a, f, m, &at);
 		break;
-	}
-	case UMAD_CM_ATTR_SIDR_REP: {
-		const struct rs_cm_sidr_rep *r = &mad->u.sidr_rep;
-		if (!rs_mad_captured(mad, H, 24))
-			return;
-		c = conn_lookup(a, &f->dst, r->request_id);
-		if (!c || c->kind != RS_CONN_SIDR) {
-			c = conn_new(a, RS_CONN_SIDR, f, false);
-			c->client_comm_id = r->request_id;
-			c->service_id = r->service_id;
-			conn_index(a, c, &c->client, r->request_id);
-		}
-		bool first = c->n[attr - UMAD_CM_ATTR_REQ] == 0;
-		c->sidr_status = r->status;
-		c->server_qpn = r->qpn;
-		c->qkey = r->qkey;
-		count(a, c, f, &at, m->ts_ns);
-		if (first) {
-			if (r->status == 0)
-				expect_flow(a, c, true, r->qpn);
-			CM_EVENT(a, .ts_ns = m->ts_ns, .attr = attr, .from = f->src, .to = f->dst, .code = r->status,
-				 .qpn = r->qpn, .qkey = r->qkey);
-		}
+	case UMAD_CM_ATTR_SIDR_REP:
+		c = cm_sidr_rep(a, f, m, &at);
 		break;
-	}
 	default:
 		return;
 	}

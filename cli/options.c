@@ -203,37 +203,36 @@ G_GNUC_PRINTF(1, 2) static int fail(const char *fmt, ...)
 	return RS_EXIT_USAGE;
 }
 
-int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
+/* The options as GOption parsed them, before they are checked into struct
+ * rs_cli_opts. NOT_GIVEN: -c 0 and -W 0 are refused, as tcpdump refuses
+ * them, so "not given" needs a value of its own. */
+enum { NOT_GIVEN = -2147483647 - 1 };
+struct raw {
+	gchar **read_files;
+	gchar *color, *format;
+	gint64 count, max_flows;
+	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top;
+	gdouble refresh;
+	gboolean version, fields, walk, ladder, no_resolve, quiet, list, all, help;
+};
+
+/* The options, their help and the examples, into a parsing context. */
+static GOptionContext *new_context(struct raw *r, struct rs_cli_opts *o)
 {
-	gchar **read_files = NULL;
-	gchar *color = NULL, *format = NULL;
-	/* NOT_GIVEN: -c 0 and -W 0 are refused, as tcpdump refuses them, so
-	 * "not given" needs a value of its own. */
-	enum { NOT_GIVEN = -2147483647 - 1 };
-	gint64 count = NOT_GIVEN, max_flows = 0;
-	gint snaplen = 0, buffer_kib = 0, rotate_seconds = 0, rotate_files = NOT_GIVEN, jobs = 1, top = 8;
-	gdouble refresh = 1.0;
-	gboolean version = FALSE, fields = FALSE, walk = FALSE, ladder = FALSE, no_resolve = FALSE, quiet = FALSE;
-	gboolean list = FALSE, all = FALSE, help = FALSE;
-
-	memset(o, 0, sizeof *o);
-	o->qp = -1;
-	o->interval_ns = RS_DEFAULT_INTERVAL_NS;
-
 	GOptionEntry input[] = {
-		{ "read", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &read_files, "Read frames from FILE (repeatable; pcap or pcapng)", "FILE" },
+		{ "read", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &r->read_files, "Read frames from FILE (repeatable; pcap or pcapng)", "FILE" },
 		{ "interface", 'i', 0, G_OPTION_ARG_STRING, &o->iface, "Capture live on IFACE (a netdev, or an RDMA device such as rxe0)", "IFACE" },
-		{ "list-interfaces", 'D', 0, G_OPTION_ARG_NONE, &list, "List capture interfaces and the RDMA devices bound to them", NULL },
-		{ "all", 0, 0, G_OPTION_ARG_NONE, &all, "Live: capture every frame, not only RoCE", NULL },
-		{ "snaplen", 's', 0, G_OPTION_ARG_INT, &snaplen, "Live: keep at most LEN bytes of each frame (128 keeps the headers)", "LEN" },
-		{ "buffer-size", 'B', 0, G_OPTION_ARG_INT, &buffer_kib, "Live: kernel capture buffer in KiB", "KIB" },
+		{ "list-interfaces", 'D', 0, G_OPTION_ARG_NONE, &r->list, "List capture interfaces and the RDMA devices bound to them", NULL },
+		{ "all", 0, 0, G_OPTION_ARG_NONE, &r->all, "Live: capture every frame, not only RoCE", NULL },
+		{ "snaplen", 's', 0, G_OPTION_ARG_INT, &r->snaplen, "Live: keep at most LEN bytes of each frame (128 keeps the headers)", "LEN" },
+		{ "buffer-size", 'B', 0, G_OPTION_ARG_INT, &r->buffer_kib, "Live: kernel capture buffer in KiB", "KIB" },
 		{ "relinquish-privileges", 'Z', 0, G_OPTION_ARG_STRING, &o->drop_user, "Live: drop to USER once the device is open", "USER" },
 		{ "sysfs", 0, 0, G_OPTION_ARG_FILENAME, &o->sysfs_root, "Where sysfs is mounted (default /sys)", "DIR" },
 		{ "roce-port", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_port, "Also decode UDP destination PORT as RoCE v2 (repeatable)", "PORT" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry select[] = {
-		{ "count", 'c', 0, G_OPTION_ARG_INT64, &count, "Stop after N frames that pass the filter", "N" },
+		{ "count", 'c', 0, G_OPTION_ARG_INT64, &r->count, "Stop after N frames that pass the filter", "N" },
 		{ "frames", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_frames, "Only frames N to M of each file (N, N-M or N-)", "N-M" },
 		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, live from the start, or epoch)", "T" },
@@ -243,28 +242,28 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	GOptionEntry output[] = {
 		{ "write", 'w', 0, G_OPTION_ARG_FILENAME, &o->write_file, "Write the frames to FILE (pcapng if it ends in .pcapng)", "FILE" },
 		{ "file-size", 'C', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_rotate_size, "With -w: start a new file after SIZE million bytes", "SIZE" },
-		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
-		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &rotate_files, "With -C/-G: keep at most N files", "N" },
-		{ "fields", 0, 0, G_OPTION_ARG_NONE, &fields, "One CSV line per RoCE frame with every header field", NULL },
-		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
-		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &ladder, "Sequence (ladder) diagram of each connection", NULL },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "Summary format: text, json or json-compact (one line)", "FMT" },
+		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &r->rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
+		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &r->rotate_files, "With -C/-G: keep at most N files", "N" },
+		{ "fields", 0, 0, G_OPTION_ARG_NONE, &r->fields, "One CSV line per RoCE frame with every header field", NULL },
+		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &r->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
+		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &r->ladder, "Sequence (ladder) diagram of each connection", NULL },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &r->format, "Summary format: text, json or json-compact (one line)", "FMT" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
 		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV", "FILE.csv" },
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
-		{ "top", 0, 0, G_OPTION_ARG_INT, &top, "QPs drawn in the plot (default 8)", "N" },
-		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Live: one parseable line per interval instead of the screen", NULL },
-		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &refresh, "Live: seconds between updates (default 1)", "SECONDS" },
-		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &no_resolve, "Do not resolve addresses to host names", NULL },
-		{ "color", 0, 0, G_OPTION_ARG_STRING, &color, "Colour: auto (on a terminal), always or never", "WHEN" },
+		{ "top", 0, 0, G_OPTION_ARG_INT, &r->top, "QPs drawn in the plot (default 8)", "N" },
+		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &r->quiet, "Live: one parseable line per interval instead of the screen", NULL },
+		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &r->refresh, "Live: seconds between updates (default 1)", "SECONDS" },
+		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &r->no_resolve, "Do not resolve addresses to host names", NULL },
+		{ "color", 0, 0, G_OPTION_ARG_STRING, &r->color, "Colour: auto (on a terminal), always or never", "WHEN" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry perf[] = {
-		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Analyse up to N files in parallel and merge the results", "N" },
-		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
-		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
-		{ "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
+		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &r->jobs, "Analyse up to N files in parallel and merge the results", "N" },
+		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &r->max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
+		{ "version", 0, 0, G_OPTION_ARG_NONE, &r->version, "Print the version and exit", NULL },
+		{ "help", 'h', 0, G_OPTION_ARG_NONE, &r->help, "Show this help and exit", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 
@@ -290,7 +289,141 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		"\n"
 		"Exit status: 0 clean; 1 anomalies or undecodable frames found; 2 usage error;\n"
 		"3 an input could not be (fully) read or an output not written.\n");
+	return ctx;
+}
 
+/* The numbers and names given, checked into o. Returns 0, or the exit status of a refusal. */
+static int check_values(const struct raw *r, struct rs_cli_opts *o)
+{
+	if (r->count != NOT_GIVEN && r->count <= 0)
+		return fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", r->count);
+	o->count = r->count == NOT_GIVEN ? 0 : r->count;
+	if (r->snaplen < 0 || r->snaplen > RS_DEFAULT_SNAPLEN)
+		return fail("-s %d: the snap length must be between 1 and %d bytes", r->snaplen, RS_DEFAULT_SNAPLEN);
+	o->snaplen = r->snaplen ? r->snaplen : RS_DEFAULT_SNAPLEN;
+	o->snaplen_given = r->snaplen != 0;
+	if (r->buffer_kib < 0)
+		return fail("-B %d: the buffer size must be positive", r->buffer_kib);
+	o->buffer_kib = r->buffer_kib;
+	if (r->rotate_seconds < 0 || (r->rotate_files != NOT_GIVEN && r->rotate_files <= 0))
+		return fail("-G and -W take positive numbers");
+	o->rotate_seconds = (uint32_t)r->rotate_seconds;
+	o->rotate_files = r->rotate_files == NOT_GIVEN ? 0 : (uint32_t)r->rotate_files;
+	if ((o->rotate_bytes || o->rotate_seconds || o->rotate_files) && !o->write_file)
+		return fail("-C, -G and -W rotate the -w output; give -w FILE");
+	if (o->rotate_files && !o->rotate_bytes && !o->rotate_seconds)
+		return fail("-W needs -C or -G to say when to rotate");
+	if (!(r->refresh > 0 && r->refresh <= 3600))
+		return fail("--refresh %g: expected seconds between 0 and 3600", r->refresh);
+	if (r->top < 1)
+		return fail("--top %d: expected at least 1 QP", r->top);
+	if (r->jobs < 1 || r->jobs > 256)
+		return fail("-j %d: expected between 1 and 256 parallel jobs", r->jobs);
+	if (r->max_flows < 0)
+		return fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", r->max_flows);
+	o->max_flows = (uint64_t)r->max_flows;
+	if (!r->format || strcmp(r->format, "text") == 0)
+		o->format = RS_FORMAT_TEXT;
+	else if (strcmp(r->format, "json") == 0)
+		o->format = RS_FORMAT_JSON;
+	else if (strcmp(r->format, "json-compact") == 0)
+		o->format = RS_FORMAT_JSON_COMPACT;
+	else
+		return fail("--format \"%s\": expected text, json or json-compact", r->format);
+	if (!r->color || strcmp(r->color, "auto") == 0)
+		o->color = isatty(STDOUT_FILENO) && !o->output;
+	else if (strcmp(r->color, "always") == 0)
+		o->color = 1;
+	else if (strcmp(r->color, "never") == 0)
+		o->color = 0;
+	else
+		return fail("--color \"%s\": expected auto, always or never", r->color);
+	return 0;
+}
+
+/* Outputs that would collide, or options that belong to another output:
+ * refused with the reason. Returns 0, or the exit status of a refusal. */
+static int check_outputs(const struct rs_cli_opts *o)
+{
+	if (o->timeline && strcmp(o->timeline, "-") == 0 && !o->output && !o->fields && !o->walk)
+		return fail("--timeline - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
+	if (o->plot && strcmp(o->plot, "-") == 0 && !o->output)
+		return fail("--plot - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
+	/* -w - takes standard output for the frames. Live, the summary at the
+	 * end goes there too, as it always has; from files (-r ... -w) a report
+	 * is only made when asked for, and then needs a file of its own. */
+	if (o->write_file && strcmp(o->write_file, "-") == 0 && !o->output) {
+		if (o->fields || o->walk)
+			return fail("-w - and --%s would both write to standard output; pick one",
+				    o->walk ? "walk" : "fields");
+		if (!o->iface && (o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT))
+			return fail("-w - and the report would both go to standard output; add -o FILE");
+	}
+	if (o->fields + o->walk + o->ladder > 1)
+		return fail("--fields, --walk and --ladder are different outputs; pick one");
+	/* What only the summary makes, with an output that is not the summary:
+	 * refused rather than silently left out. */
+	if ((o->fields || o->walk) && (o->timeline || o->plot || o->format != RS_FORMAT_TEXT))
+		return fail("--%s prints frames; %s belongs to the summary: run them separately",
+			    o->fields ? "fields" : "walk", o->timeline ? "--timeline" : o->plot ? "--plot" : "--format");
+	if (o->ladder && o->format != RS_FORMAT_TEXT)
+		return fail("--ladder is a text diagram; --format applies to the summary");
+	if (o->qp >= 0 && (o->fields || o->walk || o->write_file))
+		return fail("--qp picks the connection the summary and --ladder show; %s every frame that passes the "
+			    "filter: pick a QP with one, e.g. 'udp port 4791 and (udp[12:4] & 0xffffff) = %" PRId64
+			    "' (RoCE v2; its answers go to the peer's QP number)",
+			    o->fields ? "--fields prints" : o->walk ? "--walk explains" : "-w writes", o->qp);
+	return 0;
+}
+
+/* Positional arguments: leading capture files (unless -r/-i), then the
+ * filter. Returns 0, or the exit status of a refusal. */
+static int positional(int argc, char **argv, const struct raw *r, struct rs_cli_opts *o)
+{
+	GPtrArray *files = g_ptr_array_new();
+	for (gchar **f = r->read_files; f && *f; f++)
+		g_ptr_array_add(files, g_strdup(*f));
+	int i = 1;
+	if (!r->read_files && !o->iface && !o->list_ifaces) {
+		for (; i < argc; i++) {
+			if (strcmp(argv[i], "--") == 0) {
+				i++;
+				break;
+			}
+			if (exists_as_capture(argv[i])) {
+				g_ptr_array_add(files, g_strdup(argv[i]));
+			} else if (looks_like_path(argv[i])) {
+				int e = errno;
+				fprintf(stderr, "rocestat: %s: %s\n", argv[i], strerror(e ? e : ENOENT));
+				g_ptr_array_free(files, TRUE);
+				return RS_EXIT_INPUT;
+			} else {
+				break;
+			}
+		}
+	} else if (i < argc && strcmp(argv[i], "--") == 0) {
+		i++;
+	}
+	if (i < argc)
+		o->filter = g_strjoinv(" ", argv + i);
+	g_ptr_array_add(files, NULL);
+	o->files = (char **)g_ptr_array_free(files, FALSE);
+
+	if (o->iface && o->files[0])
+		return fail("-i and capture files are two different sources; give one");
+	if (!o->iface && !o->list_ifaces && !o->files[0])
+		return fail("no capture file or interface given (rocestat FILE..., -r FILE or -i IFACE; see --help)");
+	return 0;
+}
+
+int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
+{
+	struct raw raw = { .count = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = 1, .top = 8, .refresh = 1.0 }, *r = &raw;
+
+	memset(o, 0, sizeof *o);
+	o->qp = -1;
+	o->interval_ns = RS_DEFAULT_INTERVAL_NS;
+	GOptionContext *ctx = new_context(r, o);
 	GError *err = NULL;
 	int rc = 0;
 	if (argc == 1) {
@@ -304,185 +437,39 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		rc = RS_EXIT_USAGE;
 		goto out;
 	}
-	if (help) {
+	if (r->help) {
 		rs_cli_print_help(stdout, ctx);
 		rc = -1;
 		goto out;
 	}
-	if (version) {
+	if (r->version) {
 		printf("rocestat %s\n", ROCESTAT_VERSION);
 		rc = -1;
 		goto out;
 	}
 
-	o->list_ifaces = list;
-	o->capture_all = all;
-	o->fields = fields;
-	o->walk = walk;
-	o->dissect.skip_layers = !walk; /* where each header sits: for the walkthrough's hex dump only */
-	o->ladder = ladder;
-	o->no_resolve = no_resolve;
-	o->quiet = quiet;
-	o->refresh = refresh;
-	o->top = top;
-	o->jobs = jobs;
-	if (count != NOT_GIVEN && count <= 0) {
-		rc = fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", count);
+	o->list_ifaces = r->list;
+	o->capture_all = r->all;
+	o->fields = r->fields;
+	o->walk = r->walk;
+	o->dissect.skip_layers = !r->walk; /* where each header sits: for the walkthrough's hex dump only */
+	o->ladder = r->ladder;
+	o->no_resolve = r->no_resolve;
+	o->quiet = r->quiet;
+	o->refresh = r->refresh;
+	o->top = r->top;
+	o->jobs = r->jobs;
+	if ((rc = check_values(r, o)) || (rc = check_outputs(o)))
 		goto out;
-	}
-	o->count = count == NOT_GIVEN ? 0 : count;
-	if (snaplen < 0 || snaplen > RS_DEFAULT_SNAPLEN) {
-		rc = fail("-s %d: the snap length must be between 1 and %d bytes", snaplen, RS_DEFAULT_SNAPLEN);
-		goto out;
-	}
-	o->snaplen = snaplen ? snaplen : RS_DEFAULT_SNAPLEN;
-	o->snaplen_given = snaplen != 0;
-	if (buffer_kib < 0) {
-		rc = fail("-B %d: the buffer size must be positive", buffer_kib);
-		goto out;
-	}
-	o->buffer_kib = buffer_kib;
-	if (rotate_seconds < 0 || (rotate_files != NOT_GIVEN && rotate_files <= 0)) {
-		rc = fail("-G and -W take positive numbers");
-		goto out;
-	}
-	o->rotate_seconds = (uint32_t)rotate_seconds;
-	o->rotate_files = rotate_files == NOT_GIVEN ? 0 : (uint32_t)rotate_files;
-	if ((o->rotate_bytes || o->rotate_seconds || o->rotate_files) && !o->write_file) {
-		rc = fail("-C, -G and -W rotate the -w output; give -w FILE");
-		goto out;
-	}
-	if (o->rotate_files && !o->rotate_bytes && !o->rotate_seconds) {
-		rc = fail("-W needs -C or -G to say when to rotate");
-		goto out;
-	}
-	if (!(refresh > 0 && refresh <= 3600)) {
-		rc = fail("--refresh %g: expected seconds between 0 and 3600", refresh);
-		goto out;
-	}
-	if (top < 1) {
-		rc = fail("--top %d: expected at least 1 QP", top);
-		goto out;
-	}
-	if (jobs < 1 || jobs > 256) {
-		rc = fail("-j %d: expected between 1 and 256 parallel jobs", jobs);
-		goto out;
-	}
-	if (max_flows < 0) {
-		rc = fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", max_flows);
-		goto out;
-	}
-	o->max_flows = (uint64_t)max_flows;
-	if (!format || strcmp(format, "text") == 0)
-		o->format = RS_FORMAT_TEXT;
-	else if (strcmp(format, "json") == 0)
-		o->format = RS_FORMAT_JSON;
-	else if (strcmp(format, "json-compact") == 0)
-		o->format = RS_FORMAT_JSON_COMPACT;
-	else {
-		rc = fail("--format \"%s\": expected text, json or json-compact", format);
-		goto out;
-	}
-	if (!color || strcmp(color, "auto") == 0)
-		o->color = isatty(STDOUT_FILENO) && !o->output;
-	else if (strcmp(color, "always") == 0)
-		o->color = 1;
-	else if (strcmp(color, "never") == 0)
-		o->color = 0;
-	else {
-		rc = fail("--color \"%s\": expected auto, always or never", color);
-		goto out;
-	}
-	if (o->timeline && strcmp(o->timeline, "-") == 0 && !o->output && !o->fields && !o->walk) {
-		rc = fail("--timeline - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
-		goto out;
-	}
-	if (o->plot && strcmp(o->plot, "-") == 0 && !o->output) {
-		rc = fail("--plot - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
-		goto out;
-	}
-	/* -w - takes standard output for the frames. Live, the summary at the
-	 * end goes there too, as it always has; from files (-r ... -w) a report
-	 * is only made when asked for, and then needs a file of its own. */
-	if (o->write_file && strcmp(o->write_file, "-") == 0 && !o->output) {
-		if (o->fields || o->walk) {
-			rc = fail("-w - and --%s would both write to standard output; pick one",
-				  o->walk ? "walk" : "fields");
-			goto out;
-		}
-		if (!o->iface && (o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT)) {
-			rc = fail("-w - and the report would both go to standard output; add -o FILE");
-			goto out;
-		}
-	}
-	if (o->fields + o->walk + o->ladder > 1) {
-		rc = fail("--fields, --walk and --ladder are different outputs; pick one");
-		goto out;
-	}
-	/* What only the summary makes, with an output that is not the summary:
-	 * refused rather than silently left out. */
-	if ((o->fields || o->walk) && (o->timeline || o->plot || o->format != RS_FORMAT_TEXT)) {
-		rc = fail("--%s prints frames; %s belongs to the summary: run them separately",
-			  o->fields ? "fields" : "walk", o->timeline ? "--timeline" : o->plot ? "--plot" : "--format");
-		goto out;
-	}
-	if (o->ladder && o->format != RS_FORMAT_TEXT) {
-		rc = fail("--ladder is a text diagram; --format applies to the summary");
-		goto out;
-	}
-	if (o->qp >= 0 && (o->fields || o->walk || o->write_file)) {
-		rc = fail("--qp picks the connection the summary and --ladder show; %s every frame that passes the "
-			  "filter: pick a QP with one, e.g. 'udp port 4791 and (udp[12:4] & 0xffffff) = %" PRId64
-			  "' (RoCE v2; its answers go to the peer's QP number)",
-			  o->fields ? "--fields prints" : o->walk ? "--walk explains" : "-w writes", o->qp);
-		goto out;
-	}
 	if (!o->sysfs_root) {
 		const char *env = getenv("ROCESTAT_SYSFS");
 		o->sysfs_root = g_strdup(env && *env ? env : "/sys");
 	}
-
-	/* Positional arguments: leading capture files (unless -r/-i), then the filter. */
-	GPtrArray *files = g_ptr_array_new();
-	for (gchar **f = read_files; f && *f; f++)
-		g_ptr_array_add(files, g_strdup(*f));
-	int i = 1;
-	if (!read_files && !o->iface && !o->list_ifaces) {
-		for (; i < argc; i++) {
-			if (strcmp(argv[i], "--") == 0) {
-				i++;
-				break;
-			}
-			if (exists_as_capture(argv[i])) {
-				g_ptr_array_add(files, g_strdup(argv[i]));
-			} else if (looks_like_path(argv[i])) {
-				int e = errno;
-				fprintf(stderr, "rocestat: %s: %s\n", argv[i], strerror(e ? e : ENOENT));
-				g_ptr_array_free(files, TRUE);
-				rc = RS_EXIT_INPUT;
-				goto out;
-			} else {
-				break;
-			}
-		}
-	} else if (i < argc && strcmp(argv[i], "--") == 0) {
-		i++;
-	}
-	if (i < argc)
-		o->filter = g_strjoinv(" ", argv + i);
-	g_ptr_array_add(files, NULL);
-	o->files = (char **)g_ptr_array_free(files, FALSE);
-
-	if (o->iface && o->files[0]) {
-		rc = fail("-i and capture files are two different sources; give one");
-		goto out;
-	}
-	if (!o->iface && !o->list_ifaces && !o->files[0])
-		rc = fail("no capture file or interface given (rocestat FILE..., -r FILE or -i IFACE; see --help)");
+	rc = positional(argc, argv, r, o);
 out:
-	g_strfreev(read_files);
-	g_free(color);
-	g_free(format);
+	g_strfreev(r->read_files);
+	g_free(r->color);
+	g_free(r->format);
 	g_option_context_free(ctx);
 	return rc;
 }

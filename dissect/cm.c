@@ -148,6 +148,64 @@ uint16_t rs_cm_service_port(uint64_t service_id)
 	return (uint16_t)service_id;
 }
 
+/* IBA 12.6.7 REJ: comm IDs, the message rejected, Reject Info Length, reason. */
+static const struct rs_cm_rej *decode_rej(struct rs_cursor *c, struct rs_cm_rej *r)
+{
+	r->local_comm_id = rs_cur_be32(c);
+	r->remote_comm_id = rs_cur_be32(c);
+	r->msg_rejected = rs_cur_u8(c) >> 6;
+	r->reject_info_len = rs_cur_u8(c) >> 1;
+	r->reason = rs_cur_be16(c);
+	return r;
+}
+
+/* IBA 12.6.6 MRA: comm IDs, the message MRAed, Service Timeout. */
+static void decode_mra(struct rs_cursor *c, struct rs_cm_mra *r)
+{
+	r->local_comm_id = rs_cur_be32(c);
+	r->remote_comm_id = rs_cur_be32(c);
+	r->msg_mraed = rs_cur_u8(c) >> 6;
+	r->service_timeout = rs_cur_u8(c) >> 3;
+}
+
+/* RTU, DREQ, DREP, LAP, APR (IBA 12.6.9-12.6.13): the two comm IDs, and
+ * DREQ's Remote QPN. Returns the offset of the private data (0: none
+ * decoded; LAP and APR carry path data). */
+static uint16_t decode_ids(struct rs_cursor *c, uint16_t attr, struct rs_cm_ids *r)
+{
+	r->local_comm_id = rs_cur_be32(c);
+	r->remote_comm_id = rs_cur_be32(c);
+	r->remote_qpn = 0;
+	if (attr == UMAD_CM_ATTR_DREQ) {
+		r->remote_qpn = rs_cur_be24(c);
+		return DREQ_PRIVATE;
+	}
+	return attr == UMAD_CM_ATTR_LAP || attr == UMAD_CM_ATTR_APR ? 0 : RTU_PRIVATE;
+}
+
+/* IBA 12.11.1 SIDR_REQ: Request ID, P_Key, Service ID. */
+static void decode_sidr_req(struct rs_cursor *c, struct rs_cm_sidr_req *r)
+{
+	r->request_id = rs_cur_be32(c);
+	r->pkey = rs_cur_be16(c);
+	rs_cur_skip(c, 2);
+	r->service_id = rs_cur_be64(c);
+}
+
+/* IBA 12.11.2 SIDR_REP: Request ID, status, QPN, Service ID, Q_Key. */
+static const struct rs_cm_sidr_rep *decode_sidr_rep(struct rs_cursor *c, struct rs_cm_sidr_rep *r)
+{
+	r->request_id = rs_cur_be32(c);
+	r->status = rs_cur_u8(c);
+	r->add_info_len = rs_cur_u8(c);
+	rs_cur_skip(c, 2);
+	r->qpn = rs_cur_be24(c);
+	rs_cur_skip(c, 1);
+	r->service_id = rs_cur_be64(c);
+	r->qkey = rs_cur_be32(c);
+	return r;
+}
+
 /* The CM attributes (REQ .. APR) whose bodies are decoded. */
 static bool is_known_cm_attr(uint16_t attr)
 {
@@ -205,12 +263,7 @@ enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct 
 		priv = REP_PRIVATE;
 		break;
 	case UMAD_CM_ATTR_REJ: {
-		struct rs_cm_rej *r = &m->u.rej;
-		r->local_comm_id = rs_cur_be32(c);
-		r->remote_comm_id = rs_cur_be32(c);
-		r->msg_rejected = rs_cur_u8(c) >> 6;
-		r->reject_info_len = rs_cur_u8(c) >> 1;
-		r->reason = rs_cur_be16(c);
+		const struct rs_cm_rej *r = decode_rej(c, &m->u.rej);
 		priv = REJ_PRIVATE;
 		if (!c->overrun && r->reject_info_len > ARI_LEN) {
 			*why = (struct rs_mad_problem){ "REJ Reject Info Length %llu exceeds the %llu-byte ARI field",
@@ -219,50 +272,23 @@ enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct 
 		}
 		break;
 	}
-	case UMAD_CM_ATTR_MRA: {
-		struct rs_cm_mra *r = &m->u.mra;
-		r->local_comm_id = rs_cur_be32(c);
-		r->remote_comm_id = rs_cur_be32(c);
-		r->msg_mraed = rs_cur_u8(c) >> 6;
-		r->service_timeout = rs_cur_u8(c) >> 3;
+	case UMAD_CM_ATTR_MRA:
+		decode_mra(c, &m->u.mra);
 		priv = MRA_PRIVATE;
 		break;
-	}
 	case UMAD_CM_ATTR_RTU:
 	case UMAD_CM_ATTR_DREP:
 	case UMAD_CM_ATTR_DREQ:
 	case UMAD_CM_ATTR_LAP:
 	case UMAD_CM_ATTR_APR:
-		m->u.ids.local_comm_id = rs_cur_be32(c);
-		m->u.ids.remote_comm_id = rs_cur_be32(c);
-		m->u.ids.remote_qpn = 0;
-		priv = RTU_PRIVATE;
-		if (h->attr_id == UMAD_CM_ATTR_DREQ) {
-			m->u.ids.remote_qpn = rs_cur_be24(c);
-			priv = DREQ_PRIVATE;
-		} else if (h->attr_id == UMAD_CM_ATTR_LAP || h->attr_id == UMAD_CM_ATTR_APR) {
-			priv = 0; /* path data, not decoded */
-		}
+		priv = decode_ids(c, h->attr_id, &m->u.ids);
 		break;
-	case UMAD_CM_ATTR_SIDR_REQ: {
-		struct rs_cm_sidr_req *r = &m->u.sidr_req;
-		r->request_id = rs_cur_be32(c);
-		r->pkey = rs_cur_be16(c);
-		rs_cur_skip(c, 2);
-		r->service_id = rs_cur_be64(c);
+	case UMAD_CM_ATTR_SIDR_REQ:
+		decode_sidr_req(c, &m->u.sidr_req);
 		priv = SIDR_REQ_PRIVATE;
 		break;
-	}
 	case UMAD_CM_ATTR_SIDR_REP: {
-		struct rs_cm_sidr_rep *r = &m->u.sidr_rep;
-		r->request_id = rs_cur_be32(c);
-		r->status = rs_cur_u8(c);
-		r->add_info_len = rs_cur_u8(c);
-		rs_cur_skip(c, 2);
-		r->qpn = rs_cur_be24(c);
-		rs_cur_skip(c, 1);
-		r->service_id = rs_cur_be64(c);
-		r->qkey = rs_cur_be32(c);
+		const struct rs_cm_sidr_rep *r = decode_sidr_rep(c, &m->u.sidr_rep);
 		priv = SIDR_REP_PRIVATE;
 		if (!c->overrun && r->add_info_len > ARI_LEN) {
 			*why = (struct rs_mad_problem){ "SIDR_REP Additional Information Length %llu exceeds the %llu-byte field",

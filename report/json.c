@@ -285,6 +285,88 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 	rs_json_end_obj(j);
 }
 
+/* A QP's messages: counts and bytes by kind, sizes. */
+static void qp_messages(struct rs_json *j, const struct rs_flow *fl)
+{
+	rs_json_obj(j, "messages");
+	for (int k = 0; k < RS_MSG__COUNT; k++)
+		rs_json_u64(j, rs_msg_key((enum rs_msg)k), rs_msgs(fl)->msgs[k]);
+	rs_json_end_obj(j);
+	rs_json_obj(j, "message_bytes");
+	for (int k = 0; k < RS_MSG__COUNT; k++)
+		rs_json_u64(j, rs_msg_key((enum rs_msg)k),
+			    k == RS_MSG_READ ? rs_flow_read_bytes(fl) : rs_msgs(fl)->msg_bytes[k]);
+	rs_json_end_obj(j);
+	rs_json_obj(j, "message_sizes");
+	uint64_t nmsg = 0;
+	for (int b = 0; b < RS_SIZE_BUCKETS; b++)
+		nmsg += rs_msgs(fl)->size_hist[b];
+	if (nmsg) {
+		rs_json_u64(j, "min", rs_msgs(fl)->msg_min);
+		rs_json_u64(j, "max", rs_msgs(fl)->msg_max);
+	} else {
+		rs_json_null(j, "min");
+		rs_json_null(j, "max");
+	}
+	rs_json_obj(j, "histogram");
+	for (int b = 0; b < RS_SIZE_BUCKETS; b++) {
+		if (!rs_msgs(fl)->size_hist[b])
+			continue;
+		char k[32];
+		if (b == 0)
+			snprintf(k, sizeof k, "0");
+		else
+			snprintf(k, sizeof k, "%" PRIu64 "-%" PRIu64, (uint64_t)1 << (b - 1), ((uint64_t)1 << b) - 1);
+		rs_json_u64(j, k, rs_msgs(fl)->size_hist[b]);
+	}
+	rs_json_end_obj(j);
+	rs_json_end_obj(j);
+}
+
+/* A UD QP's DETH, a QP's immediates and the rkeys its requests used. */
+static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl)
+{
+	if (fl->transport == RS_TR_UD) {
+		rs_json_obj(j, "ud");
+		rs_json_u64(j, "src_qp", rs_rare(fl)->deth_srcqp);
+		rs_json_u64(j, "q_key", rs_rare(fl)->deth_qkey);
+		rs_json_bool(j, "several_src_qps", rs_rare(fl)->many_srcqp);
+		rs_json_bool(j, "several_q_keys", rs_rare(fl)->many_qkey);
+		rs_json_end_obj(j);
+	}
+	rs_json_obj(j, "immediates");
+	const struct rs_imms *imms = rs_imms_of(fl);
+	rs_json_u64(j, "count", imms ? imms->total : 0);
+	rs_json_arr(j, "values");
+	for (uint32_t k = 0; imms && k < imms->n; k++)
+		rs_json_u64(j, NULL, imms->v[k]);
+	rs_json_end_arr(j);
+	rs_json_end_obj(j);
+	rs_json_arr(j, "rkeys");
+	for (uint32_t k = 0; fl->rkeys && k < fl->rkeys->n; k++) {
+		const struct rs_rkey_use *u = &fl->rkeys->use[k];
+		rs_json_obj(j, NULL);
+		rs_json_u64(j, "rkey", u->rkey);
+		rs_json_arr(j, "ops");
+		if (u->ops & 1)
+			rs_json_str(j, NULL, "read");
+		if (u->ops & 2)
+			rs_json_str(j, NULL, "write");
+		if (u->ops & 4)
+			rs_json_str(j, NULL, "atomic");
+		if (u->ops & 8)
+			rs_json_str(j, NULL, "flush");
+		rs_json_end_arr(j);
+		rs_json_u64(j, "va_start", u->va_lo);
+		rs_json_u64(j, "va_end", u->va_hi);
+		rs_json_u64(j, "bytes", u->bytes);
+		rs_json_u64(j, "uses", u->count);
+		rs_json_u64(j, "first_frame", u->first.frame);
+		rs_json_end_obj(j);
+	}
+	rs_json_end_arr(j);
+}
+
 static void qps(struct rs_json *j, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
@@ -332,39 +414,7 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 				rs_json_u64(j, opcode_key((uint8_t)(fl->transport | op), k), n);
 		}
 		rs_json_end_obj(j);
-		rs_json_obj(j, "messages");
-		for (int k = 0; k < RS_MSG__COUNT; k++)
-			rs_json_u64(j, rs_msg_key((enum rs_msg)k), rs_msgs(fl)->msgs[k]);
-		rs_json_end_obj(j);
-		rs_json_obj(j, "message_bytes");
-		for (int k = 0; k < RS_MSG__COUNT; k++)
-			rs_json_u64(j, rs_msg_key((enum rs_msg)k),
-				    k == RS_MSG_READ ? rs_flow_read_bytes(fl) : rs_msgs(fl)->msg_bytes[k]);
-		rs_json_end_obj(j);
-		rs_json_obj(j, "message_sizes");
-		uint64_t nmsg = 0;
-		for (int b = 0; b < RS_SIZE_BUCKETS; b++)
-			nmsg += rs_msgs(fl)->size_hist[b];
-		if (nmsg) {
-			rs_json_u64(j, "min", rs_msgs(fl)->msg_min);
-			rs_json_u64(j, "max", rs_msgs(fl)->msg_max);
-		} else {
-			rs_json_null(j, "min");
-			rs_json_null(j, "max");
-		}
-		rs_json_obj(j, "histogram");
-		for (int b = 0; b < RS_SIZE_BUCKETS; b++) {
-			if (!rs_msgs(fl)->size_hist[b])
-				continue;
-			char k[32];
-			if (b == 0)
-				snprintf(k, sizeof k, "0");
-			else
-				snprintf(k, sizeof k, "%" PRIu64 "-%" PRIu64, (uint64_t)1 << (b - 1), ((uint64_t)1 << b) - 1);
-			rs_json_u64(j, k, rs_msgs(fl)->size_hist[b]);
-		}
-		rs_json_end_obj(j);
-		rs_json_end_obj(j);
+		qp_messages(j, fl);
 		rs_json_u64(j, "incomplete_messages", rs_rare(fl)->incomplete_msgs);
 		rs_json_u64(j, "messages_last_not_captured", rs_rare(fl)->tail_missed);
 		rs_json_u64(j, "orphan_packets", rs_rare(fl)->orphan_pkts);
@@ -398,45 +448,7 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_u64(j, "undecodable", rs_rare(fl)->undecodable);
 		if (fl->pmtu)
 			rs_json_u64(j, "path_mtu", fl->pmtu);
-		if (fl->transport == RS_TR_UD) {
-			rs_json_obj(j, "ud");
-			rs_json_u64(j, "src_qp", rs_rare(fl)->deth_srcqp);
-			rs_json_u64(j, "q_key", rs_rare(fl)->deth_qkey);
-			rs_json_bool(j, "several_src_qps", rs_rare(fl)->many_srcqp);
-			rs_json_bool(j, "several_q_keys", rs_rare(fl)->many_qkey);
-			rs_json_end_obj(j);
-		}
-		rs_json_obj(j, "immediates");
-		const struct rs_imms *imms = rs_imms_of(fl);
-		rs_json_u64(j, "count", imms ? imms->total : 0);
-		rs_json_arr(j, "values");
-		for (uint32_t k = 0; imms && k < imms->n; k++)
-			rs_json_u64(j, NULL, imms->v[k]);
-		rs_json_end_arr(j);
-		rs_json_end_obj(j);
-		rs_json_arr(j, "rkeys");
-		for (uint32_t k = 0; fl->rkeys && k < fl->rkeys->n; k++) {
-			const struct rs_rkey_use *u = &fl->rkeys->use[k];
-			rs_json_obj(j, NULL);
-			rs_json_u64(j, "rkey", u->rkey);
-			rs_json_arr(j, "ops");
-			if (u->ops & 1)
-				rs_json_str(j, NULL, "read");
-			if (u->ops & 2)
-				rs_json_str(j, NULL, "write");
-			if (u->ops & 4)
-				rs_json_str(j, NULL, "atomic");
-			if (u->ops & 8)
-				rs_json_str(j, NULL, "flush");
-			rs_json_end_arr(j);
-			rs_json_u64(j, "va_start", u->va_lo);
-			rs_json_u64(j, "va_end", u->va_hi);
-			rs_json_u64(j, "bytes", u->bytes);
-			rs_json_u64(j, "uses", u->count);
-			rs_json_u64(j, "first_frame", u->first.frame);
-			rs_json_end_obj(j);
-		}
-		rs_json_end_arr(j);
+		qp_ud_imms_rkeys(j, fl);
 		rs_json_end_obj(j);
 	}
 	rs_json_end_arr(j);

@@ -282,6 +282,35 @@ static const char *subject_noun(enum rs_anom t)
 
 static const char *describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len);
 
+/* The sentence of a connection's anomaly. */
+static void describe_conn(struct rs_names *names, const struct rs_anomaly *an, char *buf, size_t len)
+{
+	const struct rs_conn *c = an->subject;
+	char who[256];
+	switch ((enum rs_anom)an->type) {
+	case RS_AN_CM_REJ:
+		snprintf(buf, len, "connection %s rejected by the %s: %s (reason %u)", conn_label(names, c, who, sizeof who),
+			 c->rej_from_client ? "client" : "server", rs_cm_rej_reason_name((uint16_t)an->code), an->code);
+		break;
+	case RS_AN_CM_INCOMPLETE: {
+		const char *what = c->kind == RS_CONN_SIDR ? "SIDR_REQ without SIDR_REP"
+				   : rs_conn_state_of(c) == RS_CONN_CLOSING ? "DREQ without DREP"
+				   : c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] ? "REP without RTU"
+				   : c->n[0] ? "REQ without REP or REJ" : "handshake seen only in part";
+		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(names, c, who, sizeof who), what);
+		break;
+	}
+	case RS_AN_CM_RETRY:
+		snprintf(buf, len, "connection %s: %s sent again %" PRIu64 " time%s (CM retry after a timeout)",
+			 conn_label(names, c, who, sizeof who), rs_cm_attr_name((uint16_t)an->code), an->count,
+			 an->count == 1 ? "" : "s");
+		break;
+	default:
+		snprintf(buf, len, "?");
+	}
+}
+
+
 const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
 {
 	enum rs_anom type = (enum rs_anom)an->type;
@@ -307,7 +336,6 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 	struct rs_names *names = v->names;
 	char who[256];
 	const struct rs_flow *fl = an->subject;
-	const struct rs_conn *c = an->subject;
 	char t[32];
 
 	if (an->type == RS_AN_UNDECODABLE) {
@@ -371,21 +399,9 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 			 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_CM_REJ:
-		snprintf(buf, len, "connection %s rejected by the %s: %s (reason %u)", conn_label(names, c, who, sizeof who),
-			 c->rej_from_client ? "client" : "server", rs_cm_rej_reason_name((uint16_t)an->code), an->code);
-		break;
-	case RS_AN_CM_INCOMPLETE: {
-		const char *what = c->kind == RS_CONN_SIDR ? "SIDR_REQ without SIDR_REP"
-				   : rs_conn_state_of(c) == RS_CONN_CLOSING ? "DREQ without DREP"
-				   : c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] ? "REP without RTU"
-				   : c->n[0] ? "REQ without REP or REJ" : "handshake seen only in part";
-		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(names, c, who, sizeof who), what);
-		break;
-	}
+	case RS_AN_CM_INCOMPLETE:
 	case RS_AN_CM_RETRY:
-		snprintf(buf, len, "connection %s: %s sent again %" PRIu64 " time%s (CM retry after a timeout)",
-			 conn_label(names, c, who, sizeof who), rs_cm_attr_name((uint16_t)an->code), an->count,
-			 an->count == 1 ? "" : "s");
+		describe_conn(names, an, buf, len);
 		break;
 	case RS_AN_PSN_START:
 		snprintf(buf, len, "%s: first PSN differs from the Starting PSN 0x%06x agreed in the CM exchange",

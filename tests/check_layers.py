@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The source tree's shape, checked (make layers; part of make check).
+
+- Rooms include one way: dissect/ only itself; analyzer/ dissect/ and
+  itself; report/ those and itself; capture/ dissect/ and itself; cli/
+  anything. A room never includes a later one.
+- Within analyzer/ and within report/, calls between files go one way: the
+  graph of "file A calls a non-static function defined in file B" has no
+  cycle.
+- No source file over 800 lines, no function over 120.
+
+Each rule fails with the file (and the function or the cycle) that breaks it.
+"""
+import glob
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import ROOT, Checks  # noqa: E402
+
+ck = Checks("check_layers")
+
+ALLOWED = {
+    "dissect": {"dissect"},
+    "analyzer": {"dissect", "analyzer"},
+    "report": {"dissect", "analyzer", "report"},
+    "capture": {"dissect", "capture"},
+}
+
+
+def sources(room, exts=(".c", ".h")):
+    return sorted(p for e in exts for p in glob.glob(os.path.join(ROOT, room, "*" + e)))
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+for room, allowed in ALLOWED.items():
+    for path in sources(room):
+        for inc in re.findall(r'^#include "([a-z]+)/', open(path).read(), re.M):
+            ck("includes one way", inc in allowed, "%s includes %s/ (a %s/ file may include only %s)"
+               % (os.path.relpath(path, ROOT), inc, room, ", ".join(sorted(allowed))))
+
+
+def call_graph(room):
+    files = sources(room, (".c",))
+    text = {f: strip_comments(open(f).read()) for f in files}
+    defined = {}
+    for f, t in text.items():
+        for m in re.finditer(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(rs_\w+)\s*\([^;]*?\)\s*\{", t, re.M | re.S):
+            defined.setdefault(m.group(1), f)
+    edges = {f: set() for f in files}
+    for f, t in text.items():
+        for name, home in defined.items():
+            if home != f and re.search(r"\b%s\s*\(" % name, t):
+                edges[f].add(home)
+    return edges
+
+
+def find_cycle(edges):
+    state, stack = {}, []
+
+    def visit(v):
+        state[v] = 1
+        stack.append(v)
+        for w in sorted(edges[v]):
+            if state.get(w) == 1:
+                return stack[stack.index(w):] + [w]
+            if w not in state:
+                c = visit(w)
+                if c:
+                    return c
+        stack.pop()
+        state[v] = 2
+        return None
+
+    for v in sorted(edges):
+        if v not in state:
+            c = visit(v)
+            if c:
+                return c
+    return None
+
+
+for room in ("analyzer", "report"):
+    edges = call_graph(room)
+    ck("files found", len(edges) > 3, "%s/" % room)
+    cycle = find_cycle(edges)
+    ck("calls one way", cycle is None,
+       "%s/: calls go round: %s" % (room, " → ".join(os.path.basename(f) for f in cycle or [])))
+
+for room in ("dissect", "analyzer", "report", "capture", "cli"):
+    for path in sources(room):
+        lines = open(path).read().split("\n")
+        rel = os.path.relpath(path, ROOT)
+        ck("file length", len(lines) <= 801, "%s: %d lines (at most 800)" % (rel, len(lines) - 1))
+        # A function: a line at column 0 that opens a body ("{" alone, after
+        # a signature), to the "}" at column 0 that closes it.
+        start = None
+        for i, line in enumerate(lines):
+            if line == "{" and i and re.search(r"\)\s*$", lines[i - 1]) and not lines[i - 1].startswith("#"):
+                start = i
+            elif line.startswith("}") and start is not None:
+                n = i - start - 1
+                name = re.search(r"(\w+)\s*\(", "".join(lines[max(0, start - 3):start]))
+                ck("function length", n <= 120, "%s:%d: %s has %d lines (at most 120)"
+                   % (rel, start, name.group(1) if name else "a function", n))
+                start = None
+
+print("check_layers: %d checks, %d failed" % (ck.checks, ck.failures))
+sys.exit(1 if ck.failures else 0)
