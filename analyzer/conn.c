@@ -4,7 +4,7 @@
  * (a QP number reused after a disconnect) read of it. Calls nothing else in
  * the analyzer.
  */
-#include "analyzer/internal.h"
+#include "analyzer/conn.h"
 
 const char *const rs_conn_state_names[RS_CONN_STATES] = {
 	[RS_CONN_ESTABLISHED] = "established", [RS_CONN_CLOSED] = "closed",     [RS_CONN_CLOSING] = "closing",

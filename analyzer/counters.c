@@ -5,7 +5,7 @@
  * the same functions, one beside each counter struct (internal.h): a new
  * counter is added in one place.
  */
-#include "analyzer/internal.h"
+#include "analyzer/flow.h"
 
 uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op)
 {

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/flow.h"
 
 const struct rs_flow_msgs rs_flow_no_msgs;
 const struct rs_flow_rare rs_flow_no_rare;

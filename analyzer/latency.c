@@ -375,3 +375,10 @@ void rs_latency_free(struct rs_latency *l)
 		g_free(l->ring);
 	g_free(l);
 }
+
+struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)
+{
+	if (!l->lat[k])
+		l->lat[k] = k == RS_LAT_ACK ? &l->ack : g_new0(struct rs_latvec, 1);
+	return l->lat[k];
+}

@@ -177,13 +177,6 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 
 /* ---- latency -------------------------------------------------------------- */
 
-struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)
-{
-	if (!l->lat[k])
-		l->lat[k] = k == RS_LAT_ACK ? &l->ack : g_new0(struct rs_latvec, 1);
-	return l->lat[k];
-}
-
 static struct rs_latency *lat_of(struct rs_flow *fl)
 {
 	if (!fl->lat) {

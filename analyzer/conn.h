@@ -1,0 +1,59 @@
+/*
+ * conn.h — a CM connection (IBA 12.6: the exchange that sets up, and tears
+ * down, an RC connection, or a SIDR lookup) and its state (conn.c).
+ */
+#ifndef RS_ANALYZER_CONN_H
+#define RS_ANALYZER_CONN_H
+
+#include "analyzer/flow.h"
+
+enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
+
+/* One CM exchange (RC/UC/XRC connection, or a SIDR lookup for UD). */
+struct rs_conn {
+	uint32_t id;
+	uint8_t kind;             /* enum rs_conn_kind */
+	uint8_t roce;
+	struct rs_addr client, server;
+	uint32_t client_comm_id, server_comm_id; /* SIDR: request ID in client_comm_id */
+	uint64_t tid;
+	uint64_t service_id;
+	uint32_t client_qpn, server_qpn;
+	uint32_t req_psn, rep_psn; /* the Starting PSN fields of REQ and REP */
+	bool have_req_psn, have_rep_psn;
+	uint8_t transport_type, path_mtu;
+	bool have_cma;
+	struct rs_cma_hdr cma;
+	uint32_t qkey;            /* SIDR_REP */
+	uint8_t sidr_status;
+	uint16_t rej_reason;
+	uint8_t rej_msg;
+	bool rej_from_client;
+	/* First sighting and count of each message. */
+	uint64_t ts[16];          /* by attribute id - UMAD_CM_ATTR_REQ */
+	struct rs_fref at[16];
+	uint32_t n[16];
+	uint32_t n_dir[16][2];    /* per sender: 0 client, 1 server */
+	uint64_t tid_dir[16][2];  /* first transaction ID of each sender (retries repeat it) */
+	struct rs_flow *c2s, *s2c;/* data half-flows once seen */
+	uint64_t last_ts;         /* its latest CM message (with its flows' last_ts: how idle it is) */
+	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them); NULL if none */
+};
+
+/* A connection's state (rs_conn_state_of), named by rs_conn_state_names. */
+enum rs_conn_state {
+	RS_CONN_ESTABLISHED, RS_CONN_CLOSED, RS_CONN_CLOSING, RS_CONN_REJECTED, RS_CONN_RESOLVED, RS_CONN_INCOMPLETE,
+	RS_CONN_STATES
+};
+extern const char *const rs_conn_state_names[RS_CONN_STATES];
+
+/* conn.c */
+enum rs_conn_state rs_conn_state_of(const struct rs_conn *c);
+const char *rs_conn_state(const struct rs_conn *c); /* its name */
+/* When a CM exchange began: the time of its first message seen. */
+uint64_t rs_conn_begun(const struct rs_conn *c);
+/* Whether an RC connection was being closed (a DREQ or DREP seen) before
+ * time t. */
+bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t);
+
+#endif

@@ -1,0 +1,445 @@
+/*
+ * flow.h — a half-flow and its parts: the key, the PSN streams and what
+ * they lost, messages in reassembly, latency samples, rkeys, immediates,
+ * the counters most flows never need; the hashable host keys. What
+ * analyzer/flow.c and counters.c do with them.
+ *
+ * A half-flow is one direction of traffic to one QP: (source, destination,
+ * destination QPN). Memory: a half-flow is about 1 KiB; anything most flows
+ * never need (latency samples, rkey view, loss bitmaps, plot series,
+ * ladder events) hangs off a pointer allocated on first use. Nothing is
+ * allocated per frame.
+ */
+#ifndef RS_ANALYZER_FLOW_H
+#define RS_ANALYZER_FLOW_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyzer/analyzer.h"
+
+#define RS_SAMPLE_FRAMES 8    /* frame numbers kept per anomaly */
+#define RS_SIZE_BUCKETS 33    /* message sizes: 0, then powers of two up to 2^31 */
+#define RS_PSN_MASK 0xFFFFFFu
+#define RS_LOSSMAP_BITS 8192  /* PSNs remembered behind the expected PSN after a gap */
+#define RS_OUTSTANDING 256    /* requests awaiting a response, per requester */
+#define RS_MAX_RKEYS 32       /* rkeys listed per half-flow; more are counted */
+#define RS_LAT_EXACT 4096     /* latency samples kept exactly; then a uniform reservoir */
+
+/* Serial-number distance on the 24-bit PSN circle: a - b in [-2^23, 2^23). */
+static inline int32_t rs_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+/* Message kinds reported per QP (JSON names in rs_msg_key()). */
+enum rs_msg {
+	RS_MSG_SEND, RS_MSG_SEND_IMM, RS_MSG_SEND_INV, RS_MSG_WRITE, RS_MSG_WRITE_IMM,
+	RS_MSG_READ, RS_MSG_ATOMIC_CAS, RS_MSG_ATOMIC_FAA, RS_MSG_ATOMIC_WRITE, RS_MSG_FLUSH,
+	RS_MSG__COUNT,
+	RS_MSG_NONE = 0xFF
+};
+const char *rs_msg_key(enum rs_msg m);
+
+enum rs_pair { RS_PAIR_NONE = 0, RS_PAIR_CM, RS_PAIR_INFERRED };
+
+struct rs_flowkey {
+	uint8_t roce;   /* enum rs_roce */
+	uint8_t akind;  /* enum rs_addr_kind */
+	uint8_t pad[2];
+	uint32_t qpn;
+	uint8_t src[16], dst[16];
+};
+
+/* Where a frame was: file and frame number (for anomaly lists, ladders). */
+struct rs_fref {
+	uint32_t file;
+	uint64_t frame;
+};
+
+/* A bitmap of PSNs reported missing after a forward jump, so a later packet
+ * can be told apart: a first sighting (a gap filled) or a duplicate. */
+struct rs_lossmap {
+	uint32_t base;                       /* PSN of bit 0 */
+	uint32_t pending;                    /* bits set */
+	uint64_t bits[RS_LOSSMAP_BITS / 64]; /* 1 = missing */
+};
+
+/* What a PSN stream lost, re-sent or reordered: allocated with the first
+ * gap or packet behind the expected PSN (most streams never have one). */
+struct rs_psn_loss {
+	bool in_episode;
+	bool episode_dup;     /* the current backward run re-sent a packet seen before, */
+	bool episode_naked;   /* ... or one a NAK named: not a late packet either way */
+	uint32_t episode_len;
+	struct rs_fref episode_start;
+	uint64_t gaps;        /* forward jumps */
+	uint64_t missing;     /* PSNs skipped by forward jumps */
+	uint64_t backward;    /* packets below the expected PSN */
+	uint64_t duplicates;  /* ... of which had been seen before */
+	uint64_t fills;       /* ... of which filled a gap */
+	uint64_t ooo;         /* single late packets: out of order, not a go-back */
+	uint64_t episodes;    /* go-back-N episodes */
+	/* Skipped PSNs the responder then settled (psn.c, "capture completeness"):
+	 * acknowledged with no NAK naming them and never seen re-sent (the
+	 * capture dropped them), or named by a PSN sequence error NAK and then
+	 * never seen re-sent (lost in the network, and the re-send not captured).
+	 * The rest of missing - fills is undetermined. */
+	uint64_t uncaptured;
+	uint64_t unseen_lost;
+	uint64_t naked_fills; /* fills of a PSN a sequence error NAK had named */
+	uint32_t nak_psn;     /* the PSN the newest sequence error NAK named ... */
+	bool nak_named;       /* ... while it is still missing here */
+	struct rs_lossmap *lost;
+};
+
+/* One PSN stream (requests, or responses) of a half-flow. */
+struct rs_psn {
+	/* PSNs are 24 bits: the flags share first's word (24 bytes, not 32:
+	 * a half-flow has two, and a million half-flows must fit in 1 GB). */
+	uint32_t first : 24;  /* PSN of the first packet */
+	bool started : 1;
+	bool resync : 1;      /* the next packet's PSN becomes the expectation */
+	uint32_t next;        /* expected PSN of the next new packet */
+	uint64_t packets;
+	struct rs_psn_loss *loss; /* NULL: nothing lost or re-sent yet */
+};
+
+void rs_loss_add(struct rs_psn_loss *d, const struct rs_psn_loss *s);
+
+/* The stream's loss counters for reading (zeros if it never lost any). */
+extern const struct rs_psn_loss rs_psn_no_loss;
+static inline const struct rs_psn_loss *rs_loss(const struct rs_psn *s)
+{
+	return s->loss ? s->loss : &rs_psn_no_loss;
+}
+/* ... for writing (allocated on first use). */
+static inline struct rs_psn_loss *rs_loss_w(struct rs_psn *s)
+{
+	if (!s->loss)
+		s->loss = g_new0(struct rs_psn_loss, 1);
+	return s->loss;
+}
+
+/* A multi-packet SEND or WRITE being reassembled. With loss before the
+ * capture point its packets may arrive out of order (go-back-N fills), so a
+ * message completes when its Last packet has been seen and none of its PSNs
+ * is still missing. */
+#define RS_OPEN_MSGS 8
+struct rs_openmsg {
+	uint32_t first_psn;   /* PSN of its First (or of the first PSN after the gap that hid it) */
+	uint32_t missing;     /* PSNs of this message not seen yet */
+	uint64_t bytes;
+	uint64_t size;        /* a WRITE's DMA length (its RETH), 0 if unknown */
+	uint32_t last_psn;    /* its Last's PSN, when the size and path MTU tell it */
+	uint8_t family;       /* 0 SEND, 1 WRITE */
+	uint8_t kind;         /* enum rs_msg + 1 once the Last is seen */
+	bool has_last_psn;
+	bool ended;           /* a later message began: its Last was skipped */
+	bool lossy;           /* some of its PSNs were skipped */
+};
+
+/* A request waiting for its response (for latency and pairing). */
+struct rs_pending {
+	uint64_t ts_ns;
+	uint32_t npkts;   /* READ: response packets expected; 0 if the PMTU was unknown */
+	/* A PSN has 24 bits: 16 bytes an entry, not 24 (every requester keeps
+	 * two in its struct rs_latency). */
+	uint32_t psn : 24;
+	uint32_t what : 7;       /* enum rs_pending_what */
+	uint32_t first_seen : 1; /* READ: first response already timed */
+};
+enum rs_pending_what { RS_PEND_ACKREQ = 1, RS_PEND_READ, RS_PEND_ATOMIC };
+
+/* Latency samples of one kind, in nanoseconds. While they are kept exactly,
+ * new samples wait in `stage` and join `v` RS_LAT_STAGE at a time: a flow's
+ * next sample comes thousands of frames later, when the end of `v` has left
+ * the caches, and this struct is in them anyway (latency.c). The stage
+ * holds 32-bit samples, eight in the room four 64-bit ones took: the end of
+ * `v` is written half as often, and a flow with fewer than eight samples
+ * needs no vector at all. */
+#define RS_LAT_STAGE 8
+struct rs_latvec {
+	uint64_t n;       /* samples seen */
+	uint64_t min, max;
+	/* Exact up to RS_LAT_EXACT, then a uniform reservoir: uint32_t[cap]
+	 * while every sample kept fits in 32 bits (under 4.29 s), then
+	 * uint64_t[cap] (`wide`). Read it through latency.c only. */
+	void *v;
+	uint64_t rng;
+	/* At most RS_LAT_EXACT: 16 bits keep the struct at 80 bytes. */
+	uint16_t len, cap;
+	uint16_t nstage;  /* samples in stage, after those in v */
+	bool wide;
+	uint32_t stage[RS_LAT_STAGE]; /* samples under 4.29 s; a wider one joins v at once */
+};
+_Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes");
+_Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
+enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
+
+struct rs_latency {
+	struct rs_pending *ring;  /* ring0 at first, then doubled up to RS_OUTSTANDING: */
+	uint32_t cap;             /* most requesters have only a few requests pending */
+	uint32_t head, count;     /* oldest at head */
+	uint64_t overflow;        /* requests forgotten because too many were outstanding */
+	uint64_t clock_backwards; /* answers time-stamped before their request: not timed */
+	struct rs_latvec *lat[RS_LAT__COUNT]; /* each allocated with its first sample, */
+	struct rs_latvec ack;     /* but AckReq -> ACK (the common one) lives here */
+	struct rs_pending ring0[2];
+};
+struct rs_latency *rs_latency_new(void);
+void rs_latency_free(struct rs_latency *l);
+/* The samples of one kind, allocated on first use. */
+struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k);
+
+/* One rkey a requester used on a half-flow (the capability view). */
+struct rs_rkey_use {
+	uint32_t rkey;
+	uint8_t ops;          /* 1 READ, 2 WRITE, 4 ATOMIC, 8 FLUSH */
+	uint64_t va_lo, va_hi;/* [lo, hi) touched */
+	uint64_t bytes;
+	uint64_t count;
+	struct rs_fref first;
+};
+struct rs_rkeys {
+	uint32_t n, cap;      /* use[] grows by doubling up to RS_MAX_RKEYS */
+	uint64_t more;        /* uses of rkeys beyond RS_MAX_RKEYS */
+	struct rs_rkey_use *use;
+};
+
+/* Immediate data of the messages a half-flow carried, in wire order (the
+ * first RS_MAX_IMMS; `total` counts them all). */
+#define RS_MAX_IMMS 64
+struct rs_imms {
+	uint64_t total;
+	uint32_t n, cap;
+	uint32_t v[];         /* cap of them: grown up to RS_MAX_IMMS (most flows carry one or two) */
+};
+
+/* Throughput per interval, for --plot. */
+struct rs_series {
+	uint32_t len, cap;
+	uint32_t shift;       /* each point covers 2^shift intervals */
+	int64_t *interval;
+	uint64_t *bytes;
+};
+
+/* A frame on a connection, for --ladder. */
+struct rs_ladder_ev {
+	struct rs_fref at;
+	uint64_t ts_ns;
+	uint32_t flow_id;     /* the half-flow it travelled on (data frames) */
+	uint32_t conn_id;     /* CM frames: its connection's id + 1; 0 otherwise */
+	struct rs_addr src;   /* sender */
+	uint8_t opcode;
+	bool is_cm;
+	uint16_t cm_attr;
+	uint16_t cm_reason;   /* REJ */
+	uint32_t cm_qpn, cm_psn; /* REQ/REP: local QPN and Starting PSN; SIDR_REP: QPN */
+	uint32_t psn, len, destqp;
+	uint8_t syndrome;     /* AETH, if has_aeth */
+	bool has_aeth, retrans, ackreq;
+	uint32_t msn;
+};
+
+/* Counters per timeline interval. */
+struct rs_tl {
+	uint64_t packets, bytes, payload;
+	/* Events of one flow in one interval: 32 bits suffice (four billion in
+	 * one interval of one QP would need an interval of hours). */
+	uint32_t messages, retrans, naks, ecn_ce, cnps;
+};
+
+struct rs_conn;
+
+/*
+ * The fields are ordered by how often they are touched: what frames read
+ * or write fills the first RS_FLOW_HOT_BYTES (five cache lines; the flow is
+ * allocated 64-byte aligned), which the analyzer prefetches frames ahead
+ * (rs_analyzer_prefetch); then what only a few frames ever touch. A field
+ * every frame touches that lands past RS_FLOW_HOT_BYTES costs a cache miss
+ * per frame: iv_tag and iv_payload once did. The opcode counts are 16 bits
+ * wide (the carries go to x->ophist_hi, see rs_flow_ophist()) so that they
+ * take one line, not two and a part of a third: a flow is six lines, not
+ * seven (a million flows: 64 MB less). Side-by-side runs of the bench
+ * capture showed no change in speed from the line saved per frame.
+ */
+struct rs_flow {
+	/* ---- every frame ---- */
+	struct rs_flowkey key;
+	uint32_t slot;            /* index in the flow array */
+	uint8_t transport;        /* RS_TR_* of its packets */
+	uint8_t pair_method;      /* enum rs_pair */
+	bool is_cm_qp;            /* QP0/QP1 */
+	bool is_dc;               /* NVIDIA DC in the RD opcode range (dissect's RS_HAVE_DC) */
+	uint64_t packets, wire_bytes;
+	struct rs_fref last;
+	uint64_t last_ts;
+	uint64_t payload_all;     /* every payload byte on the wire */
+	uint64_t payload;         /* first sightings only (goodput) */
+	struct rs_flow *peer;
+	struct rs_latency *lat;
+	/* A prefetch hint only (rs_analyzer_prefetch): the peer's lat as last
+	 * set (at pairing, and when the peer's is allocated); may be stale. */
+	const struct rs_latency *peer_lat;
+	uint32_t pmtu;            /* learned from First/Middle payload sizes */
+	uint32_t tl_slot;         /* its row in a->tl_rows + 1 while active in this interval; 0 if not */
+	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
+	uint8_t nopen;
+	bool have_ack_psn;
+	uint8_t infer_tries;      /* pairing by inference: at most 16 */
+	uint32_t iv_tag;          /* without timeline rows: the interval (+1) iv_payload counts */
+
+	struct rs_psn req, rsp;
+	/* Multi-packet messages not finished yet (requests), oldest first:
+	 * RS_OPEN_MSGS slots, allocated with the first multi-packet message. */
+	struct rs_openmsg *open;
+	struct rs_rkeys *rkeys;
+	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
+	bool retired;             /* out of the table: an older connection's traffic */
+	uint32_t ack_psn;
+	/* Responses carried by this flow. */
+	uint64_t acks, acked_pkts;
+	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
+	struct rs_flow_msgs *m;   /* every message (flows with messages) */
+	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
+	/* Packets by opcode & 0x1F within its transport: the low 16 bits
+	 * (rs_flow_ophist() adds the carries). */
+	uint16_t ophist[32];
+
+	/* ---- seldom ---- */
+	struct rs_conn *conn;
+	uint32_t hosts_pos;       /* its index in the a->by_hosts list of its host pair */
+	uint32_t id;              /* creation order */
+	struct rs_fref first;
+	uint64_t first_ts;
+	struct rs_flow_rare *rare;/* counters of what most flows never see */
+	struct rs_flow_extra *x;  /* what only some flows carry (rs_extra_w) */
+	uint64_t peak_bytes;      /* most payload bytes in one interval (folded once per interval) */
+};
+#define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, conn)
+_Static_assert(RS_FLOW_HOT_BYTES == 5 * 64, "the fields frames touch fill five whole cache lines");
+_Static_assert(offsetof(struct rs_flow, ophist) == 4 * 64, "the opcode counts fill the fifth line alone");
+_Static_assert(sizeof(struct rs_flow) == 6 * 64, "a flow takes six cache lines");
+/* A hint to fetch, for writing, every cache line [p, p + len) touches,
+ * wherever p starts in its line: one address every 64 bytes from p, and
+ * the last byte. The count depends on len alone, a constant at every call,
+ * so the loop unrolls into straight prefetches (aligning p first made it a
+ * loop per call). */
+static inline void rs_prefetch_lines(const void *p, size_t len)
+{
+	const char *c = p;
+	for (size_t off = 0; off < len; off += 64)
+		__builtin_prefetch(c + off, 1);
+	__builtin_prefetch(c + len - 1, 1);
+}
+/* Packets of opcode `op` (& 0x1F) on the flow, and adding to that count. */
+uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op);
+void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n);
+/* One packet: in the 16 bits while they hold it, else the carry (once per
+ * 65,536 packets of an opcode) through rs_flow_ophist_add(). */
+static inline void rs_flow_ophist_count(struct rs_flow *fl, unsigned op)
+{
+	if (fl->ophist[op] != UINT16_MAX)
+		fl->ophist[op]++;
+	else
+		rs_flow_ophist_add(fl, op, 1);
+}
+
+/* Messages by kind, and their sizes: allocated with the flow's first
+ * message (the flows that only carry ACKs or responses have none). */
+struct rs_flow_msgs {
+	uint64_t msgs[RS_MSG__COUNT];
+	uint64_t msg_bytes[RS_MSG__COUNT];
+	uint32_t size_hist[RS_SIZE_BUCKETS];
+	uint64_t msg_min, msg_max;
+};
+extern const struct rs_flow_msgs rs_flow_no_msgs;
+static inline const struct rs_flow_msgs *rs_msgs(const struct rs_flow *fl)
+{
+	return fl->m ? fl->m : &rs_flow_no_msgs;
+}
+struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
+void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s);
+
+/* Per-flow state that most flows never have, out of struct rs_flow so that
+ * the flow fits in six cache lines (a million flows: 64 MB less):
+ * allocated with the first of them. */
+struct rs_flow_extra {
+	struct rs_series *series; /* --plot */
+	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them) */
+	struct rs_imms *imms;     /* Immediate Data values seen */
+	uint32_t *ophist_hi;      /* [32]: carries out of fl->ophist, once one wraps */
+};
+struct rs_flow_extra *rs_extra_w(struct rs_flow *fl);
+static inline struct rs_series *rs_series_of(const struct rs_flow *fl)
+{
+	return fl->x ? fl->x->series : NULL;
+}
+static inline const struct rs_imms *rs_imms_of(const struct rs_flow *fl)
+{
+	return fl->x ? fl->x->imms : NULL;
+}
+
+/* Per-flow counters that stay zero for most flows, allocated with the first
+ * that does not (so a million quiet flows do not carry them). */
+struct rs_flow_rare {
+	uint64_t retrans_payload;
+	uint64_t incomplete_msgs; /* started, never finished */
+	uint64_t tail_missed;     /* messages counted though the capture missed their Last */
+	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
+	uint64_t dup_acks;
+	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
+	uint64_t rnr_naks;
+	uint8_t rnr_timer_min, rnr_timer_max;
+	/* Congestion. */
+	uint64_t ecn_ce, fecn, becn, cnps;
+	uint64_t icrc_bad, icrc_unchecked, undecodable;
+	/* UD. */
+	uint32_t deth_qkey, deth_srcqp;
+	bool many_srcqp, many_qkey;
+};
+/* For reading (zeros when the flow has none) and for writing (allocated). */
+extern const struct rs_flow_rare rs_flow_no_rare;
+static inline const struct rs_flow_rare *rs_rare(const struct rs_flow *fl)
+{
+	return fl->rare ? fl->rare : &rs_flow_no_rare;
+}
+struct rs_flow_rare *rs_rare_w(struct rs_flow *fl);
+/* Adds every counter; which DETH Q_Key and source QP a UD flow had is the
+ * merge's to decide (merge.c flow_add). */
+void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s);
+/* A flow's counters (packets, bytes, messages, losses, rare counters) added
+ * to another's: eviction's total, and merging. counters.c. */
+void rs_flow_counts_add(struct rs_flow *d, const struct rs_flow *s);
+
+/* A host (address) plus a 32-bit number: comm IDs, rkeys. Hashable. */
+struct rs_hostkey {
+	uint8_t kind;
+	uint8_t b[16];
+	uint8_t pad[3];
+	uint32_t n;
+};
+guint rs_hostkey_hash(gconstpointer k);
+gboolean rs_hostkey_equal(gconstpointer a, gconstpointer b);
+struct rs_hostkey *rs_hostkey_new(const struct rs_addr *ad, uint32_t n);
+void rs_hostkey_set(struct rs_hostkey *k, const struct rs_addr *ad, uint32_t n);
+
+/* Two hosts of one RoCE kind, in the order given. Hashable. */
+struct rs_hostpair {
+	uint8_t roce, kind;
+	uint8_t a[16], b[16];
+	uint8_t pad[2];
+};
+guint rs_hostpair_hash(gconstpointer k);
+gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b);
+
+/* flow.c: keys from frames, and back. */
+void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f);
+void rs_flowkey_reverse(struct rs_flowkey *r, const struct rs_flowkey *k, uint32_t qpn);
+void rs_flowkey_addr(const struct rs_flowkey *k, bool dst, struct rs_addr *out);
+const char *rs_flow_transport_name(const struct rs_flow *fl);
+
+#endif
