@@ -288,10 +288,9 @@ static struct rs_conn *cm_req(struct rs_analyzer *a, const struct rs_frame *f, c
 {
 	const struct rs_mad *mad = &f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
-	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
 	struct rs_conn *c;
 	const struct rs_cm_req *r = &mad->u.req;
-	if (!rs_mad_captured(mad, H, 4))
+	if (!(mad->fields & RS_CMF_HEAD))
 		return NULL;
 	c = conn_lookup(a, &f->src, r->local_comm_id);
 	if (!c || c->kind != RS_CONN_RC) {
@@ -300,15 +299,15 @@ static struct rs_conn *cm_req(struct rs_analyzer *a, const struct rs_frame *f, c
 		c->tid = mad->hdr.tid;
 		conn_index(a, c, &c->client, c->client_comm_id);
 	}
-	if (rs_mad_captured(mad, H + 8, 8))
+	if ((mad->fields & RS_CMF_SERVICE_ID))
 		c->service_id = r->service_id;
-	if (rs_mad_captured(mad, H + 32, 3))
+	if ((mad->fields & RS_CMF_LOCAL_QPN))
 		c->client_qpn = r->local_qpn;
-	if (rs_mad_captured(mad, H + 44, 3)) {
+	if ((mad->fields & RS_CMF_START_PSN)) {
 		c->req_psn = r->starting_psn;
 		c->have_req_psn = true;
 	}
-	if (rs_mad_captured(mad, H + 51, 1)) {
+	if ((mad->fields & RS_CMF_TRANSPORT)) {
 		c->transport_type = r->transport_service_type;
 		c->path_mtu = r->path_mtu;
 	}
@@ -328,10 +327,9 @@ static struct rs_conn *cm_rep(struct rs_analyzer *a, const struct rs_frame *f, c
 {
 	const struct rs_mad *mad = &f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
-	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
 	struct rs_conn *c;
 	const struct rs_cm_rep *r = &mad->u.rep;
-	if (!rs_mad_captured(mad, H, 8))
+	if (!(mad->fields & RS_CMF_HEAD))
 		return NULL;
 	c = conn_lookup(a, &f->dst, r->remote_comm_id);
 	if (!c) { /* the REQ was not captured */
@@ -343,9 +341,9 @@ static struct rs_conn *cm_rep(struct rs_analyzer *a, const struct rs_frame *f, c
 	bool first = c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] == 0;
 	c->server_comm_id = r->local_comm_id;
 	conn_index(a, c, &c->server, c->server_comm_id);
-	if (rs_mad_captured(mad, H + 12, 3))
+	if ((mad->fields & RS_CMF_LOCAL_QPN))
 		c->server_qpn = r->local_qpn;
-	if (rs_mad_captured(mad, H + 20, 3)) {
+	if ((mad->fields & RS_CMF_START_PSN)) {
 		c->rep_psn = r->starting_psn;
 		c->have_rep_psn = true;
 	}
@@ -366,10 +364,9 @@ static struct rs_conn *cm_rej(struct rs_analyzer *a, const struct rs_frame *f, c
 {
 	const struct rs_mad *mad = &f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
-	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
 	struct rs_conn *c;
 	const struct rs_cm_rej *r = &mad->u.rej;
-	if (!rs_mad_captured(mad, H, 12))
+	if (!(mad->fields & RS_CMF_HEAD))
 		return NULL;
 	c = find_either(a, f, r->local_comm_id, r->remote_comm_id);
 	if (!c) {
@@ -392,11 +389,10 @@ static struct rs_conn *cm_ids(struct rs_analyzer *a, const struct rs_frame *f, c
 {
 	const struct rs_mad *mad = &f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
-	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
 	struct rs_conn *c;
 	uint32_t local = attr == UMAD_CM_ATTR_MRA ? mad->u.mra.local_comm_id : mad->u.ids.local_comm_id;
 	uint32_t remote = attr == UMAD_CM_ATTR_MRA ? mad->u.mra.remote_comm_id : mad->u.ids.remote_comm_id;
-	if (!rs_mad_captured(mad, H, 8))
+	if (!(mad->fields & RS_CMF_HEAD))
 		return NULL;
 	c = find_either(a, f, local, remote);
 	if (!c)
@@ -420,10 +416,9 @@ static struct rs_conn *cm_sidr_req(struct rs_analyzer *a, const struct rs_frame 
 {
 	const struct rs_mad *mad = &f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
-	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
 	struct rs_conn *c;
 	const struct rs_cm_sidr_req *r = &mad->u.sidr_req;
-	if (!rs_mad_captured(mad, H, 16))
+	if (!(mad->fields & RS_CMF_HEAD))
 		return NULL;
 	c = conn_lookup(a, &f->src, r->request_id);
 	if (!c || c->kind != RS_CONN_SIDR) {
@@ -449,10 +444,9 @@ static struct rs_conn *cm_sidr_rep(struct rs_analyzer *a, const struct rs_frame 
 {
 	const struct rs_mad *mad = &f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
-	const unsigned H = RS_MAD_HDR_SIZE; /* fields' offsets within the MAD (header + IBA 12.6 layouts) */
 	struct rs_conn *c;
 	const struct rs_cm_sidr_rep *r = &mad->u.sidr_rep;
-	if (!rs_mad_captured(mad, H, 24))
+	if (!(mad->fields & RS_CMF_HEAD))
 		return NULL;
 	c = conn_lookup(a, &f->dst, r->request_id);
 	if (!c || c->kind != RS_CONN_SIDR) {

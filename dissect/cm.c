@@ -206,6 +206,39 @@ static const struct rs_cm_sidr_rep *decode_sidr_rep(struct rs_cursor *c, struct 
 	return r;
 }
 
+/* Which of the fields the analysis uses the capture holds: each is
+ * (attribute, field, offset and length within the attribute body). */
+static uint8_t captured_fields(const struct rs_mad *m)
+{
+	static const struct {
+		uint16_t attr;
+		uint8_t field, off, len;
+	} where[] = {
+		{ UMAD_CM_ATTR_REQ, RS_CMF_HEAD, 0, 4 },
+		{ UMAD_CM_ATTR_REQ, RS_CMF_SERVICE_ID, 8, 8 },
+		{ UMAD_CM_ATTR_REQ, RS_CMF_LOCAL_QPN, 32, 3 },
+		{ UMAD_CM_ATTR_REQ, RS_CMF_START_PSN, 44, 3 },
+		{ UMAD_CM_ATTR_REQ, RS_CMF_TRANSPORT, 51, 1 },
+		{ UMAD_CM_ATTR_REP, RS_CMF_HEAD, 0, 8 },
+		{ UMAD_CM_ATTR_REP, RS_CMF_LOCAL_QPN, 12, 3 },
+		{ UMAD_CM_ATTR_REP, RS_CMF_START_PSN, 20, 3 },
+		{ UMAD_CM_ATTR_REJ, RS_CMF_HEAD, 0, 12 },
+		{ UMAD_CM_ATTR_MRA, RS_CMF_HEAD, 0, 8 },
+		{ UMAD_CM_ATTR_RTU, RS_CMF_HEAD, 0, 8 },
+		{ UMAD_CM_ATTR_DREQ, RS_CMF_HEAD, 0, 8 },
+		{ UMAD_CM_ATTR_DREP, RS_CMF_HEAD, 0, 8 },
+		{ UMAD_CM_ATTR_LAP, RS_CMF_HEAD, 0, 8 },
+		{ UMAD_CM_ATTR_APR, RS_CMF_HEAD, 0, 8 },
+		{ UMAD_CM_ATTR_SIDR_REQ, RS_CMF_HEAD, 0, 16 },
+		{ UMAD_CM_ATTR_SIDR_REP, RS_CMF_HEAD, 0, 24 },
+	};
+	uint8_t have = 0;
+	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
+		if (where[i].attr == m->hdr.attr_id && rs_mad_captured(m, RS_MAD_HDR_SIZE + where[i].off, where[i].len))
+			have |= where[i].field;
+	return have;
+}
+
 /* The CM attributes (REQ .. APR) whose bodies are decoded. */
 static bool is_known_cm_attr(uint16_t attr)
 {
@@ -217,6 +250,7 @@ enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct 
 	struct rs_mad_hdr *h = &m->hdr;
 
 	m->is_cm = m->attr_ok = m->has_cma_hdr = false;
+	m->fields = 0;
 	m->private_off = m->private_len = 0;
 	/* Fields a short or lying MAD leaves undecoded read as zero, never as
 	 * the previous frame's (struct rs_frame is reused) or stack garbage. */
@@ -251,7 +285,8 @@ enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct 
 	}
 
 	/* Attribute bodies: fields not captured read as zero; the result then
-	 * says truncated and rs_mad_captured() tells which fields are real. */
+	 * says truncated and m->fields tells which fields are real. */
+	m->fields = captured_fields(m);
 	uint16_t priv = 0;
 	switch (h->attr_id) {
 	case UMAD_CM_ATTR_REQ:

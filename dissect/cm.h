@@ -127,12 +127,26 @@ struct rs_cm_sidr_rep {
 	uint32_t qkey;
 };
 
+/* Which fields of a CM attribute the capture holds (struct rs_mad.fields);
+ * a field not held reads as zero. */
+enum rs_cm_field {
+	/* What identifies the message: the comm IDs (REQ: the Local one), and
+	 * REJ its reason, SIDR_REQ its Service ID, SIDR_REP everything up to
+	 * its Q_Key. */
+	RS_CMF_HEAD = 1 << 0,
+	RS_CMF_SERVICE_ID = 1 << 1, /* REQ */
+	RS_CMF_LOCAL_QPN = 1 << 2,  /* REQ, REP */
+	RS_CMF_START_PSN = 1 << 3,  /* REQ, REP: Starting PSN */
+	RS_CMF_TRANSPORT = 1 << 4,  /* REQ: Transport Service Type and Path MTU */
+};
+
 /* A decoded MAD. `attr_ok` says the attribute body below was fully decoded. */
 struct rs_mad {
 	struct rs_mad_hdr hdr;
 	bool is_cm;        /* mgmt_class == UMAD_CLASS_CM */
 	bool attr_ok;
 	bool has_cma_hdr;  /* REQ / SIDR_REQ to an RDMA CM service ID (IP private data) */
+	uint8_t fields;    /* enum rs_cm_field: the attribute's fields the capture holds */
 	uint16_t captured; /* bytes of the MAD that were captured */
 	uint16_t private_off, private_len; /* private data within the MAD */
 	union {
@@ -166,7 +180,8 @@ struct rs_mad_problem {
  * the captured payload ends). `wire_len` is the payload length on the wire.
  * On RS_MAD_TRUNCATED the header and the captured part of the attribute are
  * filled in (uncaptured fields read as zero) and out->captured says how many
- * bytes of the MAD were there; check fields with rs_mad_captured().
+ * bytes of the MAD were there; out->fields says which of the fields the
+ * analysis uses are real (rs_mad_captured() tells for any byte range).
  */
 enum rs_mad_result rs_mad_decode(struct rs_cursor *c, uint32_t wire_len, struct rs_mad *out,
 				 struct rs_mad_problem *why);

@@ -443,6 +443,14 @@ START_TEST(test_short_and_cut_mads)
 			ck_assert_uint_eq(m.u.req.primary.local_ack_timeout, 19);
 		if (m.has_cma_hdr)
 			ck_assert_uint_ge(cap, M + 140 + 36);
+		/* m.fields: a field is held once its last byte is (IBA 12.6.5
+		 * REQ: Local Comm ID at 0, Service ID at 8, Local QPN at 32,
+		 * Starting PSN at 44, Transport Service Type at 51). */
+		ck_assert_int_eq(!!(m.fields & RS_CMF_HEAD), cap >= M + 4);
+		ck_assert_int_eq(!!(m.fields & RS_CMF_SERVICE_ID), cap >= M + 16);
+		ck_assert_int_eq(!!(m.fields & RS_CMF_LOCAL_QPN), cap >= M + 35);
+		ck_assert_int_eq(!!(m.fields & RS_CMF_START_PSN), cap >= M + 47);
+		ck_assert_int_eq(!!(m.fields & RS_CMF_TRANSPORT), cap >= M + 52);
 	}
 	ck_assert(rs_mad_captured(&m, M + 0, 4));
 	ck_assert(!rs_mad_captured(&m, 250, 8));
