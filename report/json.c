@@ -372,8 +372,7 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 	const struct rs_analyzer *a = v->a;
 	rs_json_arr(j, "qps");
 	for (guint i = 0; i < v->flows->len; i++) {
-		rs_view_prefetch(v, i);
-		struct rs_flow *fl = v->flows->pdata[i];
+		struct rs_flow *fl = rs_view_flow(v, i);
 		char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN];
 		struct rs_addr sa, da;
 		rs_flowkey_addr(&fl->key, false, &sa);

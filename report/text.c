@@ -331,8 +331,7 @@ static void qp_section(FILE *out, const struct rs_view *v)
 	struct rs_outbuf r;
 	rs_outbuf_init(&r, out, rb, sizeof rb);
 	for (guint i = 0; i < v->flows->len; i++) {
-		rs_view_prefetch(v, i);
-		const struct rs_flow *fl = v->flows->pdata[i];
+		const struct rs_flow *fl = rs_view_flow(v, i);
 		char lbl[160], pay[24], msgs[96], r1[24], r2[24];
 		rs_fmt_flow_pair(v->names, &fl->key, " ", lbl, sizeof lbl);
 		rs_fmt_msgs(rs_msgs(fl), msgs, sizeof msgs);
@@ -381,8 +380,7 @@ static void latency_section(FILE *out, const struct rs_view *v)
 {
 	bool header = false;
 	for (guint i = 0; i < v->flows->len; i++) {
-		rs_view_prefetch(v, i);
-		struct rs_flow *fl = v->flows->pdata[i];
+		struct rs_flow *fl = rs_view_flow(v, i);
 		if (!fl->lat)
 			continue;
 		bool any = false;
@@ -432,8 +430,7 @@ static void memory_section(FILE *out, const struct rs_view *v)
 	struct rs_outbuf r;
 	rs_outbuf_init(&r, out, rb, sizeof rb);
 	for (guint i = 0; i < v->flows->len; i++) {
-		rs_view_prefetch(v, i);
-		const struct rs_flow *fl = v->flows->pdata[i];
+		const struct rs_flow *fl = rs_view_flow(v, i);
 		if (!fl->rkeys || !fl->rkeys->n)
 			continue;
 		if (!header) {

@@ -19,10 +19,10 @@ struct rs_view {
 };
 
 void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_report_opts *o);
-/* Before a writer's loop reaches v->flows->pdata[i]: fetch into the caches
- * what it will read of the flows a few places further on (their flows,
- * latency vectors, rkeys). Only a hint. */
-void rs_view_prefetch(const struct rs_view *v, guint i);
+/* The i'th flow of v->flows. Writers go through them in order with it:
+ * it also fetches into the caches what they will read of the flows a few
+ * places further on. */
+struct rs_flow *rs_view_flow(const struct rs_view *v, guint i);
 void rs_view_free(struct rs_view *v);
 
 /* Seconds between a flow's first and last frame (0 for one frame). */
