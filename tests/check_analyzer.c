@@ -409,6 +409,8 @@ static void handshake(void)
 	req.mad.is_cm = true;
 	req.mad.attr_ok = true;
 	req.mad.captured = RS_MAD_SIZE;
+	/* As rs_mad_decode says of a whole MAD: every field held. */
+	req.mad.fields = RS_CMF_HEAD | RS_CMF_SERVICE_ID | RS_CMF_LOCAL_QPN | RS_CMF_START_PSN | RS_CMF_TRANSPORT;
 	req.mad.hdr.mgmt_class = UMAD_CLASS_CM;
 	req.mad.hdr.attr_id = UMAD_CM_ATTR_REQ;
 	req.mad.u.req.local_comm_id = 0xabc;
