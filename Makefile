@@ -94,7 +94,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps layers installcheck sliced completeness icrcrewrite unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
+.PHONY: all check builddeps layers jsonschema installcheck sliced completeness icrcrewrite unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
 	sanitize golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -155,7 +155,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # samples against their ground truth, -j against -j 1, the fuzzers'
 # regression inputs, the hostile inputs and the interrupted runs. Each
 # script exits non-zero on the first failing case it reports.
-check: builddeps layers unit golden difftest difftcpdump reports sliced completeness icrcrewrite walkcheck cases cli installcheck truth jobs regress hostile interrupt
+check: builddeps layers unit golden jsonschema difftest difftcpdump reports sliced completeness icrcrewrite walkcheck cases cli installcheck truth jobs regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -170,6 +170,10 @@ unit: $(TEST_BIN)
 
 golden: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh
+
+# Every JSON document against the schema rocestat ships (man/rocestat.schema.json).
+jsonschema: $(BIN) $(BUILD)/bench/gen
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_json_schema.py
 
 # The tree's shape: rooms include one way, calls within analyzer/ and
 # report/ go one way, no file over 800 lines nor function over 120.
@@ -320,12 +324,14 @@ check-big: $(BIN) $(BENCH_BIN)/gen
 # ---- install -------------------------------------------------------------
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/rocestat
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rocestat
 	install -m 0644 man/rocestat.1 $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
+	install -m 0644 man/rocestat.schema.json $(DESTDIR)$(PREFIX)/share/rocestat/rocestat.schema.json
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/rocestat $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/rocestat $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1 \
+	      $(DESTDIR)$(PREFIX)/share/rocestat/rocestat.schema.json
 
 clean:
 	rm -rf build build-san build-fuzz build-cov build-pgo rocestat

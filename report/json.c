@@ -1,15 +1,33 @@
 /*
- * report_json.c — `rocestat --format json`: the summary as one JSON
- * document. Top-level keys: "rocestat", "capture", "connections", "qps",
- * "anomalies". Times are nanoseconds (integers) unless the key says
+ * json.c — `rocestat --format json`: the summary as one JSON document.
+ * Top-level keys: "rocestat", "schema_version", "capture", "connections",
+ * "qps", "anomalies". Times are nanoseconds (integers) unless the key says
  * otherwise; rates are bytes per second; PSNs, QPNs and rkeys are integers.
- * The meaning of every key is in man/rocestat.1 (JSON OUTPUT).
+ * Every object of a kind has the same keys, null where a value does not
+ * apply or is not known; man/rocestat.schema.json is the schema (its
+ * version is RS_JSON_SCHEMA_VERSION), man/rocestat.1 (JSON OUTPUT) says
+ * what every key means.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "report/jsonw.h"
 #include "report/view.h"
+
+/* The version of the document's shape (man/rocestat.schema.json): raised
+ * when a key changes meaning or goes away, not when one is added. */
+#define RS_JSON_SCHEMA_VERSION 1
+
+static const char *addr_kind_name(uint8_t kind)
+{
+	switch (kind) {
+	case RS_ADDR_IPV4: return "ipv4";
+	case RS_ADDR_IPV6: return "ipv6";
+	case RS_ADDR_GID: return "gid";
+	case RS_ADDR_LID: return "lid";
+	default: return NULL;
+	}
+}
 
 /* Defined opcodes by name; reserved and vendor ones by number, since they
  * share a name and JSON keys must be unique. */
@@ -213,6 +231,8 @@ static void connections(struct rs_json *j, const struct rs_view *v)
 			double ms = rs_conn_step_ms(c, steps[k].from, steps[k].to);
 			if (ms >= 0)
 				rs_json_dbl(j, steps[k].key, ms);
+			else
+				rs_json_null(j, steps[k].key);
 		}
 		rs_json_end_obj(j);
 		if (c->n[UMAD_CM_ATTR_REJ - UMAD_CM_ATTR_REQ]) {
@@ -230,6 +250,8 @@ static void connections(struct rs_json *j, const struct rs_view *v)
 			rs_json_u64(j, "qpn", c->server_qpn);
 			rs_json_u64(j, "q_key", c->qkey);
 			rs_json_end_obj(j);
+		} else {
+			rs_json_null(j, "sidr");
 		}
 		rs_json_bool(j, "data_seen", c->c2s || c->s2c);
 		rs_json_end_obj(j);
@@ -333,6 +355,8 @@ static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl)
 		rs_json_bool(j, "several_src_qps", rs_rare(fl)->many_srcqp);
 		rs_json_bool(j, "several_q_keys", rs_rare(fl)->many_qkey);
 		rs_json_end_obj(j);
+	} else {
+		rs_json_null(j, "ud");
 	}
 	rs_json_obj(j, "immediates");
 	const struct rs_imms *imms = rs_imms_of(fl);
@@ -380,7 +404,10 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_obj(j, NULL);
 		rs_json_str(j, "src", rs_addr_format(&sa, s));
 		rs_json_str(j, "dst", rs_addr_format(&da, d));
+		rs_json_str(j, "address_kind", addr_kind_name(sa.kind));
 		rs_json_u64(j, "dest_qp", fl->key.qpn);
+		/* QP0 and QP1 are the subnet's and the CM's (IBA 3.9.1, 13.5.1). */
+		rs_json_str(j, "qp_role", !fl->is_cm_qp ? "data" : fl->key.qpn ? "gsi" : "smi");
 		rs_json_str(j, "roce", rs_roce_name((enum rs_roce)fl->key.roce));
 		rs_json_str(j, "transport", rs_flow_transport_name(fl));
 		rs_json_str(j, "pairing", fl->is_cm_qp ? "none" : rs_flow_pairing(fl));
@@ -430,6 +457,8 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 			rs_json_u64(j, "min", rs_rnr_timer_us(rs_rare(fl)->rnr_timer_min));
 			rs_json_u64(j, "max", rs_rnr_timer_us(rs_rare(fl)->rnr_timer_max));
 			rs_json_end_obj(j);
+		} else {
+			rs_json_null(j, "rnr_timer_us");
 		}
 		rs_json_u64(j, "acks", fl->acks);
 		if (fl->acks)
@@ -447,10 +476,34 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_u64(j, "undecodable", rs_rare(fl)->undecodable);
 		if (fl->pmtu)
 			rs_json_u64(j, "path_mtu", fl->pmtu);
+		else
+			rs_json_null(j, "path_mtu");
 		qp_ud_imms_rkeys(j, fl);
 		rs_json_end_obj(j);
 	}
 	rs_json_end_arr(j);
+}
+
+/* What an anomaly is about, as keys a script can select on: the kind of
+ * subject, its addresses and destination QP (a half-flow), or its
+ * connection's id and the client and server (a connection). */
+static void anomaly_subject(struct rs_json *j, const struct rs_view *v, const struct rs_anomaly *an)
+{
+	struct rs_anom_subject s;
+	rs_anomaly_subject(v, an, &s);
+	char sa[RS_ADDR_STRLEN], da[RS_ADDR_STRLEN];
+	rs_json_str(j, "subject", s.kind);
+	rs_json_str(j, "src", s.src.kind ? rs_addr_format(&s.src, sa) : NULL);
+	rs_json_str(j, "dst", s.dst.kind ? rs_addr_format(&s.dst, da) : NULL);
+	if (s.have_qp)
+		rs_json_u64(j, "dest_qp", s.dest_qp);
+	else
+		rs_json_null(j, "dest_qp");
+	if (s.conn_id)
+		rs_json_u64(j, "connection", s.conn_id - 1);
+	else
+		rs_json_null(j, "connection");
+	rs_json_bool(j, "evicted", s.evicted);
 }
 
 static void anomalies(struct rs_json *j, const struct rs_view *v)
@@ -462,18 +515,17 @@ static void anomalies(struct rs_json *j, const struct rs_view *v)
 		rs_json_obj(j, NULL);
 		rs_json_str(j, "type", rs_anom_key((enum rs_anom)an->type));
 		rs_json_u64(j, "code", an->code);
+		anomaly_subject(j, v, an);
 		rs_json_u64(j, "count", an->count);
 		rs_json_str(j, "description", rs_anomaly_describe(v, an, d, sizeof d));
 		rs_json_arr(j, "frames");
 		for (uint32_t k = 0; k < an->nframes; k++)
 			rs_json_u64(j, NULL, an->frames[k].frame);
 		rs_json_end_arr(j);
-		if (v->a->files->len > 1) {
-			rs_json_arr(j, "files");
-			for (uint32_t k = 0; k < an->nframes; k++)
-				rs_json_u64(j, NULL, an->frames[k].file);
-			rs_json_end_arr(j);
-		}
+		rs_json_arr(j, "files");
+		for (uint32_t k = 0; k < an->nframes; k++)
+			rs_json_u64(j, NULL, an->frames[k].file);
+		rs_json_end_arr(j);
 		rs_json_end_obj(j);
 	}
 	rs_json_end_arr(j);
@@ -487,6 +539,7 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	rs_json_init(&j, out, o->compact);
 	rs_json_obj(&j, NULL);
 	rs_json_str(&j, "rocestat", ROCESTAT_VERSION);
+	rs_json_u64(&j, "schema_version", RS_JSON_SCHEMA_VERSION);
 	capture(&j, &v);
 	connections(&j, &v);
 	qps(&j, &v);

@@ -281,6 +281,44 @@ static const char *conn_label(struct rs_names *n, const struct rs_conn *c, char 
 	return buf;
 }
 
+void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *an, struct rs_anom_subject *out)
+{
+	enum rs_anom type = (enum rs_anom)an->type;
+	memset(out, 0, sizeof *out);
+	out->evicted = an->ghost && an->subject == an->ghost;
+	if (an->subject == &v->a->detached) {
+		out->kind = rs_anom_flow_subject(type) ? "evicted_half_flows" : "evicted_connections";
+		out->evicted = true;
+	} else if (rs_anom_flow_subject(type) && an->subject) {
+		const struct rs_flow *fl = an->subject;
+		out->kind = "half_flow";
+		rs_flowkey_addr(&fl->key, false, &out->src);
+		rs_flowkey_addr(&fl->key, true, &out->dst);
+		out->have_qp = true;
+		out->dest_qp = fl->key.qpn;
+		if (!out->evicted && fl->conn)
+			out->conn_id = fl->conn->id + 1;
+	} else if (rs_anom_conn_subject(type) && an->subject) {
+		const struct rs_conn *c = an->subject;
+		out->kind = "connection";
+		out->src = c->client;
+		out->dst = c->server;
+		out->conn_id = c->id + 1;
+	} else if (type == RS_AN_MIXED_ROCE) {
+		out->kind = "hosts";
+		if (an->ghost) {
+			out->src = an->ghost->mixed.x;
+			out->dst = an->ghost->mixed.y;
+		}
+	} else if (type == RS_AN_FILE_ERROR || type == RS_AN_FILE_WARNING) {
+		out->kind = "file";
+	} else if (type == RS_AN_EVICTED) {
+		out->kind = "capture";
+	} else {
+		out->kind = "frames";
+	}
+}
+
 /* What an anomaly of this type is about: the CM's are about connections. */
 static const char *subject_noun(enum rs_anom t)
 {

@@ -47,6 +47,19 @@ struct rs_gaps rs_gaps_of_stream(const struct rs_psn_loss *s);
 struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t);
 /* The same in words: "221 not captured (...), 3 undetermined (...)". */
 void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len);
+/* What an anomaly is about. kind: "half_flow", "connection", "hosts"
+ * (RoCE version mixing), "file", "frames" (undecodable or bad VCRC),
+ * "capture" (evictions), or the sums over evicted subjects,
+ * "evicted_half_flows" and "evicted_connections". */
+struct rs_anom_subject {
+	const char *kind;
+	struct rs_addr src, dst;   /* kind 0: none */
+	bool have_qp;
+	uint32_t dest_qp;
+	uint32_t conn_id;          /* its connection's id + 1; 0: none */
+	bool evicted;              /* the subject was evicted under --max-flows */
+};
+void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *an, struct rs_anom_subject *out);
 /* One sentence for an anomaly. */
 const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len);
 /* Latency kind names: "read_first", ... */

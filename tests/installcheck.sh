@@ -16,6 +16,7 @@ ${MAKE:-make} -s --no-print-directory install PREFIX="$prefix" >/dev/null
 inst=$prefix/bin/rocestat
 [ -x "$inst" ] && ok || bad "make install left no $inst"
 [ -f "$prefix/share/man/man1/rocestat.1" ] && ok || bad "make install left no man page"
+[ -f "$prefix/share/rocestat/rocestat.schema.json" ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$prefix/share/rocestat/rocestat.schema.json" && ok || bad "make install left no readable JSON schema"
 
 # From another directory: the installed binary must not look for the tree.
 sample=$(pwd)/samples/rping_s64.pcap
