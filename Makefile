@@ -94,7 +94,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps layers jsonschema installcheck sliced completeness icrcrewrite unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
+.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
 	sanitize golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -155,7 +155,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # samples against their ground truth, -j against -j 1, the fuzzers'
 # regression inputs, the hostile inputs and the interrupted runs. Each
 # script exits non-zero on the first failing case it reports.
-check: builddeps layers unit golden jsonschema difftest difftcpdump reports sliced completeness icrcrewrite walkcheck cases cli installcheck truth jobs regress hostile interrupt
+check: builddeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness icrcrewrite walkcheck cases cli installcheck truth jobs regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -174,6 +174,10 @@ golden: $(BIN)
 # Every JSON document against the schema rocestat ships (man/rocestat.schema.json).
 jsonschema: $(BIN) $(BUILD)/bench/gen
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_json_schema.py
+
+# The text summary fits 80, 120 and 200 columns (and a terminal's own width).
+width: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_width.py
 
 # The tree's shape: rooms include one way, calls within analyzer/ and
 # report/ go one way, no file over 800 lines nor function over 120.

@@ -60,6 +60,7 @@ struct rs_cli_opts {
 	uint64_t interval_ns;   /* --interval */
 	char *plot;             /* --plot FILE.svg */
 	int top;                /* --top: QPs drawn in the plot */
+	int width;              /* --width: text report columns (0 unlimited, -1 the terminal's or 80) */
 	bool quiet;             /* -q: live mode prints one line per interval */
 	double refresh;         /* --refresh: live view period in seconds */
 	bool no_resolve;        /* -n */

@@ -211,7 +211,7 @@ struct raw {
 	gchar **read_files;
 	gchar *color, *format;
 	gint64 count, max_flows;
-	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top;
+	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
 	gdouble refresh;
 	gboolean version, fields, walk, ladder, no_resolve, quiet, list, all, help;
 };
@@ -253,6 +253,7 @@ static GOptionContext *new_context(struct raw *r, struct rs_cli_opts *o)
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &r->top, "QPs drawn in the plot (default 8)", "N" },
+		{ "width", 0, 0, G_OPTION_ARG_INT, &r->width, "Lay the text summary out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &r->quiet, "Live: one parseable line per interval instead of the screen", NULL },
 		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &r->refresh, "Live: seconds between updates (default 1)", "SECONDS" },
 		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &r->no_resolve, "Do not resolve addresses to host names", NULL },
@@ -315,6 +316,9 @@ static int check_values(const struct raw *r, struct rs_cli_opts *o)
 		return fail("-W needs -C or -G to say when to rotate");
 	if (!(r->refresh > 0 && r->refresh <= 3600))
 		return fail("--refresh %g: expected seconds between 0 and 3600", r->refresh);
+	if (r->width != NOT_GIVEN && r->width != 0 && (r->width < 80 || r->width > 100000))
+		return fail("--width %d: expected 80 columns or more (0: unlimited)", r->width);
+	o->width = r->width == NOT_GIVEN ? -1 : r->width;
 	if (r->top < 1)
 		return fail("--top %d: expected at least 1 QP", r->top);
 	if (r->jobs < 1 || r->jobs > 256)
@@ -418,7 +422,9 @@ static int positional(int argc, char **argv, const struct raw *r, struct rs_cli_
 
 int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 {
-	struct raw raw = { .count = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = 1, .top = 8, .refresh = 1.0 }, *r = &raw;
+	struct raw raw = { .count = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = 1, .top = 8, .refresh = 1.0,
+			   .width = NOT_GIVEN },
+		   *r = &raw;
 
 	memset(o, 0, sizeof *o);
 	o->qp = -1;

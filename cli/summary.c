@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "analyzer/analyzer.h"
 #include "report/report.h"
@@ -159,6 +161,18 @@ struct rs_sink rs_summary_sink(struct rs_summary *s)
 				 .file_warning = file_warning, .tick = tick, .capture_stats = capture_stats, .prefetch = prefetch };
 }
 
+/* The columns the text summary is laid out for: --width, else the
+ * terminal's when it goes to one (80 at the least), else 80. */
+static int text_width(const struct rs_cli_opts *o)
+{
+	if (o->width >= 0)
+		return o->width;
+	struct winsize ws;
+	if (!o->output && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col > 80 ? ws.ws_col : 80;
+	return 80;
+}
+
 static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyzer *, const struct rs_report_opts *),
 			struct rs_analyzer *a, const struct rs_report_opts *ro)
 {
@@ -235,7 +249,8 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	rs_tlcsv_free(s->tl); /* the analyzer's last rows came with its finish */
 	s->tl = NULL;
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns,
-				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve };
+				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
+				     .width = text_width(o) };
 	/* Not one input could be opened (a misspelt name, say): the report on
 	 * standard output says so, but report files (-o, --plot, --timeline)
 	 * from an earlier run are kept rather than replaced by empty ones. */

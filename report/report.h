@@ -21,6 +21,7 @@ struct rs_report_opts {
 	uint64_t interval_ns;
 	bool compact;        /* JSON: the document on one line, without indentation */
 	bool resolve_names;  /* addresses to names from /etc/hosts */
+	int width;           /* text: columns to fit (0: unlimited, every line whole) */
 };
 
 int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);

@@ -1,52 +1,29 @@
 /*
- * report_text.c — the one-screen summary of `rocestat FILE`.
+ * text.c — the one-screen summary of `rocestat FILE`.
  *
  * Sections: the capture, the opcode mix, CM connections, queue pairs by
- * bytes with throughput and health, latency, remote memory touched, and the
- * anomalies with frame numbers to jump to in the walkthrough or Wireshark.
+ * bytes with throughput and health (text_qp.c), latency (text_qp.c),
+ * remote memory touched, and the anomalies with frame numbers to jump to in
+ * the walkthrough or Wireshark. Every line fits the width asked for
+ * (rs_report_opts.width; 0: unlimited, each line whole): long lines wrap
+ * under their section's indent, tables drop their least needed columns.
+ * Colour marks a problem that is there (a non-zero count, a rejected
+ * connection), never a zero.
  */
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
-#include "report/outbuf.h"
-#include "report/view.h"
+#include "report/text.h"
 
-#define BOLD(o) ((o)->color ? "\033[1m" : "")
-#define RED(o) ((o)->color ? "\033[31m" : "")
-#define OFF(o) ((o)->color ? "\033[0m" : "")
-
-/* `s` in a column of `width` display cells (UTF-8 code points, not bytes:
- * "→", "µ", "✗"), cut with "…" if longer, padded on the left (`right`) or
- * the right. Into o: the rows
- * of a large report have thousands of cells, and a stdio call per piece
- * (each takes the stream's lock) was a fifth of writing them. */
-static void cell_to(struct rs_outbuf *o, const char *s, int width, bool right)
-{
-	int w = 0, keep = width - 1;
-	size_t n = 0, cut = SIZE_MAX; /* cut: where character number `keep` starts */
-	for (; s[n]; n++)
-		if (((unsigned char)s[n] & 0xC0) != 0x80 && w++ == keep)
-			cut = n;
-	if (w > width) {
-		rs_outbuf_put(o, s, cut == SIZE_MAX ? n : cut);
-		RS_OUTBUF_LIT(o, "…");
-		return;
-	}
-	if (right && w < width)
-		rs_outbuf_spaces(o, (size_t)(width - w));
-	rs_outbuf_put(o, s, n);
-	if (!right && w < width)
-		rs_outbuf_spaces(o, (size_t)(width - w));
-}
-
-/* The same straight to out (headers and the few rows of small sections). */
+/* `s` in a column of `width` characters straight to out (headers and the
+ * few rows of small sections). */
 static void cell(FILE *out, const char *s, int width, bool right)
 {
 	char b[256];
 	struct rs_outbuf o;
 	rs_outbuf_init(&o, out, b, sizeof b);
-	cell_to(&o, s, width, right);
+	rs_cell(&o, s, width, right);
 	rs_outbuf_flush(&o);
 }
 
@@ -59,42 +36,48 @@ static void fmt_time(uint64_t ns, char *buf, size_t len)
 	snprintf(buf + n, len - n, ".%06" PRIu64 " UTC", (ns % 1000000000u) / 1000);
 }
 
+#define INDENT "           " /* under the section names: "Capture    " */
+
 /* Once per file that holds sliced frames: how many, to what length, and
  * whether its records admit the cut. Not an anomaly: header-only capture is
  * how RDMA is captured at speed; the user needs to know what it leaves
  * unproven (payload bytes, the ICRC). */
-static void sliced_line(FILE *out, const struct rs_analyzer *a, const struct rs_file *fi)
+static void sliced_line(FILE *out, int width, const struct rs_analyzer *a, const struct rs_file *fi)
 {
 	uint64_t snap = fi->sliced[RS_SLICE_SNAPLEN], rew = fi->sliced[RS_SLICE_REWRITTEN];
 	if (!snap && !rew)
 		return;
-	char len[48];
+	char len[48], line[1024];
 	if (fi->sliced_cap_min == fi->sliced_cap_max)
 		snprintf(len, sizeof len, "%u bytes", fi->sliced_cap_min);
 	else
 		snprintf(len, sizeof len, "%u-%u bytes", fi->sliced_cap_min, fi->sliced_cap_max);
-	fprintf(out, "Sliced     %" PRIu64 " frame%s cut to %s by the capture", snap + rew, snap + rew == 1 ? "" : "s",
-		len);
-	if (a->files->len > 1)
-		fprintf(out, " in %s", fi->name);
-	if (rew && snap)
-		fprintf(out, " (%" PRIu64 " with the record length rewritten to the cut)", rew);
-	else if (rew)
-		fprintf(out, " (the record lengths were rewritten to the cut)");
-	fprintf(out, ":\n           their lengths come from the IP/UDP headers; payload bytes and ICRC not captured\n");
+	int n = snprintf(line, sizeof line, "%" PRIu64 " frame%s cut to %s by the capture%s%s", snap + rew,
+			 snap + rew == 1 ? "" : "s", len, a->files->len > 1 ? " in " : "",
+			 a->files->len > 1 ? fi->name : "");
+	if (n > 0 && (size_t)n < sizeof line) {
+		if (rew && snap)
+			snprintf(line + n, sizeof line - (size_t)n, " (%" PRIu64 " with the record length rewritten to the cut):", rew);
+		else
+			snprintf(line + n, sizeof line - (size_t)n, "%s:", rew ? " (the record lengths were rewritten to the cut)" : "");
+	}
+	rs_para(out, width, "Sliced     ", INDENT, line);
+	rs_para(out, width, INDENT, INDENT,
+		"their lengths come from the IP/UDP headers; payload bytes and ICRC not captured");
 }
 
 /* Capture completeness: how much of the request PSN range the file shows,
  * and what became of the rest. Only when something is missing. */
-static void psn_lines(FILE *out, const struct rs_analyzer *a)
+static void psn_lines(FILE *out, int width, const struct rs_analyzer *a)
 {
 	const struct rs_psn_totals *t = &a->psns;
 	if (!t->missing)
 		return;
 	struct rs_gaps g = rs_gaps_of_capture(t);
-	fprintf(out, "PSNs       %" PRIu64 " of %" PRIu64 " request PSNs in the capture (%.1f%%); %" PRIu64
-		" skipped:\n", t->range - g.absent, t->range, 100.0 * (double)(t->range - g.absent) / (double)t->range,
-		g.skipped);
+	char line[256];
+	snprintf(line, sizeof line, "%" PRIu64 " of %" PRIu64 " request PSNs in the capture (%.1f%%); %" PRIu64 " skipped:",
+		 t->range - g.absent, t->range, 100.0 * (double)(t->range - g.absent) / (double)t->range, g.skipped);
+	rs_para(out, width, "PSNs       ", INDENT, line);
 	struct {
 		uint64_t n;
 		const char *what;
@@ -106,67 +89,106 @@ static void psn_lines(FILE *out, const struct rs_analyzer *a)
 		{ g.undetermined, "undetermined: no ACK in the capture covers them" },
 	};
 	for (unsigned i = 0; i < G_N_ELEMENTS(part); i++)
-		if (part[i].n)
-			fprintf(out, "           %" PRIu64 " %s\n", part[i].n, part[i].what);
+		if (part[i].n) {
+			snprintf(line, sizeof line, "%" PRIu64 " %s", part[i].n, part[i].what);
+			rs_para(out, width, INDENT, INDENT "  ", line);
+		}
+}
+
+/* The first line: the version and the files read. */
+static void title_line(FILE *out, const struct rs_view *v)
+{
+	const struct rs_analyzer *a = v->a;
+	char first[64];
+	GString *names = g_string_new(NULL);
+	for (guint i = 0; i < a->files->len; i++)
+		g_string_append_printf(names, "%s%s", i ? ", " : "", ((const struct rs_file *)a->files->pdata[i])->name);
+	snprintf(first, sizeof first, "%srocestat %s%s", BOLD(v->o), ROCESTAT_VERSION, OFF(v->o));
+	int width = v->o->width;
+	if (width > 0 && rs_dwidth(first) + 5 + rs_dwidth(names->str) > width) {
+		fprintf(out, "%s\n", first); /* the names under it */
+		rs_para(out, width, INDENT, INDENT, names->str);
+	} else {
+		fprintf(out, "%s  ·  %s\n", first, names->str);
+	}
+	g_string_free(names, TRUE);
 }
 
 static void capture_section(FILE *out, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
-	char b1[32], t1[48], t2[48];
+	const struct rs_report_opts *o = v->o;
+	int width = o->width;
+	char b1[32], t1[48], t2[48], line[256], span_s[160] = "";
 
-	fprintf(out, "%srocestat %s%s  ·  ", BOLD(v->o), ROCESTAT_VERSION, OFF(v->o));
-	for (guint i = 0; i < a->files->len; i++) {
-		const struct rs_file *fi = a->files->pdata[i];
-		fprintf(out, "%s%s", i ? ", " : "", fi->name);
-	}
-	fputc('\n', out);
+	title_line(out, v);
 	double span = a->have_ts ? (a->last_ts - a->first_ts) / 1e9 : 0;
-	fprintf(out, "Capture    %" PRIu64 " frame%s, %s, %.3f s", a->frames, a->frames == 1 ? "" : "s",
-		rs_fmt_bytes(a->bytes, b1, sizeof b1), span);
+	snprintf(line, sizeof line, "Capture    %" PRIu64 " frame%s, %s, %.3f s", a->frames, a->frames == 1 ? "" : "s",
+		 rs_fmt_bytes(a->bytes, b1, sizeof b1), span);
 	if (a->have_ts) {
 		fmt_time(a->first_ts, t1, sizeof t1);
 		fmt_time(a->last_ts, t2, sizeof t2);
-		fprintf(out, "  (%s → %s)", t1, t2 + (strncmp(t1, t2, 11) == 0 ? 11 : 0));
+		snprintf(span_s, sizeof span_s, "(%s → %s)", t1, t2 + (strncmp(t1, t2, 11) == 0 ? 11 : 0));
 	}
-	fputc('\n', out);
-	fprintf(out, "           ");
-	bool any = false;
-	if (a->roce[RS_ROCE_V2]) {
-		fprintf(out, "RoCE v2 %" PRIu64 " (IPv4 %" PRIu64 ", IPv6 %" PRIu64 ")", a->roce[RS_ROCE_V2], a->ipv4,
-			a->ipv6);
-		any = true;
-	}
-	if (a->roce[RS_ROCE_V1]) {
-		fprintf(out, "%sRoCE v1 %" PRIu64, any ? "  ·  " : "", a->roce[RS_ROCE_V1]);
-		any = true;
-	}
-	if (a->roce[RS_ROCE_IB]) {
-		fprintf(out, "%sInfiniBand %" PRIu64, any ? "  ·  " : "", a->roce[RS_ROCE_IB]);
-		any = true;
-	}
-	fprintf(out, "%snon-RoCE %" PRIu64, any ? "  ·  " : "", a->roce[0]);
-	fputc('\n', out);
-	fprintf(out, "           ICRC ok %" PRIu64 ", bad %s%" PRIu64 "%s, unchecked %" PRIu64, a->icrc[RS_CRC_OK],
-		a->icrc[RS_CRC_BAD] ? RED(v->o) : "", a->icrc[RS_CRC_BAD], OFF(v->o), a->icrc[RS_CRC_UNCHECKED]);
-	if (a->icrc_port_rewritten)
-		fprintf(out, ", port rewritten %" PRIu64, a->icrc_port_rewritten);
+	/* The time span on a line of its own when both do not fit. */
+	if (!span_s[0])
+		fprintf(out, "%s\n", line);
+	else if (width <= 0 || rs_dwidth(line) + 2 + rs_dwidth(span_s) <= width)
+		fprintf(out, "%s  %s\n", line, span_s);
+	else
+		fprintf(out, "%s\n" INDENT "%s\n", line, span_s);
+
+	char it[4][192];
+	const char *items[4];
+	int n = 0;
+	if (a->roce[RS_ROCE_V2])
+		snprintf(it[n], sizeof it[n], "RoCE v2 %" PRIu64 " (IPv4 %" PRIu64 ", IPv6 %" PRIu64 ")", a->roce[RS_ROCE_V2],
+			 a->ipv4, a->ipv6), n++;
+	if (a->roce[RS_ROCE_V1])
+		snprintf(it[n], sizeof it[n], "RoCE v1 %" PRIu64, a->roce[RS_ROCE_V1]), n++;
 	if (a->roce[RS_ROCE_IB])
-		fprintf(out, "  ·  VCRC bad %" PRIu64, a->vcrc_bad);
+		snprintf(it[n], sizeof it[n], "InfiniBand %" PRIu64, a->roce[RS_ROCE_IB]), n++;
+	snprintf(it[n], sizeof it[n], "non-RoCE %" PRIu64, a->roce[0]), n++;
+	for (int k = 0; k < n; k++)
+		items[k] = it[k];
+	rs_items(out, width, INDENT, INDENT, "  ·  ", items, n);
+
+	uint64_t ib = a->icrc[RS_CRC_BAD];
+	n = 0;
+	int k = snprintf(it[n], sizeof it[n], "ICRC ok %" PRIu64 ", bad %s%" PRIu64 "%s, unchecked %" PRIu64,
+			 a->icrc[RS_CRC_OK], ib ? RED(o) : "", ib, ib ? OFF(o) : "", a->icrc[RS_CRC_UNCHECKED]);
+	if (a->icrc_port_rewritten && k > 0 && (size_t)k < sizeof it[n])
+		snprintf(it[n] + k, sizeof it[n] - (size_t)k, ", port rewritten %" PRIu64, a->icrc_port_rewritten);
+	n++;
+	if (a->roce[RS_ROCE_IB])
+		snprintf(it[n], sizeof it[n], "VCRC bad %" PRIu64, a->vcrc_bad), n++;
 	uint64_t bad = a->outcome[RS_TRUNCATED] + a->outcome[RS_MALFORMED] + a->outcome[RS_UNSUPPORTED];
-	fprintf(out, "  ·  truncated %" PRIu64 ", malformed %" PRIu64 ", unsupported %" PRIu64 "%s\n",
-		a->outcome[RS_TRUNCATED], a->outcome[RS_MALFORMED], a->outcome[RS_UNSUPPORTED],
-		bad ? "  (see anomalies)" : "");
+	snprintf(it[n], sizeof it[n], "truncated %" PRIu64 ", malformed %" PRIu64 ", unsupported %" PRIu64 "%s",
+		 a->outcome[RS_TRUNCATED], a->outcome[RS_MALFORMED], a->outcome[RS_UNSUPPORTED],
+		 bad ? "  (see anomalies)" : ""), n++;
+	for (int m = 0; m < n; m++)
+		items[m] = it[m];
+	rs_items(out, width, INDENT, INDENT, "  ·  ", items, n);
 	if (a->pmtu)
-		fprintf(out, "           path MTU %u (from First/Middle payloads)\n", a->pmtu);
-	if (a->icrc_port_rewritten)
-		fprintf(out, "Sniffer    %" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture,\n"
-			"           not corruption: %s ICRC matches the NIC's port (e.g. %u)\n",
-			a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
-			a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
-	psn_lines(out, a);
+		fprintf(out, INDENT "path MTU %u (from First/Middle payloads)\n", a->pmtu);
+	if (a->icrc_port_rewritten) {
+		if (width <= 0) {
+			fprintf(out, "Sniffer    %" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture,\n"
+				INDENT "not corruption: %s ICRC matches the NIC's port (e.g. %u)\n",
+				a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
+				a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
+		} else {
+			char s[256];
+			snprintf(s, sizeof s, "%" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture, "
+				 "not corruption: %s ICRC matches the NIC's port (e.g. %u)",
+				 a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
+				 a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
+			rs_para(out, width, "Sniffer    ", INDENT, s);
+		}
+	}
+	psn_lines(out, width, a);
 	for (guint i = 0; i < a->files->len; i++)
-		sliced_line(out, a, a->files->pdata[i]);
+		sliced_line(out, width, a, a->files->pdata[i]);
 }
 
 static gint by_count_desc(gconstpointer x, gconstpointer y, gpointer data)
@@ -188,247 +210,215 @@ static void opcode_section(FILE *out, const struct rs_view *v)
 	if (!n)
 		return;
 	g_qsort_with_data(ops, n, sizeof ops[0], by_count_desc, (gpointer)a->opcodes);
-	fprintf(out, "Opcodes    ");
-	int col = 11;
+	typedef char item[80];
+	item *it = g_new(item, n);
+	const char **items = g_new(const char *, n);
 	for (int i = 0; i < n; i++) {
-		char item[80];
-		int w = snprintf(item, sizeof item, "%s %" PRIu64, rs_opinfo((uint8_t)ops[i])->name, a->opcodes[ops[i]]);
-		if (i && col + w + 3 > 118) {
-			fprintf(out, "\n           ");
-			col = 11;
-		} else if (i) {
-			fputs(" · ", out);
-			col += 3;
-		}
-		fputs(item, out);
-		col += w;
+		snprintf(it[i], sizeof it[i], "%s %" PRIu64, rs_opinfo((uint8_t)ops[i])->name, a->opcodes[ops[i]]);
+		items[i] = it[i];
 	}
-	fputc('\n', out);
+	/* Unlimited: lines of 118 characters, as always. */
+	rs_items(out, v->o->width > 0 ? v->o->width : 118, "Opcodes    ", INDENT, " · ", items, n);
+	g_free(items);
+	g_free(it);
 }
 
 /* "(N evicted connections: 3 established, 1 rejected)" under --max-flows. */
-static void conns_evicted_line(FILE *out, const struct rs_analyzer *a)
+static void conns_evicted_line(FILE *out, int width, const struct rs_analyzer *a)
 {
 	if (!a->conns_evicted)
 		return;
-	fprintf(out, "  (%" PRIu64 " evicted connection%s:", a->conns_evicted, a->conns_evicted == 1 ? "" : "s");
+	GString *s = g_string_new(NULL);
+	g_string_append_printf(s, "(%" PRIu64 " evicted connection%s:", a->conns_evicted, a->conns_evicted == 1 ? "" : "s");
 	const char *sep = " ";
 	for (unsigned k = 0; k < RS_CONN_STATES; k++)
 		if (a->conns_evicted_by_state[k]) {
-			fprintf(out, "%s%" PRIu64 " %s", sep, a->conns_evicted_by_state[k], rs_conn_state_names[k]);
+			g_string_append_printf(s, "%s%" PRIu64 " %s", sep, a->conns_evicted_by_state[k], rs_conn_state_names[k]);
 			sep = ", ";
 		}
-	fputs(")\n", out);
+	g_string_append(s, ")");
+	rs_para(out, width, "  ", "   ", s->str);
+	g_string_free(s, TRUE);
+}
+
+/* A connection's client or server: "address QP 0x12"; a QPN of 0 is not a
+ * data QP: that side's message was not seen. */
+static const char *conn_side(const struct rs_view *v, const struct rs_addr *ad, uint32_t qpn, char *buf, size_t len)
+{
+	char name[96];
+	rs_fmt_addr(v->names, ad, name, sizeof name);
+	if (!qpn)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%s QP 0x%x", name, qpn);
+	return buf;
+}
+
+/* The handshake's timing: REQ→REP and REP→RTU (SIDR: REQ→REP only), in
+ * milliseconds, each -1 when not seen. */
+static void conn_steps(const struct rs_conn *c, double *s1, double *s2)
+{
+	*s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_REP);
+	*s2 = rs_conn_step_ms(c, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_RTU);
+	if (c->kind == RS_CONN_SIDR) {
+		*s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP);
+		*s2 = -1;
+	}
+}
+
+static const char *conn_data(const struct rs_conn *c)
+{
+	return c->kind == RS_CONN_SIDR ? (c->c2s ? "UD seen" : "no UD seen")
+	       : c->c2s && c->s2c      ? "both ways"
+	       : c->c2s || c->s2c      ? "one way"
+				       : "none seen";
+}
+
+/* Second line of a connection: what a reader needs to find the data. With
+ * `steps` (a narrow table), the data seen and the handshake's timing first. */
+static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn *c, bool steps)
+{
+	GString *s = g_string_new(NULL);
+	if (steps) {
+		double s1, s2;
+		conn_steps(c, &s1, &s2);
+		g_string_append_printf(s, "data %s", conn_data(c));
+		if (s1 >= 0)
+			g_string_append_printf(s, ", %s %.2f ms", c->kind == RS_CONN_SIDR ? "SIDR_REQ→REP" : "REQ→REP", s1);
+		if (s2 >= 0)
+			g_string_append_printf(s, ", REP→RTU %.2f ms", s2);
+		g_string_append(s, "; ");
+	}
+	if (c->kind == RS_CONN_RC) {
+		if (c->have_rep_psn)
+			g_string_append_printf(s, "client sends from PSN 0x%06x, ", c->rep_psn);
+		if (c->have_req_psn)
+			g_string_append_printf(s, "server from PSN 0x%06x, ", c->req_psn);
+		g_string_append(s, rs_cm_transport_type_name(c->transport_type));
+	} else {
+		g_string_append_printf(s, "Q_Key 0x%x, status %u", c->qkey, c->sidr_status);
+	}
+	if (c->have_cma) {
+		char ip1[RS_ADDR_STRLEN], ip2[RS_ADDR_STRLEN];
+		bool v4 = c->cma.ip_version == 4;
+		struct rs_addr sa = { .kind = v4 ? RS_ADDR_IPV4 : RS_ADDR_IPV6 }, da = sa;
+		memcpy(sa.b, v4 ? c->cma.src_addr + 12 : c->cma.src_addr, v4 ? 4 : 16);
+		memcpy(da.b, v4 ? c->cma.dst_addr + 12 : c->cma.dst_addr, v4 ? 4 : 16);
+		g_string_append_printf(s, ", RDMA CM %s:%u → %s", rs_addr_format(&sa, ip1), c->cma.src_port,
+				       rs_addr_format(&da, ip2));
+	}
+	if (c->kind == RS_CONN_RC && c->n[UMAD_CM_ATTR_REJ - UMAD_CM_ATTR_REQ])
+		g_string_append_printf(s, ", REJ: %s (%u)", rs_cm_rej_reason_name(c->rej_reason), c->rej_reason);
+	g_string_append(s, ", frames");
+	static const uint16_t order[] = { UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_MRA, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_REJ,
+					  UMAD_CM_ATTR_RTU, UMAD_CM_ATTR_DREQ, UMAD_CM_ATTR_DREP,
+					  UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP };
+	for (unsigned k = 0; k < G_N_ELEMENTS(order); k++) {
+		unsigned j = order[k] - UMAD_CM_ATTR_REQ;
+		if (c->n[j])
+			g_string_append_printf(s, " %s %" PRIu64 "%s", rs_cm_attr_name(order[k]), c->at[j].frame,
+					       c->n[j] > 1 ? "+" : "");
+	}
+	rs_para(out, v->o->width, "      ", "      ", s->str);
+	g_string_free(s, TRUE);
+}
+
+/* The table's layout: the whole (124 characters) when it fits, else the
+ * client and server columns as wide as their contents (at most 30, cut if
+ * need be) and the data seen and the timing on the second line. */
+static bool conn_widths(const struct rs_view *v, int *cw, int *sw)
+{
+	int width = v->o->width;
+	*cw = *sw = 30;
+	if (width <= 0 || width >= 124)
+		return true;
+	*cw = *sw = 6;
+	for (guint i = 0; i < v->conns->len; i++) {
+		const struct rs_conn *c = v->conns->pdata[i];
+		char b[160];
+		int w1 = rs_dwidth(conn_side(v, &c->client, c->client_qpn, b, sizeof b));
+		int w2 = rs_dwidth(conn_side(v, &c->server, c->server_qpn, b, sizeof b));
+		*cw = w1 > *cw ? (w1 < 30 ? w1 : 30) : *cw;
+		*sw = w2 > *sw ? (w2 < 30 ? w2 : 30) : *sw;
+	}
+	int room = width - (2 + 4 + 2 + 2 + 13 + 1 + 12); /* #, spaces, service, state */
+	while (*cw + *sw > room && (*cw > 16 || *sw > 16)) {
+		if (*cw >= *sw)
+			(*cw)--;
+		else
+			(*sw)--;
+	}
+	return false;
 }
 
 static void conn_section(FILE *out, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
+	int width = v->o->width;
 	if (!v->conns->len) {
 		if (a->conns_evicted && v->o->qp < 0) {
 			fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
-			conns_evicted_line(out, a);
+			conns_evicted_line(out, width, a);
 		}
 		return;
 	}
+	int cw, sw;
+	bool wide = conn_widths(v, &cw, &sw);
 	fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
 	fprintf(out, "  %-3s ", "#");
-	cell(out, "client", 30, false);
-	cell(out, " server", 31, false);
+	cell(out, "client", cw, false);
+	fputs(wide ? " " : "  ", out);
+	cell(out, "server", sw, false);
+	if (!wide)
+		fputc(' ', out);
 	cell(out, " service", 14, false);
-	cell(out, " state", 13, false);
-	cell(out, "REQ→REP", 10, true);
-	cell(out, "REP→RTU", 10, true);
-	fputs("  data\n", out);
+	if (wide) {
+		cell(out, " state", 13, false);
+		cell(out, "REQ→REP", 10, true);
+		cell(out, "REP→RTU", 10, true);
+		fputs("  data\n", out);
+	} else {
+		fputs(" state\n", out);
+	}
 	for (guint i = 0; i < v->conns->len; i++) {
 		const struct rs_conn *c = v->conns->pdata[i];
-		char cl[128], sv[128], ca[96], sa[96], svc[48], d1[16], d2[16];
-		rs_fmt_addr(v->names, &c->client, ca, sizeof ca);
-		rs_fmt_addr(v->names, &c->server, sa, sizeof sa);
-		/* A QPN of 0 is not a data QP: that side's message was not seen. */
-		if (!c->client_qpn)
-			snprintf(cl, sizeof cl, "%s", ca);
-		else
-			snprintf(cl, sizeof cl, "%s QP 0x%x", ca, c->client_qpn);
-		if (!c->server_qpn)
-			snprintf(sv, sizeof sv, "%s", sa);
-		else
-			snprintf(sv, sizeof sv, "%s QP 0x%x", sa, c->server_qpn);
-		double s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_REP);
-		double s2 = rs_conn_step_ms(c, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_RTU);
-		if (c->kind == RS_CONN_SIDR)
-			s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP), s2 = -1;
+		char cl[160], sv[160], svc[48], d1[16], d2[16];
+		double s1, s2;
+		conn_steps(c, &s1, &s2);
 		snprintf(d1, sizeof d1, s1 >= 0 ? "%.2f ms" : "-", s1);
 		snprintf(d2, sizeof d2, s2 >= 0 ? "%.2f ms" : "-", s2);
 		enum rs_conn_state state = rs_conn_state_of(c);
 		const char *st = rs_conn_state_names[state];
 		bool alarm = state == RS_CONN_REJECTED || state == RS_CONN_INCOMPLETE;
-		const char *data = c->kind == RS_CONN_SIDR ? (c->c2s ? "UD seen" : "no UD seen")
-				   : c->c2s && c->s2c ? "both ways" : c->c2s || c->s2c ? "one way" : "none seen";
 		fprintf(out, "  %-3u ", c->id);
-		cell(out, cl, 30, false);
-		fputc(' ', out);
-		cell(out, sv, 30, false);
-		fputc(' ', out);
+		cell(out, conn_side(v, &c->client, c->client_qpn, cl, sizeof cl), cw, false);
+		fputs(wide ? " " : "  ", out);
+		cell(out, conn_side(v, &c->server, c->server_qpn, sv, sizeof sv), sw, false);
+		fputs(wide ? " " : "  ", out);
 		cell(out, rs_fmt_service(c->service_id, svc, sizeof svc), 13, false);
 		fprintf(out, " %s", alarm ? RED(v->o) : "");
-		cell(out, st, 12, false);
-		fputs(OFF(v->o), out);
-		cell(out, d1, 10, true);
-		cell(out, d2, 10, true);
-		fprintf(out, "  %s\n", data);
-		/* Second line: what a reader needs to find the data. */
-		fprintf(out, "      ");
-		if (c->kind == RS_CONN_RC) {
-			if (c->have_rep_psn)
-				fprintf(out, "client sends from PSN 0x%06x, ", c->rep_psn);
-			if (c->have_req_psn)
-				fprintf(out, "server from PSN 0x%06x, ", c->req_psn);
-			fprintf(out, "%s", rs_cm_transport_type_name(c->transport_type));
+		if (wide) {
+			cell(out, st, 12, false);
+			fputs(alarm ? OFF(v->o) : "", out);
+			cell(out, d1, 10, true);
+			cell(out, d2, 10, true);
+			fprintf(out, "  %s\n", conn_data(c));
 		} else {
-			fprintf(out, "Q_Key 0x%x, status %u", c->qkey, c->sidr_status);
+			fprintf(out, "%s%s\n", st, alarm ? OFF(v->o) : "");
 		}
-		if (c->have_cma) {
-			char ip1[RS_ADDR_STRLEN], ip2[RS_ADDR_STRLEN];
-			struct rs_addr s = { .kind = c->cma.ip_version == 4 ? RS_ADDR_IPV4 : RS_ADDR_IPV6 }, d = s;
-			memcpy(s.b, c->cma.ip_version == 4 ? c->cma.src_addr + 12 : c->cma.src_addr, c->cma.ip_version == 4 ? 4 : 16);
-			memcpy(d.b, c->cma.ip_version == 4 ? c->cma.dst_addr + 12 : c->cma.dst_addr, c->cma.ip_version == 4 ? 4 : 16);
-			fprintf(out, ", RDMA CM %s:%u → %s", rs_addr_format(&s, ip1), c->cma.src_port, rs_addr_format(&d, ip2));
-		}
-		if (c->kind == RS_CONN_RC && c->n[UMAD_CM_ATTR_REJ - UMAD_CM_ATTR_REQ])
-			fprintf(out, ", REJ: %s (%u)", rs_cm_rej_reason_name(c->rej_reason), c->rej_reason);
-		fprintf(out, ", frames");
-		static const uint16_t order[] = { UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_MRA, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_REJ,
-						  UMAD_CM_ATTR_RTU, UMAD_CM_ATTR_DREQ, UMAD_CM_ATTR_DREP,
-						  UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP };
-		for (unsigned k = 0; k < G_N_ELEMENTS(order); k++) {
-			unsigned j = order[k] - UMAD_CM_ATTR_REQ;
-			if (c->n[j])
-				fprintf(out, " %s %" PRIu64 "%s", rs_cm_attr_name(order[k]), c->at[j].frame,
-					c->n[j] > 1 ? "+" : "");
-		}
-		fputc('\n', out);
+		conn_detail(out, v, c, !wide);
 	}
 	if (v->o->qp < 0)
-		conns_evicted_line(out, a);
-}
-
-static void qp_section(FILE *out, const struct rs_view *v)
-{
-	const struct rs_analyzer *a = v->a;
-	if (!v->flows->len)
-		return;
-	fprintf(out, "\n%sQueue pairs%s (by bytes; payload counts each PSN once)\n", BOLD(v->o), OFF(v->o));
-	fputs("  ", out);
-	cell(out, "src → dst  QP", 42, false);
-	fprintf(out, " %-4s %-8s %7s %10s  ", "tr", "pairing", "pkts", "payload");
-	cell(out, "messages", 24, false);
-	fprintf(out, " %11s %11s %5s %4s %4s %4s %4s %5s\n", "avg rate", "peak rate", "retx", "NAK", "RNR", "CE",
-		"CNP", "ICRC✗");
-	/* The rows' fields go through a small buffer, not fprintf: parsing its
-	 * formats was most of a report with a million QPs. */
-	char rb[512];
-	struct rs_outbuf r;
-	rs_outbuf_init(&r, out, rb, sizeof rb);
-	for (guint i = 0; i < v->flows->len; i++) {
-		const struct rs_flow *fl = rs_view_flow(v, i);
-		char lbl[160], pay[24], msgs[96], r1[24], r2[24];
-		rs_fmt_flow_pair(v->names, &fl->key, " ", lbl, sizeof lbl);
-		rs_fmt_msgs(rs_msgs(fl), msgs, sizeof msgs);
-		uint64_t retx = rs_flow_retransmitted(fl);
-		uint64_t nak = rs_flow_naks_total(fl);
-		bool alarm = retx || nak || rs_rare(fl)->rnr_naks || rs_rare(fl)->icrc_bad;
-		RS_OUTBUF_LIT(&r, "  ");
-		cell_to(&r, lbl, 42, false);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_str(&r, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl), -4);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_str(&r, fl->is_cm_qp ? "" : rs_flow_pairing(fl), -8);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_u64(&r, fl->packets, 7);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_str(&r, rs_fmt_bytes(fl->payload, pay, sizeof pay), 10);
-		RS_OUTBUF_LIT(&r, "  ");
-		cell_to(&r, msgs, 24, false);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_str(&r, rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_str(&r, rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), 11);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_str(&r, alarm ? RED(v->o) : "", 0);
-		rs_outbuf_u64(&r, retx, 5);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_u64(&r, nak, 4);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_u64(&r, rs_rare(fl)->rnr_naks, 4);
-		rs_outbuf_str(&r, OFF(v->o), 0);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_u64(&r, rs_rare(fl)->ecn_ce, 4);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_u64(&r, rs_rare(fl)->cnps, 4);
-		rs_outbuf_putc(&r, ' ');
-		rs_outbuf_u64(&r, rs_rare(fl)->icrc_bad, 5);
-		rs_outbuf_putc(&r, '\n');
-		rs_outbuf_flush(&r);
-	}
-	if (a->evicted)
-		fprintf(out, "  (%" PRIu64 " evicted half-flows: %" PRIu64 " packets, %" PRIu64 " payload bytes)\n", a->evicted,
-			a->evicted_sum.packets, a->evicted_sum.payload);
-}
-
-static void latency_section(FILE *out, const struct rs_view *v)
-{
-	bool header = false;
-	for (guint i = 0; i < v->flows->len; i++) {
-		struct rs_flow *fl = rs_view_flow(v, i);
-		if (!fl->lat)
-			continue;
-		bool any = false;
-		for (int k = 0; k < RS_LAT__COUNT; k++)
-			any |= fl->lat->lat[k] && fl->lat->lat[k]->n > 0;
-		if (!any)
-			continue;
-		if (!header) {
-			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
-			fprintf(out, "%*s%10s %10s %10s %10s %8s\n", 7, "", "min", "median", "p99", "max", "samples");
-			header = true;
-		}
-		char lbl[200], rb[256];
-		struct rs_outbuf r;
-		rs_outbuf_init(&r, out, rb, sizeof rb);
-		RS_OUTBUF_LIT(&r, "  ");
-		rs_outbuf_str(&r, rs_flow_label(v->names, fl, lbl, sizeof lbl), 0);
-		rs_outbuf_putc(&r, '\n');
-		for (int k = 0; k < RS_LAT__COUNT; k++) {
-			struct rs_latvec *l = fl->lat->lat[k];
-			if (!l || !l->n)
-				continue;
-			char t[24];
-			uint64_t q[2];
-			rs_lat_quantiles(l, (const double[]){ 0.5, 0.99 }, q, 2);
-			RS_OUTBUF_LIT(&r, "    ");
-			cell_to(&r, rs_lat_label((enum rs_lat_kind)k), 38, false);
-			cell_to(&r, rs_fmt_ns(l->min, t, sizeof t), 10, true);
-			rs_outbuf_putc(&r, ' ');
-			cell_to(&r, rs_fmt_ns(q[0], t, sizeof t), 10, true);
-			rs_outbuf_putc(&r, ' ');
-			cell_to(&r, rs_fmt_ns(q[1], t, sizeof t), 10, true);
-			rs_outbuf_putc(&r, ' ');
-			cell_to(&r, rs_fmt_ns(l->max, t, sizeof t), 10, true);
-			rs_outbuf_putc(&r, ' ');
-			rs_outbuf_u64(&r, l->n, 8);
-			rs_outbuf_putc(&r, '\n');
-		}
-		rs_outbuf_flush(&r);
-	}
+		conns_evicted_line(out, width, a);
 }
 
 static void memory_section(FILE *out, const struct rs_view *v)
 {
 	bool header = false;
-	char rb[512];
+	/* A row: a label (under 200 bytes) and at most four rkeys of under 80
+	 * bytes each: it never fills the buffer, which has no stream. */
+	char rb[1024];
 	struct rs_outbuf r;
-	rs_outbuf_init(&r, out, rb, sizeof rb);
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
 		if (!fl->rkeys || !fl->rkeys->n)
@@ -440,7 +430,7 @@ static void memory_section(FILE *out, const struct rs_view *v)
 		/* By hand, not fprintf: one row per requester, a million of them
 		 * in a large capture. */
 		char lbl[200];
-		RS_OUTBUF_LIT(&r, "  ");
+		rs_outbuf_init(&r, NULL, rb, sizeof rb);
 		rs_outbuf_str(&r, rs_flow_label(v->names, fl, lbl, sizeof lbl), 0);
 		rs_outbuf_putc(&r, ':');
 		for (uint32_t k = 0; k < fl->rkeys->n && k < 4; k++) {
@@ -466,9 +456,9 @@ static void memory_section(FILE *out, const struct rs_view *v)
 			rs_outbuf_u64(&r, fl->rkeys->n, 0);
 			RS_OUTBUF_LIT(&r, " rkeys)");
 		}
-		rs_outbuf_putc(&r, '\n');
+		rs_outbuf_putc(&r, '\0');
+		rs_para(out, v->o->width, "  ", "    ", rb);
 	}
-	rs_outbuf_flush(&r);
 }
 
 static void anomaly_section(FILE *out, const struct rs_view *v)
@@ -480,10 +470,11 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 	}
 	for (guint i = 0; i < v->anomalies->len; i++) {
 		const struct rs_anomaly *an = v->anomalies->pdata[i];
-		char d[512], fr[200];
+		char d[512], fr[200], line[800];
 		rs_anomaly_describe(v, an, d, sizeof d);
 		rs_fmt_frames(an, v->a, fr, sizeof fr);
-		fprintf(out, "  - %s%s%s\n", d, an->nframes ? "; frames " : "", an->nframes ? fr : "");
+		snprintf(line, sizeof line, "%s%s%s", d, an->nframes ? "; frames " : "", an->nframes ? fr : "");
+		rs_para(out, v->o->width, "  - ", "    ", line);
 	}
 }
 
@@ -494,8 +485,8 @@ int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	capture_section(out, &v);
 	opcode_section(out, &v);
 	conn_section(out, &v);
-	qp_section(out, &v);
-	latency_section(out, &v);
+	rs_text_qps(out, &v);
+	rs_text_latency(out, &v);
 	memory_section(out, &v);
 	anomaly_section(out, &v);
 	rs_view_free(&v);

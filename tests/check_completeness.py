@@ -191,7 +191,7 @@ def rocestat_json(path):
 
 
 def rocestat_text(path):
-    return subprocess.run([ROCESTAT, "-n", path], capture_output=True, text=True).stdout
+    return subprocess.run([ROCESTAT, "-n", "--width", "0", path], capture_output=True, text=True).stdout
 
 
 def compare(name, path):

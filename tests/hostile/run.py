@@ -48,7 +48,8 @@ def bt(op, qp=0x99, psn=7, pad=0, payload=b'x' * 16, hdrs=b''):
 
 
 def run(args):
-    p = subprocess.run([ROCESTAT, '-n', '--color', 'never'] + args, capture_output=True, text=True)
+    # --width 0: each anomaly on one line, as the checks read them.
+    p = subprocess.run([ROCESTAT, '-n', '--color', 'never', '--width', '0'] + args, capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
 

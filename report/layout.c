@@ -1,0 +1,161 @@
+/*
+ * layout.c — text laid out for a width (layout.h).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "report/layout.h"
+
+/* Bytes of s's character at s[0] (1 for an escape's bytes, counted apart). */
+static size_t char_len(const char *s)
+{
+	unsigned char c = (unsigned char)*s;
+	size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+	for (size_t i = 1; i < n; i++)
+		if (!s[i])
+			return i;
+	return n;
+}
+
+/* Bytes of a colour escape at s, or 0. */
+static size_t escape_len(const char *s)
+{
+	if (s[0] != '\033' || s[1] != '[')
+		return 0;
+	size_t i = 2;
+	while (s[i] && s[i] != 'm')
+		i++;
+	return s[i] ? i + 1 : i;
+}
+
+static int dwidth_n(const char *s, size_t len)
+{
+	int w = 0;
+	for (size_t i = 0; i < len && s[i];) {
+		size_t e = escape_len(s + i);
+		if (e) {
+			i += e;
+			continue;
+		}
+		i += char_len(s + i);
+		w++;
+	}
+	return w;
+}
+
+int rs_dwidth(const char *s)
+{
+	return dwidth_n(s, strlen(s));
+}
+
+/* The bytes of s that fill at most `cols` characters (escapes free). */
+static size_t fit(const char *s, size_t len, int cols)
+{
+	size_t i = 0;
+	int w = 0;
+	while (i < len) {
+		size_t e = escape_len(s + i);
+		if (e) {
+			i += e;
+			continue;
+		}
+		if (w == cols)
+			break;
+		i += char_len(s + i);
+		w++;
+	}
+	return i;
+}
+
+void rs_para(FILE *out, int width, const char *first, const char *rest, const char *text)
+{
+	fputs(first, out);
+	if (width <= 0) {
+		fputs(text, out);
+		fputc('\n', out);
+		return;
+	}
+	int col = rs_dwidth(first), indent = rs_dwidth(rest);
+	bool empty = true; /* nothing yet on this line after its prefix */
+	const char *p = text;
+	while (*p) {
+		const char *sp = p;
+		while (*p == ' ')
+			p++;
+		const char *word = p;
+		while (*p && *p != ' ')
+			p++;
+		size_t wlen = (size_t)(p - word);
+		if (!wlen)
+			break; /* trailing spaces */
+		int spaces = empty ? 0 : (int)(word - sp), ww = dwidth_n(word, wlen);
+		/* A new line when the word does not fit on this one and there is
+		 * more before it than a new line would have (on the first line,
+		 * a wider prefix: then the word fits better on the next). */
+		if (col + spaces + ww > width && (!empty || (col > indent && indent + ww <= width))) {
+			fputc('\n', out);
+			fputs(rest, out);
+			col = indent;
+			spaces = 0;
+			empty = true;
+		}
+		if (!empty)
+			fprintf(out, "%.*s", spaces, sp);
+		col += spaces;
+		/* A word wider than a whole line: broken where the line ends. */
+		while (col + ww > width && width - col > 0 && ww > width - indent) {
+			size_t n = fit(word, wlen, width - col);
+			fwrite(word, 1, n, out);
+			fputc('\n', out);
+			fputs(rest, out);
+			word += n;
+			wlen -= n;
+			ww = dwidth_n(word, wlen);
+			col = indent;
+		}
+		fwrite(word, 1, wlen, out);
+		col += ww;
+		empty = false;
+	}
+	fputc('\n', out);
+}
+
+void rs_items(FILE *out, int width, const char *first, const char *rest, const char *sep, const char *const *items,
+	      int n)
+{
+	fputs(first, out);
+	int col = rs_dwidth(first), sw = rs_dwidth(sep);
+	for (int i = 0; i < n; i++) {
+		int w = rs_dwidth(items[i]);
+		if (i && width > 0 && col + sw + w > width) {
+			fputc('\n', out);
+			fputs(rest, out);
+			col = rs_dwidth(rest);
+		} else if (i) {
+			fputs(sep, out);
+			col += sw;
+		}
+		fputs(items[i], out);
+		col += w;
+	}
+	fputc('\n', out);
+}
+
+void rs_cell(struct rs_outbuf *o, const char *s, int width, bool right)
+{
+	int w = 0, keep = width - 1;
+	size_t n = 0, cut = SIZE_MAX; /* cut: where character number `keep` starts */
+	for (; s[n]; n++)
+		if (((unsigned char)s[n] & 0xC0) != 0x80 && w++ == keep)
+			cut = n;
+	if (w > width) {
+		rs_outbuf_put(o, s, cut == SIZE_MAX ? n : cut);
+		RS_OUTBUF_LIT(o, "…");
+		return;
+	}
+	if (right && w < width)
+		rs_outbuf_spaces(o, (size_t)(width - w));
+	rs_outbuf_put(o, s, n);
+	if (!right && w < width)
+		rs_outbuf_spaces(o, (size_t)(width - w));
+}

@@ -1,0 +1,22 @@
+/*
+ * text.h — what the parts of the text summary share (text.c: the capture,
+ * opcodes, connections, remote memory and anomalies; text_qp.c: the queue
+ * pairs and their latency).
+ */
+#ifndef RS_TEXT_H
+#define RS_TEXT_H
+
+#include "report/layout.h"
+#include "report/view.h"
+
+#define BOLD(o) ((o)->color ? "\033[1m" : "")
+#define RED(o) ((o)->color ? "\033[31m" : "")
+#define OFF(o) ((o)->color ? "\033[0m" : "")
+
+/* Where nothing else fits: a terminal narrower than this is laid out for it anyway. */
+#define RS_TEXT_MIN_WIDTH 80
+
+void rs_text_qps(FILE *out, const struct rs_view *v);
+void rs_text_latency(FILE *out, const struct rs_view *v);
+
+#endif

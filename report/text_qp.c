@@ -1,0 +1,312 @@
+/*
+ * text_qp.c — the queue-pair table and the latency table of the text
+ * summary, laid out for the width asked for.
+ *
+ * Unlimited, or wide enough, the table has every column (159 characters).
+ * Narrower, the problem counts become one column naming the non-zero ones
+ * ("1973 retx 22 NAK"), the columns are as wide as their contents, and the
+ * least needed go first: pairing, then the peak rate, the messages and the
+ * average rate; a label too long for its column gets a line of its own.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report/text.h"
+
+/* The widths of the flows' cells, from the first SAMPLE rows (the largest
+ * flows: the table is by bytes); a later, wider cell is cut. */
+#define SAMPLE 4096
+#define FULL_WIDTH 159
+
+struct qp_cols {
+	int label, pkts, payload, msgs, problems;
+	bool pairing, peak, messages, avg;
+};
+
+/* The non-zero problem counts of a flow, e.g. "1973 retx 22 NAK"; "-" if none. */
+static const char *problems(const struct rs_flow *fl, char *buf, size_t len)
+{
+	const struct rs_flow_rare *r = rs_rare(fl);
+	const struct {
+		uint64_t n;
+		const char *what;
+	} p[] = {
+		{ rs_flow_retransmitted(fl), "retx" }, { rs_flow_naks_total(fl), "NAK" }, { r->rnr_naks, "RNR" },
+		{ r->ecn_ce, "CE" },                   { r->cnps, "CNP" },                 { r->icrc_bad, "ICRC✗" },
+	};
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < G_N_ELEMENTS(p) && o < len; i++)
+		if (p[i].n) {
+			int k = snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", p[i].n, p[i].what);
+			o += k > 0 ? (size_t)k : 0;
+		}
+	if (!o)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void measure(const struct rs_view *v, struct qp_cols *c)
+{
+	c->label = (int)strlen("src → dst  QP") - 2;
+	c->pkts = 4;
+	c->payload = 7;
+	c->msgs = 8;
+	c->problems = 8;
+	for (guint i = 0; i < v->flows->len && i < SAMPLE; i++) {
+		const struct rs_flow *fl = v->flows->pdata[i];
+		char b[192];
+		c->label = max_int(c->label, rs_dwidth(rs_fmt_flow_pair(v->names, &fl->key, " ", b, sizeof b)));
+		c->pkts = max_int(c->pkts, snprintf(b, sizeof b, "%" PRIu64, fl->packets));
+		c->payload = max_int(c->payload, rs_dwidth(rs_fmt_bytes(fl->payload, b, sizeof b)));
+		c->msgs = max_int(c->msgs, rs_dwidth(rs_fmt_msgs(rs_msgs(fl), b, sizeof b)));
+		c->problems = max_int(c->problems, rs_dwidth(problems(fl, b, sizeof b)));
+	}
+	if (c->msgs > 24)
+		c->msgs = 24;
+	if (c->problems > 32)
+		c->problems = 32;
+}
+
+/* Which columns fit `width`; the label may be narrowed to 24 characters
+ * (longer labels then take a line of their own). */
+static void choose(struct qp_cols *c, int width)
+{
+	const int avg = 11, peak = 11, pairing = 9, tr = 4;
+	int fixed = 2 + tr + 1 + c->pkts + 2 + c->payload + 2 + 1 + c->problems;
+	int label = c->label + 1;
+	if (fixed + label > width)
+		label = max_int(24, width - fixed) + 1;
+	c->label = label - 1;
+	int used = fixed + label;
+	c->avg = used + avg + 1 <= width;
+	used += c->avg ? avg + 1 : 0;
+	c->messages = c->avg && used + c->msgs + 2 <= width;
+	used += c->messages ? c->msgs + 2 : 0;
+	c->peak = c->messages && used + peak + 1 <= width;
+	used += c->peak ? peak + 1 : 0;
+	c->pairing = c->peak && used + pairing <= width;
+}
+
+static void header(FILE *out, const struct qp_cols *c)
+{
+	char b[256];
+	struct rs_outbuf o;
+	rs_outbuf_init(&o, out, b, sizeof b);
+	RS_OUTBUF_LIT(&o, "  ");
+	rs_cell(&o, "src → dst  QP", c->label, false);
+	RS_OUTBUF_LIT(&o, " tr  ");
+	if (c->pairing)
+		RS_OUTBUF_LIT(&o, "pairing  ");
+	rs_cell(&o, "pkts", c->pkts, true);
+	RS_OUTBUF_LIT(&o, "  ");
+	rs_cell(&o, "payload", c->payload, true);
+	RS_OUTBUF_LIT(&o, "  ");
+	if (c->messages) {
+		rs_cell(&o, "messages", c->msgs, false);
+		RS_OUTBUF_LIT(&o, "  ");
+	}
+	if (c->avg)
+		rs_cell(&o, "avg rate ", 11, true);
+	if (c->peak)
+		rs_cell(&o, "peak rate ", 11, true);
+	RS_OUTBUF_LIT(&o, " problems\n");
+	rs_outbuf_flush(&o);
+}
+
+static void narrow_row(struct rs_outbuf *r, const struct rs_view *v, const struct qp_cols *c, const struct rs_flow *fl)
+{
+	const struct rs_analyzer *a = v->a;
+	char lbl[192], b[64];
+	rs_fmt_flow_pair(v->names, &fl->key, " ", lbl, sizeof lbl);
+	RS_OUTBUF_LIT(r, "  ");
+	if (rs_dwidth(lbl) > c->label) {
+		rs_outbuf_str(r, lbl, 0); /* whole, on a line of its own */
+		RS_OUTBUF_LIT(r, "\n  ");
+		rs_outbuf_spaces(r, (size_t)c->label);
+	} else {
+		rs_cell(r, lbl, c->label, false);
+	}
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_str(r, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl), -3);
+	rs_outbuf_putc(r, ' ');
+	if (c->pairing)
+		rs_outbuf_str(r, fl->is_cm_qp ? "" : rs_flow_pairing(fl), -9);
+	rs_outbuf_u64(r, fl->packets, c->pkts);
+	RS_OUTBUF_LIT(r, "  ");
+	rs_cell(r, rs_fmt_bytes(fl->payload, b, sizeof b), c->payload, true);
+	RS_OUTBUF_LIT(r, "  ");
+	if (c->messages) {
+		rs_cell(r, rs_fmt_msgs(rs_msgs(fl), b, sizeof b), c->msgs, false);
+		RS_OUTBUF_LIT(r, "  ");
+	}
+	if (c->avg) {
+		rs_cell(r, rs_fmt_rate(rs_flow_avg_Bps(a, fl), b, sizeof b), 10, true);
+		rs_outbuf_putc(r, ' ');
+	}
+	if (c->peak) {
+		rs_cell(r, rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), b, sizeof b), 10, true);
+		rs_outbuf_putc(r, ' ');
+	}
+	const char *pr = problems(fl, b, sizeof b);
+	bool bad = pr[0] != '-';
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_str(r, bad ? RED(v->o) : "", 0);
+	if (rs_dwidth(pr) > c->problems)
+		rs_cell(r, pr, c->problems, false);
+	else
+		rs_outbuf_str(r, pr, 0); /* the last column: no padding after it */
+	rs_outbuf_str(r, bad ? OFF(v->o) : "", 0);
+	rs_outbuf_putc(r, '\n');
+}
+
+/* A problem count, red when there is one. */
+static void count_cell(struct rs_outbuf *r, const struct rs_report_opts *o, uint64_t n, int width)
+{
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_str(r, n ? RED(o) : "", 0);
+	rs_outbuf_u64(r, n, width);
+	rs_outbuf_str(r, n ? OFF(o) : "", 0);
+}
+
+static void full_row(struct rs_outbuf *r, const struct rs_view *v, const struct rs_flow *fl, int label)
+{
+	const struct rs_analyzer *a = v->a;
+	char lbl[160], pay[24], msgs[96], r1[24], r2[24];
+	rs_fmt_flow_pair(v->names, &fl->key, " ", lbl, sizeof lbl);
+	rs_fmt_msgs(rs_msgs(fl), msgs, sizeof msgs);
+	RS_OUTBUF_LIT(r, "  ");
+	rs_cell(r, lbl, label, false);
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_str(r, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl), -4);
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_str(r, fl->is_cm_qp ? "" : rs_flow_pairing(fl), -8);
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_u64(r, fl->packets, 7);
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_str(r, rs_fmt_bytes(fl->payload, pay, sizeof pay), 10);
+	RS_OUTBUF_LIT(r, "  ");
+	rs_cell(r, msgs, 24, false);
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_str(r, rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_str(r, rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), 11);
+	count_cell(r, v->o, rs_flow_retransmitted(fl), 5);
+	count_cell(r, v->o, rs_flow_naks_total(fl), 4);
+	count_cell(r, v->o, rs_rare(fl)->rnr_naks, 4);
+	count_cell(r, v->o, rs_rare(fl)->ecn_ce, 4);
+	count_cell(r, v->o, rs_rare(fl)->cnps, 4);
+	count_cell(r, v->o, rs_rare(fl)->icrc_bad, 5);
+	rs_outbuf_putc(r, '\n');
+}
+
+void rs_text_qps(FILE *out, const struct rs_view *v)
+{
+	const struct rs_analyzer *a = v->a;
+	if (!v->flows->len)
+		return;
+	int width = v->o->width;
+	fprintf(out, "\n%sQueue pairs%s (by bytes; payload counts each PSN once)\n", BOLD(v->o), OFF(v->o));
+	/* Unlimited: every column, labels in 42 characters, as always. A
+	 * width that takes every column and the longest label: the same,
+	 * with the label column as wide as its longest. */
+	struct qp_cols c = { 0 };
+	int label = 42;
+	bool full = width <= 0;
+	if (!full) {
+		measure(v, &c);
+		label = max_int(42, c.label);
+		full = width >= FULL_WIDTH - 42 + label;
+	}
+	if (full) {
+		char hb[256];
+		struct rs_outbuf h;
+		rs_outbuf_init(&h, out, hb, sizeof hb);
+		RS_OUTBUF_LIT(&h, "  ");
+		rs_cell(&h, "src → dst  QP", label, false);
+		rs_outbuf_flush(&h);
+		fprintf(out, " %-4s %-8s %7s %10s  %-24s %11s %11s %5s %4s %4s %4s %4s %5s\n", "tr", "pairing", "pkts",
+			"payload", "messages", "avg rate", "peak rate", "retx", "NAK", "RNR", "CE", "CNP", "ICRC✗");
+	} else {
+		choose(&c, width);
+		header(out, &c);
+	}
+	/* The rows' fields go through a small buffer, not fprintf: parsing its
+	 * formats was most of a report with a million QPs. */
+	char rb[640];
+	struct rs_outbuf r;
+	rs_outbuf_init(&r, out, rb, sizeof rb);
+	for (guint i = 0; i < v->flows->len; i++) {
+		const struct rs_flow *fl = rs_view_flow(v, i);
+		if (full)
+			full_row(&r, v, fl, label);
+		else
+			narrow_row(&r, v, &c, fl);
+		rs_outbuf_flush(&r);
+	}
+	if (a->evicted) {
+		char line[160];
+		snprintf(line, sizeof line, "(%" PRIu64 " evicted half-flows: %" PRIu64 " packets, %" PRIu64 " payload bytes)",
+			 a->evicted, a->evicted_sum.packets, a->evicted_sum.payload);
+		rs_para(out, width, "  ", "   ", line);
+	}
+}
+
+/* The latency table: a line per flow, a row per kind of sample. Its label
+ * column narrows to the width (4 + label + 52 of numbers). */
+void rs_text_latency(FILE *out, const struct rs_view *v)
+{
+	int width = v->o->width, label = 38;
+	if (width > 0 && 4 + label + 52 > width)
+		label = max_int(20, width - 4 - 52);
+	bool header = false;
+	for (guint i = 0; i < v->flows->len; i++) {
+		struct rs_flow *fl = rs_view_flow(v, i);
+		if (!fl->lat)
+			continue;
+		bool any = false;
+		for (int k = 0; k < RS_LAT__COUNT; k++)
+			any |= fl->lat->lat[k] && fl->lat->lat[k]->n > 0;
+		if (!any)
+			continue;
+		if (!header) {
+			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
+			if (label == 38)
+				fprintf(out, "%*s", 7, "");
+			else
+				fprintf(out, "\n%*s", 4 + label, "");
+			fprintf(out, "%10s %10s %10s %10s %8s\n", "min", "median", "p99", "max", "samples");
+			header = true;
+		}
+		char lbl[200], rb[256];
+		rs_para(out, width, "  ", "    ", rs_flow_label(v->names, fl, lbl, sizeof lbl));
+		struct rs_outbuf r;
+		rs_outbuf_init(&r, out, rb, sizeof rb);
+		for (int k = 0; k < RS_LAT__COUNT; k++) {
+			struct rs_latvec *l = fl->lat->lat[k];
+			if (!l || !l->n)
+				continue;
+			char t[24];
+			uint64_t q[2];
+			rs_lat_quantiles(l, (const double[]){ 0.5, 0.99 }, q, 2);
+			RS_OUTBUF_LIT(&r, "    ");
+			rs_cell(&r, rs_lat_label((enum rs_lat_kind)k), label, false);
+			rs_cell(&r, rs_fmt_ns(l->min, t, sizeof t), 10, true);
+			rs_outbuf_putc(&r, ' ');
+			rs_cell(&r, rs_fmt_ns(q[0], t, sizeof t), 10, true);
+			rs_outbuf_putc(&r, ' ');
+			rs_cell(&r, rs_fmt_ns(q[1], t, sizeof t), 10, true);
+			rs_outbuf_putc(&r, ' ');
+			rs_cell(&r, rs_fmt_ns(l->max, t, sizeof t), 10, true);
+			rs_outbuf_putc(&r, ' ');
+			rs_outbuf_u64(&r, l->n, 8);
+			rs_outbuf_putc(&r, '\n');
+		}
+		rs_outbuf_flush(&r);
+	}
+}

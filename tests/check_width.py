@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The text summary fits the width it is laid out for (make width; part of
+make check).
+
+For every shared capture, at 80, 120 and 200 columns, plain and coloured:
+- no line wider than the width (characters a terminal shows: colour escapes
+  not counted, UTF-8 characters counted once);
+- every colour escape closed on the line that opened it, and colour only on
+  a problem that is there (never on a zero count);
+- nothing lost to the layout: the anomaly sentences are those of the
+  unlimited layout (--width 0) word for word, and every queue pair's label
+  and packet count are in the table.
+On a terminal (a pseudo-terminal of 100 columns), rocestat lays the summary
+out for the terminal's width without being told; through a pipe, for 80.
+"""
+import glob
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
+
+ck = Checks("check_width")
+ESC = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def shown(line):
+    return len(ESC.sub("", line))
+
+
+def run(*args):
+    return subprocess.run([ROCESTAT, "-n", *args], capture_output=True, text=True).stdout
+
+
+def anomaly_words(text):
+    part = ESC.sub("", text).split("\nAnomalies\n", 1)
+    return " ".join(part[1].split()) if len(part) == 2 else ""
+
+
+def check_colours(name, text):
+    for ln in text.split("\n"):
+        codes = re.findall(r"\x1b\[([0-9;]*)m", ln)
+        ck(name + ": escapes closed on their line", not codes or codes[-1] == "0", repr(ln[:120]))
+        # A red cell holds a number that is not zero, or a state that is a problem.
+        for red in re.findall(r"\x1b\[31m([^\x1b]*)\x1b\[0m", ln):
+            ck(name + ": no red zero", red.strip() not in ("0", "") and not re.fullmatch(r"0+", red.strip()),
+               repr(ln[:120]))
+
+
+captures = sorted(glob.glob(os.path.join(SHARED, "captures", "*.pcap"))
+                  + glob.glob(os.path.join(SHARED, "hw-captures", "*.pcap*"))
+                  + glob.glob(os.path.join(SHARED, "public-captures", "*.pcap*")))
+ck("captures found", len(captures) > 20, str(len(captures)))
+for cap in captures:
+    base = os.path.basename(cap)
+    whole = run("--width", "0", cap)
+    js = subprocess.run([ROCESTAT, "-n", "--format", "json", cap], capture_output=True, text=True).stdout
+    for width in (80, 120, 200):
+        for colour in ("never", "always"):
+            name = "%s at %d, colour %s" % (base, width, colour)
+            text = run("--width", str(width), "--color", colour, cap)
+            wide = [ln for ln in text.split("\n") if shown(ln) > width]
+            ck(name + ": no line wider", not wide, "%d wider, e.g. %d: %r" % (
+                len(wide), shown(wide[0]) if wide else 0, wide[0][:100] if wide else ""))
+            ck(name + ": the anomalies word for word", anomaly_words(text) == anomaly_words(whole))
+            if colour == "always":
+                check_colours(name, text)
+            else:
+                for q in json.loads(js)["qps"] if js else []:
+                    label = "%s → %s 0x%x" % (q["src"], q["dst"], q["dest_qp"])
+                    if q["src"].isdigit():
+                        continue  # a LID: "LID n"
+                    row = re.search(re.escape(label) + r"\s*\n?\s+\S+\s+(?:(?:cm|inferred|none)\s+)?(\d+)\s", text)
+                    ck(name + ": " + label + " packets", row and int(row.group(1)) == q["packets"],
+                       "row %s, JSON %d" % (row.group(0) if row else None, q["packets"]))
+
+# Through a pipe: 80 columns without being told.
+loss = os.path.join(SHARED, "captures", "loss_write_bw.pcap")
+ck("a pipe gets 80 columns", run(loss) == run("--width", "80", loss))
+
+
+def on_terminal_sized(cols, *args):
+    """rocestat's standard output on a pseudo-terminal of `cols` columns
+    (set by stty in the child, before rocestat starts)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv("/bin/sh", ["sh", "-c", "stty cols %d rows 50; exec \"$@\"" % cols, "sh", ROCESTAT, "-n",
+                             "--color", "never", *args])
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    return out.decode().replace("\r\n", "\n")
+
+
+term = on_terminal_sized(100, loss)
+ck("a terminal of 100 columns gets 100", term == run("--width", "100", "--color", "never", loss),
+   "first lines: %r" % term[:200])
+term = on_terminal_sized(60, loss)
+ck("a terminal under 80 columns gets 80", term == run("--width", "80", "--color", "never", loss))
+
+print("check_width: %d checks, %d failed" % (ck.checks, ck.failures))
+sys.exit(1 if ck.failures else 0)
