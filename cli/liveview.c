@@ -97,7 +97,8 @@ static void put_line(struct rs_liveview *v, int cols, const char *s)
 			break;
 		fputc(*p, v->out);
 	}
-	fputs("\033[K\n", v->out); /* clear what an older, longer line left */
+	/* A colour the cut left open ends here, not on the lines below. */
+	fputs(v->color ? "\033[0m\033[K\n" : "\033[K\n", v->out); /* clear what an older, longer line left */
 }
 
 static void bar(char *buf, size_t len, double frac, int width)
@@ -110,6 +111,102 @@ static void bar(char *buf, size_t len, double frac, int width)
 		o += (size_t)snprintf(buf + o, len - o, "█");
 	if (cells % 8 && o + 4 < len)
 		snprintf(buf + o, len - o, "%s", eighths[cells % 8]);
+}
+
+/*
+ * The queue-pair table for the terminal's width. Every column (about 125
+ * characters and a 20-character bar) when it fits; narrower, the four
+ * problem counts become one column naming the non-zero ones and the queue
+ * pair's column narrows to 34, then the average rate and the state go, and
+ * the bar takes what is left (none under 6 characters).
+ */
+struct layout {
+	int qp;           /* the queue pair's column */
+	bool state, avg;
+	bool counts;      /* a column per problem count, else one "problems" column */
+	int bar;          /* characters of the throughput bar, 0: none */
+};
+
+static void layout_for(struct layout *L, int cols)
+{
+	*L = (struct layout){ .qp = 44, .state = true, .avg = true, .counts = true, .bar = 20 };
+	/* qp tr state now avg packets retx NAK RNR CNP "  " bar */
+	if (cols >= 44 + 4 + 12 + 12 + 12 + 10 + 6 + 5 + 5 + 5 + 2 + 20)
+		return;
+	L->counts = false;
+	L->qp = 34;
+	L->bar = cols - (34 + 4 + 12 + 12 + 12 + 10 + 1 + 14 + 2);
+	if (L->bar >= 6)
+		return;
+	L->avg = false;
+	L->bar = cols - (34 + 4 + 12 + 12 + 10 + 1 + 14 + 2);
+	if (L->bar >= 6)
+		return;
+	L->state = false;
+	L->bar = cols - (34 + 4 + 12 + 10 + 1 + 14 + 2);
+	if (L->bar < 6)
+		L->bar = 0;
+}
+
+static void header_row(const struct rs_liveview *v, const struct layout *L, char *line, size_t len)
+{
+	const char *B = v->color ? "\033[1m" : "", *O = v->color ? "\033[0m" : "";
+	int o = snprintf(line, len, "%s%-*s %-3s ", B, L->qp + 2, "queue pair (src → dst QP)", "tr");
+	if (L->state)
+		o += snprintf(line + o, len - (size_t)o, "%-11s ", "state");
+	o += snprintf(line + o, len - (size_t)o, "%11s ", "now");
+	if (L->avg)
+		o += snprintf(line + o, len - (size_t)o, "%11s ", "average");
+	o += snprintf(line + o, len - (size_t)o, "%9s ", "packets");
+	if (L->counts)
+		o += snprintf(line + o, len - (size_t)o, "%5s %4s %4s %4s ", "retx", "NAK", "RNR", "CNP");
+	else
+		o += snprintf(line + o, len - (size_t)o, " %-13s", "problems");
+	snprintf(line + o, len - (size_t)o, "%s%s", L->bar ? " throughput" : "", O);
+}
+
+/* A count in its column, red when it is not zero. */
+static int count_col(char *buf, size_t len, bool color, uint64_t n, int width)
+{
+	return snprintf(buf, len, "%s%*" PRIu64 "%s ", n && color ? "\033[31m" : "", width, n, n && color ? "\033[0m" : "");
+}
+
+static void qp_row(const struct rs_liveview *v, const struct layout *L, const struct rs_live_qp *q, double top,
+		   char *line, size_t len)
+{
+	const char *G = v->color ? "\033[32m" : "", *O = v->color ? "\033[0m" : "";
+	char qp[160], b[160], r1[32], r2[32];
+	snprintf(qp, sizeof qp, "%s → %s 0x%x", q->src, q->dst, q->dest_qp);
+	/* Widths in bytes: the label's "→" takes three for one column. */
+	int o = snprintf(line, len, "%-*.*s %-3s ", L->qp + 2, L->qp + 2, qp, q->transport);
+	if (L->state)
+		o += snprintf(line + o, len - (size_t)o, "%-11.11s ", q->state);
+	o += snprintf(line + o, len - (size_t)o, "%11s ", rate(q->rate_now_Bps, r1, sizeof r1));
+	if (L->avg)
+		o += snprintf(line + o, len - (size_t)o, "%11s ", rate(q->rate_avg_Bps, r2, sizeof r2));
+	o += snprintf(line + o, len - (size_t)o, "%9" PRIu64 " ", q->packets);
+	if (L->counts) {
+		o += count_col(line + o, len - (size_t)o, v->color, q->retransmitted, 5);
+		o += count_col(line + o, len - (size_t)o, v->color, q->naks, 4);
+		o += count_col(line + o, len - (size_t)o, v->color, q->rnr_naks, 4);
+		o += snprintf(line + o, len - (size_t)o, "%4" PRIu64 " ", q->cnps);
+	} else {
+		char p[64] = "";
+		int k = 0;
+		const struct { uint64_t n; const char *what; } c[] = {
+			{ q->retransmitted, "retx" }, { q->naks, "NAK" }, { q->rnr_naks, "RNR" }, { q->cnps, "CNP" },
+		};
+		for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+			if (c[i].n)
+				k += snprintf(p + k, sizeof p - (size_t)k, "%s%" PRIu64 " %s", k ? " " : "", c[i].n, c[i].what);
+		bool bad = k > 0;
+		o += snprintf(line + o, len - (size_t)o, " %s%-13.13s%s", bad && v->color ? "\033[31m" : "", bad ? p : "-",
+			      bad && v->color ? "\033[0m" : "");
+	}
+	if (L->bar) {
+		bar(b, sizeof b, top > 0 ? q->rate_now_Bps / top : 0, L->bar);
+		snprintf(line + o, len - (size_t)o, " %s%s%s", G, b, O);
+	}
 }
 
 static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct rs_analyzer *a, uint64_t now,
@@ -128,37 +225,34 @@ static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct 
 	size_t n = rs_live_qps(lv, a, period, v->rows, (size_t)room, &total);
 	const char *B = v->color ? "\033[1m" : "", *R = v->color ? "\033[31m" : "", *G = v->color ? "\033[32m" : "",
 		   *O = v->color ? "\033[0m" : "";
-	char line[1024], r1[32], r2[32];
+	char line[1024], r1[32];
 	uint64_t el = now > v->start_ns ? (now - v->start_ns) / 1000000000u : 0;
 
 	fputs("\033[H", v->out);
 	double now_rate = period ? (t.payload_bytes - v->prev_payload) / (period / 1e9) : 0;
+	/* Three lines that fit 80 columns: the run, its problems and
+	 * connections, how to stop it. A problem count is red when not zero. */
 	snprintf(line, sizeof line, "%srocestat live%s  %s  %02" PRIu64 ":%02" PRIu64 ":%02" PRIu64
-		 "  %" PRIu64 " frames (%" PRIu64 " RoCE)  %s now  %s%" PRIu64 " retx  %" PRIu64 " NAK  %" PRIu64
-		 " CNP%s",
+		 "  %" PRIu64 " frames (%" PRIu64 " RoCE)  %s now",
 		 B, O, v->iface, el / 3600, el / 60 % 60, el % 60, t.frames, t.roce_frames,
-		 rate(now_rate, r1, sizeof r1), t.retransmitted || t.naks ? R : "", t.retransmitted, t.naks, t.cnps, O);
+		 rate(now_rate, r1, sizeof r1));
 	put_line(v, cols, line);
-	snprintf(line, sizeof line, "%" PRIu64 " connections: %s%" PRIu64 " up%s, %" PRIu64 " rejected, %" PRIu64
-		 " incomplete · %zu queue pairs · Ctrl-C stops and prints the full summary",
-		 t.connections, G, t.established, O, t.rejected, t.incomplete, total);
+	snprintf(line, sizeof line, "%s%" PRIu64 " retx%s · %s%" PRIu64 " NAK%s · %s%" PRIu64 " CNP%s · %" PRIu64
+		 " connections: %s%" PRIu64 " up%s, %s%" PRIu64 " rejected%s, %" PRIu64 " incomplete",
+		 t.retransmitted ? R : "", t.retransmitted, t.retransmitted ? O : "", t.naks ? R : "", t.naks,
+		 t.naks ? O : "", t.cnps ? R : "", t.cnps, t.cnps ? O : "", t.connections, t.established ? G : "",
+		 t.established, t.established ? O : "", t.rejected ? R : "", t.rejected, t.rejected ? O : "",
+		 t.incomplete);
 	put_line(v, cols, line);
-	put_line(v, cols, "");
-	snprintf(line, sizeof line, "%s%-44s %-3s %-11s %11s %11s %9s %5s %4s %4s %4s  %s%s", B, "queue pair (src → dst QP)",
-		 "tr", "state", "now", "average", "packets", "retx", "NAK", "RNR", "CNP", "throughput", O);
+	snprintf(line, sizeof line, "%zu queue pairs · Ctrl-C stops and prints the full summary", total);
+	put_line(v, cols, line);
+	struct layout L;
+	layout_for(&L, cols);
+	header_row(v, &L, line, sizeof line);
 	put_line(v, cols, line);
 	double top = n ? v->rows[0].rate_now_Bps : 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct rs_live_qp *q = &v->rows[i];
-		char qp[160], b[160];
-		snprintf(qp, sizeof qp, "%s → %s 0x%x", q->src, q->dst, q->dest_qp);
-		bar(b, sizeof b, top > 0 ? q->rate_now_Bps / top : 0, 20);
-		bool bad = q->retransmitted || q->naks || q->rnr_naks;
-		snprintf(line, sizeof line, "%-44.44s %-3s %-11.11s %11s %11s %9" PRIu64 " %s%5" PRIu64 " %4" PRIu64
-			 " %4" PRIu64 "%s %4" PRIu64 "  %s%s%s",
-			 qp, q->transport, q->state, rate(q->rate_now_Bps, r1, sizeof r1),
-			 rate(q->rate_avg_Bps, r2, sizeof r2), q->packets, bad ? R : "", q->retransmitted, q->naks,
-			 q->rnr_naks, bad ? O : "", q->cnps, G, b, O);
+		qp_row(v, &L, &v->rows[i], top, line, sizeof line);
 		put_line(v, cols, line);
 	}
 	if (total > n) {
