@@ -253,7 +253,7 @@ static GOptionContext *new_context(struct raw *r, struct rs_cli_opts *o)
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &r->top, "QPs drawn in the plot (default 8)", "N" },
-		{ "width", 0, 0, G_OPTION_ARG_INT, &r->width, "Lay the text summary out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
+		{ "width", 0, 0, G_OPTION_ARG_INT, &r->width, "Lay the text summary and the ladder out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &r->quiet, "Live: one parseable line per interval instead of the screen", NULL },
 		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &r->refresh, "Live: seconds between updates (default 1)", "SECONDS" },
 		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &r->no_resolve, "Do not resolve addresses to host names", NULL },

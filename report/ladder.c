@@ -8,9 +8,17 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "report/layout.h"
 #include "report/view.h"
 
-#define WIDTH 58      /* arrow width between the two columns */
+#define WIDTH 58      /* arrow width between the two columns, unlimited (--width 0) */
+
+/* The arrows' width for a text width: the frame and time columns and the
+ * two bars take 25 characters; never under 40. */
+static int arrow_width(int width)
+{
+	return width <= 0 ? WIDTH : width - 25 < 40 ? 40 : width - 25;
+}
 #define RUN_KEEP 2    /* a run shows its first RUN_KEEP events and its last one */
 
 struct group {
@@ -68,18 +76,18 @@ static void label(const struct rs_ladder_ev *e, char *buf, size_t len)
 		snprintf(buf + o, len - o, " RETX");
 }
 
-static void arrow(FILE *out, const struct group *g, const struct rs_ladder_ev *e, uint64_t t0, bool multi)
+static void arrow(FILE *out, const struct group *g, const struct rs_ladder_ev *e, uint64_t t0, bool multi, int w)
 {
-	char lbl[128], line[WIDTH + 64];
+	char lbl[128], line[512];
 	bool right = rs_addr_equal(&e->src, &g->left);
 	label(e, lbl, sizeof lbl);
-	size_t n = strlen(lbl);
-	if (n > WIDTH - 8) {
-		lbl[WIDTH - 8] = '\0';
-		n = WIDTH - 8;
+	size_t n = strlen(lbl), most = (size_t)w - 8 < sizeof lbl - 1 ? (size_t)w - 8 : sizeof lbl - 1;
+	if (n > most) {
+		lbl[most] = '\0';
+		n = most;
 	}
-	/* Between the two bars exactly WIDTH cells: "-- label ---->" or "<-- label ----". */
-	size_t dash = WIDTH - n - 5, o = 0;
+	/* Between the two bars exactly w cells: "-- label ---->" or "<-- label ----". */
+	size_t dash = (size_t)w - n - 5, o = 0;
 	line[o++] = '|';
 	if (!right)
 		line[o++] = '<';
@@ -137,12 +145,15 @@ static void run_summary(const struct rs_ladder_ev *ev, guint from, guint to, cha
 
 static void print_group(FILE *out, const struct rs_view *v, const struct group *g)
 {
-	char l[96], r[96];
+	char l[96], r[96], title[320];
 	const struct rs_analyzer *a = v->a;
+	int w = arrow_width(v->o->width);
 	rs_fmt_addr(v->names, &g->left, l, sizeof l);
 	rs_fmt_addr(v->names, &g->right, r, sizeof r);
-	fprintf(out, "\n%s QP 0x%x  ⇄  %s QP 0x%x   (%s)\n", l, g->left_qp, r, g->right_qp, g->how);
-	fprintf(out, "%10s %10s  %-*s%s\n", "frame", "ms", WIDTH - (int)strlen(r) + 1, l, r);
+	snprintf(title, sizeof title, "%s QP 0x%x  ⇄  %s QP 0x%x   (%s)", l, g->left_qp, r, g->right_qp, g->how);
+	fputc('\n', out);
+	rs_para(out, v->o->width, "", "    ", title);
+	fprintf(out, "%10s %10s  %-*s%s\n", "frame", "ms", w - (int)strlen(r) + 1, l, r);
 	if (!g->ev->len)
 		return;
 	const struct rs_ladder_ev *ev = (const struct rs_ladder_ev *)(void *)g->ev->data;
@@ -155,14 +166,15 @@ static void print_group(FILE *out, const struct rs_view *v, const struct group *
 		guint run = j - i;
 		if (run <= RUN_KEEP + 2) {
 			for (guint k = i; k < j; k++)
-				arrow(out, g, &ev[k], t0, multi);
+				arrow(out, g, &ev[k], t0, multi, w);
 		} else {
 			for (guint k = i; k < i + RUN_KEEP; k++)
-				arrow(out, g, &ev[k], t0, multi);
-			char what[256];
+				arrow(out, g, &ev[k], t0, multi, w);
+			char what[256], line[320];
 			run_summary(ev, i + RUN_KEEP, j - 1, what, sizeof what);
-			fprintf(out, "%10s %10s  |    … %s (PSN %u..%u) …\n", "", "", what, ev[i + RUN_KEEP].psn, ev[j - 2].psn);
-			arrow(out, g, &ev[j - 1], t0, multi);
+			snprintf(line, sizeof line, "… %s (PSN %u..%u) …", what, ev[i + RUN_KEEP].psn, ev[j - 2].psn);
+			rs_para(out, v->o->width, "                       |    ", "                       |      ", line);
+			arrow(out, g, &ev[j - 1], t0, multi, w);
 		}
 		i = j;
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The text summary fits the width it is laid out for (make width; part of
-make check).
+"""The text summary and the ladder fit the width they are laid out for
+(make width; part of make check).
 
 For every shared capture, at 80, 120 and 200 columns, plain and coloured:
 - no line wider than the width (characters a terminal shows: colour escapes
@@ -77,6 +77,14 @@ for cap in captures:
                     row = re.search(re.escape(label) + r"\s*\n?\s+\S+\s+(?:(?:cm|inferred|none)\s+)?(\d+)\s", text)
                     ck(name + ": " + label + " packets", row and int(row.group(1)) == q["packets"],
                        "row %s, JSON %d" % (row.group(0) if row else None, q["packets"]))
+
+# The ladder too.
+for cap in captures:
+    base = os.path.basename(cap)
+    for width in (80, 120, 200):
+        text = run("--ladder", "--width", str(width), cap)
+        wide = [ln for ln in text.split("\n") if shown(ln) > width]
+        ck("%s ladder at %d: no line wider" % (base, width), not wide, repr(wide[:1]))
 
 # Through a pipe: 80 columns without being told.
 loss = os.path.join(SHARED, "captures", "loss_write_bw.pcap")
