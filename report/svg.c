@@ -1,7 +1,11 @@
 /*
- * report_svg.c — `--plot FILE.svg`: payload throughput over time, one line
- * per QP (the top N by bytes), with axes in seconds and bytes per second and
- * a legend. Plain SVG 1.1, viewable in any browser, no dependency.
+ * svg.c — `--plot FILE.svg`: payload throughput over time, one line per QP
+ * (the top N by bytes), with axes in seconds and bytes per second and a
+ * legend. Each interval is drawn as a step at its rate: a straight line
+ * between two intervals' rates would draw slopes the traffic never had.
+ * The title names the capture and the interval; when more QPs carried
+ * payload than are drawn, the legend says how many. Plain SVG 1.1,
+ * viewable in any browser, no dependency.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -61,6 +65,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 			g_ptr_array_add(sel, fl);
 	}
 	g_ptr_array_sort(sel, by_payload);
+	guint carried = sel->len;
 	if ((int)sel->len > o->top)
 		g_ptr_array_set_size(sel, (guint)o->top);
 
@@ -96,8 +101,17 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 		     "font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
 	fprintf(out, "<title>rocestat: payload throughput per QP</title>\n");
 	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
-	fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Payload throughput per QP "
-		     "(%.0f ms intervals)</text>\n", ML, iv_s * 1e3);
+	/* The title: what, of which capture, at what resolution. */
+	GString *files = g_string_new(NULL);
+	for (guint i = 0; i < a->files->len; i++) {
+		const char *name = ((const struct rs_file *)a->files->pdata[i])->name;
+		const char *slash = strrchr(name, '/');
+		g_string_append_printf(files, "%s%s", i ? ", " : "", slash ? slash + 1 : name);
+	}
+	fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Payload throughput per QP: ", ML);
+	xml_text(out, files->str);
+	fprintf(out, " (%g ms intervals)</text>\n", iv_s * 1e3);
+	g_string_free(files, TRUE);
 	/* Grid and ticks. */
 	for (double y = 0; y <= ytop + 1e-9; y += ystep) {
 		double py = MT + ph - y / ytop * ph;
@@ -127,25 +141,36 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 		for (uint32_t k = 0; k < s->len; k++) {
 			int64_t iv = s->interval[k];
 			double t = iv * width, r = s->bytes[k] / width;
-			/* An interval with no traffic is a zero, not a straight line across. */
-			if (iv != prev + 1)
-				fprintf(out, "%.1f,%.1f ", X(prev >= 0 ? (prev + 1) * width : t), Y(0.0));
+			/* An interval with no traffic is a zero, not a line across it. */
 			if (iv != prev + 1 && prev >= 0)
-				fprintf(out, "%.1f,%.1f ", X(t), Y(0.0));
-			fprintf(out, "%.1f,%.1f ", X(t), Y(r));
+				fprintf(out, "%.1f,%.1f ", X((prev + 1) * width), Y(0.0));
+			fprintf(out, "%.1f,%.1f %.1f,%.1f %.1f,%.1f ", X(t), Y(0.0), X(t), Y(r), X(t + width), Y(r));
+			if (k + 1 == s->len || s->interval[k + 1] != iv + 1)
+				fprintf(out, "%.1f,%.1f ", X(t + width), Y(0.0));
 			prev = iv;
 		}
-		if (prev >= 0)
-			fprintf(out, "%.1f,%.1f", X((prev + 1) * width), Y(0.0));
 		fprintf(out, "\"/>\n");
-		char lbl[200];
+		char lbl[240];
 		double ly = MT + 10 + i * 20;
 		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n",
 			W - MR + 15, ly, W - MR + 35, ly, color);
 		fprintf(out, "<text x=\"%d\" y=\"%.1f\">", W - MR + 40, ly + 4);
-		xml_text(out, rs_flow_label(v.names, fl, lbl, sizeof lbl));
+		rs_flow_label(v.names, fl, lbl, sizeof lbl);
+		/* Two half-flows with one label (a QP number used again): told apart by their first frame. */
+		bool twin = false;
+		for (guint k = 0; k < sel->len; k++) {
+			char other[240];
+			if (k != i && strcmp(rs_flow_label(v.names, sel->pdata[k], other, sizeof other), lbl) == 0)
+				twin = true;
+		}
+		xml_text(out, lbl);
+		if (twin)
+			fprintf(out, " (from frame %" PRIu64 ")", fl->first.frame);
 		fprintf(out, "</text>\n");
 	}
+	if (carried > sel->len)
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" fill=\"#555\">top %u of the %u QPs with payload (--top)</text>\n",
+			W - MR + 15, MT + 14 + sel->len * 20.0, sel->len, carried);
 	if (!sel->len)
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no RoCE payload in this capture</text>\n",
 			ML + pw / 2, MT + ph / 2);
