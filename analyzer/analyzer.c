@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/verdict.h"
 
 
 struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
@@ -50,6 +50,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	g_array_free(a->tl_rows, TRUE);
 	g_hash_table_destroy(a->anomalies);
 	g_free(a->latlog);
+	rs_v_free(a);
 	g_free(a);
 }
 
@@ -60,6 +61,7 @@ void rs_analyzer_add_file(struct rs_analyzer *a, const char *name, int linktype)
 	fi->linktype = linktype;
 	g_ptr_array_add(a->files, fi);
 	a->cur_file = a->files->len - 1;
+	rs_v_new_file(a);
 }
 
 void rs_analyzer_file_error(struct rs_analyzer *a, const char *message)
@@ -249,6 +251,15 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 		rs_track_response(a, fl, f, m);
 	else
 		rs_track_request(a, fl, f, m);
+}
+
+void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,
+		       struct rs_verdict *v)
+{
+	rs_v_begin(a, m, f, v);
+	a->v = v; /* the trackers fill in the rest as they go (verdict.h) */
+	rs_analyzer_add(a, m, f);
+	a->v = NULL;
 }
 
 void rs_analyzer_finish(struct rs_analyzer *a)

@@ -90,6 +90,87 @@ void rs_analyzer_file_warning(struct rs_analyzer *a, uint64_t frame_no, uint64_t
 
 void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f);
 
+/*
+ * What the analyzer concluded about one frame, for the per-frame views (the
+ * walkthrough): rs_analyzer_add_v() adds the frame as rs_analyzer_add() does
+ * and fills this in, from what it knew before the frame and the frame
+ * itself. Plain data. A frame number here is one of the file being added
+ * (rs_frame_meta.frame_no since the last rs_analyzer_add_file()); 0: none,
+ * not known, or no longer remembered. Frames are remembered as references
+ * only if they were decoded whole (RS_OK); the analyzer keeps, per half-flow,
+ * the last RS_VERDICT_SENT request packets, the message in progress of each
+ * kind and the newest PSN sequence error NAK, and per sender and CM
+ * Communication ID the newest REQ, REP, DREQ and SIDR_REQ: nothing per
+ * frame (analyzer/verdict.c). It keeps that state only once
+ * rs_analyzer_add_v() was called (rs_analyzer_add() costs what it did),
+ * until the next file or rs_analyzer_free().
+ */
+#define RS_VERDICT_SENT 256
+
+enum rs_v_psn {
+	RS_V_PSN_NONE = 0,  /* not in a PSN stream the analyzer checks (UD, CNP, ACKs, MADs, ...) */
+	RS_V_PSN_NEXT,      /* the PSN expected next (or a READ response starting a new one) */
+	RS_V_PSN_AHEAD,     /* ahead of it: `gap` PSNs were skipped just before it */
+	RS_V_PSN_DUPLICATE, /* behind it and seen before: sent again (resent_of) */
+	RS_V_PSN_FILL,      /* behind it, the first sighting of a PSN a gap skipped: re-sent, or late */
+};
+
+enum rs_v_icrc {
+	RS_V_ICRC_NONE = 0,     /* no ICRC (not RoCE, or not reached) */
+	RS_V_ICRC_UNCHECKED,    /* not all of it captured */
+	RS_V_ICRC_OK,
+	RS_V_ICRC_BAD,          /* corrupt */
+	RS_V_ICRC_PORT_REWRITTEN, /* bad as captured, good with another UDP source port: a capture artefact */
+};
+
+struct rs_verdict {
+	/* The frame as captured. */
+	uint8_t icrc;               /* enum rs_v_icrc */
+	uint8_t sliced;             /* enum rs_slice: the capture kept only the headers */
+
+	/* Its place in its PSN stream (requests; READ responses, atomic ACKs). */
+	uint8_t psn;                /* enum rs_v_psn */
+	uint32_t gap;               /* RS_V_PSN_AHEAD: PSNs skipped just before it */
+	uint64_t resent_of;         /* RS_V_PSN_DUPLICATE: the newest earlier frame with this PSN */
+	/* A request after a PSN sequence error NAK of its responder: that NAK,
+	 * if it asked for this PSN (nak_psn == the frame's) or came after this
+	 * PSN's earlier sending (the go-back-N it started). */
+	uint64_t nak_frame;
+	uint32_t nak_psn;
+	/* The run of packets behind the expected PSN that this packet ended was
+	 * one packet arriving late (out of order), not a go-back-N: its frame. */
+	uint64_t late_frame;
+
+	/* The message it belongs to (SEND, WRITE, READ response), as it went
+	 * over the wire: from the First packet seen last and the consecutive
+	 * PSNs since. */
+	uint8_t msg;                /* enum rs_op_kind: RS_KIND_SEND, RS_KIND_WRITE, RS_KIND_READ_RESP; 0: none */
+	bool msg_known;             /* its First was seen, and every packet since */
+	uint32_t msg_index;         /* 1-based packet number within it */
+	uint32_t msg_offset;        /* its payload bytes before this packet */
+	uint32_t msg_total;         /* its length (RETH, READ request, or an Only's payload); 0: not known */
+	uint64_t msg_first_frame;
+	uint64_t msg_req_frame;     /* a READ response: its READ request */
+
+	/* An ACK, NAK, atomic ACK or first READ response packet: the newest
+	 * request packet with its PSN (of a READ response: a READ request). */
+	uint64_t req_frame;
+	uint8_t req_opcode;
+	bool dup_ack;               /* an ACK acknowledging nothing new */
+
+	/* CM: the message this one answers (a REP the REQ, an RTU the REP, a
+	 * DREP the DREQ, a REJ or MRA what it names, a SIDR_REP the SIDR_REQ). */
+	uint64_t cm_answers;
+	/* A request whose PSN is the Starting PSN a REQ or REP announced for
+	 * its destination QP (not one sent before): that message. */
+	uint64_t start_frame;
+	uint16_t start_attr;        /* UMAD_CM_ATTR_REQ or UMAD_CM_ATTR_REP */
+	uint32_t start_qpn;
+};
+
+void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,
+		       struct rs_verdict *v);
+
 /* A hint, optional: call it for each frame some frames before adding it
  * (cli/run.c: RS_LOOKAHEAD frames), in the order they will be added; `f`
  * need not stay valid. The analyzer starts fetching the frame's state from

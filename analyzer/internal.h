@@ -127,7 +127,8 @@ struct rs_analyzer {
 	bool tl_rows_on;          /* rows per active flow: only --timeline and --plot need them */
 	uint32_t tl_holes;         /* rows emptied by evicted flows this interval */
 	int64_t intervals_seen;
-
+	struct rs_verdict *v;     /* during rs_analyzer_add_v(): the frame's verdict (verdict.c) */
+	struct rs_vstate *vs;     /* what verdicts remember, once rs_analyzer_add_v() was called */
 
 	bool finished;
 };

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/verdict.h"
 
 static guint flowkey_hash(gconstpointer p)
 {
@@ -275,6 +275,15 @@ void rs_pair_infer(struct rs_analyzer *a, struct rs_flow *resp, uint32_t psn)
 	hostlist_tidy(a, &hp, list);
 	if (best)
 		rs_pair_link(best, resp, RS_PAIR_INFERRED);
+}
+
+struct rs_flow *const *rs_pair_unpaired(struct rs_analyzer *a, const struct rs_flow *fl, guint *n)
+{
+	struct rs_hostpair hp;
+	hostpair_of(&hp, &fl->key, true);
+	struct hostlist *list = fl->is_cm_qp ? NULL : g_hash_table_lookup(a->by_hosts, &hp);
+	*n = list ? list->flows->len : 0;
+	return list ? (struct rs_flow *const *)list->flows->pdata : NULL;
 }
 
 /* UD replies to a SIDR client: the client's UD QP is the source QP (DETH)

@@ -22,7 +22,7 @@
  */
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/verdict.h"
 
 /* ---- lost-PSN bookkeeping -------------------------------------------------- */
 
@@ -132,6 +132,8 @@ static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn
 		s->ooo++;
 		a->psns.ooo += !response;
 		rs_anomaly(a, RS_AN_OOO, response, fl, &s->episode_start, 1);
+		if (a->v)
+			rs_v_late(a, &s->episode_start);
 	} else {
 		s->episodes++;
 		rs_anomaly(a, RS_AN_RETRANS, response, fl, &s->episode_start, s->episode_len);
@@ -411,6 +413,8 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		fresh = backward(a, fl, s, psn, &at, f->payload_len);
 		retrans = true;
 	}
+	if (a->v)
+		rs_v_request(a, fl, f, m, d, fresh);
 
 	if (fresh) {
 		fl->payload += f->payload_len;
@@ -465,6 +469,8 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			} else {
 				rs_rare_w(fl)->dup_acks++;
 				rs_anomaly(a, RS_AN_DUP_ACK, 0, fl, at, 1);
+				if (a->v)
+					a->v->dup_ack = true;
 			}
 		} else if (req && req->req.started) {
 			int32_t d = rs_psn_diff(psn, req->req.first);
@@ -500,6 +506,8 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		rs_anomaly(a, RS_AN_NAK, v, fl, at, 1);
 		if (req)
 			settle_nak(a, req, psn, v);
+		if (a->v && v == RS_NAK_PSN_SEQ_ERR)
+			rs_v_nak(a, fl, f, at);
 		break;
 	default:
 		break;
@@ -549,6 +557,8 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			fresh = backward(a, fl, s, psn, &at, f->payload_len);
 			retrans = true;
 		}
+		if (a->v)
+			rs_v_psn(a->v, d > 0 && starts ? 0 : d, fresh);
 		if (fresh && op->kind == RS_KIND_READ_RESP) {
 			fl->read_resp_payload += f->payload_len;
 			fl->payload += f->payload_len;
@@ -587,6 +597,8 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			}
 		}
 	}
+	if (a->v)
+		rs_v_response(a, fl, f, m);
 	if (a->opts.keep_ladder)
 		rs_conn_ladder(a, fl, f, m, retrans);
 }

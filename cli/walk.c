@@ -11,6 +11,10 @@
  * The layers come from the dissector's struct rs_frame (values) and its
  * layers[] (where each header sits); the walk reads packet bytes itself only
  * for fields the dissector does not keep (IPv4 flags, ERF record fields...).
+ * How a frame relates to others (the message it belongs to, the request an
+ * ACK answers, the frame a retransmission repeats, the NAK that caused it,
+ * the CM message a reply answers) is the analyzer's verdict on it: the walk
+ * feeds an analyzer of its own the frames it walks (rs_analyzer_add_v).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -29,7 +33,10 @@ static void begin_file(void *ctx, const char *name, int dlt)
 	w->have_t0 = false;
 	w->frames = w->roce = w->other = w->problems = 0;
 	memset(w->explained, 0, sizeof w->explained);
-	walk_track_reset(w);
+	/* Frame numbers start again with each file: so does the walk's memory. */
+	rs_analyzer_free(w->an);
+	w->an = rs_analyzer_new(&(struct rs_analyzer_opts){ 0 });
+	rs_analyzer_add_file(w->an, name, dlt);
 	fputc('\n', w->out);
 	wsgr(w, "1");
 	wout(w, "Walkthrough of %s", name);
@@ -50,6 +57,8 @@ static void end_file(void *ctx, const char *name)
 		free(w->cut);
 		w->cut = NULL;
 	}
+	rs_analyzer_free(w->an);
+	w->an = NULL;
 }
 
 static void file_error(void *ctx, const char *message)
@@ -111,13 +120,13 @@ static void header(struct walk *w, uint64_t ts)
 				    rel_time(w, ts), abs_time(ts), w->pkt->wirelen, w->pkt->caplen));
 	}
 	wsgr_off(w);
-	if (f->sliced == RS_SLICE_REWRITTEN && f->outcome == RS_OK)
+	if (w->v.sliced == RS_SLICE_REWRITTEN)
 		wsay(w, "The capture kept the first %u bytes of this frame and wrote %u as its original length too, "
 			"as hardware sniffers do (ibdump, the RDMA sniffer); the IP and UDP lengths agree that the "
 			"packet was %u bytes longer. Every header was kept: the payload bytes and the ICRC were not, "
 			"so the ICRC cannot be checked.",
 		     w->pkt->caplen, w->pkt->wirelen, f->sliced_wirelen - w->pkt->caplen);
-	else if (f->sliced == RS_SLICE_SNAPLEN && f->outcome == RS_OK)
+	else if (w->v.sliced == RS_SLICE_SNAPLEN)
 		wsay(w, "The capture kept the first %u of the frame's %u bytes (its snap length): every header "
 			"was kept, the payload bytes and the ICRC after byte %u were not, so the ICRC cannot be "
 			"checked.",
@@ -239,6 +248,11 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		w->t0_frame = pkt->frame_no;
 	}
 	w->frames++;
+	if (!w->an) /* frames without a file first (not from rs_run_files or the live loop) */
+		w->an = rs_analyzer_new(&(struct rs_analyzer_opts){ 0 });
+	struct rs_frame_meta m = { .frame_no = pkt->frame_no, .ts_ns = ts, .wirelen = rs_frame_wirelen(f, pkt->wirelen),
+				   .caplen = pkt->caplen };
+	rs_analyzer_add_v(w->an, &m, f, &w->v);
 	if (f->outcome == RS_NOT_ROCE) {
 		char what[160];
 		w->other++;
@@ -249,14 +263,12 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		w->roce++;
 		if (f->outcome != RS_OK)
 			w->problems++;
-		walk_track_lookup(w);
 		header(w, ts);
 		walk_operation(w);
 		layers(w);
 		if (f->outcome != RS_OK)
 			problem(w);
 		walk_hexdump(w);
-		walk_track_update(w);
 	}
 	w->prev_ns = ts;
 	return !ferror(w->out);

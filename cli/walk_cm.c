@@ -205,7 +205,7 @@ static void private_data(struct walk *w, const struct rs_layer *l)
 
 static const char *frame_ref(const struct walk *w, const char *what)
 {
-	return w->cm_prev ? wfmt("%s in frame %" PRIu64, what, w->cm_prev->frame) : what;
+	return w->v.cm_answers ? wfmt("%s in frame %" PRIu64, what, w->v.cm_answers) : what;
 }
 
 static void req(struct walk *w, const struct rs_layer *l)

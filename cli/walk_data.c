@@ -87,7 +87,7 @@ static void icrc(struct walk *w, const struct rs_layer *l)
 	}
 	const uint8_t *p = w->pkt->data + l->off;
 	wfield(w, l->off, "ICRC", whex(f->icrc, 8), "sent as %s (LSB first)", wbytes(p, 4, ' '));
-	bool rewritten = f->icrc_status == RS_CRC_BAD && f->icrc_sport;
+	bool rewritten = w->v.icrc == RS_V_ICRC_PORT_REWRITTEN; /* the analyzer's verdict */
 	const char *verdict = f->icrc_status == RS_CRC_OK ? "matches the value on the wire"
 			     : rewritten ? "differs: the capture rewrote the UDP source port"
 			     : f->icrc_status == RS_CRC_BAD ? "DOES NOT MATCH: the packet is corrupt" : "not checked";

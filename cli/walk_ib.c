@@ -86,9 +86,9 @@ static const char *psn_sentence(const struct walk *w, bool full)
 		return wfmt("A response carries the requester's PSN: %u is the PSN of the newest request packet "
 			    "it answers.", b->psn);
 	}
-	if (op->kind == RS_KIND_READ_RESP && w->pos.known && w->pos.req_frame)
+	if (op->kind == RS_KIND_READ_RESP && w->v.msg_known && w->v.msg_req_frame)
 		return wfmt("PSN %u = the request's PSN %u + %u: READ response packets reuse the requester's "
-			    "PSNs, one per packet.", b->psn, (b->psn - (w->pos.index - 1)) & 0xFFFFFF, w->pos.index - 1);
+			    "PSNs, one per packet.", b->psn, (b->psn - (w->v.msg_index - 1)) & 0xFFFFFF, w->v.msg_index - 1);
 	if (op->kind == RS_KIND_READ_RESP)
 		return wfmt("PSN %u: READ response packets reuse the requester's PSNs, from the request's PSN "
 			    "on, one per packet.", b->psn);

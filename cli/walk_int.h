@@ -18,64 +18,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyzer/analyzer.h"
 #include "cli/cli.h"
 
 #define WALK_WIDTH 100
 #define COL_LABEL 10
 #define COL_VALUE 32
 #define COL_NOTE 58
-
-/* What the walk remembers of recent frames to tie packets together: which
- * request an ACK or READ response answers, where a multi-packet message
- * started, which CM message a reply answers. Bounded; old entries fall off. */
-#define WALK_REQS 256
-#define WALK_MSGS 32
-#define WALK_CMS 32
-#define WALK_NAKS 8
-
-struct walk_req {        /* one request packet (requester -> responder) */
-	uint64_t frame;
-	struct rs_addr src, dst;
-	uint32_t destqp, psn;
-	uint8_t opcode;
-	uint32_t len;        /* READ/WRITE DMA length from the RETH, else payload */
-};
-
-struct walk_msg {        /* an open multi-packet message in one direction */
-	bool used;
-	struct rs_addr src, dst;
-	uint32_t destqp;
-	uint8_t kind;        /* enum rs_op_kind: SEND, WRITE, READ_RESP */
-	uint64_t first_frame, last_seen;
-	uint64_t req_frame;  /* READ response: the frame of its request (0 = not seen) */
-	uint32_t total;      /* message length if known (RETH, READ request), else 0 */
-	uint32_t done;       /* payload bytes before the current packet */
-	uint32_t next_psn;
-	uint32_t packets;    /* packets before the current one */
-};
-
-struct walk_nak {        /* a NAK (PSN sequence error) and the PSN it asks for */
-	uint64_t frame;
-	struct rs_addr src, dst;
-	uint32_t psn;
-};
-
-struct walk_cm {
-	uint64_t frame;
-	uint16_t attr;
-	uint32_t id;         /* local comm ID (request ID for SIDR) */
-	uint32_t qpn, psn;
-};
-
-/* Where the current packet sits in its message, as far as the walk knows. */
-struct walk_pos {
-	bool known;          /* the message's first packet was seen */
-	uint64_t first_frame;
-	uint64_t req_frame;  /* READ response: the frame of its request (0 = not seen) */
-	uint32_t total;      /* 0 = unknown */
-	uint32_t offset;     /* payload bytes before this packet */
-	uint32_t index;      /* 1-based packet number within the message */
-};
 
 struct walk {
 	FILE *out;
@@ -90,23 +39,14 @@ struct walk {
 	uint64_t explained[4]; /* what was already explained in full in this file (bit per topic) */
 	char *cut;             /* why reading this file stopped early, if it did */
 
-	struct walk_req reqs[WALK_REQS];
-	unsigned nreq;       /* total ever added; the ring index is nreq % WALK_REQS */
-	struct walk_msg msgs[WALK_MSGS];
-	struct walk_cm cms[WALK_CMS];
-	unsigned ncm;
-	struct walk_nak naks[WALK_NAKS];
-	unsigned nnak;
+	/* What the walk says about how frames belong together comes from an
+	 * analyzer of its own, fed the frames it walks (one per file). */
+	struct rs_analyzer *an;
 
-	/* The frame being walked. */
+	/* The frame being walked, and what the analyzer concluded about it. */
 	const struct rs_packet *pkt;
 	const struct rs_frame *f;
-	struct walk_pos pos;
-	const struct walk_req *answers;  /* the request an ACK/NAK/READ response answers */
-	const struct walk_req *earlier;  /* an earlier packet with the same PSN: retransmission */
-	const struct walk_cm *cm_prev;   /* the CM message this one answers */
-	const struct walk_cm *cm_psn;    /* the REQ/REP whose Starting PSN this request carries */
-	const struct walk_nak *nak;      /* the NAK this request (a resend) answers */
+	struct rs_verdict v;
 };
 
 /* ---- output (walk_out.c) ------------------------------------------------- */
@@ -166,14 +106,6 @@ const char *walk_mad_attr_name(uint8_t mgmt_class, uint16_t attr_id);
 void walk_hexdump(struct walk *w);
 /* walk_other.c: one line naming a frame that is not RoCE. */
 void walk_describe_other(const struct walk *w, char *buf, size_t len);
-
-/* ---- memory across frames (walk_track.c) --------------------------------- */
-
-void walk_track_reset(struct walk *w);
-/* Before printing: find what the current frame answers or continues. */
-void walk_track_lookup(struct walk *w);
-/* After printing: remember the current frame. */
-void walk_track_update(struct walk *w);
 
 /* True the first time a kind of layer is explained in this file: the full
  * lesson then, a short frame-specific line afterwards. */

@@ -1,8 +1,8 @@
 /*
  * walk_op.c — what the packet does, in one summary line and one paragraph,
  * with this packet's own numbers (bytes, VA, R_Key, PSN, QPN, MSN,
- * immediate data) and, where the walk has seen them, the frames it belongs
- * with (walk_track.c).
+ * immediate data) and, where the analyzer's verdict on it names them, the
+ * frames it belongs with.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -109,8 +109,8 @@ void walk_summary(struct walk *w, char *buf, size_t len)
 	if (f->outcome != RS_OK)
 		ADD(" [%s]", f->outcome == RS_TRUNCATED ? "TRUNCATED" : f->outcome == RS_MALFORMED ? "MALFORMED"
 			     : "UNSUPPORTED");
-	if (w->earlier && f->outcome == RS_OK)
-		ADD(" [retransmission of frame %" PRIu64 "]", w->earlier->frame);
+	if (w->v.resent_of && f->outcome == RS_OK)
+		ADD(" [retransmission of frame %" PRIu64 "]", w->v.resent_of);
 #undef ADD
 }
 
@@ -122,13 +122,13 @@ static const char *opname(const struct rs_frame *f)
 	return sp ? sp + 1 : "?";
 }
 
-/* "bytes 1024-2047" of the message, from the walk's memory of it. */
+/* "bytes 1024-2047" of the message, from the analyzer's verdict. */
 static const char *range(const struct walk *w)
 {
 	uint32_t n = w->f->payload_len;
 	if (!n)
 		return "no data";
-	return wfmt("bytes %u-%u", w->pos.offset, w->pos.offset + n - 1);
+	return wfmt("bytes %u-%u", w->v.msg_offset, w->v.msg_offset + n - 1);
 }
 
 static const char *following(uint32_t psn)
@@ -142,10 +142,10 @@ static const char *following(uint32_t psn)
 static const char *to_come(const struct walk *w, const char *article, const char *last_name)
 {
 	const struct rs_frame *f = w->f;
-	uint32_t mtu = f->payload_len, done = w->pos.offset + f->payload_len;
-	if (!w->pos.known || !w->pos.total || !mtu || done >= w->pos.total)
+	uint32_t mtu = f->payload_len, done = w->v.msg_offset + f->payload_len;
+	if (!w->v.msg_known || !w->v.msg_total || !mtu || done >= w->v.msg_total)
 		return wfmt("more follow %s", following(f->bth.psn));
-	uint32_t left = w->pos.total - done, n = (left + mtu - 1) / mtu;
+	uint32_t left = w->v.msg_total - done, n = (left + mtu - 1) / mtu;
 	uint32_t psn = (f->bth.psn + 1) & PSN_MASK;
 	if (n == 1)
 		return wfmt("the %s packet, PSN %u, brings the remaining %u bytes", last_name, psn, left);
@@ -156,7 +156,7 @@ static const char *to_come(const struct walk *w, const char *article, const char
 static void write_op(struct walk *w, const struct rs_opinfo *op)
 {
 	const struct rs_frame *f = w->f;
-	const struct walk_pos *p = &w->pos;
+	const struct rs_verdict *p = &w->v;
 	const char *imm = op->kind == RS_KIND_WRITE_IMM
 		? wfmt(" The immediate value 0x%08x also reaches the responder's completion queue, which uses up "
 		       "one posted receive request.", f->immdt) : "";
@@ -175,9 +175,9 @@ static void write_op(struct walk *w, const struct rs_opinfo *op)
 				"previous one's."));
 		break;
 	case RS_POS_MIDDLE:
-		if (p->known)
+		if (p->msg_known)
 			wsay(w, "%s: packet %u of the write that began in frame %" PRIu64 "; it "
-				"carries %s of the %u-byte message; %s.", opname(f), p->index, p->first_frame, range(w), p->total,
+				"carries %s of the %u-byte message; %s.", opname(f), p->msg_index, p->msg_first_frame, range(w), p->msg_total,
 			     to_come(w, "an", "RDMA WRITE Last"));
 		else
 			wsay(w, "%s: continues a multi-packet write whose First packet (with the "
@@ -185,9 +185,9 @@ static void write_op(struct walk *w, const struct rs_opinfo *op)
 				"the previous packet's; more follow %s.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	default:
-		if (p->known)
+		if (p->msg_known)
 			wsay(w, "%s: packet %u, the last, of the write that began in frame %" PRIu64
-				": %s complete the %u-byte message.%s", opname(f), p->index, p->first_frame, range(w), p->total, imm);
+				": %s complete the %u-byte message.%s", opname(f), p->msg_index, p->msg_first_frame, range(w), p->msg_total, imm);
 		else
 			wsay(w, "%s: the final %u bytes of a multi-packet write whose First packet came "
 				"earlier; the message is complete.%s", opname(f), f->payload_len, imm);
@@ -198,7 +198,7 @@ static void write_op(struct walk *w, const struct rs_opinfo *op)
 static void send_op(struct walk *w, const struct rs_opinfo *op)
 {
 	const struct rs_frame *f = w->f;
-	const struct walk_pos *p = &w->pos;
+	const struct rs_verdict *p = &w->v;
 	bool ud = (f->bth.opcode & 0xE0) == RS_TR_UD;
 	const char *extra = op->kind == RS_KIND_SEND_IMM
 		? wfmt(" The immediate value 0x%08x is delivered in the receiver's completion.", f->immdt)
@@ -227,17 +227,17 @@ static void send_op(struct walk *w, const struct rs_opinfo *op)
 		     general(w, " A SEND states no total length: the receiver learns it when the Last packet arrives."));
 		break;
 	case RS_POS_MIDDLE:
-		if (p->known)
+		if (p->msg_known)
 			wsay(w, "%s: packet %u of the message that began in frame %" PRIu64 ", carrying %s; "
-				"more follow %s.", opname(f), p->index, p->first_frame, range(w), following(f->bth.psn));
+				"more follow %s.", opname(f), p->msg_index, p->msg_first_frame, range(w), following(f->bth.psn));
 		else
 			wsay(w, "%s: %u more bytes of a message whose First packet came earlier; more "
 				"follow %s.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	default:
-		if (p->known)
+		if (p->msg_known)
 			wsay(w, "%s: packet %u ends the message that began in frame %" PRIu64 " (%s): %u "
-				"bytes in all.%s", opname(f), p->index, p->first_frame, range(w), p->offset + f->payload_len, extra);
+				"bytes in all.%s", opname(f), p->msg_index, p->msg_first_frame, range(w), p->msg_offset + f->payload_len, extra);
 		else
 			wsay(w, "%s: the final %u bytes of a message whose First packet came earlier.%s", opname(f),
 			     f->payload_len, extra);
@@ -248,9 +248,9 @@ static void send_op(struct walk *w, const struct rs_opinfo *op)
 static void read_resp_op(struct walk *w, const struct rs_opinfo *op)
 {
 	const struct rs_frame *f = w->f;
-	const struct walk_pos *p = &w->pos;
-	const char *req = p->req_frame ? wfmt("the READ in frame %" PRIu64, p->req_frame) : "the READ request";
-	const char *of = p->total ? wfmt(" of %u", p->total) : "";
+	const struct rs_verdict *p = &w->v;
+	const char *req = p->msg_req_frame ? wfmt("the READ in frame %" PRIu64, p->msg_req_frame) : "the READ request";
+	const char *of = p->msg_total ? wfmt(" of %u", p->msg_total) : "";
 
 	switch (op->pos) {
 	case RS_POS_ONLY:
@@ -265,18 +265,18 @@ static void read_resp_op(struct walk *w, const struct rs_opinfo *op)
 		     general(w, " Middle packets carry no AETH; the Last packet carries one again."));
 		break;
 	case RS_POS_MIDDLE:
-		if (p->known)
+		if (p->msg_known)
 			wsay(w, "%s: packet %u of the answer to %s, carrying %s%s; %s.",
-			     opname(f), p->index, req, range(w), of, to_come(w, "a", "READ Response Last"));
+			     opname(f), p->msg_index, req, range(w), of, to_come(w, "a", "READ Response Last"));
 		else
 			wsay(w, "%s: %u more bytes of a READ response whose first packet came "
 				"earlier; more follow %s.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	default:
-		if (p->known)
+		if (p->msg_known)
 			wsay(w, "%s: packet %u, the last, of the answer to %s: %s complete the "
 				"%u bytes. Its AETH acknowledges the request again (%s); the requester can now complete "
-				"its READ work request.", opname(f), p->index, req, range(w), p->offset + f->payload_len, ack_short(f));
+				"its READ work request.", opname(f), p->msg_index, req, range(w), p->msg_offset + f->payload_len, ack_short(f));
 		else
 			wsay(w, "%s: the final %u bytes of a READ response; its AETH acknowledges "
 				"the request (%s).", opname(f), f->payload_len, ack_short(f));
@@ -289,9 +289,9 @@ static void ack_op(struct walk *w)
 	const struct rs_frame *f = w->f;
 	uint32_t psn = f->bth.psn;
 	uint8_t v = rs_aeth_value(f->aeth.syndrome);
-	const struct walk_req *r = w->answers;
-	const char *seen = r ? wfmt(" (the newest of them: the %s in frame %" PRIu64 ")",
-				    rs_opinfo(r->opcode)->pretty, r->frame) : "";
+	const struct rs_verdict *vd = &w->v;
+	const char *seen = vd->req_frame ? wfmt(" (the newest of them: the %s in frame %" PRIu64 ")",
+						rs_opinfo(vd->req_opcode)->pretty, vd->req_frame) : "";
 
 	switch (rs_aeth_kind(f->aeth.syndrome)) {
 	case RS_AETH_ACK:
@@ -310,7 +310,7 @@ static void ack_op(struct walk *w)
 			wsay(w, "NAK, PSN sequence error: the responder received a packet with a later PSN than it "
 				"expected, so at least one packet was lost on the way. It expects PSN %u next%s; the "
 				"requester must resend everything from PSN %u on (go-back-N).", psn,
-			     r ? wfmt(" (last seen here in frame %" PRIu64 ")", r->frame) : "", psn);
+			     vd->req_frame ? wfmt(" (last seen here in frame %" PRIu64 ")", vd->req_frame) : "", psn);
 		else
 			wsay(w, "NAK, %s: a fatal error for the request with PSN %u (invalid request: a bad opcode or "
 				"length; remote access error: the rkey, address or access rights do not allow it; "
@@ -355,7 +355,7 @@ void walk_operation(struct walk *w)
 	case RS_KIND_ATOMIC_ACK:
 		wsay(w, "Atomic Acknowledge: before the atomic operation%s, the 8 bytes held 0x%" PRIx64 ". The "
 			"requester stores this value in its local buffer and completes the work request (%s).",
-		     w->answers ? wfmt(" in frame %" PRIu64, w->answers->frame) : "", f->atomicack_orig, ack_short(f));
+		     w->v.req_frame ? wfmt(" in frame %" PRIu64, w->v.req_frame) : "", f->atomicack_orig, ack_short(f));
 		break;
 	case RS_KIND_CMP_SWAP:
 		wsay(w, "ATOMIC Compare & Swap: if the 8 bytes at VA 0x%" PRIx64 " (rkey 0x%x) equal 0x%" PRIx64
@@ -387,20 +387,20 @@ void walk_operation(struct walk *w)
 	default:
 		return;
 	}
-	if (w->cm_psn)
+	if (w->v.start_frame)
 		wsay(w, "PSN %u is the Starting PSN that QP 0x%x announced in the %s in frame %" PRIu64 ": this is "
-			"the first request it receives on the new connection.", b->psn, w->cm_psn->qpn,
-		     rs_cm_attr_name(w->cm_psn->attr), w->cm_psn->frame);
+			"the first request it receives on the new connection.", b->psn, w->v.start_qpn,
+		     rs_cm_attr_name(w->v.start_attr), w->v.start_frame);
 	if ((b->opcode & 0xE0) == RS_TR_UC && walk_first(w, WALK_TOPIC_UC))
 		wsay(w, "UC (Unreliable Connection): no acknowledgements; if a packet is lost the receiver drops "
 			"the whole message and nothing is resent.");
-	if (w->nak && w->nak->psn == b->psn)
+	if (w->v.nak_frame && w->v.nak_psn == b->psn)
 		wsay(w, "This is the PSN that the NAK in frame %" PRIu64 " asked for: the requester has gone back "
-			"to it and resends everything from here on (go-back-N).", w->nak->frame);
-	if (w->earlier && f->outcome == RS_OK)
+			"to it and resends everything from here on (go-back-N).", w->v.nak_frame);
+	if (w->v.resent_of && f->outcome == RS_OK)
 		wsay(w, "PSN %u was already sent in frame %" PRIu64 ": this packet is a retransmission%s.", b->psn,
-		     w->earlier->frame, w->nak ? wfmt(", part of the go-back-N that the NAK in frame %" PRIu64
-						      " (PSN %u) started", w->nak->frame, w->nak->psn)
+		     w->v.resent_of, w->v.nak_frame ? wfmt(", part of the go-back-N that the NAK in frame %" PRIu64
+							   " (PSN %u) started", w->v.nak_frame, w->v.nak_psn)
 			  : " (after a timeout or a NAK not in this capture, the requester resends from the first "
 			    "unacknowledged PSN)");
 }

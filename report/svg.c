@@ -54,6 +54,22 @@ static gint by_payload(gconstpointer x, gconstpointer y)
 	return a->id < b->id ? -1 : 1;
 }
 
+/* The title: what, of which capture (file names without their directory),
+ * at what resolution. */
+static void title(FILE *out, const struct rs_analyzer *a, double iv_s)
+{
+	GString *files = g_string_new(NULL);
+	for (guint i = 0; i < a->files->len; i++) {
+		const char *name = ((const struct rs_file *)a->files->pdata[i])->name;
+		const char *slash = strrchr(name, '/');
+		g_string_append_printf(files, "%s%s", i ? ", " : "", slash ? slash + 1 : name);
+	}
+	fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Payload throughput per QP: ", ML);
+	xml_text(out, files->str);
+	fprintf(out, " (%g ms intervals)</text>\n", iv_s * 1e3);
+	g_string_free(files, TRUE);
+}
+
 int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
@@ -101,17 +117,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 		     "font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
 	fprintf(out, "<title>rocestat: payload throughput per QP</title>\n");
 	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
-	/* The title: what, of which capture, at what resolution. */
-	GString *files = g_string_new(NULL);
-	for (guint i = 0; i < a->files->len; i++) {
-		const char *name = ((const struct rs_file *)a->files->pdata[i])->name;
-		const char *slash = strrchr(name, '/');
-		g_string_append_printf(files, "%s%s", i ? ", " : "", slash ? slash + 1 : name);
-	}
-	fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Payload throughput per QP: ", ML);
-	xml_text(out, files->str);
-	fprintf(out, " (%g ms intervals)</text>\n", iv_s * 1e3);
-	g_string_free(files, TRUE);
+	title(out, a, iv_s);
 	/* Grid and ticks. */
 	for (double y = 0; y <= ytop + 1e-9; y += ystep) {
 		double py = MT + ph - y / ytop * ph;

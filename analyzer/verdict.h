@@ -1,0 +1,40 @@
+/*
+ * verdict.h — how the trackers hand their conclusions about the frame being
+ * added to its struct rs_verdict (analyzer.h), while rs_analyzer_add_v()
+ * runs: the calls below are made only when a->v is set. verdict.c keeps
+ * what later verdicts need (frame numbers), in a->vs. Internal to analyzer/.
+ */
+#ifndef RS_ANALYZER_VERDICT_H
+#define RS_ANALYZER_VERDICT_H
+
+#include "analyzer/internal.h"
+
+/* What the frame itself says (its ICRC, whether it was sliced) and, for a
+ * CM message, what it answers: before the frame is added. */
+void rs_v_begin(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,
+		struct rs_verdict *v);
+/* A new input file: frame numbers start again, so the references go. */
+void rs_v_new_file(struct rs_analyzer *a);
+void rs_v_free(struct rs_analyzer *a);
+
+/* Its PSN against the stream's expectation: d = PSN - expected; `fresh`
+ * for a packet behind it, whether it is the first sighting of that PSN. */
+void rs_v_psn(struct rs_verdict *v, int32_t d, bool fresh);
+
+/* psn.c: a request packet, once its PSN was judged (d, fresh as above). */
+void rs_v_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		  const struct rs_frame_meta *m, int32_t d, bool fresh);
+/* psn.c: a response packet (ACK, NAK, atomic ACK, READ response). */
+void rs_v_response(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		   const struct rs_frame_meta *m);
+/* psn.c: a PSN sequence error NAK, on response half-flow fl. */
+void rs_v_nak(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_fref *at);
+/* psn.c: the backward run that began at `at` was one late packet. */
+void rs_v_late(struct rs_analyzer *a, const struct rs_fref *at);
+
+/* pair.c: the half-flows from fl's destination to its source that were not
+ * paired when last looked at (rs_pair_infer()'s candidates), oldest first:
+ * n of them, some NULL, some paired since. */
+struct rs_flow *const *rs_pair_unpaired(struct rs_analyzer *a, const struct rs_flow *fl, guint *n);
+
+#endif
