@@ -211,7 +211,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	 * "not given" needs a value of its own. */
 	enum { NOT_GIVEN = -2147483647 - 1 };
 	gint64 count = NOT_GIVEN, max_flows = 0;
-	gint snaplen = 0, buffer_kib = 0, rotate_seconds = 0, rotate_files = NOT_GIVEN, jobs = 1, top = 8;
+	gint snaplen = 0, buffer_kib = 0, rotate_seconds = 0, rotate_files = NOT_GIVEN, jobs = NOT_GIVEN, top = 8;
 	gdouble refresh = 1.0;
 	gboolean version = FALSE, fields = FALSE, walk = FALSE, ladder = FALSE, no_resolve = FALSE, quiet = FALSE;
 	gboolean list = FALSE, all = FALSE, help = FALSE;
@@ -261,7 +261,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry perf[] = {
-		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Analyse up to N files in parallel and merge the results", "N" },
+		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Use up to N threads: one reads and decodes while another analyses (default: the number of CPUs; 1: one thread)", "N" },
 		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
 		{ "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
@@ -325,7 +325,6 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	o->quiet = quiet;
 	o->refresh = refresh;
 	o->top = top;
-	o->jobs = jobs;
 	if (count != NOT_GIVEN && count <= 0) {
 		rc = fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", count);
 		goto out;
@@ -364,10 +363,12 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		rc = fail("--top %d: expected at least 1 QP", top);
 		goto out;
 	}
-	if (jobs < 1 || jobs > 256) {
-		rc = fail("-j %d: expected between 1 and 256 parallel jobs", jobs);
+	if (jobs != NOT_GIVEN && (jobs < 1 || jobs > 256)) {
+		rc = fail("-j %d: expected between 1 and 256 threads", jobs);
 		goto out;
 	}
+	/* Not given: as many as the CPUs this process may run on. */
+	o->threads = jobs != NOT_GIVEN ? jobs : (int)MIN(g_get_num_processors(), 256u);
 	if (max_flows < 0) {
 		rc = fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", max_flows);
 		goto out;
