@@ -15,7 +15,9 @@
 #include "cli/cli.h"
 
 /* Frames a batch holds (sinks that take batches). */
+#ifndef RS_BATCH
 #define RS_BATCH 256
+#endif
 
 enum rs_msg_kind {
 	RS_MSG_FRAMES,     /* n frames */
@@ -37,9 +39,20 @@ struct rs_msg {
 	uint32_t n;
 	struct rs_packet *pkt; /* [RS_BATCH]; data NULL unless the sink takes frames one by one */
 	struct rs_frame *f;    /* [RS_BATCH] */
+	/* Frames left for the delivering side to decode (pipeline.c): their
+	 * bytes are copied into `bytes`, pkt[i].data points there, and f[i] is
+	 * filled on delivery. */
+	uint8_t *undecoded;    /* [RS_BATCH], 1: frame i is one; NULL: never */
+	uint32_t nundecoded;
+	uint8_t *bytes;        /* [RS_DEFER_BYTES] */
+	size_t used;
 };
 
-void rs_msg_init(struct rs_msg *m);
+/* Room for the bytes of the frames of a batch left undecoded. */
+#define RS_DEFER_BYTES (256u << 10)
+
+/* with_bytes: room for frames left undecoded (the pipeline's). */
+void rs_msg_init(struct rs_msg *m, bool with_bytes);
 void rs_msg_clear(struct rs_msg *m);
 
 /* The reading side. post() hands `m` on and returns the message to fill
@@ -52,6 +65,10 @@ struct rs_feed {
 	void *ctx;       /* post()'s */
 	struct rs_msg *m;/* being filled */
 	const bool *stopped; /* set when the sink said stop (one thread only), or NULL */
+	/* Leave the frames of the batch being filled for the delivering side
+	 * to decode (set by post(); never with a time window, which needs each
+	 * frame's own time to pick it). */
+	bool defer;
 };
 
 /* Read every file of fd->o (run.c), posting what it reads and finally
@@ -61,6 +78,7 @@ void rs_feed_files(struct rs_feed *fd);
 /* The delivering side: state carried from message to message. */
 struct rs_delivery {
 	const struct rs_sink *sink;
+	const struct rs_dissect_opts *dissect; /* for frames left undecoded */
 	int rc;          /* the worst RS_EXIT_ code so far */
 	bool stopped;    /* the sink said stop, or a bad filter ended the run */
 	uint64_t frames; /* delivered, for the heap's huge pages (heap.c) */

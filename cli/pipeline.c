@@ -14,6 +14,16 @@
  * sleeps until WAKE slots are ready (or free), or an event is: woken for
  * every batch, the faster side spent more time waking than working.
  *
+ * Decoding a frame and checking its ICRC costs more than analysing it, so
+ * the reading thread would be the slower one. When fewer than DEFER_BELOW
+ * batches wait in the ring (the delivering side is ahead of it), the next
+ * batch goes undecoded: its frames' bytes are copied into the slot
+ * (RS_DEFER_BYTES) and the delivering thread decodes them before handing
+ * them to the sink, which costs it more than the copy saves the reader.
+ * The two sides even out around DEFER_BELOW waiting batches. Never with a
+ * time window (--since/--until pick frames by their decoded time). Which
+ * thread decoded a frame changes nothing in it: rs_dissect() is pure.
+ *
  * The sink sees the same calls in the same order as in one thread: the
  * messages are delivered in the order they were read, by one thread, and
  * whatever goes to standard error is printed on delivery too. So no result
@@ -36,8 +46,15 @@
 
 #include "cli/feed.h"
 
+#ifndef RING
 #define RING 8
+#endif
+#ifndef WAKE
 #define WAKE 4
+#endif
+#ifndef DEFER_BELOW
+#define DEFER_BELOW 3
+#endif
 
 struct pipe {
 	pthread_mutex_t lock;
@@ -48,6 +65,7 @@ struct pipe {
 	bool abort;      /* the delivering side stopped: the reading one is to stop too */
 	unsigned events; /* published messages that are not frames (they wake the delivering side) */
 	bool reader_waits, deliverer_waits;
+	bool may_defer;  /* no time window: frames may be left undecoded */
 	struct rs_feed feed;
 	sigset_t signals;
 };
@@ -72,6 +90,9 @@ static struct rs_msg *publish(struct rs_feed *fd, struct rs_msg *m)
 		}
 		if (!p->abort)
 			next = &p->slot[(p->head + p->count) % RING];
+		/* Few batches waiting: the delivering side is ahead, give it the
+		 * decoding of the next one. */
+		fd->defer = p->may_defer && p->count < DEFER_BELOW;
 	}
 	pthread_mutex_unlock(&p->lock);
 	return next;
@@ -121,7 +142,8 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, boo
 	pthread_cond_init(&p->filled, NULL);
 	pthread_cond_init(&p->emptied, NULL);
 	for (unsigned i = 0; i < RING; i++)
-		rs_msg_init(&p->slot[i]);
+		rs_msg_init(&p->slot[i], true);
+	p->may_defer = !o->have_since && !o->have_until;
 	p->feed = (struct rs_feed){ .o = o, .batch = RS_BATCH, .post = publish, .ctx = p, .m = &p->slot[0] };
 
 	sigset_t old;
@@ -131,7 +153,7 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, boo
 	pthread_sigmask(SIG_BLOCK, &p->signals, &old);
 	pthread_t reader;
 	*ran = pthread_create(&reader, NULL, reader_main, p) == 0;
-	struct rs_delivery d = { .sink = sink };
+	struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
 	if (*ran) {
 		bool more = true;
 		while (more) {

@@ -88,17 +88,23 @@ bool rs_stop_requested(void)
 	return atomic_load_explicit(&stop_flag, memory_order_relaxed) != 0;
 }
 
-void rs_msg_init(struct rs_msg *m)
+void rs_msg_init(struct rs_msg *m, bool with_bytes)
 {
 	memset(m, 0, sizeof *m);
 	m->pkt = g_new(struct rs_packet, RS_BATCH);
 	m->f = g_new(struct rs_frame, RS_BATCH);
+	if (with_bytes) {
+		m->undecoded = g_new(uint8_t, RS_BATCH);
+		m->bytes = g_malloc(RS_DEFER_BYTES);
+	}
 }
 
 void rs_msg_clear(struct rs_msg *m)
 {
 	g_free(m->pkt);
 	g_free(m->f);
+	g_free(m->undecoded);
+	g_free(m->bytes);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -111,6 +117,8 @@ static bool post(struct rs_feed *fd)
 		return false;
 	fd->m->kind = RS_MSG_FRAMES;
 	fd->m->n = 0;
+	fd->m->nundecoded = 0;
+	fd->m->used = 0;
 	return true;
 }
 
@@ -160,6 +168,33 @@ static bool post_over_snap(struct rs_feed *fd, const char *path, uint32_t snaple
 	return post_event(fd, RS_MSG_WARNING, path, warn);
 }
 
+/* Put the frame in m at m->n, decoded or (fd->defer) its bytes copied for
+ * the delivering side to decode; false: --since/--until leave it out. */
+static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, int dlt,
+		       struct file_state *fs)
+{
+	const struct rs_cli_opts *o = fd->o;
+	uint32_t i = m->n;
+	m->pkt[i] = *pkt;
+	if (fd->defer && m->used + pkt->caplen <= RS_DEFER_BYTES) {
+		memcpy(m->bytes + m->used, pkt->data, pkt->caplen);
+		m->pkt[i].data = m->bytes + m->used;
+		m->used += pkt->caplen;
+		m->undecoded[i] = 1;
+		m->nundecoded++;
+		return true;
+	}
+	if (m->undecoded)
+		m->undecoded[i] = 0;
+	rs_dissect(&o->dissect, dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+	if ((o->have_since || o->have_until) &&
+	    rs_select_time(o, &fs->sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns)) != RS_PICK_TAKE)
+		return false;
+	if (fd->batch > 1)
+		m->pkt[i].data = NULL; /* gone once the next frame is read */
+	return true;
+}
+
 /* Read one file; false: stop the run. */
 static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *fs)
 {
@@ -182,7 +217,6 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 	if (post_frames(fd))
 		fd->m->dlt = dlt;
 	bool stop = !post_event(fd, RS_MSG_BEGIN, path, NULL) || sink_stopped(fd);
-	bool keep_bytes = fd->batch == 1;
 	struct rs_packet pkt;
 	enum rs_next n = RS_NEXT_END;
 	while (!stop && (n = rs_source_next(src, &pkt, err)) == RS_NEXT_FRAME) {
@@ -200,14 +234,9 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 			over_len = pkt.file_caplen;
 		}
 		struct rs_msg *m = fd->m;
-		struct rs_frame *f = &m->f[m->n];
-		rs_dissect(&o->dissect, dlt, pkt.data, pkt.caplen, pkt.wirelen, f);
-		if ((o->have_since || o->have_until) &&
-		    rs_select_time(o, &fs->sel, rs_frame_time_ns(f, pkt.ts_ns)) != RS_PICK_TAKE)
+		m->dlt = dlt;
+		if (!take_frame(fd, m, &pkt, dlt, fs))
 			continue;
-		m->pkt[m->n] = pkt;
-		if (!keep_bytes)
-			m->pkt[m->n].data = NULL; /* gone once the next frame is read */
 		if (++m->n == fd->batch)
 			stop = !post(fd) || sink_stopped(fd);
 		if (o->count && ++fs->taken >= o->count)
@@ -251,9 +280,15 @@ static void worse(int *rc, int code)
 		*rc = code; /* RS_EXIT_INPUT > RS_EXIT_ANOMALIES > RS_EXIT_OK */
 }
 
-static void deliver_frames(struct rs_delivery *d, const struct rs_msg *m)
+static void deliver_frames(struct rs_delivery *d, struct rs_msg *m)
 {
 	const struct rs_sink *s = d->sink;
+	for (uint32_t i = 0; m->nundecoded && i < m->n; i++)
+		if (m->undecoded[i]) {
+			const struct rs_packet *pkt = &m->pkt[i];
+			rs_dissect(d->dissect, m->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+			m->pkt[i].data = NULL;
+		}
 	for (uint32_t i = 0; i < m->n && !d->stopped; i++) {
 		if (m->f[i].outcome != RS_OK && m->f[i].outcome != RS_NOT_ROCE)
 			worse(&d->rc, RS_EXIT_ANOMALIES);
@@ -332,9 +367,9 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	if (sink->frames && o->threads > 1)
 		rc = rs_pipeline_run(o, sink, &ran);
 	if (!ran) {
-		struct rs_delivery d = { .sink = sink };
+		struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
 		struct rs_msg m;
-		rs_msg_init(&m);
+		rs_msg_init(&m, false);
 		struct rs_feed fd = { .o = o, .batch = sink->frames ? RS_BATCH : 1, .post = deliver_here, .ctx = &d,
 				      .m = &m, .stopped = &d.stopped };
 		rs_feed_files(&fd);
