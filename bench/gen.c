@@ -516,27 +516,10 @@ static uint32_t slice; /* --slice: bytes kept of each frame (0: all) */
 static uint64_t bytes_out;
 static uint8_t payload_pattern[MTU + 8];
 
-static void write_frame(const struct pkt *p)
+/* The transport part of a frame into t: BTH, extension headers, payload,
+ * pad; returns its length. */
+static size_t transport(const struct pkt *p, uint8_t *t)
 {
-	uint8_t f[2048];
-	const struct host *src, *dst;
-	bool v6;
-	uint16_t sport;
-	if (p->conn != UINT32_MAX) {
-		const struct conn *c = &conns[p->conn];
-		src = &hosts[c->h[p->from]];
-		dst = &hosts[c->h[1 - p->from]];
-		v6 = c->v6;
-		sport = c->s[p->from].sport;
-	} else { /* UD: hosts in rkey/dmalen */
-		src = &hosts[p->rkey];
-		dst = &hosts[p->dmalen];
-		v6 = false;
-		sport = (uint16_t)(49152 + p->srcqp % 16000);
-	}
-
-	/* transport: BTH, extension headers, payload, pad */
-	uint8_t t[1400];
 	size_t tl = 12;
 	uint32_t pad = (4 - p->len % 4) % 4;
 	t[0] = p->opcode;
@@ -580,6 +563,31 @@ static void write_frame(const struct pkt *p)
 	tl += p->len;
 	memset(t + tl, 0, pad);
 	tl += pad;
+	return tl;
+}
+
+static void write_frame(const struct pkt *p)
+{
+	uint8_t f[2048];
+	const struct host *src, *dst;
+	bool v6;
+	uint16_t sport;
+	if (p->conn != UINT32_MAX) {
+		const struct conn *c = &conns[p->conn];
+		src = &hosts[c->h[p->from]];
+		dst = &hosts[c->h[1 - p->from]];
+		v6 = c->v6;
+		sport = c->s[p->from].sport;
+	} else { /* UD: hosts in rkey/dmalen */
+		src = &hosts[p->rkey];
+		dst = &hosts[p->dmalen];
+		v6 = false;
+		sport = (uint16_t)(49152 + p->srcqp % 16000);
+	}
+
+	/* transport: BTH, extension headers, payload, pad */
+	uint8_t t[1400];
+	size_t tl = transport(p, t);
 
 	/* Ethernet, IP, UDP */
 	size_t off = 0;

@@ -203,37 +203,38 @@ G_GNUC_PRINTF(1, 2) static int fail(const char *fmt, ...)
 	return RS_EXIT_USAGE;
 }
 
-int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
+/* NOT_GIVEN: -c 0 and -W 0 are refused, as tcpdump refuses them, so "not
+ * given" needs a value of its own. */
+enum { NOT_GIVEN = -2147483647 - 1 };
+
+/* What the command line gave, before it is checked and put into the options. */
+struct given {
+	gchar **read_files;
+	gchar *color, *format;
+	gint64 count, max_flows;
+	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top;
+	gdouble refresh;
+	gboolean version, fields, walk, ladder, no_resolve, quiet;
+	gboolean list, all, help;
+};
+
+/* The option table, pointing into gv and o. */
+static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 {
-	gchar **read_files = NULL;
-	gchar *color = NULL, *format = NULL;
-	/* NOT_GIVEN: -c 0 and -W 0 are refused, as tcpdump refuses them, so
-	 * "not given" needs a value of its own. */
-	enum { NOT_GIVEN = -2147483647 - 1 };
-	gint64 count = NOT_GIVEN, max_flows = 0;
-	gint snaplen = 0, buffer_kib = 0, rotate_seconds = 0, rotate_files = NOT_GIVEN, jobs = NOT_GIVEN, top = 8;
-	gdouble refresh = 1.0;
-	gboolean version = FALSE, fields = FALSE, walk = FALSE, ladder = FALSE, no_resolve = FALSE, quiet = FALSE;
-	gboolean list = FALSE, all = FALSE, help = FALSE;
-
-	memset(o, 0, sizeof *o);
-	o->qp = -1;
-	o->interval_ns = RS_DEFAULT_INTERVAL_NS;
-
 	GOptionEntry input[] = {
-		{ "read", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &read_files, "Read frames from FILE (repeatable; pcap or pcapng)", "FILE" },
+		{ "read", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &gv->read_files, "Read frames from FILE (repeatable; pcap or pcapng)", "FILE" },
 		{ "interface", 'i', 0, G_OPTION_ARG_STRING, &o->iface, "Capture live on IFACE (a netdev, or an RDMA device such as rxe0)", "IFACE" },
-		{ "list-interfaces", 'D', 0, G_OPTION_ARG_NONE, &list, "List capture interfaces and the RDMA devices bound to them", NULL },
-		{ "all", 0, 0, G_OPTION_ARG_NONE, &all, "Live: capture every frame, not only RoCE", NULL },
-		{ "snaplen", 's', 0, G_OPTION_ARG_INT, &snaplen, "Live: keep at most LEN bytes of each frame (128 keeps the headers)", "LEN" },
-		{ "buffer-size", 'B', 0, G_OPTION_ARG_INT, &buffer_kib, "Live: kernel capture buffer in KiB", "KIB" },
+		{ "list-interfaces", 'D', 0, G_OPTION_ARG_NONE, &gv->list, "List capture interfaces and the RDMA devices bound to them", NULL },
+		{ "all", 0, 0, G_OPTION_ARG_NONE, &gv->all, "Live: capture every frame, not only RoCE", NULL },
+		{ "snaplen", 's', 0, G_OPTION_ARG_INT, &gv->snaplen, "Live: keep at most LEN bytes of each frame (128 keeps the headers)", "LEN" },
+		{ "buffer-size", 'B', 0, G_OPTION_ARG_INT, &gv->buffer_kib, "Live: kernel capture buffer in KiB", "KIB" },
 		{ "relinquish-privileges", 'Z', 0, G_OPTION_ARG_STRING, &o->drop_user, "Live: drop to USER once the device is open", "USER" },
 		{ "sysfs", 0, 0, G_OPTION_ARG_FILENAME, &o->sysfs_root, "Where sysfs is mounted (default /sys)", "DIR" },
 		{ "roce-port", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_port, "Also decode UDP destination PORT as RoCE v2 (repeatable)", "PORT" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry select[] = {
-		{ "count", 'c', 0, G_OPTION_ARG_INT64, &count, "Stop after N frames that pass the filter", "N" },
+		{ "count", 'c', 0, G_OPTION_ARG_INT64, &gv->count, "Stop after N frames that pass the filter", "N" },
 		{ "frames", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_frames, "Only frames N to M of each file (N, N-M or N-)", "N-M" },
 		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, live from the start, or epoch)", "T" },
@@ -243,28 +244,28 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	GOptionEntry output[] = {
 		{ "write", 'w', 0, G_OPTION_ARG_FILENAME, &o->write_file, "Write the frames to FILE (pcapng if it ends in .pcapng)", "FILE" },
 		{ "file-size", 'C', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_rotate_size, "With -w: start a new file after SIZE million bytes", "SIZE" },
-		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
-		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &rotate_files, "With -C/-G: keep at most N files", "N" },
-		{ "fields", 0, 0, G_OPTION_ARG_NONE, &fields, "One CSV line per RoCE frame with every header field", NULL },
-		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
-		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &ladder, "Sequence (ladder) diagram of each connection", NULL },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "Summary format: text, json or json-compact (one line)", "FMT" },
+		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &gv->rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
+		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &gv->rotate_files, "With -C/-G: keep at most N files", "N" },
+		{ "fields", 0, 0, G_OPTION_ARG_NONE, &gv->fields, "One CSV line per RoCE frame with every header field", NULL },
+		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &gv->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
+		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json or json-compact (one line)", "FMT" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
 		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV", "FILE.csv" },
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
-		{ "top", 0, 0, G_OPTION_ARG_INT, &top, "QPs drawn in the plot (default 8)", "N" },
-		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Live: one parseable line per interval instead of the screen", NULL },
-		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &refresh, "Live: seconds between updates (default 1)", "SECONDS" },
-		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &no_resolve, "Do not resolve addresses to host names", NULL },
-		{ "color", 0, 0, G_OPTION_ARG_STRING, &color, "Colour: auto (on a terminal), always or never", "WHEN" },
+		{ "top", 0, 0, G_OPTION_ARG_INT, &gv->top, "QPs drawn in the plot (default 8)", "N" },
+		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &gv->quiet, "Live: one parseable line per interval instead of the screen", NULL },
+		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &gv->refresh, "Live: seconds between updates (default 1)", "SECONDS" },
+		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &gv->no_resolve, "Do not resolve addresses to host names", NULL },
+		{ "color", 0, 0, G_OPTION_ARG_STRING, &gv->color, "Colour: auto (on a terminal), always or never", "WHEN" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry perf[] = {
-		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Use up to N threads: one reads and decodes while another analyses (default: the number of CPUs; 1: one thread)", "N" },
-		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
-		{ "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
-		{ "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
+		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &gv->jobs, "Use up to N threads: one reads and decodes while another analyses (default: the number of CPUs; 1: one thread)", "N" },
+		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &gv->max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
+		{ "version", 0, 0, G_OPTION_ARG_NONE, &gv->version, "Print the version and exit", NULL },
+		{ "help", 'h', 0, G_OPTION_ARG_NONE, &gv->help, "Show this help and exit", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 
@@ -290,154 +291,108 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		"\n"
 		"Exit status: 0 clean; 1 anomalies or undecodable frames found; 2 usage error;\n"
 		"3 an input could not be (fully) read or an output not written.\n");
+	return ctx;
+}
 
-	GError *err = NULL;
-	int rc = 0;
-	if (argc == 1) {
-		rs_cli_print_usage(stderr);
-		rc = RS_EXIT_USAGE;
-		goto out;
-	}
-	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-		fprintf(stderr, "rocestat: %s (see rocestat --help)\n", err->message);
-		g_error_free(err);
-		rc = RS_EXIT_USAGE;
-		goto out;
-	}
-	if (help) {
-		rs_cli_print_help(stdout, ctx);
-		rc = -1;
-		goto out;
-	}
-	if (version) {
-		printf("rocestat %s\n", ROCESTAT_VERSION);
-		rc = -1;
-		goto out;
-	}
-
-	o->list_ifaces = list;
-	o->capture_all = all;
-	o->fields = fields;
-	o->walk = walk;
-	o->dissect.skip_layers = !walk; /* where each header sits: for the walkthrough's hex dump only */
-	o->ladder = ladder;
-	o->no_resolve = no_resolve;
-	o->quiet = quiet;
-	o->refresh = refresh;
-	o->top = top;
-	if (count != NOT_GIVEN && count <= 0) {
-		rc = fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", count);
-		goto out;
-	}
-	o->count = count == NOT_GIVEN ? 0 : count;
-	if (snaplen < 0 || snaplen > RS_DEFAULT_SNAPLEN) {
-		rc = fail("-s %d: the snap length must be between 1 and %d bytes", snaplen, RS_DEFAULT_SNAPLEN);
-		goto out;
-	}
-	o->snaplen = snaplen ? snaplen : RS_DEFAULT_SNAPLEN;
-	o->snaplen_given = snaplen != 0;
-	if (buffer_kib < 0) {
-		rc = fail("-B %d: the buffer size must be positive", buffer_kib);
-		goto out;
-	}
-	o->buffer_kib = buffer_kib;
-	if (rotate_seconds < 0 || (rotate_files != NOT_GIVEN && rotate_files <= 0)) {
-		rc = fail("-G and -W take positive numbers");
-		goto out;
-	}
-	o->rotate_seconds = (uint32_t)rotate_seconds;
-	o->rotate_files = rotate_files == NOT_GIVEN ? 0 : (uint32_t)rotate_files;
-	if ((o->rotate_bytes || o->rotate_seconds || o->rotate_files) && !o->write_file) {
-		rc = fail("-C, -G and -W rotate the -w output; give -w FILE");
-		goto out;
-	}
-	if (o->rotate_files && !o->rotate_bytes && !o->rotate_seconds) {
-		rc = fail("-W needs -C or -G to say when to rotate");
-		goto out;
-	}
-	if (!(refresh > 0 && refresh <= 3600)) {
-		rc = fail("--refresh %g: expected seconds between 0 and 3600", refresh);
-		goto out;
-	}
-	if (top < 1) {
-		rc = fail("--top %d: expected at least 1 QP", top);
-		goto out;
-	}
-	if (jobs != NOT_GIVEN && (jobs < 1 || jobs > 256)) {
-		rc = fail("-j %d: expected between 1 and 256 threads", jobs);
-		goto out;
-	}
+/* The values given, checked, into o; 0 or RS_EXIT_USAGE. */
+static int take_values(const struct given *gv, struct rs_cli_opts *o)
+{
+	o->list_ifaces = gv->list;
+	o->capture_all = gv->all;
+	o->fields = gv->fields;
+	o->walk = gv->walk;
+	o->dissect.skip_layers = !gv->walk; /* where each header sits: for the walkthrough's hex dump only */
+	o->ladder = gv->ladder;
+	o->no_resolve = gv->no_resolve;
+	o->quiet = gv->quiet;
+	o->refresh = gv->refresh;
+	o->top = gv->top;
+	if (gv->count != NOT_GIVEN && gv->count <= 0)
+		return fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", gv->count);
+	o->count = gv->count == NOT_GIVEN ? 0 : gv->count;
+	if (gv->snaplen < 0 || gv->snaplen > RS_DEFAULT_SNAPLEN)
+		return fail("-s %d: the snap length must be between 1 and %d bytes", gv->snaplen, RS_DEFAULT_SNAPLEN);
+	o->snaplen = gv->snaplen ? gv->snaplen : RS_DEFAULT_SNAPLEN;
+	o->snaplen_given = gv->snaplen != 0;
+	if (gv->buffer_kib < 0)
+		return fail("-B %d: the buffer size must be positive", gv->buffer_kib);
+	o->buffer_kib = gv->buffer_kib;
+	if (gv->rotate_seconds < 0 || (gv->rotate_files != NOT_GIVEN && gv->rotate_files <= 0))
+		return fail("-G and -W take positive numbers");
+	o->rotate_seconds = (uint32_t)gv->rotate_seconds;
+	o->rotate_files = gv->rotate_files == NOT_GIVEN ? 0 : (uint32_t)gv->rotate_files;
+	if ((o->rotate_bytes || o->rotate_seconds || o->rotate_files) && !o->write_file)
+		return fail("-C, -G and -W rotate the -w output; give -w FILE");
+	if (o->rotate_files && !o->rotate_bytes && !o->rotate_seconds)
+		return fail("-W needs -C or -G to say when to rotate");
+	if (!(gv->refresh > 0 && gv->refresh <= 3600))
+		return fail("--refresh %g: expected seconds between 0 and 3600", gv->refresh);
+	if (gv->top < 1)
+		return fail("--top %d: expected at least 1 QP", gv->top);
+	if (gv->jobs != NOT_GIVEN && (gv->jobs < 1 || gv->jobs > 256))
+		return fail("-j %d: expected between 1 and 256 threads", gv->jobs);
 	/* Not given: as many as the CPUs this process may run on. */
-	o->threads = jobs != NOT_GIVEN ? jobs : (int)MIN(g_get_num_processors(), 256u);
-	if (max_flows < 0) {
-		rc = fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", max_flows);
-		goto out;
-	}
-	o->max_flows = (uint64_t)max_flows;
-	if (!format || strcmp(format, "text") == 0)
+	o->threads = gv->jobs != NOT_GIVEN ? gv->jobs : (int)MIN(g_get_num_processors(), 256u);
+	if (gv->max_flows < 0)
+		return fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", gv->max_flows);
+	o->max_flows = (uint64_t)gv->max_flows;
+	if (!gv->format || strcmp(gv->format, "text") == 0)
 		o->format = RS_FORMAT_TEXT;
-	else if (strcmp(format, "json") == 0)
+	else if (strcmp(gv->format, "json") == 0)
 		o->format = RS_FORMAT_JSON;
-	else if (strcmp(format, "json-compact") == 0)
+	else if (strcmp(gv->format, "json-compact") == 0)
 		o->format = RS_FORMAT_JSON_COMPACT;
-	else {
-		rc = fail("--format \"%s\": expected text, json or json-compact", format);
-		goto out;
-	}
-	if (!color || strcmp(color, "auto") == 0)
+	else
+		return fail("--format \"%s\": expected text, json or json-compact", gv->format);
+	if (!gv->color || strcmp(gv->color, "auto") == 0)
 		o->color = isatty(STDOUT_FILENO) && !o->output;
-	else if (strcmp(color, "always") == 0)
+	else if (strcmp(gv->color, "always") == 0)
 		o->color = 1;
-	else if (strcmp(color, "never") == 0)
+	else if (strcmp(gv->color, "never") == 0)
 		o->color = 0;
-	else {
-		rc = fail("--color \"%s\": expected auto, always or never", color);
-		goto out;
-	}
-	if (o->timeline && strcmp(o->timeline, "-") == 0 && !o->output && !o->fields && !o->walk) {
-		rc = fail("--timeline - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
-		goto out;
-	}
-	if (o->plot && strcmp(o->plot, "-") == 0 && !o->output) {
-		rc = fail("--plot - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
-		goto out;
-	}
+	else
+		return fail("--color \"%s\": expected auto, always or never", gv->color);
+	return 0;
+}
+
+/* Options that do not go together; 0 or RS_EXIT_USAGE. */
+static int check_combinations(const struct rs_cli_opts *o)
+{
+	if (o->timeline && strcmp(o->timeline, "-") == 0 && !o->output && !o->fields && !o->walk)
+		return fail("--timeline - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
+	if (o->plot && strcmp(o->plot, "-") == 0 && !o->output)
+		return fail("--plot - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
 	/* -w - takes standard output for the frames. Live, the summary at the
 	 * end goes there too, as it always has; from files (-r ... -w) a report
 	 * is only made when asked for, and then needs a file of its own. */
 	if (o->write_file && strcmp(o->write_file, "-") == 0 && !o->output) {
-		if (o->fields || o->walk) {
-			rc = fail("-w - and --%s would both write to standard output; pick one",
-				  o->walk ? "walk" : "fields");
-			goto out;
-		}
-		if (!o->iface && (o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT)) {
-			rc = fail("-w - and the report would both go to standard output; add -o FILE");
-			goto out;
-		}
+		if (o->fields || o->walk)
+			return fail("-w - and --%s would both write to standard output; pick one",
+				    o->walk ? "walk" : "fields");
+		if (!o->iface && (o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT))
+			return fail("-w - and the report would both go to standard output; add -o FILE");
 	}
-	if (o->fields + o->walk + o->ladder > 1) {
-		rc = fail("--fields, --walk and --ladder are different outputs; pick one");
-		goto out;
-	}
+	if (o->fields + o->walk + o->ladder > 1)
+		return fail("--fields, --walk and --ladder are different outputs; pick one");
 	/* What only the summary makes, with an output that is not the summary:
 	 * refused rather than silently left out. */
-	if ((o->fields || o->walk) && (o->timeline || o->plot || o->format != RS_FORMAT_TEXT)) {
-		rc = fail("--%s prints frames; %s belongs to the summary: run them separately",
-			  o->fields ? "fields" : "walk", o->timeline ? "--timeline" : o->plot ? "--plot" : "--format");
-		goto out;
-	}
-	if (o->ladder && o->format != RS_FORMAT_TEXT) {
-		rc = fail("--ladder is a text diagram; --format applies to the summary");
-		goto out;
-	}
-	if (o->qp >= 0 && (o->fields || o->walk || o->write_file)) {
-		rc = fail("--qp picks the connection the summary and --ladder show; %s every frame that passes the "
-			  "filter: pick a QP with one, e.g. 'udp port 4791 and (udp[12:4] & 0xffffff) = %" PRId64
-			  "' (RoCE v2; its answers go to the peer's QP number)",
-			  o->fields ? "--fields prints" : o->walk ? "--walk explains" : "-w writes", o->qp);
-		goto out;
-	}
+	if ((o->fields || o->walk) && (o->timeline || o->plot || o->format != RS_FORMAT_TEXT))
+		return fail("--%s prints frames; %s belongs to the summary: run them separately",
+			    o->fields ? "fields" : "walk", o->timeline ? "--timeline" : o->plot ? "--plot" : "--format");
+	if (o->ladder && o->format != RS_FORMAT_TEXT)
+		return fail("--ladder is a text diagram; --format applies to the summary");
+	if (o->qp >= 0 && (o->fields || o->walk || o->write_file))
+		return fail("--qp picks the connection the summary and --ladder show; %s every frame that passes the "
+			    "filter: pick a QP with one, e.g. 'udp port 4791 and (udp[12:4] & 0xffffff) = %" PRId64
+			    "' (RoCE v2; its answers go to the peer's QP number)",
+			    o->fields ? "--fields prints" : o->walk ? "--walk explains" : "-w writes", o->qp);
+	return 0;
+}
+
+/* The arguments left after the options: leading capture files (unless -r
+ * or -i gave the source), then the filter; 0 or an RS_EXIT_ code. */
+static int take_positional(int argc, char **argv, gchar **read_files, struct rs_cli_opts *o)
+{
 	if (!o->sysfs_root) {
 		const char *env = getenv("ROCESTAT_SYSFS");
 		o->sysfs_root = g_strdup(env && *env ? env : "/sys");
@@ -460,8 +415,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 				int e = errno;
 				fprintf(stderr, "rocestat: %s: %s\n", argv[i], strerror(e ? e : ENOENT));
 				g_ptr_array_free(files, TRUE);
-				rc = RS_EXIT_INPUT;
-				goto out;
+				return RS_EXIT_INPUT;
 			} else {
 				break;
 			}
@@ -474,16 +428,42 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	g_ptr_array_add(files, NULL);
 	o->files = (char **)g_ptr_array_free(files, FALSE);
 
-	if (o->iface && o->files[0]) {
-		rc = fail("-i and capture files are two different sources; give one");
-		goto out;
-	}
+	if (o->iface && o->files[0])
+		return fail("-i and capture files are two different sources; give one");
 	if (!o->iface && !o->list_ifaces && !o->files[0])
-		rc = fail("no capture file or interface given (rocestat FILE..., -r FILE or -i IFACE; see --help)");
-out:
-	g_strfreev(read_files);
-	g_free(color);
-	g_free(format);
+		return fail("no capture file or interface given (rocestat FILE..., -r FILE or -i IFACE; see --help)");
+	return 0;
+}
+
+int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
+{
+	struct given gv = { .count = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = NOT_GIVEN, .top = 8, .refresh = 1.0 };
+	memset(o, 0, sizeof *o);
+	o->qp = -1;
+	o->interval_ns = RS_DEFAULT_INTERVAL_NS;
+	GOptionContext *ctx = option_context(&gv, o);
+
+	GError *err = NULL;
+	int rc = 0;
+	if (argc == 1) {
+		rs_cli_print_usage(stderr);
+		rc = RS_EXIT_USAGE;
+	} else if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "rocestat: %s (see rocestat --help)\n", err->message);
+		g_error_free(err);
+		rc = RS_EXIT_USAGE;
+	} else if (gv.help) {
+		rs_cli_print_help(stdout, ctx);
+		rc = -1;
+	} else if (gv.version) {
+		printf("rocestat %s\n", ROCESTAT_VERSION);
+		rc = -1;
+	} else if ((rc = take_values(&gv, o)) == 0 && (rc = check_combinations(o)) == 0) {
+		rc = take_positional(argc, argv, gv.read_files, o);
+	}
+	g_strfreev(gv.read_files);
+	g_free(gv.color);
+	g_free(gv.format);
 	g_option_context_free(ctx);
 	return rc;
 }
