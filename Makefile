@@ -141,12 +141,9 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 # -fprofile-use: a rocestat built with -fprofile-generate under build-pgo/
 # is run over a generated capture and the samples (scripts/pgo-train.sh),
 # and gcc lays out and inlines the hot paths (a frame's decode and
-# analysis) from what it counted. Paired runs against the same sources
-# built without it: 9% less user time on a 2 M-frame bench capture (faster
-# in 14 runs of 21), 7% on one of 40 connections (12 of 15), 4% on the
-# 10 M-frame one (8 of 11). Any source newer than the profile
-# makes a new one, and every object is compiled again with it. Tests and
-# bench tools are compiled without it.
+# analysis) from what it counted (what that saved: bench/NOTES.md). Any
+# source newer than the profile makes a new one, and every object is
+# compiled again with it. Tests and bench tools are compiled without it.
 PGO_SRC := $(LIB_SRC) $(CLI_SRC) $(wildcard dissect/*.h analyzer/*.h report/*.h capture/*.h cli/*.h) \
 	bench/gen.c scripts/pgo-train.sh Makefile
 

@@ -177,7 +177,7 @@ static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyz
  * and the kernel takes the whole heap back at once. Freeing the analyzer
  * block by block first (every flow's latency, message and loss blocks:
  * tens of thousands on the bench capture, millions with a million QPs)
- * cost 3% of a 3-million-frame run. It stays reachable from here, so a
+ * cost time for nothing (bench/NOTES.md). It stays reachable from here, so a
  * leak checker reports only what really was lost; sanitizer builds, and
  * runs with ROCESTAT_FREE_AT_EXIT set (tests/valgrind.sh), free it all as
  * before, so that memcheck still sees every block of it freed.

@@ -181,6 +181,13 @@ def main():
         cut = same("cut", [m["cut"]], tmp)
         if cut[2] != 3 or b"the frames before it were analysed" not in cut[1]:
             fail("cut mid-record: exit %d, stderr %r" % (cut[2], cut[1][:200]))
+        # -c stops at the count-th frame: a read error a few frames after it
+        # is not reached (the summary once read 7 frames ahead and reported it).
+        frames = json.loads(run(1, ["--format", "json", m["cut"]], tmp)[0])["capture"]["frames"]
+        for args in (["--format", "json"], ["--fields"]):
+            short = same("cut, -c short of the error", args + ["-c", str(frames - 3), m["cut"]], tmp)
+            if short[1:3] != (b"", 0):
+                fail("-c %d %s: exit %d, stderr %r" % (frames - 3, " ".join(args), short[2], short[1][:200]))
         several = [m["many"], m["junk"], m["cut"], m["over"]] + files[:4]
         for args in ([], ["--format", "json"], ["--fields"], ["-c", "5000"], ["TL", "-o", os.devnull]):
             same("several files", args + several, tmp)
