@@ -7,6 +7,8 @@
 #                        Debian: iproute2 tcpreplay tshark)
 #   make bench-capture   frames lost by rocestat and tcpdump on a top-speed replay (root)
 #   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
+#   make tsan            the tests of the two-thread pipeline against a ThreadSanitizer
+#                        build (build-tsan/)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
 #   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
 #                        BENCH_DIR= (default: a new temporary directory, removed after);
@@ -48,6 +50,13 @@ BASE_CFLAGS := -std=c11 $(WARN) $(OPT) $(PKG_CFLAGS)
 ifeq ($(SAN),1)
   BUILD    ?= build-san
   SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  BASE_CFLAGS += $(SANFLAGS)
+  LDFLAGS  += $(SANFLAGS)
+  BIN      := $(BUILD)/rocestat
+else ifeq ($(TSAN),1)
+  # ThreadSanitizer: the threads of the offline loop (cli/pipeline.c).
+  BUILD    ?= build-tsan
+  SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
   BASE_CFLAGS += $(SANFLAGS)
   LDFLAGS  += $(SANFLAGS)
   BIN      := $(BUILD)/rocestat
@@ -94,8 +103,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite unit golden difftest difftcpdump reports walkcheck cases truth jobs check-vm check-live bench-capture \
-	sanitize golden-update install uninstall clean bench bench-tools \
+.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite unit golden difftest difftcpdump reports walkcheck cases truth jobs threads check-vm check-live bench-capture \
+	sanitize tsan golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
 all: $(BIN)
@@ -132,12 +141,9 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 # -fprofile-use: a rocestat built with -fprofile-generate under build-pgo/
 # is run over a generated capture and the samples (scripts/pgo-train.sh),
 # and gcc lays out and inlines the hot paths (a frame's decode and
-# analysis) from what it counted. Paired runs against the same sources
-# built without it: 9% less user time on a 2 M-frame bench capture (faster
-# in 14 runs of 21), 7% on one of 40 connections (12 of 15), 4% on the
-# 10 M-frame one (8 of 11). Any source newer than the profile
-# makes a new one, and every object is compiled again with it. Tests and
-# bench tools are compiled without it.
+# analysis) from what it counted (what that saved: bench/NOTES.md). Any
+# source newer than the profile makes a new one, and every object is
+# compiled again with it. Tests and bench tools are compiled without it.
 PGO_SRC := $(LIB_SRC) $(CLI_SRC) $(wildcard dissect/*.h analyzer/*.h report/*.h capture/*.h cli/*.h) \
 	bench/gen.c scripts/pgo-train.sh Makefile
 
@@ -153,9 +159,10 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # against tshark (the decode) and tcpdump (-r/-w/-c/filter extraction), the
 # report checks, the walkthrough against tshark, the regression cases, the
 # samples against their ground truth, -j against -j 1, the fuzzers'
-# regression inputs, the hostile inputs and the interrupted runs. Each
-# script exits non-zero on the first failing case it reports.
-check: builddeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness icrcrewrite walkcheck cases cli installcheck truth jobs regress hostile interrupt
+# regression inputs, the hostile inputs and the interrupted runs, and the
+# two-thread pipeline against one thread. Each script exits non-zero on the
+# first failing case it reports.
+check: builddeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness icrcrewrite walkcheck cases cli installcheck truth jobs threads regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -240,8 +247,22 @@ bench-capture: $(BIN)
 jobs: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_jobs.py
 
+# The pipeline (-j 2) against one thread (-j 1), byte for byte, on every
+# capture and on inputs that take the paths where timing could show.
+threads: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_threads.py
+
 sanitize:
 	$(MAKE) SAN=1 check
+
+# The tests that run the offline loop in two threads (the default on two or
+# more CPUs), against a ThreadSanitizer build in build-tsan/: any data race
+# between the reading thread and the analysing one fails the run
+# (halt_on_error). A few minutes.
+TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
+tsan:
+	$(MAKE) TSAN=1 build-tsan/rocestat
+	TSAN_OPTIONS="$(TSAN_OPTIONS)" $(MAKE) TSAN=1 threads jobs golden interrupt
 
 golden-update: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update
@@ -338,7 +359,7 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/share/rocestat/rocestat.schema.json
 
 clean:
-	rm -rf build build-san build-fuzz build-cov build-pgo rocestat
+	rm -rf build build-san build-tsan build-fuzz build-cov build-pgo rocestat
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -3,7 +3,8 @@
  * rocestat): writes a large, synthetic but valid RoCE v2 capture.
  *
  *   rocestat-gen [-n FRAMES] [--conns N] [--hosts N] [--ud-qps N]
- *                [--max-msg BYTES] [--no-cm] [--rr] [--seed S] [--qpn-base N] -o FILE
+ *                [--max-msg BYTES] [--no-cm] [--rr] [--seed S] [--qpn-base N]
+ *                [--slice BYTES] -o FILE
  *
  * Traffic: `--conns` RC connections between `--hosts` hosts (a tenth of
  * them over IPv6), used in both directions. Each connection opens with a
@@ -28,6 +29,9 @@
  * connections: every one of them is used); --conns 500000 --no-cm --rr
  * makes the "one million distinct QPs" capture. --qpn-base moves the QP
  * numbers (two captures with different bases share no half-flow).
+ * --slice keeps the first BYTES of each frame, as a capture with that
+ * snapshot length does (the record's original length stays the frame's):
+ * --slice 128 is the header-only capture hardware sniffers usually make.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -508,30 +512,14 @@ static void mad(uint8_t *m, const struct pkt *p)
 }
 
 static uint64_t now_ns = 1767225600000000000ull; /* 2026-01-01 */
+static uint32_t slice; /* --slice: bytes kept of each frame (0: all) */
 static uint64_t bytes_out;
 static uint8_t payload_pattern[MTU + 8];
 
-static void write_frame(const struct pkt *p)
+/* The transport part of a frame into t: BTH, extension headers, payload,
+ * pad; returns its length. */
+static size_t transport(const struct pkt *p, uint8_t *t)
 {
-	uint8_t f[2048];
-	const struct host *src, *dst;
-	bool v6;
-	uint16_t sport;
-	if (p->conn != UINT32_MAX) {
-		const struct conn *c = &conns[p->conn];
-		src = &hosts[c->h[p->from]];
-		dst = &hosts[c->h[1 - p->from]];
-		v6 = c->v6;
-		sport = c->s[p->from].sport;
-	} else { /* UD: hosts in rkey/dmalen */
-		src = &hosts[p->rkey];
-		dst = &hosts[p->dmalen];
-		v6 = false;
-		sport = (uint16_t)(49152 + p->srcqp % 16000);
-	}
-
-	/* transport: BTH, extension headers, payload, pad */
-	uint8_t t[1400];
 	size_t tl = 12;
 	uint32_t pad = (4 - p->len % 4) % 4;
 	t[0] = p->opcode;
@@ -575,6 +563,31 @@ static void write_frame(const struct pkt *p)
 	tl += p->len;
 	memset(t + tl, 0, pad);
 	tl += pad;
+	return tl;
+}
+
+static void write_frame(const struct pkt *p)
+{
+	uint8_t f[2048];
+	const struct host *src, *dst;
+	bool v6;
+	uint16_t sport;
+	if (p->conn != UINT32_MAX) {
+		const struct conn *c = &conns[p->conn];
+		src = &hosts[c->h[p->from]];
+		dst = &hosts[c->h[1 - p->from]];
+		v6 = c->v6;
+		sport = c->s[p->from].sport;
+	} else { /* UD: hosts in rkey/dmalen */
+		src = &hosts[p->rkey];
+		dst = &hosts[p->dmalen];
+		v6 = false;
+		sport = (uint16_t)(49152 + p->srcqp % 16000);
+	}
+
+	/* transport: BTH, extension headers, payload, pad */
+	uint8_t t[1400];
+	size_t tl = transport(p, t);
 
 	/* Ethernet, IP, UDP */
 	size_t off = 0;
@@ -650,12 +663,13 @@ static void write_frame(const struct pkt *p)
 	off += 4;
 
 	uint8_t rec[16];
+	size_t kept = slice && slice < off ? slice : off;
 	le32(rec, (uint32_t)(now_ns / 1000000000u));
 	le32(rec + 4, (uint32_t)(now_ns % 1000000000u));
-	le32(rec + 8, (uint32_t)off);
+	le32(rec + 8, (uint32_t)kept);
 	le32(rec + 12, (uint32_t)off);
 	put(rec, 16);
-	put(f, off);
+	put(f, kept);
 	bytes_out += off;
 	now_ns += ((off + 24) * 8 + 99) / 100; /* wire time at 100 Gb/s with preamble and IFG */
 }
@@ -663,7 +677,7 @@ static void write_frame(const struct pkt *p)
 static void usage(void)
 {
 	fprintf(stderr, "usage: rocestat-gen [-n FRAMES] [--conns N] [--hosts N] [--ud-qps N] [--max-msg BYTES]\n"
-			"                    [--no-cm] [--rr] [--seed S] [--qpn-base N] -o FILE\n");
+			"                    [--no-cm] [--rr] [--seed S] [--qpn-base N] [--slice BYTES] -o FILE\n");
 	exit(2);
 }
 
@@ -677,6 +691,7 @@ int main(int argc, char **argv)
 		{ "max-msg", required_argument, NULL, 'm' }, { "no-cm", no_argument, NULL, 'C' },
 		{ "rr", no_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' }, { "qpn-base", required_argument, NULL, 'Q' },
+		{ "slice", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -692,6 +707,7 @@ int main(int argc, char **argv)
 		case 's': rng_state = strtoull(optarg, NULL, 0) | 1; break;
 		case 'o': path = optarg; break;
 		case 'Q': qpn_base = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'S': slice = (uint32_t)strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}

@@ -65,7 +65,7 @@ struct rs_cli_opts {
 	double refresh;         /* --refresh: live view period in seconds */
 	bool no_resolve;        /* -n */
 	int color;              /* resolved --color */
-	int jobs;               /* -j: files analysed in parallel */
+	int threads;            /* -j: threads the offline loop may use (1: read and analyse in one) */
 	uint64_t max_flows;     /* --max-flows: cap on tracked half-flows (0 = no cap) */
 
 	struct rs_dissect_opts dissect;
@@ -92,9 +92,11 @@ struct rs_sink {
 	void (*tick)(void *ctx, uint64_t now_ns);
 	/* Live only, may be NULL: the capture's counts, once, just before end_file. */
 	void (*capture_stats)(void *ctx, const struct rs_capture_stats *st);
-	/* Optional: called for each frame a few frames before frame() gets it
-	 * (see run.c); a sink that sets it gets pkt->data == NULL in frame(). */
-	void (*prefetch)(void *ctx, const struct rs_frame *f);
+	/* Optional: the frames `n` at a time, in place of frame(), when
+	 * rs_run_files feeds the sink: decoded, without their bytes (pkt[i].data
+	 * is NULL), possibly in another thread than the one that read them
+	 * (cli/pipeline.c). Such a sink cannot stop the run. */
+	void (*frames)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n);
 	/* Reading the current file stopped early; `message` names file and frame. */
 	void (*file_error)(void *ctx, const char *message);
 	/* An input could not be opened at all (no begin_file for it); `message`

@@ -216,11 +216,17 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	return true;
 }
 
+static void frames(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		frame(vctx, &pkt[i], &f[i]);
+}
+
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_cli_opts *o)
 {
 	static struct fields_ctx ctx;
 	static char buf[OUT_BUF];
 	(void)o;
 	ctx = (struct fields_ctx){ .out = out, .buf = buf };
-	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .end_file = end_file };
+	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file };
 }

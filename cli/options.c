@@ -203,36 +203,38 @@ G_GNUC_PRINTF(1, 2) static int fail(const char *fmt, ...)
 	return RS_EXIT_USAGE;
 }
 
-/* The options as GOption parsed them, before they are checked into struct
- * rs_cli_opts. NOT_GIVEN: -c 0 and -W 0 are refused, as tcpdump refuses
- * them, so "not given" needs a value of its own. */
+/* NOT_GIVEN: -c 0 and -W 0 are refused, as tcpdump refuses them, so "not
+ * given" needs a value of its own. */
 enum { NOT_GIVEN = -2147483647 - 1 };
-struct raw {
+
+/* What the command line gave, before it is checked and put into the options. */
+struct given {
 	gchar **read_files;
 	gchar *color, *format;
 	gint64 count, max_flows;
 	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
 	gdouble refresh;
-	gboolean version, fields, walk, ladder, no_resolve, quiet, list, all, help;
+	gboolean version, fields, walk, ladder, no_resolve, quiet;
+	gboolean list, all, help;
 };
 
-/* The options, their help and the examples, into a parsing context. */
-static GOptionContext *new_context(struct raw *r, struct rs_cli_opts *o)
+/* The option table, pointing into gv and o. */
+static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 {
 	GOptionEntry input[] = {
-		{ "read", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &r->read_files, "Read frames from FILE (repeatable; pcap or pcapng)", "FILE" },
+		{ "read", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &gv->read_files, "Read frames from FILE (repeatable; pcap or pcapng)", "FILE" },
 		{ "interface", 'i', 0, G_OPTION_ARG_STRING, &o->iface, "Capture live on IFACE (a netdev, or an RDMA device such as rxe0)", "IFACE" },
-		{ "list-interfaces", 'D', 0, G_OPTION_ARG_NONE, &r->list, "List capture interfaces and the RDMA devices bound to them", NULL },
-		{ "all", 0, 0, G_OPTION_ARG_NONE, &r->all, "Live: capture every frame, not only RoCE", NULL },
-		{ "snaplen", 's', 0, G_OPTION_ARG_INT, &r->snaplen, "Live: keep at most LEN bytes of each frame (128 keeps the headers)", "LEN" },
-		{ "buffer-size", 'B', 0, G_OPTION_ARG_INT, &r->buffer_kib, "Live: kernel capture buffer in KiB", "KIB" },
+		{ "list-interfaces", 'D', 0, G_OPTION_ARG_NONE, &gv->list, "List capture interfaces and the RDMA devices bound to them", NULL },
+		{ "all", 0, 0, G_OPTION_ARG_NONE, &gv->all, "Live: capture every frame, not only RoCE", NULL },
+		{ "snaplen", 's', 0, G_OPTION_ARG_INT, &gv->snaplen, "Live: keep at most LEN bytes of each frame (128 keeps the headers)", "LEN" },
+		{ "buffer-size", 'B', 0, G_OPTION_ARG_INT, &gv->buffer_kib, "Live: kernel capture buffer in KiB", "KIB" },
 		{ "relinquish-privileges", 'Z', 0, G_OPTION_ARG_STRING, &o->drop_user, "Live: drop to USER once the device is open", "USER" },
 		{ "sysfs", 0, 0, G_OPTION_ARG_FILENAME, &o->sysfs_root, "Where sysfs is mounted (default /sys)", "DIR" },
 		{ "roce-port", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_port, "Also decode UDP destination PORT as RoCE v2 (repeatable)", "PORT" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry select[] = {
-		{ "count", 'c', 0, G_OPTION_ARG_INT64, &r->count, "Stop after N frames that pass the filter", "N" },
+		{ "count", 'c', 0, G_OPTION_ARG_INT64, &gv->count, "Stop after N frames that pass the filter", "N" },
 		{ "frames", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_frames, "Only frames N to M of each file (N, N-M or N-)", "N-M" },
 		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, live from the start, or epoch)", "T" },
@@ -242,29 +244,29 @@ static GOptionContext *new_context(struct raw *r, struct rs_cli_opts *o)
 	GOptionEntry output[] = {
 		{ "write", 'w', 0, G_OPTION_ARG_FILENAME, &o->write_file, "Write the frames to FILE (pcapng if it ends in .pcapng)", "FILE" },
 		{ "file-size", 'C', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_rotate_size, "With -w: start a new file after SIZE million bytes", "SIZE" },
-		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &r->rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
-		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &r->rotate_files, "With -C/-G: keep at most N files", "N" },
-		{ "fields", 0, 0, G_OPTION_ARG_NONE, &r->fields, "One CSV line per RoCE frame with every header field", NULL },
-		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &r->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
-		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &r->ladder, "Sequence (ladder) diagram of each connection", NULL },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &r->format, "Summary format: text, json or json-compact (one line)", "FMT" },
+		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &gv->rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
+		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &gv->rotate_files, "With -C/-G: keep at most N files", "N" },
+		{ "fields", 0, 0, G_OPTION_ARG_NONE, &gv->fields, "One CSV line per RoCE frame with every header field", NULL },
+		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &gv->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
+		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json or json-compact (one line)", "FMT" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
 		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV", "FILE.csv" },
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
-		{ "top", 0, 0, G_OPTION_ARG_INT, &r->top, "QPs drawn in the plot (default 8)", "N" },
-		{ "width", 0, 0, G_OPTION_ARG_INT, &r->width, "Lay the text summary and the ladder out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
-		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &r->quiet, "Live: one parseable line per interval instead of the screen", NULL },
-		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &r->refresh, "Live: seconds between updates (default 1)", "SECONDS" },
-		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &r->no_resolve, "Do not resolve addresses to host names", NULL },
-		{ "color", 0, 0, G_OPTION_ARG_STRING, &r->color, "Colour: auto (on a terminal), always or never", "WHEN" },
+		{ "top", 0, 0, G_OPTION_ARG_INT, &gv->top, "QPs drawn in the plot (default 8)", "N" },
+		{ "width", 0, 0, G_OPTION_ARG_INT, &gv->width, "Lay the text summary and the ladder out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
+		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &gv->quiet, "Live: one parseable line per interval instead of the screen", NULL },
+		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &gv->refresh, "Live: seconds between updates (default 1)", "SECONDS" },
+		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &gv->no_resolve, "Do not resolve addresses to host names", NULL },
+		{ "color", 0, 0, G_OPTION_ARG_STRING, &gv->color, "Colour: auto (on a terminal), always or never", "WHEN" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry perf[] = {
-		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &r->jobs, "Analyse up to N files in parallel and merge the results", "N" },
-		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &r->max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
-		{ "version", 0, 0, G_OPTION_ARG_NONE, &r->version, "Print the version and exit", NULL },
-		{ "help", 'h', 0, G_OPTION_ARG_NONE, &r->help, "Show this help and exit", NULL },
+		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &gv->jobs, "Use up to N threads: one reads and decodes while another analyses (default: the number of CPUs; 1: one thread)", "N" },
+		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &gv->max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
+		{ "version", 0, 0, G_OPTION_ARG_NONE, &gv->version, "Print the version and exit", NULL },
+		{ "help", 'h', 0, G_OPTION_ARG_NONE, &gv->help, "Show this help and exit", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 
@@ -293,61 +295,72 @@ static GOptionContext *new_context(struct raw *r, struct rs_cli_opts *o)
 	return ctx;
 }
 
-/* The numbers and names given, checked into o. Returns 0, or the exit status of a refusal. */
-static int check_values(const struct raw *r, struct rs_cli_opts *o)
+/* The values given, checked, into o; 0 or RS_EXIT_USAGE. */
+static int take_values(const struct given *gv, struct rs_cli_opts *o)
 {
-	if (r->count != NOT_GIVEN && r->count <= 0)
-		return fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", r->count);
-	o->count = r->count == NOT_GIVEN ? 0 : r->count;
-	if (r->snaplen < 0 || r->snaplen > RS_DEFAULT_SNAPLEN)
-		return fail("-s %d: the snap length must be between 1 and %d bytes", r->snaplen, RS_DEFAULT_SNAPLEN);
-	o->snaplen = r->snaplen ? r->snaplen : RS_DEFAULT_SNAPLEN;
-	o->snaplen_given = r->snaplen != 0;
-	if (r->buffer_kib < 0)
-		return fail("-B %d: the buffer size must be positive", r->buffer_kib);
-	o->buffer_kib = r->buffer_kib;
-	if (r->rotate_seconds < 0 || (r->rotate_files != NOT_GIVEN && r->rotate_files <= 0))
+	o->list_ifaces = gv->list;
+	o->capture_all = gv->all;
+	o->fields = gv->fields;
+	o->walk = gv->walk;
+	o->dissect.skip_layers = !gv->walk; /* where each header sits: for the walkthrough's hex dump only */
+	o->ladder = gv->ladder;
+	o->no_resolve = gv->no_resolve;
+	o->quiet = gv->quiet;
+	o->refresh = gv->refresh;
+	o->top = gv->top;
+	if (gv->count != NOT_GIVEN && gv->count <= 0)
+		return fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", gv->count);
+	o->count = gv->count == NOT_GIVEN ? 0 : gv->count;
+	if (gv->snaplen < 0 || gv->snaplen > RS_DEFAULT_SNAPLEN)
+		return fail("-s %d: the snap length must be between 1 and %d bytes", gv->snaplen, RS_DEFAULT_SNAPLEN);
+	o->snaplen = gv->snaplen ? gv->snaplen : RS_DEFAULT_SNAPLEN;
+	o->snaplen_given = gv->snaplen != 0;
+	if (gv->buffer_kib < 0)
+		return fail("-B %d: the buffer size must be positive", gv->buffer_kib);
+	o->buffer_kib = gv->buffer_kib;
+	if (gv->rotate_seconds < 0 || (gv->rotate_files != NOT_GIVEN && gv->rotate_files <= 0))
 		return fail("-G and -W take positive numbers");
-	o->rotate_seconds = (uint32_t)r->rotate_seconds;
-	o->rotate_files = r->rotate_files == NOT_GIVEN ? 0 : (uint32_t)r->rotate_files;
+	o->rotate_seconds = (uint32_t)gv->rotate_seconds;
+	o->rotate_files = gv->rotate_files == NOT_GIVEN ? 0 : (uint32_t)gv->rotate_files;
 	if ((o->rotate_bytes || o->rotate_seconds || o->rotate_files) && !o->write_file)
 		return fail("-C, -G and -W rotate the -w output; give -w FILE");
 	if (o->rotate_files && !o->rotate_bytes && !o->rotate_seconds)
 		return fail("-W needs -C or -G to say when to rotate");
-	if (!(r->refresh > 0 && r->refresh <= 3600))
-		return fail("--refresh %g: expected seconds between 0 and 3600", r->refresh);
-	if (r->width != NOT_GIVEN && r->width != 0 && (r->width < 80 || r->width > 100000))
-		return fail("--width %d: expected 80 columns or more (0: unlimited)", r->width);
-	o->width = r->width == NOT_GIVEN ? -1 : r->width;
-	if (r->top < 1)
-		return fail("--top %d: expected at least 1 QP", r->top);
-	if (r->jobs < 1 || r->jobs > 256)
-		return fail("-j %d: expected between 1 and 256 parallel jobs", r->jobs);
-	if (r->max_flows < 0)
-		return fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", r->max_flows);
-	o->max_flows = (uint64_t)r->max_flows;
-	if (!r->format || strcmp(r->format, "text") == 0)
+	if (!(gv->refresh > 0 && gv->refresh <= 3600))
+		return fail("--refresh %g: expected seconds between 0 and 3600", gv->refresh);
+	if (gv->top < 1)
+		return fail("--top %d: expected at least 1 QP", gv->top);
+	if (gv->width != NOT_GIVEN && gv->width != 0 && (gv->width < 80 || gv->width > 100000))
+		return fail("--width %d: expected 80 columns or more (0: unlimited)", gv->width);
+	o->width = gv->width == NOT_GIVEN ? -1 : gv->width;
+	if (gv->jobs != NOT_GIVEN && (gv->jobs < 1 || gv->jobs > 256))
+		return fail("-j %d: expected between 1 and 256 threads", gv->jobs);
+	/* Not given: as many as the CPUs this process may run on. */
+	o->threads = gv->jobs != NOT_GIVEN ? gv->jobs : (int)MIN(g_get_num_processors(), 256u);
+	if (gv->max_flows < 0)
+		return fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", gv->max_flows);
+	o->max_flows = (uint64_t)gv->max_flows;
+	if (!gv->format || strcmp(gv->format, "text") == 0)
 		o->format = RS_FORMAT_TEXT;
-	else if (strcmp(r->format, "json") == 0)
+	else if (strcmp(gv->format, "json") == 0)
 		o->format = RS_FORMAT_JSON;
-	else if (strcmp(r->format, "json-compact") == 0)
+	else if (strcmp(gv->format, "json-compact") == 0)
 		o->format = RS_FORMAT_JSON_COMPACT;
 	else
-		return fail("--format \"%s\": expected text, json or json-compact", r->format);
-	if (!r->color || strcmp(r->color, "auto") == 0)
+		return fail("--format \"%s\": expected text, json or json-compact", gv->format);
+	if (!gv->color || strcmp(gv->color, "auto") == 0)
 		o->color = isatty(STDOUT_FILENO) && !o->output;
-	else if (strcmp(r->color, "always") == 0)
+	else if (strcmp(gv->color, "always") == 0)
 		o->color = 1;
-	else if (strcmp(r->color, "never") == 0)
+	else if (strcmp(gv->color, "never") == 0)
 		o->color = 0;
 	else
-		return fail("--color \"%s\": expected auto, always or never", r->color);
+		return fail("--color \"%s\": expected auto, always or never", gv->color);
 	return 0;
 }
 
-/* Outputs that would collide, or options that belong to another output:
- * refused with the reason. Returns 0, or the exit status of a refusal. */
-static int check_outputs(const struct rs_cli_opts *o)
+/* Options that do not go together; 0 or RS_EXIT_USAGE. */
+static int check_combinations(const struct rs_cli_opts *o)
 {
 	if (o->timeline && strcmp(o->timeline, "-") == 0 && !o->output && !o->fields && !o->walk)
 		return fail("--timeline - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
@@ -380,15 +393,21 @@ static int check_outputs(const struct rs_cli_opts *o)
 	return 0;
 }
 
-/* Positional arguments: leading capture files (unless -r/-i), then the
- * filter. Returns 0, or the exit status of a refusal. */
-static int positional(int argc, char **argv, const struct raw *r, struct rs_cli_opts *o)
+/* The arguments left after the options: leading capture files (unless -r
+ * or -i gave the source), then the filter; 0 or an RS_EXIT_ code. */
+static int take_positional(int argc, char **argv, gchar **read_files, struct rs_cli_opts *o)
 {
+	if (!o->sysfs_root) {
+		const char *env = getenv("ROCESTAT_SYSFS");
+		o->sysfs_root = g_strdup(env && *env ? env : "/sys");
+	}
+
+	/* Positional arguments: leading capture files (unless -r/-i), then the filter. */
 	GPtrArray *files = g_ptr_array_new();
-	for (gchar **f = r->read_files; f && *f; f++)
+	for (gchar **f = read_files; f && *f; f++)
 		g_ptr_array_add(files, g_strdup(*f));
 	int i = 1;
-	if (!r->read_files && !o->iface && !o->list_ifaces) {
+	if (!read_files && !o->iface && !o->list_ifaces) {
 		for (; i < argc; i++) {
 			if (strcmp(argv[i], "--") == 0) {
 				i++;
@@ -422,60 +441,34 @@ static int positional(int argc, char **argv, const struct raw *r, struct rs_cli_
 
 int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 {
-	struct raw raw = { .count = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = 1, .top = 8, .refresh = 1.0,
-			   .width = NOT_GIVEN },
-		   *r = &raw;
-
+	struct given gv = { .count = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = NOT_GIVEN, .top = 8, .refresh = 1.0,
+			    .width = NOT_GIVEN };
 	memset(o, 0, sizeof *o);
 	o->qp = -1;
 	o->interval_ns = RS_DEFAULT_INTERVAL_NS;
-	GOptionContext *ctx = new_context(r, o);
+	GOptionContext *ctx = option_context(&gv, o);
+
 	GError *err = NULL;
 	int rc = 0;
 	if (argc == 1) {
 		rs_cli_print_usage(stderr);
 		rc = RS_EXIT_USAGE;
-		goto out;
-	}
-	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+	} else if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
 		fprintf(stderr, "rocestat: %s (see rocestat --help)\n", err->message);
 		g_error_free(err);
 		rc = RS_EXIT_USAGE;
-		goto out;
-	}
-	if (r->help) {
+	} else if (gv.help) {
 		rs_cli_print_help(stdout, ctx);
 		rc = -1;
-		goto out;
-	}
-	if (r->version) {
+	} else if (gv.version) {
 		printf("rocestat %s\n", ROCESTAT_VERSION);
 		rc = -1;
-		goto out;
+	} else if ((rc = take_values(&gv, o)) == 0 && (rc = check_combinations(o)) == 0) {
+		rc = take_positional(argc, argv, gv.read_files, o);
 	}
-
-	o->list_ifaces = r->list;
-	o->capture_all = r->all;
-	o->fields = r->fields;
-	o->walk = r->walk;
-	o->dissect.skip_layers = !r->walk; /* where each header sits: for the walkthrough's hex dump only */
-	o->ladder = r->ladder;
-	o->no_resolve = r->no_resolve;
-	o->quiet = r->quiet;
-	o->refresh = r->refresh;
-	o->top = r->top;
-	o->jobs = r->jobs;
-	if ((rc = check_values(r, o)) || (rc = check_outputs(o)))
-		goto out;
-	if (!o->sysfs_root) {
-		const char *env = getenv("ROCESTAT_SYSFS");
-		o->sysfs_root = g_strdup(env && *env ? env : "/sys");
-	}
-	rc = positional(argc, argv, r, o);
-out:
-	g_strfreev(r->read_files);
-	g_free(r->color);
-	g_free(r->format);
+	g_strfreev(gv.read_files);
+	g_free(gv.color);
+	g_free(gv.format);
 	g_option_context_free(ctx);
 	return rc;
 }

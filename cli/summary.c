@@ -8,15 +8,11 @@
  * and the final report is the one `rocestat FILE` would print for the frames
  * that were captured.
  *
- * -j N with several files: each file is analysed by its own analyzer in a
- * pool of N threads, and the results are merged in file order
- * (rs_analyzer_merge; what it cannot know exactly is listed in
- * analyzer/merge.c). Every analyzer counts its intervals from the same t0,
- * the time of the first frame of the first file, read up front, so the
- * timelines, peak rates and plots line up; file 1's analyzer streams its
- * timeline rows into the --timeline file, the others into temporary files
- * appended in order at the end. -c and --since/--until span files, so with
- * them the files are read one after the other as without -j.
+ * rs_run_summary() feeds the sink through rs_run_files(), which takes its
+ * frames in batches (frames()): with more than one thread (-j), read and
+ * decoded in one thread while this one analyses them (cli/pipeline.c).
+ * Several files are analysed one after the other in time order, by the
+ * one analyzer, so the report is the one of a single run over all of them.
  */
 #include <glib.h>
 #include <stdio.h>
@@ -31,7 +27,6 @@
 
 struct rs_summary {
 	const struct rs_cli_opts *o;
-	struct rs_analyzer_opts ao;
 	struct rs_analyzer *a;
 	struct rs_outfile timeline;
 	struct rs_tlcsv *tl;      /* its CSV writer (a sequential run's) */
@@ -61,10 +56,26 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return true;
 }
 
-static void prefetch(void *ctx, const struct rs_frame *f)
+/*
+ * A batch: each frame is announced to the analyzer up to AHEAD frames
+ * before it is added (rs_analyzer_prefetch), so that its flow's state is in
+ * the caches by then. The analyzer remembers the last 8 frames announced
+ * (its prefetch stages, analyzer/flowtable.c): a frame is added before the
+ * 8th after it is announced. The first frames of a batch are announced
+ * together.
+ */
+#define AHEAD 7
+
+static void frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
 {
 	struct rs_summary *s = ctx;
-	rs_analyzer_prefetch(s->a, f);
+	for (size_t i = 0; i < n && i < AHEAD; i++)
+		rs_analyzer_prefetch(s->a, &f[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (i + AHEAD < n)
+			rs_analyzer_prefetch(s->a, &f[i + AHEAD]);
+		frame(ctx, &pkt[i], &f[i]);
+	}
 }
 
 static void file_error(void *ctx, const char *message)
@@ -100,20 +111,6 @@ static void capture_stats(void *ctx, const struct rs_capture_stats *st)
 	s->have_stats = true;
 }
 
-/* -j: several files, and nothing that spans files (-c, a time window).
- * Each file is opened twice (common_t0, then its job): with standard input
- * or a pipe among them the run is sequential, as -j 1 would be. */
-static bool parallel_run(const struct rs_cli_opts *o)
-{
-	if (!(o->jobs > 1 && !o->iface && o->files && o->files[0] && o->files[1] && !o->count && !o->have_since &&
-	      !o->have_until))
-		return false;
-	for (char **path = o->files; *path; path++)
-		if (!rs_input_rereadable(*path))
-			return false;
-	return true;
-}
-
 struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 {
 	char err[RS_ERRBUF_SIZE];
@@ -136,17 +133,12 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		ao.cm_event = rs_live_cm_event;
 		ao.cm_event_ctx = s->lv;
 	}
-	s->ao = ao;
-	/* With -j the analyzers are made per file (rs_run_summary); one made
-	 * here would, among other things, write a second timeline header. */
-	if (!parallel_run(o)) {
-		if (s->timeline.fp) {
-			s->tl = rs_tlcsv_new(s->timeline.fp, o->qp);
-			s->ao.interval = rs_tlcsv_row;
-			s->ao.interval_ctx = s->tl;
-		}
-		s->a = rs_analyzer_new(&s->ao);
+	if (s->timeline.fp) {
+		s->tl = rs_tlcsv_new(s->timeline.fp, o->qp);
+		ao.interval = rs_tlcsv_row;
+		ao.interval_ctx = s->tl;
 	}
+	s->a = rs_analyzer_new(&ao);
 	return s;
 }
 
@@ -158,7 +150,7 @@ bool rs_summary_failed(const struct rs_summary *s)
 struct rs_sink rs_summary_sink(struct rs_summary *s)
 {
 	return (struct rs_sink){ .ctx = s, .begin_file = begin_file, .frame = frame, .file_error = file_error, .open_error = open_error,
-				 .file_warning = file_warning, .tick = tick, .capture_stats = capture_stats, .prefetch = prefetch };
+				 .file_warning = file_warning, .tick = tick, .capture_stats = capture_stats, .frames = frames };
 }
 
 /* The columns the text summary is laid out for: --width, else the
@@ -199,7 +191,7 @@ static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyz
  * and the kernel takes the whole heap back at once. Freeing the analyzer
  * block by block first (every flow's latency, message and loss blocks:
  * tens of thousands on the bench capture, millions with a million QPs)
- * cost 3% of a 3-million-frame run. It stays reachable from here, so a
+ * cost time for nothing (bench/NOTES.md). It stays reachable from here, so a
  * leak checker reports only what really was lost; sanitizer builds, and
  * runs with ROCESTAT_FREE_AT_EXIT set (tests/valgrind.sh), free it all as
  * before, so that memcheck still sees every block of it freed.
@@ -280,145 +272,6 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	return rc;
 }
 
-/* ---- -j: files in parallel ------------------------------------------------- */
-
-struct job {
-	const struct rs_cli_opts *o;
-	char *files[2];            /* this job's file, NULL */
-	struct rs_analyzer_opts ao;
-	struct rs_analyzer *a;
-	FILE *timeline;            /* its --timeline rows: the file's for the first, else a temporary file */
-	struct rs_tlcsv *tl;
-	int rc;
-	bool done;
-};
-
-struct pool_state {
-	GMutex lock;
-	GCond cond;
-};
-
-static void run_job(gpointer data, gpointer user)
-{
-	struct job *j = data;
-	struct pool_state *ps = user;
-	struct rs_cli_opts oo = *j->o;
-	oo.files = j->files;
-	struct rs_summary s = { .o = &oo, .a = rs_analyzer_new(&j->ao) };
-	struct rs_sink sink = { .ctx = &s, .begin_file = begin_file, .frame = frame, .prefetch = prefetch,
-				.file_error = file_error, .open_error = open_error, .file_warning = file_warning };
-	int rc = rs_run_files(&oo, &sink);
-	rs_analyzer_finish(s.a);
-	g_mutex_lock(&ps->lock);
-	j->a = s.a;
-	j->rc = rc;
-	j->done = true;
-	g_cond_broadcast(&ps->cond);
-	g_mutex_unlock(&ps->lock);
-}
-
-/* The time of the first frame a sequential run would analyse (the filter
- * and --frames apply; files that cannot be read are reported by the run). */
-static bool common_t0(const struct rs_cli_opts *o, uint64_t *t0_out)
-{
-	char err[RS_ERRBUF_SIZE];
-	struct rs_frame *f = g_new(struct rs_frame, 1);
-	uint64_t t0 = 0;
-	bool found = false;
-	for (char **path = o->files; *path && !found; path++) {
-		struct rs_source *src = rs_source_open_file(*path, o->filter, err, NULL);
-		if (!src)
-			continue;
-		struct rs_packet pkt;
-		while (rs_source_next(src, &pkt, err) == RS_NEXT_FRAME) {
-			if (o->first_frame && pkt.frame_no < o->first_frame)
-				continue;
-			if (o->last_frame && pkt.frame_no > o->last_frame)
-				break;
-			rs_dissect(&o->dissect, rs_source_datalink(src), pkt.data, pkt.caplen, pkt.wirelen, f);
-			t0 = rs_frame_time_ns(f, pkt.ts_ns);
-			found = true;
-			break;
-		}
-		rs_source_close(src);
-	}
-	g_free(f);
-	*t0_out = t0;
-	return found;
-}
-
-/* Append a worker's timeline rows (without its header line) to `out`. */
-static void append_timeline(FILE *out, FILE *part)
-{
-	char buf[65536];
-	size_t n;
-	bool header = true;
-	rewind(part);
-	while (header) {
-		int c = fgetc(part);
-		if (c == EOF || c == '\n')
-			header = false;
-	}
-	while ((n = fread(buf, 1, sizeof buf, part)) > 0)
-		fwrite(buf, 1, n, out);
-	fclose(part);
-}
-
-static struct rs_analyzer *run_parallel(const struct rs_cli_opts *o, struct rs_analyzer_opts ao, FILE *timeline,
-					int *rc)
-{
-	size_t nfiles = 0;
-	while (o->files[nfiles])
-		nfiles++;
-	ao.t0_given = common_t0(o, &ao.t0_ns);
-	struct job *jobs = g_new0(struct job, nfiles);
-	struct pool_state ps;
-	g_mutex_init(&ps.lock);
-	g_cond_init(&ps.cond);
-	GThreadPool *pool = g_thread_pool_new(run_job, &ps, o->jobs, TRUE, NULL);
-	for (size_t i = 0; i < nfiles; i++) {
-		jobs[i].o = o;
-		jobs[i].files[0] = o->files[i];
-		jobs[i].ao = ao;
-		if (timeline) {
-			jobs[i].timeline = i ? tmpfile() : timeline;
-			if (!jobs[i].timeline) {
-				perror("rocestat: a temporary file for the timeline");
-				exit(RS_EXIT_INPUT);
-			}
-			jobs[i].tl = rs_tlcsv_new(jobs[i].timeline, o->qp);
-			jobs[i].ao.interval = rs_tlcsv_row;
-			jobs[i].ao.interval_ctx = jobs[i].tl;
-		}
-		g_thread_pool_push(pool, &jobs[i], NULL);
-	}
-	/* Merge in file order as the files finish; each result is freed once merged. */
-	struct rs_analyzer *dst = NULL;
-	*rc = RS_EXIT_OK;
-	for (size_t i = 0; i < nfiles; i++) {
-		g_mutex_lock(&ps.lock);
-		while (!jobs[i].done)
-			g_cond_wait(&ps.cond, &ps.lock);
-		g_mutex_unlock(&ps.lock);
-		if (jobs[i].rc > *rc)
-			*rc = jobs[i].rc; /* RS_EXIT_INPUT > RS_EXIT_ANOMALIES > RS_EXIT_OK */
-		if (!dst) {
-			dst = jobs[i].a;
-		} else {
-			rs_analyzer_merge(dst, jobs[i].a);
-			rs_analyzer_free(jobs[i].a);
-		}
-		rs_tlcsv_free(jobs[i].tl);
-		if (timeline && i > 0)
-			append_timeline(timeline, jobs[i].timeline);
-	}
-	g_thread_pool_free(pool, FALSE, TRUE);
-	g_mutex_clear(&ps.lock);
-	g_cond_clear(&ps.cond);
-	g_free(jobs);
-	return dst;
-}
-
 int rs_run_summary(const struct rs_cli_opts *given)
 {
 	/* Several files are analysed in time order (rs_files_by_time): the
@@ -439,13 +292,8 @@ int rs_run_summary(const struct rs_cli_opts *given)
 	if (rs_summary_failed(s)) {
 		rc = rs_summary_finish(s, RS_EXIT_INPUT);
 	} else {
-		if (parallel_run(o)) {
-			s->a = run_parallel(o, s->ao, s->timeline.fp, &rc);
-		} else {
-			struct rs_sink sink = rs_summary_sink(s);
-			rc = rs_run_files(o, &sink);
-		}
-		rc = rs_summary_finish(s, rc);
+		struct rs_sink sink = rs_summary_sink(s);
+		rc = rs_summary_finish(s, rs_run_files(o, &sink));
 	}
 	g_free(sorted);
 	return rc;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The whole test suite, as CI runs it: install what is missing, then build
-# and run every test, plain and under ASan+UBSan; each libFuzzer target for
+# and run every test, plain and under ASan+UBSan; the tests of the
+# two-thread pipeline under ThreadSanitizer; each libFuzzer target for
 # 60 s, the suite under valgrind memcheck, 10M QPNs through --max-flows
 # (make check-big); then the live-capture tests on network namespaces of our
 # own and the end-to-end test on two QEMU guests with rdma_rxe.
@@ -9,6 +10,7 @@ cd "$(dirname "$0")/.."
 sh scripts/deps.sh test
 make -s check
 make -s sanitize
+make -s tsan
 make -s fuzz FUZZ_SECONDS=60
 make -s valgrind
 make -s check-big

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The two-thread pipeline (cli/pipeline.c) against one thread: rocestat -j 2
+must write what rocestat -j 1 writes, byte for byte (standard output,
+standard error, exit status, the --timeline CSV and the --plot SVG), on
+every capture of ../shared and on inputs made here to take the paths where
+timing could show: many batches and events, a read error mid-file (the
+frames before it kept), records longer than the snapshot length (a warning
+after the frames), an input that cannot be opened among others, a bad
+filter, -c ending mid-batch, --frames, --since/--until, --fields (another
+sink that takes batches), standard input, and a pipe. Then SIGINT and
+SIGTERM in the middle of a pipe that stays open: the run reports what was
+read, with either number of threads.
+
+    ROCESTAT=./rocestat python3 tests/check_threads.py
+
+Run by `make threads` (part of `make check`, and of `make tsan` against the
+ThreadSanitizer build). Exit status 0 when every case holds.
+"""
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "hostile"))
+import gen  # noqa: E402
+
+ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+TIMEOUT = float(os.environ.get("CHECK_THREADS_TIMEOUT", "120"))
+
+failures = 0
+cases = 0
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("check_threads: FAIL: " + msg)
+
+
+def run(jobs, args, tmp, stdin=None):
+    """(stdout, stderr, status, timeline, plot) of one run."""
+    outs = {}
+    extra = []
+    if "TL" in args:
+        args = [a for a in args if a != "TL"]
+        extra = ["--timeline", os.path.join(tmp, "tl.csv"), "--plot", os.path.join(tmp, "plot.svg")]
+    r = subprocess.run([ROCESTAT, "-j", str(jobs)] + extra + args, stdin=stdin, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=TIMEOUT)
+    for name in ("tl.csv", "plot.svg"):
+        path = os.path.join(tmp, name)
+        outs[name] = open(path, "rb").read() if os.path.exists(path) else None
+        if os.path.exists(path):
+            os.unlink(path)
+    return r.stdout, r.stderr, r.returncode, outs["tl.csv"], outs["plot.svg"]
+
+
+def same(label, args, tmp, stdin_path=None):
+    global cases
+    cases += 1
+    got = []
+    for jobs in (1, 2):
+        fh = open(stdin_path, "rb") if stdin_path else None
+        try:
+            got.append(run(jobs, args, tmp, stdin=fh))
+        finally:
+            if fh:
+                fh.close()
+    if got[0] != got[1]:
+        what = [n for n, a, b in zip(("stdout", "stderr", "status", "timeline", "plot"), got[0], got[1]) if a != b]
+        fail("%s: -j 2 differs from -j 1 in %s (rocestat %s)" % (label, ", ".join(what), " ".join(args)))
+    if got[0][2] not in (0, 1, 2, 3):
+        fail("%s: exit status %d" % (label, got[0][2]))
+    return got[0]
+
+
+ARGS = [
+    [],
+    ["--format", "json"],
+    ["--fields"],
+    ["-c", "1"],
+    ["-c", "300"],
+    ["--frames", "50-700"],
+    ["--since", "0.0005", "--until", "0.02"],
+    ["TL", "--interval", "1ms", "-o", os.devnull],
+    ["--max-flows", "4", "--format", "json"],
+    ["--ladder"],
+]
+
+
+def made_inputs(tmp):
+    """Captures made here: {name: path}."""
+    paths = {}
+    # Many batches: 2000 three-packet messages with their ACKs.
+    many = gen.pcap(gen.rc_write_stream(2000, 3))
+    paths["many"] = os.path.join(tmp, "many.pcap")
+    open(paths["many"], "wb").write(many)
+    # Cut mid-record: a read error after thousands of frames.
+    paths["cut"] = os.path.join(tmp, "cut.pcap")
+    open(paths["cut"], "wb").write(many[:len(many) * 2 // 3 + 7])
+    # Records longer than the header's snapshot length: a warning after the frames.
+    frames = gen.rc_write_stream(600, 2)
+    over = bytearray(gen.pcap(frames))
+    over[16:20] = (100).to_bytes(4, "little")
+    paths["over"] = os.path.join(tmp, "over.pcap")
+    open(paths["over"], "wb").write(bytes(over))
+    # pcapng: libpcap reads it, not the chunked reader.
+    paths["ng"] = os.path.join(tmp, "many.pcapng")
+    open(paths["ng"], "wb").write(gen.pcapng(gen.rc_write_stream(700, 3)))
+    paths["junk"] = os.path.join(tmp, "junk.pcap")
+    open(paths["junk"], "wb").write(b"not a capture at all\n")
+    return paths
+
+
+def pipe_interrupted(tmp, sig, args):
+    """rocestat -j N reading a pipe that stays open, stopped by `sig` once
+    the frames have been written: what was read is reported."""
+    global cases
+    stream = gen.pcap(gen.rc_write_stream(300, 2))
+    for jobs in (1, 2):
+        cases += 1
+        fifo = os.path.join(tmp, "in-%d-%d.fifo" % (jobs, sig))
+        os.mkfifo(fifo)
+        release = threading.Event()
+
+        def writer():
+            try:
+                with open(fifo, "wb") as f:
+                    f.write(stream)
+                    f.flush()
+                    release.wait(60)
+            except BrokenPipeError:
+                pass
+        w = threading.Thread(target=writer, daemon=True)
+        w.start()
+        p = subprocess.Popen([ROCESTAT, "-n", "-j", str(jobs)] + args + [fifo], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        time.sleep(0.5)
+        p.send_signal(sig)
+        try:
+            out, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            fail("-j %d, signal %d on a pipe: still running a minute later" % (jobs, sig))
+        release.set()
+        w.join(5)
+        os.unlink(fifo)
+        label = "-j %d %s, signal %d on a pipe" % (jobs, " ".join(args), sig)
+        if p.returncode != 0 or err != b"rocestat: interrupted; reporting what was read\n":
+            fail("%s: exit %d, stderr %r" % (label, p.returncode, err[:200]))
+        if "--fields" in args:
+            if out.count(b"\n") != 1 + 900:  # header, 300 messages of two packets and an ACK
+                fail("%s: %d lines" % (label, out.count(b"\n")))
+        elif json.loads(out)["capture"]["frames"] != 900:
+            fail("%s: %d frames" % (label, json.loads(out)["capture"]["frames"]))
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="rocestat-threads.") as tmp:
+        files = sorted(glob.glob(os.path.join(SHARED, "captures", "*.pcap")) +
+                       glob.glob(os.path.join(SHARED, "hw-captures", "*")) +
+                       glob.glob(os.path.join(SHARED, "public-captures", "*")))
+        if len(files) < 10:
+            fail("only %d captures in %s" % (len(files), SHARED))
+        for f in files:
+            for args in ARGS:
+                same(os.path.basename(f), args + [f], tmp)
+        m = made_inputs(tmp)
+        for name in ("many", "cut", "over", "ng"):
+            for args in ARGS + [["--qp", "0x12", "--format", "json"]]:
+                same(name, args + [m[name]], tmp)
+            same(name + " filtered", ["--format", "json", m[name], "udp dst port 4791 and ip[1] & 3 = 0"], tmp)
+        cut = same("cut", [m["cut"]], tmp)
+        if cut[2] != 3 or b"the frames before it were analysed" not in cut[1]:
+            fail("cut mid-record: exit %d, stderr %r" % (cut[2], cut[1][:200]))
+        # -c stops at the count-th frame: a read error a few frames after it
+        # is not reached (the summary once read 7 frames ahead and reported it).
+        frames = json.loads(run(1, ["--format", "json", m["cut"]], tmp)[0])["capture"]["frames"]
+        for args in (["--format", "json"], ["--fields"]):
+            short = same("cut, -c short of the error", args + ["-c", str(frames - 3), m["cut"]], tmp)
+            if short[1:3] != (b"", 0):
+                fail("-c %d %s: exit %d, stderr %r" % (frames - 3, " ".join(args), short[2], short[1][:200]))
+        several = [m["many"], m["junk"], m["cut"], m["over"]] + files[:4]
+        for args in ([], ["--format", "json"], ["--fields"], ["-c", "5000"], ["TL", "-o", os.devnull]):
+            same("several files", args + several, tmp)
+        bad = same("bad filter", [m["many"], m["cut"], "not a filter ((("], tmp)
+        if bad[2] != 2:
+            fail("bad filter: exit %d" % bad[2])
+        for args in ([], ["--fields"], ["-c", "77", "--format", "json"]):
+            same("standard input", args + ["-r", "-"], tmp, stdin_path=m["many"])
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            pipe_interrupted(tmp, sig, ["--format", "json"])
+        pipe_interrupted(tmp, signal.SIGINT, ["--fields"])
+    print("check_threads: %d cases, %d failed" % (cases, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
