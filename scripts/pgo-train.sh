@@ -24,9 +24,11 @@ trap 'rm -f "$cap" "$gen_dir/train.csv"' EXIT
 
 # Exit status 1 says anomalies were found (the capture has retransmissions
 # on purpose); anything else is a failure of the run.
+# One thread (-j 1): the profile is the same code's either way, and counts
+# from one thread are the same from one training to the next.
 run() {
 	rc=0
-	"$gen_dir/rocestat" "$@" >/dev/null || rc=$?
+	"$gen_dir/rocestat" -j 1 "$@" >/dev/null || rc=$?
 	if [ "$rc" -gt 1 ]; then
 		echo "pgo-train.sh: rocestat $* exited with $rc" >&2
 		exit 1
