@@ -37,9 +37,8 @@ static void payload(struct walk *w, const struct rs_layer *l)
 	if (txt)
 		wfield(w, l->off, "Starts with", txt, NULL);
 
-	uint16_t et = (uint16_t)wbe(w, l->off, 2);
-	if (f->roce == RS_ROCE_IB && cap >= 4 && wbe(w, l->off + 2, 2) == 0 &&
-	    (et == 0x0800 || et == 0x0806 || et == 0x86DD)) {
+	uint16_t et = f->ipoib_type; /* the dissector's: IPoIB or not */
+	if (et) {
 		if (!walk_first(w, WALK_TOPIC_IPOIB)) {
 			wsay(w, "IPoIB: EtherType 0x%04x, then the IP packet.", et);
 			return;

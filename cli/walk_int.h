@@ -82,9 +82,10 @@ void wsay_marked(struct walk *w, const char *mark, const char *sgr, const char *
  * lines at column `indent`. */
 void wwrap(struct walk *w, int col, int indent, const char *text);
 
-/* Captured bytes, bounds-checked against caplen. */
+/* Whether bytes were captured: for showing raw bytes (the hex dump, the
+ * payload's first characters, pad bytes). Header fields come from the
+ * dissector's struct rs_frame, never from the bytes here. */
 bool wcap(const struct walk *w, uint32_t off, uint32_t len);
-uint32_t wbe(const struct walk *w, uint32_t off, unsigned n); /* n <= 4; 0 if not captured */
 
 /* ---- layers ---------------------------------------------------------------- */
 

@@ -51,39 +51,35 @@ static const char *ecn_sentence(uint8_t ecn)
 
 static void erf_record(struct walk *w, const struct rs_layer *l)
 {
-	const uint8_t *p = w->pkt->data;
-	uint64_t ts = 0;
-	for (int i = 7; i >= 0; i--)
-		ts = ts << 8 | p[i];
-	uint8_t type = p[8];
+	const struct rs_frame *f = w->f;
+	uint8_t type = f->erf_type;
 
 	wtitle(w, l->id, "Extensible Record Format record header (capture metadata)", l->off, l->len);
-	wfield(w, 0, "Timestamp", whex(ts, 16), "%" PRIu64 ".%09" PRIu64 " s, little-endian",
-	       w->f->erf_ts_ns / 1000000000u, w->f->erf_ts_ns % 1000000000u);
-	wbits(w, 8, 1, 7, 1, type >> 7, "Extension", type & 0x80 ? "extension headers follow" : "no extension header");
-	wbits(w, 8, 1, 0, 7, type & 0x7F, "Type", "%s", (type & 0x7F) == 21 ? "InfiniBand"
-		: (type & 0x7F) == 2 ? "Ethernet" : "");
-	wfield(w, 9, "Flags", whex(p[9], 2), NULL);
-	wfield(w, 10, "Record length", whexdec(wbe(w, 10, 2), 4), "bytes in this record");
-	wfield(w, 12, "Loss counter", whexdec(wbe(w, 12, 2), 4), NULL);
-	wfield(w, 14, "Wire length", whexdec(wbe(w, 14, 2), 4), "the packet's length on the link");
+	wfield(w, 0, "Timestamp", whex(f->erf_ts_raw, 16), "%" PRIu64 ".%09" PRIu64 " s, little-endian",
+	       f->erf_ts_ns / 1000000000u, f->erf_ts_ns % 1000000000u);
+	wbits(w, 8, 1, 7, 1, f->erf_ext, "Extension", f->erf_ext ? "extension headers follow" : "no extension header");
+	wbits(w, 8, 1, 0, 7, type, "Type", "%s", type == 21 ? "InfiniBand" : type == 2 ? "Ethernet" : "");
+	wfield(w, 9, "Flags", whex(f->erf_flags, 2), NULL);
+	wfield(w, 10, "Record length", whexdec(f->erf_rlen, 4), "bytes in this record");
+	wfield(w, 12, "Loss counter", whexdec(f->erf_lctr, 4), NULL);
+	wfield(w, 14, "Wire length", whexdec(f->erf_wlen, 4), "the packet's length on the link");
 	if (l->len > 16)
 		wfield(w, 16, "Extension headers", wfmt("%u bytes", l->len - 16), NULL);
 	if (!walk_first(w, l->id)) {
-		wsay(w, "Capture record: type %u, %u bytes on the wire.", type & 0x7F, wbe(w, 14, 2));
+		wsay(w, "Capture record: type %u, %u bytes on the wire.", type, f->erf_wlen);
 		return;
 	}
 	wsay(w, "ERF is the capture tool's own record around each packet (Endace format), not something sent "
 		"on the link. Type %u says %s follows; the timestamp holds seconds in its upper 32 bits and a "
 		"binary fraction of a second in the lower 32.",
-	     type & 0x7F, (type & 0x7F) == 21 ? "an InfiniBand packet, starting with its LRH," : "the packet");
+	     type, type == 21 ? "an InfiniBand packet, starting with its LRH," : "the packet");
 }
 
 static void ethernet(struct walk *w, const struct rs_layer *l)
 {
-	const uint8_t *p = w->pkt->data + l->off;
 	const struct rs_frame *f = w->f;
-	uint16_t type = (uint16_t)wbe(w, l->off + 12, 2);
+	uint16_t type = f->link_type;
+	const uint8_t *p = f->eth_dst;
 	const char *cast = (p[0] & 1) ? (memcmp(p, "\xff\xff\xff\xff\xff\xff", 6) == 0 ? "broadcast" : "multicast")
 				      : "unicast";
 
@@ -113,9 +109,11 @@ static void ethernet(struct walk *w, const struct rs_layer *l)
 static void vlan(struct walk *w, const struct rs_layer *l, unsigned i)
 {
 	const struct rs_frame *f = w->f;
-	uint16_t tci = i < f->nvlan ? f->vlan_tci[i] : (uint16_t)wbe(w, l->off, 2);
-	uint16_t tpid = i < f->nvlan ? f->vlan_tpid[i] : 0x8100;
-	uint16_t next = (uint16_t)wbe(w, l->off + 2, 2);
+	if (i >= f->nvlan)
+		return; /* a VLAN layer is recorded with its tag */
+	uint16_t tci = f->vlan_tci[i], tpid = f->vlan_tpid[i];
+	/* The type after the tag: the next tag's TPID, or the innermost EtherType. */
+	uint16_t next = i + 1u < f->nvlan ? f->vlan_tpid[i + 1] : f->ethertype;
 	unsigned pcp = tci >> 13, dei = (tci >> 12) & 1, vid = tci & 0xFFF;
 
 	wtitle(w, l->id, wfmt("IEEE 802.1Q tag (TPID 0x%04x in the 2 bytes before)", tpid), l->off, l->len);
@@ -138,7 +136,7 @@ static void sll(struct walk *w, const struct rs_layer *l)
 {
 	const struct rs_frame *f = w->f;
 	bool v2 = l->id == RS_L_SLL2;
-	uint16_t proto = (uint16_t)wbe(w, v2 ? 0 : 14, 2);
+	uint16_t proto = f->link_type;
 
 	wtitle(w, l->id, v2 ? "Linux cooked capture header v2" : "Linux cooked capture header", l->off, l->len);
 	if (v2) {
@@ -146,13 +144,13 @@ static void sll(struct walk *w, const struct rs_layer *l)
 		wfield(w, 4, "Interface index", whexdec(f->sll_ifindex, 8), NULL);
 		wfield(w, 8, "ARPHRD type", whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
 		wfield(w, 10, "Packet type", whexdec(f->sll_pkttype, 2), "%s", pkttype_name(f->sll_pkttype));
-		wfield(w, 11, "Address length", whexdec(wbe(w, 11, 1), 2), NULL);
-		wfield(w, 12, "Address", wbytes(w->pkt->data + 12, 8, ':'), NULL);
+		wfield(w, 11, "Address length", whexdec(f->sll_halen, 2), NULL);
+		wfield(w, 12, "Address", wbytes(f->sll_addr, 8, ':'), NULL);
 	} else {
 		wfield(w, 0, "Packet type", whexdec(f->sll_pkttype, 4), "%s", pkttype_name(f->sll_pkttype));
 		wfield(w, 2, "ARPHRD type", whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
-		wfield(w, 4, "Address length", whexdec(wbe(w, 4, 2), 4), NULL);
-		wfield(w, 6, "Address", wbytes(w->pkt->data + 6, 8, ':'), NULL);
+		wfield(w, 4, "Address length", whexdec(f->sll_halen, 4), NULL);
+		wfield(w, 6, "Address", wbytes(f->sll_addr, 8, ':'), NULL);
 		wfield(w, 14, "Protocol", whex(proto, 4), "%s", ethertype_name(proto));
 	}
 	if (!walk_first(w, l->id)) {
@@ -168,8 +166,8 @@ static void ipv4(struct walk *w, const struct rs_layer *l)
 {
 	const struct rs_frame *f = w->f;
 	uint32_t o = l->off;
-	uint16_t frag = (uint16_t)wbe(w, o + 6, 2);
-	uint8_t proto = (uint8_t)wbe(w, o + 9, 1);
+	uint16_t frag = f->ip_frag;
+	uint8_t proto = f->ip_proto;
 
 	wtitle(w, l->id, "Internet Protocol version 4", l->off, l->len);
 	wbits(w, o, 1, 4, 4, 4, "Version", NULL);
@@ -182,7 +180,7 @@ static void ipv4(struct walk *w, const struct rs_layer *l)
 	wbits(w, o + 6, 2, 0, 13, frag & 0x1FFF, "Fragment offset", NULL);
 	wfield(w, o + 8, "TTL", whexdec(f->ttl, 2), "routers decrement it");
 	wfield(w, o + 9, "Protocol", whexdec(proto, 2), "%s", proto == 17 ? "UDP" : "");
-	wfield(w, o + 10, "Header checksum", whex(wbe(w, o + 10, 2), 4), "not verified here");
+	wfield(w, o + 10, "Header checksum", whex(f->ip_csum, 4), "not verified here");
 	wfield(w, o + 12, "Source", walk_addr(&f->src), NULL);
 	wfield(w, o + 16, "Destination", walk_addr(&f->dst), NULL);
 	if (f->ip_hdr_len > 20)
@@ -201,7 +199,7 @@ static void ipv6(struct walk *w, const struct rs_layer *l)
 {
 	const struct rs_frame *f = w->f;
 	uint32_t o = l->off;
-	uint8_t nxt = (uint8_t)wbe(w, o + 6, 1);
+	uint8_t nxt = f->ip_proto;
 
 	wtitle(w, l->id, "Internet Protocol version 6", l->off, l->len);
 	wbits(w, o, 1, 4, 4, 6, "Version", NULL);
@@ -225,9 +223,15 @@ static void ipv6(struct walk *w, const struct rs_layer *l)
 
 static void ipv6_ext(struct walk *w, const struct rs_layer *l)
 {
+	const struct rs_frame *f = w->f;
+	unsigned k = 0; /* which extension header: the ones before it in the frame */
+	for (unsigned i = 0; i < f->nlayers; i++)
+		k += f->layers[i].id == RS_L_IPV6_EXT && f->layers[i].off < l->off;
+	if (k >= f->nip6ext)
+		return;
 	wtitle(w, l->id, "IPv6 extension header", l->off, l->len);
-	wfield(w, l->off, "Next header", whexdec(wbe(w, l->off, 1), 2), NULL);
-	wfield(w, l->off + 1, "Length", whexdec(wbe(w, l->off + 1, 1), 2), "(N + 1) x 8 = %u bytes", l->len);
+	wfield(w, l->off, "Next header", whexdec(f->ip6ext_next[k], 2), NULL);
+	wfield(w, l->off + 1, "Length", whexdec(f->ip6ext_len[k], 2), "(N + 1) x 8 = %u bytes", l->len);
 	wsay(w, "An IPv6 extension header between the IPv6 header and UDP; the ICRC covers it unchanged.");
 }
 
@@ -258,14 +262,13 @@ static void lrh(struct walk *w, const struct rs_layer *l)
 {
 	const struct rs_lrh *h = &w->f->lrh;
 	uint32_t o = l->off;
-	uint8_t b1 = (uint8_t)wbe(w, o + 1, 1);
 	static const char *const lnh[4] = { "raw", "IP (non-IBA)", "BTH follows (local)", "GRH follows (global)" };
 
 	wtitle(w, l->id, "Local Route Header", l->off, l->len);
 	wbits(w, o, 1, 4, 4, h->vl, "VL", "virtual lane%s", h->vl == 15 ? " 15: subnet management" : "");
 	wbits(w, o, 1, 0, 4, h->lver, "LVer", "link version");
 	wbits(w, o + 1, 1, 4, 4, h->sl, "SL", "service level");
-	wbits(w, o + 1, 1, 2, 2, (b1 >> 2) & 3, "Reserved", NULL);
+	wbits(w, o + 1, 1, 2, 2, h->resv, "Reserved", NULL);
 	wbits(w, o + 1, 1, 0, 2, h->lnh, "LNH", "%s", lnh[h->lnh & 3]);
 	wfield(w, o + 2, "DLID", whexdec(h->dlid, 4), "%s", h->dlid == 0xFFFF ? "permissive LID"
 		: h->dlid >= 0xC000 ? "multicast LID" : "destination port");

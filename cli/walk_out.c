@@ -274,16 +274,6 @@ bool wcap(const struct walk *w, uint32_t off, uint32_t len)
 	return (uint64_t)off + len <= w->pkt->caplen;
 }
 
-uint32_t wbe(const struct walk *w, uint32_t off, unsigned n)
-{
-	if (n > 4 || !wcap(w, off, n))
-		return 0;
-	uint32_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | w->pkt->data[off + i];
-	return v;
-}
-
 const char *walk_addr(const struct rs_addr *a)
 {
 	char b[RS_ADDR_STRLEN];

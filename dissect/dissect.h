@@ -38,6 +38,7 @@
 #define RS_ETHERTYPE_ROCE 0x8915 /* RoCE v1 (IBA Annex A16) */
 #define RS_GRH_NXTHDR_IBA 0x1B  /* GRH next header: IBA transport */
 #define RS_MAX_VLAN 8           /* deeper tag stacks are reported unsupported */
+#define RS_MAX_IP6EXT 8         /* IPv6 extension headers before UDP; more: unsupported */
 #define RS_MAX_LAYERS 24
 #define RS_MAX_EXTRA_PORTS 8
 
@@ -122,6 +123,7 @@ struct rs_layer {
 /* IBA 7.7 Local Route Header. */
 struct rs_lrh {
 	uint8_t vl, lver, sl, lnh;
+	uint8_t resv;    /* the 2 bits between SL and LNH */
 	uint16_t dlid, slid;
 	uint16_t pktlen; /* in 4-byte words, LRH through ICRC */
 };
@@ -250,6 +252,26 @@ struct rs_frame {
 	uint16_t erf_wlen;              /* the ERF record's wire length: its packet's on the link */
 	uint16_t erf_hdr;               /* bytes of ERF header (and pad) before the packet */
 
+	/* Header fields only the walkthrough shows, each valid with its layer
+	 * in layers[] (the analysis needs none of them). */
+	uint64_t erf_ts_raw;            /* the ERF timestamp as recorded: seconds << 32 | binary fraction */
+	bool erf_ext;                   /* the type byte's bit 7: extension headers follow */
+	uint8_t erf_flags;
+	uint16_t erf_rlen, erf_lctr;    /* ERF record length, loss counter */
+	uint16_t link_type;             /* the type field of the Ethernet or Linux cooked header itself
+	                                 * (a VLAN TPID when tagged; `ethertype` is the innermost) */
+	uint16_t sll_halen;             /* Linux cooked header: link-layer address length ... */
+	uint8_t sll_addr[8];            /* ... and address */
+	uint8_t ip_proto;               /* IPv4 Protocol, or the IPv6 header's Next Header */
+	uint16_t ip_frag;               /* IPv4 flags and fragment offset */
+	uint16_t ip_csum;               /* IPv4 header checksum as sent (not verified) */
+	uint8_t nip6ext;                /* IPv6 extension headers (RS_L_IPV6_EXT layers, in order): */
+	uint8_t ip6ext_next[RS_MAX_IP6EXT], ip6ext_len[RS_MAX_IP6EXT]; /* their Next Header, Hdr Ext Len */
+	/* A native InfiniBand payload that begins as IPoIB does (RFC 4391: an
+	 * EtherType of IPv4, ARP or IPv6, then two reserved zero bytes): that
+	 * EtherType; else 0. With the RS_L_PAYLOAD layer. */
+	uint16_t ipoib_type;
+
 	/* InfiniBand link and global routing (native IB, RoCE v1). */
 	struct rs_lrh lrh;
 	struct rs_grh grh;
@@ -279,6 +301,24 @@ const char *rs_linktype_name(int dlt);
  */
 enum rs_outcome rs_dissect(const struct rs_dissect_opts *opts, int dlt, const uint8_t *pkt,
 			   uint32_t caplen, uint32_t wirelen, struct rs_frame *f);
+
+/* The network header of a frame rs_dissect() found not to be RoCE, for
+ * the views that name it in one line (dissect/other.c). */
+struct rs_other {
+	uint16_t ethertype;    /* what was decoded: 0x0806 ARP, 0x0800 IPv4, 0x86DD IPv6; 0 nothing */
+	bool whole;            /* its header was captured (ARP: and it maps IPv4 addresses) */
+	uint16_t arp_op;       /* ARP: 1 request, 2 reply */
+	uint8_t arp_sha[6];    /* ARP: the sender's hardware address */
+	uint8_t src[16], dst[16]; /* IPv4/IPv6 addresses (IPv4: 4 bytes); ARP: sender and target IPv4 */
+	bool fragment;         /* IPv4: a fragment after the first */
+	uint8_t proto;         /* IPv4 Protocol, IPv6 Next Header */
+	bool have_ports;       /* TCP or UDP with its ports captured */
+	uint16_t sport, dport;
+};
+
+/* Decode the network header at `off` of `pkt` (caplen bytes captured) as
+ * `ethertype`, or by its version nibble if 0 (raw IP). */
+void rs_dissect_other(const uint8_t *pkt, uint32_t caplen, uint16_t ethertype, uint32_t off, struct rs_other *o);
 
 /* The frame's time: an ERF record carries a finer timestamp than the pcap
  * record around it (binary fraction of a second); everything else uses the

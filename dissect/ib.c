@@ -438,6 +438,21 @@ static uint16_t dc_headers(struct rs_dctx *d, struct rs_cursor *c, uint32_t *hle
 	return rs_opinfo((uint8_t)(RS_TR_RC | (f->bth.opcode & 0x1F)))->ext;
 }
 
+/* The payload's layer, and what a native IB payload looks like: IPoIB
+ * (RFC 4391) or not (the walkthrough says; RoCE payloads cost one test). */
+static void payload_layer(struct rs_dctx *d, uint32_t off, uint32_t len)
+{
+	struct rs_frame *f = d->f;
+	rs_layer(d, RS_L_PAYLOAD, off, len);
+	f->ipoib_type = 0;
+	if (f->roce != RS_ROCE_IB || len < 4)
+		return;
+	struct rs_cursor c = rs_cur_at(d, off);
+	uint16_t type = rs_cur_be16(&c), resv = rs_cur_be16(&c);
+	if (!c.overrun && resv == 0 && (type == 0x0800 || type == 0x0806 || type == 0x86DD))
+		f->ipoib_type = type;
+}
+
 /* The MAD header and the class data after it, in place of a payload layer. */
 static void mad_layers(struct rs_dctx *d)
 {
@@ -462,7 +477,7 @@ static enum rs_outcome mad(struct rs_dctx *d)
 		break;
 	case RS_MAD_NOT_MAD:
 		if (f->payload_len)
-			rs_layer(d, RS_L_PAYLOAD, off, f->payload_len);
+			payload_layer(d, off, f->payload_len);
 		return rs_fail(f, RS_MALFORMED, off, "QP%llu payload of %llu bytes is too short for a MAD header",
 			       f->bth.destqp, f->payload_len);
 	case RS_MAD_TRUNCATED:
@@ -564,7 +579,7 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	if (b->opcode == IBV_OPCODE_UD_SEND_ONLY && b->destqp <= 1)
 		o = mad(d); /* records the MAD layers where the payload would be */
 	else if (f->payload_len)
-		rs_layer(d, RS_L_PAYLOAD, f->payload_off, f->payload_len);
+		payload_layer(d, f->payload_off, f->payload_len);
 	if (b->padcnt)
 		rs_layer(d, RS_L_PAD, f->payload_off + f->payload_len, b->padcnt);
 	rs_layer(d, RS_L_ICRC, icrc_off, ICRC_LEN);
@@ -649,6 +664,7 @@ enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_en
 	l->lver = x & 0x0F;
 	x = rs_cur_u8(&c);
 	l->sl = x >> 4;
+	l->resv = (x >> 2) & 3;
 	l->lnh = x & 3;
 	l->dlid = rs_cur_be16(&c);
 	l->pktlen = rs_cur_be16(&c) & 0x7FF;

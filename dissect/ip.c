@@ -34,7 +34,7 @@
 #define IPPROTO_UDP_ 17
 #define IPV4_MF 0x2000
 #define IPV4_OFFSET_MASK 0x1FFF
-#define IPV6_MAX_EXT 8
+#define IPV6_MAX_EXT RS_MAX_IP6EXT
 
 static bool is_roce_port(const struct rs_dctx *d, uint16_t port)
 {
@@ -125,7 +125,7 @@ static enum rs_outcome udp(struct rs_dctx *d, uint32_t off, uint32_t ip_end)
 
 struct ipv4_hdr {
 	uint8_t vihl, tos, ttl, proto;
-	uint16_t total, id, frag;
+	uint16_t total, id, frag, csum;
 	const uint8_t *src, *dst; /* NULL where the capture stops before them */
 };
 
@@ -138,7 +138,7 @@ static inline __attribute__((always_inline)) void ipv4_fields(struct rs_cursor *
 	h->frag = rs_cur_be16(c);
 	h->ttl = rs_cur_u8(c);
 	h->proto = rs_cur_u8(c);
-	rs_cur_skip(c, 2); /* header checksum: not verified (offloads leave it 0 on captures) */
+	h->csum = rs_cur_be16(c); /* not verified (offloads leave it 0 on captures) */
 	h->src = rs_cur_take(c, 4);
 	h->dst = rs_cur_take(c, 4);
 }
@@ -170,6 +170,9 @@ enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	f->ecn = h.tos & 3;
 	f->ttl = h.ttl;
 	f->ip_id = h.id;
+	f->ip_proto = h.proto;
+	f->ip_frag = h.frag;
+	f->ip_csum = h.csum;
 	f->ip_hdr_len = (uint16_t)hlen;
 	f->ip_total_len = h.total;
 	f->src.kind = f->dst.kind = RS_ADDR_IPV4;
@@ -219,6 +222,7 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	if (h.vtf >> 28 != 6)
 		return rs_fail(f, RS_MALFORMED, off, "IPv6 version field is %llu", h.vtf >> 28, 0);
 	uint8_t nxt = h.nxt; /* follows the extension headers */
+	f->nip6ext = 0;
 
 	/* Walk extension headers up to UDP; anything else is not RoCE. */
 	uint32_t end = off + IPV6_HDR + h.paylen;
@@ -248,6 +252,8 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 		if (hl > wire_end - p)
 			return rs_not_roce(f); /* the chain never reaches a UDP header */
 		rs_layer(d, RS_L_IPV6_EXT, p, hl);
+		f->ip6ext_next[f->nip6ext] = next;
+		f->ip6ext_len[f->nip6ext++] = elen;
 		p += hl;
 		nxt = next;
 	}
@@ -257,6 +263,7 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	f->ecn = (uint8_t)((h.vtf >> 20) & 3);
 	f->flow_label = h.vtf & 0xFFFFF;
 	f->ttl = h.hlim;
+	f->ip_proto = h.nxt;
 	f->ip_hdr_len = IPV6_HDR;
 	f->ip_total_len = IPV6_HDR + h.paylen;
 	f->src.kind = f->dst.kind = RS_ADDR_IPV6;

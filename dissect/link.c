@@ -126,6 +126,7 @@ static enum rs_outcome ethernet(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "Ethernet header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
+	f->link_type = type;
 	f->have |= RS_HAVE_ETH;
 	rs_layer(d, RS_L_ETH, off, ETH_HDR);
 	if (type < ETHERTYPE_MIN)
@@ -149,16 +150,19 @@ static enum rs_outcome sll(struct rs_dctx *d, uint32_t wire_end, bool v2)
 		f->sll_ifindex = rs_cur_be32(&c);
 		f->sll_hatype = rs_cur_be16(&c);
 		f->sll_pkttype = rs_cur_u8(&c);
-		rs_cur_skip(&c, 9); /* address length + address */
+		f->sll_halen = rs_cur_u8(&c);
+		rs_copy_or_zero(f->sll_addr, rs_cur_take(&c, 8), 8);
 	} else {
 		f->sll_pkttype = rs_cur_be16(&c);
 		f->sll_hatype = rs_cur_be16(&c);
-		rs_cur_skip(&c, 10);
+		f->sll_halen = rs_cur_be16(&c);
+		rs_copy_or_zero(f->sll_addr, rs_cur_take(&c, 8), 8);
 		proto = rs_cur_be16(&c);
 	}
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, 0, "Linux cooked header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
+	f->link_type = proto;
 	f->have |= RS_HAVE_SLL;
 	rs_layer(d, v2 ? RS_L_SLL2 : RS_L_SLL, 0, hdr);
 	if (proto < ETHERTYPE_MIN)
@@ -192,7 +196,9 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 	uint64_t ts = (uint64_t)rs_cur_le32(&c);
 	ts |= (uint64_t)rs_cur_le32(&c) << 32;
 	uint8_t type = rs_cur_u8(&c);
-	rs_cur_skip(&c, 5); /* flags, rlen, lctr */
+	f->erf_flags = rs_cur_u8(&c);
+	f->erf_rlen = rs_cur_be16(&c);
+	f->erf_lctr = rs_cur_be16(&c);
 	uint16_t wlen = rs_cur_be16(&c);
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, 0, "ERF header cut by the capture length (%llu bytes captured)",
@@ -211,6 +217,8 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 	}
 	f->erf_type = type & 0x7F;
 	f->erf_wlen = wlen;
+	f->erf_ts_raw = ts;
+	f->erf_ext = type & ERF_EXT_MORE;
 	/* Seconds in the upper 32 bits, a binary fraction below: round to ns. */
 	uint64_t ns = ((ts & 0xFFFFFFFFu) * 1000000000u + 0x80000000u) >> 32;
 	f->erf_ts_ns = (ts >> 32) * 1000000000u + ns;

@@ -62,6 +62,11 @@ for c in $captures; do
 	vg "$b ladder" "0 1" "$ROCESTAT" -n --ladder "$c"
 done
 vg "walk" "0 1" "$ROCESTAT" -n --walk ../shared/captures/cm_reject.pcap
+# The walk's own analyzer and its verdicts: a go-back-N whose requests were
+# sent before the first frame walked (unpaired flows), and two files.
+vg "walk go-back-N" "0 1" "$ROCESTAT" -n --walk --frames 150-450 ../shared/captures/loss_write_bw.pcap
+vg "walk two files" "0 1" "$ROCESTAT" -n --walk --frames 1-300 ../shared/captures/ib_read_bw_cm.pcap \
+	../shared/captures/rc_pingpong.pcap
 vg "max-flows" "0 1" "$ROCESTAT" -n --max-flows 2 --format json ../shared/captures/ib_write_bw_cm.pcap \
 	../shared/captures/rc_pingpong.pcap
 vg "filter" "0 1" "$ROCESTAT" -n --qp 0x11 --frames 2-50 ../shared/captures/rping_s64.pcap udp
@@ -73,6 +78,7 @@ for h in "$tmp"/hostile/*.pcap; do
 	vg "hostile $b" "0 1 3" "$ROCESTAT" -n --format json --timeline "$tmp/t.csv" "$h"
 	vg "hostile $b fields" "0 1 3" "$ROCESTAT" -n --fields "$h"
 	vg "hostile $b ladder" "0 1 3" "$ROCESTAT" -n --ladder --max-flows 4 "$h"
+	vg "hostile $b walk" "0 1 3" "$ROCESTAT" -n --walk "$h"
 done
 
 echo "valgrind: $((runs - fails)) passed, $fails failed"

@@ -12,7 +12,8 @@
  *   bytes 1-2 d, big-endian
  * The frame is copied into a buffer of exactly caplen bytes so that ASan
  * catches any read past the captured bytes. Every name and formatting helper
- * the reports use on a frame runs too, on whatever the dissector filled in.
+ * the reports use on a frame runs too, on whatever the dissector filled in,
+ * and rs_dissect_other() (what the walkthrough names a non-RoCE frame by).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -77,6 +78,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rs_mad_method_name(f.mad.hdr.method);
 		rs_cm_attr_name(f.mad.hdr.attr_id);
 		rs_cm_attr_long_name(f.mad.hdr.attr_id);
+	}
+	/* What the walkthrough reads of a frame that is not RoCE: at any
+	 * offset, past the captured bytes too, as each network type. */
+	static const uint16_t other_types[] = { 0, 0x0806, 0x0800, 0x86DD };
+	struct rs_other o;
+	for (unsigned i = 0; i < sizeof other_types / sizeof other_types[0]; i++) {
+		rs_dissect_other(pkt, caplen, other_types[i], d % (caplen + 1), &o);
+		rs_dissect_other(pkt, caplen, other_types[i], d, &o);
 	}
 	free(pkt);
 	return 0;
