@@ -69,12 +69,14 @@ else ifeq ($(FUZZ),1)
   LDFLAGS  += -fsanitize=fuzzer,address,undefined
   BIN      := $(BUILD)/rocestat
 else ifeq ($(PGO_GEN),1)
-  # The instrumented build of the profile-guided one (below).
+  # The instrumented build of the profile-guided one (below). Its counters
+  # are updated atomically: the training runs read in one thread and
+  # analyse in another (cli/pipeline.c), and counts two threads raced on
+  # made gcc refuse the profile as corrupted.
   BUILD    := build-pgo
-  # Atomic counts: rocestat reads and analyses in two threads, and counts
-  # two threads update without atomics come out corrupt ("corrupted value
-  # profile"), which fails the profile-guided build.
   OBJ_CFLAGS := -fprofile-generate -fprofile-update=atomic
+  # Its objects are compiled again when these flags change.
+  PGO_FLAG := Makefile
   LDFLAGS  += -fprofile-generate
   BIN      := $(BUILD)/rocestat
 else

@@ -8,9 +8,9 @@
  * and the final report is the one `rocestat FILE` would print for the frames
  * that were captured.
  *
- * rs_run_summary() feeds the sink through rs_run_files(), which takes its
- * frames in batches (frames()): with more than one thread (-j), read and
- * decoded in one thread while this one analyses them (cli/pipeline.c).
+ * rs_run_summary() feeds the sink through rs_run_files(), which hands it
+ * the frames in batches (frames()): with more than one thread (-j), read
+ * and decoded in one thread while this one analyses them (cli/pipeline.c).
  * Several files are analysed one after the other in time order, by the
  * one analyzer, so the report is the one of a single run over all of them.
  */
