@@ -46,37 +46,6 @@ static void teardown(void)
 	rs_analyzer_free(an);
 }
 
-static void set_ip(struct rs_addr *a, int host)
-{
-	memset(a, 0, sizeof *a);
-	a->kind = RS_ADDR_IPV4;
-	a->b[0] = 192;
-	a->b[1] = 0;
-	a->b[2] = 2;
-	a->b[3] = (uint8_t)host;
-}
-
-/* A RoCE v2 frame from host `from` to host `to`, QP `qpn`. */
-static struct rs_frame mk(int from, int to, uint8_t opcode, uint32_t qpn, uint32_t psn, uint32_t payload)
-{
-	struct rs_frame f;
-	memset(&f, 0, sizeof f);
-	f.outcome = RS_OK;
-	f.roce = RS_ROCE_V2;
-	f.have = RS_HAVE_IPV4 | RS_HAVE_UDP | RS_HAVE_BTH | RS_HAVE_EXT | RS_HAVE_ICRC;
-	f.ip_version = 4;
-	set_ip(&f.src, from);
-	set_ip(&f.dst, to);
-	f.bth.opcode = opcode;
-	f.bth.destqp = qpn;
-	f.bth.psn = psn & 0xFFFFFF;
-	f.bth.pkey = 0xFFFF;
-	f.ext = rs_opinfo(opcode)->ext;
-	f.payload_len = payload;
-	f.icrc_status = RS_CRC_OK;
-	return f;
-}
-
 static void feed_at(struct rs_frame f, uint64_t ts_ns)
 {
 	struct rs_frame_meta m = { .frame_no = ++frame_no, .ts_ns = ts_ns, .wirelen = 100 + f.payload_len,
@@ -92,14 +61,14 @@ static void feed(struct rs_frame f)
 static struct rs_flow *flow(int from, int to, uint32_t qpn)
 {
 	struct rs_flowkey k;
-	struct rs_frame f = mk(from, to, 0, qpn, 0, 0);
+	struct rs_frame f = rt_roce_frame(from, to, 0, qpn, 0, 0);
 	rs_flowkey_from_frame(&k, &f);
 	return rs_flow_find(an, &k);
 }
 
 static struct rs_frame ack(int from, int to, uint32_t qpn, uint32_t psn, uint8_t syndrome, uint32_t msn)
 {
-	struct rs_frame f = mk(from, to, IBV_OPCODE_RC_ACKNOWLEDGE, qpn, psn, 0);
+	struct rs_frame f = rt_roce_frame(from, to, IBV_OPCODE_RC_ACKNOWLEDGE, qpn, psn, 0);
 	f.aeth.syndrome = syndrome;
 	f.aeth.msn = msn;
 	return f;
@@ -107,7 +76,7 @@ static struct rs_frame ack(int from, int to, uint32_t qpn, uint32_t psn, uint8_t
 
 static struct rs_frame write_pkt(uint8_t op, uint32_t psn, uint32_t len)
 {
-	struct rs_frame f = mk(B_HOST, A_HOST, op, 0x12, psn, len);
+	struct rs_frame f = rt_roce_frame(B_HOST, A_HOST, op, 0x12, psn, len);
 	f.reth.va = 0x1000;
 	f.reth.rkey = 0x3af;
 	f.reth.dmalen = 4096;
@@ -170,7 +139,7 @@ START_TEST(single_late_packet_is_out_of_order)
 {
 	uint32_t order[] = { 1, 2, 4, 3, 5 };
 	for (unsigned i = 0; i < 5; i++)
-		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
+		feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
 	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 1);
@@ -186,7 +155,7 @@ START_TEST(single_resent_packet_is_a_retransmission)
 	/* 3 sent again after a timeout (no NAK): seen before, so not out of order. */
 	uint32_t order[] = { 1, 2, 3, 3, 4 };
 	for (unsigned i = 0; i < 5; i++)
-		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
+		feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
 	ck_assert_uint_eq(rs_loss(&fl->req)->duplicates, 1);
@@ -204,7 +173,7 @@ START_TEST(go_back_across_the_psn_wrap)
 	 * (going back from 0x000002 to 0xFFFFFF), not a jump of 2^24 - 3. */
 	uint32_t order[] = { 0xFFFFFD, 0xFFFFFE, 0x000000, 0x000001, 0x000002, 0xFFFFFF, 0x000000, 0x000001, 0x000002 };
 	for (unsigned i = 0; i < 9; i++)
-		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
+		feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, order[i], 64));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
 	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 1);
@@ -223,11 +192,11 @@ START_TEST(read_consumes_one_psn_per_response_packet)
 	 * takes PSNs 10-13, so the next request at 14 is in order. */
 	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_FIRST, 8, 1024));
 	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_LAST, 9, 1024));
-	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 10, 0);
+	struct rs_frame r = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 10, 0);
 	r.reth.dmalen = 4096;
 	r.reth.rkey = 0x10;
 	feed(r);
-	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 14, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 14, 8));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
 	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 0);
@@ -240,11 +209,11 @@ START_TEST(read_of_unknown_length_resyncs)
 {
 	/* No PMTU known yet: the READ's PSN advance is unknown, so the jump to
 	 * the next request is not called a gap. */
-	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 10, 0);
+	struct rs_frame r = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 10, 0);
 	r.reth.dmalen = 65536;
 	feed(r);
-	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 74, 8));
-	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 75, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 74, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 75, 8));
 	rs_analyzer_finish(an);
 	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
 	ck_assert_uint_eq(rs_loss(&fl->req)->gaps, 0);
@@ -255,13 +224,13 @@ END_TEST
 START_TEST(read_latency_and_bytes_from_responses)
 {
 	/* Requests B->A QP 0x12; responses A->B QP 0x11 (paired from the PSNs). */
-	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 50, 0);
+	struct rs_frame r = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 50, 0);
 	r.reth.dmalen = 2048;
 	r.bth.ackreq = 1;
 	feed_at(r, 1000000);
-	struct rs_frame first = mk(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_READ_RESPONSE_FIRST, 0x11, 50, 1024);
+	struct rs_frame first = rt_roce_frame(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_READ_RESPONSE_FIRST, 0x11, 50, 1024);
 	feed_at(first, 1010000); /* +10 µs */
-	struct rs_frame last = mk(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_READ_RESPONSE_LAST, 0x11, 51, 1024);
+	struct rs_frame last = rt_roce_frame(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_READ_RESPONSE_LAST, 0x11, 51, 1024);
 	feed_at(last, 1030000);  /* +30 µs */
 	rs_analyzer_finish(an);
 	struct rs_flow *req = flow(B_HOST, A_HOST, 0x12), *rsp = flow(A_HOST, B_HOST, 0x11);
@@ -284,12 +253,12 @@ START_TEST(inference_looks_past_flows_already_paired)
 	 * candidates; flows paired meanwhile must not use them up (when they
 	 * did, the scan saw only the newest 1,024 and this answer was left
 	 * unpaired, and a million connections took a quarter of the run). */
-	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x5000, 1000, 64);
+	struct rs_frame r = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x5000, 1000, 64);
 	r.bth.ackreq = 1;
 	feed(r);
 	for (uint32_t i = 0; i < 1100; i++) {
 		uint32_t psn = 100000 + i * 10;
-		struct rs_frame q = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x10000 + i, psn, 64);
+		struct rs_frame q = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x10000 + i, psn, 64);
 		q.bth.ackreq = 1;
 		feed(q);
 		feed(ack(A_HOST, B_HOST, 0x20000 + i, psn, 0x1F, 1));
@@ -315,7 +284,7 @@ START_TEST(a_retired_flow_is_not_paired_again)
 	 * evicted. The retired flow is an old connection's: a new answer must
 	 * not be paired with it. */
 	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8 });
-	struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x100, 1000, 64);
+	struct rs_frame r = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x100, 1000, 64);
 	r.bth.ackreq = 1;
 	feed_at(r, 1000);
 	feed_at(ack(A_HOST, B_HOST, 0x200, 1000, 0x1F, 1), 2000);
@@ -323,10 +292,10 @@ START_TEST(a_retired_flow_is_not_paired_again)
 	ck_assert_ptr_eq(x->peer, y);
 	r.bth.psn = 1001;
 	feed_at(r, 3000);
-	feed_at(mk(B_HOST, A_HOST, IBV_OPCODE_UD_SEND_ONLY, 0x100, 0, 64), 3500);
+	feed_at(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_UD_SEND_ONLY, 0x100, 0, 64), 3500);
 	ck_assert(x->retired);
 	for (int i = 0; i < 6; i++) /* idler than y: y goes */
-		feed_at(mk(3, 4, IBV_OPCODE_RC_SEND_ONLY, 0x700 + i, 0, 8), 2100 + i);
+		feed_at(rt_roce_frame(3, 4, IBV_OPCODE_RC_SEND_ONLY, 0x700 + i, 0, 8), 2100 + i);
 	ck_assert_ptr_null(flow(A_HOST, B_HOST, 0x200));
 	ck_assert_ptr_null(x->peer);
 	feed_at(ack(A_HOST, B_HOST, 0x300, 1001, 0x1F, 2), 4000);
@@ -342,13 +311,13 @@ START_TEST(host_pairs_gone_leave_no_lists)
 	 * list emptied by a scan (its only flow paired) is removed once
 	 * eviction has taken every flow of the two hosts. */
 	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 16 });
-	struct rs_frame r = mk(5, 6, IBV_OPCODE_RC_SEND_ONLY, 0x400, 1000, 64);
+	struct rs_frame r = rt_roce_frame(5, 6, IBV_OPCODE_RC_SEND_ONLY, 0x400, 1000, 64);
 	r.bth.ackreq = 1;
 	feed(r);
 	feed(ack(6, 5, 0x500, 1000, 0x1F, 1));
 	feed(ack(6, 5, 0x501, 1000, 0x1F, 1)); /* scans 5->6 again: drops 0x400, paired */
 	for (int i = 0; i < 100; i++)
-		feed(mk(3, 4, IBV_OPCODE_RC_SEND_ONLY, 0x700 + i, 0, 8));
+		feed(rt_roce_frame(3, 4, IBV_OPCODE_RC_SEND_ONLY, 0x700 + i, 0, 8));
 	ck_assert_ptr_null(flow(5, 6, 0x400));
 	ck_assert_uint_eq(g_hash_table_size(an->by_hosts), 1); /* 3 -> 4 only */
 }
@@ -357,7 +326,7 @@ END_TEST
 START_TEST(ack_coalescing_rnr_and_naks)
 {
 	for (uint32_t p = 0; p < 8; p++)
-		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, p, 32));
+		feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, p, 32));
 	feed(ack(A_HOST, B_HOST, 0x11, 3, 0x1F, 4));  /* ACK, credits 31: PSNs 0-3 */
 	feed(ack(A_HOST, B_HOST, 0x11, 7, 0x1F, 8));  /* ACK: PSNs 4-7 */
 	feed(ack(A_HOST, B_HOST, 0x11, 7, 0x1F, 8));  /* the same again */
@@ -380,10 +349,10 @@ START_TEST(cnp_ecn_and_invalidated_rkey)
 	struct rs_frame w = write_pkt(IBV_OPCODE_RC_RDMA_WRITE_ONLY, 1, 64);
 	w.ecn = 3; /* Congestion Experienced */
 	feed(w);
-	feed(mk(A_HOST, B_HOST, RS_OP_CNP_ROCE, 0x11, 0, 0));
+	feed(rt_roce_frame(A_HOST, B_HOST, RS_OP_CNP_ROCE, 0x11, 0, 0));
 	/* SEND with Invalidate asks A to revoke its rkey 0x3af (IETH); a
 	 * later WRITE to A with that rkey is flagged. */
-	struct rs_frame inv = mk(B_HOST, A_HOST, RS_OP_RC_SEND_ONLY_WITH_INVALIDATE, 0x12, 2, 16);
+	struct rs_frame inv = rt_roce_frame(B_HOST, A_HOST, RS_OP_RC_SEND_ONLY_WITH_INVALIDATE, 0x12, 2, 16);
 	inv.ieth_rkey = 0x3af;
 	feed(inv);
 	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_ONLY, 3, 64));
@@ -404,13 +373,12 @@ END_TEST
  * QP 0x11, Starting PSN 900), RTU. */
 static void handshake(void)
 {
-	struct rs_frame req = mk(B_HOST, A_HOST, IBV_OPCODE_UD_SEND_ONLY, 1, 0, 256);
+	struct rs_frame req = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_UD_SEND_ONLY, 1, 0, 256);
 	req.have |= RS_HAVE_MAD | RS_HAVE_CM;
 	req.mad.is_cm = true;
 	req.mad.attr_ok = true;
 	req.mad.captured = RS_MAD_SIZE;
-	/* As rs_mad_decode says of a whole MAD: every field held. */
-	req.mad.fields = RS_CMF_HEAD | RS_CMF_SERVICE_ID | RS_CMF_LOCAL_QPN | RS_CMF_START_PSN | RS_CMF_TRANSPORT;
+	req.mad.fields = RT_CMF_ALL;
 	req.mad.hdr.mgmt_class = UMAD_CLASS_CM;
 	req.mad.hdr.attr_id = UMAD_CM_ATTR_REQ;
 	req.mad.u.req.local_comm_id = 0xabc;
@@ -419,8 +387,8 @@ static void handshake(void)
 	req.mad.u.req.service_id = 0x0000000001060001ull;
 	feed(req);
 	struct rs_frame rep = req;
-	set_ip(&rep.src, A_HOST);
-	set_ip(&rep.dst, B_HOST);
+	rt_set_ip(&rep.src, A_HOST);
+	rt_set_ip(&rep.dst, B_HOST);
 	rep.mad.hdr.attr_id = UMAD_CM_ATTR_REP;
 	memset(&rep.mad.u, 0, sizeof rep.mad.u);
 	rep.mad.u.rep.local_comm_id = 0xdef;
@@ -441,7 +409,7 @@ START_TEST(cm_pairs_flows_and_checks_start_psn)
 	/* The client then sends from 901: the REP said 900 (Linux CM: REP's
 	 * PSN is the client's first). */
 	handshake();
-	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 901, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 901, 8));
 	feed(ack(A_HOST, B_HOST, 0x12, 901, 0x1F, 1));
 	rs_analyzer_finish(an);
 
@@ -482,8 +450,8 @@ START_TEST(roce_v1_and_v2_between_the_same_hosts)
 {
 	/* A v2 frame 192.0.2.2 -> 192.0.2.1, then a v1 frame between the same
 	 * hosts with IPv4-mapped GIDs (::ffff:192.0.2.x, RFC 4291 2.5.5.2). */
-	feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 1, 8));
-	struct rs_frame v1 = mk(A_HOST, B_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 1, 8);
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 1, 8));
+	struct rs_frame v1 = rt_roce_frame(A_HOST, B_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 1, 8);
 	v1.roce = RS_ROCE_V1;
 	v1.ip_version = 0;
 	v1.have = RS_HAVE_ETH | RS_HAVE_GRH | RS_HAVE_BTH | RS_HAVE_EXT | RS_HAVE_ICRC;
@@ -527,7 +495,7 @@ START_TEST(eviction_keeps_the_cap)
 {
 	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 32 });
 	for (uint32_t q = 2; q < 1002; q++)
-		feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, q, 0, 10));
+		feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, q, 0, 10));
 	rs_analyzer_finish(an);
 	ck_assert_uint_le(an->nflows, 32);
 	ck_assert_uint_eq(an->nflows + an->evicted, 1000);
@@ -548,7 +516,7 @@ static uint64_t feed_intervals(void)
 	uint32_t psn = 0;
 	for (size_t i = 0; i < G_N_ELEMENTS(per_interval); i++)
 		for (int k = 0; per_interval[i] && k < 10; k++)
-			feed_at(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, psn++, per_interval[i] / 10),
+			feed_at(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, psn++, per_interval[i] / 10),
 				1000000000ull + i * 10000000ull + (uint64_t)k * 1000);
 	rs_analyzer_finish(an);
 	return flow(B_HOST, A_HOST, 0x12)->peak_bytes;
@@ -798,7 +766,7 @@ START_TEST(evicted_requesters_take_no_logged_samples_with_them)
 	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8 });
 	uint64_t t = 1000000000ull;
 	for (uint32_t q = 0; q < 200; q++) {
-		struct rs_frame r = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x1000 + q, q * 1000, 8);
+		struct rs_frame r = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x1000 + q, q * 1000, 8);
 		r.bth.ackreq = 1;
 		feed_at(r, t);
 		feed_at(ack(A_HOST, B_HOST, 0x2000 + q, q * 1000, 0, 1), t + 5000); /* +5 µs */
@@ -838,12 +806,12 @@ START_TEST(messages_keep_their_counts_and_immediates_in_wire_order)
 	uint64_t hist[RS_SIZE_BUCKETS] = { 0 }, bytes = 0;
 	for (uint32_t i = 0; i < 6000; i++) {
 		uint32_t len = (i * 37u) % 3000u; /* 0 to 2999: twelve buckets */
-		struct rs_frame x = mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE, 0x12, i, len);
+		struct rs_frame x = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE, 0x12, i, len);
 		x.immdt = 0xABC00000u + i;
 		feed(x);
 		hist[bucket_of(len)]++;
 		bytes += len;
-		struct rs_frame y = mk(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0x11, i, 64);
+		struct rs_frame y = rt_roce_frame(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0x11, i, 64);
 		y.immdt = 0xDEF00000u + i;
 		feed(y);
 	}
@@ -883,7 +851,7 @@ START_TEST(message_counts_survive_eviction)
 	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .max_flows = 8 });
 	for (uint32_t q = 0; q < 200; q++)
 		for (uint32_t k = 0; k < 3; k++)
-			feed(mk(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x1000 + q, k, 100));
+			feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x1000 + q, k, 100));
 	ck_assert_uint_gt(an->evicted, 0);
 	rs_analyzer_finish(an);
 	uint64_t msgs = rs_msgs(&an->evicted_sum)->msgs[RS_MSG_SEND], bytes = rs_msgs(&an->evicted_sum)->msg_bytes[RS_MSG_SEND];
@@ -909,7 +877,7 @@ START_TEST(opcode_counts_carry_past_16_bits)
 	for (uint32_t i = 0; i < 70000; i++)
 		feed(ack(A_HOST, B_HOST, 0x11, i, 0, i));
 	for (uint32_t i = 0; i < 3; i++)
-		feed(mk(A_HOST, B_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, i, 8));
+		feed(rt_roce_frame(A_HOST, B_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, i, 8));
 	struct rs_flow *fl = flow(A_HOST, B_HOST, 0x11);
 	ck_assert_ptr_nonnull(fl);
 	ck_assert_uint_eq(fl->packets, 70003);

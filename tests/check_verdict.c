@@ -42,39 +42,10 @@ static void teardown(void)
 	rs_analyzer_free(an);
 }
 
-static void set_ip(struct rs_addr *a, int host)
-{
-	memset(a, 0, sizeof *a);
-	a->kind = RS_ADDR_IPV4;
-	a->b[0] = 192;
-	a->b[2] = 2;
-	a->b[3] = (uint8_t)host;
-}
-
-static struct rs_frame mk(int from, int to, uint8_t opcode, uint32_t qpn, uint32_t psn, uint32_t payload)
-{
-	struct rs_frame f;
-	memset(&f, 0, sizeof f);
-	f.outcome = RS_OK;
-	f.roce = RS_ROCE_V2;
-	f.have = RS_HAVE_IPV4 | RS_HAVE_UDP | RS_HAVE_BTH | RS_HAVE_EXT | RS_HAVE_ICRC;
-	f.ip_version = 4;
-	set_ip(&f.src, from);
-	set_ip(&f.dst, to);
-	f.bth.opcode = opcode;
-	f.bth.destqp = qpn;
-	f.bth.psn = psn & 0xFFFFFF;
-	f.bth.pkey = 0xFFFF;
-	f.ext = rs_opinfo(opcode)->ext;
-	f.payload_len = payload;
-	f.icrc_status = RS_CRC_OK;
-	return f;
-}
-
 /* A request from B, a response from A. */
 static struct rs_frame rq(uint8_t opcode, uint32_t psn, uint32_t payload)
 {
-	struct rs_frame f = mk(B_HOST, A_HOST, opcode, RESP_QP, psn, payload);
+	struct rs_frame f = rt_roce_frame(B_HOST, A_HOST, opcode, RESP_QP, psn, payload);
 	f.reth.va = 0x1000;
 	f.reth.rkey = 0x3af;
 	f.reth.dmalen = 4096;
@@ -83,7 +54,7 @@ static struct rs_frame rq(uint8_t opcode, uint32_t psn, uint32_t payload)
 
 static struct rs_frame rsp(uint8_t opcode, uint32_t psn, uint32_t payload, uint8_t syndrome)
 {
-	struct rs_frame f = mk(A_HOST, B_HOST, opcode, REQ_QP, psn, payload);
+	struct rs_frame f = rt_roce_frame(A_HOST, B_HOST, opcode, REQ_QP, psn, payload);
 	f.aeth.syndrome = syndrome;
 	return f;
 }
@@ -200,13 +171,12 @@ END_TEST
 
 static struct rs_frame cm(int from, int to, uint16_t attr)
 {
-	struct rs_frame f = mk(from, to, IBV_OPCODE_UD_SEND_ONLY, 1, 0, 256);
+	struct rs_frame f = rt_roce_frame(from, to, IBV_OPCODE_UD_SEND_ONLY, 1, 0, 256);
 	f.have |= RS_HAVE_MAD | RS_HAVE_CM;
 	f.mad.is_cm = true;
 	f.mad.attr_ok = true;
 	f.mad.captured = RS_MAD_SIZE;
-	/* As rs_mad_decode says of a whole MAD: every field held. */
-	f.mad.fields = RS_CMF_HEAD | RS_CMF_SERVICE_ID | RS_CMF_LOCAL_QPN | RS_CMF_START_PSN | RS_CMF_TRANSPORT;
+	f.mad.fields = RT_CMF_ALL;
 	f.mad.hdr.mgmt_class = UMAD_CLASS_CM;
 	f.mad.hdr.attr_id = attr;
 	return f;
@@ -233,7 +203,7 @@ START_TEST(cm_replies_name_what_they_answer)
 	ck_assert_uint_eq(feed(rtu)->cm_answers, 3);
 	/* The same IDs to another host answer nothing here: a reply names the
 	 * message by its receiver's ID. */
-	set_ip(&rtu.dst, 3);
+	rt_set_ip(&rtu.dst, 3);
 	ck_assert_uint_eq(feed(rtu)->cm_answers, 0);
 
 	const struct rs_verdict *x = feed(rq(IBV_OPCODE_RC_SEND_ONLY, 900, 8));
@@ -302,7 +272,7 @@ START_TEST(unpaired_responses_are_matched_between_the_same_hosts)
 	ck_assert_ptr_null(rs_flow_find(an, &k)->peer); /* still unpaired */
 	/* Requests between other hosts are not looked at. */
 	struct rs_frame ack = rsp(IBV_OPCODE_RC_ACKNOWLEDGE, 95, 0, ACK_SYN);
-	set_ip(&ack.src, 3);
+	rt_set_ip(&ack.src, 3);
 	ck_assert_uint_eq(feed(ack)->req_frame, 0);
 }
 END_TEST

@@ -357,3 +357,32 @@ int rt_run_suite(Suite *s)
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+void rt_set_ip(struct rs_addr *a, int host)
+{
+	memset(a, 0, sizeof *a);
+	a->kind = RS_ADDR_IPV4;
+	a->b[0] = 192;
+	a->b[2] = 2;
+	a->b[3] = (uint8_t)host;
+}
+
+struct rs_frame rt_roce_frame(int from, int to, uint8_t opcode, uint32_t qpn, uint32_t psn, uint32_t payload)
+{
+	struct rs_frame f;
+	memset(&f, 0, sizeof f);
+	f.outcome = RS_OK;
+	f.roce = RS_ROCE_V2;
+	f.have = RS_HAVE_IPV4 | RS_HAVE_UDP | RS_HAVE_BTH | RS_HAVE_EXT | RS_HAVE_ICRC;
+	f.ip_version = 4;
+	rt_set_ip(&f.src, from);
+	rt_set_ip(&f.dst, to);
+	f.bth.opcode = opcode;
+	f.bth.destqp = qpn;
+	f.bth.psn = psn & 0xFFFFFF;
+	f.bth.pkey = 0xFFFF;
+	f.ext = rs_opinfo(opcode)->ext;
+	f.payload_len = payload;
+	f.icrc_status = RS_CRC_OK;
+	return f;
+}

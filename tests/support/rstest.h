@@ -54,6 +54,15 @@ uint32_t rt_icrc_v1(const uint8_t *grh, size_t len);
 /* ICRC of a native IB packet: `len` from the LRH through the ICRC (PktLen*4). */
 uint32_t rt_icrc_ib(const uint8_t *lrh, size_t len);
 
+/* ---- decoded frames, for the analyzer's tests ----------------------------- */
+/* 192.0.2.host */
+void rt_set_ip(struct rs_addr *a, int host);
+/* A decoded RoCE v2 frame (IPv4, UDP, BTH and its extension headers, a good
+ * ICRC) from 192.0.2.from to 192.0.2.to, QP `qpn`. */
+struct rs_frame rt_roce_frame(int from, int to, uint8_t opcode, uint32_t qpn, uint32_t psn, uint32_t payload);
+/* What rs_mad_decode says of a whole CM MAD: every field held. */
+#define RT_CMF_ALL (RS_CMF_HEAD | RS_CMF_SERVICE_ID | RS_CMF_LOCAL_QPN | RS_CMF_START_PSN | RS_CMF_TRANSPORT)
+
 /* ---- frame building ------------------------------------------------------ */
 /* Ethernet (IPv4) + IPv4 + UDP 4791 around `t` (BTH .. pad, no ICRC); fills
  * the lengths, the IPv4 header checksum and a correct ICRC. Returns the frame
