@@ -201,6 +201,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	fl->packets++;
 	fl->wire_bytes += m->wirelen;
 	fl->last = at;
+	a->fl_prev_ts = fl->last_ts;
 	fl->last_ts = m->ts_ns;
 	if (op->kind != RS_KIND_CNP) /* counted as cnps: its low bits would read as an opcode of the QP's transport */
 		rs_flow_ophist_count(fl, b->opcode & 0x1F);

@@ -115,6 +115,16 @@ enum rs_v_psn {
 	RS_V_PSN_FILL,      /* behind it, the first sighting of a PSN a gap skipped: re-sent, or late */
 };
 
+enum rs_v_resend {
+	RS_V_RESEND_NONE = 0,
+	RS_V_RESEND_NETDUP,   /* a copy the network made (the same IPv4 datagram): not re-sent */
+	RS_V_RESEND_LATE,     /* sent before packets already seen: reordered, not re-sent */
+	RS_V_RESEND_NAK,      /* go-back-N after a PSN sequence error NAK (resend_after) */
+	RS_V_RESEND_RNR,      /* retry after an RNR NAK (resend_after) */
+	RS_V_RESEND_TIMEOUT,  /* no NAK: the requester's ACK timer fired */
+	RS_V_RESEND_READ,     /* a READ request asked again */
+};
+
 enum rs_v_icrc {
 	RS_V_ICRC_NONE = 0,     /* no ICRC (not RoCE, or not reached) */
 	RS_V_ICRC_UNCHECKED,    /* not all of it captured */
@@ -140,6 +150,10 @@ struct rs_verdict {
 	/* The run of packets behind the expected PSN that this packet ended was
 	 * one packet arriving late (out of order), not a go-back-N: its frame. */
 	uint64_t late_frame;
+	/* A request behind the expected PSN: why it is on the wire again. */
+	uint8_t resend;             /* enum rs_v_resend */
+	uint64_t resend_after;      /* the NAK or RNR NAK it answers (0: none) */
+	uint64_t resend_wait_ns;    /* how long after that NAK, or (timeout) after the last packet or answer */
 
 	/* The message it belongs to (SEND, WRITE, READ response), as it went
 	 * over the wire: from the First packet seen last and the consecutive

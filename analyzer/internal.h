@@ -65,7 +65,11 @@ struct rs_analyzer {
 		uint64_t uncaptured;  /* as struct rs_psn_loss */
 		uint64_t unseen_lost;
 		uint64_t naked_fills;
+		uint64_t netdup;      /* copies the network made */
+		uint64_t resent[RS_RESEND__COUNT];
+		uint64_t karn;        /* latency samples left out: the request was re-sent */
 	} psns;
+	uint64_t fl_prev_ts;      /* the current frame's half-flow: its last_ts before this frame */
 
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
@@ -134,7 +138,7 @@ struct rs_analyzer {
 };
 
 /* ---- what each part offers the others; calls go one way, top to bottom:
- * analyzer.c/merge.c → psn.c → message.c, cmtrack.c → flowtable.c → pair.c
+ * analyzer.c/merge.c → psn.c → resend.c → lossmap.c, message.c, cmtrack.c → flowtable.c → pair.c
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
@@ -145,6 +149,36 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		       const struct rs_frame_meta *m);
 void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl);
 uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
+
+/* resend.c: what a request behind the expected PSN is, and why. */
+enum rs_behind { RS_BEHIND_RESENT, RS_BEHIND_RUN_LATE, RS_BEHIND_COPY, RS_BEHIND_LATE };
+
+/* Reordering can delay the first packets by this many PSNs at most: for the
+ * stream to start at the Starting PSN rather than at its first arrival, and
+ * for packets just before its first to be late ones, whatever their IP ID. */
+#define RS_START_LATE 64
+void rs_ipid_note(struct rs_psn *s, const struct rs_frame *f, bool forward);
+int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f);
+enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint32_t psn);
+void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
+	       uint64_t ts);
+void rs_pending_resent(struct rs_latency *l, uint32_t psn);
+void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at);
+void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
+		     const struct rs_fref *at);
+void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l);
+void rs_resend_uncommit(struct rs_psn_loss *l);
+void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
+		 uint64_t ts);
+void rs_nak_answered(struct rs_flow *req, uint32_t psn);
+void rs_settle_dead(struct rs_analyzer *a, struct rs_flow *fl);
+
+/* lossmap.c: skipped PSNs, and how the responder settled them. */
+void rs_lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n);
+bool rs_lossmap_has(const struct rs_lossmap *l, uint32_t psn);
+bool rs_lossmap_take(struct rs_psn_loss *s, uint32_t psn);
+void rs_psn_settle(struct rs_analyzer *a, struct rs_flow *req, uint32_t upto);
+void rs_psn_settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint8_t code);
 
 /* message.c: message reassembly. `gap`: PSNs skipped just before this packet;
  * `in_order` false for a late first sighting (a gap fill). */
@@ -176,8 +210,7 @@ void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src);
 void rs_flow_retire(struct rs_analyzer *a, struct rs_flow *fl);
 /* Whether a packet at time ts cannot continue fl's traffic: the QP number
  * names another QP now, and fl is retired. Within RS_STALE_NS, packets are
- * taken as the same QP's. */
-#define RS_STALE_NS 1000000000ull
+ * taken as the same QP's (RS_STALE_NS, conn.h). */
 bool rs_flow_stale(const struct rs_flow *fl, uint64_t ts);
 
 /* pair.c: pairing half-flows, by handshake or by inference. */

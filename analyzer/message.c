@@ -84,12 +84,15 @@ static void open_remove(struct rs_flow *fl, unsigned i)
 }
 
 /* The message a packet with this PSN belongs to: the newest open one that
- * starts at or before it. */
+ * starts at or before it, counting the head it is missing (a First that
+ * comes late belongs to the message its Middles opened). */
 static int open_find(const struct rs_flow *fl, uint32_t psn, int family)
 {
-	for (int i = fl->nopen - 1; i >= 0; i--)
-		if (fl->open[i].family == family && rs_psn_diff(psn, fl->open[i].first_psn) >= 0)
+	for (int i = fl->nopen - 1; i >= 0; i--) {
+		const struct rs_openmsg *o = &fl->open[i];
+		if (o->family == family && rs_psn_diff(psn, (o->first_psn - o->head_missing) & RS_PSN_MASK) >= 0)
 			return i;
+	}
 	return -1;
 }
 
@@ -106,7 +109,9 @@ static uint64_t open_size(const struct rs_openmsg *o)
 static void open_give_up(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_openmsg *o = &fl->open[0];
-	if (o->kind) {
+	if (o->headless) {
+		rs_rare_w(fl)->orphan_pkts += o->npkts; /* the capture began inside this message */
+	} else if (o->kind) {
 		complete(a, fl, (enum rs_msg)(o->kind - 1), open_size(o));
 	} else if (o->ended) {
 		complete(a, fl, o->family ? RS_MSG_WRITE : RS_MSG_SEND, open_size(o));
@@ -136,7 +141,7 @@ static void open_unmiss(struct rs_openmsg *o, uint32_t n)
 static void open_finish_if_done(struct rs_analyzer *a, struct rs_flow *fl, unsigned i)
 {
 	struct rs_openmsg *o = &fl->open[i];
-	if (o->kind && o->missing == 0) {
+	if (o->kind && o->missing == 0 && !o->headless) {
 		complete(a, fl, (enum rs_msg)(o->kind - 1), open_size(o));
 		fl->last_kind[o->family] = o->kind;
 		open_remove(fl, i);
@@ -207,6 +212,9 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		}
 		struct rs_openmsg *o = &fl->open[i];
 		o->bytes += len;
+		o->npkts++;
+		if (op->pos == RS_POS_FIRST)
+			o->headless = false; /* it came late: the stream did not begin inside it */
 		if (o->missing)
 			o->missing--;
 		if (op->pos == RS_POS_LAST)
@@ -251,16 +259,29 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			o->ended = true;
 			i = open_push(a, fl, psn, family, 0);
 		} else if (i < 0) {
-			if (!fl->seen_first) {
-				rs_rare_w(fl)->orphan_pkts++; /* the capture began inside this message */
+			if (!fl->seen_first && !gap) {
+				/* The capture began inside this message, or its
+				 * First comes late (after a gap, the stream began
+				 * at the Starting PSN the CM announced: its First
+				 * is in the gap). */
+				i = open_push(a, fl, psn, family, 0);
+				fl->open[i].headless = true;
+				fl->open[i].head_missing = RS_START_LATE;
+				fl->open[i].npkts = 1;
+				fl->open[i].bytes += len;
+				if (op->pos == RS_POS_LAST)
+					fl->open[i].kind = (uint8_t)(m + 1);
 				return;
 			}
-			/* Its First was lost before the capture point. */
+			/* Its First was lost before the capture point (or
+			 * comes late). */
 			i = open_push(a, fl, psn, family, gap);
+			fl->open[i].head_missing = gap;
 			if (gap && fl->nopen > 1)
 				open_unmiss(&fl->open[fl->nopen - 2], gap);
 		}
 		fl->open[i].bytes += len;
+		fl->open[i].npkts++;
 		if (op->pos == RS_POS_LAST) {
 			fl->open[i].kind = (uint8_t)(m + 1);
 			open_finish_if_done(a, fl, (unsigned)i);

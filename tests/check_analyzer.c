@@ -406,11 +406,11 @@ static void handshake(void)
 
 START_TEST(cm_pairs_flows_and_checks_start_psn)
 {
-	/* The client then sends from 901: the REP said 900 (Linux CM: REP's
-	 * PSN is the client's first). */
+	/* The client then sends from 1000: the REP said 900 (Linux CM: REP's
+	 * PSN is the client's first). 100 PSNs on, it is not a late packet. */
 	handshake();
-	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 901, 8));
-	feed(ack(A_HOST, B_HOST, 0x12, 901, 0x1F, 1));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 1000, 8));
+	feed(ack(A_HOST, B_HOST, 0x12, 1000, 0x1F, 1));
 	rs_analyzer_finish(an);
 
 	ck_assert_uint_eq(an->conns->len, 1);
@@ -423,6 +423,26 @@ START_TEST(cm_pairs_flows_and_checks_start_psn)
 	ck_assert_uint_eq(c2s->pair_method, RS_PAIR_CM);
 	struct rs_anomaly probe = { .type = RS_AN_PSN_START, .code = 900, .subject = c2s };
 	ck_assert_ptr_nonnull(g_hash_table_lookup(an->anomalies, &probe));
+}
+END_TEST
+
+START_TEST(first_packet_late_is_no_start_mismatch)
+{
+	/* 901 comes first, then 900 (reordered): the stream starts at the
+	 * Starting PSN, 900 fills a gap, and nothing differs from the CM. */
+	handshake();
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 901, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x11, 900, 8));
+	feed(ack(A_HOST, B_HOST, 0x12, 901, 0x1F, 1));
+	rs_analyzer_finish(an);
+	struct rs_flow *c2s = flow(B_HOST, A_HOST, 0x11);
+	struct rs_anomaly probe = { .type = RS_AN_PSN_START, .code = 900, .subject = c2s };
+	ck_assert_ptr_null(g_hash_table_lookup(an->anomalies, &probe));
+	ck_assert_uint_eq(c2s->req.first, 900);
+	ck_assert_uint_eq(rs_loss(&c2s->req)->ooo, 1);
+	ck_assert_uint_eq(c2s->payload, 16);
+	ck_assert_uint_eq(rs_flow_retransmitted(c2s), 0);
+	ck_assert_uint_eq(c2s->m->msgs[RS_MSG_SEND], 2);
 }
 END_TEST
 
@@ -929,6 +949,7 @@ static Suite *suite(void)
 	tcase_add_test(t, ack_coalescing_rnr_and_naks);
 	tcase_add_test(t, cnp_ecn_and_invalidated_rkey);
 	tcase_add_test(t, cm_pairs_flows_and_checks_start_psn);
+	tcase_add_test(t, first_packet_late_is_no_start_mismatch);
 	tcase_add_test(t, cm_events_are_worded_for_the_live_view_only);
 	tcase_add_test(t, roce_v1_and_v2_between_the_same_hosts);
 	tcase_add_test(t, eviction_keeps_the_cap);
