@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 static void begin_file(void *ctx, const char *name, int dlt)
 {
@@ -274,10 +274,10 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return !ferror(w->out);
 }
 
-struct rs_sink rs_walk_sink(FILE *out, const struct rs_cli_opts *o)
+struct rs_sink rs_walk_sink(FILE *out, bool color)
 {
 	static struct walk w;
-	w = (struct walk){ .out = out, .color = o->color != 0, .o = o };
+	w = (struct walk){ .out = out, .color = color };
 	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
 				 .file_error = file_error };
 }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "views/views.h"
 
 static const char header[] =
 	"frame,time,roce,src,dst,opcode,opname,destqp,psn,ackreq,se,migreq,padcnt,tver,pkey,fecn,becn,"
@@ -222,11 +222,10 @@ static void frames(void *vctx, const struct rs_packet *pkt, const struct rs_fram
 		frame(vctx, &pkt[i], &f[i]);
 }
 
-struct rs_sink rs_fields_sink(FILE *out, const struct rs_cli_opts *o)
+struct rs_sink rs_fields_sink(FILE *out)
 {
 	static struct fields_ctx ctx;
 	static char buf[OUT_BUF];
-	(void)o;
 	ctx = (struct fields_ctx){ .out = out, .buf = buf };
 	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file };
 }

@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
-#include "cli/cli.h"
+#include "views/views.h"
 
 #define WALK_WIDTH 100
 #define COL_LABEL 10
@@ -29,7 +29,6 @@
 struct walk {
 	FILE *out;
 	bool color;
-	const struct rs_cli_opts *o;
 	const char *file;
 	int dlt;
 
