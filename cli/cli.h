@@ -55,6 +55,7 @@ struct rs_cli_opts {
 	uint32_t rotate_seconds;/* -G */
 	uint32_t rotate_files;  /* -W: keep at most this many rotated files */
 	bool fields;            /* --fields */
+	bool verdicts;          /* --verdicts: --fields adds the analyzer's verdict columns */
 	bool walk;              /* --walk / -V */
 	bool ladder;            /* --ladder */
 	enum rs_format format;  /* --format */

@@ -14,8 +14,14 @@
 
 #include "capture/sink.h"
 
+struct rs_fields_opts {
+	/* After the header columns, the analyzer's verdict on each frame
+	 * (--verdicts; fields.c's table names them). */
+	bool verdicts;
+};
+
 /* The --fields CSV writer. */
-struct rs_sink rs_fields_sink(FILE *out);
+struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
 /* The --walk classroom view; `color`: ANSI colours. */
 struct rs_sink rs_walk_sink(FILE *out, bool color);
 

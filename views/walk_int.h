@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
+#include "views/vfeed.h"
 #include "views/views.h"
 
 #define WALK_WIDTH 100
@@ -39,8 +40,8 @@ struct walk {
 	char *cut;             /* why reading this file stopped early, if it did */
 
 	/* What the walk says about how frames belong together comes from an
-	 * analyzer of its own, fed the frames it walks (one per file). */
-	struct rs_analyzer *an;
+	 * analyzer of its own, fed the frames it walks (vfeed.h). */
+	struct vfeed vf;
 
 	/* The frame being walked, and what the analyzer concluded about it. */
 	const struct rs_packet *pkt;

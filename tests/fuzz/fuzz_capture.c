@@ -191,7 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ao.cm_event_ctx = lv;
 	struct both b = {
 		.a = rs_analyzer_new(&ao),
-		.fields = rs_fields_sink(devnull),
+		.fields = rs_fields_sink(devnull, &(struct rs_fields_opts){ .verdicts = true }),
 		.walk = rs_walk_sink(devnull, false),
 	};
 	struct rs_sink sink = { .ctx = &b, .begin_file = begin_file, .frame = frame,
