@@ -268,7 +268,6 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 	if (a->finished)
 		return;
 	a->finished = true;
-	a->finish_seq = a->next_anomaly_seq;
 	rs_lat_flush(a);
 	for (guint i = 0; i < a->flows->len; i++) {
 		struct rs_flow *fl = g_ptr_array_index(a->flows, i);

@@ -6,7 +6,8 @@
  *
  * The analyzer never touches packet bytes: it consumes struct rs_frame
  * (what the dissector decoded) plus where and when the frame was seen.
- * Several analyzers may run at once (one per thread) and be merged.
+ * Several analyzers may run at once (one per thread); several input files
+ * go through one analyzer, in time order (cli/run.c).
  */
 #ifndef RS_ANALYZER_H
 #define RS_ANALYZER_H
@@ -194,12 +195,6 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f);
 /* Close open messages and episodes; flush the timeline. Call once at the end
  * (reports call it if needed). */
 void rs_analyzer_finish(struct rs_analyzer *a);
-
-/* Merge `src` (frames that came after `dst`'s, e.g. the next file) into
- * `dst`; `src` is left empty (free it). Both must be finished, made with
- * the same options (and t0_ns, for their intervals to line up). What the
- * merge cannot know exactly is listed at the top of analyzer/merge.c. */
-void rs_analyzer_merge(struct rs_analyzer *dst, struct rs_analyzer *src);
 
 /* True if any anomaly (or undecodable frame) was found. */
 bool rs_analyzer_has_anomalies(const struct rs_analyzer *a);

@@ -479,11 +479,11 @@ static inline const struct rs_flow_rare *rs_rare(const struct rs_flow *fl)
 	return fl->rare ? fl->rare : &rs_flow_no_rare;
 }
 struct rs_flow_rare *rs_rare_w(struct rs_flow *fl);
-/* Adds every counter; which DETH Q_Key and source QP a UD flow had is the
- * merge's to decide (merge.c flow_add). */
+/* Adds every counter (which DETH Q_Key and source QP a UD flow had is no
+ * count, and stays d's). */
 void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s);
 /* A flow's counters (packets, bytes, messages, losses, rare counters) added
- * to another's: eviction's total, and merging. counters.c. */
+ * to another's: eviction's total. counters.c. */
 void rs_flow_counts_add(struct rs_flow *d, const struct rs_flow *s);
 
 /* A host (address) plus a 32-bit number: comm IDs, rkeys. Hashable. */

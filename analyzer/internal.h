@@ -118,7 +118,6 @@ struct rs_analyzer {
 
 	GHashTable *anomalies;    /* key -> struct rs_anomaly */
 	uint32_t next_anomaly_seq;
-	uint32_t finish_seq;      /* next_anomaly_seq when rs_analyzer_finish() began (merge.c) */
 	uint32_t detached;        /* anomalies of evicted flows kept one by one (RS_DETACHED_MAX) */
 
 	/* Timeline. */
@@ -138,7 +137,7 @@ struct rs_analyzer {
 };
 
 /* ---- what each part offers the others; calls go one way, top to bottom:
- * analyzer.c/merge.c → psn.c → resend.c → lossmap.c, message.c, cmtrack.c → flowtable.c → pair.c
+ * analyzer.c → psn.c → resend.c → lossmap.c, message.c, cmtrack.c → flowtable.c → pair.c
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
@@ -203,8 +202,6 @@ struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k);
  * retiring a flow whose QP number was reused). */
 struct rs_flow *rs_flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, const struct rs_frame *f,
 			    const struct rs_frame_meta *m);
-void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl);
-void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src);
 /* Take a half-flow out of the table (it stays in the reports): its key now
  * belongs to a new connection. */
 void rs_flow_retire(struct rs_analyzer *a, struct rs_flow *fl);
@@ -227,9 +224,6 @@ void rs_pair_lost_peer(struct rs_analyzer *a, struct rs_flow *fl);
  * inference the handshake overrules is undone). */
 void rs_pair_attach(struct rs_analyzer *a, struct rs_flow *fl, struct rs_conn *c);
 void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl);
-/* merge.c: a flow moved in from another analyzer joins the pairing index
- * (and a connection the CM exchange announced for it, if it has none). */
-void rs_pair_adopt_flow(struct rs_analyzer *a, struct rs_flow *fl);
 
 /* versions.c: RoCE v1 and v2 between the same hosts. */
 void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
@@ -257,7 +251,6 @@ void rs_lat_flush(struct rs_analyzer *a);
  * before). Reorders the kept samples; the set stays the same. */
 void rs_lat_quantiles(struct rs_latvec *v, const double *q, uint64_t *out, int count);
 uint64_t rs_lat_quantile(struct rs_latvec *v, double q);
-void rs_lat_merge(struct rs_latvec *dst, const struct rs_latvec *src);
 void rs_lat_free(struct rs_latvec *v);
 
 /* timeline.c */
@@ -282,6 +275,5 @@ void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_flush(struct rs_analyzer *a);
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl);
-void rs_series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes);
 
 #endif

@@ -608,17 +608,6 @@ START_TEST(latencies_past_32_bits_are_kept_exactly)
 	ck_assert_uint_eq(rs_lat_quantile(&v, 0.0), 7);
 	ck_assert(v.wide);
 	ck_assert_uint_eq(v.max, 5000000000ull);
-
-	/* A narrow vector merged with a wide one widens too. */
-	struct rs_latvec d;
-	memset(&d, 0, sizeof d);
-	for (uint64_t i = 1; i <= 9; i++)
-		rs_lat_add(&d, 3);
-	rs_lat_merge(&d, &v);
-	ck_assert_uint_eq(d.n, 21);
-	ck_assert_uint_eq(rs_lat_quantile(&d, 1.0), 5000000000ull);
-	ck_assert_uint_eq(rs_lat_quantile(&d, 0.5), 100); /* nine 3s, 7, then 100: the 11th of 21 */
-	rs_lat_free(&d);
 	rs_lat_free(&v);
 }
 END_TEST
@@ -889,8 +878,8 @@ START_TEST(message_counts_survive_eviction)
 END_TEST
 
 /* Opcode counts are 16 bits in the flow, with the carries kept apart:
- * 70,000 ACKs carry once, a merge (the -j path) with 65,536 more carries
- * again, and the count stops at 2^48 - 1 rather than wrap. */
+ * 70,000 ACKs carry once, 65,536 more carry again, and the count stops at
+ * 2^48 - 1 rather than wrap. */
 START_TEST(opcode_counts_carry_past_16_bits)
 {
 	const unsigned op_ack = IBV_OPCODE_RC_ACKNOWLEDGE & 0x1F, op_send = IBV_OPCODE_RC_SEND_ONLY & 0x1F;
@@ -904,14 +893,8 @@ START_TEST(opcode_counts_carry_past_16_bits)
 	ck_assert_uint_eq(rs_flow_ophist(fl, op_ack), 70000);
 	ck_assert_uint_eq(rs_flow_ophist(fl, op_send), 3);
 
-	struct rs_analyzer *first = an;
-	start((struct rs_analyzer_opts){ .interval_ns = 10000000 });
 	for (uint32_t i = 0; i < 65536; i++)
 		feed(ack(A_HOST, B_HOST, 0x11, 70000 + i, 0, 70000 + i));
-	struct rs_analyzer *second = an;
-	an = first;
-	rs_analyzer_merge(an, second);
-	rs_analyzer_free(second);
 	fl = flow(A_HOST, B_HOST, 0x11);
 	ck_assert_ptr_nonnull(fl);
 	ck_assert_uint_eq(rs_flow_ophist(fl, op_ack), 135536);
