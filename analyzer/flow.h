@@ -95,6 +95,7 @@ struct rs_psn_loss {
 	uint64_t episode_seen; /* ... and the PSNs it showed from there (64 of them) */
 	uint16_t episode_ipid; /* the newest IP ID before it began: later ones are the run's, */
 	uint16_t episode_end_ipid; /* ... up to the IP ID of the packet that ended it */
+	uint32_t episode_resume;   /* the next new PSN when it began: it re-sends the PSNs before */
 	struct rs_fref episode_start;
 	uint64_t gaps;        /* forward jumps */
 	uint64_t missing;     /* PSNs skipped by forward jumps */

@@ -390,8 +390,10 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 			break;
 		default:
 			fresh = backward(a, fl, s, psn, adv, true, &at, f->payload_len);
-			if (s->loss->episode_len == 1)
+			if (s->loss->episode_len == 1) {
 				s->loss->episode_ipid = (uint16_t)s->ipid;
+				s->loss->episode_resume = s->next;
+			}
 			rs_resent(a, fl, f, op, m->ts_ns);
 			rs_ipid_note(s, f, false);
 			retrans = true;

@@ -84,7 +84,7 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 	/* Sent after the newest re-send run began: one of its packets (the
 	 * run may have ended already, its packets overtaken). */
 	if (l && (l->in_episode || (l->episodes && (int16_t)(f->ip_id - l->episode_end_ipid) < 0)) &&
-	    (int16_t)(f->ip_id - l->episode_ipid) > 0) {
+	    (int16_t)(f->ip_id - l->episode_ipid) > 0 && rs_psn_diff(psn, l->episode_resume) < 0) {
 		int32_t off = rs_psn_diff(psn, l->episode_base);
 		bool shown = off >= 0 && off < 64 && (l->episode_seen >> off & 1);
 		return shown ? RS_BEHIND_COPY : RS_BEHIND_RUN_LATE;

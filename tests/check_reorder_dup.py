@@ -84,7 +84,14 @@ def reorder(recs, p, rng):
         h = bth(res[idx[k]][4])
         key = (h[0], h[1], h[3])
         earlier = [e for e in (bth(res[idx[m]][4]) for m in range(k)) if (e[0], e[1], e[3]) == key]
-        if not earlier or all(0 < ((h[4] - e[4]) & MASK) < 1 << 23 for e in earlier):
+        # ... unless moved behind a re-send of its own PSN: then the re-send
+        # is seen first, and the two sendings cannot be told apart by order
+        passed = [bth(res[idx[m]][4]) for m in range(k + 1, j + 1)]
+        overtaken = any((e[0], e[1], e[3]) == key and e[4] == h[4] for e in passed)
+        ahead = any((e[0], e[1], e[3]) == key and 0 < ((e[4] - h[4]) & MASK) < 1 << 23 for e in passed)
+        if overtaken or not ahead:
+            pass  # not behind a later PSN of its own stream: still in order there
+        elif not earlier or all(0 < ((h[4] - e[4]) & MASK) < 1 << 23 for e in earlier):
             moved_first += 1
         else:
             moved_resent += 1
