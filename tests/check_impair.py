@@ -230,6 +230,17 @@ def check_run(name, run_no, e, conn, rep, verbose):
     elif e.sc and (e.sc["send_rnr_err"] or e.sc["out_of_seq_request"]):
         check("%s: the responder's NAKs are in the capture" % btag, False, "no half-flow")
 
+    # corruption: every frame the client sent reached the server's NIC
+    # (netem corrupt drops nothing) and is in the capture; the ones rxe's
+    # checks refused are the difference between the two counters. A bit
+    # flipped where the ICRC does not look (IP/UDP checksum, TTL) would
+    # make them differ: then look at that frame.
+    if "corrupt" in (e.netem.get("client") or "") and e.cc and e.sc:
+        eq("%s: bad-ICRC frames (client sent_pkts - server rcvd_pkts)" % qtag,
+           q["icrc_bad"], e.cc["sent_pkts"] - e.sc["rcvd_pkts"])
+    elif not e.netem.get("client") and not e.netem.get("server"):
+        eq("%s: no bad-ICRC frame" % qtag, q["icrc_bad"], 0)
+
     # retry exhaustion
     want = None
     if RETRY_EXC in e.statuses:
