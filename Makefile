@@ -108,7 +108,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite unit golden difftest difftcpdump reports walkcheck verdicts cases truth jobs threads check-vm check-live bench-capture \
+.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite unit golden difftest difftcpdump reports walkcheck verdicts cases truth impair reorderdup jobs threads check-vm check-live bench-capture \
 	sanitize tsan golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -239,6 +239,12 @@ installcheck: $(BIN)
 truth: $(BIN)
 	python3 tests/samples_truth.py --mode fields --rocestat $(abspath $(BIN))
 	python3 tests/samples_truth.py --mode json --rocestat $(abspath $(BIN))
+
+# The impaired samples (samples/impair/: netem reorder, duplicate, loss,
+# corrupt; RNR; a dead responder; replays) against their ground truth and
+# RXE counters. Not in `check` yet: issue 28 is what makes it pass.
+impair: $(BIN)
+	python3 tests/check_impair.py --rocestat $(abspath $(BIN))
 
 # Root: boots two QEMU guests with rdma_rxe, generates, captures, compares.
 check-vm: $(BIN)
