@@ -182,6 +182,7 @@ static struct rs_anom_ghost *ghost_of(const struct rs_anomaly *an)
 				continue;
 			g->loss[k] = *l[k];
 			g->loss[k].lost = NULL;
+			g->loss[k].ids = NULL;
 			s[k]->loss = &g->loss[k];
 		}
 	} else {

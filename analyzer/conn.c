@@ -75,10 +75,11 @@ enum rs_conn_state rs_conn_state_of(const struct rs_conn *c)
 	}
 	if (n[REJ])
 		return RS_CONN_REJECTED;
-	if (n[DREQ] || n[DREP])
-		return n[DREP] ? RS_CONN_CLOSED : RS_CONN_CLOSING;
+	/* A QP in error: the teardown that follows does not undo that. */
 	if (gave_up(c->c2s) || gave_up(c->s2c))
 		return RS_CONN_FAILED;
+	if (n[DREQ] || n[DREP])
+		return n[DREP] ? RS_CONN_CLOSED : RS_CONN_CLOSING;
 	if (n[RTU] || data_flowed(c))
 		return RS_CONN_ESTABLISHED;
 	return RS_CONN_INCOMPLETE;

@@ -56,6 +56,7 @@ void rs_loss_add(struct rs_psn_loss *d, const struct rs_psn_loss *s)
 	d->unseen_lost += s->unseen_lost;
 	d->naked_fills += s->naked_fills;
 	d->netdup += s->netdup;
+	d->late_sendings += s->late_sendings;
 	for (int c = 0; c < RS_RESEND__COUNT; c++) {
 		d->resent[c] += s->resent[c];
 		d->episodes_by[c] += s->episodes_by[c];

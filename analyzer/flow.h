@@ -118,6 +118,10 @@ struct rs_psn_loss {
 
 	/* Requests only (issue 28): why packets were on the wire again. */
 	uint64_t netdup;      /* copies made by the network: an IPv4 datagram seen twice */
+	uint64_t late_sendings; /* an earlier sending of a PSN, arriving after a later one (reordered) */
+	/* IPv4: the newest IP ID seen for each of the last RS_IDS PSNs (psn << 16
+	 * | id, bit 63 set), kept once the stream had a gap or a packet behind. */
+	uint64_t *ids;
 	uint64_t resent[RS_RESEND__COUNT]; /* packets re-sent, by cause */
 	uint32_t episodes_by[RS_RESEND__COUNT];
 	uint8_t cause;        /* enum rs_resend of the current episode */

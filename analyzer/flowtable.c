@@ -157,8 +157,10 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	rs_latency_free(fl->lat);
 	for (int k = 0; k < 2; k++) {
 		struct rs_psn_loss *l = k ? fl->rsp.loss : fl->req.loss;
-		if (l)
+		if (l) {
 			g_free(l->lost);
+			g_free(l->ids);
+		}
 		g_free(l);
 	}
 	if (fl->rkeys)

@@ -150,7 +150,8 @@ void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl);
 uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
 
 /* resend.c: what a request behind the expected PSN is, and why. */
-enum rs_behind { RS_BEHIND_RESENT, RS_BEHIND_RUN_LATE, RS_BEHIND_COPY, RS_BEHIND_LATE };
+enum rs_behind { RS_BEHIND_RESENT, RS_BEHIND_RUN_LATE, RS_BEHIND_COPY, RS_BEHIND_LATE, RS_BEHIND_LATE_SENDING };
+void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent);
 
 /* Reordering can delay the first packets by this many PSNs at most: for the
  * stream to start at the Starting PSN rather than at its first arrival, and
@@ -169,7 +170,7 @@ void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_l
 void rs_resend_uncommit(struct rs_psn_loss *l);
 void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
 		 uint64_t ts);
-void rs_nak_answered(struct rs_flow *req, uint32_t psn);
+void rs_rnr_progress(struct rs_flow *req);
 void rs_settle_dead(struct rs_analyzer *a, struct rs_flow *fl);
 
 /* lossmap.c: skipped PSNs, and how the responder settled them. */

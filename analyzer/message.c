@@ -160,6 +160,35 @@ static int open_push(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, in
 	return fl->nopen++;
 }
 
+/* A packet of a message that came late (a first sighting behind the
+ * expected PSN): it joins the open message it belongs to. */
+static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, enum rs_msg m,
+			int family, uint32_t psn, uint32_t len)
+{
+	if (op->pos == RS_POS_ONLY) {
+		/* A whole message that came late. */
+		complete(a, fl, m, len);
+		fl->last_kind[family] = (uint8_t)(m + 1);
+		return;
+	}
+	int i = open_find(fl, psn, family);
+	if (i < 0) {
+		/* Its message was already given up on: keep the bytes. */
+		rs_msgs_w(fl)->msg_bytes[fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND)] += len;
+		return;
+	}
+	struct rs_openmsg *o = &fl->open[i];
+	o->bytes += len;
+	o->npkts++;
+	if (op->pos == RS_POS_FIRST)
+		o->headless = false; /* it came late: the stream did not begin inside it */
+	if (o->missing)
+		o->missing--;
+	if (op->pos == RS_POS_LAST)
+		o->kind = (uint8_t)(m + 1);
+	open_finish_if_done(a, fl, (unsigned)i);
+}
+
 /*
  * `gap` is how many PSNs were skipped just before this packet (0 if none),
  * `in_order` false for a late first sighting (a gap fill).
@@ -196,30 +225,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	int family = (op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM) ? 1 : 0;
 	int i;
 	if (!in_order) {
-		i = open_find(fl, psn, family);
-		if (op->pos == RS_POS_ONLY || op->pos == RS_POS_FIRST) {
-			/* A whole message, or the head of one, that was lost before. */
-			if (op->pos == RS_POS_ONLY) {
-				complete(a, fl, m, len);
-				fl->last_kind[family] = (uint8_t)(m + 1);
-				return;
-			}
-		}
-		if (i < 0) {
-			/* Its message was already given up on: keep the bytes. */
-			rs_msgs_w(fl)->msg_bytes[fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND)] += len;
-			return;
-		}
-		struct rs_openmsg *o = &fl->open[i];
-		o->bytes += len;
-		o->npkts++;
-		if (op->pos == RS_POS_FIRST)
-			o->headless = false; /* it came late: the stream did not begin inside it */
-		if (o->missing)
-			o->missing--;
-		if (op->pos == RS_POS_LAST)
-			o->kind = (uint8_t)(m + 1);
-		open_finish_if_done(a, fl, (unsigned)i);
+		late_packet(a, fl, op, m, family, psn, len);
 		return;
 	}
 

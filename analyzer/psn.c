@@ -310,6 +310,53 @@ static uint32_t check_start_psn(struct rs_analyzer *a, struct rs_flow *fl, uint3
 	return psn;
 }
 
+/* A request behind the expected PSN: a copy, a late one, or a re-send
+ * (resend.c tells which). Returns whether its PSN is seen for the first
+ * time; *retrans whether the requester sent it again. */
+static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+			   const struct rs_frame_meta *m, uint32_t adv, bool *retrans)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	struct rs_psn *s = &fl->req;
+	struct rs_fref at = { a->cur_file, m->frame_no };
+	uint32_t psn = f->bth.psn;
+	bool fresh = true;
+	switch (rs_behind(s, f, psn)) {
+	case RS_BEHIND_COPY:
+		fresh = false;
+		rs_net_copy(a, fl, &at);
+		break;
+	case RS_BEHIND_LATE:
+		rs_late_request(a, fl, s, psn, &at);
+		break;
+	case RS_BEHIND_LATE_SENDING:
+		fresh = false;
+		s->loss->late_sendings++;
+		if (a->v)
+			rs_v_not_resent(a->v, true);
+		break;
+	case RS_BEHIND_RUN_LATE:
+		if (s->loss->in_episode) {
+			fresh = backward(a, fl, s, psn, adv, false, &at, f->payload_len);
+			rs_resent(a, fl, f, op, m->ts_ns);
+		} else {
+			fresh = late_resend(a, fl, s, f);
+		}
+		*retrans = true;
+		break;
+	default:
+		fresh = backward(a, fl, s, psn, adv, true, &at, f->payload_len);
+		if (s->loss->episode_len == 1) {
+			s->loss->episode_ipid = (uint16_t)s->ipid;
+			s->loss->episode_resume = s->next;
+		}
+		rs_resent(a, fl, f, op, m->ts_ns);
+		rs_ipid_note(s, f, false);
+		*retrans = true;
+	}
+	return fresh;
+}
+
 void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
 		      const struct rs_frame_meta *m)
 {
@@ -371,34 +418,9 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		a->psns.range += (uint32_t)rs_psn_diff(s->next, from);
 		rs_ipid_note(s, f, !late_new);
 	} else {
-		switch (rs_behind(s, f, psn)) {
-		case RS_BEHIND_COPY:
-			fresh = false;
-			rs_net_copy(a, fl, &at);
-			break;
-		case RS_BEHIND_LATE:
-			rs_late_request(a, fl, s, psn, &at);
-			break;
-		case RS_BEHIND_RUN_LATE:
-			if (s->loss->in_episode) {
-				fresh = backward(a, fl, s, psn, adv, false, &at, f->payload_len);
-				rs_resent(a, fl, f, op, m->ts_ns);
-			} else {
-				fresh = late_resend(a, fl, s, f);
-			}
-			retrans = true;
-			break;
-		default:
-			fresh = backward(a, fl, s, psn, adv, true, &at, f->payload_len);
-			if (s->loss->episode_len == 1) {
-				s->loss->episode_ipid = (uint16_t)s->ipid;
-				s->loss->episode_resume = s->next;
-			}
-			rs_resent(a, fl, f, op, m->ts_ns);
-			rs_ipid_note(s, f, false);
-			retrans = true;
-		}
+		fresh = behind_request(a, fl, f, m, adv, &retrans);
 	}
+	rs_ids_note(s, f, retrans);
 	if (a->v)
 		rs_v_request(a, fl, f, m, d, fresh);
 
@@ -472,7 +494,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			ack_older(a, req->lat, psn, ts, true);
 		if (req) {
 			rs_psn_settle(a, req, (psn + 1) & RS_PSN_MASK);
-			rs_nak_answered(req, psn);
+			rs_rnr_progress(req);
 		}
 		break;
 	case RS_AETH_RNR_NAK: {

@@ -65,6 +65,31 @@ int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f)
  */
 
 
+#define RS_IDS 64
+
+/* Bit 62 of an entry: that sending was counted as a re-send. */
+#define RS_IDS_RESENT (1ull << 62)
+
+void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent)
+{
+	struct rs_psn_loss *l = s->loss;
+	if (!l || f->ip_version != 4)
+		return;
+	if (!l->ids)
+		l->ids = g_new0(uint64_t, RS_IDS);
+	uint64_t *e = &l->ids[f->bth.psn % RS_IDS];
+	bool same = (*e >> 63) && ((*e >> 16) & RS_PSN_MASK) == f->bth.psn;
+	if (!same || (int16_t)(f->ip_id - (uint16_t)*e) > 0)
+		*e = 1ull << 63 | (resent ? RS_IDS_RESENT : 0) | (uint64_t)f->bth.psn << 16 | f->ip_id;
+}
+
+/* The entry for this PSN, or 0. */
+static uint64_t ids_seen(const struct rs_psn_loss *l, uint32_t psn)
+{
+	uint64_t e = l && l->ids ? l->ids[psn % RS_IDS] : 0;
+	return (e >> 63) && ((e >> 16) & RS_PSN_MASK) == psn ? e : 0;
+}
+
 enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint32_t psn)
 {
 	int32_t before = rs_psn_diff(s->first, psn);
@@ -75,6 +100,17 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 		return RS_BEHIND_RESENT;
 	if (f->ip_id == (uint16_t)s->ipid)
 		return RS_BEHIND_COPY; /* the newest datagram again */
+	/* What this PSN was last seen as: the same datagram, an earlier
+	 * sending overtaken by a later one, or a later sending. */
+	/* (A later sending seen first as a new PSN was the re-send: this one,
+	 * its original, stands in for it in the counts.) */
+	uint64_t seen = ids_seen(s->loss, psn);
+	if (seen && f->ip_id == (uint16_t)seen)
+		return RS_BEHIND_COPY;
+	if (seen && (int16_t)(f->ip_id - (uint16_t)seen) < 0 && (seen & RS_IDS_RESENT))
+		return RS_BEHIND_LATE_SENDING;
+	if (seen)
+		return s->loss->in_episode ? RS_BEHIND_RUN_LATE : RS_BEHIND_RESENT;
 	/* The newest packet's own PSN under another number: two sendings of
 	 * it, the later one came first. */
 	if (psn == ((s->next - 1) & RS_PSN_MASK) && f->ip_id != (uint16_t)s->ipid)
@@ -240,42 +276,66 @@ void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn,
 		l->rnr_streak++;
 }
 
-/* An ACK of `psn`: a NAK before it was answered by a re-send the capture
- * may not show, and the receiver is ready again. */
-void rs_nak_answered(struct rs_flow *req, uint32_t psn)
+/* An ACK: the receiver made progress, so RNR NAKs before it are no
+ * longer a run. (A NAK stays owed: the requester re-sends after it even
+ * when late packets reached the responder and it acknowledged them.) */
+void rs_rnr_progress(struct rs_flow *req)
 {
-	struct rs_psn_loss *l = req->req.loss;
-	if (!l)
-		return;
-	if (l->nak_wait != RS_NAKW_NONE && rs_psn_diff(psn, l->nak_psn_wait) >= 0)
-		l->nak_wait = RS_NAKW_NONE;
-	l->rnr_streak = 0;
+	if (req->req.loss)
+		req->req.loss->rnr_streak = 0;
 }
 
 /*
- * A requester whose last packets were re-sent with no answer and that then
- * went quiet has given up: its retry count ran out and the QP is in error
- * (IBV_WC_RETRY_EXC_ERR; with RNR NAKs, IBV_WC_RNR_RETRY_EXC_ERR). Quiet
- * means for longer than twice its own retry interval. Only said of a
- * responder that answered before: a capture of one direction shows no
- * answers at all, and that is the capture, not a dead QP.
+ * A requester whose last packets were re-sent with no answer has given up
+ * once its retry count ran out: its QP is in error (IBV_WC_RETRY_EXC_ERR;
+ * after RNR NAKs, IBV_WC_RNR_RETRY_EXC_ERR). The capture shows it by any of:
+ * as many retries as the Retry Count its CM exchange set (RNR NAKs: one more
+ * than the RNR Retry Count, unless 7, for ever); the connection torn down
+ * (DREQ) after them with no answer; or silence for longer than twice its own
+ * retry interval (four RNR timers). Only said of a responder that answered
+ * before: a capture of one direction shows no answers at all, and that is
+ * the capture, not a dead QP.
  */
+static bool torn_down_after(const struct rs_conn *c, uint64_t t)
+{
+	const unsigned dreq = UMAD_CM_ATTR_DREQ - UMAD_CM_ATTR_REQ;
+	return c && c->kind == RS_CONN_RC && c->n[dreq] && c->ts[dreq] > t;
+}
+
+static void settle_timeouts(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l)
+{
+	const struct rs_conn *c = fl->conn;
+	uint64_t every = l->silent_retries > 1 ? (l->silent_last_ts - l->silent_first_ts) / (l->silent_retries - 1)
+					       : l->timeout_max_ns;
+	bool all_used = c && c->have_req_retry && c->retry_count && c->retry_count < 7 &&
+			l->silent_retries >= c->retry_count && l->silence_ns >= every / 2;
+	bool gave_up = l->silence_ns > 2 * every || all_used || torn_down_after(c, l->silent_last_ts);
+	l->dead = gave_up ? RS_DEAD_RETRY : RS_DEAD_RETRYING;
+	rs_anomaly(a, RS_AN_DEAD_QP, l->dead, fl, &l->silent_from, l->silent_retries);
+}
+
+static void settle_rnr(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l)
+{
+	const struct rs_conn *c = fl->conn;
+	bool client = c && c->c2s == fl;
+	int count = !c ? -1 : client ? (c->have_rep_rnr ? c->rnr_retry_rep : -1) : (c->have_req_retry ? c->rnr_retry_req : -1);
+	uint64_t timer = (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000;
+	bool all_used = count >= 0 && count < 7 && l->rnr_streak > (uint32_t)count;
+	bool quiet = a->last_ts > l->nak_ts && a->last_ts - l->nak_ts > 4 * timer && l->silence_ns > 4 * timer;
+	if (all_used || quiet || torn_down_after(c, l->nak_ts)) {
+		l->dead = RS_DEAD_RNR;
+		rs_anomaly(a, RS_AN_DEAD_QP, l->dead, fl, &l->nak_at, l->rnr_streak);
+	}
+}
+
 void rs_settle_dead(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_psn_loss *l = fl->req.loss;
 	if (!l)
 		return;
 	l->silence_ns = a->last_ts > fl->last_ts ? a->last_ts - fl->last_ts : 0;
-	if (l->silent_retries && l->answered_at.frame) {
-		uint64_t every = l->silent_retries > 1 ? (l->silent_last_ts - l->silent_first_ts) / (l->silent_retries - 1)
-						       : l->timeout_max_ns;
-		l->dead = l->silence_ns > 2 * every ? RS_DEAD_RETRY : RS_DEAD_RETRYING;
-		rs_anomaly(a, RS_AN_DEAD_QP, l->dead, fl, &l->silent_from, l->silent_retries);
-	} else if (l->nak_wait == RS_NAKW_RNR && l->rnr_streak) {
-		uint64_t timer = (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000;
-		if (a->last_ts > l->nak_ts && a->last_ts - l->nak_ts > 4 * timer && l->silence_ns > 4 * timer) {
-			l->dead = RS_DEAD_RNR;
-			rs_anomaly(a, RS_AN_DEAD_QP, l->dead, fl, &l->nak_at, l->rnr_streak);
-		}
-	}
+	if (l->silent_retries && l->answered_at.frame)
+		settle_timeouts(a, fl, l);
+	else if (l->nak_wait == RS_NAKW_RNR && l->rnr_streak)
+		settle_rnr(a, fl, l);
 }

@@ -280,7 +280,12 @@ static void resends(struct rs_json *j, const struct rs_psn_loss *l)
 		[RS_DEAD_RNR] = "rnr_retry_exhausted",
 	};
 	rs_json_u64(j, "network_duplicates", l->netdup);
+	rs_json_u64(j, "late_after_resend", l->late_sendings);
 	by_cause(j, l->resent);
+	rs_json_obj(j, "resent_episodes_by_cause");
+	for (int c = 0; c < RS_RESEND__COUNT; c++)
+		rs_json_u64(j, rs_resend_key((enum rs_resend)c), l->episodes_by[c]);
+	rs_json_end_obj(j);
 	rs_json_u64(j, "rnr_retries_early", l->rnr_early);
 	if (l->timeouts) {
 		rs_json_obj(j, "timeout_wait_ns");

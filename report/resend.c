@@ -76,10 +76,10 @@ static void announced(const struct rs_flow *fl, bool rnr, char *buf, size_t len,
 	char t[32];
 	bool client = c->c2s == fl;
 	if (!rnr && c->have_req_retry) {
-		put(buf, len, n, "; the CM REQ set Local ACK Timeout %u (%s) and Retry Count %u", c->ack_timeout,
+		put(buf, len, n, "; the CM REQ carried Local ACK Timeout %u (%s) and Retry Count %u", c->ack_timeout,
 		    c->ack_timeout ? rs_fmt_ns((4096ull << c->ack_timeout), t, sizeof t) : "none", c->retry_count);
 	} else if (rnr && (client ? c->have_rep_rnr : c->have_req_retry)) {
-		put(buf, len, n, "; the CM %s set RNR Retry Count %u", client ? "REP" : "REQ",
+		put(buf, len, n, "; the CM %s carried RNR Retry Count %u", client ? "REP" : "REQ",
 		    client ? c->rnr_retry_rep : c->rnr_retry_req);
 	}
 }
@@ -92,8 +92,8 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 	if (code == RS_DEAD_RNR) {
 		put(buf, len, &n,
 		    "%s: the requester gave up after %" PRIu64 " RNR NAK%s in a row (the last at frame %" PRIu64
-		    "), silent for the %s to the end of the capture: its RNR retry count ran out "
-		    "(IBV_WC_RNR_RETRY_EXC_ERR)",
+		    ", %s before the end of the capture): its RNR retry count ran out "
+		    "(IBV_WC_RNR_RETRY_EXC_ERR); the connection failed",
 		    who, count, count == 1 ? "" : "s", l->nak_at.frame, rs_fmt_ns(l->silence_ns, t1, sizeof t1));
 		announced(fl, true, buf, len, &n);
 		return;
@@ -106,7 +106,7 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 		    rs_fmt_ns(span, t3, sizeof t3));
 	if (code == RS_DEAD_RETRY)
 		put(buf, len, &n,
-		    ", then was silent for the %s to the end of the capture: its retry count ran out "
+		    ", then stopped (%s before the end of the capture): its retry count ran out "
 		    "(IBV_WC_RETRY_EXC_ERR, \"transport retry counter exceeded\"); the connection failed",
 		    rs_fmt_ns(l->silence_ns, t1, sizeof t1));
 	else

@@ -39,7 +39,7 @@ ck = Checks("check_fields_verdicts")
 
 HEADER_COLS = 34
 VERDICT_COLS = ["icrc_verdict", "sliced", "psn_verdict", "psn_gap", "retransmission_of", "nak_frame", "nak_psn",
-                "late_frame", "msg_kind", "msg_index", "msg_offset", "msg_total", "msg_first", "msg_read_request",
+                "late_frame", "resend", "resend_after", "resend_wait_ns", "msg_kind", "msg_index", "msg_offset", "msg_total", "msg_first", "msg_read_request",
                 "response_to", "dup_ack", "cm_response_to", "start_psn_of"]
 
 FIELDS = ["frame.number", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.bth.opcode",

@@ -19,6 +19,8 @@ so it knows what rocestat must say:
     equal those of the untouched capture; with duplicates only, the number
     of latency samples too (a copy is not a re-send: Karn's rule keeps it).
 """
+import csv
+import io
 import json
 import os
 import random
@@ -55,14 +57,15 @@ def is_request(h):
 
 
 def duplicate(recs, p, rng):
-    out, copied = [], 0
+    """The records with copies added, and the frame numbers of the copies."""
+    out, copies = [], []
     for r in recs:
         out.append(r)
         if is_request(bth(r[4])) and rng.random() < p:
             ns = r[1] + 1000
             out.append((r[0] + ns // 10**9, ns % 10**9, r[2], r[3], r[4]))
-            copied += 1
-    return out, copied
+            copies.append(len(out))
+    return out, copies
 
 
 def reorder(recs, p, rng):
@@ -71,6 +74,7 @@ def reorder(recs, p, rng):
     res = list(recs)
     idx = [i for i, r in enumerate(res) if is_request(bth(r[4]))]
     moved_first = moved_resent = 0
+    late = []  # frame numbers the late first sendings end up at
     k = 0
     while k < len(idx) - 4:
         j = k + rng.randint(1, 3)
@@ -93,6 +97,7 @@ def reorder(recs, p, rng):
             pass  # not behind a later PSN of its own stream: still in order there
         elif not earlier or all(0 < ((h[4] - e[4]) & MASK) < 1 << 23 for e in earlier):
             moved_first += 1
+            late.append(idx[j] + 1)
         else:
             moved_resent += 1
         seq = [res[idx[m]] for m in range(k + 1, j + 1)] + [res[idx[k]]]
@@ -100,7 +105,7 @@ def reorder(recs, p, rng):
             res[idx[m]] = r
         k = j + 1
     # timestamps keep their slots: the capture point saw them in this order
-    return [(t[0], t[1], r[2], r[3], r[4]) for t, r in zip(recs, res)], moved_first, moved_resent
+    return [(t[0], t[1], r[2], r[3], r[4]) for t, r in zip(recs, res)], moved_first, moved_resent, late
 
 
 def report(path):
@@ -108,6 +113,13 @@ def report(path):
     if out.returncode not in (0, 1):
         raise RuntimeError("%s: rocestat exit %d: %s" % (path, out.returncode, out.stderr))
     return json.loads(out.stdout)
+
+
+def resend_verdicts(path):
+    """frame -> the `resend` verdict column of --fields --verdicts."""
+    out = subprocess.run([ROCESTAT, "--fields", "--verdicts", path], capture_output=True, text=True)
+    rows = csv.DictReader(io.StringIO(out.stdout))
+    return {int(r["frame"]): r["resend"] for r in rows}
 
 
 def per_qp(doc, samples):
@@ -135,19 +147,24 @@ def main():
         base = report(path)
         for seed in range(3):
             rng = random.Random(seed * 7919 + len(name))
-            dup, copied = duplicate(recs, 0.15, rng)
+            dup, copies = duplicate(recs, 0.15, rng)
+            copied = len(copies)
             f = os.path.join(tmp, "%s_dup%d.pcap" % (name, seed))
             write_pcap(f, lt, dup)
             d = report(f)
             tag = "%s +%d copies (seed %d)" % (name, copied, seed)
             check(tag + ": network_duplicates", d["capture"]["request_psns"]["network_duplicates"] == copied,
                   "rocestat %d, expected %d" % (d["capture"]["request_psns"]["network_duplicates"], copied))
+            v = resend_verdicts(f)
+            marked = sorted(k for k, x in v.items() if x == "network_copy")
+            check(tag + ": the frames --verdicts calls network copies", marked == copies,
+                  "marked %s, copies %s" % (marked[:8], copies[:8]))
             want, got = per_qp(base, True), per_qp(d, True)
             for k in want:
                 check("%s: %s QP %d unchanged" % (tag, k[0], k[2]), want[k] == got.get(k),
                       "expected %s, rocestat %s" % (want[k], got.get(k)))
 
-            ro, first, resent = reorder(recs, 0.3, rng)
+            ro, first, resent, late_frames = reorder(recs, 0.3, rng)
             f = os.path.join(tmp, "%s_reorder%d.pcap" % (name, seed))
             write_pcap(f, lt, ro)
             r = report(f)
@@ -155,6 +172,10 @@ def main():
             late = sum(x["request_psn"]["out_of_order"] - base_ooo(base, x)
                        for x in r["qps"] if x["request_psn"])
             check(tag + ": late first sightings", late == first, "rocestat %d, expected %d" % (late, first))
+            v = resend_verdicts(f)
+            wrong = [k for k in late_frames if v.get(k) != "late"]
+            check(tag + ": --verdicts calls the moved first sendings late", not wrong,
+                  "frames %s: %s" % (wrong[:8], [v.get(k) for k in wrong[:8]]))
             want, got = per_qp(base, False), per_qp(r, False)
             for k in want:
                 check("%s: %s QP %d unchanged" % (tag, k[0], k[2]), want[k] == got.get(k),
