@@ -183,6 +183,7 @@ static struct rs_anom_ghost *ghost_of(const struct rs_anomaly *an)
 			g->loss[k] = *l[k];
 			g->loss[k].lost = NULL;
 			g->loss[k].ids = NULL;
+			g->loss[k].mq = NULL;
 			s[k]->loss = &g->loss[k];
 		}
 	} else {

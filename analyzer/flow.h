@@ -61,6 +61,8 @@ struct rs_fref {
 
 /* A bitmap of PSNs reported missing after a forward jump, so a later packet
  * can be told apart: a first sighting (a gap filled) or a duplicate. */
+struct rs_msgq;
+
 struct rs_lossmap {
 	uint32_t base;                       /* PSN of bit 0 */
 	uint32_t pending;                    /* bits set */
@@ -122,6 +124,7 @@ struct rs_psn_loss {
 	/* IPv4: the newest IP ID seen for each of the last RS_IDS PSNs (psn << 16
 	 * | id, bit 63 set), kept once the stream had a gap or a packet behind. */
 	uint64_t *ids;
+	struct rs_msgq *mq;   /* packets waiting for a gap before them (msgq.c) */
 	uint64_t resent[RS_RESEND__COUNT]; /* packets re-sent, by cause */
 	uint32_t episodes_by[RS_RESEND__COUNT];
 	uint8_t cause;        /* enum rs_resend of the current episode */

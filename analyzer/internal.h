@@ -137,7 +137,7 @@ struct rs_analyzer {
 };
 
 /* ---- what each part offers the others; calls go one way, top to bottom:
- * analyzer.c → psn.c → resend.c → lossmap.c, message.c, cmtrack.c → flowtable.c → pair.c
+ * analyzer.c → psn.c → resend.c → lossmap.c, msgq.c → message.c, cmtrack.c → flowtable.c → pair.c
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
@@ -184,9 +184,24 @@ void rs_psn_settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn,
  * `in_order` false for a late first sighting (a gap fill). */
 void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm);
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
-void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
-		       bool in_order, uint32_t gap);
+/* What message reassembly needs of a request packet. */
+struct rs_msgpkt {
+	uint32_t psn, len;    /* len: payload bytes */
+	uint32_t adv;         /* PSNs it takes (a READ: its response packets) */
+	uint8_t opcode;
+	bool reth;
+	uint64_t dmalen;      /* its RETH's DMA length */
+};
+void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *p, bool in_order,
+		       uint32_t gap);
 void rs_msg_finish(struct rs_analyzer *a, struct rs_flow *fl);
+
+/* msgq.c: request packets to message reassembly in PSN order (a packet
+ * after a gap waits for the gap to fill). `d`: its PSN's distance from
+ * `expected`, the PSN the stream expected before it. */
+void rs_msg_feed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *p, int32_t d, uint32_t expected);
+void rs_msg_acked(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn);
+void rs_msgq_finish(struct rs_analyzer *a, struct rs_flow *fl);
 
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);

@@ -83,6 +83,14 @@ void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent)
 		*e = 1ull << 63 | (resent ? RS_IDS_RESENT : 0) | (uint64_t)f->bth.psn << 16 | f->ip_id;
 }
 
+/* Sent while the last re-send run (now ended) went on: after it began,
+ * before the packet that ended it. */
+static bool in_last_run(const struct rs_psn_loss *l, const struct rs_frame *f)
+{
+	return l->episodes && (int16_t)(f->ip_id - l->episode_end_ipid) < 0 &&
+	       (int16_t)(f->ip_id - l->episode_ipid) > 0;
+}
+
 /* The entry for this PSN, or 0. */
 static uint64_t ids_seen(const struct rs_psn_loss *l, uint32_t psn)
 {
@@ -119,8 +127,8 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 	bool missing = l && l->lost && rs_lossmap_has(l->lost, psn);
 	/* Sent after the newest re-send run began: one of its packets (the
 	 * run may have ended already, its packets overtaken). */
-	if (l && (l->in_episode || (l->episodes && (int16_t)(f->ip_id - l->episode_end_ipid) < 0)) &&
-	    (int16_t)(f->ip_id - l->episode_ipid) > 0 && rs_psn_diff(psn, l->episode_resume) < 0) {
+	if (l && (l->in_episode || in_last_run(l, f)) && (int16_t)(f->ip_id - l->episode_ipid) > 0 &&
+	    rs_psn_diff(psn, l->episode_resume) < 0) {
 		int32_t off = rs_psn_diff(psn, l->episode_base);
 		bool shown = off >= 0 && off < 64 && (l->episode_seen >> off & 1);
 		return shown ? RS_BEHIND_COPY : RS_BEHIND_RUN_LATE;

@@ -39,15 +39,16 @@ What is derived, per run (a replay's truth is a list of runs):
   * latency: no request->ACK sample can exceed the longest time a
     successful WR took from posting to completion (client clock).
 
-Fields that rocestat's JSON does not have yet are checked under the names
-proposed for issue 28 (a missing field is a failure, never a skip):
-  qps[].retransmissions: {network_duplicate, go_back_n, rnr_retry,
-      timeout_retry, read_retry, late_arrival} (packets, requester half-flow),
-      and {rnr_retry_episodes, timeout_retry_episodes} (episodes);
-  qps[].retry_exhausted: null or {"kind": "transport" | "rnr", ...};
-  qps[].latency_ns.excluded_retried: samples left out by Karn's rule.
+rocestat's fields for the causes (man/rocestat.schema.json), read under this
+script's names (retransmissions(), retry_exhausted() below; a missing field
+is a failure, never a skip):
+  request_psn.resent_by_cause {nak, rnr, timeout, read_retry} -> go_back_n,
+      rnr_retry, timeout_retry, read_retry; network_duplicates;
+      out_of_order -> late_arrival; resent_episodes_by_cause -> episodes;
+  request_psn.gave_up -> retry_exhausted {"kind": "transport" | "rnr"};
+  latency_ns.resent_not_timed: samples left out by Karn's rule.
 
-Not in `make check` yet (issue 28 makes it pass): `make impair`.
+Part of `make check` (`make impair`).
 Prints every mismatch with the file and QP, then "N passed, N failed"
 (checks); exit status 1 if any failed.
 """
