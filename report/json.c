@@ -328,6 +328,16 @@ static void psn_stream(struct rs_json *j, const char *key, const struct rs_psn *
 	rs_json_end_obj(j);
 }
 
+/* RC requesters: PSNs the responder had not acknowledged at the end. */
+static void unacked(struct rs_json *j, const struct rs_flow *fl)
+{
+	int64_t n = rs_flow_unacked(fl);
+	if (n >= 0)
+		rs_json_u64(j, "unacknowledged_psns", (uint64_t)n);
+	else
+		rs_json_null(j, "unacknowledged_psns");
+}
+
 static void latency(struct rs_json *j, struct rs_flow *fl)
 {
 	rs_json_obj(j, "latency_ns");
@@ -493,6 +503,7 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		psn_stream(j, "request_psn", &fl->req);
 		psn_stream(j, "response_psn", &fl->rsp);
 		rs_json_u64(j, "retransmitted_packets", rs_flow_retransmitted(fl));
+		unacked(j, fl);
 		rs_json_obj(j, "naks");
 		for (uint8_t c = 0; c <= RS_NAK_INVALID_RD_REQUEST; c++)
 			rs_json_u64(j, rs_nak_code_key(c), rs_rare(fl)->naks[c]);

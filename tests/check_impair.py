@@ -113,6 +113,10 @@ class Expect:
         self.unique_req_pkts = sum(1 if w["opcode"] == "RDMA_READ" or w["opcode"].startswith("ATOMIC")
                                    else max(1, math.ceil(w["length"] / self.mtu)) for w in self.wire)
         self.n_ok = sum(1 for w in wrs if wcs.get(w["wr_id"], {}).get("status") == OK)
+        # PSNs on the wire whose WR did not complete: never acknowledged
+        self.unacked = sum(1 if w["opcode"] == "RDMA_READ" or w["opcode"].startswith("ATOMIC")
+                           else max(1, math.ceil(w["length"] / self.mtu))
+                           for w in self.wire if wcs.get(w["wr_id"], {}).get("status") != OK)
         # the longest post->completion time of a successful WR
         life = [wcs[w["wr_id"]]["t"] - w["t"] for w in wrs if wcs.get(w["wr_id"], {}).get("status") == OK]
         self.max_life_ns = int(max(life) * 1e9) if life else None
@@ -253,6 +257,9 @@ def check_run(name, run_no, e, conn, rep, verbose):
            e.cc["retry_exceeded_err"], 1 if want == "transport" else 0)
         eq("%s: truth: retry_rnr_exceeded_err agrees with the completions" % tag,
            e.cc["retry_rnr_exceeded_err"], 1 if want == "rnr" else 0)
+    if want == "transport":
+        eq("%s: request PSNs never acknowledged (the wire WRs that did not complete)" % qtag,
+           q.get("unacknowledged_psns"), e.unacked)
     ex = retry_exhausted(q)
     if isinstance(ex, KeyError):
         check("%s: retry exhaustion %s" % (qtag, want or "none"), False, ex.args[0] + " (proposed: qps[].retry_exhausted)")
