@@ -121,6 +121,12 @@ struct rs_psn_loss {
 	/* Requests only (issue 28): why packets were on the wire again. */
 	uint64_t netdup;      /* copies made by the network: an IPv4 datagram seen twice */
 	uint64_t late_sendings; /* an earlier sending of a PSN, arriving after a later one (reordered) */
+	/* How late the late ones came: behind the newest PSN, and after the
+	 * packet that skipped them (the last RS_GAPS gaps are remembered). */
+	uint32_t late_psns_max;
+	uint64_t late_ns_max;
+	struct rs_gapref { uint32_t psn, n; uint64_t ts; } gapref[8];
+	uint8_t gapref_next;
 	/* IPv4: the newest IP ID seen for each of the last RS_IDS PSNs (psn << 16
 	 * | id, bit 63 set), kept once the stream had a gap or a packet behind. */
 	uint64_t *ids;

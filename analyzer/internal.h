@@ -165,7 +165,7 @@ void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame 
 void rs_pending_resent(struct rs_latency *l, uint32_t psn);
 void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at);
 void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
-		     const struct rs_fref *at);
+		     const struct rs_fref *at, uint64_t ts);
 void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l);
 void rs_resend_uncommit(struct rs_psn_loss *l);
 void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,

@@ -329,7 +329,7 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 		rs_net_copy(a, fl, &at);
 		break;
 	case RS_BEHIND_LATE:
-		rs_late_request(a, fl, s, psn, &at);
+		rs_late_request(a, fl, s, psn, &at, m->ts_ns);
 		break;
 	case RS_BEHIND_LATE_SENDING:
 		fresh = false;
@@ -409,6 +409,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 			l->gaps++;
 			l->missing += (uint32_t)d;
 			rs_lossmap_mark(l, s->next, (uint32_t)d);
+			l->gapref[l->gapref_next++ % 8] = (struct rs_gapref){ s->next, (uint32_t)d, m->ts_ns };
 			a->psns.missing += (uint32_t)d;
 			rs_anomaly(a, RS_AN_GAP, 0, fl, &at, (uint32_t)d);
 			/* The responder may have acknowledged them already. */

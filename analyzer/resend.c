@@ -238,10 +238,26 @@ void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref
 /* A request that left its sender before others already seen. One before
  * the stream's first PSN moves the start back: the PSNs between were
  * skipped, this one filled late. */
+/* How late: behind the newest PSN seen, and after the packet that
+ * skipped it (if its gap is among the last ones remembered). */
+static void lateness(struct rs_psn_loss *l, const struct rs_psn *s, uint32_t psn, uint64_t ts)
+{
+	int32_t behind = rs_psn_diff((s->next - 1) & RS_PSN_MASK, psn);
+	if (behind > 0 && (uint32_t)behind > l->late_psns_max)
+		l->late_psns_max = (uint32_t)behind;
+	for (int k = 0; k < 8; k++) {
+		const struct rs_gapref *g = &l->gapref[k];
+		int32_t off = rs_psn_diff(psn, g->psn);
+		if (g->n && off >= 0 && (uint32_t)off < g->n && ts > g->ts && ts - g->ts > l->late_ns_max)
+			l->late_ns_max = ts - g->ts;
+	}
+}
+
 void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
-			 const struct rs_fref *at)
+		     const struct rs_fref *at, uint64_t ts)
 {
 	struct rs_psn_loss *l = rs_loss_w(s);
+	lateness(l, s, psn, ts);
 	int32_t before = rs_psn_diff(s->first, psn);
 	if (before > 0) {
 		s->first = psn;

@@ -420,10 +420,16 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 			 s->episodes == 1 ? "" : "s", s->duplicates, s->fills - s->ooo);
 		break;
 	}
-	case RS_AN_OOO:
-		snprintf(buf, len, "%s: %" PRIu64 " %s arrived out of order (one late packet filling a gap)",
-			 rs_flow_label(names, fl, who, sizeof who), an->count, an->code ? "responses" : "requests");
+	case RS_AN_OOO: {
+		int n = snprintf(buf, len, "%s: %" PRIu64 " %s arrived out of order (one late packet filling a gap)",
+				 rs_flow_label(names, fl, who, sizeof who), an->count, an->code ? "responses" : "requests");
+		const struct rs_psn_loss *l = rs_loss(&fl->req);
+		if (!an->code && l->late_psns_max && n > 0 && (size_t)n + 2 < len)
+			snprintf(buf + n - 1, len - (size_t)n + 1, "; late by up to %u PSN%s%s%s)", l->late_psns_max,
+				 l->late_psns_max == 1 ? "" : "s", l->late_ns_max ? " and " : "",
+				 l->late_ns_max ? rs_fmt_ns(l->late_ns_max, t, sizeof t) : "");
 		break;
+	}
 	case RS_AN_GAP: {
 		int n = snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s: ",
 				 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s",

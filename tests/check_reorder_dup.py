@@ -53,6 +53,19 @@ def bth(b):
             struct.unpack(">I", b[o + 8:o + 12])[0] & MASK)
 
 
+def span(b):
+    """PSNs a request takes: a READ request one per response packet
+    (ceil(DMA length / path MTU); every capture here has a path MTU of
+    1024, samples/README.md), any other request one."""
+    h = bth(b)
+    if h is None or h[2] & 0x1F != 0x0C:
+        return 1
+    ihl = (b[14] & 15) * 4
+    reth = 14 + ihl + 8 + 12
+    dmalen = struct.unpack(">I", b[reth + 12:reth + 16])[0]
+    return max(1, -(-dmalen // 1024))
+
+
 def is_request(h):
     # IBA Table 38: responses are opcodes 0x0D-0x12 of RC; UD and CNPs are not streams
     return h is not None and h[2] < 0x60 and (h[2] & 0x1F) not in range(0x0D, 0x13)
@@ -174,6 +187,20 @@ def main():
             late = sum(x["request_psn"]["out_of_order"] - base_ooo(base, x)
                        for x in r["qps"] if x["request_psn"])
             check(tag + ": late first sightings", late == first, "rocestat %d, expected %d" % (late, first))
+            if name not in GO_BACK_N:
+                # how far behind its stream's newest PSN each late one came
+                want_behind = {}
+                for k in late_frames:
+                    h = bth(ro[k - 1][4])
+                    key = (h[0], h[1], h[3])
+                    # (a READ request takes a PSN per response packet it asks for)
+                    newer = [((e[4] + span(x[4]) - 1 - h[4]) & MASK) for x in ro[:k - 1] for e in [bth(x[4])]
+                             if is_request(e) and (e[0], e[1], e[3]) == key and 0 < ((e[4] - h[4]) & MASK) < 1 << 23]
+                    want_behind[key] = max(want_behind.get(key, 0), max(newer, default=0))
+                got_behind = max((x["request_psn"]["late_by_psns_max"] for x in r["qps"] if x["request_psn"]),
+                                 default=0)
+                check(tag + ": late by up to N PSNs", got_behind == max(want_behind.values(), default=0),
+                      "rocestat %d, expected %d" % (got_behind, max(want_behind.values(), default=0)))
             v = resend_verdicts(f)
             wrong = [k for k in late_frames if v.get(k) != "late"]
             check(tag + ": --verdicts calls the moved first sendings late", not wrong,
