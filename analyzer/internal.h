@@ -47,7 +47,8 @@ struct rs_analyzer {
 	uint64_t roce[4];         /* by enum rs_roce (0 = not RoCE) */
 	uint64_t ipv4, ipv6;
 	uint64_t outcome[RS_OUTCOME__COUNT];
-	uint64_t opcodes[256];
+	uint64_t opcodes[256];    /* all but NVIDIA DC's: */
+	uint64_t opcodes_dc[32];  /* DC's (the RD range, RS_HAVE_DC), by operation */
 	uint64_t icrc[3];         /* by enum rs_crc_status, RoCE frames with an ICRC */
 	uint64_t vcrc_bad;
 	/* Bad ICRCs that match with another UDP source port (dissect's

@@ -432,6 +432,12 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		const struct rs_msgpkt mp = { .psn = psn, .len = f->payload_len, .adv = adv, .opcode = f->bth.opcode,
 					      .reth = (f->ext & RS_EXT_RETH) != 0, .dmalen = f->reth.dmalen };
 		rs_msg_feed(a, fl, &mp, d, from);
+		/* A WRITE Only carries the whole message: its RETH DMA length is
+		 * its payload (IBA 9.4.1); a packet that says otherwise is not
+		 * what it claims, and no size from it can be trusted. */
+		if ((f->ext & RS_EXT_RETH) && (op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM) && op->pos == RS_POS_ONLY &&
+		    f->reth.dmalen != f->payload_len)
+			rs_anomaly(a, RS_AN_RETH_LENGTH, 0, fl, &at, 1);
 		if (f->ext & RS_EXT_RETH) {
 			uint8_t opbit = op->kind == RS_KIND_READ_REQ ? 1 : op->kind == RS_KIND_FLUSH ? 8 : op->kind == RS_KIND_ATOMIC_WRITE ? 4 : 2;
 			note_rkey(fl, f->reth.rkey, opbit, f->reth.va, f->reth.dmalen, &at);

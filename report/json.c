@@ -141,6 +141,11 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 		if (a->opcodes[i])
 			rs_json_u64(j, opcode_key((uint8_t)i, k), a->opcodes[i]);
 	}
+	for (int i = 0; i < 32; i++) {
+		char k[40];
+		if (a->opcodes_dc[i])
+			rs_json_u64(j, rs_dc_opname((uint8_t)(RS_TR_RD | i), k, sizeof k), a->opcodes_dc[i]);
+	}
 	rs_json_end_obj(j);
 	rs_json_u64(j, "half_flows", a->nflows);
 	rs_json_u64(j, "half_flows_evicted", a->evicted);
@@ -492,10 +497,11 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_end_obj(j);
 		rs_json_obj(j, "opcodes");
 		for (int op = 0; op < 32; op++) {
-			char k[8];
+			char k[40];
 			uint64_t n = rs_flow_ophist(fl, (unsigned)op);
 			if (n)
-				rs_json_u64(j, opcode_key((uint8_t)(fl->transport | op), k), n);
+				rs_json_u64(j, fl->is_dc ? rs_dc_opname((uint8_t)(fl->transport | op), k, sizeof k)
+							 : opcode_key((uint8_t)(fl->transport | op), k), n);
 		}
 		rs_json_end_obj(j);
 		qp_messages(j, fl);
