@@ -53,18 +53,6 @@ int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f)
 	return (int16_t)(f->ip_id - (uint16_t)s->ipid) <= 0;
 }
 
-/*
- * A request behind the expected PSN, by its IP ID (IPv4):
- *   sent after every packet seen:              re-sent (RS_BEHIND_RESENT)
- *   sent during the current re-send run:       one of the run's, late
- *                                              (RS_BEHIND_RUN_LATE), or a copy
- *                                              of one the run already showed
- *   sent before: its PSN seen already:         a copy the network made
- *                its PSN not seen yet:         a late arrival
- * Without IP IDs, every such packet counts as re-sent.
- */
-
-
 #define RS_IDS 64
 
 /* Bit 62 of an entry: that sending was counted as a re-send. */
@@ -98,6 +86,18 @@ static uint64_t ids_seen(const struct rs_psn_loss *l, uint32_t psn)
 	return (e >> 63) && ((e >> 16) & RS_PSN_MASK) == psn ? e : 0;
 }
 
+/*
+ * A request behind the expected PSN, by its IP ID (IPv4):
+ *   sent after every packet seen:              re-sent (RS_BEHIND_RESENT)
+ *   the same datagram as a copy seen:          a copy the network made
+ *   an earlier sending of a PSN whose later,
+ *   counted re-send came first:                a late sending
+ *   sent during the current re-send run:       one of the run's, late
+ *                                              (RS_BEHIND_RUN_LATE)
+ *   sent before, its PSN not seen yet:         a late arrival
+ * A packet just before the stream's first PSN was never seen: late. Without
+ * IP IDs, every other such packet counts as re-sent.
+ */
 enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint32_t psn)
 {
 	int32_t before = rs_psn_diff(s->first, psn);
@@ -108,10 +108,10 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 		return RS_BEHIND_RESENT;
 	if (f->ip_id == (uint16_t)s->ipid)
 		return RS_BEHIND_COPY; /* the newest datagram again */
-	/* What this PSN was last seen as: the same datagram, an earlier
-	 * sending overtaken by a later one, or a later sending. */
-	/* (A later sending seen first as a new PSN was the re-send: this one,
-	 * its original, stands in for it in the counts.) */
+	/* What this PSN was last seen as: the same datagram; a later sending
+	 * counted as a re-send (this is the original, overtaken); a later
+	 * sending seen first as a new PSN (that was the re-send: this one
+	 * stands in for it in the counts); or an earlier sending. */
 	uint64_t seen = ids_seen(s->loss, psn);
 	if (seen && f->ip_id == (uint16_t)seen)
 		return RS_BEHIND_COPY;
