@@ -419,6 +419,12 @@ static int take_positional(int argc, char **argv, gchar **read_files, struct rs_
 			}
 			if (exists_as_capture(argv[i])) {
 				g_ptr_array_add(files, g_strdup(argv[i]));
+			} else if (errno == EISDIR) {
+				/* Not a filter word either: named for what it is, not
+				 * "no capture file given". */
+				fprintf(stderr, "rocestat: %s: is a directory, not a capture file\n", argv[i]);
+				g_ptr_array_free(files, TRUE);
+				return RS_EXIT_INPUT;
 			} else if (looks_like_path(argv[i])) {
 				int e = errno;
 				fprintf(stderr, "rocestat: %s: %s\n", argv[i], strerror(e ? e : ENOENT));

@@ -227,7 +227,11 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	rs_liveview_free(s->live);
 	rs_live_free(s->lv);
 	s->live = NULL;
-	if (s->failed || rc == RS_EXIT_USAGE) {
+	/* A live capture that never started (no such interface, no permission,
+	 * -w or -Z refused): its error was said, and a report of nothing would
+	 * read as a quiet link. */
+	bool never_started = o->iface && rc != RS_EXIT_OK && !rs_analyzer_opened_any(s->a);
+	if (s->failed || rc == RS_EXIT_USAGE || never_started) {
 		/* Nothing was read (an output could not be opened, the filter was
 		 * bad): no report, and no timeline file either. */
 		rs_analyzer_free(s->a);

@@ -77,13 +77,61 @@ def usage_errors(tmp):
 
 
 def directories(tmp):
+    """A directory is named as one (man page, ERRORS AND EXIT STATUS), given
+    by path, with -r, or as a bare leading word that would otherwise be
+    taken for a filter."""
     d = os.path.join(tmp, "adir")
     os.mkdir(d)
-    for args in ([d], ["-r", d]):
-        r = run(args)
-        check("%s: exit status 3" % " ".join(args), r.returncode == 3, "got %d" % r.returncode)
-        check("%s: Is a directory" % " ".join(args), r.stderr.startswith("rocestat: %s: Is a directory" % d),
-              repr(r.stderr))
+    for args, cwd, name in (([d], None, d), (["-r", d], None, d), (["adir"], tmp, "adir")):
+        r = run(args, cwd=cwd)
+        what = " ".join(args)
+        check("%s: exit status 3" % what, r.returncode == 3, "got %d" % r.returncode)
+        check("%s: is a directory" % what,
+              r.stderr.startswith("rocestat: %s: is a directory, not a capture file\n" % name), repr(r.stderr))
+    r = run(["adir"], cwd=tmp)
+    check("bare directory: stops before reading (no report)", r.stdout == "", repr(r.stdout[:200]))
+
+
+def not_captures(tmp):
+    """Empty and non-capture files named for what they are (man page,
+    ERRORS AND EXIT STATUS); the bytes quoted are the ones written here."""
+    empty, text, short, gz = (os.path.join(tmp, n) for n in ("empty.pcap", "notes.txt", "ab.pcap", "c.pcap"))
+    open(empty, "wb").close()
+    with open(text, "wb") as f:
+        f.write(b"hello, not a capture\n")
+    with open(short, "wb") as f:
+        f.write(b"ab")
+    for path, says in ((empty, "%s: empty file (0 bytes): not a capture" % empty),
+                       (text, "%s: not a pcap or pcapng file (first bytes 0x%s;" % (text, b"hell".hex())),
+                       (short, "%s: not a pcap or pcapng file (first bytes 0x%s;" % (short, b"ab".hex()))):
+        for args in ([path], ["-r", path]):
+            r = run(args)
+            what = "%s %s" % (" ".join(args[:-1]), os.path.basename(path))
+            check("%s: exit status 3" % what, r.returncode == 3, "got %d" % r.returncode)
+            check("%s: named for what it is" % what, r.stderr.startswith("rocestat: " + says), repr(r.stderr))
+    # A real capture cut inside its file header is a capture: libpcap's
+    # "truncated dump file" stands.
+    with open(RPING, "rb") as f:
+        head = f.read(10)
+    with open(short, "wb") as f:
+        f.write(head)
+    r = run([short])
+    check("a pcap cut in its header: libpcap's message", "truncated dump file" in r.stderr, repr(r.stderr))
+    with open(gz, "wb") as f:
+        f.write(bytes([0x1f, 0x8b, 8, 0]) + b"\0" * 20)
+    r = run([gz])
+    check("gzip: still named as compressed", "gzip-compressed" in r.stderr, repr(r.stderr))
+
+
+def missing_interface():
+    """An interface that does not exist: its error, exit status 3 and no
+    summary after it (man page, ERRORS AND EXIT STATUS)."""
+    for extra in ([], ["--format", "json"], ["--ladder"]):
+        r = run(["-i", "rs-nosuch0"] + extra)
+        what = " ".join(["-i rs-nosuch0"] + extra)
+        check("%s: exit status 3" % what, r.returncode == 3, "got %d" % r.returncode)
+        check("%s: names the interface" % what, r.stderr.startswith("rocestat: rs-nosuch0: "), repr(r.stderr))
+        check("%s: no report on standard output" % what, r.stdout == "", repr(r.stdout[:200]))
 
 
 def kept_when_nothing_read(tmp):
@@ -173,6 +221,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         usage_errors(tmp)
         directories(tmp)
+        not_captures(tmp)
+    missing_interface()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         os.mkdir(os.path.join(tmp, "adir"))
         kept_when_nothing_read(tmp)
