@@ -90,6 +90,46 @@ static const char *compressor_of(const char *path)
 	return NULL;
 }
 
+/* What a file libpcap refused is, when it is not a capture at all: an
+ * empty file, or one whose first bytes are no pcap or pcapng magic number
+ * (nor the start of one, for a file shorter than four bytes). libpcap says
+ * "truncated dump file; tried to read 4 file header bytes" or "unknown file
+ * format" for both, which names neither. False for anything else (a
+ * capture cut short in its header, a pipe): libpcap's message stands. */
+static bool not_a_capture(const char *path, char errbuf[RS_ERRBUF_SIZE])
+{
+	static const uint8_t magics[][4] = {
+		{ 0xa1, 0xb2, 0xc3, 0xd4 }, { 0xd4, 0xc3, 0xb2, 0xa1 }, /* pcap, microseconds */
+		{ 0xa1, 0xb2, 0x3c, 0x4d }, { 0x4d, 0x3c, 0xb2, 0xa1 }, /* pcap, nanoseconds */
+		{ 0xa1, 0xb2, 0xcd, 0x34 }, { 0x34, 0xcd, 0xb2, 0xa1 }, /* Kuznetzov's modified pcap */
+		{ 0x0a, 0x0d, 0x0d, 0x0a },                             /* pcapng Section Header Block */
+	};
+	struct stat st;
+	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	if (st.st_size == 0) {
+		snprintf(errbuf, RS_ERRBUF_SIZE, "%s: empty file (0 bytes): not a capture", path);
+		return true;
+	}
+	uint8_t head[4];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t got = fread(head, 1, sizeof head, f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof magics / sizeof magics[0]; i++)
+		if (got > 0 && memcmp(head, magics[i], got) == 0)
+			return false;
+	char hex[2 * sizeof head + 1];
+	for (size_t i = 0; i < got; i++)
+		snprintf(hex + 2 * i, 3, "%02x", head[i]);
+	snprintf(errbuf, RS_ERRBUF_SIZE,
+		 "%s: not a pcap or pcapng file (first bytes 0x%s; a pcap file starts a1b2c3d4 or d4c3b2a1, "
+		 "a pcapng file 0a0d0d0a)",
+		 path, got ? hex : "");
+	return true;
+}
+
 /* `path` in single quotes for a shell (an embedded ' as '\''), cut to fit. */
 static void shell_quote(char *out, size_t len, const char *path)
 {
@@ -116,7 +156,7 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		/* libpcap opens it and fails on the read with a stale errno. */
-		snprintf(errbuf, RS_ERRBUF_SIZE, "%s: %s", path, strerror(EISDIR));
+		snprintf(errbuf, RS_ERRBUF_SIZE, "%s: is a directory, not a capture file", path);
 		return NULL;
 	}
 	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, pcap_err);
@@ -129,6 +169,8 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 			snprintf(errbuf, RS_ERRBUF_SIZE,
 				 "%s: %s-compressed; rocestat reads pcap and pcapng: %s -dc %s | rocestat -r -", path, tool,
 				 tool, quoted);
+		} else if (not_a_capture(path, errbuf)) {
+			; /* said */
 		} else if (strstr(pcap_err, path))
 			snprintf(errbuf, RS_ERRBUF_SIZE, "%s", pcap_err);
 		else

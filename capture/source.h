@@ -31,6 +31,11 @@ struct rs_packet {
 	 * larger than caplen exactly when bytes were dropped (pcap files; equal
 	 * to caplen elsewhere, 0 where unknown). */
 	uint32_t file_caplen;
+	/* Outside what the user selected (--frames, --since, --until), and
+	 * handed to a per-frame view only so that its analysis sees every
+	 * frame from the first: analysed, not shown. Set by the run loops
+	 * (cli/), never by a source. */
+	bool context;
 };
 
 enum rs_next {

@@ -29,6 +29,8 @@ enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON, RS_FORMAT_JSON_COMPACT };
 #define RS_DEFAULT_SNAPLEN 262144
 #define RS_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms timeline buckets */
 
+#define RS_MAX_FRAME_RANGES 64
+
 struct rs_cli_opts {
 	/* Where frames come from. */
 	char **files;           /* capture files, NULL-terminated (may be empty with -i) */
@@ -44,7 +46,10 @@ struct rs_cli_opts {
 
 	/* Which frames. */
 	int64_t count;          /* -c: stop after N frames that pass the filter (0 = all) */
-	uint64_t first_frame, last_frame; /* --frames N-M (0 = open end) */
+	uint64_t first_frame, last_frame; /* --frames: the lowest N and highest M of its ranges (0 = open end) */
+	struct rs_frame_range { uint64_t first, last; } frame_ranges[RS_MAX_FRAME_RANGES]; /* last 0: open end */
+	size_t n_frame_ranges;  /* --frames N-M,P,Q-: its ranges, in the order given */
+	bool context_frames;    /* -V, --fields --verdicts: frames outside the selection go to the view as context */
 	bool have_since, have_until;
 	double since, until;    /* --since/--until: seconds from the first frame, or epoch if >= 1e9 */
 	int64_t qp;             /* --qp: only this destination QP (and its peer); -1 = all */

@@ -61,13 +61,21 @@ static bool on_frame(void *vctx, const struct rs_packet *pkt)
 	char err[RS_ERRBUF_SIZE];
 
 	enum rs_pick pick = rs_select_number(c->o, pkt->frame_no);
-	if (pick == RS_PICK_TAKE) {
+	bool decoded = pick == RS_PICK_TAKE || c->o->context_frames;
+	if (decoded)
 		rs_dissect(&c->o->dissect, c->dlt, pkt->data, pkt->caplen, pkt->wirelen, &f);
+	if (pick == RS_PICK_TAKE)
 		pick = rs_select_time(c->o, &c->sel, rs_frame_time_ns(&f, pkt->ts_ns));
-	}
 	if (pick == RS_PICK_AFTER) {
 		c->stop = true;
 		return false;
+	}
+	if (pick == RS_PICK_SKIP && c->o->context_frames) {
+		/* Shown to the view for its analysis only (cli.h, context_frames);
+		 * neither written nor counted. */
+		struct rs_packet ctx = *pkt;
+		ctx.context = true;
+		return c->sink->frame(c->sink->ctx, &ctx, &f);
 	}
 	if (pick == RS_PICK_SKIP)
 		return true;

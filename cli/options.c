@@ -65,32 +65,60 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 	return true;
 }
 
+/* One range of --frames: N, N-M or N-; false if it is none of them. */
+static bool parse_frame_range(const char *arg, const char *stop, struct rs_frame_range *r)
+{
+	char *end;
+	errno = 0;
+	if (arg == stop || *arg == '-' || *arg == '+')
+		return false;
+	unsigned long long a = strtoull(arg, &end, 10);
+	if (errno || end == arg || a == 0)
+		return false;
+	r->first = r->last = a;
+	if (end == stop)
+		return true;
+	if (*end != '-')
+		return false;
+	const char *b = end + 1;
+	if (b == stop) {
+		r->last = 0; /* open-ended */
+		return true;
+	}
+	if (*b == '-' || *b == '+')
+		return false;
+	unsigned long long z = strtoull(b, &end, 10);
+	if (errno || end == b || end != stop || z < a)
+		return false;
+	r->last = z;
+	return true;
+}
+
+/* --frames 176-177,223 (and repeated --frames): a list of ranges. */
 static gboolean on_frames(const gchar *name, const gchar *arg, gpointer data, GError **err)
 {
 	struct rs_cli_opts *o = data;
-	char *end;
 	(void)name;
-	errno = 0;
-	unsigned long long a = strtoull(arg, &end, 10);
-	if (errno || end == arg || a == 0 || *arg == '-')
-		goto bad;
-	o->first_frame = o->last_frame = a;
-	if (*end == '\0')
-		return TRUE;
-	if (*end != '-')
-		goto bad;
-	const char *b = end + 1;
-	if (*b == '\0') {
-		o->last_frame = 0; /* open-ended */
-		return TRUE;
+	const char *p = arg;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		const char *stop = comma ? comma : p + strlen(p);
+		struct rs_frame_range r;
+		if (!parse_frame_range(p, stop, &r))
+			return BAD(err, "--frames \"%s\": expected ranges N, N-M or N- with 1 <= N <= M, separated by "
+				   "commas (176-177,223)", arg);
+		if (o->n_frame_ranges == RS_MAX_FRAME_RANGES)
+			return BAD(err, "--frames \"%s\": at most %d ranges", arg, RS_MAX_FRAME_RANGES);
+		bool first = o->n_frame_ranges == 0;
+		o->frame_ranges[o->n_frame_ranges++] = r;
+		if (first || r.first < o->first_frame)
+			o->first_frame = r.first;
+		if (first || (o->last_frame && (r.last == 0 || r.last > o->last_frame)))
+			o->last_frame = r.last;
+		if (!comma)
+			return TRUE;
+		p = comma + 1;
 	}
-	unsigned long long z = strtoull(b, &end, 10);
-	if (errno || end == b || *end || z < a)
-		goto bad;
-	o->last_frame = z;
-	return TRUE;
-bad:
-	return BAD(err, "--frames \"%s\": expected N, N-M or N- with 1 <= N <= M", arg);
 }
 
 static gboolean on_port(const gchar *name, const gchar *arg, gpointer data, GError **err)
@@ -235,7 +263,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 	};
 	GOptionEntry select[] = {
 		{ "count", 'c', 0, G_OPTION_ARG_INT64, &gv->count, "Stop after N frames that pass the filter", "N" },
-		{ "frames", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_frames, "Only frames N to M of each file (N, N-M or N-)", "N-M" },
+		{ "frames", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_frames, "Only frames N to M of each file (N, N-M, N-, or a list: 176-177,223)", "N-M" },
 		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "qp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_qp, "Only the connection of destination QP number QPN", "QPN" },
@@ -304,6 +332,10 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 	o->fields = gv->fields;
 	o->verdicts = gv->verdicts;
 	o->walk = gv->walk;
+	/* The views that print the analysis' verdicts see every frame from the
+	 * first, so that a frame shown alone keeps its context (a
+	 * retransmission of a frame before the range). */
+	o->context_frames = gv->walk || (gv->fields && gv->verdicts);
 	o->dissect.skip_layers = !gv->walk; /* where each header sits: for the walkthrough's hex dump only */
 	o->ladder = gv->ladder;
 	o->no_resolve = gv->no_resolve;
@@ -419,6 +451,12 @@ static int take_positional(int argc, char **argv, gchar **read_files, struct rs_
 			}
 			if (exists_as_capture(argv[i])) {
 				g_ptr_array_add(files, g_strdup(argv[i]));
+			} else if (errno == EISDIR) {
+				/* Not a filter word either: named for what it is, not
+				 * "no capture file given". */
+				fprintf(stderr, "rocestat: %s: is a directory, not a capture file\n", argv[i]);
+				g_ptr_array_free(files, TRUE);
+				return RS_EXIT_INPUT;
 			} else if (looks_like_path(argv[i])) {
 				int e = errno;
 				fprintf(stderr, "rocestat: %s: %s\n", argv[i], strerror(e ? e : ENOENT));

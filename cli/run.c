@@ -187,9 +187,13 @@ static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_pac
 	if (m->undecoded)
 		m->undecoded[i] = 0;
 	rs_dissect(&o->dissect, dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
-	if ((o->have_since || o->have_until) &&
-	    rs_select_time(o, &fs->sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns)) != RS_PICK_TAKE)
-		return false;
+	if (o->have_since || o->have_until) {
+		enum rs_pick by_time = rs_select_time(o, &fs->sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns));
+		if (by_time == RS_PICK_SKIP && o->context_frames)
+			m->pkt[i].context = true;
+		else if (by_time != RS_PICK_TAKE)
+			return false;
+	}
 	if (fd->batch > 1)
 		m->pkt[i].data = NULL; /* gone once the next frame is read */
 	return true;
@@ -227,8 +231,11 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 		enum rs_pick by_number = rs_select_number(o, pkt.frame_no);
 		if (by_number == RS_PICK_AFTER)
 			break;
-		if (by_number == RS_PICK_SKIP)
+		/* Before or between the ranges asked for: skipped, or shown to a
+		 * per-frame view as context (cli.h, context_frames). */
+		if (by_number == RS_PICK_SKIP && !o->context_frames)
 			continue;
+		pkt.context = by_number == RS_PICK_SKIP;
 		if (pkt.file_caplen > pkt.caplen && !over_snap++) {
 			over_first = pkt.frame_no;
 			over_len = pkt.file_caplen;
@@ -237,9 +244,10 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 		m->dlt = dlt;
 		if (!take_frame(fd, m, &pkt, dlt, fs))
 			continue;
+		bool shown = !m->pkt[m->n].context;
 		if (++m->n == fd->batch)
 			stop = !post(fd) || sink_stopped(fd);
-		if (o->count && ++fs->taken >= o->count)
+		if (o->count && shown && ++fs->taken >= o->count)
 			stop = true;
 	}
 	if (!post_frames(fd) || (over_snap && !post_over_snap(fd, path, snaplen, over_first, over_snap, over_len))) {

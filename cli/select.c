@@ -1,5 +1,6 @@
 /*
- * select.c — which frames the user asked for: --frames N-M by number and
+ * select.c — which frames the user asked for: --frames N-M (or a list of
+ * such ranges) by number and
  * --since/--until by time. The offline loop (run.c) and the live loop
  * (live.c) ask the same questions here, so `-i eth0 --frames 1-100` means
  * what `rocestat --frames 1-100 FILE` means.
@@ -16,7 +17,14 @@ enum rs_pick rs_select_number(const struct rs_cli_opts *o, uint64_t frame_no)
 		return RS_PICK_SKIP;
 	if (o->last_frame && frame_no > o->last_frame)
 		return RS_PICK_AFTER;
-	return RS_PICK_TAKE;
+	if (o->n_frame_ranges <= 1)
+		return RS_PICK_TAKE;
+	for (size_t i = 0; i < o->n_frame_ranges; i++) {
+		const struct rs_frame_range *r = &o->frame_ranges[i];
+		if (frame_no >= r->first && (r->last == 0 || frame_no <= r->last))
+			return RS_PICK_TAKE;
+	}
+	return RS_PICK_SKIP;
 }
 
 /* --since and --until take seconds from the first frame, or epoch seconds:

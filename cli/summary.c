@@ -15,6 +15,7 @@
  * one analyzer, so the report is the one of a single run over all of them.
  */
 #include <glib.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,23 @@ static void drop_at_exit(struct rs_analyzer *a)
 	left_for_exit = a;
 }
 
+/* --qp N of a QP the capture does not have: an error that lists the ones
+ * it has, rather than a report of nothing. True if it was said. */
+static bool qp_absent(const struct rs_analyzer *a, int64_t qp)
+{
+	char list[512];
+	unsigned n;
+	if (qp < 0 || rs_report_qp_present(a, (uint32_t)qp, list, sizeof list, &n))
+		return false;
+	if (n)
+		fprintf(stderr, "rocestat: --qp 0x%x (%" PRId64 "): no such QP in the capture; the destination QPs "
+			"present: %s\n", (uint32_t)qp, qp, list);
+	else
+		fprintf(stderr, "rocestat: --qp 0x%x (%" PRId64 "): no such QP in the capture, which has no RoCE or "
+			"InfiniBand QP at all\n", (uint32_t)qp, qp);
+	return true;
+}
+
 int rs_summary_finish(struct rs_summary *s, int rc)
 {
 	const struct rs_cli_opts *o = s->o;
@@ -227,7 +245,11 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	rs_liveview_free(s->live);
 	rs_live_free(s->lv);
 	s->live = NULL;
-	if (s->failed || rc == RS_EXIT_USAGE) {
+	/* A live capture that never started (no such interface, no permission,
+	 * -w or -Z refused): its error was said, and a report of nothing would
+	 * read as a quiet link. */
+	bool never_started = o->iface && rc != RS_EXIT_OK && !rs_analyzer_opened_any(s->a);
+	if (s->failed || rc == RS_EXIT_USAGE || never_started) {
 		/* Nothing was read (an output could not be opened, the filter was
 		 * bad): no report, and no timeline file either. */
 		rs_analyzer_free(s->a);
@@ -240,6 +262,14 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	rs_analyzer_finish(s->a);
 	rs_tlcsv_free(s->tl); /* the analyzer's last rows came with its finish */
 	s->tl = NULL;
+	if (rs_analyzer_opened_any(s->a) && qp_absent(s->a, o->qp)) {
+		/* A misspelt QP is a bad argument: no report, report files kept. */
+		if (s->timeline.fp)
+			rs_outfile_abort(&s->timeline);
+		drop_at_exit(s->a);
+		free(s);
+		return RS_EXIT_USAGE;
+	}
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
 				     .width = text_width(o) };

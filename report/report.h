@@ -28,6 +28,11 @@ int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+/* Whether --qp `qp` selects anything: a half-flow to QP `qp` or a CM
+ * connection that names it (what the reports select, view.c). If not,
+ * `list` gets the destination QPs present, ascending, hex as in the text
+ * summary ("0x11, 0x12", the first 32 and "and N more"), *n their number. */
+bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, size_t len, unsigned *n);
 
 /* ---- the --timeline CSV ---------------------------------------------------- */
 

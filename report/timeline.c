@@ -3,7 +3,7 @@
  * the analyzer closes them (rs_analyzer_opts.interval).
  *
  *   interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,
- *   payload_bytes,messages,retransmissions,naks,ecn_ce,cnps
+ *   payload_bytes_on_wire,messages,retransmissions,naks,ecn_ce,cnps
  *
  * Rows gather in a buffer and reach the stream in blocks: a stdio call per
  * row (its lock, its copy) was a fifth of writing a timeline of thousands
@@ -88,7 +88,7 @@ struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp)
 	w->out = out;
 	w->qp = qp;
 	rs_outbuf_init(&w->o, out, w->buf, sizeof w->buf);
-	rs_outbuf_str(&w->o, "interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,payload_bytes,messages,"
+	rs_outbuf_str(&w->o, "interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,payload_bytes_on_wire,messages,"
 			     "retransmissions,naks,ecn_ce,cnps\n", 0);
 	return w;
 }

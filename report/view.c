@@ -81,6 +81,48 @@ static bool conn_selected(const struct rs_conn *c, int64_t qp)
 	return qp < 0 || c->client_qpn == (uint32_t)qp || c->server_qpn == (uint32_t)qp;
 }
 
+static gint by_qpn(gconstpointer x, gconstpointer y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, size_t len, unsigned *n)
+{
+	for (guint i = 0; i < a->conns->len; i++) {
+		const struct rs_conn *c = a->conns->pdata[i];
+		if (c->client_qpn == qp || c->server_qpn == qp)
+			return true;
+	}
+	GArray *qpns = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	for (guint i = 0; i < a->flows->len; i++) {
+		const struct rs_flow *fl = a->flows->pdata[i];
+		if (fl && fl->key.qpn == qp) {
+			g_array_free(qpns, TRUE);
+			return true;
+		}
+		if (fl)
+			g_array_append_val(qpns, fl->key.qpn);
+	}
+	g_array_sort(qpns, by_qpn);
+	size_t at = 0;
+	*n = 0;
+	list[0] = '\0';
+	for (guint i = 0; i < qpns->len; i++) {
+		uint32_t q = g_array_index(qpns, uint32_t, i);
+		if (i > 0 && q == g_array_index(qpns, uint32_t, i - 1))
+			continue;
+		if ((*n)++ < 32 && at < len) {
+			int k = snprintf(list + at, len - at, "%s0x%x", *n > 1 ? ", " : "", q);
+			at += k > 0 ? (size_t)k : 0;
+		}
+	}
+	if (*n > 32 && at < len)
+		snprintf(list + at, len - at, " and %u more", *n - 32);
+	g_array_free(qpns, TRUE);
+	return false;
+}
+
 static gint by_bytes(gconstpointer x, gconstpointer y)
 {
 	const struct rs_flow *a = *(const struct rs_flow *const *)x;

@@ -27,6 +27,8 @@ from testlib import ROCESTAT, ROOT, SHARED, Checks  # noqa: E402
 C = os.path.join(SHARED, "captures")
 RPING = os.path.join(C, "rping_s64.pcap")
 LOSS = os.path.join(C, "loss_write_bw.pcap")
+IPV6 = os.path.join(C, "ipv6_rping.pcap")
+IB = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__ib2.pcap")
 
 check = Checks("check_cli")
 
@@ -77,13 +79,61 @@ def usage_errors(tmp):
 
 
 def directories(tmp):
+    """A directory is named as one (man page, ERRORS AND EXIT STATUS), given
+    by path, with -r, or as a bare leading word that would otherwise be
+    taken for a filter."""
     d = os.path.join(tmp, "adir")
     os.mkdir(d)
-    for args in ([d], ["-r", d]):
-        r = run(args)
-        check("%s: exit status 3" % " ".join(args), r.returncode == 3, "got %d" % r.returncode)
-        check("%s: Is a directory" % " ".join(args), r.stderr.startswith("rocestat: %s: Is a directory" % d),
-              repr(r.stderr))
+    for args, cwd, name in (([d], None, d), (["-r", d], None, d), (["adir"], tmp, "adir")):
+        r = run(args, cwd=cwd)
+        what = " ".join(args)
+        check("%s: exit status 3" % what, r.returncode == 3, "got %d" % r.returncode)
+        check("%s: is a directory" % what,
+              r.stderr.startswith("rocestat: %s: is a directory, not a capture file\n" % name), repr(r.stderr))
+    r = run(["adir"], cwd=tmp)
+    check("bare directory: stops before reading (no report)", r.stdout == "", repr(r.stdout[:200]))
+
+
+def not_captures(tmp):
+    """Empty and non-capture files named for what they are (man page,
+    ERRORS AND EXIT STATUS); the bytes quoted are the ones written here."""
+    empty, text, short, gz = (os.path.join(tmp, n) for n in ("empty.pcap", "notes.txt", "ab.pcap", "c.pcap"))
+    open(empty, "wb").close()
+    with open(text, "wb") as f:
+        f.write(b"hello, not a capture\n")
+    with open(short, "wb") as f:
+        f.write(b"ab")
+    for path, says in ((empty, "%s: empty file (0 bytes): not a capture" % empty),
+                       (text, "%s: not a pcap or pcapng file (first bytes 0x%s;" % (text, b"hell".hex())),
+                       (short, "%s: not a pcap or pcapng file (first bytes 0x%s;" % (short, b"ab".hex()))):
+        for args in ([path], ["-r", path]):
+            r = run(args)
+            what = "%s %s" % (" ".join(args[:-1]), os.path.basename(path))
+            check("%s: exit status 3" % what, r.returncode == 3, "got %d" % r.returncode)
+            check("%s: named for what it is" % what, r.stderr.startswith("rocestat: " + says), repr(r.stderr))
+    # A real capture cut inside its file header is a capture: libpcap's
+    # "truncated dump file" stands.
+    with open(RPING, "rb") as f:
+        head = f.read(10)
+    with open(short, "wb") as f:
+        f.write(head)
+    r = run([short])
+    check("a pcap cut in its header: libpcap's message", "truncated dump file" in r.stderr, repr(r.stderr))
+    with open(gz, "wb") as f:
+        f.write(bytes([0x1f, 0x8b, 8, 0]) + b"\0" * 20)
+    r = run([gz])
+    check("gzip: still named as compressed", "gzip-compressed" in r.stderr, repr(r.stderr))
+
+
+def missing_interface():
+    """An interface that does not exist: its error, exit status 3 and no
+    summary after it (man page, ERRORS AND EXIT STATUS)."""
+    for extra in ([], ["--format", "json"], ["--ladder"]):
+        r = run(["-i", "rs-nosuch0"] + extra)
+        what = " ".join(["-i rs-nosuch0"] + extra)
+        check("%s: exit status 3" % what, r.returncode == 3, "got %d" % r.returncode)
+        check("%s: names the interface" % what, r.stderr.startswith("rocestat: rs-nosuch0: "), repr(r.stderr))
+        check("%s: no report on standard output" % what, r.stdout == "", repr(r.stdout[:200]))
 
 
 def kept_when_nothing_read(tmp):
@@ -140,6 +190,60 @@ def frames_to_file(tmp):
               len(want.stdout) > 1000)
 
 
+def tshark_fields(path, *fields, filt=None):
+    cmd = ["tshark", "-r", path, "-T", "fields"] + [x for f in fields for x in ("-e", f)]
+    if filt:
+        cmd += ["-Y", filt]
+    out = subprocess.run(cmd, capture_output=True, text=True).stdout
+    return [ln.split("\t") for ln in out.splitlines()]
+
+
+def drill_down():
+    """--frames lists and ranges, context kept by the per-frame views, an
+    absent --qp refused with the QPs present (man page, --qp and --frames);
+    tshark says which frames are RoCE, their PSNs and destination QPs."""
+    want = [int(r[0]) for r in tshark_fields(LOSS, "frame.number", filt="infiniband and frame.number in {176,177,223}")]
+    r = run(["--fields", "--frames", "176-177,223", LOSS])
+    got = [int(ln.split(",", 1)[0]) for ln in r.stdout.splitlines()[1:]]
+    check("--frames 176-177,223: exit status", r.returncode in (0, 1), r.stderr)
+    check("--frames 176-177,223: tshark's RoCE frames among them (%s)" % want, got == want and len(want) == 3,
+          repr(got))
+    r = run(["--fields", "--frames", "3", "--frames", "10-12,40-", RPING])
+    want = [int(x[0]) for x in tshark_fields(RPING, "frame.number", filt="infiniband")]
+    want = [n for n in want if n == 3 or 10 <= n <= 12 or n >= 40]
+    got = [int(ln.split(",", 1)[0]) for ln in r.stdout.splitlines()[1:]]
+    check("--frames repeated, with an open end", got == want, "%d frames, want %d" % (len(got), len(want)))
+    for bad in ("5-3", "1,,2", "0", "3-x", "1,-2"):
+        refused("--frames %s" % bad, ["--frames", bad, RPING], "--frames \"%s\": expected ranges" % bad)
+    # Frame 284 alone: the newest earlier frame with its PSN and
+    # destination QP (tshark) is the one it re-sends.
+    rows = tshark_fields(LOSS, "frame.number", "infiniband.bth.destqp", "infiniband.bth.psn",
+                         filt="infiniband.bth.opcode != 17 and frame.number <= 284")
+    key = {int(n): (q, p) for n, q, p in rows}
+    earlier = max(n for n, k in key.items() if k == key[284] and n < 284)
+    r = run(["-V", "--frames", "284", LOSS])
+    check("-V --frames 284: still a retransmission of frame %d" % earlier,
+          "[retransmission of frame %d]" % earlier in r.stdout, r.stdout[:600])
+    r = run(["--fields", "--verdicts", "--frames", "284", LOSS])
+    lines = r.stdout.splitlines()
+    rec = dict(zip(lines[0].split(","), lines[1].split(","))) if len(lines) == 2 else {}
+    check("--fields --verdicts --frames 284: one frame, retransmission_of %d" % earlier,
+          rec.get("frame") == "284" and rec.get("retransmission_of") == str(earlier), repr(lines[:2]))
+    for path in (LOSS, IPV6, IB):
+        qps = sorted({int(r[0], 16) for r in tshark_fields(path, "infiniband.bth.destqp") if r[0]})
+        says = "the destination QPs present: %s\n" % ", ".join("0x%x" % q for q in qps)
+        for extra in ([], ["--ladder"], ["--format", "json"]):
+            what = "--qp 0x99 %s%s" % (" ".join(extra) + " " if extra else "", os.path.basename(path))
+            r = run(["--qp", "0x99"] + extra + [path])
+            check(what + ": exit status 2", r.returncode == 2, "got %d" % r.returncode)
+            check(what + ": lists tshark's QPs", r.stderr.startswith("rocestat: --qp 0x99 (153): no such QP") and
+                  r.stderr.endswith(says), "%r, want %r" % (r.stderr, says))
+            check(what + ": no report", r.stdout == "", repr(r.stdout[:200]))
+        r = run(["--qp", str(qps[-1]), path])
+        check("--qp %d %s: present, a report" % (qps[-1], os.path.basename(path)),
+              r.returncode in (0, 1) and r.stdout.startswith("rocestat "), r.stderr)
+
+
 def newcomer():
     """The first commands a new user types (issue 26)."""
     r = subprocess.run([ROCESTAT], capture_output=True, text=True)
@@ -173,6 +277,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         usage_errors(tmp)
         directories(tmp)
+        not_captures(tmp)
+    missing_interface()
+    drill_down()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         os.mkdir(os.path.join(tmp, "adir"))
         kept_when_nothing_read(tmp)

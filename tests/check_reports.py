@@ -346,18 +346,23 @@ def timeline_rows(path, interval):
 def check_timeline(name, path, d, interval="10ms"):
     rows = timeline_rows(path, interval)
     header = ["interval_start", "interval_start_epoch", "src", "dst", "dest_qp", "packets", "bytes",
-              "payload_bytes", "messages", "retransmissions", "naks", "ecn_ce", "cnps"]
+              "payload_bytes_on_wire", "messages", "retransmissions", "naks", "ecn_ce", "cnps"]
     check(rows and rows[0] == header, "%s: timeline header %s" % (name, rows[:1]))
-    sums = {}
+    sums, wire = {}, {}
     for r in rows[1:]:
         check(len(r) == len(header), "%s: timeline row with %d columns" % (name, len(r)))
         key = (r[2], r[3], int(r[4]))
         sums[key] = sums.get(key, 0) + int(r[5])
+        wire[key] = wire.get(key, 0) + int(r[7])
         check(int(r[5]) > 0, "%s: a timeline row with no packets" % name)
     for q in d["qps"]:
         check(sums.get((q["src"], q["dst"], q["dest_qp"])) == q["packets"],
               "%s: timeline packets of %s/%s/%d sum to %s, not %d" % (name, q["src"], q["dst"], q["dest_qp"],
                                                                       sums.get((q["src"], q["dst"], q["dest_qp"])), q["packets"]))
+        # The same name means the same thing in the CSV and the JSON (issue 29).
+        k = (q["src"], q["dst"], q["dest_qp"])
+        check(wire.get(k) == q["payload_bytes_on_wire"], "%s: timeline payload_bytes_on_wire of %s/%s/%d sum to %s, "
+              "JSON says %d" % ((name,) + k + (wire.get(k), q["payload_bytes_on_wire"])))
     check_peak(name, path, interval, rows)
 
 

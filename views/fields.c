@@ -257,7 +257,7 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 
 	if (c->verdicts) /* every frame: the analyzer counts the others too */
 		vfeed_frame(&c->vf, pkt, f, &v);
-	if (f->roce == RS_ROCE_NONE)
+	if (f->roce == RS_ROCE_NONE || pkt->context) /* context: analysed, not shown (sink.h) */
 		return true;
 	if (f->outcome != RS_OK) {
 		char why[256];

@@ -39,7 +39,7 @@ static void begin_file(void *ctx, const char *name, int dlt)
 	wsgr(w, "1");
 	wout(w, "Walkthrough of %s", name);
 	wsgr_off(w);
-	wout(w, "\n  link type %d (%s); times are relative to the first frame shown.\n", dlt, ln ? ln : "?");
+	wout(w, "\n  link type %d (%s); times are relative to the first frame read.\n", dlt, ln ? ln : "?");
 }
 
 static void end_file(void *ctx, const char *name)
@@ -65,7 +65,7 @@ static void file_error(void *ctx, const char *message)
 	w->cut = strdup(message);
 }
 
-/* "+1.234567 s" from the first frame shown. */
+/* "+1.234567 s" from the first frame read (the views see the frames before --frames too). */
 static const char *rel_time(const struct walk *w, uint64_t ts)
 {
 	uint64_t d = ts >= w->t0_ns ? ts - w->t0_ns : w->t0_ns - ts;
@@ -244,8 +244,12 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		w->t0_ns = ts;
 		w->t0_frame = pkt->frame_no;
 	}
-	w->frames++;
 	vfeed_frame(&w->vf, pkt, f, &w->v);
+	if (pkt->context) { /* analysed, not shown (sink.h) */
+		w->prev_ns = ts;
+		return true;
+	}
+	w->frames++;
 	if (f->outcome == RS_NOT_ROCE) {
 		char what[160];
 		w->other++;

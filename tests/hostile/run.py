@@ -138,10 +138,14 @@ CASES['truncated_record_body'] = (
     ['{f}: reading stopped early: {f}: frame 9 (file offset %d): truncated dump file; tried to read 62 captured '
      'bytes, only got 10' % LAST_REC],
     json_before(8))
+# Not captures at all: named for what they are (man page, ERRORS AND EXIT
+# STATUS), the first bytes quoted in hex from the blob written.
 CASES['zero_length_file'] = unopened_case(
-    b'', 'rocestat: {f}: truncated dump file; tried to read 4 file header bytes, only got 0\n')
+    b'', 'rocestat: {f}: empty file (0 bytes): not a capture\n')
 CASES['garbage_header'] = unopened_case(
-    b'GET / HTTP/1.1\r\nHost: capture.example\r\n\r\n', 'rocestat: {f}: unknown file format\n')
+    b'GET / HTTP/1.1\r\nHost: capture.example\r\n\r\n',
+    'rocestat: {f}: not a pcap or pcapng file (first bytes 0x%s; a pcap file starts a1b2c3d4 or d4c3b2a1, '
+    'a pcapng file 0a0d0d0a)\n' % b'GET '.hex())
 # A compressed capture: libpcap says "unknown file format"; rocestat names
 # the compression and the command that reads it (run_compressed runs it).
 COMPRESSED = {
