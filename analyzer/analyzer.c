@@ -25,6 +25,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	a->tl_rows_on = opts->interval || opts->keep_plot;
 	a->anomalies = g_hash_table_new_full(rs_anomaly_hash, rs_anomaly_equal, NULL, rs_anomaly_free);
 	rs_pair_init(a);
+	rs_sniffer_init(a);
 	if (a->opts.t0_given) {
 		/* Intervals count from a time given by the caller (-j: the first
 		 * frame of the first file, so every file's intervals line up). */
@@ -47,6 +48,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	}
 	g_ptr_array_free(a->files, TRUE);
 	rs_pair_free(a);
+	rs_sniffer_free(a);
 	g_array_free(a->tl_rows, TRUE);
 	g_hash_table_destroy(a->anomalies);
 	g_free(a->latlog);
@@ -173,6 +175,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 		return;
 	}
 	a->roce[f->roce]++;
+	rs_sniffer_frame(a, f);
 	if (f->ip_version == 4)
 		a->ipv4++;
 	else if (f->ip_version == 6)
@@ -279,6 +282,7 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 	}
 	rs_cm_finish(a);
 	rs_tl_flush(a);
+	rs_sniffer_finish(a);
 }
 
 bool rs_analyzer_has_anomalies(const struct rs_analyzer *a)

@@ -33,6 +33,8 @@ struct rs_file {
 	uint32_t sliced_cap_min, sliced_cap_max;
 };
 
+struct rs_src_mac; /* sniffer.c */
+
 struct rs_analyzer {
 	struct rs_analyzer_opts opts;
 
@@ -57,6 +59,17 @@ struct rs_analyzer {
 	uint64_t icrc_port_rewritten;
 	uint16_t icrc_port_example;
 	uint64_t ecn_ce, cnps;
+	struct rs_sniffer {       /* traits of the capture path (sniffer.c) */
+		GHashTable *by_src;   /* source address -> its latest source MAC */
+		struct rs_src_mac *last[2]; /* the last two sources' entries */
+		uint64_t mac_frames;  /* Ethernet RoCE frames from a source address seen before */
+		uint64_t mac_changes; /* ... whose source MAC is not the one of that address's previous frame */
+		/* At the end, of the half-flows in memory: */
+		uint32_t host_pairs, host_pairs_one_way; /* ... with frames from one side only */
+		uint32_t rc_one_way_flows;               /* RC request half-flows whose responder's host sent nothing back */
+		uint64_t rc_one_way_packets;
+		struct rs_addr one_way_from, one_way_to; /* the first such flow's hosts */
+	} sn;
 	uint32_t pmtu;            /* largest First/Middle payload seen anywhere */
 	struct rs_psn_totals {    /* request streams of all flows (capture completeness) */
 		uint64_t range;       /* PSNs the streams advanced over */
@@ -249,6 +262,12 @@ struct rs_version_seen {
 	uint8_t mask;             /* 1 v1, 2 v2 */
 	struct rs_fref at[2];
 };
+
+/* sniffer.c: traits of the capture path. */
+void rs_sniffer_init(struct rs_analyzer *a);
+void rs_sniffer_free(struct rs_analyzer *a);
+void rs_sniffer_frame(struct rs_analyzer *a, const struct rs_frame *f);
+void rs_sniffer_finish(struct rs_analyzer *a);
 
 /* latency.c: samples, kept exactly then in a reservoir; quantiles. */
 void rs_lat_add(struct rs_latvec *v, uint64_t ns);

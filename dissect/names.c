@@ -102,8 +102,14 @@ const char *rs_addr_format(const struct rs_addr *a, char buf[RS_ADDR_STRLEN])
 	switch (a->kind) {
 	case RS_ADDR_IPV4:
 		return inet_ntop(AF_INET, a->b, buf, RS_ADDR_STRLEN) ? buf : "?";
-	case RS_ADDR_IPV6:
 	case RS_ADDR_GID:
+		/* An IPv4-mapped GID (::ffff:a.b.c.d, RFC 4291 2.5.5.2; RoCE v1
+		 * GIDs from an IPv4 interface) is that IPv4 address: shown as one
+		 * (the kind stays a GID: JSON address_kind "gid"). */
+		if (memcmp(a->b, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0)
+			return inet_ntop(AF_INET, a->b + 12, buf, RS_ADDR_STRLEN) ? buf : "?";
+		return inet_ntop(AF_INET6, a->b, buf, RS_ADDR_STRLEN) ? buf : "?";
+	case RS_ADDR_IPV6:
 		return inet_ntop(AF_INET6, a->b, buf, RS_ADDR_STRLEN) ? buf : "?";
 	case RS_ADDR_LID:
 		snprintf(buf, RS_ADDR_STRLEN, "%u", (unsigned)(a->b[0] << 8 | a->b[1]));

@@ -128,6 +128,14 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 	rs_json_u64(j, "unchecked", a->icrc[RS_CRC_UNCHECKED]);
 	rs_json_u64(j, "source_port_rewritten", a->icrc_port_rewritten);
 	rs_json_end_obj(j);
+	rs_json_obj(j, "sniffer");
+	rs_json_u64(j, "source_mac_frames", a->sn.mac_frames);
+	rs_json_u64(j, "source_mac_changes", a->sn.mac_changes);
+	rs_json_u64(j, "host_pairs", a->sn.host_pairs);
+	rs_json_u64(j, "host_pairs_one_way", a->sn.host_pairs_one_way);
+	rs_json_u64(j, "rc_qps_one_way", a->sn.rc_one_way_flows);
+	rs_json_u64(j, "rc_request_packets_one_way", a->sn.rc_one_way_packets);
+	rs_json_end_obj(j);
 	rs_json_u64(j, "vcrc_bad", a->vcrc_bad);
 	rs_json_u64(j, "ecn_ce", a->ecn_ce);
 	rs_json_u64(j, "cnps", a->cnps);

@@ -114,6 +114,50 @@ static void title_line(FILE *out, const struct rs_view *v)
 	g_string_free(names, TRUE);
 }
 
+/* What the capture path did to the file, and what it therefore cannot
+ * prove (analyzer/sniffer.c counts it). */
+static void sniffer_lines(FILE *out, int width, const struct rs_analyzer *a)
+{
+	const char *head = "Sniffer    ";
+	char s[512];
+	if (a->icrc_port_rewritten) {
+		if (width <= 0) {
+			fprintf(out, "Sniffer    %" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture,\n"
+				INDENT "not corruption: %s ICRC matches the NIC's port (e.g. %u)\n",
+				a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
+				a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
+		} else {
+			snprintf(s, sizeof s, "%" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture, "
+				 "not corruption: %s ICRC matches the NIC's port (e.g. %u)",
+				 a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
+				 a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
+			rs_para(out, width, head, INDENT, s);
+		}
+		head = INDENT;
+	}
+	const struct rs_sniffer *sn = &a->sn;
+	if (sn->mac_changes) {
+		/* Most frames: the capture's own MACs; a few: a change of path. */
+		bool per_frame = sn->mac_changes * 2 > sn->mac_frames;
+		snprintf(s, sizeof s, "source MAC not the previous one of the same address on %" PRIu64 " of %" PRIu64
+			 " frames%s", sn->mac_changes, sn->mac_frames,
+			 per_frame ? ": the capture wrote its own MACs; they do not name the hosts' ports" : "");
+		rs_para(out, width, head, INDENT, s);
+		head = INDENT;
+	}
+	/* UC, UD and CNPs go one way by nature; an RC requester expects ACKs. */
+	if (sn->rc_one_way_flows) {
+		char x[RS_ADDR_STRLEN], y[RS_ADDR_STRLEN];
+		snprintf(s, sizeof s,
+			 "one direction only: %u RC QP%s sent %" PRIu64 " request packet%s (e.g. %s → %s) and no frame "
+			 "came back from %s host%s: the file cannot show what was acknowledged",
+			 sn->rc_one_way_flows, sn->rc_one_way_flows == 1 ? "" : "s", sn->rc_one_way_packets, sn->rc_one_way_packets == 1 ? "" : "s",
+			 rs_addr_format(&sn->one_way_from, x), rs_addr_format(&sn->one_way_to, y),
+			 sn->rc_one_way_flows == 1 ? "its responder's" : "their responders'", sn->rc_one_way_flows == 1 ? "" : "s");
+		rs_para(out, width, head, INDENT, s);
+	}
+}
+
 static void capture_section(FILE *out, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
@@ -171,21 +215,7 @@ static void capture_section(FILE *out, const struct rs_view *v)
 	rs_items(out, width, INDENT, INDENT, "  ·  ", items, n);
 	if (a->pmtu)
 		fprintf(out, INDENT "path MTU %u (from First/Middle payloads)\n", a->pmtu);
-	if (a->icrc_port_rewritten) {
-		if (width <= 0) {
-			fprintf(out, "Sniffer    %" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture,\n"
-				INDENT "not corruption: %s ICRC matches the NIC's port (e.g. %u)\n",
-				a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
-				a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
-		} else {
-			char s[256];
-			snprintf(s, sizeof s, "%" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture, "
-				 "not corruption: %s ICRC matches the NIC's port (e.g. %u)",
-				 a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
-				 a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
-			rs_para(out, width, "Sniffer    ", INDENT, s);
-		}
-	}
+	sniffer_lines(out, width, a);
 	psn_lines(out, width, a);
 	for (guint i = 0; i < a->files->len; i++)
 		sliced_line(out, width, a, a->files->pdata[i]);

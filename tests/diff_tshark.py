@@ -14,6 +14,7 @@ proves our decode; no frame is skipped.
 Exit status 0 when every field of every frame matches, 1 otherwise.
 """
 import glob
+import ipaddress
 import os
 import subprocess
 import sys
@@ -85,6 +86,12 @@ OURS = ["frame", "time", "roce", "src", "dst", "opcode", "opname", "destqp", "ps
         "atomic_rkey", "atomic_swap", "atomic_cmp", "atomicack_orig", "payload_len", "icrc",
         "icrc_status"]
 
+
+
+def unmap(gid):
+    """::ffff:a.b.c.d -> a.b.c.d, as RFC 4291 2.5.5.2 maps it."""
+    a = ipaddress.ip_address(gid) if gid else None
+    return str(a.ipv4_mapped) if a is not None and a.version == 6 and a.ipv4_mapped else gid
 
 def first(v):
     return v.split(",")[0] if v else ""
@@ -165,7 +172,8 @@ def expected(t, roce):
         e["src"] = first(t["ip.src"]) or first(t["ipv6.src"])
         e["dst"] = first(t["ip.dst"]) or first(t["ipv6.dst"])
     elif t["infiniband.grh.sgid"]:
-        e["src"], e["dst"] = first(t["infiniband.grh.sgid"]), first(t["infiniband.grh.dgid"])
+        # An IPv4-mapped GID is shown as its IPv4 address (RFC 4291 2.5.5.2).
+        e["src"], e["dst"] = (unmap(first(t["infiniband.grh.sgid"])), unmap(first(t["infiniband.grh.dgid"])))
     else:
         e["src"], e["dst"] = num(t["infiniband.lrh.slid"]), num(t["infiniband.lrh.dlid"])
     for ours, theirs in [("opcode", "bth.opcode"), ("destqp", "bth.destqp"), ("psn", "bth.psn"),
