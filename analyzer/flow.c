@@ -55,15 +55,6 @@ struct rs_flow_extra *rs_extra_w(struct rs_flow *fl)
 	return fl->x;
 }
 
-struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl)
-{
-	if (!fl->m) {
-		fl->m = g_new0(struct rs_flow_msgs, 1);
-		fl->m->msg_min = UINT64_MAX;
-	}
-	return fl->m;
-}
-
 struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
 {
 	if (!fl->rare) {

@@ -299,11 +299,12 @@ struct rs_flow {
 	struct rs_rkeys *rkeys;
 	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
 	bool retired;             /* out of the table: an older connection's traffic */
+	bool msgs_full;           /* m is a struct rs_flow_msgs, not a struct rs_msgs_few */
 	uint32_t ack_psn;
 	/* Responses carried by this flow. */
 	uint64_t acks, acked_pkts;
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
-	struct rs_flow_msgs *m;   /* every message (flows with messages) */
+	void *m;                  /* every message (flows with messages): rs_msgs(), rs_msgs_note() */
 	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
 	/* Packets by opcode & 0x1F within its transport: the low 16 bits
 	 * (rs_flow_ophist() adds the carries). */
@@ -356,11 +357,28 @@ struct rs_flow_msgs {
 	uint32_t size_hist[RS_SIZE_BUCKETS];
 	uint64_t msg_min, msg_max;
 };
+/* The same counters while at most RS_MSGS_FEW of them are not zero (a flow
+ * with a message or two of one or two kinds): which ones (RS_MC_*) and their
+ * values, in a quarter of the room. The first counter that finds no room
+ * turns the flow's counters into a struct rs_flow_msgs (counters.c). */
+#define RS_MSGS_FEW 6
+enum { RS_MC_COUNT = 0, RS_MC_BYTES = RS_MSG__COUNT, RS_MC_SIZE = 2 * RS_MSG__COUNT };
+struct rs_msgs_few {
+	uint64_t msg_min, msg_max;
+	uint8_t n;
+	uint8_t at[RS_MSGS_FEW];  /* RS_MC_COUNT + kind, RS_MC_BYTES + kind, RS_MC_SIZE + bucket */
+	uint64_t v[RS_MSGS_FEW];
+};
 extern const struct rs_flow_msgs rs_flow_no_msgs;
-static inline const struct rs_flow_msgs *rs_msgs(const struct rs_flow *fl)
-{
-	return fl->m ? fl->m : &rs_flow_no_msgs;
-}
+/* The counters for reading: fl->m itself, zeros, or the few counters spelt
+ * out in `buf`. rs_msgs(fl) gives `buf` a temporary of the calling block. */
+const struct rs_flow_msgs *rs_msgs_read(const struct rs_flow *fl, struct rs_flow_msgs *buf);
+#define rs_msgs(fl) rs_msgs_read((fl), &(struct rs_flow_msgs){ .msg_min = 0 })
+/* Writing: `msgs` messages and `bytes` bytes of kind k; a size sample. */
+void rs_msgs_note(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes);
+void rs_msgs_size(struct rs_flow *fl, unsigned bucket, uint64_t size);
+/* The counters as a struct rs_flow_msgs for writing (allocated, or turned
+ * into one). */
 struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
 void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s);
 

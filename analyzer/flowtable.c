@@ -472,7 +472,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		if ((need & PF_NEED_RKEYS) && fl->rkeys)
 			__builtin_prefetch(fl->rkeys, 1);
 		if ((need & PF_NEED_MSGS) && fl->m)
-			rs_prefetch_lines(fl->m, sizeof *fl->m);
+			rs_prefetch_lines(fl->m, fl->msgs_full ? sizeof(struct rs_flow_msgs) : sizeof(struct rs_msgs_few));
 		if ((need & PF_NEED_REQ_LOSS) && fl->req.loss)
 			__builtin_prefetch(fl->req.loss, 1);
 		if ((need & PF_NEED_RSP_LOSS) && fl->rsp.loss)

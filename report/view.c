@@ -223,9 +223,10 @@ uint64_t rs_flow_read_bytes(const struct rs_flow *fl)
 
 uint64_t rs_flow_msgs_total(const struct rs_flow *fl)
 {
+	const struct rs_flow_msgs *ms = rs_msgs(fl);
 	uint64_t n = 0;
 	for (int k = 0; k < RS_MSG__COUNT; k++)
-		n += rs_msgs(fl)->msgs[k];
+		n += ms->msgs[k];
 	return n;
 }
 
