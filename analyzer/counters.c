@@ -36,7 +36,7 @@ void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n)
 static void few_spell(const struct rs_msgs_few *f, struct rs_flow_msgs *d)
 {
 	memset(d, 0, sizeof *d);
-	d->msg_min = f->msg_min;
+	d->msg_min = f->msg_min == UINT32_MAX ? UINT64_MAX : f->msg_min;
 	d->msg_max = f->msg_max;
 	for (unsigned i = 0; i < f->n; i++) {
 		unsigned at = f->at[i];
@@ -45,7 +45,7 @@ static void few_spell(const struct rs_msgs_few *f, struct rs_flow_msgs *d)
 		else if (at < RS_MC_SIZE)
 			d->msg_bytes[at - RS_MC_BYTES] = f->v[i];
 		else
-			d->size_hist[at - RS_MC_SIZE] = (uint32_t)f->v[i];
+			d->size_hist[at - RS_MC_SIZE] = f->v[i];
 	}
 }
 
@@ -78,14 +78,14 @@ static struct rs_msgs_few *few_w(struct rs_flow *fl)
 {
 	if (!fl->m) {
 		struct rs_msgs_few *f = g_new0(struct rs_msgs_few, 1);
-		f->msg_min = UINT64_MAX;
+		f->msg_min = UINT32_MAX;
 		fl->m = f;
 	}
 	return fl->m;
 }
 
 /* Counter `at` of the few, given a place if there is room; NULL if not. */
-static uint64_t *few_at(struct rs_flow *fl, unsigned at)
+static uint32_t *few_at(struct rs_flow *fl, unsigned at)
 {
 	struct rs_msgs_few *f = few_w(fl);
 	for (unsigned i = 0; i < f->n; i++)
@@ -98,18 +98,20 @@ static uint64_t *few_at(struct rs_flow *fl, unsigned at)
 	return &f->v[f->n++];
 }
 
-/* A count or byte counter of the few += n. One that stays zero takes no
- * place (the counters are allocated all the same, as before). */
-static void few_add(struct rs_flow *fl, unsigned at, uint64_t n)
+/* A count or byte counter += n. One that stays zero takes no place among
+ * the few (the counters are allocated all the same, as before). */
+static void counter_add(struct rs_flow *fl, unsigned at, uint64_t n)
 {
-	if (!n) {
-		few_w(fl);
-		return;
-	}
-	uint64_t *c = few_at(fl, at);
-	if (c) {
-		*c += n;
-		return;
+	if (!fl->msgs_full) {
+		if (!n) {
+			few_w(fl);
+			return;
+		}
+		uint32_t *c = few_at(fl, at);
+		if (c && n <= UINT32_MAX - *c) {
+			*c += (uint32_t)n;
+			return;
+		}
 	}
 	struct rs_flow_msgs *x = rs_msgs_w(fl);
 	if (at < RS_MC_BYTES)
@@ -126,33 +128,30 @@ void rs_msgs_note(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t byt
 		x->msg_bytes[k] += bytes;
 		return;
 	}
-	few_add(fl, RS_MC_COUNT + k, msgs);
-	if (fl->msgs_full) /* no room for it among the few */
-		((struct rs_flow_msgs *)fl->m)->msg_bytes[k] += bytes;
-	else
-		few_add(fl, RS_MC_BYTES + k, bytes);
+	counter_add(fl, RS_MC_COUNT + k, msgs);
+	counter_add(fl, RS_MC_BYTES + k, bytes);
 }
 
 void rs_msgs_size(struct rs_flow *fl, unsigned bucket, uint64_t size)
 {
-	uint64_t *c = fl->msgs_full ? NULL : few_at(fl, RS_MC_SIZE + bucket);
-	uint64_t *min, *max;
+	uint32_t *c = fl->msgs_full || size >= UINT32_MAX ? NULL : few_at(fl, RS_MC_SIZE + bucket);
 	if (c) {
-		if (*c != UINT32_MAX) /* as size_hist[] does */
+		struct rs_msgs_few *f = fl->m;
+		if (*c != UINT32_MAX) /* saturates, as size_hist[] does */
 			++*c;
-		min = &((struct rs_msgs_few *)fl->m)->msg_min;
-		max = &((struct rs_msgs_few *)fl->m)->msg_max;
-	} else {
-		struct rs_flow_msgs *x = rs_msgs_w(fl);
-		if (x->size_hist[bucket] != UINT32_MAX) /* saturates rather than wraps */
-			x->size_hist[bucket]++;
-		min = &x->msg_min;
-		max = &x->msg_max;
+		if (size < f->msg_min)
+			f->msg_min = (uint32_t)size;
+		if (size > f->msg_max)
+			f->msg_max = (uint32_t)size;
+		return;
 	}
-	if (size < *min)
-		*min = size;
-	if (size > *max)
-		*max = size;
+	struct rs_flow_msgs *x = rs_msgs_w(fl);
+	if (x->size_hist[bucket] != UINT32_MAX) /* saturates rather than wraps */
+		x->size_hist[bucket]++;
+	if (size < x->msg_min)
+		x->msg_min = size;
+	if (size > x->msg_max)
+		x->msg_max = size;
 }
 
 void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s)

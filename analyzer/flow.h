@@ -358,17 +358,19 @@ struct rs_flow_msgs {
 	uint64_t msg_min, msg_max;
 };
 /* The same counters while at most RS_MSGS_FEW of them are not zero (a flow
- * with a message or two of one or two kinds): which ones (RS_MC_*) and their
- * values, in a quarter of the room. The first counter that finds no room
- * turns the flow's counters into a struct rs_flow_msgs (counters.c). */
+ * with a message or two of one or two kinds) and each, and every size, fits
+ * in 32 bits: which ones (RS_MC_*) and their values, in an eighth of the
+ * room. The first counter that does not fit turns the flow's counters into
+ * a struct rs_flow_msgs (counters.c). */
 #define RS_MSGS_FEW 6
 enum { RS_MC_COUNT = 0, RS_MC_BYTES = RS_MSG__COUNT, RS_MC_SIZE = 2 * RS_MSG__COUNT };
 struct rs_msgs_few {
-	uint64_t msg_min, msg_max;
+	uint32_t msg_min, msg_max; /* msg_min UINT32_MAX: no size yet */
 	uint8_t n;
-	uint8_t at[RS_MSGS_FEW];  /* RS_MC_COUNT + kind, RS_MC_BYTES + kind, RS_MC_SIZE + bucket */
-	uint64_t v[RS_MSGS_FEW];
+	uint8_t at[RS_MSGS_FEW];   /* RS_MC_COUNT + kind, RS_MC_BYTES + kind, RS_MC_SIZE + bucket */
+	uint32_t v[RS_MSGS_FEW];
 };
+_Static_assert(sizeof(struct rs_msgs_few) == 40, "a few message counters take 40 bytes");
 extern const struct rs_flow_msgs rs_flow_no_msgs;
 /* The counters for reading: fl->m itself, zeros, or the few counters spelt
  * out in `buf`. rs_msgs(fl) gives `buf` a temporary of the calling block. */
