@@ -12,7 +12,7 @@
 uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op)
 {
 	uint64_t hi = fl->x && fl->x->ophist_hi ? fl->x->ophist_hi[op] : 0;
-	return hi << 16 | fl->ophist[op];
+	return hi << 8 | fl->ophist[op];
 }
 
 /* The whole count saturates at 2^48 - 1 rather than wrap. A count only
@@ -22,12 +22,12 @@ void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n)
 	const uint64_t most = ((uint64_t)UINT32_MAX << 16) | UINT16_MAX;
 	uint64_t sum = rs_flow_ophist(fl, op);
 	sum = n > most - sum ? most : sum + n;
-	fl->ophist[op] = (uint16_t)sum;
-	if (sum >> 16) {
+	fl->ophist[op] = (uint8_t)sum;
+	if (sum >> 8) {
 		struct rs_flow_extra *x = rs_extra_w(fl);
 		if (!x->ophist_hi)
-			x->ophist_hi = g_new0(uint32_t, G_N_ELEMENTS(fl->ophist));
-		x->ophist_hi[op] = (uint32_t)(sum >> 16);
+			x->ophist_hi = g_new0(uint64_t, G_N_ELEMENTS(fl->ophist));
+		x->ophist_hi[op] = sum >> 8;
 	}
 }
 

@@ -256,15 +256,14 @@ struct rs_conn;
 
 /*
  * The fields are ordered by how often they are touched: what frames read
- * or write fills the first RS_FLOW_HOT_BYTES (five cache lines; the flow is
- * allocated 64-byte aligned), which the analyzer prefetches frames ahead
- * (rs_analyzer_prefetch); then what only a few frames ever touch. A field
- * every frame touches that lands past RS_FLOW_HOT_BYTES costs a cache miss
- * per frame: iv_tag and iv_payload once did. The opcode counts are 16 bits
- * wide (the carries go to x->ophist_hi, see rs_flow_ophist()) so that they
- * take one line, not two and a part of a third: a flow is six lines, not
- * seven (a million flows: 64 MB less). Side-by-side runs of the bench
- * capture showed no change in speed from the line saved per frame.
+ * or write fills the first RS_FLOW_HOT_BYTES, which the analyzer
+ * prefetches frames ahead (rs_analyzer_prefetch); then what only a few
+ * frames ever touch. A field every frame touches that lands past
+ * RS_FLOW_HOT_BYTES costs a cache miss per frame: iv_tag and iv_payload
+ * once did. Flows are 32-byte aligned (flowtable.c), so the hot bytes,
+ * four and a half lines, touch five lines wherever a flow starts. The
+ * opcode counts are 8 bits wide (the carries go to x->ophist_hi, see
+ * rs_flow_ophist()): a flow takes 352 bytes, not 384.
  */
 struct rs_flow {
 	/* ---- every frame ---- */
@@ -306,9 +305,9 @@ struct rs_flow {
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
 	void *m;                  /* every message (flows with messages): rs_msgs(), rs_msgs_note() */
 	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
-	/* Packets by opcode & 0x1F within its transport: the low 16 bits
+	/* Packets by opcode & 0x1F within its transport: the low 8 bits
 	 * (rs_flow_ophist() adds the carries). */
-	uint16_t ophist[32];
+	uint8_t ophist[32];
 
 	/* ---- seldom ---- */
 	struct rs_conn *conn;
@@ -321,9 +320,9 @@ struct rs_flow {
 	uint64_t peak_bytes;      /* most payload bytes in one interval (folded once per interval) */
 };
 #define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, conn)
-_Static_assert(RS_FLOW_HOT_BYTES == 5 * 64, "the fields frames touch fill five whole cache lines");
-_Static_assert(offsetof(struct rs_flow, ophist) == 4 * 64, "the opcode counts fill the fifth line alone");
-_Static_assert(sizeof(struct rs_flow) == 6 * 64, "a flow takes six cache lines");
+#define RS_FLOW_ALIGN 32
+_Static_assert(RS_FLOW_HOT_BYTES == 4 * 64 + 32, "the fields frames touch take four and a half cache lines");
+_Static_assert(sizeof(struct rs_flow) == 11 * RS_FLOW_ALIGN, "a flow takes 352 bytes");
 /* A hint to fetch, for writing, every cache line [p, p + len) touches,
  * wherever p starts in its line: one address every 64 bytes from p, and
  * the last byte. The count depends on len alone, a constant at every call,
@@ -339,11 +338,11 @@ static inline void rs_prefetch_lines(const void *p, size_t len)
 /* Packets of opcode `op` (& 0x1F) on the flow, and adding to that count. */
 uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op);
 void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n);
-/* One packet: in the 16 bits while they hold it, else the carry (once per
- * 65,536 packets of an opcode) through rs_flow_ophist_add(). */
+/* One packet: in the 8 bits while they hold it, else the carry (once per
+ * 256 packets of an opcode) through rs_flow_ophist_add(). */
 static inline void rs_flow_ophist_count(struct rs_flow *fl, unsigned op)
 {
-	if (fl->ophist[op] != UINT16_MAX)
+	if (fl->ophist[op] != UINT8_MAX)
 		fl->ophist[op]++;
 	else
 		rs_flow_ophist_add(fl, op, 1);
@@ -391,7 +390,7 @@ struct rs_flow_extra {
 	struct rs_series *series; /* --plot */
 	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them) */
 	struct rs_imms *imms;     /* Immediate Data values seen */
-	uint32_t *ophist_hi;      /* [32]: carries out of fl->ophist, once one wraps */
+	uint64_t *ophist_hi;      /* [32]: carries out of fl->ophist, once one wraps */
 };
 struct rs_flow_extra *rs_extra_w(struct rs_flow *fl);
 static inline struct rs_series *rs_series_of(const struct rs_flow *fl)

@@ -126,14 +126,14 @@ static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 }
 
 /*
- * Flows come from 2 MiB slabs (no allocator header, 64-byte aligned, and
+ * Flows come from 2 MiB slabs (no allocator header, 32-byte aligned, and
  * the kernel is asked to back them with huge pages: with a million flows
  * the page walks of 4 KiB pages cost as much as the cache misses). Freed
  * flows go on a free list threaded through them. A merge hands src's slabs
  * to dst with the flows in them (rs_flow_slabs_adopt).
  */
 #define SLAB_BYTES (2u << 20)
-#define FLOW_STRIDE ((sizeof(struct rs_flow) + 63) & ~(size_t)63)
+#define FLOW_STRIDE ((sizeof(struct rs_flow) + RS_FLOW_ALIGN - 1) & ~(size_t)(RS_FLOW_ALIGN - 1))
 
 static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 {
@@ -396,9 +396,7 @@ struct rs_flow *rs_flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, c
 
 static void prefetch_flow(const struct rs_flow *fl)
 {
-	/* Flows are 64-byte aligned (flow_alloc): no partial line at the end. */
-	for (size_t off = 0; off < RS_FLOW_HOT_BYTES; off += 64)
-		__builtin_prefetch((const char *)fl + off, 1);
+	rs_prefetch_lines(fl, RS_FLOW_HOT_BYTES);
 }
 
 /* What adding the frame will touch beyond the flow's hot lines, from its

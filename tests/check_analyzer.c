@@ -868,8 +868,8 @@ START_TEST(message_counts_survive_eviction)
 }
 END_TEST
 
-/* Opcode counts are 16 bits in the flow, with the carries kept apart:
- * 70,000 ACKs carry once, a merge (the -j path) with 65,536 more carries
+/* Opcode counts are 8 bits in the flow, with the carries kept apart:
+ * 70,000 ACKs carry past 16 bits, a merge (the -j path) with 65,536 more carries
  * again, and the count stops at 2^48 - 1 rather than wrap. */
 START_TEST(opcode_counts_carry_past_16_bits)
 {
