@@ -179,20 +179,39 @@ _Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes"
 _Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
+/* The samples of one kind: none, the only one so far (under 4.29 s; most
+ * requesters of a capture with a million QPs are timed once), or a vector,
+ * allocated with the second. */
+union rs_lat_slot {
+	struct rs_latvec *v;
+	uint64_t one;
+};
 struct rs_latency {
 	struct rs_pending *ring;  /* ring0 at first, then doubled up to RS_OUTSTANDING: */
 	uint32_t cap;             /* most requesters have only a few requests pending */
 	uint32_t head, count;     /* oldest at head */
+	uint8_t single;           /* bit k: by_kind[k] holds `one`, not `v` */
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
 	uint64_t clock_backwards; /* answers time-stamped before their request: not timed */
-	struct rs_latvec *lat[RS_LAT__COUNT]; /* each allocated with its first sample, */
-	struct rs_latvec ack;     /* but AckReq -> ACK (the common one) lives here */
+	union rs_lat_slot by_kind[RS_LAT__COUNT]; /* through the functions below */
 	struct rs_pending ring0[2];
 };
+_Static_assert(sizeof(struct rs_latency) == 104, "a requester's latency state takes 104 bytes");
 struct rs_latency *rs_latency_new(void);
 void rs_latency_free(struct rs_latency *l);
-/* The samples of one kind, allocated on first use. */
+/* The samples of one kind as a vector for writing: allocated, or made of
+ * the one sample kept in place. */
 struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k);
+/* For reading: NULL if none (or l is NULL), the vector, or the one sample
+ * spelt out as a vector in `buf`; rs_latvec_of() gives `buf` a temporary
+ * of the calling block. */
+struct rs_latvec *rs_latvec_read(const struct rs_latency *l, enum rs_lat_kind k, struct rs_latvec *buf);
+#define rs_latvec_of(l, k) rs_latvec_read((l), (k), &(struct rs_latvec){ .n = 0 })
+/* The vector of a kind if it has one (for prefetching), else NULL. */
+static inline const struct rs_latvec *rs_latvec_vec(const struct rs_latency *l, enum rs_lat_kind k)
+{
+	return l->single & 1u << k ? NULL : l->by_kind[k].v;
+}
 
 /* One rkey a requester used on a half-flow (the capability view). */
 struct rs_rkey_use {

@@ -225,9 +225,11 @@ static void flow_add(struct merge *mg, struct rs_flow *d, struct rs_flow *s)
 	if (s->lat) {
 		if (!d->lat)
 			d->lat = rs_latency_new();
-		for (int k = 0; k < RS_LAT__COUNT; k++)
-			if (s->lat->lat[k])
-				rs_lat_merge(rs_latvec_w(d->lat, (enum rs_lat_kind)k), s->lat->lat[k]);
+		for (int k = 0; k < RS_LAT__COUNT; k++) {
+			const struct rs_latvec *sv = rs_latvec_of(s->lat, (enum rs_lat_kind)k);
+			if (sv)
+				rs_lat_merge(rs_latvec_w(d->lat, (enum rs_lat_kind)k), sv);
+		}
 		d->lat->overflow += s->lat->overflow;
 		d->lat->clock_backwards += s->lat->clock_backwards;
 	}

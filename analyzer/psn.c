@@ -209,7 +209,7 @@ static void lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_
 		       uint64_t then)
 {
 	if (now >= then)
-		rs_lat_log(a, rs_latvec_w(l, k), now - then);
+		rs_lat_sample(a, l, k, now - then);
 	else
 		l->clock_backwards++;
 }

@@ -287,7 +287,7 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 {
 	rs_json_obj(j, "latency_ns");
 	for (int k = 0; k < RS_LAT__COUNT; k++) {
-		struct rs_latvec *l = fl->lat ? fl->lat->lat[k] : NULL;
+		struct rs_latvec *l = rs_latvec_of(fl->lat, (enum rs_lat_kind)k);
 		if (!l || !l->n) {
 			rs_json_null(j, rs_lat_key((enum rs_lat_kind)k));
 			continue;

@@ -164,17 +164,19 @@ static void prefetch_ahead(const struct rs_view *v, guint i)
 		const struct rs_flow *fl = v->flows->pdata[i + VECTORS];
 		if (fl->lat)
 			for (int k = 0; k < RS_LAT__COUNT; k++)
-				if (fl->lat->lat[k])
-					__builtin_prefetch(fl->lat->lat[k]);
+				if (rs_latvec_vec(fl->lat, (enum rs_lat_kind)k))
+					__builtin_prefetch(rs_latvec_vec(fl->lat, (enum rs_lat_kind)k));
 		if (fl->rkeys && fl->rkeys->use)
 			__builtin_prefetch(fl->rkeys->use);
 	}
 	if (i + SAMPLES < n) {
 		const struct rs_flow *fl = v->flows->pdata[i + SAMPLES];
 		if (fl->lat)
-			for (int k = 0; k < RS_LAT__COUNT; k++)
-				if (fl->lat->lat[k] && fl->lat->lat[k]->v)
-					__builtin_prefetch(fl->lat->lat[k]->v);
+			for (int k = 0; k < RS_LAT__COUNT; k++) {
+				const struct rs_latvec *lv = rs_latvec_vec(fl->lat, (enum rs_lat_kind)k);
+				if (lv && lv->v)
+					__builtin_prefetch(lv->v);
+			}
 	}
 }
 

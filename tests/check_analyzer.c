@@ -238,10 +238,13 @@ START_TEST(read_latency_and_bytes_from_responses)
 	ck_assert_uint_eq(req->pair_method, RS_PAIR_INFERRED);
 	ck_assert_uint_eq(rsp->read_resp_payload, 2048);
 	ck_assert_ptr_nonnull(req->lat);
-	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST]->n, 1);
-	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST]->min, 10000);
-	ck_assert_ptr_nonnull(req->lat->lat[RS_LAT_READ_LAST]);
-	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_LAST]->min, 30000);
+	const struct rs_latvec *lat_first = rs_latvec_of(req->lat, RS_LAT_READ_FIRST);
+	const struct rs_latvec *lat_last = rs_latvec_of(req->lat, RS_LAT_READ_LAST);
+	ck_assert_ptr_nonnull(lat_first);
+	ck_assert_uint_eq(lat_first->n, 1);
+	ck_assert_uint_eq(lat_first->min, 10000);
+	ck_assert_ptr_nonnull(lat_last);
+	ck_assert_uint_eq(lat_last->min, 30000);
 }
 END_TEST
 
@@ -273,7 +276,9 @@ START_TEST(inference_looks_past_flows_already_paired)
 	struct rs_flow *old = flow(B_HOST, A_HOST, 0x5000), *rsp = flow(A_HOST, B_HOST, 0x6000);
 	ck_assert_ptr_eq(rsp->peer, old);
 	ck_assert_ptr_eq(old->peer, rsp);
-	ck_assert_uint_eq(old->lat->ack.n, 1); /* and its request was timed */
+	const struct rs_latvec *acked = rs_latvec_of(old->lat, RS_LAT_ACK);
+	ck_assert_ptr_nonnull(acked);
+	ck_assert_uint_eq(acked->n, 1); /* and its request was timed */
 }
 END_TEST
 
@@ -777,9 +782,10 @@ START_TEST(evicted_requesters_take_no_logged_samples_with_them)
 	unsigned timed = 0;
 	for (guint i = 0; i < an->flows->len; i++) {
 		struct rs_flow *fl = an->flows->pdata[i];
-		if (fl && fl->lat && fl->lat->lat[RS_LAT_ACK]) {
-			ck_assert_uint_eq(fl->lat->lat[RS_LAT_ACK]->n, 1);
-			ck_assert_uint_eq(fl->lat->lat[RS_LAT_ACK]->min, 5000);
+		const struct rs_latvec *acked = fl ? rs_latvec_of(fl->lat, RS_LAT_ACK) : NULL;
+		if (acked) {
+			ck_assert_uint_eq(acked->n, 1);
+			ck_assert_uint_eq(acked->min, 5000);
 			timed++;
 		}
 	}
