@@ -146,7 +146,7 @@ struct rs_pending {
 	uint64_t ts_ns;
 	uint32_t npkts;   /* READ: response packets expected; 0 if the PMTU was unknown */
 	/* A PSN has 24 bits: 16 bytes an entry, not 24 (every requester keeps
-	 * two in its struct rs_latency). */
+	 * one in its struct rs_latency). */
 	uint32_t psn : 24;
 	uint32_t what : 7;       /* enum rs_pending_what */
 	uint32_t first_seen : 1; /* READ: first response already timed */
@@ -194,9 +194,9 @@ struct rs_latency {
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
 	uint64_t clock_backwards; /* answers time-stamped before their request: not timed */
 	union rs_lat_slot by_kind[RS_LAT__COUNT]; /* through the functions below */
-	struct rs_pending ring0[2];
+	struct rs_pending ring0[1];
 };
-_Static_assert(sizeof(struct rs_latency) == 104, "a requester's latency state takes 104 bytes");
+_Static_assert(sizeof(struct rs_latency) == 88, "a requester's latency state takes 88 bytes");
 struct rs_latency *rs_latency_new(void);
 void rs_latency_free(struct rs_latency *l);
 /* The samples of one kind as a vector for writing: allocated, or made of
