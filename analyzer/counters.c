@@ -110,6 +110,8 @@ static void counter_add(struct rs_flow *fl, unsigned at, uint64_t n)
 		uint32_t *c = few_at(fl, at);
 		if (c && n <= UINT32_MAX - *c) {
 			*c += (uint32_t)n;
+			if (at < RS_MC_BYTES && *c >= RS_MSGS_FEW_MAX)
+				rs_msgs_w(fl);
 			return;
 		}
 	}
@@ -120,38 +122,27 @@ static void counter_add(struct rs_flow *fl, unsigned at, uint64_t n)
 		x->msg_bytes[at - RS_MC_BYTES] += n;
 }
 
-void rs_msgs_note(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
+void rs_msgs_note_few(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
 {
-	if (fl->msgs_full) {
-		struct rs_flow_msgs *x = fl->m;
-		x->msgs[k] += msgs;
-		x->msg_bytes[k] += bytes;
-		return;
-	}
 	counter_add(fl, RS_MC_COUNT + k, msgs);
 	counter_add(fl, RS_MC_BYTES + k, bytes);
 }
 
-void rs_msgs_size(struct rs_flow *fl, unsigned bucket, uint64_t size)
+void rs_msgs_size_few(struct rs_flow *fl, unsigned bucket, uint64_t size)
 {
-	uint32_t *c = fl->msgs_full || size >= UINT32_MAX ? NULL : few_at(fl, RS_MC_SIZE + bucket);
-	if (c) {
-		struct rs_msgs_few *f = fl->m;
-		if (*c != UINT32_MAX) /* saturates, as size_hist[] does */
-			++*c;
-		if (size < f->msg_min)
-			f->msg_min = (uint32_t)size;
-		if (size > f->msg_max)
-			f->msg_max = (uint32_t)size;
+	uint32_t *c = size >= UINT32_MAX ? NULL : few_at(fl, RS_MC_SIZE + bucket);
+	if (!c) {
+		rs_msgs_w(fl);
+		rs_msgs_size(fl, bucket, size);
 		return;
 	}
-	struct rs_flow_msgs *x = rs_msgs_w(fl);
-	if (x->size_hist[bucket] != UINT32_MAX) /* saturates rather than wraps */
-		x->size_hist[bucket]++;
-	if (size < x->msg_min)
-		x->msg_min = size;
-	if (size > x->msg_max)
-		x->msg_max = size;
+	struct rs_msgs_few *f = fl->m;
+	if (*c != UINT32_MAX) /* saturates, as size_hist[] does */
+		++*c;
+	if (size < f->msg_min)
+		f->msg_min = (uint32_t)size;
+	if (size > f->msg_max)
+		f->msg_max = (uint32_t)size;
 }
 
 void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s)

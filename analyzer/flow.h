@@ -378,9 +378,12 @@ struct rs_flow_msgs {
 /* The same counters while at most RS_MSGS_FEW of them are not zero (a flow
  * with a message or two of one or two kinds) and each, and every size, fits
  * in 32 bits: which ones (RS_MC_*) and their values, in an eighth of the
- * room. The first counter that does not fit turns the flow's counters into
- * a struct rs_flow_msgs (counters.c). */
+ * room. The first counter that does not fit, or the RS_MSGS_FEW_MAX'th
+ * message of a kind (finding a counter among the few costs more than
+ * indexing the whole struct), turns the flow's counters into a struct
+ * rs_flow_msgs (counters.c). */
 #define RS_MSGS_FEW 6
+#define RS_MSGS_FEW_MAX 16 /* messages of a kind: a flow this busy gets the whole struct */
 enum { RS_MC_COUNT = 0, RS_MC_BYTES = RS_MSG__COUNT, RS_MC_SIZE = 2 * RS_MSG__COUNT };
 struct rs_msgs_few {
 	uint32_t msg_min, msg_max; /* msg_min UINT32_MAX: no size yet */
@@ -394,13 +397,39 @@ extern const struct rs_flow_msgs rs_flow_no_msgs;
  * out in `buf`. rs_msgs(fl) gives `buf` a temporary of the calling block. */
 const struct rs_flow_msgs *rs_msgs_read(const struct rs_flow *fl, struct rs_flow_msgs *buf);
 #define rs_msgs(fl) rs_msgs_read((fl), &(struct rs_flow_msgs){ .msg_min = 0 })
-/* Writing: `msgs` messages and `bytes` bytes of kind k; a size sample. */
-void rs_msgs_note(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes);
-void rs_msgs_size(struct rs_flow *fl, unsigned bucket, uint64_t size);
 /* The counters as a struct rs_flow_msgs for writing (allocated, or turned
  * into one). */
 struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
 void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s);
+/* Writing: `msgs` messages and `bytes` bytes of kind k; a size sample
+ * (size in `bucket`). The few take the calls; the whole struct is written
+ * here. */
+void rs_msgs_note_few(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes);
+void rs_msgs_size_few(struct rs_flow *fl, unsigned bucket, uint64_t size);
+static inline void rs_msgs_note(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
+{
+	if (!fl->msgs_full) {
+		rs_msgs_note_few(fl, k, msgs, bytes);
+		return;
+	}
+	struct rs_flow_msgs *x = fl->m;
+	x->msgs[k] += msgs;
+	x->msg_bytes[k] += bytes;
+}
+static inline void rs_msgs_size(struct rs_flow *fl, unsigned bucket, uint64_t size)
+{
+	if (!fl->msgs_full) {
+		rs_msgs_size_few(fl, bucket, size);
+		return;
+	}
+	struct rs_flow_msgs *x = fl->m;
+	if (x->size_hist[bucket] != UINT32_MAX) /* saturates rather than wraps */
+		x->size_hist[bucket]++;
+	if (size < x->msg_min)
+		x->msg_min = size;
+	if (size > x->msg_max)
+		x->msg_max = size;
+}
 
 /* Per-flow state that most flows never have, out of struct rs_flow so that
  * the flow fits in six cache lines (a million flows: 64 MB less):
