@@ -135,6 +135,58 @@ START_TEST(go_back_n_after_loss)
 }
 END_TEST
 
+/* A flow's message counters are kept as the few that are not zero until a
+ * seventh is needed: the counts, bytes and sizes read the same on either
+ * side of that (sizes bucketed by bit length: 8 in [8, 16), 100 in
+ * [64, 128), 1000 in [512, 1024)). */
+START_TEST(message_counters_few_then_all)
+{
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 1, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 2, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 3, 100));
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert(!fl->msgs_full); /* SEND count and bytes, two sizes: four counters */
+	const struct rs_flow_msgs *m = rs_msgs(fl);
+	ck_assert_uint_eq(m->msgs[RS_MSG_SEND], 3);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_SEND], 116);
+	ck_assert_uint_eq(m->size_hist[4], 2);
+	ck_assert_uint_eq(m->size_hist[7], 1);
+	ck_assert_uint_eq(m->msg_min, 8);
+	ck_assert_uint_eq(m->msg_max, 100);
+	/* SEND with Immediate: its count, its bytes and a third size make seven. */
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE, 0x12, 4, 1000));
+	rs_analyzer_finish(an);
+	ck_assert(fl->msgs_full);
+	m = rs_msgs(fl);
+	ck_assert_uint_eq(m->msgs[RS_MSG_SEND], 3);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_SEND], 116);
+	ck_assert_uint_eq(m->msgs[RS_MSG_SEND_IMM], 1);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_SEND_IMM], 1000);
+	ck_assert_uint_eq(m->size_hist[4], 2);
+	ck_assert_uint_eq(m->size_hist[7], 1);
+	ck_assert_uint_eq(m->size_hist[10], 1);
+	ck_assert_uint_eq(m->msg_min, 8);
+	ck_assert_uint_eq(m->msg_max, 1000);
+}
+END_TEST
+
+/* A busy kind leaves the few at its 16th message; the counts go on. */
+START_TEST(message_counters_of_a_busy_flow)
+{
+	for (uint32_t i = 0; i < 20; i++) {
+		feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, i, 64));
+		ck_assert(flow(B_HOST, A_HOST, 0x12)->msgs_full == (i + 1 >= 16));
+	}
+	rs_analyzer_finish(an);
+	const struct rs_flow_msgs *m = rs_msgs(flow(B_HOST, A_HOST, 0x12));
+	ck_assert_uint_eq(m->msgs[RS_MSG_SEND], 20);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_SEND], 20 * 64);
+	ck_assert_uint_eq(m->size_hist[7], 20);
+	ck_assert_uint_eq(m->msg_min, 64);
+	ck_assert_uint_eq(m->msg_max, 64);
+}
+END_TEST
+
 START_TEST(single_late_packet_is_out_of_order)
 {
 	uint32_t order[] = { 1, 2, 4, 3, 5 };
@@ -923,6 +975,8 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, psn_wraps_inside_a_message);
 	tcase_add_test(t, go_back_n_after_loss);
+	tcase_add_test(t, message_counters_few_then_all);
+	tcase_add_test(t, message_counters_of_a_busy_flow);
 	tcase_add_test(t, single_late_packet_is_out_of_order);
 	tcase_add_test(t, single_resent_packet_is_a_retransmission);
 	tcase_add_test(t, go_back_across_the_psn_wrap);
