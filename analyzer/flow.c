@@ -55,6 +55,21 @@ struct rs_flow_extra *rs_extra_w(struct rs_flow *fl)
 	return fl->x;
 }
 
+struct rs_rkey_use *rs_rkey_new(struct rs_rkeys *r)
+{
+	if (r->n == r->cap) {
+		if (r->cap == 1) {
+			struct rs_rkey_use *use = g_new(struct rs_rkey_use, 2);
+			use[0] = r->u.one;
+			r->u.use = use;
+		} else if (r->cap > 1) {
+			r->u.use = g_renew(struct rs_rkey_use, r->u.use, r->cap * 2);
+		}
+		r->cap = r->cap ? r->cap * 2 : 1;
+	}
+	return &rs_rkey_uses(r)[r->n++];
+}
+
 struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)
 {
 	if (!fl->rare) {

@@ -222,11 +222,24 @@ struct rs_rkey_use {
 	uint64_t count;
 	struct rs_fref first;
 };
+/* Most requesters use one rkey: it is kept in place (cap 1); a second
+ * moves them to an array that grows by doubling up to RS_MAX_RKEYS. */
 struct rs_rkeys {
-	uint32_t n, cap;      /* use[] grows by doubling up to RS_MAX_RKEYS */
+	uint32_t n, cap;
 	uint64_t more;        /* uses of rkeys beyond RS_MAX_RKEYS */
-	struct rs_rkey_use *use;
+	union {
+		struct rs_rkey_use one;  /* cap <= 1 */
+		struct rs_rkey_use *use; /* cap > 1 */
+	} u;
 };
+_Static_assert(sizeof(struct rs_rkeys) == 72, "a requester's rkeys take 72 bytes");
+/* Its n uses. */
+static inline struct rs_rkey_use *rs_rkey_uses(const struct rs_rkeys *r)
+{
+	return r->cap > 1 ? r->u.use : (struct rs_rkey_use *)&r->u.one;
+}
+/* The place for one more use (n < RS_MAX_RKEYS), counted in n. */
+struct rs_rkey_use *rs_rkey_new(struct rs_rkeys *r);
 
 /* Immediate data of the messages a half-flow carried, in wire order (the
  * first RS_MAX_IMMS; `total` counts them all). */

@@ -180,8 +180,8 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 			g_free(l->lost);
 		g_free(l);
 	}
-	if (fl->rkeys)
-		g_free(fl->rkeys->use);
+	if (fl->rkeys && fl->rkeys->cap > 1)
+		g_free(fl->rkeys->u.use);
 	g_free(fl->rkeys);
 	g_free(fl->open);
 	if (fl->x) {
@@ -460,8 +460,8 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		const struct rs_flow *fl = g->fl;
 		if ((g->needs & PF_NEED_IMM) && fl->x && fl->x->imms)
 			__builtin_prefetch(fl->x->imms, 1);
-		if ((g->needs & PF_NEED_RKEYS) && fl->rkeys && fl->rkeys->use)
-			rs_prefetch_lines(fl->rkeys->use, (fl->rkeys->n >= 2 ? 2 : 1) * sizeof *fl->rkeys->use);
+		if ((g->needs & PF_NEED_RKEYS) && fl->rkeys && fl->rkeys->cap > 1)
+			rs_prefetch_lines(fl->rkeys->u.use, 2 * sizeof *fl->rkeys->u.use);
 	}
 	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
 	 * have arrived; fetch what they point to. */
@@ -474,7 +474,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		if ((need & PF_NEED_OPEN) && fl->open)
 			rs_prefetch_lines(&fl->open[fl->nopen ? fl->nopen - 1 : 0], sizeof *fl->open);
 		if ((need & PF_NEED_RKEYS) && fl->rkeys)
-			__builtin_prefetch(fl->rkeys, 1);
+			rs_prefetch_lines(fl->rkeys, sizeof *fl->rkeys); /* and the use kept in place */
 		if ((need & PF_NEED_MSGS) && fl->m)
 			rs_prefetch_lines(fl->m, fl->msgs_full ? sizeof(struct rs_flow_msgs) : sizeof(struct rs_msgs_few));
 		if ((need & PF_NEED_REQ_LOSS) && fl->req.loss)

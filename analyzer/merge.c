@@ -153,21 +153,17 @@ static void rkeys_add(struct merge *mg, struct rs_flow *d, const struct rs_flow 
 	struct rs_rkeys *r = d->rkeys;
 	r->more += s->rkeys->more;
 	for (uint32_t i = 0; i < s->rkeys->n; i++) {
-		const struct rs_rkey_use *x = &s->rkeys->use[i];
+		const struct rs_rkey_use *x = &rs_rkey_uses(s->rkeys)[i];
 		struct rs_rkey_use *u = NULL;
 		for (uint32_t j = 0; j < r->n; j++)
-			if (r->use[j].rkey == x->rkey)
-				u = &r->use[j];
+			if (rs_rkey_uses(r)[j].rkey == x->rkey)
+				u = &rs_rkey_uses(r)[j];
 		if (!u) {
 			if (r->n == RS_MAX_RKEYS) {
 				r->more += x->count;
 				continue;
 			}
-			if (r->n == r->cap) {
-				r->cap = r->cap ? r->cap * 2 : 1;
-				r->use = g_renew(struct rs_rkey_use, r->use, r->cap);
-			}
-			u = &r->use[r->n++];
+			u = rs_rkey_new(r);
 			*u = *x;
 			fref_shift(mg, &u->first);
 			continue;
@@ -265,7 +261,7 @@ static void flow_move(struct merge *mg, struct rs_flow *fl)
 	fref_shift(mg, &fl->last);
 	if (fl->rkeys)
 		for (uint32_t i = 0; i < fl->rkeys->n; i++)
-			fref_shift(mg, &fl->rkeys->use[i].first);
+			fref_shift(mg, &rs_rkey_uses(fl->rkeys)[i].first);
 	fl->tl_slot = 0;
 }
 

@@ -369,7 +369,7 @@ static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl)
 	rs_json_end_obj(j);
 	rs_json_arr(j, "rkeys");
 	for (uint32_t k = 0; fl->rkeys && k < fl->rkeys->n; k++) {
-		const struct rs_rkey_use *u = &fl->rkeys->use[k];
+		const struct rs_rkey_use *u = &rs_rkey_uses(fl->rkeys)[k];
 		rs_json_obj(j, NULL);
 		rs_json_u64(j, "rkey", u->rkey);
 		rs_json_arr(j, "ops");

@@ -166,8 +166,8 @@ static void prefetch_ahead(const struct rs_view *v, guint i)
 			for (int k = 0; k < RS_LAT__COUNT; k++)
 				if (rs_latvec_vec(fl->lat, (enum rs_lat_kind)k))
 					__builtin_prefetch(rs_latvec_vec(fl->lat, (enum rs_lat_kind)k));
-		if (fl->rkeys && fl->rkeys->use)
-			__builtin_prefetch(fl->rkeys->use);
+		if (fl->rkeys && fl->rkeys->cap > 1)
+			__builtin_prefetch(fl->rkeys->u.use);
 	}
 	if (i + SAMPLES < n) {
 		const struct rs_flow *fl = v->flows->pdata[i + SAMPLES];

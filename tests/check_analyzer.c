@@ -187,6 +187,35 @@ START_TEST(message_counters_of_a_busy_flow)
 }
 END_TEST
 
+/* The rkeys a requester used: the first kept in place, the next ones in
+ * an array, at most RS_MAX_RKEYS (32) of them, the uses of more counted. */
+START_TEST(rkeys_one_then_many)
+{
+	for (uint32_t i = 0; i < 40; i++) {
+		struct rs_frame f = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_WRITE_ONLY, 0x12, i, 64);
+		f.reth = (struct rs_reth){ .va = 0x1000 * (uint64_t)i, .rkey = i < 2 ? 0x100 : 0x100 + i, .dmalen = 64 };
+		feed(f);
+	}
+	rs_analyzer_finish(an);
+	const struct rs_rkeys *r = flow(B_HOST, A_HOST, 0x12)->rkeys;
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->n, 32); /* 0x100, then 0x102 ... 0x120 */
+	ck_assert_uint_eq(r->more, 7); /* 0x121 ... 0x127 */
+	const struct rs_rkey_use *u = rs_rkey_uses(r);
+	ck_assert_uint_eq(u[0].rkey, 0x100);
+	ck_assert_uint_eq(u[0].count, 2);
+	ck_assert_uint_eq(u[0].bytes, 128);
+	ck_assert_uint_eq(u[0].va_lo, 0);
+	ck_assert_uint_eq(u[0].va_hi, 0x1000 + 64);
+	ck_assert_uint_eq(u[0].first.frame, 1);
+	ck_assert_uint_eq(u[1].rkey, 0x102);
+	ck_assert_uint_eq(u[1].va_lo, 0x2000);
+	ck_assert_uint_eq(u[31].rkey, 0x120);
+	ck_assert_uint_eq(u[31].count, 1);
+	ck_assert_uint_eq(u[31].first.frame, 33);
+}
+END_TEST
+
 START_TEST(single_late_packet_is_out_of_order)
 {
 	uint32_t order[] = { 1, 2, 4, 3, 5 };
@@ -977,6 +1006,7 @@ static Suite *suite(void)
 	tcase_add_test(t, go_back_n_after_loss);
 	tcase_add_test(t, message_counters_few_then_all);
 	tcase_add_test(t, message_counters_of_a_busy_flow);
+	tcase_add_test(t, rkeys_one_then_many);
 	tcase_add_test(t, single_late_packet_is_out_of_order);
 	tcase_add_test(t, single_resent_packet_is_a_retransmission);
 	tcase_add_test(t, go_back_across_the_psn_wrap);
