@@ -200,6 +200,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	fl->packets++;
 	fl->wire_bytes += m->wirelen;
 	fl->last = at;
+	a->fl_prev_ts = fl->last_ts;
 	fl->last_ts = m->ts_ns;
 	if (op->kind != RS_KIND_CNP) /* counted as cnps: its low bits would read as an opcode of the QP's transport */
 		rs_flow_ophist_count(fl, b->opcode & 0x1F);
@@ -266,7 +267,6 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 	if (a->finished)
 		return;
 	a->finished = true;
-	a->finish_seq = a->next_anomaly_seq;
 	rs_lat_flush(a);
 	for (guint i = 0; i < a->flows->len; i++) {
 		struct rs_flow *fl = g_ptr_array_index(a->flows, i);

@@ -6,7 +6,8 @@
  *
  * The analyzer never touches packet bytes: it consumes struct rs_frame
  * (what the dissector decoded) plus where and when the frame was seen.
- * Several analyzers may run at once (one per thread) and be merged.
+ * Several analyzers may run at once (one per thread); several input files
+ * go through one analyzer, in time order (cli/run.c).
  */
 #ifndef RS_ANALYZER_H
 #define RS_ANALYZER_H
@@ -115,6 +116,16 @@ enum rs_v_psn {
 	RS_V_PSN_FILL,      /* behind it, the first sighting of a PSN a gap skipped: re-sent, or late */
 };
 
+enum rs_v_resend {
+	RS_V_RESEND_NONE = 0,
+	RS_V_RESEND_NETDUP,   /* a copy the network made (the same IPv4 datagram): not re-sent */
+	RS_V_RESEND_LATE,     /* sent before packets already seen: reordered, not re-sent */
+	RS_V_RESEND_NAK,      /* go-back-N after a PSN sequence error NAK (resend_after) */
+	RS_V_RESEND_RNR,      /* retry after an RNR NAK (resend_after) */
+	RS_V_RESEND_TIMEOUT,  /* no NAK: the requester's ACK timer fired */
+	RS_V_RESEND_READ,     /* a READ request asked again */
+};
+
 enum rs_v_icrc {
 	RS_V_ICRC_NONE = 0,     /* no ICRC (not RoCE, or not reached) */
 	RS_V_ICRC_UNCHECKED,    /* not all of it captured */
@@ -140,6 +151,10 @@ struct rs_verdict {
 	/* The run of packets behind the expected PSN that this packet ended was
 	 * one packet arriving late (out of order), not a go-back-N: its frame. */
 	uint64_t late_frame;
+	/* A request behind the expected PSN: why it is on the wire again. */
+	uint8_t resend;             /* enum rs_v_resend */
+	uint64_t resend_after;      /* the NAK or RNR NAK it answers (0: none) */
+	uint64_t resend_wait_ns;    /* how long after that NAK, or (timeout) after the last packet or answer */
 
 	/* The message it belongs to (SEND, WRITE, READ response), as it went
 	 * over the wire: from the First packet seen last and the consecutive
@@ -180,12 +195,6 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f);
 /* Close open messages and episodes; flush the timeline. Call once at the end
  * (reports call it if needed). */
 void rs_analyzer_finish(struct rs_analyzer *a);
-
-/* Merge `src` (frames that came after `dst`'s, e.g. the next file) into
- * `dst`; `src` is left empty (free it). Both must be finished, made with
- * the same options (and t0_ns, for their intervals to line up). What the
- * merge cannot know exactly is listed at the top of analyzer/merge.c. */
-void rs_analyzer_merge(struct rs_analyzer *dst, struct rs_analyzer *src);
 
 /* True if any anomaly (or undecodable frame) was found. */
 bool rs_analyzer_has_anomalies(const struct rs_analyzer *a);

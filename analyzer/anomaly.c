@@ -48,6 +48,8 @@ bool rs_anom_flow_subject(enum rs_anom t)
 	case RS_AN_RKEY_INVALIDATED:
 	case RS_AN_ECN_CE:
 	case RS_AN_CNP:
+	case RS_AN_NETDUP:
+	case RS_AN_DEAD_QP:
 		return true;
 	default:
 		return false;
@@ -133,6 +135,8 @@ const char *rs_anom_key(enum rs_anom t)
 		[RS_AN_ECN_CE] = "ecn_ce",
 		[RS_AN_CNP] = "cnp",
 		[RS_AN_EVICTED] = "flows_evicted",
+		[RS_AN_NETDUP] = "network_duplicate",
+		[RS_AN_DEAD_QP] = "qp_gave_up",
 	};
 	return (unsigned)t < RS_AN__COUNT ? keys[t] : "?";
 }
@@ -178,6 +182,7 @@ static struct rs_anom_ghost *ghost_of(const struct rs_anomaly *an)
 				continue;
 			g->loss[k] = *l[k];
 			g->loss[k].lost = NULL;
+			g->loss[k].ids = NULL;
 			s[k]->loss = &g->loss[k];
 		}
 	} else {

@@ -293,7 +293,7 @@ static struct rs_conn *cm_req(struct rs_analyzer *a, const struct rs_frame *f, c
 	if (!(mad->fields & RS_CMF_HEAD))
 		return NULL;
 	c = conn_lookup(a, &f->src, r->local_comm_id);
-	if (!c || c->kind != RS_CONN_RC) {
+	if (!c || c->kind != RS_CONN_RC || rs_conn_over(c, m->ts_ns)) {
 		c = conn_new(a, RS_CONN_RC, f, true);
 		c->client_comm_id = r->local_comm_id;
 		c->tid = mad->hdr.tid;
@@ -310,6 +310,12 @@ static struct rs_conn *cm_req(struct rs_analyzer *a, const struct rs_frame *f, c
 	if ((mad->fields & RS_CMF_TRANSPORT)) {
 		c->transport_type = r->transport_service_type;
 		c->path_mtu = r->path_mtu;
+	}
+	if (mad->attr_ok) {
+		c->have_req_retry = true;
+		c->ack_timeout = r->primary.local_ack_timeout;
+		c->retry_count = r->retry_count;
+		c->rnr_retry_req = r->rnr_retry_count;
 	}
 	if (mad->has_cma_hdr) {
 		c->have_cma = true;
@@ -346,6 +352,10 @@ static struct rs_conn *cm_rep(struct rs_analyzer *a, const struct rs_frame *f, c
 	if ((mad->fields & RS_CMF_START_PSN)) {
 		c->rep_psn = r->starting_psn;
 		c->have_rep_psn = true;
+	}
+	if (mad->attr_ok) {
+		c->have_rep_rnr = true;
+		c->rnr_retry_rep = r->rnr_retry_count;
 	}
 	count(a, c, f, at, m->ts_ns);
 	if (first) {

@@ -9,12 +9,43 @@
 const char *const rs_conn_state_names[RS_CONN_STATES] = {
 	[RS_CONN_ESTABLISHED] = "established", [RS_CONN_CLOSED] = "closed",     [RS_CONN_CLOSING] = "closing",
 	[RS_CONN_REJECTED] = "rejected",       [RS_CONN_RESOLVED] = "resolved", [RS_CONN_INCOMPLETE] = "incomplete",
+	[RS_CONN_FAILED] = "failed",
 };
 
 bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t)
 {
 	const unsigned dreq = UMAD_CM_ATTR_DREQ - UMAD_CM_ATTR_REQ, drep = UMAD_CM_ATTR_DREP - UMAD_CM_ATTR_REQ;
 	return c->kind == RS_CONN_RC && ((c->n[dreq] && c->ts[dreq] < t) || (c->n[drep] && c->ts[drep] < t));
+}
+
+static uint64_t idle_since(const struct rs_conn *c)
+{
+	uint64_t t = c->last_ts;
+	if (c->c2s && c->c2s->last_ts > t)
+		t = c->c2s->last_ts;
+	if (c->s2c && c->s2c->last_ts > t)
+		t = c->s2c->last_ts;
+	return t;
+}
+
+bool rs_conn_over(const struct rs_conn *c, uint64_t t)
+{
+	const uint32_t *n = c->n;
+	enum { REQ = 0, MRA, REJ, REP, RTU };
+	if (c->kind != RS_CONN_RC)
+		return false;
+	if (rs_conn_closed_before(c, t) || (n[REJ] && c->ts[REJ] < t))
+		return true;
+	/* CM retries come within the CM response timeout; a REQ a second
+	 * after the connection was set up and quiet is another exchange. */
+	return (n[RTU] || (c->c2s && c->c2s->packets)) && t > idle_since(c) + RS_STALE_NS;
+}
+
+/* A side whose requester gave up (settle_dead), at the end of the capture. */
+static bool gave_up(const struct rs_flow *fl)
+{
+	const struct rs_psn_loss *l = fl ? fl->req.loss : NULL;
+	return l && (l->dead == RS_DEAD_RETRY || l->dead == RS_DEAD_RNR);
 }
 
 uint64_t rs_conn_begun(const struct rs_conn *c)
@@ -44,6 +75,9 @@ enum rs_conn_state rs_conn_state_of(const struct rs_conn *c)
 	}
 	if (n[REJ])
 		return RS_CONN_REJECTED;
+	/* A QP in error: the teardown that follows does not undo that. */
+	if (gave_up(c->c2s) || gave_up(c->s2c))
+		return RS_CONN_FAILED;
 	if (n[DREQ] || n[DREP])
 		return n[DREP] ? RS_CONN_CLOSED : RS_CONN_CLOSING;
 	if (n[RTU] || data_flowed(c))

@@ -9,6 +9,10 @@
 
 enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
 
+/* Quiet for this long, a QP number or a connection's IDs seen again belong
+ * to another QP or connection (rs_flow_stale, rs_conn_over). */
+#define RS_STALE_NS 1000000000ull
+
 /* One CM exchange (RC/UC/XRC connection, or a SIDR lookup for UD). */
 struct rs_conn {
 	uint32_t id;
@@ -22,6 +26,11 @@ struct rs_conn {
 	uint32_t req_psn, rep_psn; /* the Starting PSN fields of REQ and REP */
 	bool have_req_psn, have_rep_psn;
 	uint8_t transport_type, path_mtu;
+	/* What the REQ (and REP) asked the QPs to retry with (IBA 12.7.26-12.7.34):
+	 * the primary path's Local ACK Timeout (4.096 us * 2^t), Retry Count,
+	 * RNR Retry Count (7: for ever); the REP's RNR Retry Count is the client's. */
+	bool have_req_retry, have_rep_rnr;
+	uint8_t ack_timeout, retry_count, rnr_retry_req, rnr_retry_rep;
 	bool have_cma;
 	struct rs_cma_hdr cma;
 	uint32_t qkey;            /* SIDR_REP */
@@ -43,6 +52,7 @@ struct rs_conn {
 /* A connection's state (rs_conn_state_of), named by rs_conn_state_names. */
 enum rs_conn_state {
 	RS_CONN_ESTABLISHED, RS_CONN_CLOSED, RS_CONN_CLOSING, RS_CONN_REJECTED, RS_CONN_RESOLVED, RS_CONN_INCOMPLETE,
+	RS_CONN_FAILED, /* a side gave up re-sending: its QP is in error (psn.c settle_dead) */
 	RS_CONN_STATES
 };
 extern const char *const rs_conn_state_names[RS_CONN_STATES];
@@ -55,5 +65,9 @@ uint64_t rs_conn_begun(const struct rs_conn *c);
 /* Whether an RC connection was being closed (a DREQ or DREP seen) before
  * time t. */
 bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t);
+/* Whether a REQ at time t with this connection's IDs starts a new one: it
+ * was closed or rejected before, or set up and then idle for a while (a
+ * replayed capture, a test run again with the same IDs). */
+bool rs_conn_over(const struct rs_conn *c, uint64_t t);
 
 #endif

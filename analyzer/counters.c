@@ -171,6 +171,21 @@ void rs_loss_add(struct rs_psn_loss *d, const struct rs_psn_loss *s)
 	d->uncaptured += s->uncaptured;
 	d->unseen_lost += s->unseen_lost;
 	d->naked_fills += s->naked_fills;
+	d->netdup += s->netdup;
+	d->late_sendings += s->late_sendings;
+	for (int c = 0; c < RS_RESEND__COUNT; c++) {
+		d->resent[c] += s->resent[c];
+		d->episodes_by[c] += s->episodes_by[c];
+	}
+	d->rnr_early += s->rnr_early;
+	if (s->timeouts) {
+		if (!d->timeouts || s->timeout_min_ns < d->timeout_min_ns)
+			d->timeout_min_ns = s->timeout_min_ns;
+		if (s->timeout_max_ns > d->timeout_max_ns)
+			d->timeout_max_ns = s->timeout_max_ns;
+		d->timeouts += s->timeouts;
+		d->timeout_sum_ns += s->timeout_sum_ns;
+	}
 }
 
 void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s)

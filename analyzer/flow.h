@@ -69,11 +69,33 @@ struct rs_lossmap {
 
 /* What a PSN stream lost, re-sent or reordered: allocated with the first
  * gap or packet behind the expected PSN (most streams never have one). */
+/* Why the requester put a packet on the wire again (psn.c): each packet it
+ * re-sent has one cause. Copies the network made (the same IPv4 datagram
+ * twice) and packets that arrived late are not re-sent: they are counted
+ * apart (netdup, ooo). */
+enum rs_resend {
+	RS_RESEND_NAK,      /* go-back-N after a PSN sequence error NAK */
+	RS_RESEND_RNR,      /* after an RNR NAK, once its timer ran */
+	RS_RESEND_TIMEOUT,  /* no NAK: the requester's ACK timer fired */
+	RS_RESEND_READ,     /* a READ request asked again (its responses did not all come) */
+	RS_RESEND__COUNT
+};
+const char *rs_resend_key(enum rs_resend c);
+
+/* The answer a requester owes a resend to, as the responder sent it. */
+enum rs_nak_wait { RS_NAKW_NONE, RS_NAKW_SEQ, RS_NAKW_RNR };
+
 struct rs_psn_loss {
 	bool in_episode;
 	bool episode_dup;     /* the current backward run re-sent a packet seen before, */
 	bool episode_naked;   /* ... or one a NAK named: not a late packet either way */
 	uint32_t episode_len;
+	uint32_t episode_next; /* the PSN after its newest packet's */
+	uint32_t episode_base; /* its first PSN, */
+	uint64_t episode_seen; /* ... and the PSNs it showed from there (64 of them) */
+	uint16_t episode_ipid; /* the newest IP ID before it began: later ones are the run's, */
+	uint16_t episode_end_ipid; /* ... up to the IP ID of the packet that ended it */
+	uint32_t episode_resume;   /* the next new PSN when it began: it re-sends the PSNs before */
 	struct rs_fref episode_start;
 	uint64_t gaps;        /* forward jumps */
 	uint64_t missing;     /* PSNs skipped by forward jumps */
@@ -93,6 +115,47 @@ struct rs_psn_loss {
 	uint32_t nak_psn;     /* the PSN the newest sequence error NAK named ... */
 	bool nak_named;       /* ... while it is still missing here */
 	struct rs_lossmap *lost;
+
+	/* Requests only (issue 28): why packets were on the wire again. */
+	uint64_t netdup;      /* copies made by the network: an IPv4 datagram seen twice */
+	uint64_t late_sendings; /* an earlier sending of a PSN, arriving after a later one (reordered) */
+	/* IPv4: the newest IP ID seen for each of the last RS_IDS PSNs (psn << 16
+	 * | id, bit 63 set), kept once the stream had a gap or a packet behind. */
+	uint64_t *ids;
+	uint64_t resent[RS_RESEND__COUNT]; /* packets re-sent, by cause */
+	uint32_t episodes_by[RS_RESEND__COUNT];
+	uint8_t cause;        /* enum rs_resend of the current episode */
+	uint8_t nak_wait;     /* enum rs_nak_wait: a NAK the requester has not re-sent after yet */
+	uint8_t rnr_timer;    /* ... its RNR timer code */
+	uint32_t nak_psn_wait;/* ... the PSN it names */
+	uint32_t rnr_early;   /* RNR retries sooner than the RNR NAK's timer asked */
+	uint32_t rnr_streak;  /* RNR NAKs since the responder last acknowledged progress */
+	struct rs_fref nak_at;
+	uint64_t nak_ts;
+	struct rs_fref cause_at; /* the NAK behind the current episode (frame 0: none) */
+	uint64_t cause_wait_ns;  /* ... and how long after it (or after the last packet or answer) it began */
+	uint64_t episode_ts;     /* when the current episode began */
+	struct rs_fref episode_answered; /* the responder's last answer then */
+	/* Timeout retries: how long the requester waited, from its last packet
+	 * or the responder's last answer, whichever came later. */
+	uint32_t timeouts;
+	uint64_t timeout_min_ns, timeout_max_ns, timeout_sum_ns;
+	/* Timeout retries since the responder last answered: a QP dying. */
+	uint32_t silent_retries;
+	uint64_t silent_first_ts, silent_last_ts;
+	struct rs_fref silent_from;   /* the first of those retries */
+	struct rs_fref answered_at;   /* the responder's last answer before them (frame 0: none) */
+	/* Settled at the end (rs_psn_finish): enum rs_dead. */
+	uint8_t dead;
+	uint64_t silence_ns;  /* from the requester's last packet to the end of the capture */
+};
+
+/* How a requester ended (rs_psn_finish). */
+enum rs_dead {
+	RS_DEAD_NO = 0,
+	RS_DEAD_RETRY,        /* re-sent with no answer, then silent: retry count exhausted */
+	RS_DEAD_RETRYING,     /* still re-sending unanswered when the capture ended */
+	RS_DEAD_RNR,          /* RNR NAKed, then silent: RNR retry count exhausted */
 };
 
 /* One PSN stream (requests, or responses) of a half-flow. */
@@ -102,8 +165,12 @@ struct rs_psn {
 	uint32_t first : 24;  /* PSN of the first packet */
 	bool started : 1;
 	bool resync : 1;      /* the next packet's PSN becomes the expectation */
+	/* IPv4 identification of the newest packet the sender put on the wire
+	 * (psn.c ipid_*): trusted once seen to climb, never once it did not. */
+	bool ipid_seen : 1, ipid_up : 1, ipid_bad : 1;
 	uint32_t next;        /* expected PSN of the next new packet */
-	uint64_t packets;
+	uint64_t packets : 48;
+	uint64_t ipid : 16;
 	struct rs_psn_loss *loss; /* NULL: nothing lost or re-sent yet */
 };
 
@@ -134,11 +201,16 @@ struct rs_openmsg {
 	uint64_t bytes;
 	uint64_t size;        /* a WRITE's DMA length (its RETH), 0 if unknown */
 	uint32_t last_psn;    /* its Last's PSN, when the size and path MTU tell it */
+	uint32_t head_missing;/* PSNs skipped just before first_psn that are its own (its First among them) */
 	uint8_t family;       /* 0 SEND, 1 WRITE */
 	uint8_t kind;         /* enum rs_msg + 1 once the Last is seen */
 	bool has_last_psn;
 	bool ended;           /* a later message began: its Last was skipped */
 	bool lossy;           /* some of its PSNs were skipped */
+	/* The stream began inside it: its packets are orphans, unless its
+	 * First comes late (reordered) within head_missing PSNs before it. */
+	bool headless;
+	uint16_t npkts;       /* packets seen (counted as orphans if still headless) */
 };
 
 /* A request waiting for its response (for latency and pairing). */
@@ -148,7 +220,8 @@ struct rs_pending {
 	/* A PSN has 24 bits: 16 bytes an entry, not 24 (every requester keeps
 	 * one in its struct rs_latency). */
 	uint32_t psn : 24;
-	uint32_t what : 7;       /* enum rs_pending_what */
+	uint32_t what : 6;       /* enum rs_pending_what */
+	uint32_t resent : 1;     /* re-sent since: no latency sample (Karn's rule) */
 	uint32_t first_seen : 1; /* READ: first response already timed */
 };
 enum rs_pending_what { RS_PEND_ACKREQ = 1, RS_PEND_READ, RS_PEND_ATOMIC };
@@ -193,10 +266,13 @@ struct rs_latency {
 	uint8_t single;           /* bit k: by_kind[k] holds `one`, not `v` */
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
 	uint64_t clock_backwards; /* answers time-stamped before their request: not timed */
+	uint64_t karn;            /* answers to requests re-sent since: not timed (Karn's rule) */
+	uint64_t last_rsp_ts;     /* the responder's newest answer (ACK, NAK, READ response) */
+	struct rs_fref last_rsp_at;
 	union rs_lat_slot by_kind[RS_LAT__COUNT]; /* through the functions below */
 	struct rs_pending ring0[1];
 };
-_Static_assert(sizeof(struct rs_latency) == 88, "a requester's latency state takes 88 bytes");
+_Static_assert(sizeof(struct rs_latency) == 120, "a requester's latency state takes 120 bytes");
 struct rs_latency *rs_latency_new(void);
 void rs_latency_free(struct rs_latency *l);
 /* The samples of one kind as a vector for writing: allocated, or made of
@@ -488,11 +564,11 @@ static inline const struct rs_flow_rare *rs_rare(const struct rs_flow *fl)
 	return fl->rare ? fl->rare : &rs_flow_no_rare;
 }
 struct rs_flow_rare *rs_rare_w(struct rs_flow *fl);
-/* Adds every counter; which DETH Q_Key and source QP a UD flow had is the
- * merge's to decide (merge.c flow_add). */
+/* Adds every counter (which DETH Q_Key and source QP a UD flow had is no
+ * count, and stays d's). */
 void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s);
 /* A flow's counters (packets, bytes, messages, losses, rare counters) added
- * to another's: eviction's total, and merging. counters.c. */
+ * to another's: eviction's total. counters.c. */
 void rs_flow_counts_add(struct rs_flow *d, const struct rs_flow *s);
 
 /* A host (address) plus a 32-bit number: comm IDs, rkeys. Hashable. */

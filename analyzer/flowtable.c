@@ -97,14 +97,6 @@ static void table_grow(struct rs_analyzer *a)
 	g_free(t);
 }
 
-/* merge.c: a flow already counted in a->nflows, into the table. */
-void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl)
-{
-	if (a->nflows * 2 > a->table_mask + 1)
-		table_grow(a);
-	table_insert_entry(a, entry_of(key_hash(&fl->key), fl->slot));
-}
-
 /* Remove by shifting later entries of the probe run back into the hole. */
 static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 {
@@ -129,8 +121,7 @@ static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
  * Flows come from 2 MiB slabs (no allocator header, 32-byte aligned, and
  * the kernel is asked to back them with huge pages: with a million flows
  * the page walks of 4 KiB pages cost as much as the cache misses). Freed
- * flows go on a free list threaded through them. A merge hands src's slabs
- * to dst with the flows in them (rs_flow_slabs_adopt).
+ * flows go on a free list threaded through them.
  */
 #define SLAB_BYTES (2u << 20)
 #define FLOW_STRIDE ((sizeof(struct rs_flow) + RS_FLOW_ALIGN - 1) & ~(size_t)(RS_FLOW_ALIGN - 1))
@@ -158,16 +149,6 @@ static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 	return memset(fl, 0, sizeof *fl);
 }
 
-void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src)
-{
-	/* dst keeps allocating from its own last slab: src's go before it. */
-	for (guint i = 0; i < src->flow_slabs->len; i++)
-		g_ptr_array_insert(dst->flow_slabs, 0, src->flow_slabs->pdata[i]);
-	g_ptr_array_set_size(src->flow_slabs, 0);
-	src->flow_free_list = NULL; /* src's freed flows stay unused */
-	src->slab_used = SLAB_BYTES;
-}
-
 
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 {
@@ -176,8 +157,10 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	rs_latency_free(fl->lat);
 	for (int k = 0; k < 2; k++) {
 		struct rs_psn_loss *l = k ? fl->rsp.loss : fl->req.loss;
-		if (l)
+		if (l) {
 			g_free(l->lost);
+			g_free(l->ids);
+		}
 		g_free(l);
 	}
 	if (fl->rkeys && fl->rkeys->cap > 1)

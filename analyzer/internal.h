@@ -65,7 +65,11 @@ struct rs_analyzer {
 		uint64_t uncaptured;  /* as struct rs_psn_loss */
 		uint64_t unseen_lost;
 		uint64_t naked_fills;
+		uint64_t netdup;      /* copies the network made */
+		uint64_t resent[RS_RESEND__COUNT];
+		uint64_t karn;        /* latency samples left out: the request was re-sent */
 	} psns;
+	uint64_t fl_prev_ts;      /* the current frame's half-flow: its last_ts before this frame */
 
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
@@ -114,7 +118,6 @@ struct rs_analyzer {
 
 	GHashTable *anomalies;    /* key -> struct rs_anomaly */
 	uint32_t next_anomaly_seq;
-	uint32_t finish_seq;      /* next_anomaly_seq when rs_analyzer_finish() began (merge.c) */
 	uint32_t detached;        /* anomalies of evicted flows kept one by one (RS_DETACHED_MAX) */
 
 	/* Timeline. */
@@ -134,7 +137,7 @@ struct rs_analyzer {
 };
 
 /* ---- what each part offers the others; calls go one way, top to bottom:
- * analyzer.c/merge.c → psn.c → message.c, cmtrack.c → flowtable.c → pair.c
+ * analyzer.c → psn.c → resend.c → lossmap.c, message.c, cmtrack.c → flowtable.c → pair.c
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
@@ -145,6 +148,37 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		       const struct rs_frame_meta *m);
 void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl);
 uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
+
+/* resend.c: what a request behind the expected PSN is, and why. */
+enum rs_behind { RS_BEHIND_RESENT, RS_BEHIND_RUN_LATE, RS_BEHIND_COPY, RS_BEHIND_LATE, RS_BEHIND_LATE_SENDING };
+void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent);
+
+/* Reordering can delay the first packets by this many PSNs at most: for the
+ * stream to start at the Starting PSN rather than at its first arrival, and
+ * for packets just before its first to be late ones, whatever their IP ID. */
+#define RS_START_LATE 64
+void rs_ipid_note(struct rs_psn *s, const struct rs_frame *f, bool forward);
+int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f);
+enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint32_t psn);
+void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
+	       uint64_t ts);
+void rs_pending_resent(struct rs_latency *l, uint32_t psn);
+void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at);
+void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
+		     const struct rs_fref *at);
+void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l);
+void rs_resend_uncommit(struct rs_psn_loss *l);
+void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
+		 uint64_t ts);
+void rs_rnr_progress(struct rs_flow *req);
+void rs_settle_dead(struct rs_analyzer *a, struct rs_flow *fl);
+
+/* lossmap.c: skipped PSNs, and how the responder settled them. */
+void rs_lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n);
+bool rs_lossmap_has(const struct rs_lossmap *l, uint32_t psn);
+bool rs_lossmap_take(struct rs_psn_loss *s, uint32_t psn);
+void rs_psn_settle(struct rs_analyzer *a, struct rs_flow *req, uint32_t upto);
+void rs_psn_settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint8_t code);
 
 /* message.c: message reassembly. `gap`: PSNs skipped just before this packet;
  * `in_order` false for a late first sighting (a gap fill). */
@@ -169,15 +203,12 @@ struct rs_flow *rs_flow_find(struct rs_analyzer *a, const struct rs_flowkey *k);
  * retiring a flow whose QP number was reused). */
 struct rs_flow *rs_flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, const struct rs_frame *f,
 			    const struct rs_frame_meta *m);
-void rs_flow_table_add(struct rs_analyzer *a, struct rs_flow *fl);
-void rs_flow_slabs_adopt(struct rs_analyzer *dst, struct rs_analyzer *src);
 /* Take a half-flow out of the table (it stays in the reports): its key now
  * belongs to a new connection. */
 void rs_flow_retire(struct rs_analyzer *a, struct rs_flow *fl);
 /* Whether a packet at time ts cannot continue fl's traffic: the QP number
  * names another QP now, and fl is retired. Within RS_STALE_NS, packets are
- * taken as the same QP's. */
-#define RS_STALE_NS 1000000000ull
+ * taken as the same QP's (RS_STALE_NS, conn.h). */
 bool rs_flow_stale(const struct rs_flow *fl, uint64_t ts);
 
 /* pair.c: pairing half-flows, by handshake or by inference. */
@@ -194,9 +225,6 @@ void rs_pair_lost_peer(struct rs_analyzer *a, struct rs_flow *fl);
  * inference the handshake overrules is undone). */
 void rs_pair_attach(struct rs_analyzer *a, struct rs_flow *fl, struct rs_conn *c);
 void rs_sidr_link_reply(struct rs_analyzer *a, struct rs_flow *fl);
-/* merge.c: a flow moved in from another analyzer joins the pairing index
- * (and a connection the CM exchange announced for it, if it has none). */
-void rs_pair_adopt_flow(struct rs_analyzer *a, struct rs_flow *fl);
 
 /* versions.c: RoCE v1 and v2 between the same hosts. */
 void rs_versions_note(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
@@ -226,7 +254,6 @@ void rs_lat_flush(struct rs_analyzer *a);
  * before). Reorders the kept samples; the set stays the same. */
 void rs_lat_quantiles(struct rs_latvec *v, const double *q, uint64_t *out, int count);
 uint64_t rs_lat_quantile(struct rs_latvec *v, double q);
-void rs_lat_merge(struct rs_latvec *dst, const struct rs_latvec *src);
 void rs_lat_free(struct rs_latvec *v);
 
 /* timeline.c */
@@ -251,6 +278,5 @@ void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_flush(struct rs_analyzer *a);
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl);
-void rs_series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes);
 
 #endif

@@ -324,25 +324,6 @@ uint64_t rs_lat_quantile(struct rs_latvec *v, double q)
 	return x;
 }
 
-void rs_lat_merge(struct rs_latvec *dst, const struct rs_latvec *src)
-{
-	if (!src->n)
-		return;
-	/* Replaying the kept samples keeps dst uniform over both only while
-	 * src kept everything; past that it is an approximation, weighted by
-	 * the share of samples each side saw. */
-	uint64_t seen = dst->n;
-	for (uint32_t i = 0; i < src->len; i++)
-		rs_lat_add(dst, kept(src, i));
-	for (uint32_t i = 0; i < src->nstage; i++)
-		rs_lat_add(dst, src->stage[i]);
-	dst->n = seen + src->n;
-	if (src->min < dst->min || seen == 0)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-}
-
 void rs_lat_free(struct rs_latvec *v)
 {
 	g_free(v->v);

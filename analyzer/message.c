@@ -77,12 +77,15 @@ static void open_remove(struct rs_flow *fl, unsigned i)
 }
 
 /* The message a packet with this PSN belongs to: the newest open one that
- * starts at or before it. */
+ * starts at or before it, counting the head it is missing (a First that
+ * comes late belongs to the message its Middles opened). */
 static int open_find(const struct rs_flow *fl, uint32_t psn, int family)
 {
-	for (int i = fl->nopen - 1; i >= 0; i--)
-		if (fl->open[i].family == family && rs_psn_diff(psn, fl->open[i].first_psn) >= 0)
+	for (int i = fl->nopen - 1; i >= 0; i--) {
+		const struct rs_openmsg *o = &fl->open[i];
+		if (o->family == family && rs_psn_diff(psn, (o->first_psn - o->head_missing) & RS_PSN_MASK) >= 0)
 			return i;
+	}
 	return -1;
 }
 
@@ -99,7 +102,9 @@ static uint64_t open_size(const struct rs_openmsg *o)
 static void open_give_up(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_openmsg *o = &fl->open[0];
-	if (o->kind) {
+	if (o->headless) {
+		rs_rare_w(fl)->orphan_pkts += o->npkts; /* the capture began inside this message */
+	} else if (o->kind) {
 		complete(a, fl, (enum rs_msg)(o->kind - 1), open_size(o));
 	} else if (o->ended) {
 		complete(a, fl, o->family ? RS_MSG_WRITE : RS_MSG_SEND, open_size(o));
@@ -129,7 +134,7 @@ static void open_unmiss(struct rs_openmsg *o, uint32_t n)
 static void open_finish_if_done(struct rs_analyzer *a, struct rs_flow *fl, unsigned i)
 {
 	struct rs_openmsg *o = &fl->open[i];
-	if (o->kind && o->missing == 0) {
+	if (o->kind && o->missing == 0 && !o->headless) {
 		complete(a, fl, (enum rs_msg)(o->kind - 1), open_size(o));
 		fl->last_kind[o->family] = o->kind;
 		open_remove(fl, i);
@@ -146,6 +151,35 @@ static int open_push(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, in
 		fl->open = g_new(struct rs_openmsg, RS_OPEN_MSGS);
 	fl->open[fl->nopen] = (struct rs_openmsg){ .first_psn = psn, .missing = missing, .family = (uint8_t)family };
 	return fl->nopen++;
+}
+
+/* A packet of a message that came late (a first sighting behind the
+ * expected PSN): it joins the open message it belongs to. */
+static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, enum rs_msg m,
+			int family, uint32_t psn, uint32_t len)
+{
+	if (op->pos == RS_POS_ONLY) {
+		/* A whole message that came late. */
+		complete(a, fl, m, len);
+		fl->last_kind[family] = (uint8_t)(m + 1);
+		return;
+	}
+	int i = open_find(fl, psn, family);
+	if (i < 0) {
+		/* Its message was already given up on: keep the bytes. */
+		rs_msgs_note(fl, fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND), 0, len);
+		return;
+	}
+	struct rs_openmsg *o = &fl->open[i];
+	o->bytes += len;
+	o->npkts++;
+	if (op->pos == RS_POS_FIRST)
+		o->headless = false; /* it came late: the stream did not begin inside it */
+	if (o->missing)
+		o->missing--;
+	if (op->pos == RS_POS_LAST)
+		o->kind = (uint8_t)(m + 1);
+	open_finish_if_done(a, fl, (unsigned)i);
 }
 
 /*
@@ -184,27 +218,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	int family = (op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM) ? 1 : 0;
 	int i;
 	if (!in_order) {
-		i = open_find(fl, psn, family);
-		if (op->pos == RS_POS_ONLY || op->pos == RS_POS_FIRST) {
-			/* A whole message, or the head of one, that was lost before. */
-			if (op->pos == RS_POS_ONLY) {
-				complete(a, fl, m, len);
-				fl->last_kind[family] = (uint8_t)(m + 1);
-				return;
-			}
-		}
-		if (i < 0) {
-			/* Its message was already given up on: keep the bytes. */
-			rs_msgs_note(fl, fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND), 0, len);
-			return;
-		}
-		struct rs_openmsg *o = &fl->open[i];
-		o->bytes += len;
-		if (o->missing)
-			o->missing--;
-		if (op->pos == RS_POS_LAST)
-			o->kind = (uint8_t)(m + 1);
-		open_finish_if_done(a, fl, (unsigned)i);
+		late_packet(a, fl, op, m, family, psn, len);
 		return;
 	}
 
@@ -244,16 +258,29 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			o->ended = true;
 			i = open_push(a, fl, psn, family, 0);
 		} else if (i < 0) {
-			if (!fl->seen_first) {
-				rs_rare_w(fl)->orphan_pkts++; /* the capture began inside this message */
+			if (!fl->seen_first && !gap) {
+				/* The capture began inside this message, or its
+				 * First comes late (after a gap, the stream began
+				 * at the Starting PSN the CM announced: its First
+				 * is in the gap). */
+				i = open_push(a, fl, psn, family, 0);
+				fl->open[i].headless = true;
+				fl->open[i].head_missing = RS_START_LATE;
+				fl->open[i].npkts = 1;
+				fl->open[i].bytes += len;
+				if (op->pos == RS_POS_LAST)
+					fl->open[i].kind = (uint8_t)(m + 1);
 				return;
 			}
-			/* Its First was lost before the capture point. */
+			/* Its First was lost before the capture point (or
+			 * comes late). */
 			i = open_push(a, fl, psn, family, gap);
+			fl->open[i].head_missing = gap;
 			if (gap && fl->nopen > 1)
 				open_unmiss(&fl->open[fl->nopen - 2], gap);
 		}
 		fl->open[i].bytes += len;
+		fl->open[i].npkts++;
 		if (op->pos == RS_POS_LAST) {
 			fl->open[i].kind = (uint8_t)(m + 1);
 			open_finish_if_done(a, fl, (unsigned)i);

@@ -202,16 +202,6 @@ void rs_pair_new_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 }
 
-void rs_pair_adopt_flow(struct rs_analyzer *a, struct rs_flow *fl)
-{
-	if (fl->is_cm_qp)
-		return;
-	if (fl->conn) {
-		hosts_list_add(a, fl);
-		return;
-	}
-	rs_pair_new_flow(a, fl);
-}
 
 void rs_pair_forget_flow(struct rs_analyzer *a, struct rs_flow *fl)
 {

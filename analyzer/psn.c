@@ -24,104 +24,6 @@
 
 #include "analyzer/verdict.h"
 
-/* ---- lost-PSN bookkeeping -------------------------------------------------- */
-
-const struct rs_psn_loss rs_psn_no_loss;
-
-static void lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n)
-{
-	if (!s->lost)
-		s->lost = g_new0(struct rs_lossmap, 1);
-	struct rs_lossmap *l = s->lost;
-	uint32_t off = (uint32_t)rs_psn_diff(from, l->base);
-	/* Re-base when the new gap does not fit behind the old ones (the PSNs
-	 * forgotten so stay undetermined). */
-	if (rs_psn_diff(from, l->base) < 0 || off + (n < RS_LOSSMAP_BITS ? n : RS_LOSSMAP_BITS) > RS_LOSSMAP_BITS) {
-		memset(l->bits, 0, sizeof l->bits);
-		l->base = from;
-		l->pending = 0;
-		s->nak_named = false;
-		off = 0;
-	}
-	for (uint32_t i = 0; i < n && off + i < RS_LOSSMAP_BITS; i++) {
-		uint64_t bit = 1ull << ((off + i) % 64);
-		l->pending += !(l->bits[(off + i) / 64] & bit);
-		l->bits[(off + i) / 64] |= bit;
-	}
-}
-
-static bool lossmap_has(const struct rs_lossmap *l, uint32_t psn)
-{
-	int32_t off = rs_psn_diff(psn, l->base);
-	return off >= 0 && off < RS_LOSSMAP_BITS && (l->bits[off / 64] >> (off % 64) & 1);
-}
-
-/* Was this PSN reported missing? If so, it is seen now. */
-static bool lossmap_take(struct rs_psn_loss *s, uint32_t psn)
-{
-	struct rs_lossmap *l = s->lost;
-	if (!l || !lossmap_has(l, psn))
-		return false;
-	int32_t off = rs_psn_diff(psn, l->base);
-	l->bits[off / 64] &= ~(1ull << (off % 64));
-	l->pending--;
-	return true;
-}
-
-/* ---- capture completeness -------------------------------------------------- */
-
-/*
- * A PSN missing here was either lost on the way to this capture point or
- * never recorded by the capture (ibdump and the RDMA sniffer drop packets
- * under load, and say nothing). The responder tells which: its cumulative
- * ACK (and the implicit one of a NAK, IBA 9.7.5.2) says it received every
- * PSN before; a PSN sequence error NAK names the PSN it did not receive. So
- * a missing PSN that an ACK covers and no NAK named, never seen re-sent, was
- * dropped by the capture, not by the network.
- */
-static void settle(struct rs_analyzer *a, struct rs_flow *req, uint32_t upto)
-{
-	struct rs_psn_loss *s = req->req.loss;
-	struct rs_lossmap *l = s ? s->lost : NULL;
-	if (!l || !l->pending)
-		return;
-	int32_t end = rs_psn_diff(upto, l->base);
-	if (end <= 0)
-		return;
-	if (end > RS_LOSSMAP_BITS)
-		end = RS_LOSSMAP_BITS;
-	uint64_t n = 0;
-	if (s->nak_named && rs_psn_diff(s->nak_psn, upto) < 0 && lossmap_take(s, s->nak_psn)) {
-		s->unseen_lost++;
-		a->psns.unseen_lost++;
-	}
-	s->nak_named = s->nak_named && rs_psn_diff(s->nak_psn, upto) >= 0;
-	for (int32_t w = 0; w * 64 < end && l->pending; w++) {
-		uint64_t mask = end - w * 64 >= 64 ? ~0ull : (1ull << (end - w * 64)) - 1;
-		uint32_t k = (uint32_t)__builtin_popcountll(l->bits[w] & mask);
-		l->bits[w] &= ~mask;
-		l->pending -= k;
-		n += k;
-	}
-	s->uncaptured += n;
-	a->psns.uncaptured += n;
-}
-
-/* A NAK acknowledges every PSN before its own (IBA 9.7.5.2); a PSN sequence
- * error names a PSN that never arrived, the other codes one that arrived and
- * failed (Table 43). */
-static void settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint8_t code)
-{
-	settle(a, req, code ? (psn + 1) & RS_PSN_MASK : psn);
-	if (code)
-		return;
-	struct rs_psn_loss *s = req->req.loss;
-	if (s && s->lost && lossmap_has(s->lost, psn)) {
-		s->nak_psn = psn;
-		s->nak_named = true;
-	}
-}
-
 static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, bool response)
 {
 	struct rs_psn_loss *s = ps->loss;
@@ -132,10 +34,14 @@ static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn
 		s->ooo++;
 		a->psns.ooo += !response;
 		rs_anomaly(a, RS_AN_OOO, response, fl, &s->episode_start, 1);
+		if (!response)
+			rs_resend_uncommit(s);
 		if (a->v)
 			rs_v_late(a, &s->episode_start);
 	} else {
 		s->episodes++;
+		if (!response)
+			rs_resend_commit(a, fl, s);
 		rs_anomaly(a, RS_AN_RETRANS, response, fl, &s->episode_start, s->episode_len);
 	}
 }
@@ -146,12 +52,43 @@ uint64_t rs_flow_retransmitted(const struct rs_flow *fl)
 	return q->backward - q->ooo + r->backward - r->ooo;
 }
 
+/* A re-send of the run that just ended, arriving after the packets that
+ * ended it: counted with that run, by its cause. */
+static bool late_resend(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, const struct rs_frame *f)
+{
+	struct rs_psn_loss *s = ps->loss;
+	bool fill = rs_lossmap_take(s, f->bth.psn);
+	s->backward++;
+	if (fill) {
+		s->fills++;
+		a->psns.fills++;
+	} else {
+		s->duplicates++;
+	}
+	s->resent[s->cause]++;
+	a->psns.resent[s->cause]++;
+	rs_rare_w(fl)->retrans_payload += f->payload_len;
+	rs_tl_of(a, fl)->retrans++;
+	if (a->v)
+		rs_v_resend(a, s->cause, &s->cause_at, s->cause_wait_ns);
+	return fill;
+}
+
 /* Backward packet: returns true if it is the first sighting (a gap fill). */
-static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, uint32_t psn,
-		     const struct rs_fref *at, uint32_t payload)
+static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, uint32_t psn, uint32_t adv,
+		     bool may_restart, const struct rs_fref *at, uint32_t payload)
 {
 	struct rs_psn_loss *s = rs_loss_w(ps);
-	bool fill = lossmap_take(s, psn);
+	/* A go-back-N re-sends consecutive PSNs (some may be lost again on the
+	 * way); one behind the run's last is the requester starting over
+	 * (another NAK, or its timer again): a new episode. Unless its IP ID
+	 * says it was sent before the run's newest packet: then it is one of
+	 * the run's, arriving late. */
+	if (s->in_episode && may_restart && rs_psn_diff(psn, s->episode_next) < 0)
+		end_episode(a, fl, ps, ps == &fl->rsp);
+	if (!s->in_episode || rs_psn_diff((psn + adv) & RS_PSN_MASK, s->episode_next) > 0)
+		s->episode_next = (psn + adv) & RS_PSN_MASK;
+	bool fill = rs_lossmap_take(s, psn);
 	s->backward++;
 	bool naked = fill && s->nak_named && s->nak_psn == psn;
 	if (fill) {
@@ -164,12 +101,17 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 	}
 	if (!s->in_episode) {
 		s->in_episode = true;
+		s->episode_base = psn;
+		s->episode_seen = 0;
 		s->episode_len = 0;
 		s->episode_dup = false;
 		s->episode_naked = false;
 		s->episode_start = *at;
 	}
 	s->episode_len++;
+	int32_t off = rs_psn_diff(psn, s->episode_base);
+	if (off >= 0 && off < 64)
+		s->episode_seen |= 1ull << off;
 	s->episode_dup |= !fill;
 	s->episode_naked |= naked;
 	rs_rare_w(fl)->retrans_payload += payload;
@@ -206,12 +148,16 @@ static void ring_grow(struct rs_latency *l)
 /* A latency sample, unless the capture's clock ran backwards between the
  * request and its answer (then there is nothing sound to record). */
 static void lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_kind k, uint64_t now,
-		       uint64_t then)
+		       const struct rs_pending *p)
 {
-	if (now >= then)
-		rs_lat_sample(a, l, k, now - then);
-	else
+	if (p->resent) {
+		l->karn++;
+		a->psns.karn++;
+	} else if (now >= p->ts_ns) {
+		rs_lat_sample(a, l, k, now - p->ts_ns);
+	} else {
 		l->clock_backwards++;
+	}
 }
 
 static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_t npkts, uint64_t ts)
@@ -245,7 +191,7 @@ static void ack_older(struct rs_analyzer *a, struct rs_latency *l, uint32_t psn,
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
 		if (p->what == RS_PEND_ACKREQ)
-			lat_sample(a, l, RS_LAT_ACK, ts, p->ts_ns);
+			lat_sample(a, l, RS_LAT_ACK, ts, p);
 		pending_pop(l);
 	}
 }
@@ -339,17 +285,72 @@ static void invalidate(struct rs_analyzer *a, const struct rs_frame *f, const st
 	g_hash_table_replace(a->invalidated, rs_hostkey_new(&f->dst, f->ieth_rkey), v);
 }
 
-/* The first request PSN should be the one the CM exchange announced. */
-static void check_start_psn(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, const struct rs_fref *at)
+/* The first request PSN should be the one the CM exchange announced. One a
+ * little ahead of it means the first packets come late (or went missing):
+ * the stream starts at the announced PSN and the packets before are a gap.
+ * Returns the PSN the stream starts from. */
+static uint32_t check_start_psn(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, const struct rs_fref *at)
 {
 	struct rs_conn *c = fl->conn;
 	if (!c || c->kind != RS_CONN_RC)
-		return;
+		return psn;
 	bool c2s = c->c2s == fl;
 	bool known = c2s ? c->have_rep_psn : c->have_req_psn;
 	uint32_t want = c2s ? c->rep_psn : c->req_psn;
-	if (known && psn != want)
-		rs_anomaly(a, RS_AN_PSN_START, want, fl, at, 1);
+	if (!known || psn == want)
+		return psn;
+	int32_t ahead = rs_psn_diff(psn, want);
+	if (ahead > 0 && ahead <= RS_START_LATE)
+		return want & RS_PSN_MASK;
+	rs_anomaly(a, RS_AN_PSN_START, want, fl, at, 1);
+	return psn;
+}
+
+/* A request behind the expected PSN: a copy, a late one, or a re-send
+ * (resend.c tells which). Returns whether its PSN is seen for the first
+ * time; *retrans whether the requester sent it again. */
+static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+			   const struct rs_frame_meta *m, uint32_t adv, bool *retrans)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	struct rs_psn *s = &fl->req;
+	struct rs_fref at = { a->cur_file, m->frame_no };
+	uint32_t psn = f->bth.psn;
+	bool fresh = true;
+	switch (rs_behind(s, f, psn)) {
+	case RS_BEHIND_COPY:
+		fresh = false;
+		rs_net_copy(a, fl, &at);
+		break;
+	case RS_BEHIND_LATE:
+		rs_late_request(a, fl, s, psn, &at);
+		break;
+	case RS_BEHIND_LATE_SENDING:
+		fresh = false;
+		s->loss->late_sendings++;
+		if (a->v)
+			rs_v_not_resent(a->v, true);
+		break;
+	case RS_BEHIND_RUN_LATE:
+		if (s->loss->in_episode) {
+			fresh = backward(a, fl, s, psn, adv, false, &at, f->payload_len);
+			rs_resent(a, fl, f, op, m->ts_ns);
+		} else {
+			fresh = late_resend(a, fl, s, f);
+		}
+		*retrans = true;
+		break;
+	default:
+		fresh = backward(a, fl, s, psn, adv, true, &at, f->payload_len);
+		if (s->loss->episode_len == 1) {
+			s->loss->episode_ipid = (uint16_t)s->ipid;
+			s->loss->episode_resume = s->next;
+		}
+		rs_resent(a, fl, f, op, m->ts_ns);
+		rs_ipid_note(s, f, false);
+		*retrans = true;
+	}
+	return fresh;
 }
 
 void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
@@ -373,10 +374,10 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 
 	s->packets++;
 	if (!s->started) {
+		uint32_t start = check_start_psn(a, fl, psn, &at);
 		s->started = true;
-		s->first = psn;
-		s->next = psn;
-		check_start_psn(a, fl, psn, &at);
+		s->first = start;
+		s->next = start;
 	}
 	uint32_t from = s->next;
 	if (s->resync) {
@@ -390,25 +391,32 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	bool fresh = true;
 	bool retrans = false;
 	if (d >= 0) {
-		end_episode(a, fl, s, false);
+		/* A new PSN sent before the re-sends under way (its IP ID is
+		 * older) arrives late: the re-sending goes on. */
+		bool late_new = s->loss && s->loss->in_episode && rs_ipid_older(s, f) == 1;
+		if (!late_new && s->loss && s->loss->in_episode) {
+			s->loss->episode_end_ipid = f->ip_id;
+			end_episode(a, fl, s, false);
+		}
 		if (d > 0) {
 			struct rs_psn_loss *l = rs_loss_w(s);
 			l->gaps++;
 			l->missing += (uint32_t)d;
-			lossmap_mark(l, s->next, (uint32_t)d);
+			rs_lossmap_mark(l, s->next, (uint32_t)d);
 			a->psns.missing += (uint32_t)d;
 			rs_anomaly(a, RS_AN_GAP, 0, fl, &at, (uint32_t)d);
 			/* The responder may have acknowledged them already. */
 			if (fl->peer && fl->peer->have_ack_psn)
-				settle(a, fl, (fl->peer->ack_psn + 1) & RS_PSN_MASK);
+				rs_psn_settle(a, fl, (fl->peer->ack_psn + 1) & RS_PSN_MASK);
 		}
 		s->next = (psn + adv) & RS_PSN_MASK;
 		s->resync = !adv_known;
 		a->psns.range += (uint32_t)rs_psn_diff(s->next, from);
+		rs_ipid_note(s, f, !late_new);
 	} else {
-		fresh = backward(a, fl, s, psn, &at, f->payload_len);
-		retrans = true;
+		fresh = behind_request(a, fl, f, m, adv, &retrans);
 	}
+	rs_ids_note(s, f, retrans);
 	if (a->v)
 		rs_v_request(a, fl, f, m, d, fresh);
 
@@ -445,6 +453,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 
 /* ---- responses ---------------------------------------------------------------- */
 
+
 static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
 		 const struct rs_fref *at, uint64_t ts)
 {
@@ -479,8 +488,10 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		fl->have_ack_psn = true;
 		if (req && req->lat)
 			ack_older(a, req->lat, psn, ts, true);
-		if (req)
-			settle(a, req, (psn + 1) & RS_PSN_MASK);
+		if (req) {
+			rs_psn_settle(a, req, (psn + 1) & RS_PSN_MASK);
+			rs_rnr_progress(req);
+		}
 		break;
 	case RS_AETH_RNR_NAK: {
 		struct rs_flow_rare *r = rs_rare_w(fl);
@@ -492,16 +503,21 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			r->rnr_timer_max = v;
 		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
-		if (req)
-			settle(a, req, psn);
+		if (req) {
+			rs_psn_settle(a, req, psn);
+			rs_nak_wait(req, RS_NAKW_RNR, v, psn, at, ts);
+		}
 		break;
 	}
 	case RS_AETH_NAK:
 		rs_rare_w(fl)->naks[v < 8 ? v : 7]++;
 		rs_tl_of(a, fl)->naks++;
 		rs_anomaly(a, RS_AN_NAK, v, fl, at, 1);
-		if (req)
-			settle_nak(a, req, psn, v);
+		if (req) {
+			rs_psn_settle_nak(a, req, psn, v);
+			if (v == RS_NAK_PSN_SEQ_ERR)
+				rs_nak_wait(req, RS_NAKW_SEQ, 0, psn, at, ts);
+		}
 		if (a->v && v == RS_NAK_PSN_SEQ_ERR)
 			rs_v_nak(a, fl, f, at);
 		break;
@@ -523,6 +539,15 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	if (!fl->peer)
 		rs_pair_infer(a, fl, psn);
 	struct rs_flow *req = fl->peer;
+	if (req) {
+		/* Any answer: the requester's timer restarts, its QP is alive. */
+		if (req->lat) {
+			req->lat->last_rsp_ts = m->ts_ns;
+			req->lat->last_rsp_at = at;
+		}
+		if (req->req.loss)
+			req->req.loss->silent_retries = 0;
+	}
 
 	if (f->ext & RS_EXT_AETH)
 		aeth(a, fl, f, op, &at, m->ts_ns);
@@ -545,12 +570,12 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 				struct rs_psn_loss *l = rs_loss_w(s);
 				l->gaps++;
 				l->missing += (uint32_t)d;
-				lossmap_mark(l, s->next, (uint32_t)d);
+				rs_lossmap_mark(l, s->next, (uint32_t)d);
 				rs_anomaly(a, RS_AN_GAP, 1, fl, &at, (uint32_t)d);
 			}
 			s->next = (psn + 1) & RS_PSN_MASK;
 		} else {
-			fresh = backward(a, fl, s, psn, &at, f->payload_len);
+			fresh = backward(a, fl, s, psn, 1, true, &at, f->payload_len);
 			retrans = true;
 		}
 		if (a->v)
@@ -565,7 +590,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 				struct rs_pending *p = pending_find(l, psn, RS_PEND_ATOMIC);
 				ack_older(a, l, psn, m->ts_ns, false);
 				if (p && l->count && &l->ring[l->head] == p) {
-					lat_sample(a, l, RS_LAT_ATOMIC, m->ts_ns, p->ts_ns);
+					lat_sample(a, l, RS_LAT_ATOMIC, m->ts_ns, p);
 					pending_pop(l);
 				}
 			} else {
@@ -574,7 +599,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 					struct rs_pending *p = pending_find(l, psn, RS_PEND_READ);
 					if (p && !p->first_seen) {
 						p->first_seen = true;
-						lat_sample(a, l, RS_LAT_READ_FIRST, m->ts_ns, p->ts_ns);
+						lat_sample(a, l, RS_LAT_READ_FIRST, m->ts_ns, p);
 					}
 				}
 				if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY) {
@@ -585,7 +610,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 						bool last = p->npkts ? ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn
 								     : p->first_seen || op->pos == RS_POS_ONLY;
 						if (p->what == RS_PEND_READ && last) {
-							lat_sample(a, l, RS_LAT_READ_LAST, m->ts_ns, p->ts_ns);
+							lat_sample(a, l, RS_LAT_READ_LAST, m->ts_ns, p);
 							pending_pop(l);
 						}
 					}
@@ -599,9 +624,11 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		rs_conn_ladder(a, fl, f, m, retrans);
 }
 
+
 void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	end_episode(a, fl, &fl->req, false);
 	end_episode(a, fl, &fl->rsp, true);
+	rs_settle_dead(a, fl);
 	rs_msg_finish(a, fl);
 }

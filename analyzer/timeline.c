@@ -63,11 +63,6 @@ static void series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes)
 	s->len++;
 }
 
-void rs_series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes)
-{
-	series_add(fl, interval, bytes);
-}
-
 /* A flow's row of the interval ending: its peak and plot series, and the
  * row for whoever listens (opts.interval: the --timeline CSV). */
 static void emit(struct rs_analyzer *a, struct rs_tl_row *row)

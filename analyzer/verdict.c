@@ -401,6 +401,23 @@ void rs_v_late(struct rs_analyzer *a, const struct rs_fref *at)
 		a->v->late_frame = at->frame;
 }
 
+void rs_v_resend(struct rs_analyzer *a, uint8_t cause, const struct rs_fref *after, uint64_t wait_ns)
+{
+	static const uint8_t of[RS_RESEND__COUNT] = {
+		[RS_RESEND_NAK] = RS_V_RESEND_NAK, [RS_RESEND_RNR] = RS_V_RESEND_RNR,
+		[RS_RESEND_TIMEOUT] = RS_V_RESEND_TIMEOUT, [RS_RESEND_READ] = RS_V_RESEND_READ,
+	};
+	struct rs_verdict *v = a->v;
+	v->resend = cause < RS_RESEND__COUNT ? of[cause] : RS_V_RESEND_NONE;
+	v->resend_after = after->frame && after->file == a->cur_file ? after->frame : 0;
+	v->resend_wait_ns = wait_ns;
+}
+
+void rs_v_not_resent(struct rs_verdict *v, bool late)
+{
+	v->resend = late ? RS_V_RESEND_LATE : RS_V_RESEND_NETDUP;
+}
+
 /* ---- CM ---------------------------------------------------------------------------- */
 
 static int vcm_slot(uint16_t attr)

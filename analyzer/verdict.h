@@ -31,6 +31,12 @@ void rs_v_response(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fr
 void rs_v_nak(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_fref *at);
 /* psn.c: the backward run that began at `at` was one late packet. */
 void rs_v_late(struct rs_analyzer *a, const struct rs_fref *at);
+/* psn.c: the request was re-sent, for `cause` (enum rs_resend), after the
+ * NAK at `after` (frame 0: none), `wait_ns` after it or the last packet. */
+void rs_v_resend(struct rs_analyzer *a, uint8_t cause, const struct rs_fref *after, uint64_t wait_ns);
+/* psn.c: the request behind the expected PSN was not re-sent: it came late
+ * (late), or is a copy the network made. */
+void rs_v_not_resent(struct rs_verdict *v, bool late);
 
 /* pair.c: the half-flows from fl's destination to its source that were not
  * paired when last looked at (rs_pair_infer()'s candidates), oldest first:

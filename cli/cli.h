@@ -1,6 +1,7 @@
 /*
- * cli.h — the command line: options, the per-frame consumers ("sinks") the
- * run loops feed, and the entry point of each mode.
+ * cli.h — the command line: options, the run loops that feed the
+ * per-frame consumers (capture/sink.h: the summary's here, the views'
+ * in views/), and the entry point of each mode.
  */
 #ifndef RS_CLI_H
 #define RS_CLI_H
@@ -9,8 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "capture/sink.h"
 #include "capture/source.h"
 #include "dissect/dissect.h"
+#include "views/views.h"
 
 /* Exit codes (also in the man page). */
 enum {
@@ -52,6 +55,7 @@ struct rs_cli_opts {
 	uint32_t rotate_seconds;/* -G */
 	uint32_t rotate_files;  /* -W: keep at most this many rotated files */
 	bool fields;            /* --fields */
+	bool verdicts;          /* --verdicts: --fields adds the analyzer's verdict columns */
 	bool walk;              /* --walk / -V */
 	bool ladder;            /* --ladder */
 	enum rs_format format;  /* --format */
@@ -69,42 +73,6 @@ struct rs_cli_opts {
 	uint64_t max_flows;     /* --max-flows: cap on tracked half-flows (0 = no cap) */
 
 	struct rs_dissect_opts dissect;
-};
-
-/* libpcap's counts at the end of a live capture (pcap_stats). */
-struct rs_capture_stats {
-	uint64_t captured;  /* frames handed to the sink */
-	uint64_t received;  /* ps_recv: frames that passed the kernel filter */
-	uint64_t dropped;   /* ps_drop: dropped for lack of buffer space */
-	uint64_t ifdropped; /* ps_ifdrop: dropped by the interface or driver */
-};
-
-/* A consumer of decoded frames. Return false from `frame` to stop early.
- * In a live capture (rs_run_live) the "file" is the interface: begin_file
- * gets its name, end_file comes after the -w output is complete. */
-struct rs_sink {
-	void *ctx;
-	void (*begin_file)(void *ctx, const char *name, int dlt);
-	bool (*frame)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f);
-	void (*end_file)(void *ctx, const char *name);
-	/* Live only, may be NULL: called every o->refresh seconds whether frames
-	 * came or not; now_ns is the wall clock (ns since the epoch). */
-	void (*tick)(void *ctx, uint64_t now_ns);
-	/* Live only, may be NULL: the capture's counts, once, just before end_file. */
-	void (*capture_stats)(void *ctx, const struct rs_capture_stats *st);
-	/* Optional: the frames `n` at a time, in place of frame(), when
-	 * rs_run_files feeds the sink: decoded, without their bytes (pkt[i].data
-	 * is NULL), possibly in another thread than the one that read them
-	 * (cli/pipeline.c). Such a sink cannot stop the run. */
-	void (*frames)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n);
-	/* Reading the current file stopped early; `message` names file and frame. */
-	void (*file_error)(void *ctx, const char *message);
-	/* An input could not be opened at all (no begin_file for it); `message`
-	 * names the file and says why. The run goes on with the next input. */
-	void (*open_error)(void *ctx, const char *name, const char *message);
-	/* Something is wrong with the current file but reading went on: `count`
-	 * frames from `frame_no` on; `message` names the file. */
-	void (*file_warning)(void *ctx, uint64_t frame_no, uint64_t count, const char *message);
 };
 
 /* An output file written under a temporary name and renamed into place by
@@ -202,10 +170,5 @@ int rs_list_interfaces(const struct rs_cli_opts *o, FILE *out);
 int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink);
 /* A sink that takes every frame and shows nothing (capture with -w only). */
 struct rs_sink rs_null_sink(void);
-
-/* The --fields CSV writer. */
-struct rs_sink rs_fields_sink(FILE *out, const struct rs_cli_opts *o);
-/* The --walk classroom view. */
-struct rs_sink rs_walk_sink(FILE *out, const struct rs_cli_opts *o);
 
 #endif

@@ -40,19 +40,25 @@ static int stdout_checked(int rc)
 
 /* --fields or --walk, to standard output or to -o FILE (written under a
  * temporary name and renamed when complete, as the reports are). */
+static struct rs_sink view_sink(FILE *out, const struct rs_cli_opts *o)
+{
+	const struct rs_fields_opts fo = { .verdicts = o->verdicts };
+	return o->walk ? rs_walk_sink(out, o->color != 0) : rs_fields_sink(out, &fo);
+}
+
 static int frames_out(struct rs_cli_opts *o)
 {
 	char err[RS_ERRBUF_SIZE];
 	struct rs_outfile of;
 	if (!o->output) {
-		struct rs_sink sink = o->walk ? rs_walk_sink(stdout, o) : rs_fields_sink(stdout, o);
+		struct rs_sink sink = view_sink(stdout, o);
 		return stdout_checked(run_sink(o, &sink));
 	}
 	if (!rs_outfile_open(&of, o->output, err)) {
 		fprintf(stderr, "rocestat: %s\n", err);
 		return RS_EXIT_INPUT;
 	}
-	struct rs_sink sink = o->walk ? rs_walk_sink(of.fp, o) : rs_fields_sink(of.fp, o);
+	struct rs_sink sink = view_sink(of.fp, o);
 	int rc = run_sink(o, &sink);
 	if (!rs_outfile_commit(&of, err)) {
 		fprintf(stderr, "rocestat: %s\n", err);

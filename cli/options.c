@@ -214,7 +214,7 @@ struct given {
 	gint64 count, max_flows;
 	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
 	gdouble refresh;
-	gboolean version, fields, walk, ladder, no_resolve, quiet;
+	gboolean version, fields, verdicts, walk, ladder, no_resolve, quiet;
 	gboolean list, all, help;
 };
 
@@ -247,6 +247,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &gv->rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
 		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &gv->rotate_files, "With -C/-G: keep at most N files", "N" },
 		{ "fields", 0, 0, G_OPTION_ARG_NONE, &gv->fields, "One CSV line per RoCE frame with every header field", NULL },
+		{ "verdicts", 0, 0, G_OPTION_ARG_NONE, &gv->verdicts, "With --fields: add what the analysis concluded about each frame (resent, gap, message, the frame it answers...)", NULL },
 		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &gv->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json or json-compact (one line)", "FMT" },
@@ -301,6 +302,7 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 	o->list_ifaces = gv->list;
 	o->capture_all = gv->all;
 	o->fields = gv->fields;
+	o->verdicts = gv->verdicts;
 	o->walk = gv->walk;
 	o->dissect.skip_layers = !gv->walk; /* where each header sits: for the walkthrough's hex dump only */
 	o->ladder = gv->ladder;
@@ -376,6 +378,8 @@ static int check_combinations(const struct rs_cli_opts *o)
 		if (!o->iface && (o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT))
 			return fail("-w - and the report would both go to standard output; add -o FILE");
 	}
+	if (o->verdicts && !o->fields)
+		return fail("--verdicts adds columns to --fields; give --fields too");
 	if (o->fields + o->walk + o->ladder > 1)
 		return fail("--fields, --walk and --ladder are different outputs; pick one");
 	/* What only the summary makes, with an output that is not the summary:

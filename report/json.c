@@ -18,6 +18,15 @@
  * when a key changes meaning or goes away, not when one is added. */
 #define RS_JSON_SCHEMA_VERSION 1
 
+/* Requests re-sent, by why (analyzer/psn.c). */
+static void by_cause(struct rs_json *j, const uint64_t *n)
+{
+	rs_json_obj(j, "resent_by_cause");
+	for (int c = 0; c < RS_RESEND__COUNT; c++)
+		rs_json_u64(j, rs_resend_key((enum rs_resend)c), n[c]);
+	rs_json_end_obj(j);
+}
+
 static const char *addr_kind_name(uint8_t kind)
 {
 	switch (kind) {
@@ -106,6 +115,9 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 	rs_json_u64(j, "resent", g.resent);
 	rs_json_u64(j, "reordered", g.reordered);
 	rs_json_u64(j, "undetermined", g.undetermined);
+	rs_json_u64(j, "network_duplicates", a->psns.netdup);
+	by_cause(j, a->psns.resent);
+	rs_json_u64(j, "latency_resent_not_timed", a->psns.karn);
 	rs_json_end_obj(j);
 	rs_json_u64(j, "truncated", a->outcome[RS_TRUNCATED]);
 	rs_json_u64(j, "malformed", a->outcome[RS_MALFORMED]);
@@ -259,6 +271,38 @@ static void connections(struct rs_json *j, const struct rs_view *v)
 	rs_json_end_arr(j);
 }
 
+/* Why packets were on the wire again, how long timeouts waited, and
+ * whether the requester gave up (issue 28). */
+static void resends(struct rs_json *j, const struct rs_psn_loss *l)
+{
+	static const char *const dead[] = {
+		[RS_DEAD_RETRY] = "retry_exhausted", [RS_DEAD_RETRYING] = "still_retrying",
+		[RS_DEAD_RNR] = "rnr_retry_exhausted",
+	};
+	rs_json_u64(j, "network_duplicates", l->netdup);
+	rs_json_u64(j, "late_after_resend", l->late_sendings);
+	by_cause(j, l->resent);
+	rs_json_obj(j, "resent_episodes_by_cause");
+	for (int c = 0; c < RS_RESEND__COUNT; c++)
+		rs_json_u64(j, rs_resend_key((enum rs_resend)c), l->episodes_by[c]);
+	rs_json_end_obj(j);
+	rs_json_u64(j, "rnr_retries_early", l->rnr_early);
+	if (l->timeouts) {
+		rs_json_obj(j, "timeout_wait_ns");
+		rs_json_u64(j, "count", l->timeouts);
+		rs_json_u64(j, "min", l->timeout_min_ns);
+		rs_json_u64(j, "mean", l->timeout_sum_ns / l->timeouts);
+		rs_json_u64(j, "max", l->timeout_max_ns);
+		rs_json_end_obj(j);
+	} else {
+		rs_json_null(j, "timeout_wait_ns");
+	}
+	if (l->dead)
+		rs_json_str(j, "gave_up", dead[l->dead]);
+	else
+		rs_json_null(j, "gave_up");
+}
+
 static void psn_stream(struct rs_json *j, const char *key, const struct rs_psn *s)
 {
 	rs_json_obj(j, key);
@@ -280,6 +324,7 @@ static void psn_stream(struct rs_json *j, const char *key, const struct rs_psn *
 	rs_json_u64(j, "undetermined", g.undetermined);
 	rs_json_u64(j, "out_of_order", l->ooo);
 	rs_json_u64(j, "go_back_n_episodes", l->episodes);
+	resends(j, l);
 	rs_json_end_obj(j);
 }
 
@@ -304,6 +349,7 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 	}
 	rs_json_u64(j, "untimed_requests", fl->lat ? fl->lat->overflow : 0);
 	rs_json_u64(j, "clock_went_backwards", fl->lat ? fl->lat->clock_backwards : 0);
+	rs_json_u64(j, "resent_not_timed", fl->lat ? fl->lat->karn : 0);
 	rs_json_end_obj(j);
 }
 

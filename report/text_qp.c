@@ -308,5 +308,11 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 			rs_outbuf_putc(&r, '\n');
 		}
 		rs_outbuf_flush(&r);
+		if (fl->lat->karn) {
+			char k[160];
+			snprintf(k, sizeof k, "not timed: %" PRIu64 " answer%s to requests re-sent before the answer came "
+				 "(Karn's rule: which sending it answers is unknown)", fl->lat->karn, fl->lat->karn == 1 ? "" : "s");
+			rs_para(out, width, "    ", "    ", k);
+		}
 	}
 }

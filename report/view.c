@@ -396,6 +396,9 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 		snprintf(buf, len, "%s", an->detail);
 		return buf;
 	}
+	if (rs_anom_flow_subject((enum rs_anom)an->type) &&
+	    rs_resend_describe(rs_flow_label(names, fl, who, sizeof who), an, buf, len))
+		return buf;
 	switch ((enum rs_anom)an->type) {
 	case RS_AN_FILE_ERROR: {
 		const struct rs_file *fi = an->code < a->files->len ? a->files->pdata[an->code] : NULL;

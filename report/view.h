@@ -35,6 +35,10 @@ uint64_t rs_flow_msgs_total(const struct rs_flow *fl);
 uint64_t rs_flow_naks_total(const struct rs_flow *fl);
 const char *rs_flow_pairing(const struct rs_flow *fl);
 
+/* resend.c: the sentence of a retransmission, network copy or requester
+ * that gave up, about the half-flow `who` names; false for other anomalies. */
+bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf, size_t len);
+
 /* "192.0.2.2 → 192.0.2.1 QP 0x12" */
 const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *buf, size_t len);
 /* What became of the PSNs a stream, or every request stream, skipped (psn.c

@@ -13,6 +13,18 @@
 #   --capture HOW    rocestat (default): `rocestat -i eth0 -w` in the server
 #                    guest; qemu: QEMU's filter-dump on the server's netdev
 #   --keep           keep the work directory (consoles, job scripts)
+#   --netem-server "NETEM", --netem-client "NETEM"
+#                    `tc qdisc add dev eth0 root netem NETEM` in that guest
+#                    right before the scenario: it impairs what that guest
+#                    SENDS (e.g. "delay 5ms reorder 25%", "loss 3%",
+#                    "duplicate 5%", "corrupt 2%"); see samples/README.md for
+#                    what the capture then shows
+#   --replay rerun|loop
+#                    two runs in one capture (mergecap -a): rerun = the
+#                    scenario run twice (fresh guests each time), loop = one
+#                    run's capture twice, the copy shifted in time (as a
+#                    looping tcpreplay); NAME.truth.json is then a JSON list
+#                    of the runs' truths, in capture order
 #   --host           instead: boot ONE guest that runs samples/rxe-host.sh
 #                    (veth + two rxe devices inside it); validates rxe-host.sh.
 #                    With --capture qemu it runs rxe-host.sh --no-capture;
@@ -26,12 +38,17 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=samples/lib/vm.sh
 . "$HERE/lib/vm.sh"
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 SCENARIO="" NAME="" OUT=$SAMPLES_DIR IPV6=0 CAPTURE=${ROCEGEN_CAPTURE:-rocestat} KEEP=0 HOSTMODE=0
+NETEM_SERVER="" NETEM_CLIENT="" REPLAY=""
+ALL_ARGS=("$@")
 GEN_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
+        --netem-server) NETEM_SERVER=$2; shift 2 ;;
+        --netem-client) NETEM_CLIENT=$2; shift 2 ;;
+        --replay) REPLAY=$2; shift 2 ;;
         --name) NAME=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         -6|--ipv6) IPV6=1; shift ;;
@@ -47,8 +64,55 @@ done
 [ -n "$SCENARIO" ] || usage
 [ -n "$NAME" ] || NAME=rxe_${SCENARIO//-/_}
 case "$CAPTURE" in rocestat|qemu) ;; *) vm_die "--capture is rocestat or qemu" ;; esac
+case "$REPLAY" in ''|rerun|loop) ;; *) vm_die "--replay is rerun or loop" ;; esac
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
+
+# --replay: this script again for each run (without --replay, into a
+# scratch directory), then one capture, one truth list, one log.
+if [ -n "$REPLAY" ]; then
+    command -v mergecap >/dev/null && command -v editcap >/dev/null ||
+        vm_die "--replay needs mergecap and editcap (wireshark-common)"
+    RWORK=$(mktemp -d /tmp/rxe-replay.XXXXXX)
+    sub=() skip=0
+    for a in "${ALL_ARGS[@]}"; do
+        if [ "$skip" = 1 ]; then skip=0; continue; fi
+        case "$a" in --replay|--name|--out) skip=1; continue ;; esac
+        sub+=("$a")
+    done
+    runs=(run1)
+    [ "$REPLAY" = rerun ] && runs+=(run2)
+    for r in "${runs[@]}"; do
+        vm_log "$NAME: replay $REPLAY, $r"
+        "$0" --name "$NAME.$r" --out "$RWORK" "${sub[@]}" ||
+            vm_die "$NAME: $r failed (work files in $RWORK)"
+    done
+    if [ "$REPLAY" = loop ]; then
+        # The copy starts one second after the original's last frame.
+        span=$(python3 "$VM_LIB_DIR/truth-merge.py" --pcap-span "$RWORK/$NAME.run1.pcap")
+        editcap -t "$span" "$RWORK/$NAME.run1.pcap" "$RWORK/$NAME.run2.pcap"
+        cp "$RWORK/$NAME.run1.truth.json" "$RWORK/$NAME.run2.truth.json"
+    fi
+    mergecap -a -F pcap -w "$OUT/$NAME.pcap" "$RWORK/$NAME.run1.pcap" "$RWORK/$NAME.run2.pcap"
+    python3 "$VM_LIB_DIR/truth-merge.py" --replay "$REPLAY" --name "$NAME" \
+        "$RWORK/$NAME.run1.truth.json" "$RWORK/$NAME.run2.truth.json" > "$OUT/$NAME.truth.json"
+    {
+        echo "# sample: $NAME, two runs in one capture (rxe-vm.sh --replay $REPLAY):"
+        if [ "$REPLAY" = loop ]; then
+            echo "# run1 as recorded, then the same capture again shifted by ${span}s (editcap -t), joined by mergecap -a"
+        else
+            echo "# two separate runs (fresh guests each), joined by mergecap -a"
+        fi
+        for r in run1 run2; do
+            [ -f "$RWORK/$NAME.$r.log" ] || continue
+            echo; echo "######################## $r ########################"
+            cat "$RWORK/$NAME.$r.log"
+        done
+    } > "$OUT/$NAME.log"
+    rm -rf "$RWORK"
+    vm_log "$NAME: replay done: $OUT/$NAME.{pcap,truth.json,log}"
+    exit 0
+fi
 
 T_START=$(date +%s%N)
 vm_need_packages
@@ -111,6 +175,7 @@ write_job() {
         echo ". /host/guest-lib.sh"
         echo "CAPTURE=$CAPTURE"
         echo "FAMILY=$FAMILY"
+        if [ "$role" = server ]; then printf 'NETEM=%q\n' "$NETEM_SERVER"; else printf 'NETEM=%q\n' "$NETEM_CLIENT"; fi
         printf 'GEN_ARGS=%q\n' "$FAMILY ${GEN_ARGS[*]:-} --timeout $GUEST_TIMEOUT $SCENARIO"
         echo "S_ADDR=$S_ADDR"
         echo "say \"scenario=$SCENARIO role=$role kernel=\$(uname -r)\""
@@ -217,6 +282,7 @@ BOOT=$(awk -v ns=$((T_END - T_BOOT)) 'BEGIN { printf "%.1f", ns / 1e9 }')
     else
         echo "# capture: QEMU filter-dump on the server's netdev (both directions)"
     fi
+    echo "# netem (egress of eth0, applied right before the scenario): server=${NETEM_SERVER:-none} client=${NETEM_CLIENT:-none}"
     echo "# QEMU exit status: server=$SERVER_QEMU client=$CLIENT_QEMU (137 = killed by the host timeout)"
     echo "# guest results: server=${S_STATUS:-none} client=${C_STATUS:-none}"
     for role in server client; do
@@ -238,6 +304,8 @@ if [ -n "$fail" ]; then
 fi
 
 python3 "$VM_LIB_DIR/truth-merge.py" --name "$NAME" --kernel "$KVER" --capture "$CAPTURE" \
+    --netem-server "$NETEM_SERVER" --netem-client "$NETEM_CLIENT" \
+    --counters-server "$WORK/server" --counters-client "$WORK/client" \
     "$WORK/server/truth.json" "$WORK/client/truth.json" > "$WORK/merged.json" ||
     vm_die "$NAME: cannot merge the ground truth"
 cp "$WORK/server/capture.pcap" "$OUT/$NAME.pcap"

@@ -54,6 +54,8 @@ def usage_errors(tmp):
             "--walk prints frames; --plot belongs to the summary")
     refused("--fields --format json", ["--fields", "--format", "json", RPING], "--format belongs to the summary")
     refused("--ladder --format json", ["--ladder", "--format", "json", RPING], "--ladder is a text diagram")
+    refused("--verdicts without --fields", ["--verdicts", RPING], "--verdicts adds columns to --fields")
+    refused("--walk --verdicts", ["--walk", "--verdicts", RPING], "--verdicts adds columns to --fields")
     refused("-w - with a report to standard output", ["-r", RPING, "-w", "-", "--format", "json"],
             "-w - and the report would both go to standard output")
     for opt in ("--fields", "--walk"):

@@ -42,7 +42,13 @@ from pcaprecs import read_pcap, write_pcap  # noqa: E402
 from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
 
 FIELDS = ["ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.grh.sgid", "infiniband.grh.dgid",
-          "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome"]
+          "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome",
+          "infiniband.cm.req.localqpn", "infiniband.cm.req.startpsn",
+          "infiniband.cm.rep.localqpn", "infiniband.cm.rep.startpsn"]
+# A stream whose first packets came late (or were not captured) starts at
+# the Starting PSN its CM exchange announced, if its first captured PSN is
+# at most this far ahead of it (reordering, not another PSN space).
+START_LATE = 64
 MASK = (1 << 24) - 1
 # RC response opcodes (IBA Table 38): READ responses, ACK, atomic ACK.
 RESPONSES = set(range(0x0D, 0x13))
@@ -75,7 +81,16 @@ def tshark_frames(path):
         src = v[0] or v[2] or v[4]
         dst = v[1] or v[3] or v[5]
         syn = int(first(v[9]), 0) if v[9] else None
-        frames.append((src, dst, int(v[6], 0), int(v[7], 0), int(v[8], 0), syn))
+        # CM: the Starting PSN a REQ announces is that of the stream to the
+        # client's QP (its Local QPN), a REP's that of the stream to the
+        # server's QP, as rdma_cm sets them up (and every rdma_cm capture
+        # here starts so).
+        cm = None
+        if v[10] and v[11]:
+            cm = (dst, src, int(v[10], 0), int(v[11], 0))
+        elif v[12] and v[13]:
+            cm = (dst, src, int(v[12], 0), int(v[13], 0))
+        frames.append((src, dst, int(v[6], 0), int(v[7], 0), int(v[8], 0), syn, cm))
     return frames
 
 
@@ -149,7 +164,11 @@ def oracle(frames):
     """The capture-wide request_psns object for RC, UC and DC traffic, or None if
     it holds a READ (whose PSN advance needs the path MTU)."""
     streams = {}
-    for src, dst, op, qp, psn, syn in frames:
+    starts = {}
+    for src, dst, op, qp, psn, syn, cm in frames:
+        if cm:
+            # (sender of the stream, its receiver, the receiver's QP) -> start
+            starts[(cm[0], cm[1], cm[2])] = cm[3]
         if op >= 0x60:  # RC, UC and the RD opcode range (NVIDIA DC); UD is not a stream
             continue
         op &= 0x1F
@@ -157,7 +176,9 @@ def oracle(frames):
             return None
         if op not in RESPONSES:
             if (src, dst, qp) not in streams:
-                streams[(src, dst, qp)] = Stream(psn)
+                start = starts.get((src, dst, qp))
+                late = start is not None and 0 < diff(psn, start) <= START_LATE
+                streams[(src, dst, qp)] = Stream(start if late else psn)
             streams[(src, dst, qp)].request(psn)
             continue
         if op != 0x11 or syn is None:
@@ -250,7 +271,7 @@ def main():
             orig = oracle(frames)
             # A PSN may only be called lost if the responder NAKed it (a PSN
             # sequence error names it): the original's NAKs bound the losses.
-            naked = {(d, p) for s_, d, op, q, p, syn in frames if op == 0x11 and syn == 0x60}
+            naked = {(d, p) for s_, d, op, q, p, syn, _ in frames if op == 0x11 and syn == 0x60}
             for seed in range(3):
                 dst = os.path.join(tmp, "%s-drop%d.pcap" % (name, seed))
                 n = drop_requests(src, dst, 0.05, seed)
@@ -269,7 +290,7 @@ def main():
         # Every copy of each PSN the responder NAKed deleted (loss after the
         # capture point, and the re-sends missed): each is lost, by the NAK.
         src = os.path.join(SHARED, "captures", "loss_write_bw.pcap")
-        named = {p for s_, d, op, q, p, syn in tshark_frames(src) if op == 0x11 and syn == 0x60}
+        named = {p for s_, d, op, q, p, syn, _ in tshark_frames(src) if op == 0x11 and syn == 0x60}
         dst = os.path.join(tmp, "loss_write_bw-naked.pcap")
         n = drop_requests(src, dst, 0, 0, named)
         want = compare("loss_write_bw minus every copy of its %d NAKed PSNs (%d frames)" % (len(named), n), dst)

@@ -40,7 +40,7 @@ C = os.path.join(SHARED, "captures")
 P = os.path.join(SHARED, "public-captures")
 
 # Disjoint hosts, in time order (a sequential run counts a frame older than
-# the current interval in that interval; merge.c lists it as approximate).
+# the current interval in that interval).
 INDEPENDENT = [
     os.path.join(P, "PcapPlusPlus__InfiniBandPacket.pcap"),
     os.path.join(P, "rdma-softroce-demo__infiniband.pcap"),

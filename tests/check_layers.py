@@ -2,9 +2,10 @@
 """The source tree's shape, checked (make layers; part of make check).
 
 - Rooms include one way: dissect/ only itself; analyzer/ dissect/ and
-  itself; report/ those and itself; capture/ dissect/ and itself; cli/
-  anything. A room never includes a later one.
-- Within analyzer/ and within report/, calls between files go one way: the
+  itself; report/ those and itself; capture/ dissect/ and itself; views/
+  (the per-frame views) all of those and itself; cli/ anything. A room
+  never includes a later one.
+- Within analyzer/, report/ and views/, calls between files go one way: the
   graph of "file A calls a non-static function defined in file B" has no
   cycle.
 - No source file over 800 lines, no function over 120.
@@ -26,6 +27,7 @@ ALLOWED = {
     "analyzer": {"dissect", "analyzer"},
     "report": {"dissect", "analyzer", "report"},
     "capture": {"dissect", "capture"},
+    "views": {"dissect", "analyzer", "report", "capture", "views"},
 }
 
 
@@ -45,12 +47,12 @@ for room, allowed in ALLOWED.items():
                % (os.path.relpath(path, ROOT), inc, room, ", ".join(sorted(allowed))))
 
 
-def call_graph(room):
+def call_graph(room, names=r"rs_\w+"):
     files = sources(room, (".c",))
     text = {f: strip_comments(open(f).read()) for f in files}
     defined = {}
     for f, t in text.items():
-        for m in re.finditer(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(rs_\w+)\s*\([^;]*?\)\s*\{", t, re.M | re.S):
+        for m in re.finditer(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(%s)\s*\(" % names + r"[^;]*?\)\s*\{", t, re.M | re.S):
             defined.setdefault(m.group(1), f)
     edges = {f: set() for f in files}
     for f, t in text.items():
@@ -89,14 +91,15 @@ def find_cycle(edges):
 ck("finds a circle", find_cycle({"a.c": {"b.c"}, "b.c": {"c.c"}, "c.c": {"a.c"}}) == ["a.c", "b.c", "c.c", "a.c"])
 ck("a line is no circle", find_cycle({"a.c": {"b.c"}, "b.c": {"c.c"}, "c.c": set()}) is None)
 
-for room in ("analyzer", "report"):
-    edges = call_graph(room)
+# views/' walkthrough files share functions without the public prefix.
+for room, names in (("analyzer", r"rs_\w+"), ("report", r"rs_\w+"), ("views", r"\w+")):
+    edges = call_graph(room, names)
     ck("files found", len(edges) > 3, "%s/" % room)
     cycle = find_cycle(edges)
     ck("calls one way", cycle is None,
        "%s/: calls go round: %s" % (room, " → ".join(os.path.basename(f) for f in cycle or [])))
 
-for room in ("dissect", "analyzer", "report", "capture", "cli"):
+for room in ("dissect", "analyzer", "report", "capture", "views", "cli"):
     for path in sources(room):
         lines = open(path).read().split("\n")
         rel = os.path.relpath(path, ROOT)

@@ -46,10 +46,30 @@ show_device() {
     done
 }
 
+# counters [WHEN]: the console copy, and with WHEN (before/after) the raw
+# `rdma statistic` and `tc -s qdisc` output on the share for truth-merge.py.
 counters() {
     /usr/bin/ip -s link show dev eth0
     echo "rdma statistic show link rxe0/1:"
-    rdma statistic show link rxe0/1 | tr ' ' '\n' | awk 'NF' | paste - - | grep -v '^link' | sed 's/^/  /'
+    rdma statistic show link rxe0/1 > /tmp/rdma-stat.txt
+    tr ' ' '\n' < /tmp/rdma-stat.txt | awk 'NF' | paste - - | grep -v '^link' | sed 's/^/  /'
+    echo "tc -s qdisc show dev eth0:"
+    /usr/sbin/tc -s qdisc show dev eth0 > /tmp/qdisc.txt 2>&1
+    sed 's/^/  /' /tmp/qdisc.txt
+    if [ -n "${1:-}" ]; then
+        cp /tmp/rdma-stat.txt "/host/counters.$1.txt"
+        cp /tmp/qdisc.txt "/host/qdisc.$1.txt"
+    fi
+}
+
+# netem_up: the impairment this guest applies to what it sends (NETEM,
+# from rxe-vm.sh --netem-server/--netem-client), put in place right before
+# the scenario so that the set-up traffic before it is unaffected.
+netem_up() {
+    [ -n "${NETEM:-}" ] || return 0
+    # shellcheck disable=SC2086
+    /usr/sbin/tc qdisc replace dev eth0 root netem $NETEM || return 1
+    say "netem on eth0 egress: $(/usr/sbin/tc qdisc show dev eth0)"
 }
 
 # The control line is ttyS1, wired to the other guest's ttyS1 through the

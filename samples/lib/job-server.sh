@@ -13,6 +13,8 @@ if [ "$CAPTURE" = rocestat ]; then
     done
     kill -0 $CAP_PID 2>/dev/null || { say "rocestat capture died: $(cat /tmp/rocestat.err)"; finish 96; }
 fi
+counters before > /dev/null
+netem_up || { say "tc qdisc add netem $NETEM failed"; finish 94; }
 say "server runs: rocegen --server $S_ADDR $GEN_ARGS"
 # shellcheck disable=SC2086
 rocegen --server "$S_ADDR" --truth /tmp/truth.json --ready-file /tmp/ready $GEN_ARGS &
@@ -41,6 +43,6 @@ if [ "$CAPTURE" = rocestat ]; then
 fi
 [ -e /tmp/truth.json ] && cp /tmp/truth.json /host/truth.json
 say "after the scenario: counters"
-counters
+counters after
 dmesg | grep -iE 'rxe|infiniband' | tail -n 20
 finish $STATUS

@@ -9,6 +9,10 @@ The format is described in samples/README.md.
 """
 import argparse
 import json
+import math
+import os
+import re
+import struct
 import sys
 
 # IBTA CM REJ reason codes that RDMA CM produces in practice.
@@ -47,11 +51,105 @@ def outcome(scenario, srv, cli):
     return out
 
 
+def rdma_statistic(path):
+    """`rdma statistic show link rxe0/1` ("link rxe0/1 name value name
+    value ...", possibly wrapped) as {name: value}; None if absent."""
+    if not os.path.exists(path):
+        return None
+    words = open(path).read().split()
+    if words[:1] == ["link"]:
+        words = words[2:]
+    out = {}
+    for name, value in zip(words[0::2], words[1::2]):
+        if value.isdigit():
+            out[name] = int(value)
+    return out
+
+
+def qdisc_stats(path):
+    """The root qdisc from `tc -s qdisc show dev eth0`: its kind, options
+    and Sent/dropped counters; None if absent."""
+    if not os.path.exists(path):
+        return None
+    text = open(path).read()
+    m = re.search(r"qdisc (\S+) \S+ root (.*)\n\s*Sent (\d+) bytes (\d+) pkt \(dropped (\d+), "
+                  r"overlimits (\d+) requeues (\d+)\)", text)
+    if not m:
+        return {"raw": text.strip()}
+    return {"kind": m.group(1), "options": m.group(2).strip(), "sent_bytes": int(m.group(3)),
+            "sent_pkts": int(m.group(4)), "dropped": int(m.group(5)), "requeues": int(m.group(7)),
+            "raw": text.strip()}
+
+
+def counters(directory):
+    """One guest's RXE counters before and after the scenario, and the
+    root qdisc's statistics after it (the netem one, if any)."""
+    if not directory:
+        return None
+    before = rdma_statistic(os.path.join(directory, "counters.before.txt"))
+    after = rdma_statistic(os.path.join(directory, "counters.after.txt"))
+    if after is None:
+        return None
+    out = {"before": before, "after": after}
+    if before is not None:
+        out["delta"] = {k: v - before.get(k, 0) for k, v in after.items()}
+    out["qdisc_after"] = qdisc_stats(os.path.join(directory, "qdisc.after.txt"))
+    return out
+
+
+def pcap_span(path):
+    """Seconds from the first frame of a classic pcap to one second after
+    its last, rounded up: the shift that puts a copy after the original."""
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        magic = struct.unpack("<I", hdr[:4])[0]
+        end = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+        nano = struct.unpack(end + "I", hdr[:4])[0] == 0xa1b23c4d
+        first = last = None
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                break
+            sec, frac, incl, _ = struct.unpack(end + "IIII", rec)
+            t = sec + frac / (1e9 if nano else 1e6)
+            first = t if first is None else first
+            last = t
+            f.seek(incl, 1)
+    return math.ceil((last - first) + 1) if first is not None else 1
+
+
+def replay(a):
+    """Two runs' merged truths as one list, in capture order."""
+    runs = []
+    for i, path in enumerate(a.runs):
+        with open(path) as f:
+            t = json.load(f)
+        t["name"] = a.name
+        t["replay"] = {"mode": a.replay, "run": i + 1, "of": len(a.runs)}
+        runs.append(t)
+    json.dump(runs, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--pcap-span":
+        print(pcap_span(sys.argv[2]))
+        return
+    if "--replay" in sys.argv:
+        ap = argparse.ArgumentParser()
+        ap.add_argument("--replay", required=True)
+        ap.add_argument("--name", required=True)
+        ap.add_argument("runs", nargs="+")
+        replay(ap.parse_args())
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--name", required=True)
     ap.add_argument("--kernel", default="")
     ap.add_argument("--capture", default="")
+    ap.add_argument("--netem-server", default="")
+    ap.add_argument("--netem-client", default="")
+    ap.add_argument("--counters-server", default="")
+    ap.add_argument("--counters-client", default="")
     ap.add_argument("server")
     ap.add_argument("client")
     a = ap.parse_args()
@@ -77,6 +175,10 @@ def main():
         "server": dict(sself, cm=srv["cm"]),
         "client": dict(cself, cm=cli["cm"]),
         "cm": outcome(cli["scenario"], srv, cli),
+        # what each guest's netem did to what that guest sent (null: none)
+        "netem": {"server": a.netem_server or None, "client": a.netem_client or None},
+        "rxe_counters": {"server": counters(a.counters_server),
+                         "client": counters(a.counters_client)},
     }
     for key in ("cm_events", "work_requests", "receives", "completions", "notes"):
         items = []

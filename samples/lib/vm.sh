@@ -126,7 +126,8 @@ vm_copy_with_libs() {
 # rdma_rxe asks the crypto API for "crc32" (the ICRC) at run time, which
 # modules.dep cannot know about, so crc32_generic is named explicitly.
 # veth: rxe-host.sh run inside one guest (rxe-vm.sh --host).
-VM_MODULES="virtio_pci virtio_net 9p 9pnet_virtio crc32_generic rdma_rxe rdma_ucm ib_uverbs veth"
+# sch_netem: rxe-vm.sh --netem-server/--netem-client.
+VM_MODULES="virtio_pci virtio_net 9p 9pnet_virtio crc32_generic rdma_rxe rdma_ucm ib_uverbs veth sch_netem"
 
 # Build (or reuse) the initramfs; sets INITRD. Rebuilt when a binary changes.
 vm_build_initramfs() {
@@ -157,7 +158,7 @@ vm_build_initramfs() {
     # modprobe) finds whatever it is asked for among the copied modules.
     cp "$KDIR/$mdir/modules.dep" "$root/$mdir/"
     printf '%s\n' "${order[@]}" > "$root/lib/modules/load.order"
-    local progs=("$provider" /usr/bin/rdma /usr/bin/ip)
+    local progs=("$provider" /usr/bin/rdma /usr/bin/ip /usr/sbin/tc)
     command -v ibv_devinfo >/dev/null && progs+=("$(command -v ibv_devinfo)")
     # Extra host programs for debugging, e.g. ROCEGEN_VM_EXTRA=/usr/bin/rping
     local extra

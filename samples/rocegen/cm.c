@@ -164,8 +164,17 @@ static void fill_conn_param(struct conn *c, struct rdma_conn_param *p,
 	p->private_data_len = len;
 	p->responder_resources = (uint8_t)rd;
 	p->initiator_depth = (uint8_t)rd;
-	p->retry_count = 7;
-	p->rnr_retry_count = 7;	/* 7 = retry forever: the rnr scenario relies on it */
+	/* The active side's QP takes retry_count from its own REQ and
+	 * rnr_retry_count from the REP; the passive side's both from the REQ.
+	 * Both sides pass the same options, so each QP gets what was asked. */
+	p->retry_count = (uint8_t)c->opt->retry_cnt;
+	p->rnr_retry_count = (uint8_t)c->opt->rnr_retry;	/* 7 = for ever */
+	if (c->opt->ack_timeout >= 0) {
+		/* rdma_cm applies it when it moves the QP to RTS */
+		uint8_t t = (uint8_t)c->opt->ack_timeout;
+		if (rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t)))
+			die("rdma_set_option ACK_TIMEOUT %u: %m", t);
+	}
 }
 
 void cm_server_listen(struct conn *c)

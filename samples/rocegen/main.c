@@ -35,6 +35,12 @@ static void usage(FILE *f)
 "              access error), then COUNT-1 valid WRITEs that get flushed\n"
 "  disconnect  the server SENDs COUNT, then disconnects (DREQ) while the\n"
 "              client still has DEPTH-COUNT receives posted (flushed)\n"
+"  rnr-exhaust the server posts PREPOST receives and no more; the client\n"
+"              SENDs COUNT until one fails with RNR retry exceeded (give\n"
+"              --rnr-retry below 7); the rest are flushed\n"
+"  dead-peer   the client WRITEs COUNT; once STOP_AFTER have landed the\n"
+"              server destroys its QP without a DREQ, so the client's\n"
+"              retries go unanswered until transport retry exceeded\n"
 "\n"
 "Options:\n"
 "  --server ADDR      run the server side, bound to ADDR\n"
@@ -51,6 +57,14 @@ static void usage(FILE *f)
 "  --ready-file FILE  server: create FILE once listening\n"
 "  --timeout SEC      give up after SEC seconds (default 60)\n"
 "  --rnr-delay MS     rnr: how long receives are held back (default 1000)\n"
+"  --retry-cnt N      QP retry count, 0..7 (default 7)\n"
+"  --rnr-retry N      QP RNR retry count, 0..7, 7 = for ever (default 7)\n"
+"  --ack-timeout N    Local ACK Timeout exponent (4.096 us * 2^N), 0..31\n"
+"                     (default: rdma_cm's, 19 with RoCE on Linux 6.1)\n"
+"  --prepost N        rnr, rnr-exhaust: receives the server posts before it\n"
+"                     accepts (default 0)\n"
+"  --stop-after K     dead-peer: messages the server takes before its QP\n"
+"                     goes (default COUNT/4, at least 1)\n"
 "  --list             print the scenario names\n"
 "  -h, --help         this text\n"
 "\n"
@@ -71,7 +85,8 @@ static unsigned parse_uint(const char *s, const char *what, unsigned lo, unsigne
 static void parse(int argc, char **argv, struct options *o)
 {
 	enum { O_SERVER = 256, O_CLIENT, O_PORT, O_SIZE, O_COUNT, O_DEPTH, O_INLINE,
-	       O_TRUTH, O_READY, O_TIMEOUT, O_RNR, O_LIST };
+	       O_TRUTH, O_READY, O_TIMEOUT, O_RNR, O_LIST,
+	       O_RETRY, O_RNR_RETRY, O_ACK_TIMEOUT, O_PREPOST, O_STOP_AFTER };
 	static const struct option longs[] = {
 		{ "server", required_argument, NULL, O_SERVER },
 		{ "client", required_argument, NULL, O_CLIENT },
@@ -86,6 +101,11 @@ static void parse(int argc, char **argv, struct options *o)
 		{ "ready-file", required_argument, NULL, O_READY },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "rnr-delay", required_argument, NULL, O_RNR },
+		{ "retry-cnt", required_argument, NULL, O_RETRY },
+		{ "rnr-retry", required_argument, NULL, O_RNR_RETRY },
+		{ "ack-timeout", required_argument, NULL, O_ACK_TIMEOUT },
+		{ "prepost", required_argument, NULL, O_PREPOST },
+		{ "stop-after", required_argument, NULL, O_STOP_AFTER },
 		{ "list", no_argument, NULL, O_LIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -94,7 +114,8 @@ static void parse(int argc, char **argv, struct options *o)
 	int ch;
 
 	*o = (struct options){ .port = "7471", .size = 64, .count = 4, .depth = 8,
-			       .timeout_s = 60, .rnr_delay_ms = 1000 };
+			       .timeout_s = 60, .rnr_delay_ms = 1000, .retry_cnt = 7,
+			       .rnr_retry = 7, .ack_timeout = -1 };
 	while ((ch = getopt_long(argc, argv, "46h", longs, NULL)) != -1) {
 		switch (ch) {
 		case O_SERVER:
@@ -118,6 +139,13 @@ static void parse(int argc, char **argv, struct options *o)
 		case O_READY: o->ready_path = optarg; break;
 		case O_TIMEOUT: o->timeout_s = parse_uint(optarg, "--timeout", 1, 3600); break;
 		case O_RNR: o->rnr_delay_ms = parse_uint(optarg, "--rnr-delay", 0, 60000); break;
+		case O_RETRY: o->retry_cnt = parse_uint(optarg, "--retry-cnt", 0, 7); break;
+		case O_RNR_RETRY: o->rnr_retry = parse_uint(optarg, "--rnr-retry", 0, 7); break;
+		case O_ACK_TIMEOUT:
+			o->ack_timeout = (int)parse_uint(optarg, "--ack-timeout", 0, 31);
+			break;
+		case O_PREPOST: o->prepost = parse_uint(optarg, "--prepost", 0, 1024); break;
+		case O_STOP_AFTER: o->stop_after = parse_uint(optarg, "--stop-after", 1, 4096); break;
 		case O_LIST:
 			for (int i = 0; i < SC_COUNT; i++)
 				printf("%s\n", scenario_name((enum scenario)i));
@@ -142,6 +170,18 @@ static void parse(int argc, char **argv, struct options *o)
 	}
 	if (o->scenario == SC_DISCONNECT && o->count >= o->depth) {
 		fprintf(stderr, "rocegen: disconnect needs --count < --depth so receives remain\n");
+		exit(2);
+	}
+	if (o->scenario == SC_DEAD_PEER) {
+		if (!o->stop_after)
+			o->stop_after = o->count / 4 ? o->count / 4 : 1;
+		if (o->stop_after >= o->count) {
+			fprintf(stderr, "rocegen: dead-peer needs --stop-after < --count\n");
+			exit(2);
+		}
+	}
+	if ((o->scenario == SC_RNR || o->scenario == SC_RNR_EXHAUST) && o->prepost > o->depth) {
+		fprintf(stderr, "rocegen: --prepost must not exceed --depth\n");
 		exit(2);
 	}
 	if (o->scenario == SC_BAD_RKEY && o->count > o->depth) {

@@ -17,7 +17,7 @@
 enum scenario {
 	SC_SEND, SC_SEND_IMM, SC_WRITE, SC_WRITE_IMM, SC_READ,
 	SC_ATOMIC_CAS, SC_ATOMIC_FAA, SC_MIXED, SC_UD, SC_REJECT,
-	SC_RNR, SC_BAD_RKEY, SC_DISCONNECT, SC_COUNT
+	SC_RNR, SC_BAD_RKEY, SC_DISCONNECT, SC_RNR_EXHAUST, SC_DEAD_PEER, SC_COUNT
 };
 
 struct options {
@@ -34,6 +34,13 @@ struct options {
 	const char *ready_path;	/* server: touched once listening */
 	unsigned timeout_s;
 	unsigned rnr_delay_ms;	/* rnr: how long the server waits to post receives */
+	/* What the QPs are given through rdma_conn_param / rdma_set_option;
+	 * each side's REQ or REP carries them (see fill_conn_param). */
+	unsigned retry_cnt;	/* transport retries after a timeout or NAK */
+	unsigned rnr_retry;	/* RNR retries; 7 = for ever */
+	int ack_timeout;	/* Local ACK Timeout exponent; -1: rdma_cm's choice */
+	unsigned prepost;	/* rnr, rnr-exhaust: receives posted before accepting */
+	unsigned stop_after;	/* dead-peer: the server's QP goes after this many */
 };
 
 /* What a side advertises in its CM private data: where the peer may
@@ -81,6 +88,7 @@ struct conn {
 	/* Completion counters the scenarios wait on. */
 	unsigned send_done, send_err, recv_done, recv_err;
 	unsigned send_outstanding, recv_outstanding;
+	int first_send_err;		/* status of the first failed send WR, 0: none */
 	struct ibv_wc *recv_wcs;	/* successful receives, in completion order */
 	size_t n_recv_wcs, cap_recv_wcs;
 	unsigned recv_posted_total;

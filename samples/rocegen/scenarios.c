@@ -64,6 +64,14 @@ static void prepost_receives(struct conn *c, unsigned total)
 		post_recv_slot(c, k, recv_len(c));
 }
 
+/* Post receives into the next slots until DEPTH are outstanding or
+ * `total` have been posted in all. */
+static void top_up_receives(struct conn *c, unsigned total)
+{
+	while (c->recv_outstanding < c->opt->depth && c->recv_posted_total < total)
+		post_recv_slot(c, c->recv_posted_total, recv_len(c));
+}
+
 /* Wait for `total` receives, topping the queue up as they complete. */
 static void receive_all(struct conn *c, unsigned total)
 {
@@ -115,6 +123,65 @@ static void send_messages(struct conn *c, enum ibv_wr_opcode op, unsigned count)
 		post_send(c, &a);
 	}
 	wait_sends(c, c->send_done + c->send_err + c->send_outstanding);
+}
+
+/* Post like send_messages, but stop posting at the first failed
+ * completion (the QP is in error from then on: later WRs would only be
+ * flushed without reaching the wire) and wait for what is outstanding. */
+static void send_until_error(struct conn *c, enum ibv_wr_opcode op, unsigned count)
+{
+	uint32_t size = c->opt->size;
+	unsigned posted = 0;
+	for (unsigned i = 0; i < count; i++) {
+		wait_send_slot(c);
+		if (c->send_err)
+			break;
+		struct send_args a = {
+			.opcode = op,
+			.local_offset = (size_t)i * size,
+			.length = size,
+		};
+		fill_pattern(c->buf + a.local_offset, size, i);
+		if (op == IBV_WR_RDMA_WRITE) {
+			a.remote_addr = c->peer.addr + (uint64_t)i * size;
+			a.rkey = c->peer.rkey;
+		}
+		post_send(c, &a);
+		posted++;
+	}
+	wait_sends(c, c->send_done + c->send_err + c->send_outstanding);
+	note(c, "posted %u of %u, %u completed, %u failed (first failure: status %d)",
+	     posted, count, c->send_done, c->send_err, c->first_send_err);
+}
+
+/* How many WRITE slots, from the first, hold their whole message. */
+static unsigned slots_landed(const struct conn *c)
+{
+	unsigned n = 0;
+	while (n < c->opt->count &&
+	       check_pattern(c->buf + (size_t)n * c->opt->size, c->opt->size, n))
+		n++;
+	return n;
+}
+
+/* dead-peer, server: once STOP_AFTER WRITEs have landed, the QP goes
+ * (rdma_destroy_qp: rxe drops whatever arrives for a QPN it no longer
+ * has, so nothing answers) while the CM id stays, so no DREQ is sent
+ * until the client gives up and disconnects. */
+static void dead_peer_server(struct conn *c)
+{
+	double deadline = c->t0 + c->opt->timeout_s;
+	while (slots_landed(c) < c->opt->stop_after) {
+		if (now_s() > deadline)
+			die("timed out waiting for %u WRITEs to land", c->opt->stop_after);
+		sleep_ms(1);
+	}
+	unsigned before = slots_landed(c);
+	rdma_destroy_qp(c->id);
+	c->qp = NULL;
+	note(c, "QP destroyed (no DREQ) after %u WRITEs had landed", before);
+	cm_wait_disconnected(c);
+	note(c, "%u WRITEs had landed in all when the client disconnected", slots_landed(c));
 }
 
 static void atomics(struct conn *c, bool cas)
@@ -287,6 +354,10 @@ void run_server(struct conn *c)
 		for (unsigned i = 0; i < o->count; i++)
 			fill_pattern(c->buf + (size_t)i * o->size, o->size, i);
 		break;
+	case SC_RNR:
+	case SC_RNR_EXHAUST:
+		top_up_receives(c, min_u(o->prepost, o->count));
+		break;
 	case SC_ATOMIC_CAS:
 	case SC_ATOMIC_FAA: {
 		uint64_t v = ATOMIC_BASE;
@@ -308,13 +379,25 @@ void run_server(struct conn *c)
 			       o->scenario == SC_SEND || o->scenario == SC_SEND_IMM);
 		break;
 	case SC_RNR:
-		/* No receive is posted yet: the client's SENDs draw RNR NAKs
-		 * until the receives appear. */
-		note(c, "holding receives back for %u ms", o->rnr_delay_ms);
+		/* Only PREPOST receives are there (none by default): the
+		 * client's SENDs draw RNR NAKs until the rest appear. */
+		note(c, "%u receives posted; holding the rest back for %u ms",
+		     c->recv_posted_total, o->rnr_delay_ms);
 		sleep_ms(o->rnr_delay_ms);
-		prepost_receives(c, o->count);
+		top_up_receives(c, o->count);
 		receive_all(c, o->count);
 		check_receives(c, false, true);
+		break;
+	case SC_RNR_EXHAUST:
+		/* No more receives: the client gives up and disconnects. */
+		note(c, "%u receives posted, no more will be", c->recv_posted_total);
+		cm_wait_disconnected(c);
+		verify(c, c->recv_done == c->recv_posted_total, "every posted receive used",
+		       c->recv_done);
+		check_receives(c, false, true);
+		break;
+	case SC_DEAD_PEER:
+		dead_peer_server(c);
 		break;
 	case SC_UD:
 		ud_server(c);
@@ -329,7 +412,8 @@ void run_server(struct conn *c)
 	default:
 		break;
 	}
-	cm_wait_disconnected(c);
+	if (!c->disconnected)
+		cm_wait_disconnected(c);
 	cm_disconnect(c);
 	if (o->scenario == SC_WRITE || o->scenario == SC_MIXED)
 		for (unsigned i = 0; i < o->count; i++)
@@ -397,6 +481,16 @@ void run_client(struct conn *c)
 	case SC_BAD_RKEY:
 		bad_rkey_writes(c);
 		break;
+	case SC_RNR_EXHAUST:
+		send_until_error(c, IBV_WR_SEND, o->count);
+		verify(c, c->first_send_err == IBV_WC_RNR_RETRY_EXC_ERR,
+		       "a SEND failed with RNR retry exceeded", (unsigned)c->first_send_err);
+		break;
+	case SC_DEAD_PEER:
+		send_until_error(c, IBV_WR_RDMA_WRITE, o->count);
+		verify(c, c->first_send_err == IBV_WC_RETRY_EXC_ERR,
+		       "a WRITE failed with transport retry exceeded", (unsigned)c->first_send_err);
+		break;
 	case SC_UD:
 		ud_client(c);
 		cm_teardown(c);
@@ -409,7 +503,8 @@ void run_client(struct conn *c)
 	default:
 		break;
 	}
-	if (o->scenario != SC_DISCONNECT && o->scenario != SC_BAD_RKEY && c->send_err)
+	if (o->scenario != SC_DISCONNECT && o->scenario != SC_BAD_RKEY &&
+	    o->scenario != SC_RNR_EXHAUST && o->scenario != SC_DEAD_PEER && c->send_err)
 		verify(c, false, "send completions without error", c->send_err);
 	cm_disconnect(c);
 	cm_teardown(c);

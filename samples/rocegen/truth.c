@@ -182,9 +182,15 @@ void truth_write(struct conn *c)
 	fprintf(f, "{\n  \"format\": \"rocegen-side/1\",\n  \"side\": \"%s\",\n", c->side);
 	fprintf(f, "  \"scenario\": \"%s\",\n", scenario_name(o->scenario));
 	fprintf(f, "  \"params\": {\"size\": %u, \"count\": %u, \"depth\": %u, "
-		"\"inline\": %s, \"ip_version\": %d, \"port\": %s, \"rnr_delay_ms\": %u},\n",
+		"\"inline\": %s, \"ip_version\": %d, \"port\": %s, \"rnr_delay_ms\": %u, "
+		"\"retry_cnt\": %u, \"rnr_retry\": %u, \"ack_timeout\": ",
 		o->size, o->count, o->depth, o->inline_data ? "true" : "false",
-		o->ipv6 ? 6 : 4, o->port, o->rnr_delay_ms);
+		o->ipv6 ? 6 : 4, o->port, o->rnr_delay_ms, o->retry_cnt, o->rnr_retry);
+	if (o->ack_timeout >= 0)
+		fprintf(f, "%d", o->ack_timeout);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"prepost\": %u, \"stop_after\": %u},\n", o->prepost, o->stop_after);
 	fprintf(f, "  \"ok\": %s,\n", c->failed ? "false" : "true");
 	fprintf(f, "  \"self\": %s,\n", c->j_side.s ? c->j_side.s : "null");
 	write_cm_summary(f, c);

@@ -20,6 +20,8 @@ static const char *const scenario_names[SC_COUNT] = {
 	[SC_RNR] = "rnr",
 	[SC_BAD_RKEY] = "bad-rkey",
 	[SC_DISCONNECT] = "disconnect",
+	[SC_RNR_EXHAUST] = "rnr-exhaust",
+	[SC_DEAD_PEER] = "dead-peer",
 };
 
 double now_s(void)

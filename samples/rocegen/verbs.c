@@ -324,10 +324,13 @@ static void drain_cq(struct conn *c)
 				}
 			} else {
 				c->send_outstanding--;
-				if (ok)
+				if (ok) {
 					c->send_done++;
-				else
+				} else {
+					if (!c->send_err)
+						c->first_send_err = (int)wc[i].status;
 					c->send_err++;
+				}
 			}
 		}
 	}

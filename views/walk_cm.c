@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 #define MADHDR 24
 

@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 static const char *ethertype_name(uint16_t t)
 {

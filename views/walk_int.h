@@ -19,7 +19,8 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
-#include "cli/cli.h"
+#include "views/vfeed.h"
+#include "views/views.h"
 
 #define WALK_WIDTH 100
 #define COL_LABEL 10
@@ -29,7 +30,6 @@
 struct walk {
 	FILE *out;
 	bool color;
-	const struct rs_cli_opts *o;
 	const char *file;
 	int dlt;
 
@@ -40,8 +40,8 @@ struct walk {
 	char *cut;             /* why reading this file stopped early, if it did */
 
 	/* What the walk says about how frames belong together comes from an
-	 * analyzer of its own, fed the frames it walks (one per file). */
-	struct rs_analyzer *an;
+	 * analyzer of its own, fed the frames it walks (vfeed.h). */
+	struct vfeed vf;
 
 	/* The frame being walked, and what the analyzer concluded about it. */
 	const struct rs_packet *pkt;

@@ -3,17 +3,102 @@
  * extension-header field in decimal, empty where the header is absent.
  * Frames that could not be fully decoded still get their line (with what was
  * decoded) and a note on stderr naming the file, frame and reason.
+ *
+ * With --verdicts, the columns of verdict_cols[] follow: what the analyzer
+ * concluded about the frame (struct rs_verdict, analyzer/analyzer.h), from
+ * an analyzer the view feeds every frame of the file (vfeed.h). A new
+ * field of struct rs_verdict gets its column with one entry in that table.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "views/vfeed.h"
+#include "views/views.h"
 
 static const char header[] =
 	"frame,time,roce,src,dst,opcode,opname,destqp,psn,ackreq,se,migreq,padcnt,tver,pkey,fecn,becn,"
 	"reth_va,reth_rkey,reth_dmalen,aeth_syndrome,aeth_msn,deth_qkey,deth_srcqp,immdt,ieth_rkey,"
 	"atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,payload_len,icrc,icrc_status";
+
+/*
+ * The verdict columns, in order. A column prints a field of struct
+ * rs_verdict, and is empty where the verdict does not apply:
+ *   NUM(name, field)          the number; empty when 0 (a frame number 0 is
+ *                             "none": frames count from 1)
+ *   NUM_IF(name, field, if)   the number, when the field `if` is non-zero
+ *   FLAG(name, field)         "1" when true, empty otherwise (tshark's habit
+ *                             for its analysis flags)
+ *   NAME(name, field, [value] = "word", ...)
+ *                             the word for the value; empty for 0; a value
+ *                             without a word prints as its number
+ * The man page (--verdicts) says what each means.
+ */
+enum vcol_kind { VC_NUM, VC_FLAG, VC_NAME };
+
+struct vcol {
+	const char *name;
+	uint8_t kind;           /* enum vcol_kind */
+	uint8_t size, if_size;  /* bytes of the field and of the `if` field (0: the field itself) */
+	uint16_t off, if_off;
+	const char *const *words;
+	unsigned nwords;
+};
+
+#define VFIELD(f) .off = offsetof(struct rs_verdict, f), .size = sizeof(((struct rs_verdict *)0)->f)
+#define VIF(f) .if_off = offsetof(struct rs_verdict, f), .if_size = sizeof(((struct rs_verdict *)0)->f)
+#define NUM(n, f) { .name = n, .kind = VC_NUM, VFIELD(f) }
+#define NUM_IF(n, f, c) { .name = n, .kind = VC_NUM, VFIELD(f), VIF(c) }
+#define FLAG(n, f) { .name = n, .kind = VC_FLAG, VFIELD(f) }
+#define NAME(n, f, ...)                                                                         \
+	{ .name = n, .kind = VC_NAME, VFIELD(f), .words = (const char *const[]){ __VA_ARGS__ }, \
+	  .nwords = sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *) }
+
+static const struct vcol verdict_cols[] = {
+	NAME("icrc_verdict", icrc, [RS_V_ICRC_UNCHECKED] = "unchecked", [RS_V_ICRC_OK] = "ok",
+	     [RS_V_ICRC_BAD] = "bad", [RS_V_ICRC_PORT_REWRITTEN] = "port_rewritten"),
+	NAME("sliced", sliced, [RS_SLICE_SNAPLEN] = "snaplen", [RS_SLICE_REWRITTEN] = "rewritten"),
+	NAME("psn_verdict", psn, [RS_V_PSN_NEXT] = "next", [RS_V_PSN_AHEAD] = "ahead",
+	     [RS_V_PSN_DUPLICATE] = "duplicate", [RS_V_PSN_FILL] = "gap_fill"),
+	NUM("psn_gap", gap),
+	NUM("retransmission_of", resent_of),
+	NUM("nak_frame", nak_frame),
+	NUM_IF("nak_psn", nak_psn, nak_frame),
+	NUM("late_frame", late_frame),
+	NAME("resend", resend, [RS_V_RESEND_NETDUP] = "network_copy", [RS_V_RESEND_LATE] = "late",
+	     [RS_V_RESEND_NAK] = "after_nak", [RS_V_RESEND_RNR] = "after_rnr_nak", [RS_V_RESEND_TIMEOUT] = "timeout",
+	     [RS_V_RESEND_READ] = "read_retry"),
+	NUM("resend_after", resend_after),
+	NUM_IF("resend_wait_ns", resend_wait_ns, resend),
+	NAME("msg_kind", msg, [RS_KIND_SEND] = "send", [RS_KIND_WRITE] = "write",
+	     [RS_KIND_READ_RESP] = "read_response"),
+	NUM_IF("msg_index", msg_index, msg_known),
+	NUM_IF("msg_offset", msg_offset, msg_known),
+	NUM("msg_total", msg_total),
+	NUM("msg_first", msg_first_frame),
+	NUM("msg_read_request", msg_req_frame),
+	NUM("response_to", req_frame),
+	FLAG("dup_ack", dup_ack),
+	NUM("cm_response_to", cm_answers),
+	NUM("start_psn_of", start_frame),
+};
+
+/* A field of the verdict, as a number. */
+static uint64_t vfield(const struct rs_verdict *v, unsigned off, unsigned size)
+{
+	const unsigned char *p = (const unsigned char *)v + off;
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+	switch (size) {
+	case 1: memcpy(&u8, p, 1); return u8;
+	case 2: memcpy(&u16, p, 2); return u16;
+	case 4: memcpy(&u32, p, 4); return u32;
+	default: memcpy(&u64, p, 8); return u64;
+	}
+}
 
 /*
  * Speed: a line is built in a large buffer by hand (integers two digits at
@@ -23,7 +108,7 @@ static const char header[] =
  * goldens check them).
  */
 #define OUT_BUF (1u << 20)
-#define LINE_MAX_BYTES 1024 /* a line is at most ~450 bytes */
+#define LINE_MAX_BYTES 2048 /* a line is at most ~450 bytes, ~800 with the verdicts */
 #define ADDR_CACHE 1024     /* formatted addresses kept: 2^10, see put_addr */
 
 struct addr_entry {
@@ -37,6 +122,8 @@ struct fields_ctx {
 	FILE *out;
 	const char *file;
 	bool header_done;
+	bool verdicts;     /* --verdicts */
+	struct vfeed vf;
 	char *buf;
 	size_t len;
 	struct addr_entry cache[ADDR_CACHE];
@@ -52,18 +139,24 @@ static void flush_buf(struct fields_ctx *c)
 static void begin_file(void *vctx, const char *name, int dlt)
 {
 	struct fields_ctx *c = vctx;
-	(void)dlt;
 	c->file = name;
 	if (!c->header_done) {
-		fprintf(c->out, "%s\n", header);
+		fputs(header, c->out);
+		for (size_t i = 0; c->verdicts && i < sizeof verdict_cols / sizeof verdict_cols[0]; i++)
+			fprintf(c->out, ",%s", verdict_cols[i].name);
+		fputc('\n', c->out);
 		c->header_done = true;
 	}
+	if (c->verdicts)
+		vfeed_file(&c->vf, name, dlt);
 }
 
 static void end_file(void *vctx, const char *name)
 {
+	struct fields_ctx *c = vctx;
 	(void)name;
-	flush_buf(vctx);
+	flush_buf(c);
+	vfeed_end(&c->vf);
 }
 
 static const char digits2[200] =
@@ -131,6 +224,25 @@ static char *put_addr(struct fields_ctx *c, char *p, const struct rs_addr *a)
 	return p + e->len;
 }
 
+/* The verdict columns, each ",value" or ",". */
+static char *put_verdict(char *p, const struct rs_verdict *v)
+{
+	for (size_t i = 0; i < sizeof verdict_cols / sizeof verdict_cols[0]; i++) {
+		const struct vcol *k = &verdict_cols[i];
+		uint64_t x = vfield(v, k->off, k->size);
+		*p++ = ',';
+		if (k->if_size ? !vfield(v, k->if_off, k->if_size) : !x)
+			continue;
+		if (k->kind == VC_FLAG)
+			*p++ = '1';
+		else if (k->kind == VC_NAME && x < k->nwords && k->words[x])
+			p = put_str(p, k->words[x]);
+		else
+			p = put_u64(p, x);
+	}
+	return p;
+}
+
 /* ",value" when the header is there, "," otherwise. */
 static inline char *col(char *p, bool present, uint64_t v)
 {
@@ -141,7 +253,10 @@ static inline char *col(char *p, bool present, uint64_t v)
 static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
 {
 	struct fields_ctx *c = vctx;
+	struct rs_verdict v;
 
+	if (c->verdicts) /* every frame: the analyzer counts the others too */
+		vfeed_frame(&c->vf, pkt, f, &v);
 	if (f->roce == RS_ROCE_NONE)
 		return true;
 	if (f->outcome != RS_OK) {
@@ -211,6 +326,8 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	 * rewrote the port (dissect's icrc_sport), not corruption. */
 	p = put_str(p, f->icrc_status == RS_CRC_BAD && f->icrc_sport ? "port_rewritten"
 							     : rs_crc_status_name((enum rs_crc_status)f->icrc_status));
+	if (c->verdicts)
+		p = put_verdict(p, &v);
 	*p++ = '\n';
 	c->len = (size_t)(p - c->buf);
 	return true;
@@ -222,11 +339,11 @@ static void frames(void *vctx, const struct rs_packet *pkt, const struct rs_fram
 		frame(vctx, &pkt[i], &f[i]);
 }
 
-struct rs_sink rs_fields_sink(FILE *out, const struct rs_cli_opts *o)
+struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 {
 	static struct fields_ctx ctx;
 	static char buf[OUT_BUF];
-	(void)o;
-	ctx = (struct fields_ctx){ .out = out, .buf = buf };
+	vfeed_end(&ctx.vf); /* a sink made before, whose run ended without end_file */
+	ctx = (struct fields_ctx){ .out = out, .buf = buf, .verdicts = o->verdicts };
 	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file };
 }

@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 #define NSCRATCH 24
 #define SCRATCH_LEN 512

@@ -14,14 +14,14 @@
  * How a frame relates to others (the message it belongs to, the request an
  * ACK answers, the frame a retransmission repeats, the NAK that caused it,
  * the CM message a reply answers) is the analyzer's verdict on it: the walk
- * feeds an analyzer of its own the frames it walks (rs_analyzer_add_v).
+ * feeds an analyzer of its own the frames it walks (vfeed.h).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 static void begin_file(void *ctx, const char *name, int dlt)
 {
@@ -34,9 +34,7 @@ static void begin_file(void *ctx, const char *name, int dlt)
 	w->frames = w->roce = w->other = w->problems = 0;
 	memset(w->explained, 0, sizeof w->explained);
 	/* Frame numbers start again with each file: so does the walk's memory. */
-	rs_analyzer_free(w->an);
-	w->an = rs_analyzer_new(&(struct rs_analyzer_opts){ 0 });
-	rs_analyzer_add_file(w->an, name, dlt);
+	vfeed_file(&w->vf, name, dlt);
 	fputc('\n', w->out);
 	wsgr(w, "1");
 	wout(w, "Walkthrough of %s", name);
@@ -57,8 +55,7 @@ static void end_file(void *ctx, const char *name)
 		free(w->cut);
 		w->cut = NULL;
 	}
-	rs_analyzer_free(w->an);
-	w->an = NULL;
+	vfeed_end(&w->vf);
 }
 
 static void file_error(void *ctx, const char *message)
@@ -248,11 +245,7 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		w->t0_frame = pkt->frame_no;
 	}
 	w->frames++;
-	if (!w->an) /* frames without a file first (not from rs_run_files or the live loop) */
-		w->an = rs_analyzer_new(&(struct rs_analyzer_opts){ 0 });
-	struct rs_frame_meta m = { .frame_no = pkt->frame_no, .ts_ns = ts, .wirelen = rs_frame_wirelen(f, pkt->wirelen),
-				   .caplen = pkt->caplen };
-	rs_analyzer_add_v(w->an, &m, f, &w->v);
+	vfeed_frame(&w->vf, pkt, f, &w->v);
 	if (f->outcome == RS_NOT_ROCE) {
 		char what[160];
 		w->other++;
@@ -274,10 +267,11 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return !ferror(w->out);
 }
 
-struct rs_sink rs_walk_sink(FILE *out, const struct rs_cli_opts *o)
+struct rs_sink rs_walk_sink(FILE *out, bool color)
 {
 	static struct walk w;
-	w = (struct walk){ .out = out, .color = o->color != 0, .o = o };
+	vfeed_end(&w.vf); /* a sink made before, whose run ended without end_file */
+	w = (struct walk){ .out = out, .color = color };
 	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
 				 .file_error = file_error };
 }

@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 static const char *ip4(const uint8_t *a)
 {

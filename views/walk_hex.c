@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 #define PER_LINE 16
 #define MAX_MARK_ROWS 4

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 /* Printable text at the start of the payload, for the student's benefit. */
 static const char *text_preview(const struct walk *w, uint32_t off, uint32_t len)

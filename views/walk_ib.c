@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 /* AETH credit codes 0-30 as counts of receive WQEs; 31 means no credit limit. */
 static const uint16_t credit_count[31] = {

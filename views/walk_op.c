@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli/walk_int.h"
+#include "views/walk_int.h"
 
 #define PSN_MASK 0xFFFFFFu
 

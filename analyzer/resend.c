@@ -1,0 +1,341 @@
+/*
+ * resend.c — why a request is on the wire again (issue 28). A request
+ * behind the expected PSN is a copy the network made, a late arrival, or a
+ * re-send; a re-send answers a NAK or an RNR NAK, or the requester's ACK
+ * timer. Runs of re-sends are counted by cause when they end; retries that
+ * go unanswered until the requester falls silent mean its QP gave up. psn.c
+ * calls it; it calls lossmap.c, anomaly.c and the verdict.
+ */
+#include "analyzer/verdict.h"
+
+const char *rs_resend_key(enum rs_resend c)
+{
+	static const char *const keys[RS_RESEND__COUNT] = { "nak", "rnr", "timeout", "read_retry" };
+	return (unsigned)c < RS_RESEND__COUNT ? keys[c] : "";
+}
+
+/*
+ * An IPv4 sender numbers its datagrams (the identification field: rdma_rxe
+ * and the kernel's RoCE stacks keep one counter per destination), so a
+ * request numbered below the newest its stream has shown left the sender
+ * before that one: behind the expected PSN, it is either a copy the network
+ * made (its PSN was seen) or a late arrival (it was not), never a re-send,
+ * which gets a new number. The numbers are trusted once a stream's new
+ * packets were seen to climb, and never again once one did not (senders
+ * that leave the field 0, or fill it at random). Without them (IPv6, RoCE
+ * v1, InfiniBand) resends are told apart by NAKs and timing alone.
+ */
+void rs_ipid_note(struct rs_psn *s, const struct rs_frame *f, bool forward)
+{
+	if (f->ip_version != 4)
+		return;
+	if (s->ipid_seen) {
+		if ((int16_t)(f->ip_id - (uint16_t)s->ipid) > 0)
+			s->ipid_up = true;
+		else if (forward) /* a packet behind may be a late one: it proves nothing */
+			s->ipid_bad = true;
+		else
+			return;
+	}
+	s->ipid_seen = true;
+	s->ipid = f->ip_id;
+}
+
+/* 1: sent before the newest packet of its stream; 0: after it; -1: unknown.
+ * Before the numbers were seen to climb, a packet numbered as the newest
+ * (and not 0, which senders that do not number use) is that one again. */
+int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f)
+{
+	if (f->ip_version != 4 || s->ipid_bad)
+		return -1;
+	if (!s->ipid_up)
+		return s->ipid_seen && f->ip_id && f->ip_id == (uint16_t)s->ipid ? 1 : -1;
+	return (int16_t)(f->ip_id - (uint16_t)s->ipid) <= 0;
+}
+
+/*
+ * A request behind the expected PSN, by its IP ID (IPv4):
+ *   sent after every packet seen:              re-sent (RS_BEHIND_RESENT)
+ *   sent during the current re-send run:       one of the run's, late
+ *                                              (RS_BEHIND_RUN_LATE), or a copy
+ *                                              of one the run already showed
+ *   sent before: its PSN seen already:         a copy the network made
+ *                its PSN not seen yet:         a late arrival
+ * Without IP IDs, every such packet counts as re-sent.
+ */
+
+
+#define RS_IDS 64
+
+/* Bit 62 of an entry: that sending was counted as a re-send. */
+#define RS_IDS_RESENT (1ull << 62)
+
+void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent)
+{
+	struct rs_psn_loss *l = s->loss;
+	if (!l || f->ip_version != 4)
+		return;
+	if (!l->ids)
+		l->ids = g_new0(uint64_t, RS_IDS);
+	uint64_t *e = &l->ids[f->bth.psn % RS_IDS];
+	bool same = (*e >> 63) && ((*e >> 16) & RS_PSN_MASK) == f->bth.psn;
+	if (!same || (int16_t)(f->ip_id - (uint16_t)*e) > 0)
+		*e = 1ull << 63 | (resent ? RS_IDS_RESENT : 0) | (uint64_t)f->bth.psn << 16 | f->ip_id;
+}
+
+/* The entry for this PSN, or 0. */
+static uint64_t ids_seen(const struct rs_psn_loss *l, uint32_t psn)
+{
+	uint64_t e = l && l->ids ? l->ids[psn % RS_IDS] : 0;
+	return (e >> 63) && ((e >> 16) & RS_PSN_MASK) == psn ? e : 0;
+}
+
+enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint32_t psn)
+{
+	int32_t before = rs_psn_diff(s->first, psn);
+	bool before_first = before > 0;
+	if (before_first && before <= RS_START_LATE && (!s->loss || !s->loss->in_episode))
+		return RS_BEHIND_LATE; /* never seen: it cannot be a copy, nor re-sent after being seen */
+	if (rs_ipid_older(s, f) != 1)
+		return RS_BEHIND_RESENT;
+	if (f->ip_id == (uint16_t)s->ipid)
+		return RS_BEHIND_COPY; /* the newest datagram again */
+	/* What this PSN was last seen as: the same datagram, an earlier
+	 * sending overtaken by a later one, or a later sending. */
+	/* (A later sending seen first as a new PSN was the re-send: this one,
+	 * its original, stands in for it in the counts.) */
+	uint64_t seen = ids_seen(s->loss, psn);
+	if (seen && f->ip_id == (uint16_t)seen)
+		return RS_BEHIND_COPY;
+	if (seen && (int16_t)(f->ip_id - (uint16_t)seen) < 0 && (seen & RS_IDS_RESENT))
+		return RS_BEHIND_LATE_SENDING;
+	if (seen)
+		return s->loss->in_episode ? RS_BEHIND_RUN_LATE : RS_BEHIND_RESENT;
+	/* The newest packet's own PSN under another number: two sendings of
+	 * it, the later one came first. */
+	if (psn == ((s->next - 1) & RS_PSN_MASK) && f->ip_id != (uint16_t)s->ipid)
+		return RS_BEHIND_RESENT;
+	const struct rs_psn_loss *l = s->loss;
+	bool missing = l && l->lost && rs_lossmap_has(l->lost, psn);
+	/* Sent after the newest re-send run began: one of its packets (the
+	 * run may have ended already, its packets overtaken). */
+	if (l && (l->in_episode || (l->episodes && (int16_t)(f->ip_id - l->episode_end_ipid) < 0)) &&
+	    (int16_t)(f->ip_id - l->episode_ipid) > 0 && rs_psn_diff(psn, l->episode_resume) < 0) {
+		int32_t off = rs_psn_diff(psn, l->episode_base);
+		bool shown = off >= 0 && off < 64 && (l->episode_seen >> off & 1);
+		return shown ? RS_BEHIND_COPY : RS_BEHIND_RUN_LATE;
+	}
+	return missing || before_first ? RS_BEHIND_LATE : RS_BEHIND_COPY;
+}
+
+/* Karn's rule: an answer to a request that was sent more than once cannot
+ * say which sending it answers, so none of the requests from `psn` on (a
+ * go-back-N re-sends them all) gives a latency sample. */
+void rs_pending_resent(struct rs_latency *l, uint32_t psn)
+{
+	for (uint32_t i = 0; l && i < l->count; i++) {
+		struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
+		if (rs_psn_diff(p->psn + (p->npkts ? p->npkts : 1) - 1, psn) >= 0)
+			p->resent = 1;
+	}
+}
+
+/* The cause of a backward run of re-sent requests, from its first packet:
+ * a NAK the requester had not yet answered, else its timer. Counted when
+ * the run ends (commit_episode), for a run of one packet may turn out to
+ * be a late one. */
+static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l,
+			 const struct rs_opinfo *op, uint64_t ts)
+{
+	l->episode_ts = ts;
+	if (l->nak_wait != RS_NAKW_NONE) {
+		l->cause = l->nak_wait == RS_NAKW_SEQ ? RS_RESEND_NAK : RS_RESEND_RNR;
+		l->cause_at = l->nak_at;
+		l->cause_wait_ns = ts > l->nak_ts ? ts - l->nak_ts : 0;
+		l->nak_wait = RS_NAKW_NONE;
+		return;
+	}
+	/* The timer runs from the requester's last packet or the responder's
+	 * last answer, whichever is later. */
+	uint64_t from = a->fl_prev_ts;
+	if (fl->lat && fl->lat->last_rsp_ts > from)
+		from = fl->lat->last_rsp_ts;
+	l->cause_wait_ns = ts > from ? ts - from : 0;
+	l->cause_at = (struct rs_fref){ 0, 0 };
+	l->episode_answered = fl->lat ? fl->lat->last_rsp_at : (struct rs_fref){ 0, 0 };
+	l->cause = op->kind == RS_KIND_READ_REQ ? RS_RESEND_READ : RS_RESEND_TIMEOUT;
+}
+
+/* A run of re-sent requests ended: count it by its cause. */
+void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l)
+{
+	l->resent[l->cause] += l->episode_len;
+	a->psns.resent[l->cause] += l->episode_len;
+	l->episodes_by[l->cause]++;
+	if (l->cause == RS_RESEND_RNR && l->cause_wait_ns < (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000)
+		l->rnr_early++;
+	if (l->cause != RS_RESEND_TIMEOUT && l->cause != RS_RESEND_READ)
+		return;
+	uint64_t wait = l->cause_wait_ns;
+	if (!l->timeouts || wait < l->timeout_min_ns)
+		l->timeout_min_ns = wait;
+	if (wait > l->timeout_max_ns)
+		l->timeout_max_ns = wait;
+	l->timeout_sum_ns += wait;
+	l->timeouts++;
+	/* Retries with no answer since they began: the QP may be dying. */
+	if (fl->lat && fl->lat->last_rsp_ts > l->episode_ts)
+		return;
+	if (!l->silent_retries) {
+		l->silent_first_ts = l->episode_ts;
+		l->silent_from = l->episode_start;
+		l->answered_at = l->episode_answered;
+	}
+	l->silent_retries++;
+	l->silent_last_ts = l->episode_ts;
+}
+
+/* A run of one packet was a late one after all: the NAK it took as its
+ * cause is still waiting for its re-send. */
+void rs_resend_uncommit(struct rs_psn_loss *l)
+{
+	if ((l->cause == RS_RESEND_NAK || l->cause == RS_RESEND_RNR) && l->nak_wait == RS_NAKW_NONE &&
+	    l->nak_at.file == l->cause_at.file && l->nak_at.frame == l->cause_at.frame)
+		l->nak_wait = l->cause == RS_RESEND_NAK ? RS_NAKW_SEQ : RS_NAKW_RNR;
+}
+
+/* A request behind the expected PSN that its sender put on the wire again. */
+void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
+		   uint64_t ts)
+{
+	struct rs_psn_loss *l = fl->req.loss;
+	if (l->episode_len == 1)
+		resend_cause(a, fl, l, op, ts);
+	rs_pending_resent(fl->lat, f->bth.psn);
+	if (a->v)
+		rs_v_resend(a, l->cause, &l->cause_at, l->cause_wait_ns);
+}
+
+/* A copy of a request the network made: nothing was re-sent. */
+void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at)
+{
+	struct rs_psn_loss *l = rs_loss_w(&fl->req);
+	l->netdup++;
+	a->psns.netdup++;
+	rs_anomaly(a, RS_AN_NETDUP, 0, fl, at, 1);
+	if (a->v)
+		rs_v_not_resent(a->v, false);
+}
+
+/* A request that left its sender before others already seen. One before
+ * the stream's first PSN moves the start back: the PSNs between were
+ * skipped, this one filled late. */
+void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
+			 const struct rs_fref *at)
+{
+	struct rs_psn_loss *l = rs_loss_w(s);
+	int32_t before = rs_psn_diff(s->first, psn);
+	if (before > 0) {
+		s->first = psn;
+		l->gaps++;
+		l->missing += (uint32_t)before;
+		a->psns.missing += (uint32_t)before;
+		a->psns.range += (uint32_t)before;
+		rs_lossmap_mark(l, psn, (uint32_t)before);
+	}
+	rs_lossmap_take(l, psn);
+	l->backward++;
+	l->fills++;
+	l->ooo++;
+	a->psns.fills++;
+	a->psns.ooo++;
+	rs_anomaly(a, RS_AN_OOO, 0, fl, at, 1);
+	if (a->v) {
+		rs_v_late(a, at);
+		rs_v_not_resent(a->v, true);
+	}
+}
+
+/* A NAK asks the requester to re-send from `psn` (a sequence error) or to
+ * retry `psn` once the RNR timer ran: its next backward run answers it. */
+void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
+		     uint64_t ts)
+{
+	struct rs_psn_loss *l = rs_loss_w(&req->req);
+	/* Packets the requester sent before it heard the RNR NAK draw sequence
+	 * error NAKs; it goes back to the RNR NAKed PSN once the timer ran,
+	 * and ignores them (rdma_rxe counts no rcvd_seq_err for them). */
+	if (kind == RS_NAKW_SEQ && l->nak_wait == RS_NAKW_RNR && rs_psn_diff(psn, l->nak_psn_wait) >= 0)
+		return;
+	l->nak_wait = kind;
+	l->rnr_timer = timer;
+	l->nak_psn_wait = psn;
+	l->nak_at = *at;
+	l->nak_ts = ts;
+	if (kind == RS_NAKW_RNR)
+		l->rnr_streak++;
+}
+
+/* An ACK: the receiver made progress, so RNR NAKs before it are no
+ * longer a run. (A NAK stays owed: the requester re-sends after it even
+ * when late packets reached the responder and it acknowledged them.) */
+void rs_rnr_progress(struct rs_flow *req)
+{
+	if (req->req.loss)
+		req->req.loss->rnr_streak = 0;
+}
+
+/*
+ * A requester whose last packets were re-sent with no answer has given up
+ * once its retry count ran out: its QP is in error (IBV_WC_RETRY_EXC_ERR;
+ * after RNR NAKs, IBV_WC_RNR_RETRY_EXC_ERR). The capture shows it by any of:
+ * as many retries as the Retry Count its CM exchange set (RNR NAKs: one more
+ * than the RNR Retry Count, unless 7, for ever); the connection torn down
+ * (DREQ) after them with no answer; or silence for longer than twice its own
+ * retry interval (four RNR timers). Only said of a responder that answered
+ * before: a capture of one direction shows no answers at all, and that is
+ * the capture, not a dead QP.
+ */
+static bool torn_down_after(const struct rs_conn *c, uint64_t t)
+{
+	const unsigned dreq = UMAD_CM_ATTR_DREQ - UMAD_CM_ATTR_REQ;
+	return c && c->kind == RS_CONN_RC && c->n[dreq] && c->ts[dreq] > t;
+}
+
+static void settle_timeouts(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l)
+{
+	const struct rs_conn *c = fl->conn;
+	uint64_t every = l->silent_retries > 1 ? (l->silent_last_ts - l->silent_first_ts) / (l->silent_retries - 1)
+					       : l->timeout_max_ns;
+	bool all_used = c && c->have_req_retry && c->retry_count && c->retry_count < 7 &&
+			l->silent_retries >= c->retry_count && l->silence_ns >= every / 2;
+	bool gave_up = l->silence_ns > 2 * every || all_used || torn_down_after(c, l->silent_last_ts);
+	l->dead = gave_up ? RS_DEAD_RETRY : RS_DEAD_RETRYING;
+	rs_anomaly(a, RS_AN_DEAD_QP, l->dead, fl, &l->silent_from, l->silent_retries);
+}
+
+static void settle_rnr(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l)
+{
+	const struct rs_conn *c = fl->conn;
+	bool client = c && c->c2s == fl;
+	int count = !c ? -1 : client ? (c->have_rep_rnr ? c->rnr_retry_rep : -1) : (c->have_req_retry ? c->rnr_retry_req : -1);
+	uint64_t timer = (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000;
+	bool all_used = count >= 0 && count < 7 && l->rnr_streak > (uint32_t)count;
+	bool quiet = a->last_ts > l->nak_ts && a->last_ts - l->nak_ts > 4 * timer && l->silence_ns > 4 * timer;
+	if (all_used || quiet || torn_down_after(c, l->nak_ts)) {
+		l->dead = RS_DEAD_RNR;
+		rs_anomaly(a, RS_AN_DEAD_QP, l->dead, fl, &l->nak_at, l->rnr_streak);
+	}
+}
+
+void rs_settle_dead(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	struct rs_psn_loss *l = fl->req.loss;
+	if (!l)
+		return;
+	l->silence_ns = a->last_ts > fl->last_ts ? a->last_ts - fl->last_ts : 0;
+	if (l->silent_retries && l->answered_at.frame)
+		settle_timeouts(a, fl, l);
+	else if (l->nak_wait == RS_NAKW_RNR && l->rnr_streak)
+		settle_rnr(a, fl, l);
+}

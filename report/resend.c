@@ -1,0 +1,139 @@
+/*
+ * resend.c — the sentences for requests on the wire again (issue 28): what
+ * the requester re-sent and why, what the network copied, and a requester
+ * that gave up. The causes were settled by analyzer/psn.c; this file only
+ * words them.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "report/view.h"
+
+/* Appends to buf at *n, never past len. */
+static void put(char *buf, size_t len, size_t *n, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+static void put(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	if (*n >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		*n += (size_t)k < len - *n ? (size_t)k : len - *n - 1;
+}
+
+/* "waited 23.8 ms" or "waited 23.8 ms to 41.0 ms" */
+static void waits(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
+{
+	char t1[32], t2[32];
+	rs_fmt_ns(l->timeout_min_ns, t1, sizeof t1);
+	if (l->timeout_min_ns == l->timeout_max_ns)
+		put(buf, len, n, " (waited %s)", t1);
+	else
+		put(buf, len, n, " (waited %s to %s)", t1, rs_fmt_ns(l->timeout_max_ns, t2, sizeof t2));
+}
+
+static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
+{
+	static const char *const what[RS_RESEND__COUNT] = {
+		[RS_RESEND_NAK] = "after a NAK (go-back-N)",
+		[RS_RESEND_RNR] = "after an RNR NAK",
+		[RS_RESEND_TIMEOUT] = "on timeout, no NAK",
+		[RS_RESEND_READ] = "as READ retries",
+	};
+	const char *sep = ": ";
+	for (int c = 0; c < RS_RESEND__COUNT; c++) {
+		if (!l->resent[c])
+			continue;
+		put(buf, len, n, "%s%" PRIu64 " %s", sep, l->resent[c], what[c]);
+		if (c == RS_RESEND_TIMEOUT && l->timeouts)
+			waits(l, buf, len, n);
+		if (c == RS_RESEND_RNR && l->rnr_early)
+			put(buf, len, n, " (%" PRIu32 " sooner than the RNR timer asked)", l->rnr_early);
+		sep = ", ";
+	}
+}
+
+/* The request stream's retransmissions, by cause. */
+static void retrans(const char *who, const struct rs_flow *fl, uint64_t count, char *buf, size_t len)
+{
+	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	size_t n = 0;
+	put(buf, len, &n, "%s: %" PRIu64 " request packet%s re-sent by the requester", who, count, count == 1 ? "" : "s");
+	causes(l, buf, len, &n);
+	put(buf, len, &n, "; %" PRIu64 " episode%s (%" PRIu64 " re-sent after being seen, %" PRIu64
+	    " filling PSNs missing here)", l->episodes, l->episodes == 1 ? "" : "s", l->duplicates, l->fills - l->ooo);
+}
+
+/* What the connection's CM exchange asked this requester to retry with. */
+static void announced(const struct rs_flow *fl, bool rnr, char *buf, size_t len, size_t *n)
+{
+	const struct rs_conn *c = fl->conn;
+	if (!c)
+		return;
+	char t[32];
+	bool client = c->c2s == fl;
+	if (!rnr && c->have_req_retry) {
+		put(buf, len, n, "; the CM REQ carried Local ACK Timeout %u (%s) and Retry Count %u", c->ack_timeout,
+		    c->ack_timeout ? rs_fmt_ns((4096ull << c->ack_timeout), t, sizeof t) : "none", c->retry_count);
+	} else if (rnr && (client ? c->have_rep_rnr : c->have_req_retry)) {
+		put(buf, len, n, "; the CM %s carried RNR Retry Count %u", client ? "REP" : "REQ",
+		    client ? c->rnr_retry_rep : c->rnr_retry_req);
+	}
+}
+
+static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint64_t count, char *buf, size_t len)
+{
+	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	char t1[32], t2[32], t3[32];
+	size_t n = 0;
+	if (code == RS_DEAD_RNR) {
+		put(buf, len, &n,
+		    "%s: the requester gave up after %" PRIu64 " RNR NAK%s in a row (the last at frame %" PRIu64
+		    ", %s before the end of the capture): its RNR retry count ran out "
+		    "(IBV_WC_RNR_RETRY_EXC_ERR); the connection failed",
+		    who, count, count == 1 ? "" : "s", l->nak_at.frame, rs_fmt_ns(l->silence_ns, t1, sizeof t1));
+		announced(fl, true, buf, len, &n);
+		return;
+	}
+	uint64_t span = l->silent_last_ts - l->silent_first_ts;
+	put(buf, len, &n, "%s: no answer after frame %" PRIu64 "; the requester re-sent %" PRIu64 " time%s from frame %" PRIu64,
+	    who, l->answered_at.frame, count, count == 1 ? "" : "s", l->silent_from.frame);
+	if (count > 1)
+		put(buf, len, &n, ", every %s over %s", rs_fmt_ns(span / (count - 1), t2, sizeof t2),
+		    rs_fmt_ns(span, t3, sizeof t3));
+	if (code == RS_DEAD_RETRY)
+		put(buf, len, &n,
+		    ", then stopped (%s before the end of the capture): its retry count ran out "
+		    "(IBV_WC_RETRY_EXC_ERR, \"transport retry counter exceeded\"); the connection failed",
+		    rs_fmt_ns(l->silence_ns, t1, sizeof t1));
+	else
+		put(buf, len, &n, ", and was still re-sending when the capture ended");
+	announced(fl, false, buf, len, &n);
+}
+
+bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf, size_t len)
+{
+	const struct rs_flow *fl = an->subject;
+	switch (an->type) {
+	case RS_AN_RETRANS:
+		if (an->code)
+			return false; /* READ responses: the responder re-sends what a READ asked again */
+		retrans(who, fl, an->count, buf, len);
+		return true;
+	case RS_AN_NETDUP:
+		snprintf(buf, len,
+			 "%s: %" PRIu64 " request packet%s duplicated by the network: the same IPv4 datagram "
+			 "(same IP ID) twice; the requester sent %s once",
+			 who, an->count, an->count == 1 ? "" : "s",
+			 an->count == 1 ? "it" : "each");
+		return true;
+	case RS_AN_DEAD_QP:
+		dead(who, fl, an->code, an->count, buf, len);
+		return true;
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,28 @@
+/*
+ * views.h — the per-frame views: one frame at a time, as the dissector
+ * decoded it (struct rs_frame) and, where they say how frames belong
+ * together, as the analyzer judged it (struct rs_verdict, from
+ * rs_analyzer_add_v): `--fields` (fields.c) and the classroom walkthrough
+ * `--walk` / `-V` (walk*.c). Each is a sink (capture/sink.h) the command
+ * line's run loops feed. A view prints; it concludes nothing itself.
+ */
+#ifndef RS_VIEWS_H
+#define RS_VIEWS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "capture/sink.h"
+
+struct rs_fields_opts {
+	/* After the header columns, the analyzer's verdict on each frame
+	 * (--verdicts; fields.c's table names them). */
+	bool verdicts;
+};
+
+/* The --fields CSV writer. */
+struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
+/* The --walk classroom view; `color`: ANSI colours. */
+struct rs_sink rs_walk_sink(FILE *out, bool color);
+
+#endif
