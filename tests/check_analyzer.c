@@ -853,6 +853,90 @@ START_TEST(logged_latencies_join_as_if_added_at_once)
 }
 END_TEST
 
+/* A kind's first sample is kept in place (under 4.29 s), the second brings
+ * a vector that takes it in first: each kind ends up as adding its samples
+ * to a vector at once would have left it; a first sample of 4.29 s or more
+ * goes to a vector at once. */
+START_TEST(latency_first_sample_in_place)
+{
+	struct rs_latency *l = rs_latency_new();
+	struct rs_latvec direct[RS_LAT__COUNT];
+	memset(direct, 0, sizeof direct);
+	static const uint64_t acks[] = { 7000, 5000, 9000, 6000 };
+	rs_lat_sample(an, l, RS_LAT_READ_FIRST, 12345);
+	rs_lat_add(&direct[RS_LAT_READ_FIRST], 12345);
+	rs_lat_sample(an, l, RS_LAT_ATOMIC, 6000000000ull);
+	rs_lat_add(&direct[RS_LAT_ATOMIC], 6000000000ull);
+	ck_assert_ptr_null(rs_latvec_vec(l, RS_LAT_READ_FIRST)); /* in place */
+	ck_assert_ptr_nonnull(rs_latvec_vec(l, RS_LAT_ATOMIC));  /* too wide for it */
+	ck_assert_ptr_null(rs_latvec_of(l, RS_LAT_READ_LAST));   /* none */
+	for (size_t i = 0; i < G_N_ELEMENTS(acks); i++) {
+		rs_lat_sample(an, l, RS_LAT_ACK, acks[i]);
+		rs_lat_add(&direct[RS_LAT_ACK], acks[i]);
+	}
+	rs_lat_flush(an);
+	for (int k = 0; k < RS_LAT__COUNT; k++) {
+		struct rs_latvec *v = rs_latvec_of(l, (enum rs_lat_kind)k);
+		if (!direct[k].n) {
+			ck_assert_ptr_null(v);
+			continue;
+		}
+		ck_assert_ptr_nonnull(v);
+		ck_assert_uint_eq(v->n, direct[k].n);
+		ck_assert_uint_eq(v->min, direct[k].min);
+		ck_assert_uint_eq(v->max, direct[k].max);
+		for (int q = 0; q <= 8; q++)
+			ck_assert_uint_eq(rs_lat_quantile(v, q / 8.0), rs_lat_quantile(&direct[k], q / 8.0));
+		rs_lat_free(&direct[k]);
+	}
+	ck_assert_uint_eq(rs_latvec_of(l, RS_LAT_ACK)->min, 5000);
+	ck_assert_uint_eq(rs_lat_quantile(rs_latvec_of(l, RS_LAT_ACK), 0.5), 6000);
+	rs_latency_free(l);
+}
+END_TEST
+
+/* The few message counters hold 32 bits: a byte count, a size or a sum
+ * beyond that turns them into the whole struct, with every count kept. */
+START_TEST(message_counters_past_32_bits)
+{
+	struct rs_flow fl;
+	memset(&fl, 0, sizeof fl);
+	rs_msgs_note(&fl, RS_MSG_WRITE, 1, 4000000000u);
+	rs_msgs_size(&fl, 32, 4000000000u);
+	ck_assert(!fl.msgs_full);
+	rs_msgs_note(&fl, RS_MSG_WRITE, 1, 300000000u); /* 4.3e9 in all */
+	ck_assert(fl.msgs_full);
+	rs_msgs_size(&fl, 29, 300000000u);
+	const struct rs_flow_msgs *m = rs_msgs(&fl);
+	ck_assert_uint_eq(m->msgs[RS_MSG_WRITE], 2);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_WRITE], 4300000000ull);
+	ck_assert_uint_eq(m->size_hist[32], 1);
+	ck_assert_uint_eq(m->size_hist[29], 1);
+	ck_assert_uint_eq(m->msg_min, 300000000u);
+	ck_assert_uint_eq(m->msg_max, 4000000000u);
+	g_free(fl.m);
+
+	memset(&fl, 0, sizeof fl); /* a size of 2^32 or more on its own */
+	rs_msgs_note(&fl, RS_MSG_READ, 1, 0);
+	rs_msgs_size(&fl, 32, 5000000000ull);
+	ck_assert(fl.msgs_full);
+	m = rs_msgs(&fl);
+	ck_assert_uint_eq(m->msgs[RS_MSG_READ], 1);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_READ], 0);
+	ck_assert_uint_eq(m->msg_min, 5000000000ull);
+	ck_assert_uint_eq(m->msg_max, 5000000000ull);
+	g_free(fl.m);
+
+	memset(&fl, 0, sizeof fl); /* stray bytes alone: the counters exist, with no size */
+	rs_msgs_note(&fl, RS_MSG_SEND, 0, 0);
+	ck_assert_ptr_nonnull(fl.m);
+	m = rs_msgs(&fl);
+	ck_assert_uint_eq(m->msg_min, UINT64_MAX);
+	ck_assert_uint_eq(m->msg_max, 0);
+	g_free(fl.m);
+}
+END_TEST
+
 START_TEST(evicted_requesters_take_no_logged_samples_with_them)
 {
 	/* A requester timed by an ACK, then evicted under --max-flows while
@@ -1035,6 +1119,8 @@ static Suite *suite(void)
 	tcase_add_test(t, messages_keep_their_counts_and_immediates_in_wire_order);
 	tcase_add_test(t, message_counts_survive_eviction);
 	tcase_add_test(t, logged_latencies_join_as_if_added_at_once);
+	tcase_add_test(t, latency_first_sample_in_place);
+	tcase_add_test(t, message_counters_past_32_bits);
 	tcase_add_test(t, evicted_requesters_take_no_logged_samples_with_them);
 	tcase_add_test(t, opcode_counts_carry_past_16_bits);
 	suite_add_tcase(s, t);
