@@ -185,7 +185,10 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 
 	const struct rs_bth *b = &f->bth;
 	const struct rs_opinfo *op = rs_opinfo(b->opcode);
-	a->opcodes[b->opcode]++;
+	if (f->have & RS_HAVE_DC)
+		a->opcodes_dc[b->opcode & 0x1F]++;
+	else
+		a->opcodes[b->opcode]++;
 	bool rewritten = f->icrc_status == RS_CRC_BAD && f->icrc_sport;
 	if (rewritten) {
 		if (!a->icrc_port_rewritten++)

@@ -50,6 +50,7 @@ bool rs_anom_flow_subject(enum rs_anom t)
 	case RS_AN_CNP:
 	case RS_AN_NETDUP:
 	case RS_AN_DEAD_QP:
+	case RS_AN_RETH_LENGTH:
 		return true;
 	default:
 		return false;
@@ -136,6 +137,7 @@ const char *rs_anom_key(enum rs_anom t)
 		[RS_AN_CNP] = "cnp",
 		[RS_AN_EVICTED] = "flows_evicted",
 		[RS_AN_NETDUP] = "network_duplicate",
+		[RS_AN_RETH_LENGTH] = "reth_length_mismatch",
 		[RS_AN_DEAD_QP] = "qp_gave_up",
 	};
 	return (unsigned)t < RS_AN__COUNT ? keys[t] : "?";
@@ -183,6 +185,7 @@ static struct rs_anom_ghost *ghost_of(const struct rs_anomaly *an)
 			g->loss[k] = *l[k];
 			g->loss[k].lost = NULL;
 			g->loss[k].ids = NULL;
+			g->loss[k].mq = NULL;
 			s[k]->loss = &g->loss[k];
 		}
 	} else {

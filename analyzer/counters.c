@@ -173,6 +173,10 @@ void rs_loss_add(struct rs_psn_loss *d, const struct rs_psn_loss *s)
 	d->naked_fills += s->naked_fills;
 	d->netdup += s->netdup;
 	d->late_sendings += s->late_sendings;
+	if (s->late_psns_max > d->late_psns_max)
+		d->late_psns_max = s->late_psns_max;
+	if (s->late_ns_max > d->late_ns_max)
+		d->late_ns_max = s->late_ns_max;
 	for (int c = 0; c < RS_RESEND__COUNT; c++) {
 		d->resent[c] += s->resent[c];
 		d->episodes_by[c] += s->episodes_by[c];

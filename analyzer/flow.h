@@ -61,6 +61,8 @@ struct rs_fref {
 
 /* A bitmap of PSNs reported missing after a forward jump, so a later packet
  * can be told apart: a first sighting (a gap filled) or a duplicate. */
+struct rs_msgq;
+
 struct rs_lossmap {
 	uint32_t base;                       /* PSN of bit 0 */
 	uint32_t pending;                    /* bits set */
@@ -119,9 +121,16 @@ struct rs_psn_loss {
 	/* Requests only (issue 28): why packets were on the wire again. */
 	uint64_t netdup;      /* copies made by the network: an IPv4 datagram seen twice */
 	uint64_t late_sendings; /* an earlier sending of a PSN, arriving after a later one (reordered) */
+	/* How late the late ones came: behind the newest PSN, and after the
+	 * packet that skipped them (the last RS_GAPS gaps are remembered). */
+	uint32_t late_psns_max;
+	uint64_t late_ns_max;
+	struct rs_gapref { uint32_t psn, n; uint64_t ts; } gapref[8];
+	uint8_t gapref_next;
 	/* IPv4: the newest IP ID seen for each of the last RS_IDS PSNs (psn << 16
 	 * | id, bit 63 set), kept once the stream had a gap or a packet behind. */
 	uint64_t *ids;
+	struct rs_msgq *mq;   /* packets waiting for a gap before them (msgq.c) */
 	uint64_t resent[RS_RESEND__COUNT]; /* packets re-sent, by cause */
 	uint32_t episodes_by[RS_RESEND__COUNT];
 	uint8_t cause;        /* enum rs_resend of the current episode */

@@ -47,7 +47,8 @@ struct rs_analyzer {
 	uint64_t roce[4];         /* by enum rs_roce (0 = not RoCE) */
 	uint64_t ipv4, ipv6;
 	uint64_t outcome[RS_OUTCOME__COUNT];
-	uint64_t opcodes[256];
+	uint64_t opcodes[256];    /* all but NVIDIA DC's: */
+	uint64_t opcodes_dc[32];  /* DC's (the RD range, RS_HAVE_DC), by operation */
 	uint64_t icrc[3];         /* by enum rs_crc_status, RoCE frames with an ICRC */
 	uint64_t vcrc_bad;
 	/* Bad ICRCs that match with another UDP source port (dissect's
@@ -137,7 +138,7 @@ struct rs_analyzer {
 };
 
 /* ---- what each part offers the others; calls go one way, top to bottom:
- * analyzer.c → psn.c → resend.c → lossmap.c, message.c, cmtrack.c → flowtable.c → pair.c
+ * analyzer.c → psn.c → resend.c → lossmap.c, msgq.c → message.c, cmtrack.c → flowtable.c → pair.c
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
@@ -165,7 +166,7 @@ void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame 
 void rs_pending_resent(struct rs_latency *l, uint32_t psn);
 void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at);
 void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
-		     const struct rs_fref *at);
+		     const struct rs_fref *at, uint64_t ts);
 void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l);
 void rs_resend_uncommit(struct rs_psn_loss *l);
 void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
@@ -184,9 +185,24 @@ void rs_psn_settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn,
  * `in_order` false for a late first sighting (a gap fill). */
 void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm);
 void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
-void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
-		       bool in_order, uint32_t gap);
+/* What message reassembly needs of a request packet. */
+struct rs_msgpkt {
+	uint32_t psn, len;    /* len: payload bytes */
+	uint32_t adv;         /* PSNs it takes (a READ: its response packets) */
+	uint8_t opcode;
+	bool reth;
+	uint64_t dmalen;      /* its RETH's DMA length */
+};
+void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *p, bool in_order,
+		       uint32_t gap);
 void rs_msg_finish(struct rs_analyzer *a, struct rs_flow *fl);
+
+/* msgq.c: request packets to message reassembly in PSN order (a packet
+ * after a gap waits for the gap to fill). `d`: its PSN's distance from
+ * `expected`, the PSN the stream expected before it. */
+void rs_msg_feed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *p, int32_t d, uint32_t expected);
+void rs_msg_acked(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn);
+void rs_msgq_finish(struct rs_analyzer *a, struct rs_flow *fl);
 
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);

@@ -186,11 +186,12 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
  * `gap` is how many PSNs were skipped just before this packet (0 if none),
  * `in_order` false for a late first sighting (a gap fill).
  */
-void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op, bool in_order,
+void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *f, bool in_order,
 		       uint32_t gap)
 {
-	uint32_t psn = f->bth.psn;
-	uint32_t len = f->payload_len;
+	const struct rs_opinfo *op = rs_opinfo(f->opcode);
+	uint32_t psn = f->psn;
+	uint32_t len = f->len;
 	enum rs_msg m = msg_of_kind(op->kind);
 	if (m == RS_MSG_NONE)
 		return;
@@ -201,7 +202,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		 * the peer); the size histogram records what was asked for. */
 		rs_msgs_note(fl, m, 1, 0);
 		rs_tl_of(a, fl)->messages++;
-		rs_flow_size_sample(fl, f->reth.dmalen);
+		rs_flow_size_sample(fl, f->dmalen);
 		return;
 	case RS_KIND_CMP_SWAP:
 	case RS_KIND_FETCH_ADD:
@@ -235,9 +236,9 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		open_end_before(fl, family);
 		i = open_push(a, fl, psn, family, 0);
 		fl->open[i].bytes = len;
-		if (family == 1 && (f->ext & RS_EXT_RETH)) {
+		if (family == 1 && f->reth) {
 			struct rs_openmsg *o = &fl->open[i];
-			o->size = f->reth.dmalen;
+			o->size = f->dmalen;
 			if (fl->pmtu && o->size) {
 				o->last_psn = (psn + (uint32_t)((o->size + fl->pmtu - 1) / fl->pmtu) - 1) & RS_PSN_MASK;
 				o->has_last_psn = true;

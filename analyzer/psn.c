@@ -54,9 +54,11 @@ uint64_t rs_flow_retransmitted(const struct rs_flow *fl)
 
 /* A re-send of the run that just ended, arriving after the packets that
  * ended it: counted with that run, by its cause. */
-static bool late_resend(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, const struct rs_frame *f)
+static bool late_resend(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, const struct rs_frame *f,
+			const struct rs_fref *at)
 {
 	struct rs_psn_loss *s = ps->loss;
+	rs_anomaly(a, RS_AN_RETRANS, 0, fl, at, 1);
 	bool fill = rs_lossmap_take(s, f->bth.psn);
 	s->backward++;
 	if (fill) {
@@ -323,7 +325,7 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 		rs_net_copy(a, fl, &at);
 		break;
 	case RS_BEHIND_LATE:
-		rs_late_request(a, fl, s, psn, &at);
+		rs_late_request(a, fl, s, psn, &at, m->ts_ns);
 		break;
 	case RS_BEHIND_LATE_SENDING:
 		fresh = false;
@@ -336,7 +338,7 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 			fresh = backward(a, fl, s, psn, adv, false, &at, f->payload_len);
 			rs_resent(a, fl, f, op, m->ts_ns);
 		} else {
-			fresh = late_resend(a, fl, s, f);
+			fresh = late_resend(a, fl, s, f, &at);
 		}
 		*retrans = true;
 		break;
@@ -403,6 +405,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 			l->gaps++;
 			l->missing += (uint32_t)d;
 			rs_lossmap_mark(l, s->next, (uint32_t)d);
+			l->gapref[l->gapref_next++ % 8] = (struct rs_gapref){ s->next, (uint32_t)d, m->ts_ns };
 			a->psns.missing += (uint32_t)d;
 			rs_anomaly(a, RS_AN_GAP, 0, fl, &at, (uint32_t)d);
 			/* The responder may have acknowledged them already. */
@@ -422,7 +425,15 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 
 	if (fresh) {
 		fl->payload += f->payload_len;
-		rs_msg_reassemble(a, fl, f, op, d >= 0, d > 0 ? (uint32_t)d : 0);
+		const struct rs_msgpkt mp = { .psn = psn, .len = f->payload_len, .adv = adv, .opcode = f->bth.opcode,
+					      .reth = (f->ext & RS_EXT_RETH) != 0, .dmalen = f->reth.dmalen };
+		rs_msg_feed(a, fl, &mp, d, from);
+		/* A WRITE Only carries the whole message: its RETH DMA length is
+		 * its payload (IBA 9.4.1); a packet that says otherwise is not
+		 * what it claims, and no size from it can be trusted. */
+		if ((f->ext & RS_EXT_RETH) && (op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM) && op->pos == RS_POS_ONLY &&
+		    f->reth.dmalen != f->payload_len)
+			rs_anomaly(a, RS_AN_RETH_LENGTH, 0, fl, &at, 1);
 		if (f->ext & RS_EXT_RETH) {
 			uint8_t opbit = op->kind == RS_KIND_READ_REQ ? 1 : op->kind == RS_KIND_FLUSH ? 8 : op->kind == RS_KIND_ATOMIC_WRITE ? 4 : 2;
 			note_rkey(fl, f->reth.rkey, opbit, f->reth.va, f->reth.dmalen, &at);
@@ -490,6 +501,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			ack_older(a, req->lat, psn, ts, true);
 		if (req) {
 			rs_psn_settle(a, req, (psn + 1) & RS_PSN_MASK);
+			rs_msg_acked(a, req, psn);
 			rs_rnr_progress(req);
 		}
 		break;
@@ -523,6 +535,31 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		break;
 	default:
 		break;
+	}
+}
+
+/* A response starting ahead of the expected PSN: the PSNs between that
+ * READs still waiting for their responses asked for went missing (the end
+ * of one READ's responses, or all of them), and may come again when the
+ * requester reads again. */
+static void read_tails_missed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_latency *l, uint32_t from,
+			      uint32_t to, const struct rs_fref *at)
+{
+	for (uint32_t i = 0; i < l->count; i++) {
+		const struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
+		if (p->what != RS_PEND_READ || !p->npkts)
+			continue;
+		uint32_t lo = rs_psn_diff(p->psn, from) > 0 ? p->psn : from;
+		uint32_t end = (p->psn + p->npkts) & RS_PSN_MASK;
+		uint32_t hi = rs_psn_diff(end, to) < 0 ? end : to;
+		int32_t n = rs_psn_diff(hi, lo);
+		if (n <= 0)
+			continue;
+		struct rs_psn_loss *s = rs_loss_w(&fl->rsp);
+		s->gaps++;
+		s->missing += (uint32_t)n;
+		rs_lossmap_mark(s, lo, (uint32_t)n);
+		rs_anomaly(a, RS_AN_GAP, 1, fl, at, (uint32_t)n);
 	}
 }
 
@@ -572,6 +609,8 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 				l->missing += (uint32_t)d;
 				rs_lossmap_mark(l, s->next, (uint32_t)d);
 				rs_anomaly(a, RS_AN_GAP, 1, fl, &at, (uint32_t)d);
+			} else if (d > 0 && req && req->lat) {
+				read_tails_missed(a, fl, req->lat, s->next, psn, &at);
 			}
 			s->next = (psn + 1) & RS_PSN_MASK;
 		} else {
@@ -630,5 +669,6 @@ void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 	end_episode(a, fl, &fl->req, false);
 	end_episode(a, fl, &fl->rsp, true);
 	rs_settle_dead(a, fl);
+	rs_msgq_finish(a, fl);
 	rs_msg_finish(a, fl);
 }

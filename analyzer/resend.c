@@ -53,18 +53,6 @@ int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f)
 	return (int16_t)(f->ip_id - (uint16_t)s->ipid) <= 0;
 }
 
-/*
- * A request behind the expected PSN, by its IP ID (IPv4):
- *   sent after every packet seen:              re-sent (RS_BEHIND_RESENT)
- *   sent during the current re-send run:       one of the run's, late
- *                                              (RS_BEHIND_RUN_LATE), or a copy
- *                                              of one the run already showed
- *   sent before: its PSN seen already:         a copy the network made
- *                its PSN not seen yet:         a late arrival
- * Without IP IDs, every such packet counts as re-sent.
- */
-
-
 #define RS_IDS 64
 
 /* Bit 62 of an entry: that sending was counted as a re-send. */
@@ -83,6 +71,14 @@ void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent)
 		*e = 1ull << 63 | (resent ? RS_IDS_RESENT : 0) | (uint64_t)f->bth.psn << 16 | f->ip_id;
 }
 
+/* Sent while the last re-send run (now ended) went on: after it began,
+ * before the packet that ended it. */
+static bool in_last_run(const struct rs_psn_loss *l, const struct rs_frame *f)
+{
+	return l->episodes && (int16_t)(f->ip_id - l->episode_end_ipid) < 0 &&
+	       (int16_t)(f->ip_id - l->episode_ipid) > 0;
+}
+
 /* The entry for this PSN, or 0. */
 static uint64_t ids_seen(const struct rs_psn_loss *l, uint32_t psn)
 {
@@ -90,6 +86,18 @@ static uint64_t ids_seen(const struct rs_psn_loss *l, uint32_t psn)
 	return (e >> 63) && ((e >> 16) & RS_PSN_MASK) == psn ? e : 0;
 }
 
+/*
+ * A request behind the expected PSN, by its IP ID (IPv4):
+ *   sent after every packet seen:              re-sent (RS_BEHIND_RESENT)
+ *   the same datagram as a copy seen:          a copy the network made
+ *   an earlier sending of a PSN whose later,
+ *   counted re-send came first:                a late sending
+ *   sent during the current re-send run:       one of the run's, late
+ *                                              (RS_BEHIND_RUN_LATE)
+ *   sent before, its PSN not seen yet:         a late arrival
+ * A packet just before the stream's first PSN was never seen: late. Without
+ * IP IDs, every other such packet counts as re-sent.
+ */
 enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint32_t psn)
 {
 	int32_t before = rs_psn_diff(s->first, psn);
@@ -100,10 +108,10 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 		return RS_BEHIND_RESENT;
 	if (f->ip_id == (uint16_t)s->ipid)
 		return RS_BEHIND_COPY; /* the newest datagram again */
-	/* What this PSN was last seen as: the same datagram, an earlier
-	 * sending overtaken by a later one, or a later sending. */
-	/* (A later sending seen first as a new PSN was the re-send: this one,
-	 * its original, stands in for it in the counts.) */
+	/* What this PSN was last seen as: the same datagram; a later sending
+	 * counted as a re-send (this is the original, overtaken); a later
+	 * sending seen first as a new PSN (that was the re-send: this one
+	 * stands in for it in the counts); or an earlier sending. */
 	uint64_t seen = ids_seen(s->loss, psn);
 	if (seen && f->ip_id == (uint16_t)seen)
 		return RS_BEHIND_COPY;
@@ -119,8 +127,8 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 	bool missing = l && l->lost && rs_lossmap_has(l->lost, psn);
 	/* Sent after the newest re-send run began: one of its packets (the
 	 * run may have ended already, its packets overtaken). */
-	if (l && (l->in_episode || (l->episodes && (int16_t)(f->ip_id - l->episode_end_ipid) < 0)) &&
-	    (int16_t)(f->ip_id - l->episode_ipid) > 0 && rs_psn_diff(psn, l->episode_resume) < 0) {
+	if (l && (l->in_episode || in_last_run(l, f)) && (int16_t)(f->ip_id - l->episode_ipid) > 0 &&
+	    rs_psn_diff(psn, l->episode_resume) < 0) {
 		int32_t off = rs_psn_diff(psn, l->episode_base);
 		bool shown = off >= 0 && off < 64 && (l->episode_seen >> off & 1);
 		return shown ? RS_BEHIND_COPY : RS_BEHIND_RUN_LATE;
@@ -230,10 +238,26 @@ void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref
 /* A request that left its sender before others already seen. One before
  * the stream's first PSN moves the start back: the PSNs between were
  * skipped, this one filled late. */
+/* How late: behind the newest PSN seen, and after the packet that
+ * skipped it (if its gap is among the last ones remembered). */
+static void lateness(struct rs_psn_loss *l, const struct rs_psn *s, uint32_t psn, uint64_t ts)
+{
+	int32_t behind = rs_psn_diff((s->next - 1) & RS_PSN_MASK, psn);
+	if (behind > 0 && (uint32_t)behind > l->late_psns_max)
+		l->late_psns_max = (uint32_t)behind;
+	for (int k = 0; k < 8; k++) {
+		const struct rs_gapref *g = &l->gapref[k];
+		int32_t off = rs_psn_diff(psn, g->psn);
+		if (g->n && off >= 0 && (uint32_t)off < g->n && ts > g->ts && ts - g->ts > l->late_ns_max)
+			l->late_ns_max = ts - g->ts;
+	}
+}
+
 void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
-			 const struct rs_fref *at)
+		     const struct rs_fref *at, uint64_t ts)
 {
 	struct rs_psn_loss *l = rs_loss_w(s);
+	lateness(l, s, psn, ts);
 	int32_t before = rs_psn_diff(s->first, psn);
 	if (before > 0) {
 		s->first = psn;

@@ -27,7 +27,7 @@ struct rs_liveview {
 	bool color;
 	const char *iface;
 	uint64_t start_ns, prev_ns;
-	uint64_t prev_frames, prev_payload;
+	uint64_t prev_frames, prev_payload, prev_bytes;
 	struct rs_live_qp rows[MAX_ROWS];
 };
 
@@ -244,7 +244,11 @@ static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct 
 		 t.established, t.established ? O : "", t.rejected ? R : "", t.rejected, t.rejected ? O : "",
 		 t.incomplete);
 	put_line(v, cols, line);
-	snprintf(line, sizeof line, "%zu queue pairs · Ctrl-C stops and prints the full summary", total);
+	/* The payload rate counts each PSN once; what is on the wire (re-sends,
+	 * headers, a replayed capture's second round) is the wire rate. */
+	double wire_rate = period ? (t.bytes - v->prev_bytes) / (period / 1e9) : 0;
+	snprintf(line, sizeof line, "%s on the wire · %zu queue pairs · Ctrl-C stops and prints the summary",
+		 rate(wire_rate, r1, sizeof r1), total);
 	put_line(v, cols, line);
 	struct layout L;
 	layout_for(&L, cols);
@@ -289,12 +293,14 @@ static void print_line(struct rs_liveview *v, struct rs_live *lv, const struct r
 	double secs = period / 1e9;
 	fprintf(v->out,
 		"time=%" PRIu64 ".%03" PRIu64 " elapsed=%.3f frames=%" PRIu64 " frames_per_s=%.0f roce_frames=%" PRIu64
-		" payload_bytes=%" PRIu64 " payload_Bps=%.0f qps=%zu connections=%" PRIu64 " established=%" PRIu64
+		" payload_bytes=%" PRIu64 " payload_Bps=%.0f wire_bytes=%" PRIu64 " wire_Bps=%.0f qps=%zu connections=%" PRIu64
+		" established=%" PRIu64
 		" retransmitted=%" PRIu64 " naks=%" PRIu64 " rnr_naks=%" PRIu64 " cnps=%" PRIu64 " ecn_ce=%" PRIu64
 		" icrc_bad=%" PRIu64,
 		now / 1000000000u, now % 1000000000u / 1000000u, (now - v->start_ns) / 1e9, t.frames,
 		secs > 0 ? (t.frames - v->prev_frames) / secs : 0, t.roce_frames, t.payload_bytes,
-		secs > 0 ? (t.payload_bytes - v->prev_payload) / secs : 0, total, t.connections, t.established,
+		secs > 0 ? (t.payload_bytes - v->prev_payload) / secs : 0, t.bytes,
+		secs > 0 ? (t.bytes - v->prev_bytes) / secs : 0, total, t.connections, t.established,
 		t.retransmitted, t.naks, t.rnr_naks, t.cnps, t.ecn_ce, t.icrc_bad);
 	if (n)
 		fprintf(v->out, " top_qp=%s>%s/0x%x top_Bps=%.0f", v->rows[0].src, v->rows[0].dst, v->rows[0].dest_qp,
@@ -318,5 +324,6 @@ void rs_liveview_tick(struct rs_liveview *v, struct rs_live *lv, const struct rs
 	rs_live_totals(a, &t);
 	v->prev_frames = t.frames;
 	v->prev_payload = t.payload_bytes;
+	v->prev_bytes = t.bytes;
 	v->prev_ns = now_ns;
 }

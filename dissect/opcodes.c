@@ -15,6 +15,8 @@
  * The extension bits are ordered as the headers appear on the wire, so a
  * decoder walks the set bits from low to high.
  */
+#include <stdio.h>
+
 #include "dissect/opcodes.h"
 
 #define PL RS_EXT_PAYLOAD
@@ -108,6 +110,22 @@ static const struct rs_opinfo vendor = { "MANUFACTURER_SPECIFIC", "manufacturer-
 const struct rs_opinfo *rs_opinfo_undefined(uint8_t opcode)
 {
 	return opcode >= RS_TR_MSP ? &vendor : &reserved;
+}
+
+const char *rs_dc_opname(uint8_t opcode, char *buf, size_t len)
+{
+	/* DC carries the RC operations (the DCETH replaces RD's headers); its
+	 * connect (0x55) is in no IBTA table: Wireshark's DC dissector names it. */
+	if ((opcode & 0x1F) == 0x15) {
+		snprintf(buf, len, "DC_CONNECT");
+		return buf;
+	}
+	const struct rs_opinfo *rc = rs_opinfo((uint8_t)(RS_TR_RC | (opcode & 0x1F)));
+	if (rc->defined)
+		snprintf(buf, len, "DC_%s", rc->name + 3);
+	else
+		snprintf(buf, len, "DC_0x%02x", opcode);
+	return buf;
 }
 
 const char *rs_transport_name(uint8_t opcode)

@@ -19,6 +19,7 @@
 #define RS_OPCODES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <infiniband/opcode.h>
 
@@ -132,6 +133,10 @@ static inline const struct rs_opinfo *rs_opinfo(uint8_t opcode)
 }
 /* "RC", "UC", "RD", "UD", "CNP", "XRC", "MSP" (0xE0-0xFF) or "reserved" (0xC0-0xDF). */
 const char *rs_transport_name(uint8_t opcode);
+/* The name of an NVIDIA DC packet's opcode (the RD range with the DC
+ * header, RS_HAVE_DC): the RC operation of the same low bits, as
+ * "DC_RDMA_WRITE_ONLY"; "DC_CONNECT" for 0x55. Written into buf. */
+const char *rs_dc_opname(uint8_t opcode, char *buf, size_t len);
 /* "send", "write", ... as used in reports; "" for RS_KIND_NONE. */
 const char *rs_kind_name(enum rs_op_kind kind);
 

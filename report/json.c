@@ -141,6 +141,11 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 		if (a->opcodes[i])
 			rs_json_u64(j, opcode_key((uint8_t)i, k), a->opcodes[i]);
 	}
+	for (int i = 0; i < 32; i++) {
+		char k[40];
+		if (a->opcodes_dc[i])
+			rs_json_u64(j, rs_dc_opname((uint8_t)(RS_TR_RD | i), k, sizeof k), a->opcodes_dc[i]);
+	}
 	rs_json_end_obj(j);
 	rs_json_u64(j, "half_flows", a->nflows);
 	rs_json_u64(j, "half_flows_evicted", a->evicted);
@@ -281,6 +286,8 @@ static void resends(struct rs_json *j, const struct rs_psn_loss *l)
 	};
 	rs_json_u64(j, "network_duplicates", l->netdup);
 	rs_json_u64(j, "late_after_resend", l->late_sendings);
+	rs_json_u64(j, "late_by_psns_max", l->late_psns_max);
+	rs_json_u64(j, "late_by_ns_max", l->late_ns_max);
 	by_cause(j, l->resent);
 	rs_json_obj(j, "resent_episodes_by_cause");
 	for (int c = 0; c < RS_RESEND__COUNT; c++)
@@ -326,6 +333,16 @@ static void psn_stream(struct rs_json *j, const char *key, const struct rs_psn *
 	rs_json_u64(j, "go_back_n_episodes", l->episodes);
 	resends(j, l);
 	rs_json_end_obj(j);
+}
+
+/* RC requesters: PSNs the responder had not acknowledged at the end. */
+static void unacked(struct rs_json *j, const struct rs_flow *fl)
+{
+	int64_t n = rs_flow_unacked(fl);
+	if (n >= 0)
+		rs_json_u64(j, "unacknowledged_psns", (uint64_t)n);
+	else
+		rs_json_null(j, "unacknowledged_psns");
 }
 
 static void latency(struct rs_json *j, struct rs_flow *fl)
@@ -481,10 +498,11 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		rs_json_end_obj(j);
 		rs_json_obj(j, "opcodes");
 		for (int op = 0; op < 32; op++) {
-			char k[8];
+			char k[40];
 			uint64_t n = rs_flow_ophist(fl, (unsigned)op);
 			if (n)
-				rs_json_u64(j, opcode_key((uint8_t)(fl->transport | op), k), n);
+				rs_json_u64(j, fl->is_dc ? rs_dc_opname((uint8_t)(fl->transport | op), k, sizeof k)
+							 : opcode_key((uint8_t)(fl->transport | op), k), n);
 		}
 		rs_json_end_obj(j);
 		qp_messages(j, fl);
@@ -494,6 +512,7 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		psn_stream(j, "request_psn", &fl->req);
 		psn_stream(j, "response_psn", &fl->rsp);
 		rs_json_u64(j, "retransmitted_packets", rs_flow_retransmitted(fl));
+		unacked(j, fl);
 		rs_json_obj(j, "naks");
 		for (uint8_t c = 0; c <= RS_NAK_INVALID_RD_REQUEST; c++)
 			rs_json_u64(j, rs_nak_code_key(c), rs_rare(fl)->naks[c]);

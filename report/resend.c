@@ -56,6 +56,16 @@ static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n
 	}
 }
 
+int64_t rs_flow_unacked(const struct rs_flow *fl)
+{
+	if (fl->transport != RS_TR_RC || !fl->req.started)
+		return -1;
+	const struct rs_flow *p = fl->peer;
+	uint32_t from = p && p->have_ack_psn ? (p->ack_psn + 1) & RS_PSN_MASK : fl->req.first;
+	int32_t n = rs_psn_diff(fl->req.next, from);
+	return n > 0 ? n : 0;
+}
+
 /* The request stream's retransmissions, by cause. */
 static void retrans(const char *who, const struct rs_flow *fl, uint64_t count, char *buf, size_t len)
 {
@@ -111,6 +121,9 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 		    rs_fmt_ns(l->silence_ns, t1, sizeof t1));
 	else
 		put(buf, len, &n, ", and was still re-sending when the capture ended");
+	int64_t unacked = rs_flow_unacked(fl);
+	if (unacked > 0)
+		put(buf, len, &n, "; %" PRId64 " request PSN%s never acknowledged", unacked, unacked == 1 ? "" : "s");
 	announced(fl, false, buf, len, &n);
 }
 

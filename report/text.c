@@ -203,18 +203,25 @@ static gint by_count_desc(gconstpointer x, gconstpointer y, gpointer data)
 static void opcode_section(FILE *out, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
-	int ops[256], n = 0;
-	for (int i = 0; i < 256; i++)
-		if (a->opcodes[i])
+	/* 0-255 the opcodes, 256-287 NVIDIA DC's operations */
+	uint64_t count[256 + 32];
+	memcpy(count, a->opcodes, sizeof a->opcodes);
+	memcpy(count + 256, a->opcodes_dc, sizeof a->opcodes_dc);
+	int ops[256 + 32], n = 0;
+	for (int i = 0; i < 256 + 32; i++)
+		if (count[i])
 			ops[n++] = i;
 	if (!n)
 		return;
-	g_qsort_with_data(ops, n, sizeof ops[0], by_count_desc, (gpointer)a->opcodes);
+	g_qsort_with_data(ops, n, sizeof ops[0], by_count_desc, count);
 	typedef char item[80];
 	item *it = g_new(item, n);
 	const char **items = g_new(const char *, n);
 	for (int i = 0; i < n; i++) {
-		snprintf(it[i], sizeof it[i], "%s %" PRIu64, rs_opinfo((uint8_t)ops[i])->name, a->opcodes[ops[i]]);
+		char dc[40];
+		const char *name = ops[i] < 256 ? rs_opinfo((uint8_t)ops[i])->name
+						: rs_dc_opname((uint8_t)(RS_TR_RD | (ops[i] - 256)), dc, sizeof dc);
+		snprintf(it[i], sizeof it[i], "%s %" PRIu64, name, count[ops[i]]);
 		items[i] = it[i];
 	}
 	/* Unlimited: lines of 118 characters, as always. */

@@ -272,7 +272,7 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		bool any = false;
 		for (int k = 0; k < RS_LAT__COUNT; k++)
 			any |= (fl->lat->single & 1u << k) || (fl->lat->by_kind[k].v && fl->lat->by_kind[k].v->n > 0);
-		if (!any)
+		if (!any && !fl->lat->karn)
 			continue;
 		if (!header) {
 			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));

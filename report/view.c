@@ -378,6 +378,20 @@ const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly
 	return describe(v, an, buf, len);
 }
 
+/* Late packets, and (requests) how late the latest came. */
+static void describe_ooo(const char *who, const struct rs_anomaly *an, char *buf, size_t len)
+{
+	const struct rs_flow *fl = an->subject;
+	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	char t[32];
+	int n = snprintf(buf, len, "%s: %" PRIu64 " %s arrived out of order (one late packet filling a gap)", who,
+			 an->count, an->code ? "responses" : "requests");
+	if (!an->code && l->late_psns_max && n > 0 && (size_t)n + 2 < len)
+		snprintf(buf + n - 1, len - (size_t)n + 1, "; late by up to %u PSN%s%s%s)", l->late_psns_max,
+			 l->late_psns_max == 1 ? "" : "s", l->late_ns_max ? " and " : "",
+			 l->late_ns_max ? rs_fmt_ns(l->late_ns_max, t, sizeof t) : "");
+}
+
 static const char *describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
 {
 	const struct rs_analyzer *a = v->a;
@@ -424,8 +438,7 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 		break;
 	}
 	case RS_AN_OOO:
-		snprintf(buf, len, "%s: %" PRIu64 " %s arrived out of order (one late packet filling a gap)",
-			 rs_flow_label(names, fl, who, sizeof who), an->count, an->code ? "responses" : "requests");
+		describe_ooo(rs_flow_label(names, fl, who, sizeof who), an, buf, len);
 		break;
 	case RS_AN_GAP: {
 		int n = snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s: ",
@@ -472,6 +485,11 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 			 rs_fmt_addr(names, &an->ghost->mixed.y, sb, sizeof sb));
 		break;
 	}
+	case RS_AN_RETH_LENGTH:
+		snprintf(buf, len, "%s: %" PRIu64 " RDMA WRITE Only packet%s whose RETH DMA length is not the payload "
+			 "they carry (IBA 9.4.1: they must be equal)", rs_flow_label(names, fl, who, sizeof who), an->count,
+			 an->count == 1 ? "" : "s");
+		break;
 	case RS_AN_RKEY_INVALIDATED:
 		snprintf(buf, len, "%s: rkey 0x%x used %" PRIu64 " time%s after a SEND with Invalidate revoked it",
 			 rs_flow_label(names, fl, who, sizeof who), an->code, an->count, an->count == 1 ? "" : "s");

@@ -532,6 +532,25 @@ START_TEST(first_packet_late_is_no_start_mismatch)
 }
 END_TEST
 
+/* IBA 9.4.1: a WRITE Only's RETH DMA length is its payload. */
+START_TEST(write_only_reth_length_must_be_its_payload)
+{
+	struct rs_frame w = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_WRITE_ONLY, 0x11, 100, 16);
+	w.ext |= RS_EXT_RETH;
+	w.reth.dmalen = 16;
+	feed(w);
+	w.bth.psn = 101;
+	w.reth.dmalen = 1u << 30; /* a DC packet read as RD once looked like this */
+	feed(w);
+	rs_analyzer_finish(an);
+	struct rs_anomaly probe = { .type = RS_AN_RETH_LENGTH, .code = 0, .subject = flow(B_HOST, A_HOST, 0x11) };
+	const struct rs_anomaly *x = g_hash_table_lookup(an->anomalies, &probe);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(x->count, 1);
+	ck_assert_uint_eq(x->frames[0].frame, 2);
+}
+END_TEST
+
 START_TEST(cm_events_are_worded_for_the_live_view_only)
 {
 	/* Without a listener (a file's run: the fixture's options) the
@@ -1107,6 +1126,7 @@ static Suite *suite(void)
 	tcase_add_test(t, cnp_ecn_and_invalidated_rkey);
 	tcase_add_test(t, cm_pairs_flows_and_checks_start_psn);
 	tcase_add_test(t, first_packet_late_is_no_start_mismatch);
+	tcase_add_test(t, write_only_reth_length_must_be_its_payload);
 	tcase_add_test(t, cm_events_are_worded_for_the_live_view_only);
 	tcase_add_test(t, roce_v1_and_v2_between_the_same_hosts);
 	tcase_add_test(t, eviction_keeps_the_cap);

@@ -218,6 +218,20 @@ static const uint8_t rc_send_only_bits[] = {
 	/* pad: 2 bytes (PadCnt) */ 0x00, 0x00,
 };
 
+/* NVIDIA DC: the RC operation of the same low bits (IBA Table 38: 0x0A
+ * RDMA WRITE Only, 0x11 Acknowledge, 0x06 RDMA WRITE First), and the
+ * connect 0x55 Wireshark's DC dissector names. */
+START_TEST(test_dc_names)
+{
+	char b[40];
+	ck_assert_str_eq(rs_dc_opname(0x4A, b, sizeof b), "DC_RDMA_WRITE_ONLY");
+	ck_assert_str_eq(rs_dc_opname(0x51, b, sizeof b), "DC_ACKNOWLEDGE");
+	ck_assert_str_eq(rs_dc_opname(0x46, b, sizeof b), "DC_RDMA_WRITE_FIRST");
+	ck_assert_str_eq(rs_dc_opname(0x55, b, sizeof b), "DC_CONNECT");
+	ck_assert_str_eq(rs_dc_opname(0x5F, b, sizeof b), "DC_0x5f");
+}
+END_TEST
+
 START_TEST(test_bth_fields)
 {
 	struct rs_frame f;
@@ -444,6 +458,7 @@ static Suite *bth_suite(void)
 	TCase *tc = tcase_create("opcodes");
 	tcase_add_test(tc, test_opinfo_all_256);
 	tcase_add_test(tc, test_opinfo_rdma_core_names);
+	tcase_add_test(tc, test_dc_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bth");
 	tcase_add_test(tc, test_bth_fields);

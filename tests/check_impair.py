@@ -39,15 +39,16 @@ What is derived, per run (a replay's truth is a list of runs):
   * latency: no request->ACK sample can exceed the longest time a
     successful WR took from posting to completion (client clock).
 
-Fields that rocestat's JSON does not have yet are checked under the names
-proposed for issue 28 (a missing field is a failure, never a skip):
-  qps[].retransmissions: {network_duplicate, go_back_n, rnr_retry,
-      timeout_retry, read_retry, late_arrival} (packets, requester half-flow),
-      and {rnr_retry_episodes, timeout_retry_episodes} (episodes);
-  qps[].retry_exhausted: null or {"kind": "transport" | "rnr", ...};
-  qps[].latency_ns.excluded_retried: samples left out by Karn's rule.
+rocestat's fields for the causes (man/rocestat.schema.json), read under this
+script's names (retransmissions(), retry_exhausted() below; a missing field
+is a failure, never a skip):
+  request_psn.resent_by_cause {nak, rnr, timeout, read_retry} -> go_back_n,
+      rnr_retry, timeout_retry, read_retry; network_duplicates;
+      out_of_order -> late_arrival; resent_episodes_by_cause -> episodes;
+  request_psn.gave_up -> retry_exhausted {"kind": "transport" | "rnr"};
+  latency_ns.resent_not_timed: samples left out by Karn's rule.
 
-Not in `make check` yet (issue 28 makes it pass): `make impair`.
+Part of `make check` (`make impair`).
 Prints every mismatch with the file and QP, then "N passed, N failed"
 (checks); exit status 1 if any failed.
 """
@@ -112,6 +113,10 @@ class Expect:
         self.unique_req_pkts = sum(1 if w["opcode"] == "RDMA_READ" or w["opcode"].startswith("ATOMIC")
                                    else max(1, math.ceil(w["length"] / self.mtu)) for w in self.wire)
         self.n_ok = sum(1 for w in wrs if wcs.get(w["wr_id"], {}).get("status") == OK)
+        # PSNs on the wire whose WR did not complete: never acknowledged
+        self.unacked = sum(1 if w["opcode"] == "RDMA_READ" or w["opcode"].startswith("ATOMIC")
+                           else max(1, math.ceil(w["length"] / self.mtu))
+                           for w in self.wire if wcs.get(w["wr_id"], {}).get("status") != OK)
         # the longest post->completion time of a successful WR
         life = [wcs[w["wr_id"]]["t"] - w["t"] for w in wrs if wcs.get(w["wr_id"], {}).get("status") == OK]
         self.max_life_ns = int(max(life) * 1e9) if life else None
@@ -252,6 +257,9 @@ def check_run(name, run_no, e, conn, rep, verbose):
            e.cc["retry_exceeded_err"], 1 if want == "transport" else 0)
         eq("%s: truth: retry_rnr_exceeded_err agrees with the completions" % tag,
            e.cc["retry_rnr_exceeded_err"], 1 if want == "rnr" else 0)
+    if want == "transport":
+        eq("%s: request PSNs never acknowledged (the wire WRs that did not complete)" % qtag,
+           q.get("unacknowledged_psns"), e.unacked)
     ex = retry_exhausted(q)
     if isinstance(ex, KeyError):
         check("%s: retry exhaustion %s" % (qtag, want or "none"), False, ex.args[0] + " (proposed: qps[].retry_exhausted)")

@@ -178,6 +178,26 @@ EOF
 	check "live view: one key=value line per interval on stderr (not a terminal)" grep -q '^time=.* frames=' "$TMP/err"
 fi
 
+# ---- a replayed capture: two connections, nothing re-sent, a wire rate -----
+# samples/impair/replay_loop.pcap holds the same test twice (the same QP
+# numbers, CM IDs and PSNs): live, the second round is a second
+# connection, not thousands of re-sends, and the wire rate is never 0
+# while frames arrive.
+LOOP=$(dirname "$0")/../samples/impair/replay_loop.pcap
+if start_capture -i "$RX" -B 65536 -n --format json --refresh 0.1; then
+	replay --pps=300 "$LOOP"
+	stop_capture
+	check "replayed capture live: 2 connections, 0 re-sent requests" python3 -c "
+import json, sys
+d = json.load(open('$TMP/out'))
+conns = [c for c in d['connections'] if c['kind'] == 'connected']
+resent = sum(q['request_psn']['retransmitted'] for q in d['qps'] if q['request_psn'])
+print(len(conns), 'connections,', resent, 're-sent')
+sys.exit(0 if len(conns) == 2 and resent == 0 else 1)"
+	check "replayed capture live: the key=value lines give a wire rate above 0 while frames come" \
+		sh -c "grep -o 'wire_Bps=[0-9]*' '$TMP/err' | grep -qv 'wire_Bps=0\$'"
+fi
+
 # ---- -c N stops by itself at N --------------------------------------------------
 if start_capture -i "$RX" -B 65536 -c 17 -w "$TMP/c17.pcap"; then
 	replay --pps=3000 "$SRC"

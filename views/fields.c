@@ -285,7 +285,8 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	if (f->have & RS_HAVE_BTH) {
 		p = col(p, true, b->opcode);
 		*p++ = ',';
-		p = put_str(p, rs_opinfo(b->opcode)->name);
+		char dc[40];
+		p = put_str(p, (f->have & RS_HAVE_DC) ? rs_dc_opname(b->opcode, dc, sizeof dc) : rs_opinfo(b->opcode)->name);
 		p = col(p, true, b->destqp);
 		p = col(p, true, b->psn);
 		p = col(p, true, b->ackreq);

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "report/format.h"
 #include "views/walk_int.h"
 
 #define PSN_MASK 0xFFFFFFu
@@ -109,7 +110,11 @@ void walk_summary(struct walk *w, char *buf, size_t len)
 	if (f->outcome != RS_OK)
 		ADD(" [%s]", f->outcome == RS_TRUNCATED ? "TRUNCATED" : f->outcome == RS_MALFORMED ? "MALFORMED"
 			     : "UNSUPPORTED");
-	if (w->v.resent_of && f->outcome == RS_OK)
+	if (w->v.resend == RS_V_RESEND_NETDUP && f->outcome == RS_OK)
+		ADD(" [network duplicate of frame %" PRIu64 "]", w->v.resent_of);
+	else if (w->v.resend == RS_V_RESEND_LATE && f->outcome == RS_OK)
+		ADD(" [late: reordered]");
+	else if (w->v.resent_of && f->outcome == RS_OK)
 		ADD(" [retransmission of frame %" PRIu64 "]", w->v.resent_of);
 #undef ADD
 }
@@ -324,6 +329,8 @@ static void ack_op(struct walk *w)
 	}
 }
 
+static void walk_resend(struct walk *w, const struct rs_frame *f);
+
 void walk_operation(struct walk *w)
 {
 	const struct rs_frame *f = w->f;
@@ -397,10 +404,42 @@ void walk_operation(struct walk *w)
 	if (w->v.nak_frame && w->v.nak_psn == b->psn)
 		wsay(w, "This is the PSN that the NAK in frame %" PRIu64 " asked for: the requester has gone back "
 			"to it and resends everything from here on (go-back-N).", w->v.nak_frame);
-	if (w->v.resent_of && f->outcome == RS_OK)
-		wsay(w, "PSN %u was already sent in frame %" PRIu64 ": this packet is a retransmission%s.", b->psn,
-		     w->v.resent_of, w->v.nak_frame ? wfmt(", part of the go-back-N that the NAK in frame %" PRIu64
-							   " (PSN %u) started", w->v.nak_frame, w->v.nak_psn)
-			  : " (after a timeout or a NAK not in this capture, the requester resends from the first "
-			    "unacknowledged PSN)");
+	if (w->v.resend && f->outcome == RS_OK)
+		walk_resend(w, f);
+}
+
+/* Why a request behind the expected PSN is here: the analyzer's verdict. */
+static void walk_resend(struct walk *w, const struct rs_frame *f)
+{
+	const struct rs_verdict *v = &w->v;
+	const struct rs_bth *b = &f->bth;
+	char t[32];
+	const char *seen = v->resent_of ? wfmt("PSN %u was already sent in frame %" PRIu64, b->psn, v->resent_of)
+				       : wfmt("PSN %u was skipped earlier", b->psn);
+	switch (v->resend) {
+	case RS_V_RESEND_NETDUP:
+		wsay(w, "%s, as this very datagram (the same IP identification): the network delivered it twice "
+			"(a duplicate); the requester sent it once.", seen);
+		break;
+	case RS_V_RESEND_LATE:
+		wsay(w, "%s: this packet left the requester before packets already seen (its IP identification is "
+			"older), so it arrives late: reordered on the way, not resent.", seen);
+		break;
+	case RS_V_RESEND_NAK:
+		wsay(w, "%s: this packet is a retransmission, part of the go-back-N that the NAK in frame %" PRIu64
+			" started %s earlier.", seen, v->resend_after, rs_fmt_ns(v->resend_wait_ns, t, sizeof t));
+		break;
+	case RS_V_RESEND_RNR:
+		wsay(w, "%s: the responder was not ready (RNR NAK in frame %" PRIu64 "); the requester waited %s "
+			"and sends it again.", seen, v->resend_after, rs_fmt_ns(v->resend_wait_ns, t, sizeof t));
+		break;
+	case RS_V_RESEND_TIMEOUT:
+	case RS_V_RESEND_READ:
+		wsay(w, "%s: no NAK asked for it; after %s without an answer the requester's ACK timer fired and it "
+			"resends from the first unacknowledged PSN%s.", seen, rs_fmt_ns(v->resend_wait_ns, t, sizeof t),
+		     v->resend == RS_V_RESEND_READ ? " (a READ asked again)" : "");
+		break;
+	default:
+		break;
+	}
 }
