@@ -5,12 +5,14 @@
  * the same functions, one beside each counter struct (internal.h): a new
  * counter is added in one place.
  */
+#include <string.h>
+
 #include "analyzer/flow.h"
 
 uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op)
 {
 	uint64_t hi = fl->x && fl->x->ophist_hi ? fl->x->ophist_hi[op] : 0;
-	return hi << 16 | fl->ophist[op];
+	return hi << 8 | fl->ophist[op];
 }
 
 /* The whole count saturates at 2^48 - 1 rather than wrap. A count only
@@ -20,13 +22,127 @@ void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n)
 	const uint64_t most = ((uint64_t)UINT32_MAX << 16) | UINT16_MAX;
 	uint64_t sum = rs_flow_ophist(fl, op);
 	sum = n > most - sum ? most : sum + n;
-	fl->ophist[op] = (uint16_t)sum;
-	if (sum >> 16) {
+	fl->ophist[op] = (uint8_t)sum;
+	if (sum >> 8) {
 		struct rs_flow_extra *x = rs_extra_w(fl);
 		if (!x->ophist_hi)
-			x->ophist_hi = g_new0(uint32_t, G_N_ELEMENTS(fl->ophist));
-		x->ophist_hi[op] = (uint32_t)(sum >> 16);
+			x->ophist_hi = g_new0(uint64_t, G_N_ELEMENTS(fl->ophist));
+		x->ophist_hi[op] = sum >> 8;
 	}
+}
+
+/* ---- message counters: a few, or all of them ---------------------------------- */
+
+static void few_spell(const struct rs_msgs_few *f, struct rs_flow_msgs *d)
+{
+	memset(d, 0, sizeof *d);
+	d->msg_min = f->msg_min == UINT32_MAX ? UINT64_MAX : f->msg_min;
+	d->msg_max = f->msg_max;
+	for (unsigned i = 0; i < f->n; i++) {
+		unsigned at = f->at[i];
+		if (at < RS_MC_BYTES)
+			d->msgs[at - RS_MC_COUNT] = f->v[i];
+		else if (at < RS_MC_SIZE)
+			d->msg_bytes[at - RS_MC_BYTES] = f->v[i];
+		else
+			d->size_hist[at - RS_MC_SIZE] = f->v[i];
+	}
+}
+
+const struct rs_flow_msgs *rs_msgs_read(const struct rs_flow *fl, struct rs_flow_msgs *buf)
+{
+	if (!fl->m)
+		return &rs_flow_no_msgs;
+	if (fl->msgs_full)
+		return fl->m;
+	few_spell(fl->m, buf);
+	return buf;
+}
+
+struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl)
+{
+	if (fl->msgs_full)
+		return fl->m;
+	struct rs_flow_msgs *x = g_new0(struct rs_flow_msgs, 1);
+	if (fl->m)
+		few_spell(fl->m, x);
+	else
+		x->msg_min = UINT64_MAX;
+	g_free(fl->m);
+	fl->m = x;
+	fl->msgs_full = true;
+	return x;
+}
+
+static struct rs_msgs_few *few_w(struct rs_flow *fl)
+{
+	if (!fl->m) {
+		struct rs_msgs_few *f = g_new0(struct rs_msgs_few, 1);
+		f->msg_min = UINT32_MAX;
+		fl->m = f;
+	}
+	return fl->m;
+}
+
+/* Counter `at` of the few, given a place if there is room; NULL if not. */
+static uint32_t *few_at(struct rs_flow *fl, unsigned at)
+{
+	struct rs_msgs_few *f = few_w(fl);
+	for (unsigned i = 0; i < f->n; i++)
+		if (f->at[i] == at)
+			return &f->v[i];
+	if (f->n == RS_MSGS_FEW)
+		return NULL;
+	f->at[f->n] = (uint8_t)at;
+	f->v[f->n] = 0;
+	return &f->v[f->n++];
+}
+
+/* A count or byte counter += n. One that stays zero takes no place among
+ * the few (the counters are allocated all the same, as before). */
+static void counter_add(struct rs_flow *fl, unsigned at, uint64_t n)
+{
+	if (!fl->msgs_full) {
+		if (!n) {
+			few_w(fl);
+			return;
+		}
+		uint32_t *c = few_at(fl, at);
+		if (c && n <= UINT32_MAX - *c) {
+			*c += (uint32_t)n;
+			if (at < RS_MC_BYTES && *c >= RS_MSGS_FEW_MAX)
+				rs_msgs_w(fl);
+			return;
+		}
+	}
+	struct rs_flow_msgs *x = rs_msgs_w(fl);
+	if (at < RS_MC_BYTES)
+		x->msgs[at - RS_MC_COUNT] += n;
+	else
+		x->msg_bytes[at - RS_MC_BYTES] += n;
+}
+
+void rs_msgs_note_few(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
+{
+	counter_add(fl, RS_MC_COUNT + k, msgs);
+	counter_add(fl, RS_MC_BYTES + k, bytes);
+}
+
+void rs_msgs_size_few(struct rs_flow *fl, unsigned bucket, uint64_t size)
+{
+	uint32_t *c = size >= UINT32_MAX ? NULL : few_at(fl, RS_MC_SIZE + bucket);
+	if (!c) {
+		rs_msgs_w(fl);
+		rs_msgs_size(fl, bucket, size);
+		return;
+	}
+	struct rs_msgs_few *f = fl->m;
+	if (*c != UINT32_MAX) /* saturates, as size_hist[] does */
+		++*c;
+	if (size < f->msg_min)
+		f->msg_min = (uint32_t)size;
+	if (size > f->msg_max)
+		f->msg_max = (uint32_t)size;
 }
 
 void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s)
@@ -108,7 +224,7 @@ void rs_flow_counts_add(struct rs_flow *d, const struct rs_flow *s)
 	d->payload += s->payload;
 	d->payload_all += s->payload_all;
 	if (s->m)
-		rs_msgs_add(rs_msgs_w(d), s->m);
+		rs_msgs_add(rs_msgs_w(d), rs_msgs(s));
 	if (s->req.loss)
 		rs_loss_add(rs_loss_w(&d->req), s->req.loss);
 	if (s->rsp.loss)

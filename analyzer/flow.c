@@ -55,13 +55,19 @@ struct rs_flow_extra *rs_extra_w(struct rs_flow *fl)
 	return fl->x;
 }
 
-struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl)
+struct rs_rkey_use *rs_rkey_new(struct rs_rkeys *r)
 {
-	if (!fl->m) {
-		fl->m = g_new0(struct rs_flow_msgs, 1);
-		fl->m->msg_min = UINT64_MAX;
+	if (r->n == r->cap) {
+		if (r->cap == 1) {
+			struct rs_rkey_use *use = g_new(struct rs_rkey_use, 2);
+			use[0] = r->u.one;
+			r->u.use = use;
+		} else if (r->cap > 1) {
+			r->u.use = g_renew(struct rs_rkey_use, r->u.use, r->cap * 2);
+		}
+		r->cap = r->cap ? r->cap * 2 : 1;
 	}
-	return fl->m;
+	return &rs_rkey_uses(r)[r->n++];
 }
 
 struct rs_flow_rare *rs_rare_w(struct rs_flow *fl)

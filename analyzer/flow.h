@@ -227,7 +227,7 @@ struct rs_pending {
 	uint64_t ts_ns;
 	uint32_t npkts;   /* READ: response packets expected; 0 if the PMTU was unknown */
 	/* A PSN has 24 bits: 16 bytes an entry, not 24 (every requester keeps
-	 * two in its struct rs_latency). */
+	 * one in its struct rs_latency). */
 	uint32_t psn : 24;
 	uint32_t what : 6;       /* enum rs_pending_what */
 	uint32_t resent : 1;     /* re-sent since: no latency sample (Karn's rule) */
@@ -261,23 +261,42 @@ _Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes"
 _Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
+/* The samples of one kind: none, the only one so far (under 4.29 s; most
+ * requesters of a capture with a million QPs are timed once), or a vector,
+ * allocated with the second. */
+union rs_lat_slot {
+	struct rs_latvec *v;
+	uint64_t one;
+};
 struct rs_latency {
 	struct rs_pending *ring;  /* ring0 at first, then doubled up to RS_OUTSTANDING: */
 	uint32_t cap;             /* most requesters have only a few requests pending */
 	uint32_t head, count;     /* oldest at head */
+	uint8_t single;           /* bit k: by_kind[k] holds `one`, not `v` */
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
 	uint64_t clock_backwards; /* answers time-stamped before their request: not timed */
 	uint64_t karn;            /* answers to requests re-sent since: not timed (Karn's rule) */
 	uint64_t last_rsp_ts;     /* the responder's newest answer (ACK, NAK, READ response) */
 	struct rs_fref last_rsp_at;
-	struct rs_latvec *lat[RS_LAT__COUNT]; /* each allocated with its first sample, */
-	struct rs_latvec ack;     /* but AckReq -> ACK (the common one) lives here */
-	struct rs_pending ring0[2];
+	union rs_lat_slot by_kind[RS_LAT__COUNT]; /* through the functions below */
+	struct rs_pending ring0[1];
 };
+_Static_assert(sizeof(struct rs_latency) == 120, "a requester's latency state takes 120 bytes");
 struct rs_latency *rs_latency_new(void);
 void rs_latency_free(struct rs_latency *l);
-/* The samples of one kind, allocated on first use. */
+/* The samples of one kind as a vector for writing: allocated, or made of
+ * the one sample kept in place. */
 struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k);
+/* For reading: NULL if none (or l is NULL), the vector, or the one sample
+ * spelt out as a vector in `buf`; rs_latvec_of() gives `buf` a temporary
+ * of the calling block. */
+struct rs_latvec *rs_latvec_read(const struct rs_latency *l, enum rs_lat_kind k, struct rs_latvec *buf);
+#define rs_latvec_of(l, k) rs_latvec_read((l), (k), &(struct rs_latvec){ .n = 0 })
+/* The vector of a kind if it has one (for prefetching), else NULL. */
+static inline const struct rs_latvec *rs_latvec_vec(const struct rs_latency *l, enum rs_lat_kind k)
+{
+	return l->single & 1u << k ? NULL : l->by_kind[k].v;
+}
 
 /* One rkey a requester used on a half-flow (the capability view). */
 struct rs_rkey_use {
@@ -288,11 +307,24 @@ struct rs_rkey_use {
 	uint64_t count;
 	struct rs_fref first;
 };
+/* Most requesters use one rkey: it is kept in place (cap 1); a second
+ * moves them to an array that grows by doubling up to RS_MAX_RKEYS. */
 struct rs_rkeys {
-	uint32_t n, cap;      /* use[] grows by doubling up to RS_MAX_RKEYS */
+	uint32_t n, cap;
 	uint64_t more;        /* uses of rkeys beyond RS_MAX_RKEYS */
-	struct rs_rkey_use *use;
+	union {
+		struct rs_rkey_use one;  /* cap <= 1 */
+		struct rs_rkey_use *use; /* cap > 1 */
+	} u;
 };
+_Static_assert(sizeof(struct rs_rkeys) == 72, "a requester's rkeys take 72 bytes");
+/* Its n uses. */
+static inline struct rs_rkey_use *rs_rkey_uses(const struct rs_rkeys *r)
+{
+	return r->cap > 1 ? r->u.use : (struct rs_rkey_use *)&r->u.one;
+}
+/* The place for one more use (n < RS_MAX_RKEYS), counted in n. */
+struct rs_rkey_use *rs_rkey_new(struct rs_rkeys *r);
 
 /* Immediate data of the messages a half-flow carried, in wire order (the
  * first RS_MAX_IMMS; `total` counts them all). */
@@ -341,15 +373,14 @@ struct rs_conn;
 
 /*
  * The fields are ordered by how often they are touched: what frames read
- * or write fills the first RS_FLOW_HOT_BYTES (five cache lines; the flow is
- * allocated 64-byte aligned), which the analyzer prefetches frames ahead
- * (rs_analyzer_prefetch); then what only a few frames ever touch. A field
- * every frame touches that lands past RS_FLOW_HOT_BYTES costs a cache miss
- * per frame: iv_tag and iv_payload once did. The opcode counts are 16 bits
- * wide (the carries go to x->ophist_hi, see rs_flow_ophist()) so that they
- * take one line, not two and a part of a third: a flow is six lines, not
- * seven (a million flows: 64 MB less). Side-by-side runs of the bench
- * capture showed no change in speed from the line saved per frame.
+ * or write fills the first RS_FLOW_HOT_BYTES, which the analyzer
+ * prefetches frames ahead (rs_analyzer_prefetch); then what only a few
+ * frames ever touch. A field every frame touches that lands past
+ * RS_FLOW_HOT_BYTES costs a cache miss per frame: iv_tag and iv_payload
+ * once did. Flows are 32-byte aligned (flowtable.c), so the hot bytes,
+ * four and a half lines, touch five lines wherever a flow starts. The
+ * opcode counts are 8 bits wide (the carries go to x->ophist_hi, see
+ * rs_flow_ophist()): a flow takes 352 bytes, not 384.
  */
 struct rs_flow {
 	/* ---- every frame ---- */
@@ -384,15 +415,16 @@ struct rs_flow {
 	struct rs_rkeys *rkeys;
 	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
 	bool retired;             /* out of the table: an older connection's traffic */
+	bool msgs_full;           /* m is a struct rs_flow_msgs, not a struct rs_msgs_few */
 	uint32_t ack_psn;
 	/* Responses carried by this flow. */
 	uint64_t acks, acked_pkts;
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
-	struct rs_flow_msgs *m;   /* every message (flows with messages) */
+	void *m;                  /* every message (flows with messages): rs_msgs(), rs_msgs_note() */
 	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
-	/* Packets by opcode & 0x1F within its transport: the low 16 bits
+	/* Packets by opcode & 0x1F within its transport: the low 8 bits
 	 * (rs_flow_ophist() adds the carries). */
-	uint16_t ophist[32];
+	uint8_t ophist[32];
 
 	/* ---- seldom ---- */
 	struct rs_conn *conn;
@@ -405,9 +437,9 @@ struct rs_flow {
 	uint64_t peak_bytes;      /* most payload bytes in one interval (folded once per interval) */
 };
 #define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, conn)
-_Static_assert(RS_FLOW_HOT_BYTES == 5 * 64, "the fields frames touch fill five whole cache lines");
-_Static_assert(offsetof(struct rs_flow, ophist) == 4 * 64, "the opcode counts fill the fifth line alone");
-_Static_assert(sizeof(struct rs_flow) == 6 * 64, "a flow takes six cache lines");
+#define RS_FLOW_ALIGN 32
+_Static_assert(RS_FLOW_HOT_BYTES == 4 * 64 + 32, "the fields frames touch take four and a half cache lines");
+_Static_assert(sizeof(struct rs_flow) == 11 * RS_FLOW_ALIGN, "a flow takes 352 bytes");
 /* A hint to fetch, for writing, every cache line [p, p + len) touches,
  * wherever p starts in its line: one address every 64 bytes from p, and
  * the last byte. The count depends on len alone, a constant at every call,
@@ -423,11 +455,11 @@ static inline void rs_prefetch_lines(const void *p, size_t len)
 /* Packets of opcode `op` (& 0x1F) on the flow, and adding to that count. */
 uint64_t rs_flow_ophist(const struct rs_flow *fl, unsigned op);
 void rs_flow_ophist_add(struct rs_flow *fl, unsigned op, uint64_t n);
-/* One packet: in the 16 bits while they hold it, else the carry (once per
- * 65,536 packets of an opcode) through rs_flow_ophist_add(). */
+/* One packet: in the 8 bits while they hold it, else the carry (once per
+ * 256 packets of an opcode) through rs_flow_ophist_add(). */
 static inline void rs_flow_ophist_count(struct rs_flow *fl, unsigned op)
 {
-	if (fl->ophist[op] != UINT16_MAX)
+	if (fl->ophist[op] != UINT8_MAX)
 		fl->ophist[op]++;
 	else
 		rs_flow_ophist_add(fl, op, 1);
@@ -441,13 +473,61 @@ struct rs_flow_msgs {
 	uint32_t size_hist[RS_SIZE_BUCKETS];
 	uint64_t msg_min, msg_max;
 };
+/* The same counters while at most RS_MSGS_FEW of them are not zero (a flow
+ * with a message or two of one or two kinds) and each, and every size, fits
+ * in 32 bits: which ones (RS_MC_*) and their values, in an eighth of the
+ * room. The first counter that does not fit, or the RS_MSGS_FEW_MAX'th
+ * message of a kind (finding a counter among the few costs more than
+ * indexing the whole struct), turns the flow's counters into a struct
+ * rs_flow_msgs (counters.c). */
+#define RS_MSGS_FEW 6
+#define RS_MSGS_FEW_MAX 16 /* messages of a kind: a flow this busy gets the whole struct */
+enum { RS_MC_COUNT = 0, RS_MC_BYTES = RS_MSG__COUNT, RS_MC_SIZE = 2 * RS_MSG__COUNT };
+struct rs_msgs_few {
+	uint32_t msg_min, msg_max; /* msg_min UINT32_MAX: no size yet */
+	uint8_t n;
+	uint8_t at[RS_MSGS_FEW];   /* RS_MC_COUNT + kind, RS_MC_BYTES + kind, RS_MC_SIZE + bucket */
+	uint32_t v[RS_MSGS_FEW];
+};
+_Static_assert(sizeof(struct rs_msgs_few) == 40, "a few message counters take 40 bytes");
 extern const struct rs_flow_msgs rs_flow_no_msgs;
-static inline const struct rs_flow_msgs *rs_msgs(const struct rs_flow *fl)
-{
-	return fl->m ? fl->m : &rs_flow_no_msgs;
-}
+/* The counters for reading: fl->m itself, zeros, or the few counters spelt
+ * out in `buf`. rs_msgs(fl) gives `buf` a temporary of the calling block. */
+const struct rs_flow_msgs *rs_msgs_read(const struct rs_flow *fl, struct rs_flow_msgs *buf);
+#define rs_msgs(fl) rs_msgs_read((fl), &(struct rs_flow_msgs){ .msg_min = 0 })
+/* The counters as a struct rs_flow_msgs for writing (allocated, or turned
+ * into one). */
 struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
 void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s);
+/* Writing: `msgs` messages and `bytes` bytes of kind k; a size sample
+ * (size in `bucket`). The few take the calls; the whole struct is written
+ * here. */
+void rs_msgs_note_few(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes);
+void rs_msgs_size_few(struct rs_flow *fl, unsigned bucket, uint64_t size);
+static inline void rs_msgs_note(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
+{
+	if (!fl->msgs_full) {
+		rs_msgs_note_few(fl, k, msgs, bytes);
+		return;
+	}
+	struct rs_flow_msgs *x = fl->m;
+	x->msgs[k] += msgs;
+	x->msg_bytes[k] += bytes;
+}
+static inline void rs_msgs_size(struct rs_flow *fl, unsigned bucket, uint64_t size)
+{
+	if (!fl->msgs_full) {
+		rs_msgs_size_few(fl, bucket, size);
+		return;
+	}
+	struct rs_flow_msgs *x = fl->m;
+	if (x->size_hist[bucket] != UINT32_MAX) /* saturates rather than wraps */
+		x->size_hist[bucket]++;
+	if (size < x->msg_min)
+		x->msg_min = size;
+	if (size > x->msg_max)
+		x->msg_max = size;
+}
 
 /* Per-flow state that most flows never have, out of struct rs_flow so that
  * the flow fits in six cache lines (a million flows: 64 MB less):
@@ -456,7 +536,7 @@ struct rs_flow_extra {
 	struct rs_series *series; /* --plot */
 	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them) */
 	struct rs_imms *imms;     /* Immediate Data values seen */
-	uint32_t *ophist_hi;      /* [32]: carries out of fl->ophist, once one wraps */
+	uint64_t *ophist_hi;      /* [32]: carries out of fl->ophist, once one wraps */
 };
 struct rs_flow_extra *rs_extra_w(struct rs_flow *fl);
 static inline struct rs_series *rs_series_of(const struct rs_flow *fl)

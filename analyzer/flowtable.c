@@ -118,13 +118,13 @@ static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 }
 
 /*
- * Flows come from 2 MiB slabs (no allocator header, 64-byte aligned, and
+ * Flows come from 2 MiB slabs (no allocator header, 32-byte aligned, and
  * the kernel is asked to back them with huge pages: with a million flows
  * the page walks of 4 KiB pages cost as much as the cache misses). Freed
  * flows go on a free list threaded through them.
  */
 #define SLAB_BYTES (2u << 20)
-#define FLOW_STRIDE ((sizeof(struct rs_flow) + 63) & ~(size_t)63)
+#define FLOW_STRIDE ((sizeof(struct rs_flow) + RS_FLOW_ALIGN - 1) & ~(size_t)(RS_FLOW_ALIGN - 1))
 
 static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 {
@@ -164,8 +164,8 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 		}
 		g_free(l);
 	}
-	if (fl->rkeys)
-		g_free(fl->rkeys->use);
+	if (fl->rkeys && fl->rkeys->cap > 1)
+		g_free(fl->rkeys->u.use);
 	g_free(fl->rkeys);
 	g_free(fl->open);
 	if (fl->x) {
@@ -380,10 +380,14 @@ struct rs_flow *rs_flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, c
 
 static void prefetch_flow(const struct rs_flow *fl)
 {
-	/* Flows are 64-byte aligned (flow_alloc): no partial line at the end. */
+	/* Flows are RS_FLOW_ALIGN-aligned (flow_alloc) and the hot bytes end
+	 * at most RS_FLOW_ALIGN past a multiple of 64: one address every 64
+	 * bytes from the start reaches every line they touch. */
 	for (size_t off = 0; off < RS_FLOW_HOT_BYTES; off += 64)
 		__builtin_prefetch((const char *)fl + off, 1);
 }
+_Static_assert(RS_FLOW_HOT_BYTES % 64 <= 64 - RS_FLOW_ALIGN || RS_FLOW_HOT_BYTES % 64 == 0,
+	       "prefetch_flow() reaches the last line of the hot bytes");
 
 /* What adding the frame will touch beyond the flow's hot lines, from its
  * opcode: fetching everything a flow points to for every frame would keep
@@ -440,8 +444,8 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		const struct rs_flow *fl = g->fl;
 		if ((g->needs & PF_NEED_IMM) && fl->x && fl->x->imms)
 			__builtin_prefetch(fl->x->imms, 1);
-		if ((g->needs & PF_NEED_RKEYS) && fl->rkeys && fl->rkeys->use)
-			rs_prefetch_lines(fl->rkeys->use, (fl->rkeys->n >= 2 ? 2 : 1) * sizeof *fl->rkeys->use);
+		if ((g->needs & PF_NEED_RKEYS) && fl->rkeys && fl->rkeys->cap > 1)
+			rs_prefetch_lines(fl->rkeys->u.use, 2 * sizeof *fl->rkeys->u.use);
 	}
 	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
 	 * have arrived; fetch what they point to. */
@@ -454,9 +458,9 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		if ((need & PF_NEED_OPEN) && fl->open)
 			rs_prefetch_lines(&fl->open[fl->nopen ? fl->nopen - 1 : 0], sizeof *fl->open);
 		if ((need & PF_NEED_RKEYS) && fl->rkeys)
-			__builtin_prefetch(fl->rkeys, 1);
+			rs_prefetch_lines(fl->rkeys, sizeof *fl->rkeys); /* and the use kept in place */
 		if ((need & PF_NEED_MSGS) && fl->m)
-			rs_prefetch_lines(fl->m, sizeof *fl->m);
+			rs_prefetch_lines(fl->m, fl->msgs_full ? sizeof(struct rs_flow_msgs) : sizeof(struct rs_msgs_few));
 		if ((need & PF_NEED_REQ_LOSS) && fl->req.loss)
 			__builtin_prefetch(fl->req.loss, 1);
 		if ((need & PF_NEED_RSP_LOSS) && fl->rsp.loss)

@@ -281,6 +281,8 @@ struct rs_lat_entry {
 	uint64_t ns;
 };
 void rs_lat_log(struct rs_analyzer *a, struct rs_latvec *v, uint64_t ns);
+/* A sample of kind k for l: kept in place if it is the first, else logged. */
+void rs_lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_kind k, uint64_t ns);
 void rs_lat_flush(struct rs_analyzer *a);
 /* Nearest-rank quantiles: out[j] is the smallest kept sample with at least
  * q[j] of them at or below it (ascending q: each is looked for above the one

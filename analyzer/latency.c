@@ -154,8 +154,8 @@ void rs_lat_flush(struct rs_analyzer *a)
 	uint32_t n = a->latlog_n;
 	for (uint32_t i = 0; i < n; i++) {
 		if (i + LATLOG_AHEAD < n) {
-			/* All of it: a vector inside a struct rs_latency (the ACK
-			 * one) straddles two lines, and stage[] is in the second. */
+			/* All of it: a vector may straddle two lines, and
+			 * stage[] is in the second. */
 			rs_prefetch_lines(e[i + LATLOG_AHEAD].v, sizeof(struct rs_latvec));
 		}
 		if (i + LATLOG_AHEAD / 2 < n) {
@@ -347,10 +347,11 @@ void rs_latency_free(struct rs_latency *l)
 	if (!l)
 		return;
 	for (int k = 0; k < RS_LAT__COUNT; k++) {
-		if (l->lat[k])
-			rs_lat_free(l->lat[k]);
-		if (l->lat[k] != &l->ack)
-			g_free(l->lat[k]);
+		struct rs_latvec *v = (struct rs_latvec *)rs_latvec_vec(l, (enum rs_lat_kind)k);
+		if (v) {
+			rs_lat_free(v);
+			g_free(v);
+		}
 	}
 	if (l->ring != l->ring0)
 		g_free(l->ring);
@@ -359,7 +360,37 @@ void rs_latency_free(struct rs_latency *l)
 
 struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)
 {
-	if (!l->lat[k])
-		l->lat[k] = k == RS_LAT_ACK ? &l->ack : g_new0(struct rs_latvec, 1);
-	return l->lat[k];
+	if (l->single & 1u << k) {
+		uint64_t one = l->by_kind[k].one;
+		l->single &= (uint8_t)~(1u << k);
+		l->by_kind[k].v = g_new0(struct rs_latvec, 1);
+		rs_lat_add(l->by_kind[k].v, one);
+	} else if (!l->by_kind[k].v) {
+		l->by_kind[k].v = g_new0(struct rs_latvec, 1);
+	}
+	return l->by_kind[k].v;
+}
+
+struct rs_latvec *rs_latvec_read(const struct rs_latency *l, enum rs_lat_kind k, struct rs_latvec *buf)
+{
+	if (!l)
+		return NULL;
+	if (!(l->single & 1u << k))
+		return l->by_kind[k].v;
+	*buf = (struct rs_latvec){ 0 };
+	rs_lat_add(buf, l->by_kind[k].one);
+	return buf;
+}
+
+/* The first sample of a kind is kept in place, at once (nothing of that
+ * kind can be waiting in the log); the rest wait in the log for their
+ * vector (rs_lat_log), which the second sample's arrival allocates. */
+void rs_lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_kind k, uint64_t ns)
+{
+	if (!(l->single & 1u << k) && !l->by_kind[k].v && ns <= UINT32_MAX) {
+		l->by_kind[k].one = ns;
+		l->single |= (uint8_t)(1u << k);
+		return;
+	}
+	rs_lat_log(a, rs_latvec_w(l, k), ns);
 }

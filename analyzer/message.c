@@ -58,19 +58,12 @@ void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
 	unsigned b = size ? 64 - (unsigned)__builtin_clzll(size) : 0;
 	if (b > RS_SIZE_BUCKETS - 1)
 		b = RS_SIZE_BUCKETS - 1;
-	struct rs_flow_msgs *x = rs_msgs_w(fl);
-	if (x->size_hist[b] != UINT32_MAX) /* saturates rather than wraps */
-		x->size_hist[b]++;
-	if (size < x->msg_min)
-		x->msg_min = size;
-	if (size > x->msg_max)
-		x->msg_max = size;
+	rs_msgs_size(fl, b, size);
 }
 
 static void complete(struct rs_analyzer *a, struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
 {
-	rs_msgs_w(fl)->msgs[m]++;
-	rs_msgs_w(fl)->msg_bytes[m] += bytes;
+	rs_msgs_note(fl, m, 1, bytes);
 	rs_tl_of(a, fl)->messages++;
 	rs_flow_size_sample(fl, bytes);
 }
@@ -174,7 +167,7 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
 	int i = open_find(fl, psn, family);
 	if (i < 0) {
 		/* Its message was already given up on: keep the bytes. */
-		rs_msgs_w(fl)->msg_bytes[fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND)] += len;
+		rs_msgs_note(fl, fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND), 0, len);
 		return;
 	}
 	struct rs_openmsg *o = &fl->open[i];
@@ -207,7 +200,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	case RS_KIND_READ_REQ:
 		/* The bytes are counted from the responses (read_resp_payload of
 		 * the peer); the size histogram records what was asked for. */
-		rs_msgs_w(fl)->msgs[m]++;
+		rs_msgs_note(fl, m, 1, 0);
 		rs_tl_of(a, fl)->messages++;
 		rs_flow_size_sample(fl, f->dmalen);
 		return;

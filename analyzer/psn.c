@@ -156,7 +156,7 @@ static void lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_
 		l->karn++;
 		a->psns.karn++;
 	} else if (now >= p->ts_ns) {
-		rs_lat_log(a, rs_latvec_w(l, k), now - p->ts_ns);
+		rs_lat_sample(a, l, k, now - p->ts_ns);
 	} else {
 		l->clock_backwards++;
 	}
@@ -240,10 +240,10 @@ static void note_rkey(struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va
 	if (!fl->rkeys)
 		fl->rkeys = g_new0(struct rs_rkeys, 1);
 	struct rs_rkeys *r = fl->rkeys;
-	struct rs_rkey_use *u = NULL;
+	struct rs_rkey_use *u = NULL, *use = rs_rkey_uses(r);
 	for (uint32_t i = 0; i < r->n; i++)
-		if (r->use[i].rkey == rkey) {
-			u = &r->use[i];
+		if (use[i].rkey == rkey) {
+			u = &use[i];
 			break;
 		}
 	if (!u) {
@@ -251,11 +251,7 @@ static void note_rkey(struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va
 			r->more++;
 			return;
 		}
-		if (r->n == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 1;
-			r->use = g_renew(struct rs_rkey_use, r->use, r->cap);
-		}
-		u = &r->use[r->n++];
+		u = rs_rkey_new(r);
 		*u = (struct rs_rkey_use){ .rkey = rkey, .va_lo = va, .va_hi = va + len, .first = *at };
 	}
 	u->ops |= op;

@@ -357,7 +357,7 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 {
 	rs_json_obj(j, "latency_ns");
 	for (int k = 0; k < RS_LAT__COUNT; k++) {
-		struct rs_latvec *l = fl->lat ? fl->lat->lat[k] : NULL;
+		struct rs_latvec *l = rs_latvec_of(fl->lat, (enum rs_lat_kind)k);
 		if (!l || !l->n) {
 			rs_json_null(j, rs_lat_key((enum rs_lat_kind)k));
 			continue;
@@ -381,36 +381,37 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 /* A QP's messages: counts and bytes by kind, sizes. */
 static void qp_messages(struct rs_json *j, const struct rs_flow *fl)
 {
+	const struct rs_flow_msgs *ms = rs_msgs(fl);
 	rs_json_obj(j, "messages");
 	for (int k = 0; k < RS_MSG__COUNT; k++)
-		rs_json_u64(j, rs_msg_key((enum rs_msg)k), rs_msgs(fl)->msgs[k]);
+		rs_json_u64(j, rs_msg_key((enum rs_msg)k), ms->msgs[k]);
 	rs_json_end_obj(j);
 	rs_json_obj(j, "message_bytes");
 	for (int k = 0; k < RS_MSG__COUNT; k++)
 		rs_json_u64(j, rs_msg_key((enum rs_msg)k),
-			    k == RS_MSG_READ ? rs_flow_read_bytes(fl) : rs_msgs(fl)->msg_bytes[k]);
+			    k == RS_MSG_READ ? rs_flow_read_bytes(fl) : ms->msg_bytes[k]);
 	rs_json_end_obj(j);
 	rs_json_obj(j, "message_sizes");
 	uint64_t nmsg = 0;
 	for (int b = 0; b < RS_SIZE_BUCKETS; b++)
-		nmsg += rs_msgs(fl)->size_hist[b];
+		nmsg += ms->size_hist[b];
 	if (nmsg) {
-		rs_json_u64(j, "min", rs_msgs(fl)->msg_min);
-		rs_json_u64(j, "max", rs_msgs(fl)->msg_max);
+		rs_json_u64(j, "min", ms->msg_min);
+		rs_json_u64(j, "max", ms->msg_max);
 	} else {
 		rs_json_null(j, "min");
 		rs_json_null(j, "max");
 	}
 	rs_json_obj(j, "histogram");
 	for (int b = 0; b < RS_SIZE_BUCKETS; b++) {
-		if (!rs_msgs(fl)->size_hist[b])
+		if (!ms->size_hist[b])
 			continue;
 		char k[32];
 		if (b == 0)
 			snprintf(k, sizeof k, "0");
 		else
 			snprintf(k, sizeof k, "%" PRIu64 "-%" PRIu64, (uint64_t)1 << (b - 1), ((uint64_t)1 << b) - 1);
-		rs_json_u64(j, k, rs_msgs(fl)->size_hist[b]);
+		rs_json_u64(j, k, ms->size_hist[b]);
 	}
 	rs_json_end_obj(j);
 	rs_json_end_obj(j);
@@ -439,7 +440,7 @@ static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl)
 	rs_json_end_obj(j);
 	rs_json_arr(j, "rkeys");
 	for (uint32_t k = 0; fl->rkeys && k < fl->rkeys->n; k++) {
-		const struct rs_rkey_use *u = &fl->rkeys->use[k];
+		const struct rs_rkey_use *u = &rs_rkey_uses(fl->rkeys)[k];
 		rs_json_obj(j, NULL);
 		rs_json_u64(j, "rkey", u->rkey);
 		rs_json_arr(j, "ops");

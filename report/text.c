@@ -471,7 +471,7 @@ static void memory_section(FILE *out, const struct rs_view *v)
 		rs_outbuf_str(&r, rs_flow_label(v->names, fl, lbl, sizeof lbl), 0);
 		rs_outbuf_putc(&r, ':');
 		for (uint32_t k = 0; k < fl->rkeys->n && k < 4; k++) {
-			const struct rs_rkey_use *u = &fl->rkeys->use[k];
+			const struct rs_rkey_use *u = &rs_rkey_uses(fl->rkeys)[k];
 			char sz[24];
 			if (k)
 				rs_outbuf_putc(&r, ';');

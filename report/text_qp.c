@@ -271,7 +271,7 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 			continue;
 		bool any = false;
 		for (int k = 0; k < RS_LAT__COUNT; k++)
-			any |= fl->lat->lat[k] && fl->lat->lat[k]->n > 0;
+			any |= (fl->lat->single & 1u << k) || (fl->lat->by_kind[k].v && fl->lat->by_kind[k].v->n > 0);
 		if (!any && !fl->lat->karn)
 			continue;
 		if (!header) {
@@ -288,7 +288,7 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		struct rs_outbuf r;
 		rs_outbuf_init(&r, out, rb, sizeof rb);
 		for (int k = 0; k < RS_LAT__COUNT; k++) {
-			struct rs_latvec *l = fl->lat->lat[k];
+			struct rs_latvec *l = rs_latvec_of(fl->lat, (enum rs_lat_kind)k);
 			if (!l || !l->n)
 				continue;
 			char t[24];

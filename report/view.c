@@ -206,17 +206,19 @@ static void prefetch_ahead(const struct rs_view *v, guint i)
 		const struct rs_flow *fl = v->flows->pdata[i + VECTORS];
 		if (fl->lat)
 			for (int k = 0; k < RS_LAT__COUNT; k++)
-				if (fl->lat->lat[k])
-					__builtin_prefetch(fl->lat->lat[k]);
-		if (fl->rkeys && fl->rkeys->use)
-			__builtin_prefetch(fl->rkeys->use);
+				if (rs_latvec_vec(fl->lat, (enum rs_lat_kind)k))
+					__builtin_prefetch(rs_latvec_vec(fl->lat, (enum rs_lat_kind)k));
+		if (fl->rkeys && fl->rkeys->cap > 1)
+			__builtin_prefetch(fl->rkeys->u.use);
 	}
 	if (i + SAMPLES < n) {
 		const struct rs_flow *fl = v->flows->pdata[i + SAMPLES];
 		if (fl->lat)
-			for (int k = 0; k < RS_LAT__COUNT; k++)
-				if (fl->lat->lat[k] && fl->lat->lat[k]->v)
-					__builtin_prefetch(fl->lat->lat[k]->v);
+			for (int k = 0; k < RS_LAT__COUNT; k++) {
+				const struct rs_latvec *lv = rs_latvec_vec(fl->lat, (enum rs_lat_kind)k);
+				if (lv && lv->v)
+					__builtin_prefetch(lv->v);
+			}
 	}
 }
 
@@ -265,9 +267,10 @@ uint64_t rs_flow_read_bytes(const struct rs_flow *fl)
 
 uint64_t rs_flow_msgs_total(const struct rs_flow *fl)
 {
+	const struct rs_flow_msgs *ms = rs_msgs(fl);
 	uint64_t n = 0;
 	for (int k = 0; k < RS_MSG__COUNT; k++)
-		n += rs_msgs(fl)->msgs[k];
+		n += ms->msgs[k];
 	return n;
 }
 

@@ -135,6 +135,87 @@ START_TEST(go_back_n_after_loss)
 }
 END_TEST
 
+/* A flow's message counters are kept as the few that are not zero until a
+ * seventh is needed: the counts, bytes and sizes read the same on either
+ * side of that (sizes bucketed by bit length: 8 in [8, 16), 100 in
+ * [64, 128), 1000 in [512, 1024)). */
+START_TEST(message_counters_few_then_all)
+{
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 1, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 2, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 3, 100));
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert(!fl->msgs_full); /* SEND count and bytes, two sizes: four counters */
+	const struct rs_flow_msgs *m = rs_msgs(fl);
+	ck_assert_uint_eq(m->msgs[RS_MSG_SEND], 3);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_SEND], 116);
+	ck_assert_uint_eq(m->size_hist[4], 2);
+	ck_assert_uint_eq(m->size_hist[7], 1);
+	ck_assert_uint_eq(m->msg_min, 8);
+	ck_assert_uint_eq(m->msg_max, 100);
+	/* SEND with Immediate: its count, its bytes and a third size make seven. */
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE, 0x12, 4, 1000));
+	rs_analyzer_finish(an);
+	ck_assert(fl->msgs_full);
+	m = rs_msgs(fl);
+	ck_assert_uint_eq(m->msgs[RS_MSG_SEND], 3);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_SEND], 116);
+	ck_assert_uint_eq(m->msgs[RS_MSG_SEND_IMM], 1);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_SEND_IMM], 1000);
+	ck_assert_uint_eq(m->size_hist[4], 2);
+	ck_assert_uint_eq(m->size_hist[7], 1);
+	ck_assert_uint_eq(m->size_hist[10], 1);
+	ck_assert_uint_eq(m->msg_min, 8);
+	ck_assert_uint_eq(m->msg_max, 1000);
+}
+END_TEST
+
+/* A busy kind leaves the few at its 16th message; the counts go on. */
+START_TEST(message_counters_of_a_busy_flow)
+{
+	for (uint32_t i = 0; i < 20; i++) {
+		feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, i, 64));
+		ck_assert(flow(B_HOST, A_HOST, 0x12)->msgs_full == (i + 1 >= 16));
+	}
+	rs_analyzer_finish(an);
+	const struct rs_flow_msgs *m = rs_msgs(flow(B_HOST, A_HOST, 0x12));
+	ck_assert_uint_eq(m->msgs[RS_MSG_SEND], 20);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_SEND], 20 * 64);
+	ck_assert_uint_eq(m->size_hist[7], 20);
+	ck_assert_uint_eq(m->msg_min, 64);
+	ck_assert_uint_eq(m->msg_max, 64);
+}
+END_TEST
+
+/* The rkeys a requester used: the first kept in place, the next ones in
+ * an array, at most RS_MAX_RKEYS (32) of them, the uses of more counted. */
+START_TEST(rkeys_one_then_many)
+{
+	for (uint32_t i = 0; i < 40; i++) {
+		struct rs_frame f = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_WRITE_ONLY, 0x12, i, 64);
+		f.reth = (struct rs_reth){ .va = 0x1000 * (uint64_t)i, .rkey = i < 2 ? 0x100 : 0x100 + i, .dmalen = 64 };
+		feed(f);
+	}
+	rs_analyzer_finish(an);
+	const struct rs_rkeys *r = flow(B_HOST, A_HOST, 0x12)->rkeys;
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->n, 32); /* 0x100, then 0x102 ... 0x120 */
+	ck_assert_uint_eq(r->more, 7); /* 0x121 ... 0x127 */
+	const struct rs_rkey_use *u = rs_rkey_uses(r);
+	ck_assert_uint_eq(u[0].rkey, 0x100);
+	ck_assert_uint_eq(u[0].count, 2);
+	ck_assert_uint_eq(u[0].bytes, 128);
+	ck_assert_uint_eq(u[0].va_lo, 0);
+	ck_assert_uint_eq(u[0].va_hi, 0x1000 + 64);
+	ck_assert_uint_eq(u[0].first.frame, 1);
+	ck_assert_uint_eq(u[1].rkey, 0x102);
+	ck_assert_uint_eq(u[1].va_lo, 0x2000);
+	ck_assert_uint_eq(u[31].rkey, 0x120);
+	ck_assert_uint_eq(u[31].count, 1);
+	ck_assert_uint_eq(u[31].first.frame, 33);
+}
+END_TEST
+
 START_TEST(single_late_packet_is_out_of_order)
 {
 	uint32_t order[] = { 1, 2, 4, 3, 5 };
@@ -238,10 +319,13 @@ START_TEST(read_latency_and_bytes_from_responses)
 	ck_assert_uint_eq(req->pair_method, RS_PAIR_INFERRED);
 	ck_assert_uint_eq(rsp->read_resp_payload, 2048);
 	ck_assert_ptr_nonnull(req->lat);
-	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST]->n, 1);
-	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_FIRST]->min, 10000);
-	ck_assert_ptr_nonnull(req->lat->lat[RS_LAT_READ_LAST]);
-	ck_assert_uint_eq(req->lat->lat[RS_LAT_READ_LAST]->min, 30000);
+	const struct rs_latvec *lat_first = rs_latvec_of(req->lat, RS_LAT_READ_FIRST);
+	const struct rs_latvec *lat_last = rs_latvec_of(req->lat, RS_LAT_READ_LAST);
+	ck_assert_ptr_nonnull(lat_first);
+	ck_assert_uint_eq(lat_first->n, 1);
+	ck_assert_uint_eq(lat_first->min, 10000);
+	ck_assert_ptr_nonnull(lat_last);
+	ck_assert_uint_eq(lat_last->min, 30000);
 }
 END_TEST
 
@@ -273,7 +357,9 @@ START_TEST(inference_looks_past_flows_already_paired)
 	struct rs_flow *old = flow(B_HOST, A_HOST, 0x5000), *rsp = flow(A_HOST, B_HOST, 0x6000);
 	ck_assert_ptr_eq(rsp->peer, old);
 	ck_assert_ptr_eq(old->peer, rsp);
-	ck_assert_uint_eq(old->lat->ack.n, 1); /* and its request was timed */
+	const struct rs_latvec *acked = rs_latvec_of(old->lat, RS_LAT_ACK);
+	ck_assert_ptr_nonnull(acked);
+	ck_assert_uint_eq(acked->n, 1); /* and its request was timed */
 }
 END_TEST
 
@@ -442,7 +528,7 @@ START_TEST(first_packet_late_is_no_start_mismatch)
 	ck_assert_uint_eq(rs_loss(&c2s->req)->ooo, 1);
 	ck_assert_uint_eq(c2s->payload, 16);
 	ck_assert_uint_eq(rs_flow_retransmitted(c2s), 0);
-	ck_assert_uint_eq(c2s->m->msgs[RS_MSG_SEND], 2);
+	ck_assert_uint_eq(rs_msgs(c2s)->msgs[RS_MSG_SEND], 2);
 }
 END_TEST
 
@@ -786,6 +872,90 @@ START_TEST(logged_latencies_join_as_if_added_at_once)
 }
 END_TEST
 
+/* A kind's first sample is kept in place (under 4.29 s), the second brings
+ * a vector that takes it in first: each kind ends up as adding its samples
+ * to a vector at once would have left it; a first sample of 4.29 s or more
+ * goes to a vector at once. */
+START_TEST(latency_first_sample_in_place)
+{
+	struct rs_latency *l = rs_latency_new();
+	struct rs_latvec direct[RS_LAT__COUNT];
+	memset(direct, 0, sizeof direct);
+	static const uint64_t acks[] = { 7000, 5000, 9000, 6000 };
+	rs_lat_sample(an, l, RS_LAT_READ_FIRST, 12345);
+	rs_lat_add(&direct[RS_LAT_READ_FIRST], 12345);
+	rs_lat_sample(an, l, RS_LAT_ATOMIC, 6000000000ull);
+	rs_lat_add(&direct[RS_LAT_ATOMIC], 6000000000ull);
+	ck_assert_ptr_null(rs_latvec_vec(l, RS_LAT_READ_FIRST)); /* in place */
+	ck_assert_ptr_nonnull(rs_latvec_vec(l, RS_LAT_ATOMIC));  /* too wide for it */
+	ck_assert_ptr_null(rs_latvec_of(l, RS_LAT_READ_LAST));   /* none */
+	for (size_t i = 0; i < G_N_ELEMENTS(acks); i++) {
+		rs_lat_sample(an, l, RS_LAT_ACK, acks[i]);
+		rs_lat_add(&direct[RS_LAT_ACK], acks[i]);
+	}
+	rs_lat_flush(an);
+	for (int k = 0; k < RS_LAT__COUNT; k++) {
+		struct rs_latvec *v = rs_latvec_of(l, (enum rs_lat_kind)k);
+		if (!direct[k].n) {
+			ck_assert_ptr_null(v);
+			continue;
+		}
+		ck_assert_ptr_nonnull(v);
+		ck_assert_uint_eq(v->n, direct[k].n);
+		ck_assert_uint_eq(v->min, direct[k].min);
+		ck_assert_uint_eq(v->max, direct[k].max);
+		for (int q = 0; q <= 8; q++)
+			ck_assert_uint_eq(rs_lat_quantile(v, q / 8.0), rs_lat_quantile(&direct[k], q / 8.0));
+		rs_lat_free(&direct[k]);
+	}
+	ck_assert_uint_eq(rs_latvec_of(l, RS_LAT_ACK)->min, 5000);
+	ck_assert_uint_eq(rs_lat_quantile(rs_latvec_of(l, RS_LAT_ACK), 0.5), 6000);
+	rs_latency_free(l);
+}
+END_TEST
+
+/* The few message counters hold 32 bits: a byte count, a size or a sum
+ * beyond that turns them into the whole struct, with every count kept. */
+START_TEST(message_counters_past_32_bits)
+{
+	struct rs_flow fl;
+	memset(&fl, 0, sizeof fl);
+	rs_msgs_note(&fl, RS_MSG_WRITE, 1, 4000000000u);
+	rs_msgs_size(&fl, 32, 4000000000u);
+	ck_assert(!fl.msgs_full);
+	rs_msgs_note(&fl, RS_MSG_WRITE, 1, 300000000u); /* 4.3e9 in all */
+	ck_assert(fl.msgs_full);
+	rs_msgs_size(&fl, 29, 300000000u);
+	const struct rs_flow_msgs *m = rs_msgs(&fl);
+	ck_assert_uint_eq(m->msgs[RS_MSG_WRITE], 2);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_WRITE], 4300000000ull);
+	ck_assert_uint_eq(m->size_hist[32], 1);
+	ck_assert_uint_eq(m->size_hist[29], 1);
+	ck_assert_uint_eq(m->msg_min, 300000000u);
+	ck_assert_uint_eq(m->msg_max, 4000000000u);
+	g_free(fl.m);
+
+	memset(&fl, 0, sizeof fl); /* a size of 2^32 or more on its own */
+	rs_msgs_note(&fl, RS_MSG_READ, 1, 0);
+	rs_msgs_size(&fl, 32, 5000000000ull);
+	ck_assert(fl.msgs_full);
+	m = rs_msgs(&fl);
+	ck_assert_uint_eq(m->msgs[RS_MSG_READ], 1);
+	ck_assert_uint_eq(m->msg_bytes[RS_MSG_READ], 0);
+	ck_assert_uint_eq(m->msg_min, 5000000000ull);
+	ck_assert_uint_eq(m->msg_max, 5000000000ull);
+	g_free(fl.m);
+
+	memset(&fl, 0, sizeof fl); /* stray bytes alone: the counters exist, with no size */
+	rs_msgs_note(&fl, RS_MSG_SEND, 0, 0);
+	ck_assert_ptr_nonnull(fl.m);
+	m = rs_msgs(&fl);
+	ck_assert_uint_eq(m->msg_min, UINT64_MAX);
+	ck_assert_uint_eq(m->msg_max, 0);
+	g_free(fl.m);
+}
+END_TEST
+
 START_TEST(evicted_requesters_take_no_logged_samples_with_them)
 {
 	/* A requester timed by an ACK, then evicted under --max-flows while
@@ -805,9 +975,10 @@ START_TEST(evicted_requesters_take_no_logged_samples_with_them)
 	unsigned timed = 0;
 	for (guint i = 0; i < an->flows->len; i++) {
 		struct rs_flow *fl = an->flows->pdata[i];
-		if (fl && fl->lat && fl->lat->lat[RS_LAT_ACK]) {
-			ck_assert_uint_eq(fl->lat->lat[RS_LAT_ACK]->n, 1);
-			ck_assert_uint_eq(fl->lat->lat[RS_LAT_ACK]->min, 5000);
+		const struct rs_latvec *acked = fl ? rs_latvec_of(fl->lat, RS_LAT_ACK) : NULL;
+		if (acked) {
+			ck_assert_uint_eq(acked->n, 1);
+			ck_assert_uint_eq(acked->min, 5000);
 			timed++;
 		}
 	}
@@ -896,9 +1067,9 @@ START_TEST(message_counts_survive_eviction)
 }
 END_TEST
 
-/* Opcode counts are 16 bits in the flow, with the carries kept apart:
- * 70,000 ACKs carry once, 65,536 more carry again, and the count stops at
- * 2^48 - 1 rather than wrap. */
+/* Opcode counts are 8 bits in the flow, with the carries kept apart:
+ * 70,000 ACKs carry past 16 bits, 65,536 more carry again, and the count
+ * stops at 2^48 - 1 rather than wrap. */
 START_TEST(opcode_counts_carry_past_16_bits)
 {
 	const unsigned op_ack = IBV_OPCODE_RC_ACKNOWLEDGE & 0x1F, op_send = IBV_OPCODE_RC_SEND_ONLY & 0x1F;
@@ -939,6 +1110,9 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, psn_wraps_inside_a_message);
 	tcase_add_test(t, go_back_n_after_loss);
+	tcase_add_test(t, message_counters_few_then_all);
+	tcase_add_test(t, message_counters_of_a_busy_flow);
+	tcase_add_test(t, rkeys_one_then_many);
 	tcase_add_test(t, single_late_packet_is_out_of_order);
 	tcase_add_test(t, single_resent_packet_is_a_retransmission);
 	tcase_add_test(t, go_back_across_the_psn_wrap);
@@ -965,6 +1139,8 @@ static Suite *suite(void)
 	tcase_add_test(t, messages_keep_their_counts_and_immediates_in_wire_order);
 	tcase_add_test(t, message_counts_survive_eviction);
 	tcase_add_test(t, logged_latencies_join_as_if_added_at_once);
+	tcase_add_test(t, latency_first_sample_in_place);
+	tcase_add_test(t, message_counters_past_32_bits);
 	tcase_add_test(t, evicted_requesters_take_no_logged_samples_with_them);
 	tcase_add_test(t, opcode_counts_carry_past_16_bits);
 	suite_add_tcase(s, t);
