@@ -96,17 +96,6 @@ static uint64_t conn_cap(const struct rs_analyzer *a)
 	return a->opts.max_flows / 2 ? a->opts.max_flows / 2 : 1;
 }
 
-/* How recently the connection did anything: a CM message, or data. */
-static uint64_t conn_active_ts(const struct rs_conn *c)
-{
-	uint64_t t = c->last_ts;
-	if (c->c2s && c->c2s->last_ts > t)
-		t = c->c2s->last_ts;
-	if (c->s2c && c->s2c->last_ts > t)
-		t = c->s2c->last_ts;
-	return t;
-}
-
 static gboolean points_at_victim(gpointer key, gpointer value, gpointer victims)
 {
 	(void)key;
@@ -133,7 +122,7 @@ static void evict_idlest_conns(struct rs_analyzer *a)
 	struct rs_idle *all = g_new(struct rs_idle, n);
 	for (guint i = 0; i < n; i++) {
 		struct rs_conn *c = a->conns->pdata[i];
-		all[i] = (struct rs_idle){ conn_active_ts(c), c->id, c };
+		all[i] = (struct rs_idle){ rs_conn_active_ts(c), c->id, c };
 	}
 	qsort(all, n, sizeof all[0], rs_idle_cmp);
 	/* Idlest first: which anomalies stay listed once RS_DETACHED_MAX is

@@ -18,7 +18,7 @@ bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t)
 	return c->kind == RS_CONN_RC && ((c->n[dreq] && c->ts[dreq] < t) || (c->n[drep] && c->ts[drep] < t));
 }
 
-static uint64_t idle_since(const struct rs_conn *c)
+uint64_t rs_conn_active_ts(const struct rs_conn *c)
 {
 	uint64_t t = c->last_ts;
 	if (c->c2s && c->c2s->last_ts > t)
@@ -38,7 +38,7 @@ bool rs_conn_over(const struct rs_conn *c, uint64_t t)
 		return true;
 	/* CM retries come within the CM response timeout; a REQ a second
 	 * after the connection was set up and quiet is another exchange. */
-	return (n[RTU] || (c->c2s && c->c2s->packets)) && t > idle_since(c) + RS_STALE_NS;
+	return (n[RTU] || (c->c2s && c->c2s->packets)) && t > rs_conn_active_ts(c) + RS_STALE_NS;
 }
 
 /* A side whose requester gave up (settle_dead), at the end of the capture. */

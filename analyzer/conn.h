@@ -65,6 +65,8 @@ uint64_t rs_conn_begun(const struct rs_conn *c);
 /* Whether an RC connection was being closed (a DREQ or DREP seen) before
  * time t. */
 bool rs_conn_closed_before(const struct rs_conn *c, uint64_t t);
+/* How recently the connection did anything: a CM message, or data. */
+uint64_t rs_conn_active_ts(const struct rs_conn *c);
 /* Whether a REQ at time t with this connection's IDs starts a new one: it
  * was closed or rejected before, or set up and then idle for a while (a
  * replayed capture, a test run again with the same IDs). */
