@@ -156,6 +156,13 @@ static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_ps
 			 const struct rs_opinfo *op, uint64_t ts)
 {
 	l->episode_ts = ts;
+	/* A requester answers a sequence error NAK at once, or never (rdma_rxe
+	 * ignores one that comes while it is already going back): a re-send
+	 * later than the ACK timeout its CM REQ carried is the timer's. */
+	const struct rs_conn *c = fl->conn;
+	if (l->nak_wait == RS_NAKW_SEQ && c && c->have_req_retry && c->ack_timeout && ts > l->nak_ts &&
+	    ts - l->nak_ts > (4096ull << c->ack_timeout))
+		l->nak_wait = RS_NAKW_NONE;
 	if (l->nak_wait != RS_NAKW_NONE) {
 		l->cause = l->nak_wait == RS_NAKW_SEQ ? RS_RESEND_NAK : RS_RESEND_RNR;
 		l->cause_at = l->nak_at;
