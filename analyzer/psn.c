@@ -52,6 +52,24 @@ uint64_t rs_flow_retransmitted(const struct rs_flow *fl)
 	return q->backward - q->ooo + r->backward - r->ooo;
 }
 
+/* A packet on the wire again, whatever its run: true if its PSN fills a
+ * gap (first seen now), false if it was seen before. */
+static bool sent_again(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, uint32_t psn, uint32_t payload)
+{
+	struct rs_psn_loss *s = ps->loss;
+	bool fill = rs_lossmap_take(s, psn);
+	s->backward++;
+	if (fill) {
+		s->fills++;
+		a->psns.fills += ps == &fl->req;
+	} else {
+		s->duplicates++;
+	}
+	rs_rare_w(fl)->retrans_payload += payload;
+	rs_tl_of(a, fl)->retrans++;
+	return fill;
+}
+
 /* A re-send of the run that just ended, arriving after the packets that
  * ended it: counted with that run, by its cause. */
 static bool late_resend(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *ps, const struct rs_frame *f,
@@ -59,18 +77,9 @@ static bool late_resend(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn
 {
 	struct rs_psn_loss *s = ps->loss;
 	rs_anomaly(a, RS_AN_RETRANS, 0, fl, at, 1);
-	bool fill = rs_lossmap_take(s, f->bth.psn);
-	s->backward++;
-	if (fill) {
-		s->fills++;
-		a->psns.fills++;
-	} else {
-		s->duplicates++;
-	}
+	bool fill = sent_again(a, fl, ps, f->bth.psn, f->payload_len);
 	s->resent[s->cause]++;
 	a->psns.resent[s->cause]++;
-	rs_rare_w(fl)->retrans_payload += f->payload_len;
-	rs_tl_of(a, fl)->retrans++;
 	if (a->v)
 		rs_v_resend(a, s->cause, &s->cause_at, s->cause_wait_ns);
 	return fill;
@@ -90,17 +99,10 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 		end_episode(a, fl, ps, ps == &fl->rsp);
 	if (!s->in_episode || rs_psn_diff((psn + adv) & RS_PSN_MASK, s->episode_next) > 0)
 		s->episode_next = (psn + adv) & RS_PSN_MASK;
-	bool fill = rs_lossmap_take(s, psn);
-	s->backward++;
+	bool fill = sent_again(a, fl, ps, psn, payload);
 	bool naked = fill && s->nak_named && s->nak_psn == psn;
-	if (fill) {
-		s->fills++;
-		a->psns.fills += ps == &fl->req;
-		s->naked_fills += naked;
-		a->psns.naked_fills += naked && ps == &fl->req;
-	} else {
-		s->duplicates++;
-	}
+	s->naked_fills += naked;
+	a->psns.naked_fills += naked && ps == &fl->req;
 	if (!s->in_episode) {
 		s->in_episode = true;
 		s->episode_base = psn;
@@ -116,8 +118,6 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 		s->episode_seen |= 1ull << off;
 	s->episode_dup |= !fill;
 	s->episode_naked |= naked;
-	rs_rare_w(fl)->retrans_payload += payload;
-	rs_tl_of(a, fl)->retrans++;
 	return fill;
 }
 

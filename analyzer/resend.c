@@ -161,7 +161,7 @@ static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_ps
 	 * later than the ACK timeout its CM REQ carried is the timer's. */
 	const struct rs_conn *c = fl->conn;
 	if (l->nak_wait == RS_NAKW_SEQ && c && c->have_req_retry && c->ack_timeout && ts > l->nak_ts &&
-	    ts - l->nak_ts > (4096ull << c->ack_timeout))
+	    ts - l->nak_ts > rs_ack_timeout_ns(c->ack_timeout))
 		l->nak_wait = RS_NAKW_NONE;
 	if (l->nak_wait != RS_NAKW_NONE) {
 		l->cause = l->nak_wait == RS_NAKW_SEQ ? RS_RESEND_NAK : RS_RESEND_RNR;
@@ -242,9 +242,6 @@ void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref
 		rs_v_not_resent(a->v, false);
 }
 
-/* A request that left its sender before others already seen. One before
- * the stream's first PSN moves the start back: the PSNs between were
- * skipped, this one filled late. */
 /* How late: behind the newest PSN seen, and after the packet that
  * skipped it (if its gap is among the last ones remembered). */
 static void lateness(struct rs_psn_loss *l, const struct rs_psn *s, uint32_t psn, uint64_t ts)
@@ -260,6 +257,9 @@ static void lateness(struct rs_psn_loss *l, const struct rs_psn *s, uint32_t psn
 	}
 }
 
+/* A request that left its sender before others already seen. One before
+ * the stream's first PSN moves the start back: the PSNs between were
+ * skipped, this one filled late. */
 void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
 		     const struct rs_fref *at, uint64_t ts)
 {

@@ -349,6 +349,9 @@ const char *rs_nak_code_name(uint8_t code);       /* "PSN sequence error", ... *
 const char *rs_nak_code_key(uint8_t code);        /* "psn_seq_err", ... for JSON */
 /* RNR NAK timer (IBA 9.7.5.2.8 Table 45) in microseconds. */
 uint32_t rs_rnr_timer_us(uint8_t timer);
+/* A CM Local ACK Timeout (5 bits) in nanoseconds: 4.096 us * 2^t (IBA
+ * 12.7.34); 0 means the timer is off. */
+uint64_t rs_ack_timeout_ns(uint8_t t);
 
 /* The outcome's reason as one line; returns snprintf's count. */
 int rs_frame_why(const struct rs_frame *f, char *buf, size_t len);

@@ -80,6 +80,11 @@ const char *rs_nak_code_key(uint8_t code)
 }
 
 /* IBA vol 1 9.7.5.2.8 Table 45 "Encoding for RNR NAK timer field", in µs. */
+uint64_t rs_ack_timeout_ns(uint8_t t)
+{
+	return t ? 4096ull << (t & 31) : 0;
+}
+
 uint32_t rs_rnr_timer_us(uint8_t timer)
 {
 	static const uint32_t us[32] = {

@@ -87,7 +87,7 @@ static void announced(const struct rs_flow *fl, bool rnr, char *buf, size_t len,
 	bool client = c->c2s == fl;
 	if (!rnr && c->have_req_retry) {
 		put(buf, len, n, "; the CM REQ carried Local ACK Timeout %u (%s) and Retry Count %u", c->ack_timeout,
-		    c->ack_timeout ? rs_fmt_ns((4096ull << c->ack_timeout), t, sizeof t) : "none", c->retry_count);
+		    c->ack_timeout ? rs_fmt_ns(rs_ack_timeout_ns(c->ack_timeout), t, sizeof t) : "none", c->retry_count);
 	} else if (rnr && (client ? c->have_rep_rnr : c->have_req_retry)) {
 		put(buf, len, n, "; the CM %s carried RNR Retry Count %u", client ? "REP" : "REQ",
 		    client ? c->rnr_retry_rep : c->rnr_retry_req);

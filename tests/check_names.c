@@ -104,6 +104,12 @@ START_TEST(test_rnr_timer)
 			      rs_rnr_timer_us((uint8_t)i));
 	/* Only the low 5 bits are the timer. */
 	ck_assert_uint_eq(rs_rnr_timer_us(0x20 | 14), 1280);
+	/* Local ACK Timeout (IBA 12.7.34): 4.096 us * 2^t, 0 = off; rdma_cm's
+	 * 19 for RoCE is 2.147 s, perftest's 14 is 67.1 ms. */
+	ck_assert_uint_eq(rs_ack_timeout_ns(0), 0);
+	ck_assert_uint_eq(rs_ack_timeout_ns(1), 8192);
+	ck_assert_uint_eq(rs_ack_timeout_ns(14), 67108864);
+	ck_assert_uint_eq(rs_ack_timeout_ns(19), 2147483648ull);
 }
 END_TEST
 
