@@ -87,6 +87,14 @@ const char *rs_resend_key(enum rs_resend c);
 /* The answer a requester owes a resend to, as the responder sent it. */
 enum rs_nak_wait { RS_NAKW_NONE, RS_NAKW_SEQ, RS_NAKW_RNR };
 
+/* Where sendorder.c filed a request (rs_so_put): the run it belongs to,
+ * whether it began a run, and whether it showed that the packet sent after
+ * it began one (split_label, which inherits the cause of the run it left). */
+struct rs_so_put {
+	uint16_t label, split_label;
+	bool new_run, split, copy;
+};
+
 struct rs_psn_loss {
 	bool in_episode;
 	bool episode_dup;     /* the current backward run re-sent a packet seen before, */
@@ -130,6 +138,12 @@ struct rs_psn_loss {
 	/* IPv4: the newest IP ID seen for each of the last RS_IDS PSNs (psn << 16
 	 * | id, bit 63 set), kept once the stream had a gap or a packet behind. */
 	uint64_t *ids;
+	/* IPv4 with trusted numbers: the packets in the order the requester
+	 * sent them (sendorder.c); re-send runs are counted there, and each
+	 * re-sent packet takes its run's cause. */
+	struct rs_sendorder *so;
+	struct rs_so_put so_put; /* where the request packet just fed went */
+	bool episode_by_id;   /* the current backward run is counted that way */
 	struct rs_msgq *mq;   /* packets waiting for a gap before them (msgq.c) */
 	uint64_t resent[RS_RESEND__COUNT]; /* packets re-sent, by cause */
 	uint32_t episodes_by[RS_RESEND__COUNT];

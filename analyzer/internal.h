@@ -151,7 +151,7 @@ struct rs_analyzer {
 };
 
 /* ---- what each part offers the others; calls go one way, top to bottom:
- * analyzer.c → psn.c → resend.c → lossmap.c, msgq.c → message.c, cmtrack.c → flowtable.c → pair.c
+ * analyzer.c → psn.c → resend.c → sendorder.c, lossmap.c, msgq.c → message.c, cmtrack.c → flowtable.c → pair.c
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
@@ -181,11 +181,31 @@ void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref
 void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
 		     const struct rs_fref *at, uint64_t ts);
 void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l);
+void rs_so_feed(struct rs_flow *fl, const struct rs_frame *f, uint32_t adv);
+void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint64_t ts);
+bool rs_so_active(const struct rs_psn *s);
+void rs_resent_late(struct rs_analyzer *a, struct rs_psn_loss *l);
 void rs_resend_uncommit(struct rs_psn_loss *l);
 void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
 		 uint64_t ts);
 void rs_rnr_progress(struct rs_flow *req);
 void rs_settle_dead(struct rs_analyzer *a, struct rs_flow *fl);
+
+/* sendorder.c: a requester's packets in the order it sent them (IPv4 IDs).
+ * rs_so_put files one: the run it belongs to, whether it began a run
+ * (new_run), and whether it showed that the packet sent after it began one
+ * (split: split_label, which inherits the cause of the run it left). */
+struct rs_sendorder;
+struct rs_so_run {
+	uint16_t label;
+	uint8_t cause;        /* enum rs_resend */
+	bool has_cause;
+	struct rs_fref at;    /* the NAK it answers (frame 0: none) */
+	uint64_t wait_ns;
+};
+struct rs_sendorder *rs_so_new(uint16_t id, uint32_t last);
+struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv);
+struct rs_so_run *rs_so_run(struct rs_sendorder *so, uint16_t label);
 
 /* lossmap.c: skipped PSNs, and how the responder settled them. */
 void rs_lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n);

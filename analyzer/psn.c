@@ -30,7 +30,10 @@ static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn
 	if (!s || !s->in_episode)
 		return;
 	s->in_episode = false;
-	if (s->episode_len == 1 && !s->episode_dup && !s->episode_naked) {
+	/* Counted by their run in the sender's order, its packets were all
+	 * re-sent, never late ones. */
+	bool by_id = !response && s->episode_by_id;
+	if (s->episode_len == 1 && !s->episode_dup && !s->episode_naked && !by_id) {
 		s->ooo++;
 		a->psns.ooo += !response;
 		rs_anomaly(a, RS_AN_OOO, response, fl, &s->episode_start, 1);
@@ -39,8 +42,9 @@ static void end_episode(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn
 		if (a->v)
 			rs_v_late(a, &s->episode_start);
 	} else {
-		s->episodes++;
-		if (!response)
+		if (response)
+			s->episodes++;
+		else
 			rs_resend_commit(a, fl, s);
 		rs_anomaly(a, RS_AN_RETRANS, response, fl, &s->episode_start, s->episode_len);
 	}
@@ -78,10 +82,7 @@ static bool late_resend(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn
 	struct rs_psn_loss *s = ps->loss;
 	rs_anomaly(a, RS_AN_RETRANS, 0, fl, at, 1);
 	bool fill = sent_again(a, fl, ps, f->bth.psn, f->payload_len);
-	s->resent[s->cause]++;
-	a->psns.resent[s->cause]++;
-	if (a->v)
-		rs_v_resend(a, s->cause, &s->cause_at, s->cause_wait_ns);
+	rs_resent_late(a, s);
 	return fill;
 }
 
@@ -388,6 +389,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		if (rs_psn_diff(psn, s->next) > 0)
 			s->next = psn;
 	}
+	rs_so_feed(fl, f, adv);
 
 	int32_t d = rs_psn_diff(psn, s->next);
 	bool fresh = true;
@@ -419,6 +421,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	} else {
 		fresh = behind_request(a, fl, f, m, adv, &retrans);
 	}
+	rs_so_settle(a, fl, op, m->ts_ns);
 	rs_ids_note(s, f, retrans);
 	if (a->v)
 		rs_v_request(a, fl, f, m, d, fresh);

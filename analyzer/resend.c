@@ -181,23 +181,35 @@ static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_ps
 	l->cause = op->kind == RS_KIND_READ_REQ ? RS_RESEND_READ : RS_RESEND_TIMEOUT;
 }
 
-/* A run of re-sent requests ended: count it by its cause. */
-void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l)
+/* One re-send run, by its cause: how many, and how long the timer waited. */
+static void count_run(struct rs_psn_loss *l, uint8_t cause, uint64_t wait)
 {
-	l->resent[l->cause] += l->episode_len;
-	a->psns.resent[l->cause] += l->episode_len;
-	l->episodes_by[l->cause]++;
-	if (l->cause == RS_RESEND_RNR && l->cause_wait_ns < (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000)
+	l->episodes++;
+	l->episodes_by[cause]++;
+	if (cause == RS_RESEND_RNR && wait < (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000)
 		l->rnr_early++;
-	if (l->cause != RS_RESEND_TIMEOUT && l->cause != RS_RESEND_READ)
+	if (cause != RS_RESEND_TIMEOUT && cause != RS_RESEND_READ)
 		return;
-	uint64_t wait = l->cause_wait_ns;
 	if (!l->timeouts || wait < l->timeout_min_ns)
 		l->timeout_min_ns = wait;
 	if (wait > l->timeout_max_ns)
 		l->timeout_max_ns = wait;
 	l->timeout_sum_ns += wait;
 	l->timeouts++;
+}
+
+/* A run of re-sent requests ended (in arrival order): count it by its
+ * cause, unless its packets were counted by their runs in the sender's
+ * order (sendorder.c) as they came. */
+void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l)
+{
+	if (!l->episode_by_id) {
+		l->resent[l->cause] += l->episode_len;
+		a->psns.resent[l->cause] += l->episode_len;
+		count_run(l, l->cause, l->cause_wait_ns);
+	}
+	if (l->cause != RS_RESEND_TIMEOUT && l->cause != RS_RESEND_READ)
+		return;
 	/* Retries with no answer since they began: the QP may be dying. */
 	if (fl->lat && fl->lat->last_rsp_ts > l->episode_ts)
 		return;
@@ -219,14 +231,110 @@ void rs_resend_uncommit(struct rs_psn_loss *l)
 		l->nak_wait = l->cause == RS_RESEND_NAK ? RS_NAKW_SEQ : RS_NAKW_RNR;
 }
 
+/*
+ * IPv4 requests whose numbers are trusted are filed in the order their
+ * sender sent them (sendorder.c), from the first packet out of order on.
+ * A packet that begins a run there gets the run's cause now; one that
+ * shows the packet after it began a run counts that run too, with the
+ * cause the run it left had.
+ */
+bool rs_so_active(const struct rs_psn *s)
+{
+	return s->loss && s->loss->so && s->ipid_up && !s->ipid_bad;
+}
+
+void rs_so_feed(struct rs_flow *fl, const struct rs_frame *f, uint32_t adv)
+{
+	struct rs_psn *s = &fl->req;
+	if (f->ip_version != 4 || !s->ipid_seen || s->ipid_bad || (!s->loss && f->bth.psn == s->next))
+		return;
+	struct rs_psn_loss *l = rs_loss_w(s);
+	if (!l->so)
+		l->so = rs_so_new((uint16_t)s->ipid, (s->next - 1) & RS_PSN_MASK);
+	l->so_put = rs_so_put(l->so, f->ip_id, f->bth.psn, adv ? adv : 1);
+}
+
+/* Give the runs the packet just fed began their causes and count them:
+ * after psn.c ended the run before in arrival order (which reads the
+ * cause state this overwrites), at the latest once the packet is filed. */
+void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint64_t ts)
+{
+	struct rs_psn_loss *l = fl->req.loss;
+	if (!l || !l->so)
+		return;
+	struct rs_so_put *p = &l->so_put;
+	if (p->new_run) {
+		p->new_run = false;
+		struct rs_so_run *r = rs_so_run(l->so, p->label);
+		resend_cause(a, fl, l, op, ts);
+		if (r)
+			*r = (struct rs_so_run){ .label = p->label, .cause = l->cause, .has_cause = true,
+						 .at = l->cause_at, .wait_ns = l->cause_wait_ns };
+		count_run(l, l->cause, l->cause_wait_ns);
+	}
+	if (p->split) {
+		p->split = false;
+		const struct rs_so_run *r = rs_so_run(l->so, p->split_label);
+		if (r && r->has_cause)
+			count_run(l, r->cause, r->wait_ns);
+		else
+			count_run(l, op->kind == RS_KIND_READ_REQ ? RS_RESEND_READ : RS_RESEND_TIMEOUT, 0);
+	}
+}
+
+/* The cause of the re-sent packet just fed: its run's, if known. */
+static bool run_cause(struct rs_psn_loss *l)
+{
+	struct rs_so_run *r = l->so ? rs_so_run(l->so, l->so_put.label) : NULL;
+	if (!r || !r->has_cause)
+		return false;
+	l->cause = r->cause;
+	l->cause_at = r->at;
+	l->cause_wait_ns = r->wait_ns;
+	return true;
+}
+
+static void count_packet(struct rs_analyzer *a, struct rs_psn_loss *l)
+{
+	l->resent[l->cause]++;
+	a->psns.resent[l->cause]++;
+}
+
 /* A request behind the expected PSN that its sender put on the wire again. */
 void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
-		   uint64_t ts)
+	       uint64_t ts)
 {
 	struct rs_psn_loss *l = fl->req.loss;
 	if (l->episode_len == 1)
+		l->episode_by_id = rs_so_active(&fl->req);
+	if (l->episode_by_id) {
+		rs_so_settle(a, fl, op, ts);
+		if (!run_cause(l)) {
+			/* Its run began before the window: the arrival order's cause. */
+			if (l->episode_len == 1)
+				resend_cause(a, fl, l, op, ts);
+			struct rs_so_run *r = rs_so_run(l->so, l->so_put.label);
+			if (r)
+				*r = (struct rs_so_run){ .label = l->so_put.label, .cause = l->cause, .has_cause = true,
+							 .at = l->cause_at, .wait_ns = l->cause_wait_ns };
+		}
+		count_packet(a, l);
+	} else if (l->episode_len == 1) {
 		resend_cause(a, fl, l, op, ts);
+	}
 	rs_pending_resent(fl->lat, f->bth.psn);
+	if (a->v)
+		rs_v_resend(a, l->cause, &l->cause_at, l->cause_wait_ns);
+}
+
+/* A re-send of the run that just ended, arriving after the packets that
+ * ended it: counted with its run (in the sender's order if known, else the
+ * one that ended). */
+void rs_resent_late(struct rs_analyzer *a, struct rs_psn_loss *l)
+{
+	if (l->episode_by_id)
+		run_cause(l);
+	count_packet(a, l);
 	if (a->v)
 		rs_v_resend(a, l->cause, &l->cause_at, l->cause_wait_ns);
 }

@@ -512,6 +512,41 @@ START_TEST(cm_pairs_flows_and_checks_start_psn)
 }
 END_TEST
 
+/* A re-send run whose packets the network reorders is still one run: the
+ * requester numbered them (IPv4 identification) in the order it sent them. */
+static struct rs_frame send_id(uint32_t psn, uint16_t id)
+{
+	struct rs_frame f = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, psn, 64);
+	f.ip_id = id;
+	return f;
+}
+
+START_TEST(reordered_resend_run_is_one_episode)
+{
+	/* Sent: PSN 10..15 as IDs 100..105 (12 lost on the way), a NAK at 12,
+	 * then 12..15 again and 16, 17 for the first time, as IDs 106..111.
+	 * They arrive 13, 12, 17, 14, 15, 16: in arrival order the new PSN 17
+	 * ends a run and 14 begins another; in the sender's order it is one. */
+	for (uint32_t p = 10; p < 16; p++)
+		if (p != 12)
+			feed(send_id(p, (uint16_t)(90 + p)));
+	feed(ack(A_HOST, B_HOST, 0x11, 12, 0x60 | RS_NAK_PSN_SEQ_ERR, 2));
+	static const uint32_t arrive[] = { 13, 12, 17, 14, 15, 16 };
+	for (unsigned k = 0; k < sizeof arrive / sizeof arrive[0]; k++)
+		feed(send_id(arrive[k], (uint16_t)(94 + arrive[k])));
+	rs_analyzer_finish(an);
+
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	ck_assert_uint_eq(l->episodes, 1);
+	ck_assert_uint_eq(l->episodes_by[RS_RESEND_NAK], 1);
+	ck_assert_uint_eq(l->resent[RS_RESEND_NAK], 4);
+	ck_assert_uint_eq(l->resent[RS_RESEND_TIMEOUT], 0);
+	ck_assert_uint_eq(rs_flow_retransmitted(fl), 4);
+	ck_assert_uint_eq(rs_msgs(fl)->msgs[RS_MSG_SEND], 8);
+}
+END_TEST
+
 START_TEST(first_packet_late_is_no_start_mismatch)
 {
 	/* 901 comes first, then 900 (reordered): the stream starts at the
@@ -1126,6 +1161,7 @@ static Suite *suite(void)
 	tcase_add_test(t, cnp_ecn_and_invalidated_rkey);
 	tcase_add_test(t, cm_pairs_flows_and_checks_start_psn);
 	tcase_add_test(t, first_packet_late_is_no_start_mismatch);
+	tcase_add_test(t, reordered_resend_run_is_one_episode);
 	tcase_add_test(t, write_only_reth_length_must_be_its_payload);
 	tcase_add_test(t, cm_events_are_worded_for_the_live_view_only);
 	tcase_add_test(t, roce_v1_and_v2_between_the_same_hosts);

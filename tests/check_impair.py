@@ -200,6 +200,18 @@ def check_run(name, run_no, e, conn, rep, verbose):
             cc = e.cc
             if cc["rcvd_rnr_err"] == 0:
                 eq("%s: no RNR retries (client rcvd_rnr_err 0)" % qtag, causes.get("rnr_retry"), 0)
+            if cc["rcvd_rnr_err"] == 0 and e.cip.count(".") == 3:
+                # rdma_rxe counts one completer_retry_err each time it goes
+                # back (after a NAK, or on its timer); IPv4 numbers the
+                # packets, so reordering must not split a run into several.
+                eq("%s: go-back runs (client completer_retry_err)" % qtag,
+                   sum(causes.get(k, 0) for k in ("go_back_n_episodes", "timeout_retry_episodes")),
+                   cc["completer_retry_err"])
+                if e.sc and not e.server_drops:
+                    check("%s: go-back runs after a NAK at most the NAKs sent (server out_of_seq_request %d)"
+                          % (qtag, e.sc["out_of_seq_request"]),
+                          causes.get("go_back_n_episodes", 0) <= e.sc["out_of_seq_request"],
+                          "got %r" % causes.get("go_back_n_episodes"))
             if cc["completer_retry_err"] == 0:
                 eq("%s: no timeout retries (client completer_retry_err 0)" % qtag, causes.get("timeout_retry"), 0)
                 eq("%s: no go-back-N (client completer_retry_err 0)" % qtag, causes.get("go_back_n"), 0)
@@ -290,7 +302,8 @@ def retransmissions(q):
         by, ep = r["resent_by_cause"], r["resent_episodes_by_cause"]
         return {"network_duplicate": r["network_duplicates"], "go_back_n": by["nak"], "rnr_retry": by["rnr"],
                 "timeout_retry": by["timeout"], "read_retry": by["read_retry"], "late_arrival": r["out_of_order"],
-                "rnr_retry_episodes": ep["rnr"], "timeout_retry_episodes": ep["timeout"] + ep["read_retry"]}
+                "rnr_retry_episodes": ep["rnr"], "timeout_retry_episodes": ep["timeout"] + ep["read_retry"],
+                "go_back_n_episodes": ep["nak"]}
     except KeyError as k:
         return KeyError("no field request_psn.%s" % k.args[0])
 

@@ -1,0 +1,174 @@
+/*
+ * sendorder.c — a requester's packets in the order it sent them (issue 28).
+ *
+ * An IPv4 sender numbers its datagrams as it sends them (rdma_rxe and the
+ * kernel's RoCE stacks keep one identification counter per destination),
+ * so a stream's packets sorted by IP ID are in the sender's order, whatever
+ * order the network delivered them in. In that order, every step back in
+ * PSN is the requester going back once (after a NAK, on its timer, after an
+ * RNR NAK): one re-send run. rdma_rxe counts exactly those
+ * (completer_retry_err); counting runs in arrival order instead splits one
+ * run into several whenever the network reorders its packets.
+ *
+ * The window keeps the last RS_SO numbers, each with its PSN and the run it
+ * belongs to. A packet arriving late is put between its neighbours in
+ * number order; that can only add steps back, never remove one, so the run
+ * count only grows. Runs get labels; the last RS_SO_RUNS of them keep the
+ * cause resend.c gave them, so every re-sent packet of a run shares it.
+ */
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+#define RS_SO 256
+#define RS_SO_RUNS 16
+
+struct rs_so_ent {
+	uint32_t psn;
+	uint32_t last; /* the last PSN it used (a READ request uses one per response) */
+	uint16_t id;
+	uint16_t run; /* 0: empty slot */
+};
+
+struct rs_sendorder {
+	uint16_t newest;      /* the highest number seen */
+	uint16_t next_label;  /* labels start at 1; 0 marks an empty slot */
+	struct rs_so_run runs[RS_SO_RUNS];
+	struct rs_so_ent e[RS_SO];
+};
+
+static struct rs_so_ent *slot(struct rs_sendorder *so, uint16_t id)
+{
+	return &so->e[id % RS_SO];
+}
+
+static const struct rs_so_ent *present(const struct rs_sendorder *so, uint16_t id)
+{
+	const struct rs_so_ent *e = &so->e[id % RS_SO];
+	return e->run && e->id == id ? e : NULL;
+}
+
+static uint16_t new_label(struct rs_sendorder *so)
+{
+	uint16_t l = so->next_label++;
+	if (!so->next_label)
+		so->next_label = 1;
+	struct rs_so_run *r = &so->runs[l % RS_SO_RUNS];
+	*r = (struct rs_so_run){ .label = l };
+	return l;
+}
+
+struct rs_sendorder *rs_so_new(uint16_t id, uint32_t last)
+{
+	struct rs_sendorder *so = g_new0(struct rs_sendorder, 1);
+	so->next_label = 1;
+	so->newest = id;
+	*slot(so, id) = (struct rs_so_ent){ last, last, id, new_label(so) };
+	return so;
+}
+
+struct rs_so_run *rs_so_run(struct rs_sendorder *so, uint16_t label)
+{
+	struct rs_so_run *r = label ? &so->runs[label % RS_SO_RUNS] : NULL;
+	return r && r->label == label ? r : NULL;
+}
+
+/* b was sent right after a: did the requester go back? */
+static bool back(const struct rs_so_ent *a, uint32_t psn_b)
+{
+	return a && rs_psn_diff(psn_b, a->last) <= 0;
+}
+
+/* The packet sent just before `id` (or after it, dir +1) within the window. */
+static const struct rs_so_ent *neighbour(const struct rs_sendorder *so, uint16_t id, int dir)
+{
+	int span = dir < 0 ? RS_SO - 1 - (int16_t)(so->newest - id) : (int16_t)(so->newest - id);
+	for (int k = 1; k <= span; k++) {
+		const struct rs_so_ent *e = present(so, (uint16_t)(id + dir * k));
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
+/* The packets from `e` on that were sent in run `old` start a new run. */
+static uint16_t split(struct rs_sendorder *so, uint16_t from, uint16_t old)
+{
+	uint16_t l = new_label(so);
+	struct rs_so_run *o = rs_so_run(so, old), *n = rs_so_run(so, l);
+	if (o)
+		*n = (struct rs_so_run){ .label = l, .cause = o->cause, .has_cause = o->has_cause,
+					 .at = o->at, .wait_ns = o->wait_ns };
+	for (uint16_t id = from;; id++) {
+		struct rs_so_ent *e = slot(so, id);
+		if (e->run && e->id == id) {
+			if (e->run != old)
+				break;
+			e->run = l;
+		}
+		if (id == so->newest)
+			break;
+	}
+	return l;
+}
+
+struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv)
+{
+	uint32_t last = (psn + adv - 1) & RS_PSN_MASK;
+	struct rs_so_put r = { 0 };
+	int16_t d = (int16_t)(id - so->newest);
+	if (d <= -RS_SO + 1)
+		return r; /* older than the window: its place is unknown */
+	const struct rs_so_ent *same = present(so, id);
+	if (same) {
+		r.copy = true;
+		r.label = same->run;
+		return r;
+	}
+	if (d > 0) {
+		/* Numbers skipped on the way (other streams to that host) clear
+		 * the slots they would reuse. */
+		const struct rs_so_ent *p = present(so, so->newest);
+		struct rs_so_ent pv = p ? *p : (struct rs_so_ent){ 0 };
+		for (int k = 1; k < d && k < RS_SO; k++)
+			slot(so, (uint16_t)(so->newest + k))->run = 0;
+		if (d >= RS_SO)
+			memset(so->e, 0, sizeof so->e);
+		const struct rs_so_ent *pred = p ? &pv : NULL;
+		so->newest = id;
+		if (back(pred, psn)) {
+			r.label = new_label(so);
+			r.new_run = true;
+		} else {
+			r.label = pred ? pred->run : new_label(so);
+		}
+		*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label };
+		return r;
+	}
+	const struct rs_so_ent *pred = neighbour(so, id, -1), *succ = neighbour(so, id, +1);
+	struct rs_so_ent pv = pred ? *pred : (struct rs_so_ent){ 0 }, sv = succ ? *succ : (struct rs_so_ent){ 0 };
+	bool b_px = back(pred, psn);
+	bool b_xs = succ && rs_psn_diff(sv.psn, last) <= 0;
+	bool b_ps = pred && succ && rs_psn_diff(sv.psn, pv.last) <= 0;
+	if (b_px) {
+		if (succ && !b_xs && b_ps) {
+			r.label = sv.run; /* the run's real first packet */
+		} else {
+			r.label = new_label(so);
+			r.new_run = true;
+		}
+	} else {
+		r.label = pred ? pv.run : succ && !b_xs ? sv.run : 0;
+	}
+	if (!r.label)
+		r.label = new_label(so);
+	*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label };
+	/* Sent between two packets of one run, going forward after it went
+	 * back: the packet after it went back, a run of its own. */
+	if (succ && b_xs && !b_ps) {
+		uint16_t old = sv.run;
+		r.split_label = split(so, sv.id, old);
+		r.split = true;
+	}
+	return r;
+}
