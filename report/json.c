@@ -351,6 +351,10 @@ static void unacked(struct rs_json *j, const struct rs_flow *fl)
 		rs_json_u64(j, "unacknowledged_psns", (uint64_t)n);
 	else
 		rs_json_null(j, "unacknowledged_psns");
+	if (n > 0)
+		rs_json_u64(j, "unacknowledged_from_psn", rs_flow_unacked_from(fl));
+	else
+		rs_json_null(j, "unacknowledged_from_psn");
 }
 
 static void latency(struct rs_json *j, struct rs_flow *fl)

@@ -56,13 +56,18 @@ static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n
 	}
 }
 
+/* The first request PSN the responder had not acknowledged at the end. */
+uint32_t rs_flow_unacked_from(const struct rs_flow *fl)
+{
+	const struct rs_flow *p = fl->peer;
+	return p && p->have_ack_psn ? (p->ack_psn + 1) & RS_PSN_MASK : fl->req.first;
+}
+
 int64_t rs_flow_unacked(const struct rs_flow *fl)
 {
 	if (fl->transport != RS_TR_RC || !fl->req.started)
 		return -1;
-	const struct rs_flow *p = fl->peer;
-	uint32_t from = p && p->have_ack_psn ? (p->ack_psn + 1) & RS_PSN_MASK : fl->req.first;
-	int32_t n = rs_psn_diff(fl->req.next, from);
+	int32_t n = rs_psn_diff(fl->req.next, rs_flow_unacked_from(fl));
 	return n > 0 ? n : 0;
 }
 
@@ -122,8 +127,11 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 	else
 		put(buf, len, &n, ", and was still re-sending when the capture ended");
 	int64_t unacked = rs_flow_unacked(fl);
-	if (unacked > 0)
-		put(buf, len, &n, "; %" PRId64 " request PSN%s never acknowledged", unacked, unacked == 1 ? "" : "s");
+	if (unacked == 1)
+		put(buf, len, &n, "; request PSN 0x%06" PRIx32 " never acknowledged", rs_flow_unacked_from(fl));
+	else if (unacked > 1)
+		put(buf, len, &n, "; %" PRId64 " request PSNs never acknowledged (0x%06" PRIx32 " to 0x%06" PRIx32 ")",
+		    unacked, rs_flow_unacked_from(fl), (rs_flow_unacked_from(fl) + (uint32_t)unacked - 1) & RS_PSN_MASK);
 	announced(fl, false, buf, len, &n);
 }
 

@@ -38,6 +38,7 @@ const char *rs_flow_pairing(const struct rs_flow *fl);
 /* resend.c: the request PSNs of an RC requester its responder had not
  * acknowledged by the end of the capture (-1: not an RC requester). */
 int64_t rs_flow_unacked(const struct rs_flow *fl);
+uint32_t rs_flow_unacked_from(const struct rs_flow *fl);
 /* resend.c: the sentence of a retransmission, network copy or requester
  * that gave up, about the half-flow `who` names; false for other anomalies. */
 bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf, size_t len);

@@ -117,6 +117,12 @@ class Expect:
         self.unacked = sum(1 if w["opcode"] == "RDMA_READ" or w["opcode"].startswith("ATOMIC")
                            else max(1, math.ceil(w["length"] / self.mtu))
                            for w in self.wire if wcs.get(w["wr_id"], {}).get("status") != OK)
+        # ... and the first of them: after every PSN of the WRs before
+        # the first that failed (a QP completes in order)
+        first_bad = next((i for i, w in enumerate(self.wire) if wcs.get(w["wr_id"], {}).get("status") != OK), None)
+        self.unacked_from = None if first_bad is None else (t["client"]["sq_psn"] + sum(
+            1 if w["opcode"] == "RDMA_READ" or w["opcode"].startswith("ATOMIC") else max(1, math.ceil(w["length"] / self.mtu))
+            for w in self.wire[:first_bad])) & 0xFFFFFF
         # the longest post->completion time of a successful WR
         life = [wcs[w["wr_id"]]["t"] - w["t"] for w in wrs if wcs.get(w["wr_id"], {}).get("status") == OK]
         self.max_life_ns = int(max(life) * 1e9) if life else None
@@ -272,6 +278,8 @@ def check_run(name, run_no, e, conn, rep, verbose):
     if want == "transport":
         eq("%s: request PSNs never acknowledged (the wire WRs that did not complete)" % qtag,
            q.get("unacknowledged_psns"), e.unacked)
+        eq("%s: first request PSN never acknowledged (sq_psn + PSNs of the WRs that completed)" % qtag,
+           q.get("unacknowledged_from_psn"), e.unacked_from)
     ex = retry_exhausted(q)
     if isinstance(ex, KeyError):
         check("%s: retry exhaustion %s" % (qtag, want or "none"), False, ex.args[0] + " (proposed: qps[].retry_exhausted)")
