@@ -197,6 +197,8 @@ void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s)
 	d->retrans_payload += s->retrans_payload;
 	d->incomplete_msgs += s->incomplete_msgs;
 	d->tail_missed += s->tail_missed;
+	d->msgs_uncaptured += s->msgs_uncaptured;
+	d->msn_unusable |= s->msn_unusable;
 	d->orphan_pkts += s->orphan_pkts;
 	d->dup_acks += s->dup_acks;
 	for (int k = 0; k < 8; k++)

@@ -419,7 +419,8 @@ struct rs_flow {
 	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
 	uint8_t nopen;
 	bool have_ack_psn;
-	uint8_t infer_tries;      /* pairing by inference: at most 16 */
+	uint8_t infer_tries : 7;  /* pairing by inference: at most 16 */
+	bool msn_base : 1;        /* responses: ack_msn/ack_msgs below hold a reckoning base */
 	uint32_t iv_tag;          /* without timeline rows: the interval (+1) iv_payload counts */
 
 	struct rs_psn req, rsp;
@@ -431,8 +432,13 @@ struct rs_flow {
 	bool retired;             /* out of the table: an older connection's traffic */
 	bool msgs_full;           /* m is a struct rs_flow_msgs, not a struct rs_msgs_few */
 	uint32_t ack_psn;
-	/* Responses carried by this flow. */
-	uint64_t acks, acked_pkts;
+	/* Responses carried by this flow. ack_msn and ack_msgs (24 bits, as
+	 * the MSN): the AETH MSN of the newest ACK at which the peer's request
+	 * stream was settled, and the messages the peer had counted then
+	 * (message.c rs_msg_msn), sharing the counters' words (a million
+	 * half-flows must fit in 1 GB). */
+	uint64_t acks : 40, ack_msn : 24;
+	uint64_t acked_pkts : 40, ack_msgs : 24;
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
 	void *m;                  /* every message (flows with messages): rs_msgs(), rs_msgs_note() */
 	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
@@ -568,6 +574,8 @@ struct rs_flow_rare {
 	uint64_t retrans_payload;
 	uint64_t incomplete_msgs; /* started, never finished */
 	uint64_t tail_missed;     /* messages counted though the capture missed their Last */
+	uint64_t msgs_uncaptured; /* requests: messages none of whose packets were captured, by the ACKs' MSN */
+	bool msn_unusable;        /* ... until the MSN counted fewer messages than were seen: not an MSN */
 	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
 	uint64_t dup_acks;
 	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */

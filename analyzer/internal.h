@@ -82,8 +82,10 @@ struct rs_analyzer {
 		uint64_t netdup;      /* copies the network made */
 		uint64_t resent[RS_RESEND__COUNT];
 		uint64_t karn;        /* latency samples left out: the request was re-sent */
+		uint64_t msgs_uncaptured; /* messages none of whose packets were captured (message.c rs_msg_msn) */
 	} psns;
 	uint64_t fl_prev_ts;      /* the current frame's half-flow: its last_ts before this frame */
+	bool in_ack;              /* an ACK is handing the packets it settled to reassembly (message.c) */
 
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
@@ -235,6 +237,9 @@ void rs_msg_finish(struct rs_analyzer *a, struct rs_flow *fl);
  * `expected`, the PSN the stream expected before it. */
 void rs_msg_feed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *p, int32_t d, uint32_t expected);
 void rs_msg_acked(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn);
+/* An ACK on rsp with this PSN and MSN, its requester stream req settled up
+ * to it: the messages the capture missed whole, by the MSN (message.c). */
+void rs_msg_msn(struct rs_analyzer *a, struct rs_flow *rsp, struct rs_flow *req, uint32_t psn, uint32_t msn);
 void rs_msgq_finish(struct rs_analyzer *a, struct rs_flow *fl);
 
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */

@@ -61,6 +61,21 @@ void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
 	rs_msgs_size(fl, b, size);
 }
 
+/* A message that ends at `psn`, seen after an ACK that covered it (a sniffer
+ * may write the two directions out of order): the MSN reckoning at that ACK
+ * (rs_msg_msn) took it for one the capture missed. */
+static void msg_after_ack(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn)
+{
+	struct rs_flow *rsp = fl->peer;
+	if (a->in_ack || !rsp || !rsp->msn_base || rs_psn_diff(psn, rsp->ack_psn) > 0)
+		return;
+	rsp->ack_msgs = (rsp->ack_msgs + 1) & RS_PSN_MASK;
+	if (fl->rare && fl->rare->msgs_uncaptured) {
+		fl->rare->msgs_uncaptured--;
+		a->psns.msgs_uncaptured--;
+	}
+}
+
 static void complete(struct rs_analyzer *a, struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
 {
 	rs_msgs_note(fl, m, 1, bytes);
@@ -196,6 +211,8 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	if (m == RS_MSG_NONE)
 		return;
 
+	if (in_order && (op->pos == RS_POS_ONLY || op->pos == RS_POS_LAST))
+		msg_after_ack(a, fl, psn);
 	switch (op->kind) {
 	case RS_KIND_READ_REQ:
 		/* The bytes are counted from the responses (read_resp_payload of
@@ -296,6 +313,73 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	default:
 		break;
 	}
+}
+
+/* The messages the stream has counted or will count (open ones whose end
+ * is known: they are given up later), mod 2^24 like the MSN, and in *busy
+ * the open ones still being received; -1 if the capture began inside one. */
+static int32_t settled_msgs(const struct rs_flow *fl, uint32_t *busy)
+{
+	uint64_t n = 0;
+	*busy = 0;
+	for (unsigned i = 0; i < fl->nopen; i++) {
+		if (fl->open[i].headless)
+			return -1;
+		if (fl->open[i].kind || fl->open[i].ended)
+			n++;
+		else
+			(*busy)++;
+	}
+	const struct rs_flow_msgs *m = rs_msgs(fl);
+	for (unsigned k = 0; k < RS_MSG__COUNT; k++)
+		n += m->msgs[k];
+	return (int32_t)(n & RS_PSN_MASK);
+}
+
+/*
+ * Messages the capture missed whole (IBA vol 1 9.7.5: an ACK's MSN is the
+ * responder's count of completed messages). Reckoned between two ACKs at
+ * which every request packet up to the ACK's PSN has been handed to
+ * reassembly (the ACK names the newest request PSN or one beyond it): the
+ * MSN's advance less the messages counted meanwhile is the number none of
+ * whose packets were captured. An ACK beyond the newest PSN seen can end
+ * the messages still being received (their Last was not captured): the
+ * MSN says how many did. A count that ever exceeds the MSN's advance means
+ * the field is not an MSN (DC ACKs carry 0): the stream is not reckoned
+ * again.
+ */
+void rs_msg_msn(struct rs_analyzer *a, struct rs_flow *rsp, struct rs_flow *req, uint32_t psn, uint32_t msn)
+{
+	if (rsp->is_dc || req->is_dc || !req->req.started || rs_rare(req)->msn_unusable)
+		return;
+	int32_t beyond = rs_psn_diff(psn, (req->req.next - 1) & RS_PSN_MASK);
+	uint32_t busy;
+	int32_t now = beyond < 0 ? -1 : settled_msgs(req, &busy);
+	if (now < 0 || (!rsp->msn_base && busy && beyond > 0))
+		return; /* ... or a message being received may have ended here, unknown how many */
+	if (rsp->msn_base) {
+		uint32_t said = (msn - (uint32_t)rsp->ack_msn) & RS_PSN_MASK;
+		uint32_t seen = ((uint32_t)now - (uint32_t)rsp->ack_msgs) & RS_PSN_MASK;
+		if (seen > said) {
+			rs_rare_w(req)->msn_unusable = true;
+			return;
+		}
+		uint32_t extra = said - seen;
+		for (unsigned i = 0; i < req->nopen && beyond > 0 && extra; i++)
+			if (!req->open[i].kind && !req->open[i].ended) {
+				req->open[i].ended = true;
+				extra--;
+				busy--;
+				now = (now + 1) & RS_PSN_MASK;
+			}
+		if (extra) {
+			rs_rare_w(req)->msgs_uncaptured += extra;
+			a->psns.msgs_uncaptured += extra;
+		}
+	}
+	rsp->ack_msn = msn & RS_PSN_MASK;
+	rsp->ack_msgs = (uint32_t)now;
+	rsp->msn_base = true;
 }
 
 /* At the end: a message whose Last was seen counts even if some PSNs never

@@ -504,7 +504,10 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			ack_older(a, req->lat, psn, ts, true);
 		if (req) {
 			rs_psn_settle(a, req, (psn + 1) & RS_PSN_MASK);
+			a->in_ack = true; /* packets the ACK releases are not later than it */
 			rs_msg_acked(a, req, psn);
+			a->in_ack = false;
+			rs_msg_msn(a, fl, req, psn, f->aeth.msn);
 			rs_rnr_progress(req);
 		}
 		break;

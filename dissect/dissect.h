@@ -22,7 +22,9 @@
  * slice every frame to a fixed length and write that length as the frame's
  * original length too, so nothing in the record admits the cut; such a
  * frame is told from a lying IP length by a second length that agrees with
- * the first (the UDP length), and marked RS_SLICE_REWRITTEN.
+ * the first (the UDP length), and marked RS_SLICE_REWRITTEN; RoCE v1 and
+ * native IB, which lack a second length, by a GRH PayLen / LRH PktLen that
+ * fits an IBA packet and runs past exactly where the capture ends.
  */
 #ifndef RS_DISSECT_H
 #define RS_DISSECT_H

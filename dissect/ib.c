@@ -53,6 +53,13 @@
 #define DCCETH_LEN 16
 #define DC_CONNECT 0x55
 #define VCRC_LEN 2
+/* The largest packet an IBA length may claim on a frame a capture cut: a
+ * 4096-byte MTU plus headers (LRH, GRH, BTH, the longest extension header
+ * chain, DCETH/DCCETH, pad, ICRC) with room to spare. RoCE v1 and LRH-only
+ * packets have no second length (v2 has the UDP length) to confirm a length
+ * that runs past a record claiming to be whole; one within this bound, on a
+ * frame the capture ends, is taken as sliced, anything longer stays a lie. */
+#define IBA_MAX_PACKET (4096 + 256)
 
 enum { LNH_RAW = 0, LNH_IP_NON_IBA = 1, LNH_IBA_LOCAL = 2, LNH_IBA_GLOBAL = 3 };
 
@@ -588,9 +595,19 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	return o;
 }
 
+/* A length of `bytes` that runs past wire_end is a capture's cut with the
+ * record's length rewritten (see IBA_MAX_PACKET) when the capture ends
+ * exactly there: bytes beyond wire_end that were captured would make it a
+ * lie. */
+static bool cut_here(const struct rs_dctx *d, uint32_t wire_end, uint32_t bytes)
+{
+	return wire_end == d->caplen && bytes <= IBA_MAX_PACKET;
+}
+
 /* The GRH of RoCE v1 or of a routed IB packet. *end receives where PayLen
- * says the packet (through the ICRC) ends. */
-static enum rs_outcome grh(struct rs_dctx *d, uint32_t off, uint32_t wire_end, uint32_t *end)
+ * says the packet (through the ICRC) ends; with may_slice (RoCE v1), a
+ * PayLen past a frame the capture cut marks the frame sliced. */
+static enum rs_outcome grh(struct rs_dctx *d, uint32_t off, uint32_t wire_end, bool may_slice, uint32_t *end)
 {
 	struct rs_frame *f = d->f;
 	struct rs_grh *g = &f->grh;
@@ -627,9 +644,14 @@ static enum rs_outcome grh(struct rs_dctx *d, uint32_t off, uint32_t wire_end, u
 	if (g->nxthdr != RS_GRH_NXTHDR_IBA)
 		return rs_fail(f, RS_UNSUPPORTED, off + 6, "GRH next header 0x%02llx is not the IBA transport (0x1B)",
 			       g->nxthdr, 0);
-	if ((uint64_t)GRH_LEN + g->paylen > wire_end - off)
-		return rs_fail(f, RS_MALFORMED, off + 4, "GRH PayLen %llu runs past the %llu bytes that follow the GRH",
-			       g->paylen, wire_end - off - GRH_LEN);
+	if ((uint64_t)GRH_LEN + g->paylen > wire_end - off) {
+		if (!may_slice || !cut_here(d, wire_end, GRH_LEN + (uint32_t)g->paylen))
+			return rs_fail(f, RS_MALFORMED, off + 4,
+				       "GRH PayLen %llu runs past the %llu bytes that follow the GRH", g->paylen,
+				       wire_end - off - GRH_LEN);
+		f->sliced = RS_SLICE_REWRITTEN;
+		f->sliced_wirelen = off + GRH_LEN + g->paylen;
+	}
 	*end = off + GRH_LEN + g->paylen;
 	return RS_OK;
 }
@@ -642,7 +664,7 @@ enum rs_outcome rs_dissect_roce_v1(struct rs_dctx *d, uint32_t off, uint32_t wir
 	f->roce = RS_ROCE_V1;
 	d->carrier = RS_CARRIER_GRH;
 	d->net_off = off;
-	if (grh(d, off, wire_end, &end) != RS_OK)
+	if (grh(d, off, wire_end, true, &end) != RS_OK)
 		return (enum rs_outcome)f->outcome;
 	f->trailer_len = wire_end - end;
 	enum rs_outcome o = rs_dissect_transport(d, off + GRH_LEN, end);
@@ -691,9 +713,14 @@ enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_en
 	if (bytes < LRH_LEN + BTH_LEN + ICRC_LEN)
 		return rs_fail(f, RS_MALFORMED, off + 4, "LRH PktLen of %llu words cannot hold an IBA packet (%llu bytes)",
 			       l->pktlen, bytes);
-	if ((uint64_t)bytes + VCRC_LEN > wire_end - off)
-		return rs_fail(f, RS_MALFORMED, off + 4, "LRH PktLen %llu bytes plus VCRC runs past the %llu bytes captured on the wire",
-			       bytes, wire_end - off);
+	if ((uint64_t)bytes + VCRC_LEN > wire_end - off) {
+		if (!cut_here(d, wire_end, bytes + VCRC_LEN))
+			return rs_fail(f, RS_MALFORMED, off + 4,
+				       "LRH PktLen %llu bytes plus VCRC runs past the %llu bytes captured on the wire",
+				       bytes, wire_end - off);
+		f->sliced = RS_SLICE_REWRITTEN;
+		f->sliced_wirelen = off + bytes + VCRC_LEN - ((f->have & RS_HAVE_ERF) ? f->erf_hdr : 0);
+	}
 	uint32_t vcrc_off = off + bytes;
 	f->trailer_len = wire_end - vcrc_off - VCRC_LEN;
 	if (vcrc_off + VCRC_LEN <= d->caplen) {
@@ -710,7 +737,7 @@ enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_en
 	if (l->lnh == LNH_IBA_GLOBAL) {
 		uint32_t end = 0;
 		d->carrier = RS_CARRIER_LRH_GRH;
-		if (grh(d, off + LRH_LEN, vcrc_off, &end) != RS_OK)
+		if (grh(d, off + LRH_LEN, vcrc_off, false, &end) != RS_OK)
 			return (enum rs_outcome)f->outcome;
 		if (end != vcrc_off)
 			return rs_fail(f, RS_MALFORMED, off + LRH_LEN + 4,

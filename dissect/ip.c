@@ -66,11 +66,12 @@ static bool udp_len_agrees(const struct rs_dctx *d, uint32_t udp_off, uint32_t i
 }
 
 /* Mark a frame sliced with its record's length rewritten: its length on
- * the link is where the IP datagram ends. */
+ * the link is where the IP datagram ends (less an ERF record's header,
+ * which was never on the link, as its wire length says). */
 static void sliced_rewritten(struct rs_frame *f, uint32_t ip_end)
 {
 	f->sliced = RS_SLICE_REWRITTEN;
-	f->sliced_wirelen = ip_end;
+	f->sliced_wirelen = ip_end - ((f->have & RS_HAVE_ERF) ? f->erf_hdr : 0u);
 }
 
 struct udp_hdr {

@@ -118,6 +118,7 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 	rs_json_u64(j, "network_duplicates", a->psns.netdup);
 	by_cause(j, a->psns.resent);
 	rs_json_u64(j, "latency_resent_not_timed", a->psns.karn);
+	rs_json_u64(j, "messages_not_captured", a->psns.msgs_uncaptured);
 	rs_json_end_obj(j);
 	rs_json_u64(j, "truncated", a->outcome[RS_TRUNCATED]);
 	rs_json_u64(j, "malformed", a->outcome[RS_MALFORMED]);

@@ -93,6 +93,12 @@ static void psn_lines(FILE *out, int width, const struct rs_analyzer *a)
 			snprintf(line, sizeof line, "%" PRIu64 " %s", part[i].n, part[i].what);
 			rs_para(out, width, INDENT, INDENT "  ", line);
 		}
+	if (t->msgs_uncaptured) {
+		snprintf(line, sizeof line, "%" PRIu64 " message%s none of whose packets were captured: counted by the "
+			 "responders' ACK MSNs, not in the message counts below (those are the messages seen)",
+			 t->msgs_uncaptured, t->msgs_uncaptured == 1 ? "" : "s");
+		rs_para(out, width, "Messages   ", INDENT, line);
+	}
 }
 
 /* The first line: the version and the files read. */

@@ -84,7 +84,7 @@ OURS = ["frame", "time", "roce", "src", "dst", "opcode", "opname", "destqp", "ps
         "migreq", "padcnt", "tver", "pkey", "fecn", "becn", "reth_va", "reth_rkey", "reth_dmalen",
         "aeth_syndrome", "aeth_msn", "deth_qkey", "deth_srcqp", "immdt", "ieth_rkey", "atomic_va",
         "atomic_rkey", "atomic_swap", "atomic_cmp", "atomicack_orig", "payload_len", "icrc",
-        "icrc_status"]
+        "icrc_status", "sliced", "dceth_flags", "dceth_srcqp", "dceth_session", "dceth_dct", "dcceth_dckey"]
 
 
 

@@ -20,7 +20,8 @@
 static const char header[] =
 	"frame,time,roce,src,dst,opcode,opname,destqp,psn,ackreq,se,migreq,padcnt,tver,pkey,fecn,becn,"
 	"reth_va,reth_rkey,reth_dmalen,aeth_syndrome,aeth_msn,deth_qkey,deth_srcqp,immdt,ieth_rkey,"
-	"atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,payload_len,icrc,icrc_status";
+	"atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,payload_len,icrc,icrc_status,sliced,"
+	"dceth_flags,dceth_srcqp,dceth_session,dceth_dct,dcceth_dckey";
 
 /*
  * The verdict columns, in order. A column prints a field of struct
@@ -58,7 +59,6 @@ struct vcol {
 static const struct vcol verdict_cols[] = {
 	NAME("icrc_verdict", icrc, [RS_V_ICRC_UNCHECKED] = "unchecked", [RS_V_ICRC_OK] = "ok",
 	     [RS_V_ICRC_BAD] = "bad", [RS_V_ICRC_PORT_REWRITTEN] = "port_rewritten"),
-	NAME("sliced", sliced, [RS_SLICE_SNAPLEN] = "snaplen", [RS_SLICE_REWRITTEN] = "rewritten"),
 	NAME("psn_verdict", psn, [RS_V_PSN_NEXT] = "next", [RS_V_PSN_AHEAD] = "ahead",
 	     [RS_V_PSN_DUPLICATE] = "duplicate", [RS_V_PSN_FILL] = "gap_fill"),
 	NUM("psn_gap", gap),
@@ -327,6 +327,19 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	 * rewrote the port (dissect's icrc_sport), not corruption. */
 	p = put_str(p, f->icrc_status == RS_CRC_BAD && f->icrc_sport ? "port_rewritten"
 							     : rs_crc_status_name((enum rs_crc_status)f->icrc_status));
+	/* A frame counts as sliced only when decoded (dissect.h): a truncated
+	 * one keeps the mark for its wire length alone. */
+	*p++ = ',';
+	if (f->outcome == RS_OK && f->sliced == RS_SLICE_SNAPLEN)
+		p = put_str(p, "snaplen");
+	else if (f->outcome == RS_OK && f->sliced == RS_SLICE_REWRITTEN)
+		p = put_str(p, "rewritten");
+	bool dc = f->have & RS_HAVE_DC;
+	p = col(p, dc, f->dceth.flags);
+	p = col(p, dc, f->dceth.srcqp);
+	p = col(p, dc, f->dceth.session);
+	p = col(p, dc, f->dceth.dct);
+	p = col(p, dc && f->bth.opcode == 0x55, f->dceth.dc_key);
 	if (c->verdicts)
 		p = put_verdict(p, &v);
 	*p++ = '\n';

@@ -27,6 +27,16 @@ static const char *transport_long(uint8_t opcode)
 	}
 }
 
+/* "DC RDMA WRITE Only": a DC packet named as the RC operation of the same
+ * low opcode bits (dissect/opcodes.c rs_dc_opname), "DC CONNECT" for 0x55. */
+const char *walk_dc_pretty(uint8_t opcode)
+{
+	if ((opcode & 0x1F) == 0x15)
+		return "DC CONNECT";
+	const struct rs_opinfo *rc = rs_opinfo((uint8_t)(RS_TR_RC | (opcode & 0x1F)));
+	return rc->defined && rc->pretty ? wfmt("DC %s", rc->pretty + 3) : wfmt("DC opcode 0x%02x", opcode);
+}
+
 /* "RDMA WRITE Only" from "RC RDMA WRITE Only". */
 static const char *op_only(uint8_t opcode)
 {
@@ -107,8 +117,10 @@ static void bth(struct walk *w, const struct rs_layer *l)
 		       (b->opcode & 0xE0) != RS_TR_CNP;
 
 	wtitle(w, l->id, "Base Transport Header", l->off, l->len);
-	wfield(w, o, "OpCode", whexdec(b->opcode, 2), "%s", op->defined ? op->pretty : "reserved");
-	wbits(w, o, 1, 5, 3, b->opcode >> 5, "  transport", "%s", rs_transport_name(b->opcode));
+	bool dc = f->have & RS_HAVE_DC;
+	wfield(w, o, "OpCode", whexdec(b->opcode, 2), "%s",
+	       dc ? walk_dc_pretty(b->opcode) : op->defined ? op->pretty : "reserved");
+	wbits(w, o, 1, 5, 3, b->opcode >> 5, "  transport", "%s", dc ? "RD range, NVIDIA DC" : rs_transport_name(b->opcode));
 	wbits(w, o, 1, 0, 5, b->opcode & 0x1F, "  operation", "%s", op_only(b->opcode));
 	wbits(w, o + 1, 1, 7, 1, b->se, "SE", "solicited event%s", b->se ? " requested" : "");
 	wbits(w, o + 1, 1, 6, 1, b->migreq, "MigReq", "path migration state");
@@ -130,7 +142,9 @@ static void bth(struct walk *w, const struct rs_layer *l)
 		k = (size_t)snprintf(s, sizeof s,
 			"Every InfiniBand packet has a BTH: it names the operation, the receiving queue pair and the "
 			"packet's sequence number. OpCode 0x%02x: bits 7-5 (%s) select the transport, %s; bits 4-0 "
-			"(%s) the operation, %s. ", b->opcode, bits_str(b->opcode >> 5, 3), transport_long(b->opcode),
+			"(%s) the operation, %s. ", b->opcode, bits_str(b->opcode >> 5, 3),
+			dc ? "the RD range, which NVIDIA's DC (Dynamically Connected) transport reuses with its own "
+			     "header (the DCETH below, not RD's RDETH and DETH)" : transport_long(b->opcode),
 			bits_str(b->opcode & 0x1F, 5), op_only(b->opcode));
 	if (k < sizeof s)
 		k += (size_t)snprintf(s + k, sizeof s - k, "%s %s", destqp_sentence(w), psn_sentence(w, full));
@@ -192,8 +206,11 @@ static void aeth(struct walk *w, const struct rs_layer *l)
 		wsay(w, "%s; %s; MSN %u.", kinds[kind], val, a->msn);
 		return;
 	}
-	const char *msn = wfmt("MSN %u is the responder's running count of completed messages (modulo 2^24); "
-			       "the requester uses it to complete its work requests.", a->msn);
+	const char *msn = (w->f->have & RS_HAVE_DC)
+		? wfmt("MSN %u: a DC ACK's MSN is not known to count messages (it is 0 in every DC ACK seen), so "
+		       "rocestat does not use it.", a->msn)
+		: wfmt("MSN %u is the responder's running count of completed messages (modulo 2^24); "
+		       "the requester uses it to complete its work requests.", a->msn);
 	switch (kind) {
 	case RS_AETH_ACK:
 		wsay(w, "Syndrome 0x%02x: bits 6-5 = 00 make it an ACK (IBA Table 42); the low 5 bits are the "
@@ -216,6 +233,39 @@ static void aeth(struct walk *w, const struct rs_layer *l)
 		wsay(w, "Syndrome 0x%02x: bits 6-5 = 10 is a reserved syndrome (IBA Table 42).", a->syndrome);
 		break;
 	}
+}
+
+/* NVIDIA DC's headers (dissect/ib.c): their layout is not published, so
+ * only what the dissector reads is named and the rest shown as bytes. */
+static void dc(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_dceth *x = &w->f->dceth;
+	uint32_t o = l->off;
+	if (l->id == RS_L_DCCETH) {
+		wtitle(w, l->id, "DC connect header (NVIDIA)", o, l->len);
+		wfield(w, o, "Unknown", "8 bytes", "not decoded");
+		wfield(w, o + 8, "DC key", whex(x->dc_key, 16), "the target DCT's access key");
+		wsay(w, "A DC connect carries the DC access key the target's DCT checks (rdma-core's "
+			"mlx5dv_wr_set_dc_addr remote_dc_key) before it accepts the initiator.");
+		return;
+	}
+	wtitle(w, l->id, "DC Extended Transport Header (NVIDIA)", o, l->len);
+	wfield(w, o, "Flags", whex(x->flags, 2), "%s", x->flags == 0x11 ? "from the initiator (DCI)" : "from the target (DCT)");
+	wfield(w, o + 1, "Source QP", whexdec(x->srcqp, 6), "as the sender numbers it");
+	wfield(w, o + 4, "Unknown", "5 bytes", "not decoded");
+	wfield(w, o + 9, "Session", whexdec(x->session, 6), NULL);
+	wfield(w, o + 13, "DCT", whexdec(x->dct, 6), NULL);
+	wfield(w, o + 16, "Reserved", "4 bytes", "zero");
+	if (!walk_first(w, l->id)) {
+		wsay(w, "DC from QP 0x%x, session 0x%x, DCT 0x%x.", x->srcqp, x->session, x->dct);
+		return;
+	}
+	wsay(w, "NVIDIA DC (Dynamically Connected, ConnectX-5 and later): one initiator QP (DCI) reaches many "
+		"targets (DCTs), connecting to each on the fly. The 20 bytes after the BTH are NVIDIA's own and "
+		"unpublished: they are told from RD's RDETH by their flags byte (0x10/0x11) and zero bytes, and only "
+		"what public sources support is named here. Then come the headers of the RC operation with the "
+		"same low opcode bits. Its ACKs' MSN is not counted on (all zero in the captures seen), so DC "
+		"messages are counted from the requests.");
 }
 
 static void ext(struct walk *w, const struct rs_layer *l)
@@ -309,6 +359,10 @@ static void ext(struct walk *w, const struct rs_layer *l)
 		wfield(w, o, "R_Key", whexdec(f->ieth_rkey, 8), "to invalidate");
 		wsay(w, "When this SEND completes, the responder invalidates R_Key 0x%x: remote access through it "
 			"ends.", f->ieth_rkey);
+		break;
+	case RS_L_DCETH:
+	case RS_L_DCCETH:
+		dc(w, l);
 		break;
 	case RS_L_CNP:
 		wtitle(w, l->id, "CNP reserved bytes", o, l->len);

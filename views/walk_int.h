@@ -93,6 +93,7 @@ bool wcap(const struct walk *w, uint32_t off, uint32_t len);
 void walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_index);
 /* walk_ib.c: BTH and extension headers (hands the rest to walk_data.c). */
 void walk_ib_layer(struct walk *w, const struct rs_layer *l);
+const char *walk_dc_pretty(uint8_t opcode); /* "DC RDMA WRITE Only" */
 /* walk_data.c: payload, pad, ICRC, VCRC. */
 void walk_data_layer(struct walk *w, const struct rs_layer *l);
 /* What the operation does, with this packet's numbers (walk_op.c). */

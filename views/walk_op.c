@@ -52,7 +52,8 @@ void walk_summary(struct walk *w, char *buf, size_t len)
 		ADD("Decoded up to the %s only", last);
 	} else {
 		const struct rs_opinfo *op = rs_opinfo(b->opcode);
-		ADD("%s QP 0x%x PSN %u", op->defined ? op->pretty : wfmt("opcode 0x%02x", b->opcode), b->destqp, b->psn);
+		ADD("%s QP 0x%x PSN %u", (f->have & RS_HAVE_DC) ? walk_dc_pretty(b->opcode)
+				    : op->defined ? op->pretty : wfmt("opcode 0x%02x", b->opcode), b->destqp, b->psn);
 		bool ext = f->have & RS_HAVE_EXT;
 		if (ext) {
 			switch (op->kind) {

@@ -196,9 +196,9 @@ unsigned long rt_cuts_checked;
 
 /* The same cut with the record's original length rewritten to it, as
  * hardware sniffers write them: decoded only where the UDP length vouches
- * for the IP length (RoCE v2), then with the whole frame's transport
- * fields and its wire length from the IP length; never a different
- * decode. */
+ * for the IP length (RoCE v2) or the GRH PayLen / LRH PktLen is within an
+ * IBA packet (v1, IB), then with the whole frame's transport fields and
+ * its wire length from those lengths; never a different decode. */
 static void rewritten_cut(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t cut,
 			  const struct rs_frame *f, struct rs_frame *g)
 {
@@ -210,10 +210,14 @@ static void rewritten_cut(const struct rs_dissect_opts *o, int dlt, const uint8_
 			  g->transport_len == f->transport_len && g->payload_len == f->payload_len,
 		  "cut to %u (record rewritten): BTH or payload differs from the whole frame's", cut);
 	if (cut < icrc_end) {
-		RT_ASSERT(g->sliced == RS_SLICE_REWRITTEN && g->roce == RS_ROCE_V2,
+		/* v1 and IB by the GRH PayLen / LRH PktLen; IB's VCRC follows the
+		 * ICRC, and an ERF record's header was never on the wire. */
+		uint32_t wire_end = icrc_end + (f->roce == RS_ROCE_IB ? 2u : 0u) -
+				    ((f->have & RS_HAVE_ERF) ? f->erf_hdr : 0u);
+		RT_ASSERT(g->sliced == RS_SLICE_REWRITTEN && g->roce == f->roce,
 			  "cut to %u (record rewritten): decoded, sliced %u", cut, g->sliced);
-		RT_ASSERT(rs_frame_wirelen(g, cut) == icrc_end, "cut to %u (record rewritten): wire length %u, the IP "
-			  "datagram ends at %u", cut, rs_frame_wirelen(g, cut), icrc_end);
+		RT_ASSERT(rs_frame_wirelen(g, cut) == wire_end, "cut to %u (record rewritten): wire length %u, the "
+			  "packet's lengths end it at %u", cut, rs_frame_wirelen(g, cut), wire_end);
 	}
 }
 
