@@ -63,6 +63,7 @@ struct rs_cli_opts {
 	bool verdicts;          /* --verdicts: --fields adds the analyzer's verdict columns */
 	bool walk;              /* --walk / -V */
 	bool ladder;            /* --ladder */
+	char *annotate;         /* --annotate OUT.pcapng: the frames with the verdicts as comments */
 	enum rs_format format;  /* --format */
 	char *output;           /* -o: the report goes to this file instead of stdout */
 	char *timeline;         /* --timeline FILE.csv */

@@ -277,6 +277,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "fields", 0, 0, G_OPTION_ARG_NONE, &gv->fields, "One CSV line per RoCE frame with every header field", NULL },
 		{ "verdicts", 0, 0, G_OPTION_ARG_NONE, &gv->verdicts, "With --fields: add what the analysis concluded about each frame (resent, gap, message, the frame it answers...)", NULL },
 		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &gv->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
+		{ "annotate", 0, 0, G_OPTION_ARG_FILENAME, &o->annotate, "Write every frame, unchanged, to OUT.pcapng with the analysis' verdict on it as a packet comment (for Wireshark)", "OUT.pcapng" },
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json or json-compact (one line)", "FMT" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
@@ -335,7 +336,7 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 	/* The views that print the analysis' verdicts see every frame from the
 	 * first, so that a frame shown alone keeps its context (a
 	 * retransmission of a frame before the range). */
-	o->context_frames = gv->walk || (gv->fields && gv->verdicts);
+	o->context_frames = gv->walk || (gv->fields && gv->verdicts) || o->annotate;
 	o->dissect.skip_layers = !gv->walk; /* where each header sits: for the walkthrough's hex dump only */
 	o->ladder = gv->ladder;
 	o->no_resolve = gv->no_resolve;
@@ -409,6 +410,17 @@ static int check_combinations(const struct rs_cli_opts *o)
 				    o->walk ? "walk" : "fields");
 		if (!o->iface && (o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT))
 			return fail("-w - and the report would both go to standard output; add -o FILE");
+	}
+	if (o->annotate) {
+		if (!rs_writer_is_pcapng(o->annotate))
+			return fail("--annotate %s: packet comments need pcapng; name the file *.pcapng", o->annotate);
+		if (o->iface || o->write_file || o->fields || o->walk || o->ladder || o->output || o->timeline || o->plot ||
+		    o->format != RS_FORMAT_TEXT || o->qp >= 0)
+			return fail("--annotate writes the frames of capture files to a pcapng file of its own; "
+				    "run the other outputs (%s) separately",
+				    o->iface ? "-i" : o->write_file ? "-w" : o->fields ? "--fields" : o->walk ? "--walk" :
+				    o->ladder ? "--ladder" : o->output ? "-o" : o->timeline ? "--timeline" : o->plot ? "--plot" :
+				    o->qp >= 0 ? "--qp" : "--format");
 	}
 	if (o->verdicts && !o->fields)
 		return fail("--verdicts adds columns to --fields; give --fields too");
@@ -526,5 +538,6 @@ void rs_cli_free(struct rs_cli_opts *o)
 	g_free(o->output);
 	g_free(o->timeline);
 	g_free(o->plot);
+	g_free(o->annotate);
 	memset(o, 0, sizeof *o);
 }
