@@ -24,7 +24,7 @@ enum {
 	                          results up to there were kept */
 };
 
-enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON, RS_FORMAT_JSON_COMPACT };
+enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON, RS_FORMAT_JSON_COMPACT, RS_FORMAT_NDJSON };
 
 #define RS_DEFAULT_SNAPLEN 262144
 #define RS_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms timeline buckets */
@@ -64,6 +64,7 @@ struct rs_cli_opts {
 	bool walk;              /* --walk / -V */
 	bool ladder;            /* --ladder */
 	char *annotate;         /* --annotate OUT.pcapng: the frames with the verdicts as comments */
+	char *host;             /* --host: the host NDJSON lines name (default: this machine's name) */
 	enum rs_format format;  /* --format */
 	char *output;           /* -o: the report goes to this file instead of stdout */
 	char *timeline;         /* --timeline FILE.csv */

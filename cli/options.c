@@ -279,7 +279,8 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &gv->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
 		{ "annotate", 0, 0, G_OPTION_ARG_FILENAME, &o->annotate, "Write every frame, unchanged, to OUT.pcapng with the analysis' verdict on it as a packet comment (for Wireshark)", "OUT.pcapng" },
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json or json-compact (one line)", "FMT" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json, json-compact (one line) or ndjson (one object a line)", "FMT" },
+		{ "host", 0, 0, G_OPTION_ARG_STRING, &o->host, "With --format ndjson: the host name each line carries (default: this machine's)", "NAME" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
 		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV", "FILE.csv" },
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
@@ -381,8 +382,10 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 		o->format = RS_FORMAT_JSON;
 	else if (strcmp(gv->format, "json-compact") == 0)
 		o->format = RS_FORMAT_JSON_COMPACT;
+	else if (strcmp(gv->format, "ndjson") == 0)
+		o->format = RS_FORMAT_NDJSON;
 	else
-		return fail("--format \"%s\": expected text, json or json-compact", gv->format);
+		return fail("--format \"%s\": expected text, json, json-compact or ndjson", gv->format);
 	if (!gv->color || strcmp(gv->color, "auto") == 0)
 		o->color = isatty(STDOUT_FILENO) && !o->output;
 	else if (strcmp(gv->color, "always") == 0)
@@ -395,7 +398,7 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 }
 
 /* Options that do not go together; 0 or RS_EXIT_USAGE. */
-static int check_combinations(const struct rs_cli_opts *o)
+static int check_combinations(struct rs_cli_opts *o)
 {
 	if (o->timeline && strcmp(o->timeline, "-") == 0 && !o->output && !o->fields && !o->walk)
 		return fail("--timeline - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
@@ -422,6 +425,10 @@ static int check_combinations(const struct rs_cli_opts *o)
 				    o->ladder ? "--ladder" : o->output ? "-o" : o->timeline ? "--timeline" : o->plot ? "--plot" :
 				    o->qp >= 0 ? "--qp" : "--format");
 	}
+	if (o->host && o->format != RS_FORMAT_NDJSON)
+		return fail("--host names the host of --format ndjson lines; give --format ndjson");
+	if (o->format == RS_FORMAT_NDJSON && !o->host)
+		o->host = g_strdup(g_get_host_name());
 	if (o->verdicts && !o->fields)
 		return fail("--verdicts adds columns to --fields; give --fields too");
 	if (o->fields + o->walk + o->ladder > 1)
@@ -539,5 +546,6 @@ void rs_cli_free(struct rs_cli_opts *o)
 	g_free(o->timeline);
 	g_free(o->plot);
 	g_free(o->annotate);
+	g_free(o->host);
 	memset(o, 0, sizeof *o);
 }
