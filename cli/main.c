@@ -96,7 +96,9 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
-	if (o.annotate) {
+	if (o.compare) {
+		rc = stdout_checked(rs_run_compare(&o));
+	} else if (o.annotate) {
 		rc = annotate(&o);
 	} else if (o.walk || o.fields) {
 		rc = frames_out(&o);

@@ -242,7 +242,7 @@ struct given {
 	gint64 count, max_flows;
 	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
 	gdouble refresh;
-	gboolean version, fields, verdicts, walk, ladder, no_resolve, quiet;
+	gboolean version, fields, verdicts, walk, ladder, no_resolve, quiet, compare;
 	gboolean list, all, help;
 };
 
@@ -278,6 +278,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "verdicts", 0, 0, G_OPTION_ARG_NONE, &gv->verdicts, "With --fields: add what the analysis concluded about each frame (resent, gap, message, the frame it answers...)", NULL },
 		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &gv->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
 		{ "annotate", 0, 0, G_OPTION_ARG_FILENAME, &o->annotate, "Write every frame, unchanged, to OUT.pcapng with the analysis' verdict on it as a packet comment (for Wireshark)", "OUT.pcapng" },
+		{ "compare", 0, 0, G_OPTION_ARG_NONE, &gv->compare, "Compare two captures A B of the same traffic at two points: packets seen at one only, clock offset, one-way delay", NULL },
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json, json-compact (one line) or ndjson (one object a line)", "FMT" },
 		{ "host", 0, 0, G_OPTION_ARG_STRING, &o->host, "With --format ndjson: the host name each line carries (default: this machine's)", "NAME" },
@@ -340,6 +341,7 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 	o->context_frames = gv->walk || (gv->fields && gv->verdicts) || o->annotate;
 	o->dissect.skip_layers = !gv->walk; /* where each header sits: for the walkthrough's hex dump only */
 	o->ladder = gv->ladder;
+	o->compare = gv->compare;
 	o->no_resolve = gv->no_resolve;
 	o->quiet = gv->quiet;
 	o->refresh = gv->refresh;
@@ -425,6 +427,10 @@ static int check_combinations(struct rs_cli_opts *o)
 				    o->ladder ? "--ladder" : o->output ? "-o" : o->timeline ? "--timeline" : o->plot ? "--plot" :
 				    o->qp >= 0 ? "--qp" : "--format");
 	}
+	if (o->compare && (o->iface || o->write_file || o->fields || o->walk || o->ladder || o->annotate || o->timeline ||
+			   o->plot || o->format != RS_FORMAT_TEXT || o->qp >= 0))
+		return fail("--compare reads two capture files and writes its own report (to -o FILE or standard "
+			    "output); run the other outputs separately");
 	if (o->host && o->format != RS_FORMAT_NDJSON)
 		return fail("--host names the host of --format ndjson lines; give --format ndjson");
 	if (o->format == RS_FORMAT_NDJSON && !o->host)
@@ -526,6 +532,11 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		rc = -1;
 	} else if ((rc = take_values(&gv, o)) == 0 && (rc = check_combinations(o)) == 0) {
 		rc = take_positional(argc, argv, gv.read_files, o);
+		size_t n = 0;
+		while (rc == 0 && o->compare && o->files && o->files[n])
+			n++;
+		if (rc == 0 && o->compare && n != 2)
+			rc = fail("--compare takes two capture files, A and B (%zu given)", n);
 	}
 	g_strfreev(gv.read_files);
 	g_free(gv.color);

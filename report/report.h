@@ -38,6 +38,11 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
  * summary ("0x11, 0x12", the first 32 and "and N more"), *n their number. */
 bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, size_t len, unsigned *n);
 
+/* --compare A B (analyzer/compare.h): the comparison as text, finishing it
+ * first if needed. */
+struct rs_cmp;
+int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names);
+
 /* ---- the --timeline CSV ---------------------------------------------------- */
 
 /* A CSV writer on `out` (its header written now) whose rs_tlcsv_row is the
