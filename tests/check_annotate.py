@@ -13,6 +13,10 @@ file's own, never from rocestat's other outputs:
     the cause "nak" names a frame that tshark decodes as a PSN sequence
     error NAK (AETH syndrome 0x60) of the responder;
   * the NAK frames' comments say "NAK: PSN sequence error";
+  * the first packet (First or Only) of each SEND and WRITE message says
+    "packet 1 of KIND message k": k counts, per half-flow and kind, the
+    first packets whose PSN tshark shows for the first time; a re-sent one
+    keeps the number of its first sending;
   * every frame of several inputs (pcap with microsecond timestamps,
     pcapng, ERF link type, a capture cut to 100 bytes) is in the output in
     order with the same bytes, captured and wire lengths and timestamps
@@ -163,11 +167,46 @@ def check_loss(tmp):
        "%d" % (len(resent) - len(forgotten)))
     ck("loss: a nak cause names a tshark PSN sequence error NAK", not wrong_nak, "%r" % wrong_nak[:3])
     ck("loss: every one has a cause", None not in causes and causes.get("nak", 0) > 0, "%r" % causes)
+    check_message_numbers(out, rows, count)
     nak_comments = {int(r["frame.number"]) for r in tshark(out, ["frame.number"],
                                                             'frame.comment contains "NAK: PSN sequence error"')}
     ck("loss: the NAKs say so", nak_comments == naks and naks, "%r vs %r" % (sorted(nak_comments), sorted(naks)))
     print("check_annotate: loss_write_bw: %d frames re-sent (%d seen before, %d first sighting), causes %r, %d NAKs"
           % (len(want), len(resent), len(filled), causes, len(naks)))
+
+
+FIRST_OR_ONLY = {0x00: "SEND", 0x04: "SEND", 0x05: "SEND", 0x06: "WRITE", 0x0A: "WRITE", 0x0B: "WRITE"}
+
+
+def check_message_numbers(out, rows, count):
+    comments = {int(r["frame.number"]): r["frame.comment"] for r in tshark(out, ["frame.number", "frame.comment"])}
+    numbered, seen, n, kept = {}, {}, {}, {}
+    for r in rows:
+        if r["infiniband.bth.opcode"] == "" or num(r["infiniband.bth.opcode"]) not in REQUESTS:
+            continue
+        op, fr = num(r["infiniband.bth.opcode"]), int(r["frame.number"])
+        key = (r["ip.src"], r["ip.dst"], num(r["infiniband.bth.destqp"]))
+        psn = num(r["infiniband.bth.psn"])
+        k = kept.setdefault(key, 0)
+        kept[key] = k + 1
+        first = seen.setdefault(key, {})
+        if op in FIRST_OR_ONLY:
+            kind = FIRST_OR_ONLY[op]
+            if psn in first:
+                was_no, at = first[psn]
+                numbered[fr] = (kind, was_no if k - at < SENT_KEPT else None)
+            else:
+                n[key + (kind,)] = n.get(key + (kind,), 0) + 1
+                numbered[fr] = (kind, n[key + (kind,)])
+        if psn not in first:
+            first[psn] = (numbered.get(fr, (None, None))[1], k)
+    wrong = []
+    for fr, (kind, no) in numbered.items():
+        m = re.search(r"packet 1 of (\w+) message (\d+) ", comments.get(fr, ""))
+        if no is not None and (not m or m.group(1) != kind or int(m.group(2)) != no):
+            wrong.append((fr, kind, no, comments.get(fr)))
+    ck("loss: message numbers of first packets", len(numbered) > 400 and not wrong,
+       "%d numbered; %r" % (len(numbered), wrong[:3]))
 
 
 def check_bytes(tmp):

@@ -113,14 +113,16 @@ static void note_psn(struct note *n, const struct rs_verdict *v, const struct rs
 	if (v->nak_frame && v->nak_psn == f->bth.psn)
 		add(n, "the PSN the NAK in frame %" PRIu64 " asked for", v->nak_frame);
 	if (v->msg && v->msg_known) {
-		char total[40] = "";
+		char total[40] = "", no[24] = "";
 		if (v->msg_total)
 			snprintf(total, sizeof total, " of %" PRIu32 " bytes", v->msg_total);
+		if (v->msg_no)
+			snprintf(no, sizeof no, " %" PRIu32, v->msg_no);
 		if (v->msg_index == 1)
-			add(n, "packet 1 of a %s message%s to QP 0x%06x", kind_word(v->msg), total, f->bth.destqp);
+			add(n, "packet 1 of %s message%s%s to QP 0x%06x", kind_word(v->msg), no, total, f->bth.destqp);
 		else
-			add(n, "packet %" PRIu32 " of the %s message%s to QP 0x%06x that began in frame %" PRIu64,
-			    v->msg_index, kind_word(v->msg), total, f->bth.destqp, v->msg_first_frame);
+			add(n, "packet %" PRIu32 " of %s message%s%s to QP 0x%06x, begun in frame %" PRIu64, v->msg_index,
+			    kind_word(v->msg), no, total, f->bth.destqp, v->msg_first_frame);
 	}
 	if (v->msg_req_frame)
 		add(n, "answers the READ request in frame %" PRIu64, v->msg_req_frame);
