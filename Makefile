@@ -108,7 +108,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts cases truth impair reorderdup jobs threads check-vm check-live bench-capture \
+.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts annotate ndjson compare cases truth impair reorderdup jobs threads check-vm check-live bench-capture \
 	sanitize tsan golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -167,7 +167,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup icrcrewrite sniffer dc walkcheck verdicts cases cli installcheck truth jobs threads regress hostile interrupt
+check: builddeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup icrcrewrite sniffer dc walkcheck verdicts annotate ndjson compare cases cli installcheck truth jobs threads regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -230,6 +230,18 @@ walkcheck: $(BIN)
 # --fields --verdicts against what tshark's decode and the IBA rules give.
 verdicts: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_fields_verdicts.py
+
+# --annotate: the comments against tshark's decode, the frames against the input.
+annotate: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_annotate.py
+
+# --format ndjson: every line against the schema, the JSON document's objects, jq -s, sqlite3.
+ndjson: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_ndjson.py
+
+# --compare: B derived from A (editcap drops and shifts, known per-frame delays).
+compare: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_compare.py
 
 cases: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_cases.py

@@ -166,6 +166,10 @@ struct rs_verdict {
 	uint32_t msg_total;         /* its length (RETH, READ request, or an Only's payload); 0: not known */
 	uint64_t msg_first_frame;
 	uint64_t msg_req_frame;     /* a READ response: its READ request */
+	/* Its message's number among the half-flow's messages of its kind,
+	 * 1-based, in the order their first packets (First or Only) were first
+	 * seen: a re-sent first packet keeps its number; 0: not known. */
+	uint32_t msg_no;
 
 	/* An ACK, NAK, atomic ACK or first READ response packet: the newest
 	 * request packet with its PSN (of a READ response: a READ request). */

@@ -39,6 +39,7 @@
 struct rs_vsent {             /* one request packet */
 	uint32_t psn_op;      /* PSN << 8 | opcode */
 	uint32_t len;         /* the RETH's DMA length if it has one, else its payload */
+	uint32_t msg_no;      /* its verdict's msg_no */
 	uint64_t frame;
 };
 
@@ -46,7 +47,7 @@ enum { VMSG_SEND, VMSG_WRITE, VMSG_READ_RESP, VMSG__COUNT };
 
 struct rs_vmsg {              /* the message in progress of one kind */
 	bool used;
-	uint32_t total, done, next_psn, packets;
+	uint32_t total, done, next_psn, packets, no;
 	uint64_t first_frame, req_frame;
 };
 
@@ -59,6 +60,7 @@ struct rs_vflow {
 	uint32_t nak_psn;
 	uint64_t nak_frame;
 	struct rs_vmsg msg[VMSG__COUNT];
+	uint32_t msgs[VMSG__COUNT]; /* messages numbered so far, by kind */
 };
 
 enum { VCM_REQ, VCM_REP, VCM_DREQ, VCM_SIDR_REQ, VCM__COUNT };
@@ -162,7 +164,7 @@ static struct rs_vflow *vflow_of(struct rs_analyzer *a, const struct rs_flow *fl
 	return vf;
 }
 
-static void sent_add(struct rs_vflow *vf, const struct rs_frame *f, uint64_t frame)
+static void sent_add(struct rs_vflow *vf, const struct rs_frame *f, uint64_t frame, uint32_t msg_no)
 {
 	uint32_t i;
 	if (vf->len == vf->cap && vf->cap < RS_VERDICT_SENT) {
@@ -175,7 +177,7 @@ static void sent_add(struct rs_vflow *vf, const struct rs_frame *f, uint64_t fra
 		i = vf->next;
 		vf->next = (vf->next + 1) % vf->cap;
 	}
-	vf->sent[i] = (struct rs_vsent){ .psn_op = f->bth.psn << 8 | f->bth.opcode, .frame = frame,
+	vf->sent[i] = (struct rs_vsent){ .psn_op = f->bth.psn << 8 | f->bth.opcode, .frame = frame, .msg_no = msg_no,
 					 .len = (f->ext & RS_EXT_RETH) ? f->reth.dmalen : f->payload_len };
 }
 
@@ -253,12 +255,20 @@ static int vmsg_kind(uint8_t kind)
 }
 
 /* Where the packet sits in its message; `req`: a READ response's request. */
-static void msg_position(struct rs_verdict *v, const struct rs_vflow *vf, int k, const struct rs_frame *f,
+static void msg_position(struct rs_verdict *v, struct rs_vflow *vf, int k, const struct rs_frame *f,
 			 const struct rs_opinfo *op, uint64_t frame, const struct rs_vsent *req)
 {
 	static const uint8_t kinds[VMSG__COUNT] = { RS_KIND_SEND, RS_KIND_WRITE, RS_KIND_READ_RESP };
 	v->msg = kinds[k];
 	if (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY) {
+		/* A first packet sent again keeps its message's number (when its
+		 * first sending is still remembered). */
+		if (v->psn == RS_V_PSN_DUPLICATE) {
+			const struct rs_vsent *e = k != VMSG_READ_RESP ? sent_find(vf, f->bth.psn, false) : NULL;
+			v->msg_no = e ? e->msg_no : 0;
+		} else {
+			v->msg_no = ++vf->msgs[k];
+		}
 		v->msg_known = true;
 		v->msg_first_frame = frame;
 		v->msg_index = 1;
@@ -280,6 +290,7 @@ static void msg_position(struct rs_verdict *v, const struct rs_vflow *vf, int k,
 		v->msg_total = m->total;
 		v->msg_offset = m->done;
 		v->msg_index = m->packets + 1;
+		v->msg_no = m->no;
 	}
 }
 
@@ -290,7 +301,7 @@ static void msg_remember(const struct rs_verdict *v, struct rs_vflow *vf, int k,
 	struct rs_vmsg *m = &vf->msg[k];
 	if (op->pos == RS_POS_FIRST)
 		*m = (struct rs_vmsg){ .used = true, .first_frame = v->msg_first_frame, .req_frame = v->msg_req_frame,
-				       .total = v->msg_total };
+				       .total = v->msg_total, .no = v->msg_no };
 	else if (!m->used || !v->msg_known || op->pos == RS_POS_ONLY)
 		return;
 	if (op->pos == RS_POS_LAST) {
@@ -356,7 +367,7 @@ void rs_v_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fra
 		msg_position(v, vf, k, f, op, m->frame_no, NULL);
 	if (f->outcome != RS_OK)
 		return;
-	sent_add(vf, f, m->frame_no);
+	sent_add(vf, f, m->frame_no, v->msg_no);
 	if (k >= 0)
 		msg_remember(v, vf, k, f, op);
 }

@@ -34,6 +34,7 @@ struct rs_writer {
 	char *path, *if_name;
 	bool pcapng, in_place;
 	uint32_t linktype;
+	uint32_t iface;             /* pcapng: the interface the next frames go to (rs_writer_interface) */
 	mode_t mode;
 
 	int fd;                     /* the open file (always one unless failed or closed) */
@@ -183,8 +184,12 @@ static size_t whole_records(const struct rs_writer *w, size_t upto, uint64_t *nf
 		uint32_t len;
 		if (pos + 16 > w->buflen)
 			break;
+		bool is_frame = true;
 		if (w->pcapng) {
+			uint32_t type;
+			memcpy(&type, w->buf + pos, 4);
 			memcpy(&len, w->buf + pos + 4, 4); /* block total length */
+			is_frame = type == PCAPNG_EPB; /* not an IDB of rs_writer_interface */
 		} else {
 			memcpy(&len, w->buf + pos + 8, 4); /* incl_len */
 			len += 16;
@@ -192,7 +197,7 @@ static size_t whole_records(const struct rs_writer *w, size_t upto, uint64_t *nf
 		if (pos + len > upto)
 			break;
 		pos += len;
-		++*nframes;
+		*nframes += is_frame;
 	}
 	return pos;
 }
@@ -232,6 +237,27 @@ static uint8_t *reserve(struct rs_writer *w, size_t len, char errbuf[RS_ERRBUF_S
 	return w->buf + w->buflen;
 }
 
+/* An Interface Description Block: nanosecond timestamps (if_tsresol 9). */
+static void put_idb(uint8_t **pp, uint32_t linktype, uint32_t snaplen, const char *if_name)
+{
+	uint8_t *p = *pp, *idb = p, *len_at;
+	put32(&p, PCAPNG_IDB);
+	len_at = p;
+	put32(&p, 0);
+	put16(&p, (uint16_t)linktype);
+	put16(&p, 0);
+	put32(&p, snaplen);
+	if (if_name && strlen(if_name) < 256)
+		put_opt(&p, 2, if_name, (uint16_t)strlen(if_name)); /* if_name */
+	uint8_t tsresol = 9; /* timestamps in nanoseconds */
+	put_opt(&p, 9, &tsresol, 1);
+	put_opt(&p, 0, NULL, 0);
+	uint32_t idb_len = (uint32_t)(p - idb) + 4;
+	memcpy(len_at, &idb_len, 4);
+	put32(&p, idb_len);
+	*pp = p;
+}
+
 static bool write_header(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 {
 	uint8_t *start = reserve(w, 512, errbuf), *p = start;
@@ -262,22 +288,7 @@ static bool write_header(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 		uint32_t shb_len = (uint32_t)(p - len_at) + 8;
 		memcpy(len_at, &shb_len, 4);
 		put32(&p, shb_len);
-		/* Interface Description Block */
-		uint8_t *idb = p;
-		put32(&p, PCAPNG_IDB);
-		len_at = p;
-		put32(&p, 0);
-		put16(&p, (uint16_t)w->linktype);
-		put16(&p, 0);
-		put32(&p, w->cfg.snaplen);
-		if (w->cfg.if_name && strlen(w->cfg.if_name) < 256)
-			put_opt(&p, 2, w->cfg.if_name, (uint16_t)strlen(w->cfg.if_name)); /* if_name */
-		uint8_t tsresol = 9; /* timestamps in nanoseconds */
-		put_opt(&p, 9, &tsresol, 1);
-		put_opt(&p, 0, NULL, 0);
-		uint32_t idb_len = (uint32_t)(p - idb) + 4;
-		memcpy(len_at, &idb_len, 4);
-		put32(&p, idb_len);
+		put_idb(&p, w->linktype, w->cfg.snaplen, w->cfg.if_name);
 	}
 	size_t n = (size_t)(p - start);
 	w->buflen += n;
@@ -470,13 +481,23 @@ fail:
 
 bool rs_writer_write(struct rs_writer *w, const struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE])
 {
+	return rs_writer_write_comment(w, pkt, NULL, errbuf);
+}
+
+bool rs_writer_write_comment(struct rs_writer *w, const struct rs_packet *pkt, const char *comment,
+			     char errbuf[RS_ERRBUF_SIZE])
+{
 	if (w->failed) {
 		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
 		return false;
 	}
 	uint32_t len = pkt->caplen < w->cfg.snaplen ? pkt->caplen : w->cfg.snaplen;
 	uint32_t wirelen = pkt->wirelen < len ? len : pkt->wirelen;
-	size_t rec = w->pcapng ? 32u + pad4(len) : 16u + len;
+	/* An option's length is 16 bits: a longer comment is cut. */
+	size_t clen = comment && w->pcapng ? strlen(comment) : 0;
+	if (clen > 65532)
+		clen = 65532;
+	size_t rec = w->pcapng ? 32u + pad4(len) + (clen ? 8u + pad4((uint32_t)clen) : 0) : 16u + len;
 
 	if (w->cfg.rotate_seconds && w->have_period &&
 	    pkt->ts_ns >= w->period_start_ns + (uint64_t)w->cfg.rotate_seconds * 1000000000u) {
@@ -497,12 +518,16 @@ bool rs_writer_write(struct rs_writer *w, const struct rs_packet *pkt, char errb
 	if (w->pcapng) {
 		put32(&p, PCAPNG_EPB);
 		put32(&p, (uint32_t)rec);
-		put32(&p, 0); /* interface 0 */
+		put32(&p, w->iface);
 		put32(&p, (uint32_t)(pkt->ts_ns >> 32));
 		put32(&p, (uint32_t)pkt->ts_ns);
 		put32(&p, len);
 		put32(&p, wirelen);
 		put_bytes(&p, pkt->data, len);
+		if (clen) {
+			put_opt(&p, 1, comment, (uint16_t)clen); /* opt_comment */
+			put_opt(&p, 0, NULL, 0);
+		}
 		put32(&p, (uint32_t)rec);
 	} else {
 		put32(&p, (uint32_t)(pkt->ts_ns / 1000000000u));
@@ -516,6 +541,27 @@ bool rs_writer_write(struct rs_writer *w, const struct rs_packet *pkt, char errb
 	w->file_frames++;
 	w->buffered_frames++;
 	w->frames++;
+	return true;
+}
+
+bool rs_writer_interface(struct rs_writer *w, int dlt, const char *if_name, char errbuf[RS_ERRBUF_SIZE])
+{
+	if (w->failed) {
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
+		return false;
+	}
+	if (!w->pcapng || w->cfg.rotate_bytes || w->cfg.rotate_seconds || w->cfg.max_files) {
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: a second link type needs a pcapng file that is not rotated",
+			shown_name(w));
+		return false;
+	}
+	uint8_t *start = reserve(w, 512, errbuf), *p = start;
+	if (!p)
+		return false;
+	put_idb(&p, linktype_of(dlt), w->cfg.snaplen, if_name && strlen(if_name) < 256 ? if_name : NULL);
+	w->buflen += (size_t)(p - start);
+	w->file_bytes += (size_t)(p - start);
+	w->iface++;
 	return true;
 }
 

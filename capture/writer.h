@@ -49,6 +49,16 @@ struct rs_writer *rs_writer_open(const struct rs_writer_config *cfg, char errbuf
  * set on a write error; the writer then takes no more frames. */
 bool rs_writer_write(struct rs_writer *w, const struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE]);
 
+/* rs_writer_write, and in pcapng a packet comment (opt_comment; NULL or
+ * "": none) on the frame. A pcap file has no place for it. */
+bool rs_writer_write_comment(struct rs_writer *w, const struct rs_packet *pkt, const char *comment,
+			     char errbuf[RS_ERRBUF_SIZE]);
+
+/* pcapng, not rotated: a new Interface Description Block of link type
+ * `dlt` (its if_name: `if_name`, or none); the frames written after it are
+ * its. The interfaces count from 0, the one rs_writer_open() wrote. */
+bool rs_writer_interface(struct rs_writer *w, int dlt, const char *if_name, char errbuf[RS_ERRBUF_SIZE]);
+
 /* Called periodically with the wall clock: with -G, a file whose period has
  * ended is completed (renamed) now rather than when the next frame comes. */
 bool rs_writer_tick(struct rs_writer *w, uint64_t now_ns, char errbuf[RS_ERRBUF_SIZE]);

@@ -24,7 +24,7 @@ enum {
 	                          results up to there were kept */
 };
 
-enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON, RS_FORMAT_JSON_COMPACT };
+enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON, RS_FORMAT_JSON_COMPACT, RS_FORMAT_NDJSON };
 
 #define RS_DEFAULT_SNAPLEN 262144
 #define RS_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms timeline buckets */
@@ -63,6 +63,9 @@ struct rs_cli_opts {
 	bool verdicts;          /* --verdicts: --fields adds the analyzer's verdict columns */
 	bool walk;              /* --walk / -V */
 	bool ladder;            /* --ladder */
+	char *annotate;         /* --annotate OUT.pcapng: the frames with the verdicts as comments */
+	bool compare;           /* --compare A B: the same traffic at two capture points */
+	char *host;             /* --host: the host NDJSON lines name (default: this machine's name) */
 	enum rs_format format;  /* --format */
 	char *output;           /* -o: the report goes to this file instead of stdout */
 	char *timeline;         /* --timeline FILE.csv */
@@ -143,6 +146,9 @@ enum rs_pick rs_select_number(const struct rs_cli_opts *o, uint64_t frame_no);
 enum rs_pick rs_select_time(const struct rs_cli_opts *o, struct rs_select *s, uint64_t ts_ns);
 /* Live: is it past --until at NOW_EPOCH seconds? */
 bool rs_select_until_passed(const struct rs_cli_opts *o, const struct rs_select *s, double now_epoch);
+
+/* --compare A B (cli/compare.c). Returns an RS_EXIT_ code. */
+int rs_run_compare(const struct rs_cli_opts *o);
 
 /* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);

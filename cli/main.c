@@ -67,6 +67,19 @@ static int frames_out(struct rs_cli_opts *o)
 	return rc;
 }
 
+/* --annotate OUT.pcapng. */
+static int annotate(struct rs_cli_opts *o)
+{
+	char err[RS_ERRBUF_SIZE];
+	struct rs_sink sink = rs_annotate_sink(o->annotate);
+	int rc = rs_run_files(o, &sink);
+	if (!rs_annotate_close(&sink, err)) {
+		fprintf(stderr, "rocestat: %s\n", err);
+		rc = RS_EXIT_INPUT;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct rs_cli_opts o;
@@ -83,7 +96,11 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
-	if (o.walk || o.fields) {
+	if (o.compare) {
+		rc = stdout_checked(rs_run_compare(&o));
+	} else if (o.annotate) {
+		rc = annotate(&o);
+	} else if (o.walk || o.fields) {
 		rc = frames_out(&o);
 	} else if (o.iface) {
 		/* Live: the live view on every tick, the full summary at the end,

@@ -242,7 +242,7 @@ struct given {
 	gint64 count, max_flows;
 	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
 	gdouble refresh;
-	gboolean version, fields, verdicts, walk, ladder, no_resolve, quiet;
+	gboolean version, fields, verdicts, walk, ladder, no_resolve, quiet, compare;
 	gboolean list, all, help;
 };
 
@@ -277,8 +277,11 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "fields", 0, 0, G_OPTION_ARG_NONE, &gv->fields, "One CSV line per RoCE frame with every header field", NULL },
 		{ "verdicts", 0, 0, G_OPTION_ARG_NONE, &gv->verdicts, "With --fields: add what the analysis concluded about each frame (resent, gap, message, the frame it answers...)", NULL },
 		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &gv->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
+		{ "annotate", 0, 0, G_OPTION_ARG_FILENAME, &o->annotate, "Write every frame, unchanged, to OUT.pcapng with the analysis' verdict on it as a packet comment (for Wireshark)", "OUT.pcapng" },
+		{ "compare", 0, 0, G_OPTION_ARG_NONE, &gv->compare, "Compare two captures A B of the same traffic at two points: packets seen at one only, clock offset, one-way delay", NULL },
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json or json-compact (one line)", "FMT" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json, json-compact (one line) or ndjson (one object a line)", "FMT" },
+		{ "host", 0, 0, G_OPTION_ARG_STRING, &o->host, "With --format ndjson: the host name each line carries (default: this machine's)", "NAME" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
 		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV", "FILE.csv" },
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
@@ -335,9 +338,10 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 	/* The views that print the analysis' verdicts see every frame from the
 	 * first, so that a frame shown alone keeps its context (a
 	 * retransmission of a frame before the range). */
-	o->context_frames = gv->walk || (gv->fields && gv->verdicts);
+	o->context_frames = gv->walk || (gv->fields && gv->verdicts) || o->annotate;
 	o->dissect.skip_layers = !gv->walk; /* where each header sits: for the walkthrough's hex dump only */
 	o->ladder = gv->ladder;
+	o->compare = gv->compare;
 	o->no_resolve = gv->no_resolve;
 	o->quiet = gv->quiet;
 	o->refresh = gv->refresh;
@@ -380,8 +384,10 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 		o->format = RS_FORMAT_JSON;
 	else if (strcmp(gv->format, "json-compact") == 0)
 		o->format = RS_FORMAT_JSON_COMPACT;
+	else if (strcmp(gv->format, "ndjson") == 0)
+		o->format = RS_FORMAT_NDJSON;
 	else
-		return fail("--format \"%s\": expected text, json or json-compact", gv->format);
+		return fail("--format \"%s\": expected text, json, json-compact or ndjson", gv->format);
 	if (!gv->color || strcmp(gv->color, "auto") == 0)
 		o->color = isatty(STDOUT_FILENO) && !o->output;
 	else if (strcmp(gv->color, "always") == 0)
@@ -394,7 +400,7 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 }
 
 /* Options that do not go together; 0 or RS_EXIT_USAGE. */
-static int check_combinations(const struct rs_cli_opts *o)
+static int check_combinations(struct rs_cli_opts *o)
 {
 	if (o->timeline && strcmp(o->timeline, "-") == 0 && !o->output && !o->fields && !o->walk)
 		return fail("--timeline - and the report would both go to standard output; add -o FILE (or -o /dev/null)");
@@ -410,6 +416,25 @@ static int check_combinations(const struct rs_cli_opts *o)
 		if (!o->iface && (o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT))
 			return fail("-w - and the report would both go to standard output; add -o FILE");
 	}
+	if (o->annotate) {
+		if (!rs_writer_is_pcapng(o->annotate))
+			return fail("--annotate %s: packet comments need pcapng; name the file *.pcapng", o->annotate);
+		if (o->iface || o->write_file || o->fields || o->walk || o->ladder || o->output || o->timeline || o->plot ||
+		    o->format != RS_FORMAT_TEXT || o->qp >= 0)
+			return fail("--annotate writes the frames of capture files to a pcapng file of its own; "
+				    "run the other outputs (%s) separately",
+				    o->iface ? "-i" : o->write_file ? "-w" : o->fields ? "--fields" : o->walk ? "--walk" :
+				    o->ladder ? "--ladder" : o->output ? "-o" : o->timeline ? "--timeline" : o->plot ? "--plot" :
+				    o->qp >= 0 ? "--qp" : "--format");
+	}
+	if (o->compare && (o->iface || o->write_file || o->fields || o->walk || o->ladder || o->annotate || o->timeline ||
+			   o->plot || o->format != RS_FORMAT_TEXT || o->qp >= 0))
+		return fail("--compare reads two capture files and writes its own report (to -o FILE or standard "
+			    "output); run the other outputs separately");
+	if (o->host && o->format != RS_FORMAT_NDJSON)
+		return fail("--host names the host of --format ndjson lines; give --format ndjson");
+	if (o->format == RS_FORMAT_NDJSON && !o->host)
+		o->host = g_strdup(g_get_host_name());
 	if (o->verdicts && !o->fields)
 		return fail("--verdicts adds columns to --fields; give --fields too");
 	if (o->fields + o->walk + o->ladder > 1)
@@ -507,6 +532,11 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		rc = -1;
 	} else if ((rc = take_values(&gv, o)) == 0 && (rc = check_combinations(o)) == 0) {
 		rc = take_positional(argc, argv, gv.read_files, o);
+		size_t n = 0;
+		while (rc == 0 && o->compare && o->files && o->files[n])
+			n++;
+		if (rc == 0 && o->compare && n != 2)
+			rc = fail("--compare takes two capture files, A and B (%zu given)", n);
 	}
 	g_strfreev(gv.read_files);
 	g_free(gv.color);
@@ -526,5 +556,7 @@ void rs_cli_free(struct rs_cli_opts *o)
 	g_free(o->output);
 	g_free(o->timeline);
 	g_free(o->plot);
+	g_free(o->annotate);
+	g_free(o->host);
 	memset(o, 0, sizeof *o);
 }

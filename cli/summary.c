@@ -272,7 +272,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	}
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
-				     .width = text_width(o) };
+				     .width = text_width(o), .host = o->host };
 	/* Not one input could be opened (a misspelt name, say): the report on
 	 * standard output says so, but report files (-o, --plot, --timeline)
 	 * from an earlier run are kept rather than replaced by empty ones. */
@@ -284,7 +284,8 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 		wrc = write_report(o->output ? o->output : "-", rs_report_ladder, s->a, &ro);
 	else
 		wrc = write_report(o->output ? o->output : "-",
-				   o->format == RS_FORMAT_TEXT ? rs_report_text : rs_report_json, s->a, &ro);
+				   o->format == RS_FORMAT_TEXT ? rs_report_text :
+				   o->format == RS_FORMAT_NDJSON ? rs_report_ndjson : rs_report_json, s->a, &ro);
 	if (wrc == RS_EXIT_OK && o->plot && !keep_files)
 		wrc = write_report(o->plot, rs_report_plot_svg, s->a, &ro);
 	if (keep_files && s->timeline.fp)

@@ -355,6 +355,12 @@ uint32_t rs_rnr_timer_us(uint8_t timer);
  * 12.7.34); 0 means the timer is off. */
 uint64_t rs_ack_timeout_ns(uint8_t t);
 
+/* A hash of the bytes of the packet that stay the same from one point of
+ * its path to the next (the BTH, FECN and BECN left out, through the end of
+ * the payload, as captured), for --compare; 0 for a frame without a BTH.
+ * `pkt` and `caplen`: what rs_dissect() decoded into f. (content.c) */
+uint64_t rs_frame_content_hash(const struct rs_frame *f, const uint8_t *pkt, uint32_t caplen);
+
 /* The outcome's reason as one line; returns snprintf's count. */
 int rs_frame_why(const struct rs_frame *f, char *buf, size_t len);
 

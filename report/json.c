@@ -18,6 +18,54 @@
  * when a key changes meaning or goes away, not when one is added. */
 #define RS_JSON_SCHEMA_VERSION 1
 
+/*
+ * --format ndjson writes the same objects, one a line, each wrapped as
+ * {"kind": K, "file": ..., "host": ..., K: {the object}} (nested, so that
+ * the object's keys are exactly its kind's in the schema, and its own
+ * "kind" or "connection" keys meet nothing of the wrapper's). `nd` is NULL
+ * for the one JSON document: then the objects go into their arrays.
+ */
+struct ndjson {
+	const char *host;
+};
+
+static void list_begin(struct rs_json *j, const struct ndjson *nd, const char *key)
+{
+	if (!nd)
+		rs_json_arr(j, key);
+}
+
+static void list_end(struct rs_json *j, const struct ndjson *nd)
+{
+	if (!nd)
+		rs_json_end_arr(j);
+}
+
+/* An object of kind `kind`: in the document, under `key` (NULL in an
+ * array); in NDJSON, a line of its own naming the file it came from. */
+static void item_begin(struct rs_json *j, const struct ndjson *nd, const char *key, const char *kind,
+		       const struct rs_analyzer *a, uint32_t file)
+{
+	if (!nd) {
+		rs_json_obj(j, key);
+		return;
+	}
+	rs_json_obj(j, NULL);
+	rs_json_str(j, "kind", kind);
+	rs_json_str(j, "file", file < a->files->len ? ((const struct rs_file *)a->files->pdata[file])->name : NULL);
+	rs_json_str(j, "host", nd->host);
+	rs_json_obj(j, kind);
+}
+
+static void item_end(struct rs_json *j, const struct ndjson *nd)
+{
+	rs_json_end_obj(j);
+	if (nd) {
+		rs_json_end_obj(j);
+		rs_outbuf_putc(&j->ob, '\n');
+	}
+}
+
 /* Requests re-sent, by why (analyzer/psn.c). */
 static void by_cause(struct rs_json *j, const uint64_t *n)
 {
@@ -73,10 +121,11 @@ static void sliced_obj(struct rs_json *j, const struct rs_file *fi)
 	rs_json_end_obj(j);
 }
 
-static void capture(struct rs_json *j, const struct rs_view *v)
+static void capture(struct rs_json *j, const struct rs_view *v, const struct ndjson *nd)
 {
 	const struct rs_analyzer *a = v->a;
-	rs_json_obj(j, "capture");
+	/* A capture of several files names them in "files": "file" is null. */
+	item_begin(j, nd, "capture", "capture", a, a->files->len == 1 ? 0 : UINT32_MAX);
 	rs_json_arr(j, "files");
 	for (guint i = 0; i < a->files->len; i++) {
 		const struct rs_file *fi = a->files->pdata[i];
@@ -165,7 +214,18 @@ static void capture(struct rs_json *j, const struct rs_view *v)
 			rs_json_u64(j, rs_conn_state_names[k], a->conns_evicted_by_state[k]);
 	rs_json_end_obj(j);
 	rs_json_u64(j, "interval_ns", a->opts.interval_ns);
-	rs_json_end_obj(j);
+	item_end(j, nd);
+}
+
+/* The file of a connection's first CM message seen. */
+static uint32_t conn_file(const struct rs_conn *c)
+{
+	const struct rs_fref *first = NULL;
+	for (unsigned k = 0; k < G_N_ELEMENTS(c->n); k++)
+		if (c->n[k] && (!first || c->at[k].file < first->file ||
+				(c->at[k].file == first->file && c->at[k].frame < first->frame)))
+			first = &c->at[k];
+	return first ? first->file : UINT32_MAX;
 }
 
 static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a, const struct rs_conn *c,
@@ -196,14 +256,14 @@ static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a
 	rs_json_end_obj(j);
 }
 
-static void connections(struct rs_json *j, const struct rs_view *v)
+static void connections(struct rs_json *j, const struct rs_view *v, const struct ndjson *nd)
 {
 	const struct rs_analyzer *a = v->a;
-	rs_json_arr(j, "connections");
+	list_begin(j, nd, "connections");
 	for (guint i = 0; i < v->conns->len; i++) {
 		const struct rs_conn *c = v->conns->pdata[i];
 		char svc[32];
-		rs_json_obj(j, NULL);
+		item_begin(j, nd, NULL, "connection", a, conn_file(c));
 		rs_json_u64(j, "id", c->id);
 		rs_json_str(j, "kind", c->kind == RS_CONN_SIDR ? "sidr" : "connected");
 		rs_json_str(j, "state", rs_conn_state(c));
@@ -280,9 +340,9 @@ static void connections(struct rs_json *j, const struct rs_view *v)
 			rs_json_null(j, "sidr");
 		}
 		rs_json_bool(j, "data_seen", c->c2s || c->s2c);
-		rs_json_end_obj(j);
+		item_end(j, nd);
 	}
-	rs_json_end_arr(j);
+	list_end(j, nd);
 }
 
 /* Why packets were on the wire again, how long timeouts waited, and
@@ -468,17 +528,17 @@ static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl)
 	rs_json_end_arr(j);
 }
 
-static void qps(struct rs_json *j, const struct rs_view *v)
+static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson *nd)
 {
 	const struct rs_analyzer *a = v->a;
-	rs_json_arr(j, "qps");
+	list_begin(j, nd, "qps");
 	for (guint i = 0; i < v->flows->len; i++) {
 		struct rs_flow *fl = rs_view_flow(v, i);
 		char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN];
 		struct rs_addr sa, da;
 		rs_flowkey_addr(&fl->key, false, &sa);
 		rs_flowkey_addr(&fl->key, true, &da);
-		rs_json_obj(j, NULL);
+		item_begin(j, nd, NULL, "queue_pair", a, fl->first.file);
 		rs_json_str(j, "src", rs_addr_format(&sa, s));
 		rs_json_str(j, "dst", rs_addr_format(&da, d));
 		rs_json_str(j, "address_kind", addr_kind_name(sa.kind));
@@ -558,9 +618,9 @@ static void qps(struct rs_json *j, const struct rs_view *v)
 		else
 			rs_json_null(j, "path_mtu");
 		qp_ud_imms_rkeys(j, fl);
-		rs_json_end_obj(j);
+		item_end(j, nd);
 	}
-	rs_json_end_arr(j);
+	list_end(j, nd);
 }
 
 /* What an anomaly is about, as keys a script can select on: the kind of
@@ -585,13 +645,13 @@ static void anomaly_subject(struct rs_json *j, const struct rs_view *v, const st
 	rs_json_bool(j, "evicted", s.evicted);
 }
 
-static void anomalies(struct rs_json *j, const struct rs_view *v)
+static void anomalies(struct rs_json *j, const struct rs_view *v, const struct ndjson *nd)
 {
-	rs_json_arr(j, "anomalies");
+	list_begin(j, nd, "anomalies");
 	for (guint i = 0; i < v->anomalies->len; i++) {
 		const struct rs_anomaly *an = v->anomalies->pdata[i];
 		char d[512];
-		rs_json_obj(j, NULL);
+		item_begin(j, nd, NULL, "anomaly", v->a, an->nframes ? an->frames[0].file : UINT32_MAX);
 		rs_json_str(j, "type", rs_anom_key((enum rs_anom)an->type));
 		rs_json_u64(j, "code", an->code);
 		anomaly_subject(j, v, an);
@@ -605,9 +665,9 @@ static void anomalies(struct rs_json *j, const struct rs_view *v)
 		for (uint32_t k = 0; k < an->nframes; k++)
 			rs_json_u64(j, NULL, an->frames[k].file);
 		rs_json_end_arr(j);
-		rs_json_end_obj(j);
+		item_end(j, nd);
 	}
-	rs_json_end_arr(j);
+	list_end(j, nd);
 }
 
 int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
@@ -619,12 +679,28 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	rs_json_obj(&j, NULL);
 	rs_json_str(&j, "rocestat", ROCESTAT_VERSION);
 	rs_json_u64(&j, "schema_version", RS_JSON_SCHEMA_VERSION);
-	capture(&j, &v);
-	connections(&j, &v);
-	qps(&j, &v);
-	anomalies(&j, &v);
+	capture(&j, &v, NULL);
+	connections(&j, &v, NULL);
+	qps(&j, &v, NULL);
+	anomalies(&j, &v, NULL);
 	rs_json_end_obj(&j);
 	rs_json_done(&j);
+	rs_view_free(&v);
+	return ferror(out) ? -1 : 0;
+}
+
+int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+{
+	struct rs_view v;
+	struct rs_json j;
+	const struct ndjson nd = { .host = o->host };
+	rs_view_init(&v, a, o);
+	rs_json_init(&j, out, true);
+	capture(&j, &v, &nd);
+	connections(&j, &v, &nd);
+	qps(&j, &v, &nd);
+	anomalies(&j, &v, &nd);
+	rs_outbuf_flush(&j.ob);
 	rs_view_free(&v);
 	return ferror(out) ? -1 : 0;
 }

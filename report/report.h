@@ -22,10 +22,14 @@ struct rs_report_opts {
 	bool compact;        /* JSON: the document on one line, without indentation */
 	bool resolve_names;  /* addresses to names from /etc/hosts */
 	int width;           /* text: columns to fit (0: unlimited, every line whole) */
+	const char *host;    /* NDJSON: the host each line says it came from (NULL: null) */
 };
 
 int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+/* --format ndjson: the JSON document's capture, connections, queue pairs and
+ * anomalies, one object a line, each naming its kind, file and host. */
+int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 /* Whether --qp `qp` selects anything: a half-flow to QP `qp` or a CM
@@ -33,6 +37,11 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
  * `list` gets the destination QPs present, ascending, hex as in the text
  * summary ("0x11, 0x12", the first 32 and "and N more"), *n their number. */
 bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, size_t len, unsigned *n);
+
+/* --compare A B (analyzer/compare.h): the comparison as text, finishing it
+ * first if needed. */
+struct rs_cmp;
+int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names);
 
 /* ---- the --timeline CSV ---------------------------------------------------- */
 

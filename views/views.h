@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "capture/sink.h"
+#include "capture/writer.h"
 
 struct rs_fields_opts {
 	/* After the header columns, the analyzer's verdict on each frame
@@ -24,5 +25,11 @@ struct rs_fields_opts {
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
 /* The --walk classroom view; `color`: ANSI colours. */
 struct rs_sink rs_walk_sink(FILE *out, bool color);
+
+/* --annotate OUT.pcapng: every frame, unchanged, with the analyzer's
+ * verdict on it as a pcapng packet comment (annotate.c). The file is
+ * complete once rs_annotate_close() returned true; false: errbuf says why. */
+struct rs_sink rs_annotate_sink(const char *path);
+bool rs_annotate_close(const struct rs_sink *s, char errbuf[RS_ERRBUF_SIZE]);
 
 #endif

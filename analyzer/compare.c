@@ -1,0 +1,405 @@
+/*
+ * compare.c — matching the packets of two captures of the same traffic
+ * (compare.h). Every packet is kept (frame number, time, PSN, content hash:
+ * 48 bytes): both sides are sorted by (half-flow, PSN, hash, sighting) and
+ * walked together, so matching costs a sort.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/compare.h"
+
+struct fkey {
+	uint8_t b[40]; /* src kind + 16, dst kind + 16, QP 3, RoCE kind 1: zero-padded for hashing */
+};
+
+static guint fkey_hash(gconstpointer k)
+{
+	const uint8_t *p = k;
+	guint h = 2166136261u;
+	for (size_t i = 0; i < sizeof(struct fkey); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static gboolean fkey_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(struct fkey)) == 0;
+}
+
+struct rs_cmp *rs_cmp_new(void)
+{
+	struct rs_cmp *c = g_new0(struct rs_cmp, 1);
+	for (int s = 0; s < 2; s++)
+		c->pkts[s] = g_array_new(FALSE, FALSE, sizeof(struct rs_cmp_pkt));
+	c->flow_index = g_hash_table_new_full(fkey_hash, fkey_equal, g_free, NULL);
+	c->flows = g_ptr_array_new();
+	return c;
+}
+
+void rs_cmp_free(struct rs_cmp *c)
+{
+	if (!c)
+		return;
+	for (guint i = 0; i < c->flows->len; i++) {
+		struct rs_cmp_flow *fl = c->flows->pdata[i];
+		for (int s = 0; s < 2; s++)
+			if (fl->only[s])
+				g_array_free(fl->only[s], TRUE);
+		g_free(fl);
+	}
+	g_ptr_array_free(c->flows, TRUE);
+	g_hash_table_destroy(c->flow_index);
+	for (int s = 0; s < 2; s++) {
+		g_array_free(c->pkts[s], TRUE);
+		g_free(c->name[s]);
+	}
+	g_free(c);
+}
+
+void rs_cmp_file(struct rs_cmp *c, int side, const char *name)
+{
+	g_free(c->name[side]);
+	c->name[side] = g_strdup(name);
+}
+
+static uint32_t flow_of(struct rs_cmp *c, const struct rs_frame *f)
+{
+	struct fkey k;
+	memset(&k, 0, sizeof k);
+	k.b[0] = f->src.kind;
+	memcpy(k.b + 1, f->src.b, 16);
+	k.b[17] = f->dst.kind;
+	memcpy(k.b + 18, f->dst.b, 16);
+	k.b[34] = (uint8_t)(f->bth.destqp >> 16);
+	k.b[35] = (uint8_t)(f->bth.destqp >> 8);
+	k.b[36] = (uint8_t)f->bth.destqp;
+	k.b[37] = f->roce;
+	gpointer v = g_hash_table_lookup(c->flow_index, &k);
+	if (v)
+		return (uint32_t)(GPOINTER_TO_UINT(v) - 1);
+	struct rs_cmp_flow *fl = g_new0(struct rs_cmp_flow, 1);
+	fl->src = f->src;
+	fl->dst = f->dst;
+	fl->dest_qp = f->bth.destqp;
+	fl->roce = f->roce;
+	fl->transport = f->bth.opcode & 0xE0;
+	for (int s = 0; s < 2; s++)
+		fl->only[s] = g_array_new(FALSE, FALSE, sizeof(struct rs_cmp_pkt));
+	g_ptr_array_add(c->flows, fl);
+	g_hash_table_insert(c->flow_index, g_memdup2(&k, sizeof k), GUINT_TO_POINTER(c->flows->len));
+	return c->flows->len - 1;
+}
+
+void rs_cmp_add(struct rs_cmp *c, int side, uint64_t frame_no, uint64_t ts_ns, const struct rs_frame *f,
+		uint64_t hash)
+{
+	c->frames[side]++;
+	if (!(f->have & RS_HAVE_BTH) || !hash)
+		return;
+	uint32_t flow = flow_of(c, f);
+	struct rs_cmp_flow *fl = c->flows->pdata[flow];
+	struct rs_cmp_pkt p = { .frame_no = frame_no, .ts_ns = ts_ns, .hash = hash, .psn = f->bth.psn, .flow = flow,
+				.seq = (uint32_t)c->packets[side], .opcode = f->bth.opcode };
+	g_array_append_val(c->pkts[side], p);
+	c->packets[side]++;
+	fl->n[side]++;
+}
+
+/* (half-flow, PSN, hash), then the order they were seen in. */
+static int pkt_cmp(const void *x, const void *y)
+{
+	const struct rs_cmp_pkt *a = x, *b = y;
+	if (a->flow != b->flow)
+		return a->flow < b->flow ? -1 : 1;
+	if (a->psn != b->psn)
+		return a->psn < b->psn ? -1 : 1;
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int same_packet(const struct rs_cmp_pkt *a, const struct rs_cmp_pkt *b)
+{
+	if (a->flow != b->flow)
+		return a->flow < b->flow ? -1 : 1;
+	if (a->psn != b->psn)
+		return a->psn < b->psn ? -1 : 1;
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	return 0;
+}
+
+static int by_seq(const void *x, const void *y)
+{
+	const struct rs_cmp_pkt *a = x, *b = y;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int by_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static void pair(struct rs_cmp *c, struct rs_cmp_pkt *a, struct rs_cmp_pkt *b)
+{
+	struct rs_cmp_flow *fl = c->flows->pdata[a->flow];
+	int64_t r = (int64_t)(b->ts_ns - a->ts_ns);
+	if (!fl->matched || r < fl->raw_min)
+		fl->raw_min = r;
+	if (!fl->matched || r > fl->raw_max)
+		fl->raw_max = r;
+	fl->matched++;
+	c->matched++;
+	a->match = b->frame_no;
+	b->match = a->frame_no;
+}
+
+static void leftover(struct rs_cmp *c, int side, const struct rs_cmp_pkt *p)
+{
+	g_array_append_val(((struct rs_cmp_flow *)c->flows->pdata[p->flow])->only[side], *p);
+}
+
+struct group {
+	guint a0, a1, b0, b1; /* [a0, a1) of A's sorted packets, [b0, b1) of B's */
+};
+
+/* The sorted sides walked together, a run of equal (half-flow, PSN, hash)
+ * at a time. A packet sent once each side is matched at once; a run with
+ * several sightings (a packet re-sent with the same bytes) is left in
+ * `groups` for when the clock offset is known. */
+static void match_unique(struct rs_cmp *c, GArray *groups)
+{
+	GArray *A = c->pkts[0], *B = c->pkts[1];
+	guint i = 0, j = 0;
+	while (i < A->len || j < B->len) {
+		struct rs_cmp_pkt *a = i < A->len ? &g_array_index(A, struct rs_cmp_pkt, i) : NULL;
+		struct rs_cmp_pkt *b = j < B->len ? &g_array_index(B, struct rs_cmp_pkt, j) : NULL;
+		int d = !a ? 1 : !b ? -1 : same_packet(a, b);
+		if (d < 0) {
+			leftover(c, 0, a);
+			i++;
+			continue;
+		}
+		if (d > 0) {
+			leftover(c, 1, b);
+			j++;
+			continue;
+		}
+		struct group g = { .a0 = i, .b0 = j };
+		for (g.a1 = i + 1; g.a1 < A->len && !same_packet(a, &g_array_index(A, struct rs_cmp_pkt, g.a1)); g.a1++)
+			;
+		for (g.b1 = j + 1; g.b1 < B->len && !same_packet(b, &g_array_index(B, struct rs_cmp_pkt, g.b1)); g.b1++)
+			;
+		if (g.a1 - g.a0 == 1 && g.b1 - g.b0 == 1)
+			pair(c, a, b);
+		else
+			g_array_append_val(groups, g);
+		i = g.a1;
+		j = g.b1;
+	}
+}
+
+static uint64_t abs_diff(int64_t x, int64_t y)
+{
+	return x > y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x;
+}
+
+/* A run of several sightings: the pairs whose (time at B - time at A) is
+ * nearest the offset first, each packet in one pair at most. */
+static void match_group(struct rs_cmp *c, const struct group *g)
+{
+	GArray *A = c->pkts[0], *B = c->pkts[1];
+	for (;;) {
+		struct rs_cmp_pkt *best_a = NULL, *best_b = NULL;
+		uint64_t best = UINT64_MAX;
+		for (guint i = g->a0; i < g->a1; i++) {
+			struct rs_cmp_pkt *a = &g_array_index(A, struct rs_cmp_pkt, i);
+			for (guint j = g->b0; a->match == 0 && j < g->b1; j++) {
+				struct rs_cmp_pkt *b = &g_array_index(B, struct rs_cmp_pkt, j);
+				uint64_t cost = abs_diff((int64_t)(b->ts_ns - a->ts_ns), c->offset_ns);
+				if (b->match == 0 && cost < best) {
+					best = cost;
+					best_a = a;
+					best_b = b;
+				}
+			}
+		}
+		if (!best_a)
+			break;
+		pair(c, best_a, best_b);
+	}
+	for (guint i = g->a0; i < g->a1; i++)
+		if (!g_array_index(A, struct rs_cmp_pkt, i).match)
+			leftover(c, 0, &g_array_index(A, struct rs_cmp_pkt, i));
+	for (guint j = g->b0; j < g->b1; j++)
+		if (!g_array_index(B, struct rs_cmp_pkt, j).match)
+			leftover(c, 1, &g_array_index(B, struct rs_cmp_pkt, j));
+}
+
+static void estimate_offset(struct rs_cmp *c);
+
+static void match(struct rs_cmp *c)
+{
+	qsort(c->pkts[0]->data, c->pkts[0]->len, sizeof(struct rs_cmp_pkt), pkt_cmp);
+	qsort(c->pkts[1]->data, c->pkts[1]->len, sizeof(struct rs_cmp_pkt), pkt_cmp);
+	GArray *groups = g_array_new(FALSE, FALSE, sizeof(struct group));
+	match_unique(c, groups);
+	estimate_offset(c); /* from the packets sent once: 0 if there are none */
+	for (guint k = 0; k < groups->len; k++)
+		match_group(c, &g_array_index(groups, struct group, k));
+	g_array_free(groups, TRUE);
+	for (guint k = 0; k < c->flows->len; k++) {
+		struct rs_cmp_flow *fl = c->flows->pdata[k];
+		for (int s = 0; s < 2; s++)
+			g_array_sort(fl->only[s], by_seq);
+	}
+}
+
+static bool same_hosts(const struct rs_cmp_flow *x, const struct rs_cmp_flow *y)
+{
+	return !memcmp(&x->src, &y->src, sizeof x->src) && !memcmp(&x->dst, &y->dst, sizeof x->dst);
+}
+
+/* The delays' range of every half-flow from src to dst (matched packets). */
+static bool direction_range(const struct rs_cmp *c, const struct rs_cmp_flow *like, int64_t *lo, int64_t *hi,
+			    uint64_t *n)
+{
+	*n = 0;
+	for (guint k = 0; k < c->flows->len; k++) {
+		const struct rs_cmp_flow *fl = c->flows->pdata[k];
+		if (!fl->matched || !same_hosts(fl, like))
+			continue;
+		if (!*n || fl->raw_min < *lo)
+			*lo = fl->raw_min;
+		if (!*n || fl->raw_max > *hi)
+			*hi = fl->raw_max;
+		*n += fl->matched;
+	}
+	return *n > 0;
+}
+
+/* The clock offset (compare.h: the two ways of estimating it). */
+static void estimate_offset(struct rs_cmp *c)
+{
+	uint64_t best_n = 0;
+	c->method = RS_CMP_NONE;
+	c->offset_ns = 0;
+	for (guint k = 0; k < c->flows->len; k++) {
+		const struct rs_cmp_flow *fl = c->flows->pdata[k];
+		struct rs_cmp_flow back = { .src = fl->dst, .dst = fl->src };
+		int64_t lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0;
+		uint64_t n1, n2;
+		if (!fl->matched || !direction_range(c, fl, &lo1, &hi1, &n1) || !direction_range(c, &back, &lo2, &hi2, &n2))
+			continue;
+		/* This direction passes A first when all its delays exceed the other's. */
+		if (lo1 > hi2 && n1 + n2 > best_n) {
+			best_n = n1 + n2;
+			c->method = RS_CMP_TWO_WAY;
+			c->offset_ns = lo1 + (hi2 - lo1) / 2;
+		}
+	}
+	if (c->method == RS_CMP_TWO_WAY) {
+		for (guint k = 0; k < c->flows->len; k++) {
+			struct rs_cmp_flow *fl = c->flows->pdata[k];
+			fl->b_first = fl->matched && fl->raw_max < c->offset_ns;
+		}
+		return;
+	}
+	bool any = false;
+	for (guint k = 0; k < c->flows->len; k++) {
+		const struct rs_cmp_flow *fl = c->flows->pdata[k];
+		if (fl->matched && (!any || fl->raw_min < c->offset_ns)) {
+			c->offset_ns = fl->raw_min;
+			any = true;
+		}
+	}
+	c->method = any ? RS_CMP_MINIMUM : RS_CMP_NONE;
+}
+
+static void quantiles(GArray *d, struct rs_cmp_delays *q)
+{
+	q->n = d->len;
+	if (!d->len)
+		return;
+	g_array_sort(d, by_i64);
+	const int64_t *v = (const int64_t *)(void *)d->data;
+	/* Nearest rank: the smallest value with at least p of them at or below it. */
+	guint n = d->len;
+	q->min = v[0];
+	q->p50 = v[(n * 50 + 99) / 100 - 1];
+	q->p90 = v[(n * 90 + 99) / 100 - 1];
+	q->p99 = v[(n * 99 + 99) / 100 - 1];
+	q->max = v[n - 1];
+}
+
+/* One-way delays and the packets the offset came from. */
+static void delays(struct rs_cmp *c)
+{
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	GArray **per = g_new0(GArray *, c->flows->len ? c->flows->len : 1);
+	for (guint k = 0; k < c->flows->len; k++)
+		per[k] = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	GArray *A = c->pkts[0];
+	int64_t lo = 0, hi = 0;
+	bool have_lo = false, have_hi = false;
+	/* The B side's times, by its frame number: B's array is in sorted order. */
+	GHashTable *tb = g_hash_table_new(g_int64_hash, g_int64_equal);
+	for (guint j = 0; j < c->pkts[1]->len; j++) {
+		struct rs_cmp_pkt *b = &g_array_index(c->pkts[1], struct rs_cmp_pkt, j);
+		if (b->match)
+			g_hash_table_insert(tb, &b->frame_no, b);
+	}
+	for (guint i = 0; i < A->len; i++) {
+		const struct rs_cmp_pkt *a = &g_array_index(A, struct rs_cmp_pkt, i);
+		if (!a->match)
+			continue;
+		const struct rs_cmp_pkt *b = g_hash_table_lookup(tb, &a->match);
+		const struct rs_cmp_flow *fl = c->flows->pdata[a->flow];
+		int64_t r = (int64_t)(b->ts_ns - a->ts_ns);
+		int64_t d = fl->b_first ? c->offset_ns - r : r - c->offset_ns;
+		g_array_append_val(all, d);
+		g_array_append_val(per[a->flow], d);
+		if (!fl->b_first && (!have_lo || r < lo)) {
+			lo = r;
+			have_lo = true;
+			c->offset_frame[0] = a->frame_no;
+			c->offset_frame[1] = b->frame_no;
+		}
+		if (fl->b_first && (!have_hi || r > hi)) {
+			hi = r;
+			have_hi = true;
+			c->offset_frame2[0] = a->frame_no;
+			c->offset_frame2[1] = b->frame_no;
+		}
+	}
+	quantiles(all, &c->delay);
+	for (guint k = 0; k < c->flows->len; k++) {
+		quantiles(per[k], &((struct rs_cmp_flow *)c->flows->pdata[k])->delay);
+		g_array_free(per[k], TRUE);
+	}
+	g_free(per);
+	g_array_free(all, TRUE);
+	g_hash_table_destroy(tb);
+}
+
+void rs_cmp_finish(struct rs_cmp *c)
+{
+	if (c->finished)
+		return;
+	c->finished = true;
+	match(c);
+	estimate_offset(c); /* again, with the re-sent packets matched too */
+	delays(c);
+}
+
+bool rs_cmp_differs(const struct rs_cmp *c)
+{
+	for (guint k = 0; k < c->flows->len; k++) {
+		const struct rs_cmp_flow *fl = c->flows->pdata[k];
+		if (fl->only[0]->len || fl->only[1]->len)
+			return true;
+	}
+	return false;
+}

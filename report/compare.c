@@ -1,0 +1,101 @@
+/*
+ * compare.c — the report of `rocestat --compare A B` (analyzer/compare.h):
+ * what was matched, how the clock offset was estimated, the one-way delays,
+ * and per half-flow the packets seen at one point only, each with its frame
+ * number and PSN, one a line (so that scripts and tests read them).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "analyzer/compare.h"
+#include "dissect/opcodes.h"
+#include "report/format.h"
+#include "report/report.h"
+
+#define LIST_MAX 1000 /* packets listed per half-flow and side */
+
+static const char *fmt_signed(int64_t ns, char *buf, size_t len)
+{
+	char t[32];
+	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", rs_fmt_ns(ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns, t, sizeof t));
+	return buf;
+}
+
+static void delay_line(FILE *out, const char *indent, const struct rs_cmp_delays *d)
+{
+	char a[32], b[32], c[32], e[32], f[32];
+	if (!d->n) {
+		fprintf(out, "%sone-way delay: none (no packet matched)\n", indent);
+		return;
+	}
+	fprintf(out, "%sone-way delay over %" PRIu64 " packets: min %s, median %s, p90 %s, p99 %s, max %s\n", indent,
+		d->n, fmt_signed(d->min, a, sizeof a), fmt_signed(d->p50, b, sizeof b), fmt_signed(d->p90, c, sizeof c),
+		fmt_signed(d->p99, e, sizeof e), fmt_signed(d->max, f, sizeof f));
+}
+
+static void offset_lines(FILE *out, const struct rs_cmp *c)
+{
+	char t[40];
+	if (c->method == RS_CMP_NONE) {
+		fprintf(out, "clock offset (B - A): unknown: no packet was seen at both points\n");
+		return;
+	}
+	fprintf(out, "clock offset (B - A): %s (%" PRId64 " ns)\n", fmt_signed(c->offset_ns, t, sizeof t), c->offset_ns);
+	if (c->method == RS_CMP_MINIMUM)
+		fprintf(out,
+			"  estimated as the minimum of (time at B - time at A) over the %" PRIu64 " matched packets, "
+			"A frame %" PRIu64 " / B frame %" PRIu64 ": every packet is taken to pass A first, and the "
+			"fastest to take no time between the points\n",
+			c->matched, c->offset_frame[0], c->offset_frame[1]);
+	else
+		fprintf(out,
+			"  estimated from both directions: the packets one way were all later at B than those the other "
+			"way, so they pass A first; the offset is midway between that direction's minimum (time at B - "
+			"time at A), A frame %" PRIu64 " / B frame %" PRIu64 ", and the other direction's maximum, "
+			"A frame %" PRIu64 " / B frame %" PRIu64 " (the fastest packet taking as long each way)\n",
+			c->offset_frame[0], c->offset_frame[1], c->offset_frame2[0], c->offset_frame2[1]);
+}
+
+static void only_lines(FILE *out, const struct rs_cmp_flow *fl, int side)
+{
+	static const char *const who[2] = { "A", "B" };
+	GArray *v = fl->only[side];
+	if (!v->len) {
+		fprintf(out, "    seen at %s, not at %s: none\n", who[side], who[!side]);
+		return;
+	}
+	fprintf(out, "    seen at %s, not at %s: %u\n", who[side], who[!side], v->len);
+	for (guint i = 0; i < v->len && i < LIST_MAX; i++) {
+		const struct rs_cmp_pkt *p = &g_array_index(v, struct rs_cmp_pkt, i);
+		fprintf(out, "      %s frame %" PRIu64 ", PSN %" PRIu32 ", %s\n", who[side], p->frame_no, p->psn,
+			rs_opinfo(p->opcode)->name);
+	}
+	if (v->len > LIST_MAX)
+		fprintf(out, "      ... and %u more\n", v->len - LIST_MAX);
+}
+
+int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names)
+{
+	struct rs_names *nm = rs_names_new(resolve_names);
+	rs_cmp_finish(c);
+	for (int s = 0; s < 2; s++)
+		fprintf(out, "%s: %s: %" PRIu64 " frames, %" PRIu64 " packets with a BTH\n", s ? "B" : "A",
+			c->name[s] ? c->name[s] : "-", c->frames[s], c->packets[s]);
+	fprintf(out, "matched: %" PRIu64 " packets (same half-flow, PSN, and BTH and payload bytes)\n", c->matched);
+	offset_lines(out, c);
+	delay_line(out, "", &c->delay);
+	fprintf(out, "\nhalf-flows: %u\n", c->flows->len);
+	for (guint k = 0; k < c->flows->len; k++) {
+		const struct rs_cmp_flow *fl = c->flows->pdata[k];
+		char s[RS_ADDR_STRLEN + 64], d[RS_ADDR_STRLEN + 64];
+		fprintf(out, "  %s -> %s QP 0x%06" PRIx32 " (%s): A %" PRIu64 ", B %" PRIu64 ", matched %" PRIu64 "%s\n",
+			rs_fmt_addr(nm, &fl->src, s, sizeof s), rs_fmt_addr(nm, &fl->dst, d, sizeof d), fl->dest_qp,
+			rs_transport_name(fl->transport), fl->n[0], fl->n[1], fl->matched,
+			!fl->matched ? "" : fl->b_first ? ", passes B first" : ", passes A first");
+		delay_line(out, "    ", &fl->delay);
+		only_lines(out, fl, 0);
+		only_lines(out, fl, 1);
+	}
+	rs_names_free(nm);
+	return ferror(out) ? -1 : 0;
+}

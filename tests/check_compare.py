@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""`rocestat --compare A B` (make compare).
+
+B is derived from A with known changes, and --compare must find exactly them:
+
+  * editcap drops known frame numbers of loss_write_bw (3% loss: among them
+    first sendings of PSNs re-sent later with the same bytes, and a frame
+    without a BTH) and shifts the time (-t 5.5): --compare names exactly the
+    dropped frames that tshark decodes as BTH packets, with tshark's PSNs,
+    nothing the other way, and a clock offset of exactly +5.5 s; swapped
+    (B A), the same frames are "seen at B" and the offset is -5.5 s; the
+    exit status is 1, and 0 for a file against itself;
+  * B with a known delay per frame (A's time + 2.25 s + d, d a multiple of
+    100 ns from 0 to 0.8 ms, written in time order): no frame unmatched,
+    the offset exactly 2.25 s and the delay distribution (nearest-rank min,
+    median, p90, p99, max) that of the d's;
+  * both directions (client to server d later, server to client d earlier,
+    d at least 10 us each way): the offset estimated from both directions,
+    exactly the shift, the server-to-client half-flows "pass B first", the
+    delays those of the d's.
+
+Exit status 0 when every check passes, 1 otherwise.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pcaprecs import read_pcap, write_pcap  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+
+ck = Checks("check_compare")
+A = os.path.join(SHARED, "captures", "loss_write_bw.pcap")
+UNITS = {"ns": 1, "µs": 1000, "ms": 10 ** 6, "s": 10 ** 9}
+
+
+def compare(a, b):
+    p = subprocess.run([ROCESTAT, "-n", "--compare", a, b], capture_output=True, text=True)
+    out = {"rc": p.returncode, "stderr": p.stderr, "only": {"A": set(), "B": set()}, "b_first": set()}
+    m = re.search(r"^clock offset \(B - A\): .*? \((-?\d+) ns\)$", p.stdout, re.M)
+    out["offset"] = int(m.group(1)) if m else None
+    out["two_way"] = "estimated from both directions" in p.stdout
+    m = re.search(r"^one-way delay over (\d+) packets: min (.*), median (.*), p90 (.*), p99 (.*), max (.*)$",
+                  p.stdout, re.M)
+    out["delay"] = [int(m.group(1))] + [ns(x) for x in m.groups()[1:]] if m else None
+    for who, fr, psn in re.findall(r"^      ([AB]) frame (\d+), PSN (\d+), ", p.stdout, re.M):
+        out["only"][who].add((int(fr), int(psn)))
+    for src, dst, qp in re.findall(r"^  (\S+) -> (\S+) QP (0x[0-9a-f]+) .*passes B first$", p.stdout, re.M):
+        out["b_first"].add((src, dst, int(qp, 16)))
+    out["text"] = p.stdout
+    return out
+
+
+def ns(text):
+    m = re.fullmatch(r"([+-])([\d.]+) (ns|µs|ms|s)", text.strip())
+    v = round(float(m.group(2)) * UNITS[m.group(3)])
+    return -v if m.group(1) == "-" else v
+
+
+def tshark_rows(path):
+    out = subprocess.run(["tshark", "-n", "-r", path, "-T", "fields", "-e", "frame.number", "-e", "ip.src", "-e",
+                          "ip.dst", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.psn"]
+                         + tshark_heuristics_off(), capture_output=True, text=True, check=True).stdout
+    rows = {}
+    for ln in out.splitlines():
+        n, s, d, q, psn = (ln.split("\t") + [""] * 5)[:5]
+        rows[int(n)] = (s, d, int(q, 16) if q.startswith("0x") else int(q), int(psn)) if psn else None
+    return rows
+
+
+def nearest_rank(v, p):
+    v = sorted(v)
+    return v[max(0, -(-len(v) * p // 100) - 1)]
+
+
+def distribution(d):
+    return [len(d), min(d), nearest_rank(d, 50), nearest_rank(d, 90), nearest_rank(d, 99), max(d)]
+
+
+def derive(path, recs, linktype, delay_of):
+    """B: each record of A at A's time + delay_of(index, record) ns, in time order."""
+    moved = []
+    for i, (sec, nsec, cap, wire, b) in enumerate(recs):
+        t = sec * 10 ** 9 + nsec + delay_of(i, b)
+        moved.append((t, i, (t // 10 ** 9, t % 10 ** 9, cap, wire, b)))
+    moved.sort()
+    write_pcap(path, linktype, [r for _, _, r in moved])
+
+
+if not ck("loss_write_bw present", os.path.exists(A), A):
+    sys.exit(1)
+rows = tshark_rows(A)
+linktype, recs, _ = read_pcap(A)
+with tempfile.TemporaryDirectory() as tmp:
+    # 1. editcap: dropped frames and a time shift.
+    no_bth = sorted(n for n, r in rows.items() if r is None)
+    resent_first = [300, 301]  # first sendings of PSNs 8334010 and 8334012, re-sent in frames 419 and 421
+    ck("frames 300/301 were re-sent with the same PSN (tshark)",
+       rows[300] == rows[419][:3] + (rows[300][3],) and rows[300][3] == rows[419][3] and rows[301][3] == rows[421][3],
+       "%r %r %r %r" % (rows[300], rows[419], rows[301], rows[421]))
+    dropped = sorted({10, 20, 2000, 3047, no_bth[0]} | set(resent_first))
+    B = os.path.join(tmp, "B.pcap")
+    subprocess.run(["editcap", "-t", "5.5", A, B] + [str(n) for n in dropped], check=True, capture_output=True)
+    want = {(n, rows[n][3]) for n in dropped if rows[n] is not None}
+    r = compare(A, B)
+    ck("dropped: exit status 1", r["rc"] == 1, "%d %s" % (r["rc"], r["stderr"][:200]))
+    ck("dropped: exactly the dropped frames seen at A only", r["only"]["A"] == want,
+       "got %r, want %r" % (sorted(r["only"]["A"]), sorted(want)))
+    ck("dropped: nothing seen at B only", not r["only"]["B"], "%r" % sorted(r["only"]["B"])[:5])
+    ck("dropped: the shift", r["offset"] == 5500000000, "%r" % r["offset"])
+    ck("dropped: no delay", r["delay"] and r["delay"][1:] == [0] * 5, "%r" % r["delay"])
+    r = compare(B, A)
+    ck("swapped: the same frames seen at B only", r["only"]["B"] == want and not r["only"]["A"],
+       "%r / %r" % (sorted(r["only"]["B"]), sorted(r["only"]["A"])))
+    ck("swapped: the shift negated", r["offset"] == -5500000000, "%r" % r["offset"])
+    r = compare(A, A)
+    ck("itself: exit status 0, nothing unmatched", r["rc"] == 0 and not r["only"]["A"] and not r["only"]["B"],
+       "%d" % r["rc"])
+
+    # 2. A known delay per frame, B always later.
+    S = 2250000000
+
+    def one_way(i, b):
+        return S + (0 if i % 10 == 0 else ((i * 7919) % 8000) * 100)
+    derive(B, recs, linktype, one_way)
+    r = compare(A, B)
+    d = [one_way(i, None) - S for i in range(len(recs)) if rows[i + 1] is not None]
+    ck("delayed: nothing unmatched", r["rc"] == 0 and not r["only"]["A"] and not r["only"]["B"],
+       "%d %r %r" % (r["rc"], sorted(r["only"]["A"])[:5], sorted(r["only"]["B"])[:5]))
+    ck("delayed: the shift, from the minimum", r["offset"] == S and not r["two_way"], "%r" % r["offset"])
+    ck("delayed: the delay distribution", r["delay"] == distribution(d), "%r vs %r" % (r["delay"], distribution(d)))
+
+    # 3. Both directions: the server's answers pass B first.
+    server = "192.0.2.1"
+
+    def two_way(i, b):
+        row = rows[i + 1]
+        extra = 10000 + (0 if i % 10 == 0 else ((i * 104729) % 5000) * 100)  # 10 us the least, each way
+        return S - extra if row and row[0] == server else S + extra
+    derive(B, recs, linktype, two_way)
+    r = compare(A, B)
+    d = [abs(two_way(i, None) - S) for i in range(len(recs)) if rows[i + 1] is not None]
+    flows_back = {row[:3] for row in rows.values() if row and row[0] == server}
+    ck("two-way: nothing unmatched", r["rc"] == 0 and not r["only"]["A"] and not r["only"]["B"], "%d" % r["rc"])
+    ck("two-way: estimated from both directions", r["two_way"], r["text"][:600])
+    ck("two-way: the shift", r["offset"] == S, "%r" % r["offset"])
+    ck("two-way: the server's half-flows pass B first", r["b_first"] == flows_back,
+       "%r vs %r" % (r["b_first"], flows_back))
+    ck("two-way: the delay distribution", r["delay"] == distribution(d), "%r vs %r" % (r["delay"], distribution(d)))
+
+    # Usage: two files, no other output.
+    u = subprocess.run([ROCESTAT, "--compare", A], capture_output=True, text=True)
+    ck("one file is refused", u.returncode == 2 and "two capture files" in u.stderr, u.stderr)
+    u = subprocess.run([ROCESTAT, "--compare", "--fields", A, A], capture_output=True, text=True)
+    ck("with another output is refused", u.returncode == 2, u.stderr)
+
+print("check_compare: %d checks, %d failed" % (ck.checks, ck.failures))
+sys.exit(1 if ck.failures else 0)
