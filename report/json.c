@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "report/congestion.h"
 #include "report/jsonw.h"
 #include "report/view.h"
 
@@ -617,6 +618,7 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	capture(&j, &v);
 	connections(&j, &v);
 	qps(&j, &v);
+	rs_json_congestion(&j, &v);
 	anomalies(&j, &v);
 	rs_json_end_obj(&j);
 	rs_json_done(&j);
