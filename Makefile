@@ -231,8 +231,8 @@ cases: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_cases.py
 
 # DSCP, ECN, CNPs and PAUSE/PFC against the generator's truth and tshark.
-congestion: $(BIN) $(BENCH_BIN)/gen
-	ROCESTAT=$(abspath $(BIN)) BENCH_GEN=$(abspath $(BENCH_BIN)/gen) python3 tests/check_congestion.py
+congestion: $(BIN) $(BUILD)/bench/gen
+	ROCESTAT=$(abspath $(BIN)) BENCH_GEN=$(abspath $(BUILD)/bench/gen) python3 tests/check_congestion.py
 
 # Option combinations: done as the man page says, or refused with a reason.
 cli: $(BIN)

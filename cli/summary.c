@@ -264,6 +264,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 		return rc == RS_EXIT_USAGE ? RS_EXIT_USAGE : RS_EXIT_INPUT;
 	}
 	rs_analyzer_finish(s->a);
+	rs_tlcsv_pauses(s->tl, s->a);
 	rs_tlcsv_free(s->tl); /* the analyzer's last rows came with its finish */
 	s->tl = NULL;
 	if (rs_analyzer_opened_any(s->a) && qp_absent(s->a, o->qp)) {

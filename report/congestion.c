@@ -12,6 +12,7 @@
 
 #include "report/congestion.h"
 #include "report/jsonw.h"
+#include "report/report.h"
 #include "report/text.h"
 
 #define TEXT_FLOWS_MAX 20
@@ -306,4 +307,82 @@ void rs_json_congestion(struct rs_json *j, const struct rs_view *v)
 	rs_json_u64(j, "pause_frames", c->pause_frames);
 	json_pauses(j, a);
 	rs_json_end_obj(j);
+}
+
+/* ---- the timeline CSV and the plot ------------------------------------------ */
+
+void rs_tlcsv_pauses(struct rs_tlcsv *w, const struct rs_analyzer *a)
+{
+	const struct rs_cong_state *c = rs_cong(a);
+	uint64_t iv = a->opts.interval_ns, t0 = a->t0;
+	if (!w || !iv)
+		return;
+	for (guint i = 0; i < c->pause_src->len; i++) {
+		const struct rs_pause_src *s = g_ptr_array_index(c->pause_src, i);
+		char mac[24];
+		mac_str(s->mac, mac, sizeof mac);
+		for (int p = 0; p < 9; p++) {
+			const GArray *sp = s->prio[p].spans;
+			uint64_t cur = UINT64_MAX, acc = 0; /* the interval being summed, its paused time */
+			for (guint k = 0; sp && k < sp->len; k++) {
+				const struct rs_pause_span *x = &g_array_index(sp, struct rs_pause_span, k);
+				uint64_t t = x->start > t0 ? x->start - t0 : 0, end = x->end > t0 ? x->end - t0 : 0;
+				while (t < end) {
+					uint64_t n = t / iv, stop = MIN(end, (n + 1) * iv);
+					if (n != cur && cur != UINT64_MAX)
+						rs_tlcsv_pause_row(w, cur * iv, t0 + cur * iv, mac, p == RS_PAUSE_LINK ? -1 : p, acc);
+					if (n != cur)
+						acc = 0;
+					cur = n;
+					acc += stop - t;
+					t = stop;
+				}
+			}
+			if (cur != UINT64_MAX)
+				rs_tlcsv_pause_row(w, cur * iv, t0 + cur * iv, mac, p == RS_PAUSE_LINK ? -1 : p, acc);
+		}
+	}
+}
+
+void rs_svg_pause_spans(FILE *out, const struct rs_analyzer *a, double x0, double y0, double pw, double ph,
+			double xtop)
+{
+	const struct rs_cong_state *c = rs_cong(a);
+	bool any = false;
+	for (guint i = 0; i < c->pause_src->len; i++) {
+		const struct rs_pause_src *s = g_ptr_array_index(c->pause_src, i);
+		char mac[24];
+		mac_str(s->mac, mac, sizeof mac);
+		for (int p = 0; p < 9; p++) {
+			const GArray *sp = s->prio[p].spans;
+			double from = -1, to = -1;
+			/* Spans closer than a pixel drawn as one band: a storm of
+			 * thousands of pause frames stays a few rectangles. */
+			for (guint k = 0; sp && k <= sp->len; k++) {
+				double a0 = 0, a1 = 0;
+				if (k < sp->len) {
+					const struct rs_pause_span *x = &g_array_index(sp, struct rs_pause_span, k);
+					a0 = x0 + (double)(x->start - a->first_ts) / 1e9 / xtop * pw;
+					a1 = x0 + (double)(x->end - a->first_ts) / 1e9 / xtop * pw;
+					if (from >= 0 && a0 <= to + 1) {
+						to = a1 > to ? a1 : to;
+						continue;
+					}
+				}
+				if (from >= 0) {
+					char what[40];
+					snprintf(what, sizeof what, p == RS_PAUSE_LINK ? "PAUSE (all priorities)" : "PFC priority %d", p);
+					fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ff9900\" "
+						"fill-opacity=\"0.25\"><title>%s %s paused</title></rect>\n", from, y0,
+						MIN(to, x0 + pw) - from > 0.5 ? MIN(to, x0 + pw) - from : 0.5, ph, mac, what);
+					any = true;
+				}
+				from = a0;
+				to = a1;
+			}
+		}
+	}
+	if (any)
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#b36b00\" text-anchor=\"end\">shaded: links paused "
+			"(PAUSE/PFC)</text>\n", x0 + pw, y0 - 6);
 }

@@ -143,7 +143,7 @@ def tshark(path, fields, flt):
 
 
 rows = tshark(pcap, ["eth.src", "macc.opcode", "macc.cbfc.enbv", "macc.pause_time"] +
-              ["macc.cbfc.pause_time.c%d" % i for i in range(8)], "macc")
+              ["macc.cbfc.pause_time.c%d" % i for i in range(8)] + ["frame.number"], "macc")
 ts_frames = collections.Counter()
 ts_quanta = collections.Counter()
 for r in rows:
@@ -164,7 +164,42 @@ for k, n in ts_frames.items():
     ck("tshark: %s/%d frames and quanta" % k, p and p["frames"] == n and p["quanta"] == ts_quanta[k],
        "%s vs %d/%d" % (p and (p["frames"], p["quanta"]), n, ts_quanta[k]))
 
-hw = sorted(glob.glob(os.path.join(SHARED, "hw-captures", "*.pcap")))
+# --fields: a line per PAUSE/PFC frame with its enable vector and times, as tshark decodes them
+import csv  # noqa: E402
+lines = list(csv.DictReader(run("--fields", pcap).stdout.splitlines()))
+mine = {int(r["frame"]): r for r in lines if r["roce"] in ("pfc", "pause")}
+ck("--fields: a line per PAUSE/PFC frame", len(mine) == len(rows), "%d != %d" % (len(mine), len(rows)))
+bad = []
+for r in rows:
+    m = mine.get(int(r[12]))
+    op = int(r[1], 0)
+    want = ("pause", "255", r[3]) if op == 1 else ("pfc", str(int(r[2], 0)), ";".join(str(int(x)) for x in r[4:12]))
+    if not m or (m["roce"], m["pause_enable"], m["pause_quanta"]) != want or m["src"] != r[0]:
+        bad.append((r[12], m and (m["roce"], m["pause_enable"], m["pause_quanta"]), want))
+ck("--fields: PAUSE/PFC enable and times as tshark's", not bad, str(bad[:3]))
+v2 = [r for r in lines if r["roce"] == "v2"]
+ck("--fields: DSCP/ECN of RoCE v2 lines", v2 and all(r["dscp"] != "" and r["ecn"] != "" for r in v2))
+walk = run("-V", "--frames", rows[0][12], pcap).stdout
+ck("-V explains a PFC frame", "Priority-based Flow Control" in walk or "PAUSE (IEEE 802.3" in walk, walk[:300])
+
+# the timeline's pause rows add up to the truth's paused time; the plot shades them
+tl, svg = os.path.join(tmp, "t.csv"), os.path.join(tmp, "p.svg")
+run("--timeline", tl, "--plot", svg, "-o", os.devnull, pcap)
+trows = list(csv.DictReader(open(tl)))
+paused = collections.Counter()
+for r in trows:
+    if r["pause_priority"] != "":
+        paused[(r["src"], -1 if r["pause_priority"] == "all" else int(r["pause_priority"]))] += int(r["paused_ns"])
+for t in truth["pauses"]:
+    k = (t["sender"], t["priority"])
+    ck("timeline: paused ns of %s/%d" % k, paused[k] == t["pause_ns"], "%d != %d" % (paused[k], t["pause_ns"]))
+ck("timeline: half-flow rows leave the pause columns empty",
+   all(r["paused_ns"] == "" for r in trows if r["dest_qp"] != ""))
+plot = open(svg).read()
+ck("plot: the storm shaded", "02:00:5e:ff:ff:00 PFC priority 3 paused" in plot)
+
+hw = sorted(glob.glob(os.path.join(SHARED, "hw-captures", "*.pcap")) +
+            glob.glob(os.path.join(SHARED, "public-captures", "*.pcap")))
 ck("hardware captures found", bool(hw))
 for path in hw:
     base = os.path.basename(path)
