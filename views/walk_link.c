@@ -94,7 +94,11 @@ static void ethernet(struct walk *w, const struct rs_layer *l)
 		     wbytes(f->eth_dst, 6, ':'), type, next);
 		return;
 	}
-	if (f->roce == RS_ROCE_V1 && !f->nvlan)
+	if (f->have & RS_HAVE_PFC)
+		wsay(w, "A MAC Control frame from MAC %s to %s, the address reserved for it (IEEE 802.3 31B): "
+			"it is for the other end of this one link and no switch forwards it.", wbytes(f->eth_src, 6, ':'),
+		     wbytes(f->eth_dst, 6, ':'));
+	else if (f->roce == RS_ROCE_V1 && !f->nvlan)
 		wsay(w, "Ethernet carries the frame across one link, from MAC %s to MAC %s. EtherType 0x8915 "
 			"marks RoCE v1: the InfiniBand GRH follows directly, so the packet cannot cross an IP router "
 			"(IBA Annex A16).", wbytes(f->eth_src, 6, ':'), wbytes(f->eth_dst, 6, ':'));
@@ -359,6 +363,8 @@ static void pfc(struct walk *w, const struct rs_layer *l)
 				      p->quanta[i] ? wfmt("paused for %u quanta (%.2f us at 100 Gb/s)", p->quanta[i],
 							  p->quanta[i] * 512 / 100e3) : "resumed");
 	}
+	if (n > 0)
+		said[0] = (char)(said[0] - 'a' + 'A'); /* "priority ..." begins the sentence */
 	wsay(w, "%s. PFC pauses one priority (traffic class) of the link at a time, so RoCE on a lossless "
 		"priority waits instead of being dropped; a pause frame that arrives before the last one ran out "
 		"extends it, and a pause held on and on is a pause storm.", n ? said : "No priority enabled");
