@@ -589,7 +589,10 @@ static FILE *truth;
 struct hf_truth {
 	uint64_t packets, dscp[64], ecn[4], cnps, cnp_dscp[64];
 	uint64_t ce_pending_ts; /* first CE since the last CNP (+1), on this half-flow */
+	uint64_t payload, first_ts, last_ts;
+	uint64_t first_cnp_ts, peer_payload_at_cnp; /* at the first CNP this half-flow carried */
 };
+static uint64_t first_frame_ts, last_frame_ts;
 static struct hf_truth *hft;
 static uint64_t tot_dscp[64], tot_ecn[4], tot_cnps, tot_frames;
 static uint64_t react_n, react_min = UINT64_MAX, react_max;
@@ -617,7 +620,9 @@ static void truth_frame(const struct pkt *p, uint8_t tos)
 {
 	if (!truth)
 		return;
-	tot_frames++;
+	if (!tot_frames++)
+		first_frame_ts = now_ns;
+	last_frame_ts = now_ns;
 	tot_dscp[tos >> 2]++;
 	tot_ecn[tos & 3]++;
 	if (p->opcode == OP_CNP)
@@ -625,6 +630,10 @@ static void truth_frame(const struct pkt *p, uint8_t tos)
 	if (p->conn == UINT32_MAX || p->cm_attr)
 		return;
 	struct hf_truth *h = &hft[2 * p->conn + p->from];
+	if (!h->packets)
+		h->first_ts = now_ns;
+	h->last_ts = now_ns;
+	h->payload += p->len;
 	h->packets++;
 	h->dscp[tos >> 2]++;
 	h->ecn[tos & 3]++;
@@ -635,6 +644,10 @@ static void truth_frame(const struct pkt *p, uint8_t tos)
 		h->cnp_dscp[tos >> 2]++;
 		/* the CE marks it answers travelled the other way */
 		struct hf_truth *o = &hft[2 * p->conn + 1 - p->from];
+		if (h->cnps == 1) {
+			h->first_cnp_ts = now_ns;
+			h->peer_payload_at_cnp = o->payload;
+		}
 		if (o->ce_pending_ts) {
 			uint64_t r = now_ns - (o->ce_pending_ts - 1);
 			react_n++;
@@ -883,8 +896,9 @@ static void truth_counts(const char *name, const uint64_t *v, int n, bool nonzer
 
 static void write_truth(void)
 {
-	fprintf(truth, "{\n  \"frames\": %llu, \"link_speed_gbps\": 100, \"cnps\": %llu,\n  ",
-		(unsigned long long)tot_frames, (unsigned long long)tot_cnps);
+	fprintf(truth, "{\n  \"frames\": %llu, \"link_speed_gbps\": 100, \"cnps\": %llu, \"first_ns\": %llu, "
+		"\"last_ns\": %llu,\n  ", (unsigned long long)tot_frames, (unsigned long long)tot_cnps,
+		(unsigned long long)first_frame_ts, (unsigned long long)last_frame_ts);
 	truth_counts("dscp", tot_dscp, 64, true);
 	fprintf(truth, ",\n  ");
 	truth_counts("ecn", tot_ecn, 4, false);
@@ -910,8 +924,11 @@ static void write_truth(void)
 			snprintf(d, sizeof d, "%u.%u.%u.%u", dst->ip[0], dst->ip[1], dst->ip[2], dst->ip[3]);
 		}
 		fprintf(truth, "%s\n    {\"src\": \"%s\", \"dst\": \"%s\", \"dst_qp\": %u, \"packets\": %llu, "
-			"\"cnps\": %llu, ", first ? "" : ",", s, d, c->s[1 - i % 2].qpn,
-			(unsigned long long)h->packets, (unsigned long long)h->cnps);
+			"\"cnps\": %llu, \"payload\": %llu, \"first_ns\": %llu, \"last_ns\": %llu, \"first_cnp_ns\": %llu, "
+			"\"peer_payload_at_cnp\": %llu, ", first ? "" : ",", s, d, c->s[1 - i % 2].qpn,
+			(unsigned long long)h->packets, (unsigned long long)h->cnps, (unsigned long long)h->payload,
+			(unsigned long long)h->first_ts, (unsigned long long)h->last_ts, (unsigned long long)h->first_cnp_ts,
+			(unsigned long long)h->peer_payload_at_cnp);
 		truth_counts("dscp", h->dscp, 64, true);
 		fprintf(truth, ", ");
 		truth_counts("ecn", h->ecn, 4, false);

@@ -81,6 +81,30 @@ ck("no half-flow listed the generator did not write",
    set(got) <= {(t["src"], t["dst"], t["dst_qp"]) for t in truth["half_flows"]},
    str(set(got) - {(t["src"], t["dst"], t["dst_qp"]) for t in truth["half_flows"]}))
 
+# the data sender's rate before the first CNP it was sent and after it
+tkey = {(t["src"], t["dst"], t["dst_qp"]): t for t in truth["half_flows"]}
+rated = 0
+for h in cg["half_flows"]:
+    t = tkey.get((h["src"], h["dst"], h["dest_qp"]))
+    if not h["cnp"] or not t:
+        continue
+    ck("%s: at most %d CNPs in a second (the capture is shorter)" % (h["dst"], h["cnps"]),
+       h["cnp"]["peak_per_s"] == h["cnps"] and truth["last_ns"] - truth["first_ns"] < 10**9)
+    r = h["cnp"]["sender_rate_bps"]
+    # the peer: the half-flow the other way on the same connection (the generator's QPs go in pairs: n, n+1)
+    cands = [x for x in truth["half_flows"] if x["src"] == t["dst"] and x["dst"] == t["src"] and x["dst_qp"] ^ 1 == t["dst_qp"]]
+    if r is None or len(cands) != 1:
+        continue
+    p = cands[0]
+    before = t["peer_payload_at_cnp"] * 8e9 / (t["first_cnp_ns"] - p["first_ns"])
+    after = (p["payload"] - t["peer_payload_at_cnp"]) * 8e9 / (p["last_ns"] - t["first_cnp_ns"])
+    ck("%s QP %#x: rate before the first CNP" % (h["dst"], h["dest_qp"]), abs(r["before"] - before) <= 1e-6 * before + 1e-9,
+       "%r != %r" % (r["before"], before))
+    ck("%s QP %#x: rate after it" % (h["dst"], h["dest_qp"]), abs(r["after"] - after) <= 1e-6 * after + 1e-9,
+       "%r != %r" % (r["after"], after))
+    rated += 1
+ck("rates checked", rated > 10, str(rated))
+
 react = [h["cnp"]["ce_to_cnp_ns"] for h in cg["half_flows"] if h["cnp"] and h["cnp"]["ce_to_cnp_ns"]["count"]]
 tr = truth["ce_to_cnp"]
 ck("CE->CNP reactions", sum(r["count"] for r in react) == tr["count"], "%d != %d" % (sum(r["count"] for r in react), tr["count"]))
