@@ -26,6 +26,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	a->anomalies = g_hash_table_new_full(rs_anomaly_hash, rs_anomaly_equal, NULL, rs_anomaly_free);
 	rs_pair_init(a);
 	rs_sniffer_init(a);
+	rs_cong_init(a);
 	if (a->opts.t0_given) {
 		/* Intervals count from a time given by the caller (-j: the first
 		 * frame of the first file, so every file's intervals line up). */
@@ -49,6 +50,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	g_ptr_array_free(a->files, TRUE);
 	rs_pair_free(a);
 	rs_sniffer_free(a);
+	rs_cong_free(a);
 	g_array_free(a->tl_rows, TRUE);
 	g_hash_table_destroy(a->anomalies);
 	g_free(a->latlog);
@@ -171,6 +173,8 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	}
 	if (f->roce == RS_ROCE_NONE) {
 		a->roce[0]++;
+		if (f->have & RS_HAVE_PFC)
+			rs_cong_pfc(a, f, m);
 		return;
 	}
 	a->roce[f->roce]++;
@@ -233,6 +237,8 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 		rs_rare_w(fl)->fecn += b->fecn;
 		rs_rare_w(fl)->becn += b->becn;
 	}
+	if (f->ip_version && (f->ecn != 2 || f->dscp != a->dscp_data || op->kind == RS_KIND_CNP))
+		rs_cong_frame(a, fl, f, m->ts_ns);
 
 	if (f->have & RS_HAVE_MAD)
 		rs_cm_frame(a, f, m);
@@ -282,9 +288,18 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 	rs_cm_finish(a);
 	rs_tl_flush(a);
 	rs_sniffer_finish(a);
+	rs_cong_finish(a);
 }
 
 bool rs_analyzer_has_anomalies(const struct rs_analyzer *a)
 {
-	return g_hash_table_size(a->anomalies) > 0;
+	GHashTableIter it;
+	gpointer k;
+	g_hash_table_iter_init(&it, a->anomalies);
+	while (g_hash_table_iter_next(&it, &k, NULL)) {
+		const struct rs_anomaly *an = k;
+		if (an->type != RS_AN_ECN_CE && an->type != RS_AN_CNP)
+			return true;
+	}
+	return false;
 }

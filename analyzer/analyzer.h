@@ -62,6 +62,10 @@ struct rs_analyzer_opts {
 	void *interval_ctx;
 	bool t0_given;         /* timeline intervals count from t0_ns, not from the first frame */
 	uint64_t t0_ns;
+	/* Congestion and QoS (analyzer/congestion.h). */
+	uint8_t dscp_data1, dscp_cnp1; /* the expected DSCPs + 1 (--dscp); 0: the defaults, 26 and 48 */
+	uint32_t link_gbps;    /* for pause times; 0: 100 */
+	uint64_t cnp_threshold;/* more CNPs than this in a second on a half-flow is an anomaly; 0: never */
 };
 
 /* Where and when a frame was seen. */
@@ -200,7 +204,9 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f);
  * (reports call it if needed). */
 void rs_analyzer_finish(struct rs_analyzer *a);
 
-/* True if any anomaly (or undecodable frame) was found. */
+/* True if any anomaly (or undecodable frame) was found; CE marks and CNPs,
+ * the normal work of congestion control, do not count (past
+ * cnp_threshold, the cnp_rate anomaly does). */
 bool rs_analyzer_has_anomalies(const struct rs_analyzer *a);
 
 #endif

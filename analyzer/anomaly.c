@@ -48,6 +48,9 @@ bool rs_anom_flow_subject(enum rs_anom t)
 	case RS_AN_RKEY_INVALIDATED:
 	case RS_AN_ECN_CE:
 	case RS_AN_CNP:
+	case RS_AN_DSCP:
+	case RS_AN_NOT_ECT:
+	case RS_AN_CNP_RATE:
 	case RS_AN_NETDUP:
 	case RS_AN_DEAD_QP:
 	case RS_AN_RETH_LENGTH:
@@ -135,6 +138,10 @@ const char *rs_anom_key(enum rs_anom t)
 		[RS_AN_RKEY_INVALIDATED] = "rkey_after_invalidate",
 		[RS_AN_ECN_CE] = "ecn_ce",
 		[RS_AN_CNP] = "cnp",
+		[RS_AN_DSCP] = "dscp_unexpected",
+		[RS_AN_NOT_ECT] = "not_ect_under_congestion",
+		[RS_AN_CNP_RATE] = "cnp_rate",
+		[RS_AN_PAUSE_STORM] = "pause_storm",
 		[RS_AN_EVICTED] = "flows_evicted",
 		[RS_AN_NETDUP] = "network_duplicate",
 		[RS_AN_RETH_LENGTH] = "reth_length_mismatch",

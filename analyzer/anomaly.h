@@ -33,8 +33,18 @@ enum rs_anom {
 	RS_AN_RETH_LENGTH,
 	RS_AN_ECN_CE,
 	RS_AN_CNP,
+	RS_AN_DSCP,      /* code enum rs_dscp_flag */
+	RS_AN_NOT_ECT,   /* data sent Not-ECT on a half-flow whose peer saw CE or got CNPs */
+	RS_AN_CNP_RATE,  /* more CNPs in a second than --cnp-threshold */
+	RS_AN_PAUSE_STORM, /* subject: the sender's struct rs_pause_src, code the priority (8: PAUSE) */
 	RS_AN_EVICTED,
 	RS_AN__COUNT
+};
+
+enum rs_dscp_flag {
+	RS_DSCP_ASYM = 0,   /* the two directions of a connection use different DSCPs */
+	RS_DSCP_DATA = 1,   /* data packets not with the expected data DSCP */
+	RS_DSCP_CNPS = 2,   /* CNPs not with the expected CNP DSCP */
 };
 
 struct rs_anomaly {

@@ -214,6 +214,14 @@ void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s)
 	d->fecn += s->fecn;
 	d->becn += s->becn;
 	d->cnps += s->cnps;
+	for (int k = 0; k < 4; k++)
+		d->ecn_n[k] += s->ecn_n[k];
+	for (int k = 0; k < RS_DSCP_SEEN && s->dscp_n[k]; k++)
+		rs_dscp_count(d, s->dscp_v[k], s->dscp_n[k]);
+	d->dscp_more += s->dscp_more;
+	if (s->cnp_dscp_bad && !d->cnp_dscp_bad)
+		d->cnp_dscp_v = s->cnp_dscp_v;
+	d->cnp_dscp_bad += s->cnp_dscp_bad;
 	d->icrc_bad += s->icrc_bad;
 	d->icrc_unchecked += s->icrc_unchecked;
 	d->undecodable += s->undecodable;

@@ -568,6 +568,7 @@ static inline const struct rs_imms *rs_imms_of(const struct rs_flow *fl)
 	return fl->x ? fl->x->imms : NULL;
 }
 
+#define RS_DSCP_SEEN 4
 /* Per-flow counters that stay zero for most flows, allocated with the first
  * that does not (so a million quiet flows do not carry them). */
 struct rs_flow_rare {
@@ -583,6 +584,14 @@ struct rs_flow_rare {
 	uint8_t rnr_timer_min, rnr_timer_max;
 	/* Congestion. */
 	uint64_t ecn_ce, fecn, becn, cnps;
+	/* RoCE v2 DSCP and ECN beyond the usual (congestion.c): the others
+	 * are the expected DSCP, and ECT(0). */
+	uint64_t ecn_n[4];        /* packets but CNPs by ECN codepoint; [2] (ECT(0)) stays 0 */
+	uint8_t dscp_v[RS_DSCP_SEEN];  /* other DSCPs of packets besides CNPs, in the order seen ... */
+	uint64_t dscp_n[RS_DSCP_SEEN]; /* ... and their packets */
+	uint64_t dscp_more;       /* packets with yet another DSCP */
+	uint64_t cnp_dscp_bad;    /* CNPs not with the expected CNP DSCP ... */
+	uint8_t cnp_dscp_v;       /* ... the first one's */
 	uint64_t icrc_bad, icrc_unchecked, undecodable;
 	/* UD. */
 	uint32_t deth_qkey, deth_srcqp;
@@ -598,6 +607,8 @@ struct rs_flow_rare *rs_rare_w(struct rs_flow *fl);
 /* Adds every counter (which DETH Q_Key and source QP a UD flow had is no
  * count, and stays d's). */
 void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s);
+/* Count n packets of DSCP v as one of a flow's other DSCPs (congestion.c). */
+void rs_dscp_count(struct rs_flow_rare *r, uint8_t v, uint64_t n);
 /* A flow's counters (packets, bytes, messages, losses, rare counters) added
  * to another's: eviction's total. counters.c. */
 void rs_flow_counts_add(struct rs_flow *d, const struct rs_flow *s);

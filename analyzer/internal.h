@@ -18,6 +18,7 @@
 
 #include "analyzer/analyzer.h"
 #include "analyzer/anomaly.h"
+#include "analyzer/congestion.h"
 #include "analyzer/conn.h"
 #include "analyzer/flow.h"
 
@@ -59,6 +60,8 @@ struct rs_analyzer {
 	uint64_t icrc_port_rewritten;
 	uint16_t icrc_port_example;
 	uint64_t ecn_ce, cnps;
+	struct rs_cong_state *cong; /* DSCP/ECN/CNP/PFC (congestion.c) */
+	uint8_t dscp_data;        /* its expected data DSCP, for the test per frame */
 	struct rs_sniffer {       /* traits of the capture path (sniffer.c) */
 		GHashTable *by_src;   /* source address -> its latest source MAC */
 		struct rs_src_mac *last[2]; /* the last two sources' entries */
@@ -287,6 +290,14 @@ struct rs_version_seen {
 	uint8_t mask;             /* 1 v1, 2 v2 */
 	struct rs_fref at[2];
 };
+
+/* congestion.c: DSCP and ECN per half-flow, CNP timing, PAUSE/PFC. */
+void rs_cong_init(struct rs_analyzer *a);
+void rs_cong_free(struct rs_analyzer *a);
+/* A RoCE v2 frame of half-flow fl (after its CE and CNP counts). */
+void rs_cong_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, uint64_t ts);
+void rs_cong_pfc(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
+void rs_cong_finish(struct rs_analyzer *a);
 
 /* sniffer.c: traits of the capture path. */
 void rs_sniffer_init(struct rs_analyzer *a);

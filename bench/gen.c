@@ -32,6 +32,19 @@
  * --slice keeps the first BYTES of each frame, as a capture with that
  * snapshot length does (the record's original length stays the frame's):
  * --slice 128 is the header-only capture hardware sniffers usually make.
+ *
+ * --congestion adds what RXE never sends, for rocestat's congestion tests:
+ * CNPs in the ConnectX style (UDP source port 0, DSCP 48, BECN, 16 zero
+ * bytes); connection 0's side 0 sends its data Not-ECT (and still gets CE
+ * marks answered by CNPs), connection 1's side 1 sends DSCP 10, CNPs to
+ * connection 2's side 0 carry DSCP 46; 802.1Qbb PFC frames from three
+ * switch ports (MAC 02:00:5e:ff:ff:0N) and 802.3x PAUSE frames from the
+ * hosts, each pause over before the next one of its sender and priority,
+ * and halfway one pause storm: switch port 0 holds priority 3 with 400
+ * PFC frames of 65535 quanta, one every 300 us (the link stalls meanwhile),
+ * then releases it (quanta 0). --truth FILE writes what was generated as
+ * JSON (totals, per half-flow, per PFC sender and priority; pause times at
+ * the 100 Gb/s the timestamps assume).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -160,7 +173,7 @@ static struct conn *conns;
 static uint32_t nhosts = 32, nconns = 4000, nud = 64;
 static uint32_t max_msg = 16384;
 static uint32_t qpn_base = 0x100;
-static bool no_cm, round_robin;
+static bool no_cm, round_robin, congestion;
 static uint32_t rr_next;
 
 /* UD QPs: a destination host and QPN each; senders are any other host. */
@@ -566,6 +579,85 @@ static size_t transport(const struct pkt *p, uint8_t *t)
 	return tl;
 }
 
+/* ---- --congestion and --truth ------------------------------------------------ */
+
+#define PFC_SENDERS 3
+#define PAUSE_NS(q) ((uint64_t)(q) * 512 / 100) /* quanta of 512 bit times at 100 Gb/s */
+
+static FILE *truth;
+/* Per half-flow (connection, side) of RC data, ACKs and CNPs (not CM). */
+struct hf_truth {
+	uint64_t packets, dscp[64], ecn[4], cnps, cnp_dscp[64];
+	uint64_t ce_pending_ts; /* first CE since the last CNP (+1), on this half-flow */
+	uint64_t payload, first_ts, last_ts;
+	uint64_t first_cnp_ts, peer_payload_at_cnp; /* at the first CNP this half-flow carried */
+};
+static uint64_t first_frame_ts, last_frame_ts;
+static struct hf_truth *hft;
+static uint64_t tot_dscp[64], tot_ecn[4], tot_cnps, tot_frames;
+static uint64_t react_n, react_min = UINT64_MAX, react_max;
+/* PFC per switch port and priority; PAUSE per host (index 8 of its row). */
+struct pause_truth {
+	uint64_t frames, xoff, xon, quanta, pause_ns, storms;
+	uint64_t until; /* the current pause ends (ns) */
+};
+static struct pause_truth pfc_t[PFC_SENDERS][9];
+static struct pause_truth *pause_t; /* per host */
+static uint8_t congestion_tos(const struct pkt *p, uint8_t tos)
+{
+	if (p->conn == UINT32_MAX || p->cm_attr)
+		return tos;
+	if (p->opcode == OP_CNP)
+		return p->conn == 2 && p->from == 1 ? (uint8_t)(46 << 2 | 2) : tos;
+	if (p->conn == 0 && p->from == 0)
+		return (uint8_t)(tos & ~3u); /* Not-ECT */
+	if (p->conn == 1 && p->from == 1)
+		return (uint8_t)(10 << 2 | (tos & 3));
+	return tos;
+}
+
+static void truth_frame(const struct pkt *p, uint8_t tos)
+{
+	if (!truth)
+		return;
+	if (!tot_frames++)
+		first_frame_ts = now_ns;
+	last_frame_ts = now_ns;
+	tot_dscp[tos >> 2]++;
+	tot_ecn[tos & 3]++;
+	if (p->opcode == OP_CNP)
+		tot_cnps++;
+	if (p->conn == UINT32_MAX || p->cm_attr)
+		return;
+	struct hf_truth *h = &hft[2 * p->conn + p->from];
+	if (!h->packets)
+		h->first_ts = now_ns;
+	h->last_ts = now_ns;
+	h->payload += p->len;
+	h->packets++;
+	h->dscp[tos >> 2]++;
+	h->ecn[tos & 3]++;
+	if ((tos & 3) == 3 && !h->ce_pending_ts)
+		h->ce_pending_ts = now_ns + 1;
+	if (p->opcode == OP_CNP) {
+		h->cnps++;
+		h->cnp_dscp[tos >> 2]++;
+		/* the CE marks it answers travelled the other way */
+		struct hf_truth *o = &hft[2 * p->conn + 1 - p->from];
+		if (h->cnps == 1) {
+			h->first_cnp_ts = now_ns;
+			h->peer_payload_at_cnp = o->payload;
+		}
+		if (o->ce_pending_ts) {
+			uint64_t r = now_ns - (o->ce_pending_ts - 1);
+			react_n++;
+			react_min = r < react_min ? r : react_min;
+			react_max = r > react_max ? r : react_max;
+			o->ce_pending_ts = 0;
+		}
+	}
+}
+
 static void write_frame(const struct pkt *p)
 {
 	uint8_t f[2048];
@@ -578,6 +670,8 @@ static void write_frame(const struct pkt *p)
 		dst = &hosts[c->h[1 - p->from]];
 		v6 = c->v6;
 		sport = c->s[p->from].sport;
+		if (congestion && p->opcode == OP_CNP)
+			sport = 0; /* ConnectX CNPs */
 	} else { /* UD: hosts in rkey/dmalen */
 		src = &hosts[p->rkey];
 		dst = &hosts[p->dmalen];
@@ -600,6 +694,9 @@ static void write_frame(const struct pkt *p)
 	uint8_t tos = (uint8_t)(26 << 2 | (p->ecn_ce ? 3 : 2)); /* DSCP 26, ECT(0) or CE */
 	if (p->opcode == OP_CNP)
 		tos = (uint8_t)(48 << 2 | 2);
+	if (congestion)
+		tos = congestion_tos(p, tos);
+	truth_frame(p, tos);
 	if (v6) {
 		ip_len = 40;
 		be32(f + off, 6u << 28 | (uint32_t)tos << 20 | (sport & 0xFFFFF));
@@ -674,24 +771,208 @@ static void write_frame(const struct pkt *p)
 	now_ns += ((off + 24) * 8 + 99) / 100; /* wire time at 100 Gb/s with preamble and IFG */
 }
 
+/* A MAC Control frame (PAUSE when opcode 1, else PFC) from `mac`, padded
+ * to the 60-byte minimum (no FCS, as captures keep it). */
+static void write_mac_control(const uint8_t *mac, uint16_t opcode, uint8_t enable, const uint16_t *quanta)
+{
+	uint8_t f[60] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x01 };
+	memcpy(f + 6, mac, 6);
+	be16(f + 12, 0x8808);
+	be16(f + 14, opcode);
+	if (opcode == 1) {
+		be16(f + 16, quanta[0]);
+	} else {
+		f[17] = enable;
+		for (int i = 0; i < 8; i++)
+			be16(f + 18 + 2 * i, quanta[i]);
+	}
+	uint8_t rec[16];
+	le32(rec, (uint32_t)(now_ns / 1000000000u));
+	le32(rec + 4, (uint32_t)(now_ns % 1000000000u));
+	le32(rec + 8, sizeof f);
+	le32(rec + 12, sizeof f);
+	put(rec, 16);
+	put(f, sizeof f);
+	now_ns += ((sizeof f + 4 + 24) * 8 + 99) / 100;
+}
+
+static void pause_count(struct pause_truth *t, uint16_t q, uint64_t ts)
+{
+	t->frames++;
+	t->quanta += q;
+	if (q) {
+		t->xoff++;
+		t->pause_ns += PAUSE_NS(q);
+		t->until = ts + PAUSE_NS(q);
+	} else {
+		t->xon++;
+	}
+}
+
+/* A PFC frame from switch port `sp` for priority 3, sometimes 3 and 4, or
+ * a PAUSE from a host: only when its earlier pauses are over, so that the
+ * pause time is the plain sum of the frames' (the storm below overlaps on
+ * purpose and is counted as one span). */
+static void random_pause(void)
+{
+	uint16_t q[8] = { 0 };
+	if (chance(200000)) {
+		uint32_t h = rnd_below(nhosts);
+		struct pause_truth *t = &pause_t[h];
+		if (now_ns < t->until)
+			return;
+		q[0] = (uint16_t)(1 + rnd_below(3000));
+		pause_count(t, q[0], now_ns);
+		write_mac_control(hosts[h].mac, 1, 0, q);
+		return;
+	}
+	uint32_t sp = rnd_below(PFC_SENDERS);
+	uint8_t en = chance(300000) ? 0x18 : 0x08;
+	for (int pr = 3; pr <= 4; pr++)
+		if ((en >> pr & 1) && now_ns < pfc_t[sp][pr].until)
+			return;
+	for (int pr = 3; pr <= 4; pr++)
+		if (en >> pr & 1) {
+			q[pr] = (uint16_t)(1 + rnd_below(3000));
+			pause_count(&pfc_t[sp][pr], q[pr], now_ns);
+		}
+	uint8_t mac[6] = { 0x02, 0x00, 0x5e, 0xff, 0xff, (uint8_t)sp };
+	write_mac_control(mac, 0x0101, en, q);
+}
+
+#define STORM_FRAMES 400
+#define STORM_EVERY_NS 300000
+
+static void pause_storm(void)
+{
+	struct pause_truth *t = &pfc_t[0][3];
+	if (now_ns < t->until)
+		now_ns = t->until;
+	uint8_t mac[6] = { 0x02, 0x00, 0x5e, 0xff, 0xff, 0x00 };
+	uint16_t q[8] = { 0 };
+	uint64_t start = now_ns;
+	for (int i = 0; i < STORM_FRAMES; i++) {
+		uint64_t ts = now_ns;
+		q[3] = 0xFFFF;
+		write_mac_control(mac, 0x0101, 0x08, q);
+		t->frames++;
+		t->xoff++;
+		t->quanta += 0xFFFF;
+		now_ns = ts + STORM_EVERY_NS;
+	}
+	q[3] = 0; /* XON: the pause ends here, before the last one ran out */
+	uint64_t end = now_ns;
+	write_mac_control(mac, 0x0101, 0x08, q);
+	t->frames++;
+	t->xon++;
+	t->pause_ns += end - start;
+	t->storms++;
+	t->until = end;
+}
+
+static void truth_pause_row(const char *sender, int prio, const struct pause_truth *t, bool *first)
+{
+	if (!t->frames)
+		return;
+	fprintf(truth, "%s\n    {\"sender\": \"%s\", \"priority\": %d, \"frames\": %llu, \"xoff\": %llu, "
+		"\"xon\": %llu, \"quanta\": %llu, \"pause_ns\": %llu, \"storms\": %llu}",
+		*first ? "" : ",", sender, prio, (unsigned long long)t->frames, (unsigned long long)t->xoff,
+		(unsigned long long)t->xon, (unsigned long long)t->quanta, (unsigned long long)t->pause_ns,
+		(unsigned long long)t->storms);
+	*first = false;
+}
+
+static void truth_counts(const char *name, const uint64_t *v, int n, bool nonzero_only)
+{
+	fprintf(truth, "\"%s\": {", name);
+	bool first = true;
+	for (int i = 0; i < n; i++)
+		if (v[i] || !nonzero_only) {
+			fprintf(truth, "%s\"%d\": %llu", first ? "" : ", ", i, (unsigned long long)v[i]);
+			first = false;
+		}
+	fprintf(truth, "}");
+}
+
+static void write_truth(void)
+{
+	fprintf(truth, "{\n  \"frames\": %llu, \"link_speed_gbps\": 100, \"cnps\": %llu, \"first_ns\": %llu, "
+		"\"last_ns\": %llu,\n  ", (unsigned long long)tot_frames, (unsigned long long)tot_cnps,
+		(unsigned long long)first_frame_ts, (unsigned long long)last_frame_ts);
+	truth_counts("dscp", tot_dscp, 64, true);
+	fprintf(truth, ",\n  ");
+	truth_counts("ecn", tot_ecn, 4, false);
+	fprintf(truth, ",\n  \"ce_to_cnp\": {\"count\": %llu, \"min_ns\": %llu, \"max_ns\": %llu},\n",
+		(unsigned long long)react_n, (unsigned long long)(react_n ? react_min : 0),
+		(unsigned long long)react_max);
+	fprintf(truth, "  \"half_flows\": [");
+	bool first = true;
+	for (uint32_t i = 0; i < 2 * nconns; i++) {
+		const struct hf_truth *h = &hft[i];
+		if (!h->packets)
+			continue;
+		const struct conn *c = &conns[i / 2];
+		const struct host *src = &hosts[c->h[i % 2]], *dst = &hosts[c->h[1 - i % 2]];
+		char s[48], d[48];
+		if (c->v6) { /* RFC 5952: the zero groups before the last two fold into :: */
+			snprintf(s, sizeof s, src->ip6[13] ? "2001:db8::%x:%x" : "2001:db8::%.0x%x", src->ip6[13],
+				 src->ip6[14] << 8 | src->ip6[15]);
+			snprintf(d, sizeof d, dst->ip6[13] ? "2001:db8::%x:%x" : "2001:db8::%.0x%x", dst->ip6[13],
+				 dst->ip6[14] << 8 | dst->ip6[15]);
+		} else {
+			snprintf(s, sizeof s, "%u.%u.%u.%u", src->ip[0], src->ip[1], src->ip[2], src->ip[3]);
+			snprintf(d, sizeof d, "%u.%u.%u.%u", dst->ip[0], dst->ip[1], dst->ip[2], dst->ip[3]);
+		}
+		fprintf(truth, "%s\n    {\"src\": \"%s\", \"dst\": \"%s\", \"dst_qp\": %u, \"packets\": %llu, "
+			"\"cnps\": %llu, \"payload\": %llu, \"first_ns\": %llu, \"last_ns\": %llu, \"first_cnp_ns\": %llu, "
+			"\"peer_payload_at_cnp\": %llu, ", first ? "" : ",", s, d, c->s[1 - i % 2].qpn,
+			(unsigned long long)h->packets, (unsigned long long)h->cnps, (unsigned long long)h->payload,
+			(unsigned long long)h->first_ts, (unsigned long long)h->last_ts, (unsigned long long)h->first_cnp_ts,
+			(unsigned long long)h->peer_payload_at_cnp);
+		truth_counts("dscp", h->dscp, 64, true);
+		fprintf(truth, ", ");
+		truth_counts("ecn", h->ecn, 4, false);
+		fprintf(truth, ", ");
+		truth_counts("cnp_dscp", h->cnp_dscp, 64, true);
+		fprintf(truth, "}");
+		first = false;
+	}
+	fprintf(truth, "\n  ],\n  \"pauses\": [");
+	first = true;
+	char who[32];
+	for (int sp = 0; sp < PFC_SENDERS; sp++)
+		for (int pr = 0; pr < 8; pr++) {
+			snprintf(who, sizeof who, "02:00:5e:ff:ff:%02x", sp);
+			truth_pause_row(who, pr, &pfc_t[sp][pr], &first);
+		}
+	for (uint32_t h = 0; h < nhosts; h++) {
+		const uint8_t *m = hosts[h].mac;
+		snprintf(who, sizeof who, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+		truth_pause_row(who, -1, &pause_t[h], &first);
+	}
+	fprintf(truth, "\n  ]\n}\n");
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: rocestat-gen [-n FRAMES] [--conns N] [--hosts N] [--ud-qps N] [--max-msg BYTES]\n"
-			"                    [--no-cm] [--rr] [--seed S] [--qpn-base N] [--slice BYTES] -o FILE\n");
+			"                    [--no-cm] [--rr] [--seed S] [--qpn-base N] [--slice BYTES]\n"
+			"                    [--congestion] [--truth FILE] -o FILE\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t frames = 10000000;
-	const char *path = NULL;
+	const char *path = NULL, *truth_path = NULL;
 	static const struct option lo[] = {
 		{ "frames", required_argument, NULL, 'n' }, { "conns", required_argument, NULL, 'c' },
 		{ "hosts", required_argument, NULL, 'H' }, { "ud-qps", required_argument, NULL, 'u' },
 		{ "max-msg", required_argument, NULL, 'm' }, { "no-cm", no_argument, NULL, 'C' },
 		{ "rr", no_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' }, { "qpn-base", required_argument, NULL, 'Q' },
-		{ "slice", required_argument, NULL, 'S' },
+		{ "slice", required_argument, NULL, 'S' }, { "congestion", no_argument, NULL, 'G' },
+		{ "truth", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -708,10 +989,13 @@ int main(int argc, char **argv)
 		case 'o': path = optarg; break;
 		case 'Q': qpn_base = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'S': slice = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'G': congestion = true; break;
+		case 'T': truth_path = optarg; break;
 		default: usage();
 		}
 	}
-	if (!path || nhosts < 2 || nconns < 1 || nconns > 4000000 || max_msg < 8 || max_msg > 16 * MTU)
+	if (!path || nhosts < 2 || nconns < 1 || nconns > 4000000 || max_msg < 8 || max_msg > 16 * MTU ||
+	    (truth_path && nconns > 65536))
 		usage();
 	crc_init();
 	for (int i = 0; i < MTU + 8; i++)
@@ -771,7 +1055,20 @@ int main(int argc, char **argv)
 	struct stream *st = calloc(STREAMS, sizeof *st);
 	for (int i = 0; i < STREAMS; i++)
 		st[i].conn = UINT32_MAX;
+	if (truth_path) {
+		truth = fopen(truth_path, "w");
+		if (!truth) {
+			fprintf(stderr, "rocestat-gen: %s: %s\n", truth_path, strerror(errno));
+			return 1;
+		}
+		hft = calloc(2 * (size_t)nconns, sizeof *hft);
+	}
+	pause_t = calloc(nhosts, sizeof *pause_t);
 	for (uint64_t i = 0; i < frames; i++) {
+		if (congestion && i == frames / 2)
+			pause_storm();
+		if (congestion && chance(2000))
+			random_pause();
 		struct stream *s = &st[rnd_below(STREAMS)];
 		if (s->next == s->n)
 			next_message(s);
@@ -785,6 +1082,13 @@ int main(int argc, char **argv)
 	if (fclose(out) != 0) {
 		perror("rocestat-gen: close");
 		return 1;
+	}
+	if (truth) {
+		write_truth();
+		if (fclose(truth) != 0) {
+			perror("rocestat-gen: truth");
+			return 1;
+		}
 	}
 	fprintf(stderr, "rocestat-gen: %s: %llu frames, %llu bytes of frames, %u connections, %u hosts\n", path,
 		(unsigned long long)frames, (unsigned long long)bytes_out, nconns, nhosts);

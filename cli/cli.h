@@ -79,6 +79,9 @@ struct rs_cli_opts {
 	int color;              /* resolved --color */
 	int threads;            /* -j: threads the offline loop may use (1: read and analyse in one) */
 	uint64_t max_flows;     /* --max-flows: cap on tracked half-flows (0 = no cap) */
+	uint8_t dscp_data1, dscp_cnp1; /* --dscp: the expected DSCPs + 1 (0: the defaults) */
+	uint32_t link_gbps;     /* --link-speed (0: the default, 100) */
+	uint64_t cnp_threshold; /* --cnp-threshold (0: none) */
 
 	struct rs_dissect_opts dissect;
 };

@@ -143,6 +143,52 @@ static gboolean on_interval(const gchar *name, const gchar *arg, gpointer data, 
 	return TRUE;
 }
 
+/* --dscp data=N,cnp=M (either or both): the DSCPs RoCE data and CNPs
+ * should carry. */
+static gboolean on_dscp(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	(void)name;
+	gchar **parts = g_strsplit(arg, ",", -1);
+	gboolean ok = parts[0] != NULL;
+	for (int i = 0; ok && parts[i]; i++) {
+		const char *eq = strchr(parts[i], '=');
+		uint64_t v;
+		ok = eq && parse_u64(eq + 1, 63, &v);
+		if (ok && eq - parts[i] == 4 && !strncmp(parts[i], "data", 4))
+			o->dscp_data1 = (uint8_t)(v + 1);
+		else if (ok && eq - parts[i] == 3 && !strncmp(parts[i], "cnp", 3))
+			o->dscp_cnp1 = (uint8_t)(v + 1);
+		else
+			ok = false;
+	}
+	g_strfreev(parts);
+	if (!ok)
+		return BAD(err, "--dscp \"%s\": expected data=N,cnp=M with DSCPs 0-63 (either may be left out)", arg);
+	return TRUE;
+}
+
+/* --link-speed G: Gb/s, for the pause time a quantum stands for. */
+static gboolean on_link_speed(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	uint64_t v;
+	(void)name;
+	if (!parse_u64(arg, 1600000, &v) || v == 0)
+		return BAD(err, "--link-speed \"%s\": expected the link's speed in Gb/s (such as 25, 100, 400)", arg);
+	o->link_gbps = (uint32_t)v;
+	return TRUE;
+}
+
+static gboolean on_cnp_threshold(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	(void)name;
+	if (!parse_u64(arg, UINT64_MAX, &o->cnp_threshold) || !o->cnp_threshold)
+		return BAD(err, "--cnp-threshold \"%s\": expected a number of CNPs per second (1 or more)", arg);
+	return TRUE;
+}
+
 static gboolean parse_time(const char *opt, const char *arg, double *out, GError **err)
 {
 	char *end;
@@ -286,6 +332,9 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV", "FILE.csv" },
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
+		{ "dscp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_dscp, "The DSCPs RoCE data and CNPs should carry (default data=26,cnp=48)", "data=N,cnp=M" },
+		{ "link-speed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_link_speed, "Link speed in Gb/s for PAUSE/PFC pause times (default 100)", "GBPS" },
+		{ "cnp-threshold", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_cnp_threshold, "Report (and exit 1) when a QP receives more than N CNPs in a second (default: CNPs never make the exit status 1)", "N" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &gv->top, "QPs drawn in the plot (default 8)", "N" },
 		{ "width", 0, 0, G_OPTION_ARG_INT, &gv->width, "Lay the text summary and the ladder out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &gv->quiet, "Live: one parseable line per interval instead of the screen", NULL },

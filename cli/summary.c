@@ -128,6 +128,10 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		.max_flows = o->max_flows,
 		.keep_ladder = o->ladder,
 		.keep_plot = o->plot != NULL,
+		.dscp_data1 = o->dscp_data1,
+		.dscp_cnp1 = o->dscp_cnp1,
+		.link_gbps = o->link_gbps,
+		.cnp_threshold = o->cnp_threshold,
 	};
 	if (o->iface) { /* the live view shows the CM events */
 		s->lv = rs_live_new(!o->no_resolve);
@@ -260,6 +264,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 		return rc == RS_EXIT_USAGE ? RS_EXIT_USAGE : RS_EXIT_INPUT;
 	}
 	rs_analyzer_finish(s->a);
+	rs_tlcsv_pauses(s->tl, s->a);
 	rs_tlcsv_free(s->tl); /* the analyzer's last rows came with its finish */
 	s->tl = NULL;
 	if (rs_analyzer_opened_any(s->a) && qp_absent(s->a, o->qp)) {

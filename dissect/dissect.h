@@ -103,6 +103,7 @@ enum rs_have {
 	RS_HAVE_ICRC = 1u << 12, /* the ICRC bytes were captured */
 	RS_HAVE_VCRC = 1u << 13,
 	RS_HAVE_DC = 1u << 14,   /* NVIDIA DC: the RD opcode range with the DC header (dceth) */
+	RS_HAVE_PFC = 1u << 15,  /* an 802.3x PAUSE or 802.1Qbb PFC frame (pfc; outcome not-roce) */
 };
 
 /* Byte ranges of each layer, for the walkthrough's hex dump. */
@@ -113,6 +114,7 @@ enum rs_layer_id {
 	RS_L_ATOMICETH, RS_L_AETH, RS_L_ATOMICACKETH, RS_L_IMMDT, RS_L_IETH,
 	RS_L_CNP, RS_L_DCETH, RS_L_DCCETH, RS_L_MAD, RS_L_CM, RS_L_PAYLOAD, RS_L_PAD, RS_L_ICRC, RS_L_VCRC,
 	RS_L_TRAILER,
+	RS_L_PFC,   /* MAC Control PAUSE/PFC: opcode through the last time */
 	RS_L__COUNT
 };
 
@@ -168,6 +170,20 @@ enum rs_nak_code {
 
 static inline enum rs_aeth_kind rs_aeth_kind(uint8_t syndrome) { return (enum rs_aeth_kind)((syndrome >> 5) & 3); }
 static inline uint8_t rs_aeth_value(uint8_t syndrome) { return syndrome & 0x1F; }
+
+/* MAC Control (EtherType 0x8808) opcodes rocestat decodes (dissect/pfc.c). */
+#define RS_ETHERTYPE_MAC_CONTROL 0x8808
+#define RS_MACC_PAUSE 0x0001 /* IEEE 802.3 Annex 31B */
+#define RS_MACC_PFC 0x0101   /* IEEE 802.1Qbb */
+
+/* A PAUSE or PFC frame. A PAUSE is read as a PFC for all eight priorities
+ * (enable 0xFF, each quanta[] its pause_time). */
+struct rs_pfc {
+	uint16_t opcode;     /* RS_MACC_PAUSE or RS_MACC_PFC */
+	uint8_t enable;      /* priority-enable vector: bit n for priority n */
+	uint8_t enable_rsv;  /* the reserved octet before it (PFC; should be 0) */
+	uint16_t quanta[8];  /* pause time per priority, in 512 bit times */
+};
 
 struct rs_frame {
 	/* The fields every RoCE frame fills come first, in about five cache
@@ -282,6 +298,7 @@ struct rs_frame {
 	struct rs_layer layers[RS_MAX_LAYERS];
 
 	struct rs_mad mad;     /* with RS_HAVE_MAD */
+	struct rs_pfc pfc;     /* with RS_HAVE_PFC */
 };
 
 struct rs_dissect_opts {

@@ -100,6 +100,8 @@ enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
 enum rs_outcome rs_dissect_roce_v1(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
 enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
+/* MAC Control: PAUSE and PFC (pfc.c); anything else is not RoCE. */
+enum rs_outcome rs_dissect_mac_control(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
 /* BTH through ICRC; `end` is one past the ICRC on the wire. */
 enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32_t end);
 

@@ -93,6 +93,8 @@ enum rs_outcome rs_dissect_ethertype(struct rs_dctx *d, uint16_t type, uint32_t 
 		return rs_dissect_ipv6(d, off, wire_end);
 	case RS_ETHERTYPE_ROCE:
 		return rs_dissect_roce_v1(d, off, wire_end);
+	case RS_ETHERTYPE_MAC_CONTROL:
+		return rs_dissect_mac_control(d, off, wire_end);
 	default:
 		return rs_not_roce(d->f);
 	}

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "report/congestion.h"
 #include "report/jsonw.h"
 #include "report/view.h"
 
@@ -682,6 +683,7 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	capture(&j, &v, NULL);
 	connections(&j, &v, NULL);
 	qps(&j, &v, NULL);
+	rs_json_congestion(&j, &v);
 	anomalies(&j, &v, NULL);
 	rs_json_end_obj(&j);
 	rs_json_done(&j);
@@ -699,6 +701,15 @@ int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_op
 	capture(&j, &v, &nd);
 	connections(&j, &v, &nd);
 	qps(&j, &v, &nd);
+	if (rs_cong_any(a)) { /* the congestion section, whole, on a line of its own */
+		rs_json_obj(&j, NULL);
+		rs_json_str(&j, "kind", "congestion");
+		rs_json_str(&j, "file", a->files->len == 1 ? ((const struct rs_file *)a->files->pdata[0])->name : NULL);
+		rs_json_str(&j, "host", nd.host);
+		rs_json_congestion(&j, &v);
+		rs_json_end_obj(&j);
+		rs_outbuf_putc(&j.ob, '\n');
+	}
 	anomalies(&j, &v, &nd);
 	rs_outbuf_flush(&j.ob);
 	rs_view_free(&v);

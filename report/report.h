@@ -51,6 +51,16 @@ int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names);
 struct rs_tlcsv;
 struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp);
 void rs_tlcsv_row(void *ctx, const struct rs_interval_row *row);
+/* A PAUSE/PFC sender's row (sender: its MAC; prio -1: PAUSE, all
+ * priorities), and all of them once the analysis is finished
+ * (report/congestion.c). */
+void rs_tlcsv_pause_row(struct rs_tlcsv *w, uint64_t start_ns, uint64_t start_epoch_ns, const char *sender, int prio,
+			uint64_t paused_ns);
+void rs_tlcsv_pauses(struct rs_tlcsv *w, const struct rs_analyzer *a);
+/* The pause spans as shaded bands behind the plot's lines (the plot's x
+ * scale: x0 + t / xtop * pw, t in seconds from the first frame). */
+void rs_svg_pause_spans(FILE *out, const struct rs_analyzer *a, double x0, double y0, double pw, double ph,
+			double xtop);
 void rs_tlcsv_flush(struct rs_tlcsv *w);
 void rs_tlcsv_free(struct rs_tlcsv *w);
 

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/report.h"
 #include "report/view.h"
 
 #define W 1000
@@ -129,6 +130,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", px, MT, px, MT + ph);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", px, MT + ph + 18, x);
 	}
+	rs_svg_pause_spans(out, a, ML, MT, pw, ph, xtop); /* behind the lines */
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT, ML, MT + ph);
 	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT + ph, ML + pw,
 		MT + ph);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report/congestion.h"
 #include "report/text.h"
 
 /* `s` in a column of `width` characters straight to out (headers and the
@@ -531,6 +532,7 @@ int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	rs_text_qps(out, &v);
 	rs_text_latency(out, &v);
 	memory_section(out, &v);
+	rs_text_congestion(out, &v);
 	anomaly_section(out, &v);
 	rs_view_free(&v);
 	return ferror(out) ? -1 : 0;

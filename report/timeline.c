@@ -3,7 +3,13 @@
  * the analyzer closes them (rs_analyzer_opts.interval).
  *
  *   interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,
- *   payload_bytes_on_wire,messages,retransmissions,naks,ecn_ce,cnps
+ *   payload_bytes_on_wire,messages,retransmissions,naks,ecn_ce,cnps,
+ *   pause_priority,paused_ns
+ *
+ * The last two are empty on half-flow rows; after those come the rows of
+ * the PAUSE/PFC senders (rs_tlcsv_pause_row): src the sender's MAC, the
+ * counts 0, the priority (0-7, "all" for PAUSE) and the time it was
+ * paused within the interval.
  *
  * Rows gather in a buffer and reach the stream in blocks: a stdio call per
  * row (its lock, its copy) was a fifth of writing a timeline of thousands
@@ -89,7 +95,7 @@ struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp)
 	w->qp = qp;
 	rs_outbuf_init(&w->o, out, w->buf, sizeof w->buf);
 	rs_outbuf_str(&w->o, "interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,payload_bytes_on_wire,messages,"
-			     "retransmissions,naks,ecn_ce,cnps\n", 0);
+			     "retransmissions,naks,ecn_ce,cnps,pause_priority,paused_ns\n", 0);
 	return w;
 }
 
@@ -112,6 +118,33 @@ void rs_tlcsv_row(void *ctx, const struct rs_interval_row *r)
 		*p++ = ',';
 		p = put_u64(p, v[i]);
 	}
+	*p++ = ',';
+	*p++ = ',';
+	*p++ = '\n';
+	rs_outbuf_put(&w->o, line, (size_t)(p - line));
+}
+
+void rs_tlcsv_pause_row(struct rs_tlcsv *w, uint64_t start_ns, uint64_t start_epoch_ns, const char *sender, int prio,
+			uint64_t paused_ns)
+{
+	char line[256], *p = line;
+	p = put_secs(p, start_ns);
+	*p++ = ',';
+	p = put_secs(p, start_epoch_ns);
+	*p++ = ',';
+	size_t n = strlen(sender);
+	memcpy(p, sender, n);
+	p += n;
+	memcpy(p, ",,,0,0,0,0,0,0,0,0,", 19);
+	p += 19;
+	if (prio < 0) {
+		memcpy(p, "all", 3);
+		p += 3;
+	} else {
+		p = put_u64(p, (uint64_t)prio);
+	}
+	*p++ = ',';
+	p = put_u64(p, paused_ns);
 	*p++ = '\n';
 	rs_outbuf_put(&w->o, line, (size_t)(p - line));
 }

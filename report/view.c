@@ -359,6 +359,8 @@ void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *an, st
 		out->kind = "file";
 	} else if (type == RS_AN_EVICTED) {
 		out->kind = "capture";
+	} else if (type == RS_AN_PAUSE_STORM) {
+		out->kind = "link_sender";
 	} else {
 		out->kind = "frames";
 	}
@@ -400,6 +402,38 @@ static void describe_conn(struct rs_names *names, const struct rs_anomaly *an, c
 	}
 }
 
+/* The congestion sentences (analyzer/congestion.c). */
+static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, const char *who, char *buf, size_t len)
+{
+	const struct rs_analyzer *a = v->a;
+	const struct rs_flow *fl = an->subject;
+	const struct rs_cong_state *c = rs_cong(a);
+	if (an->type == RS_AN_ECN_CE) {
+		snprintf(buf, len, "%s: %" PRIu64 " packet%s marked ECN Congestion Experienced", who, an->count,
+			 an->count == 1 ? "" : "s");
+	} else if (an->type == RS_AN_CNP) {
+		snprintf(buf, len, "%s: %" PRIu64 " congestion notification%s (CNP) received: the sender should slow down",
+			 who, an->count, an->count == 1 ? "" : "s");
+	} else if (an->type == RS_AN_NOT_ECT) {
+		snprintf(buf, len, "%s: %" PRIu64 " packet%s sent Not-ECT while the connection sees congestion (CE marks or "
+			 "CNPs): switches cannot mark them, only drop or pause them", who, an->count, an->count == 1 ? "" : "s");
+	} else if (an->type == RS_AN_CNP_RATE) {
+		snprintf(buf, len, "%s: %" PRIu64 " CNPs received within one second, more than --cnp-threshold %" PRIu64, who,
+			 an->count, c->cnp_threshold);
+	} else if (an->code == RS_DSCP_ASYM && fl->peer) {
+		uint8_t v1[RS_DSCP_SEEN + 1], v2[RS_DSCP_SEEN + 1];
+		uint64_t n[RS_DSCP_SEEN + 1];
+		bool x = rs_flow_dscps(a, fl, v1, n, RS_DSCP_SEEN + 1) && rs_flow_dscps(a, fl->peer, v2, n, RS_DSCP_SEEN + 1);
+		snprintf(buf, len, "%s: sent with DSCP %u, its peer's direction with DSCP %u: the two directions of the "
+			 "connection are in different traffic classes", who, x ? v1[0] : 0, x ? v2[0] : 0);
+	} else if (an->code == RS_DSCP_CNPS) {
+		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received with DSCP %u, not the expected %u%s", who, an->count,
+			 an->count == 1 ? "" : "s", rs_rare(fl)->cnp_dscp_v, c->dscp_cnp, c->dscp_given ? "" : " (--dscp cnp=N)");
+	} else {
+		snprintf(buf, len, "%s: %" PRIu64 " packet%s not with the expected data DSCP %u%s", who, an->count,
+			 an->count == 1 ? "" : "s", c->dscp_data, c->dscp_given ? "" : " (--dscp data=N)");
+	}
+}
 
 const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
 {
@@ -537,12 +571,11 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 			 rs_flow_label(names, fl, who, sizeof who), an->code, an->count, an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_ECN_CE:
-		snprintf(buf, len, "%s: %" PRIu64 " packet%s marked ECN Congestion Experienced",
-			 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
-		break;
 	case RS_AN_CNP:
-		snprintf(buf, len, "%s: %" PRIu64 " congestion notification%s (CNP) received: the sender should slow down",
-			 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
+	case RS_AN_DSCP:
+	case RS_AN_NOT_ECT:
+	case RS_AN_CNP_RATE:
+		describe_cong(v, an, rs_flow_label(names, fl, who, sizeof who), buf, len);
 		break;
 	case RS_AN_EVICTED:
 		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under --max-flows %" PRIu64

@@ -67,9 +67,10 @@ def icrc_ok(b, sport):
 
 
 def fields(path):
-    lines = subprocess.run([ROCESTAT, "-n", "--fields", path], capture_output=True, text=True).stdout.splitlines()
-    i = lines[0].split(",").index("icrc_status")
-    return {int(ln.split(",")[0]): ln.split(",")[i] for ln in lines[1:] if ln}
+    out = subprocess.run([ROCESTAT, "-n", "--fields", path], capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    col = lines[0].split(",").index("icrc_status") if lines else 0
+    return {int(ln.split(",")[0]): ln.split(",")[col] for ln in lines[1:] if ln}
 
 
 def walk_port(path, frame):

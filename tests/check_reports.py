@@ -346,7 +346,7 @@ def timeline_rows(path, interval):
 def check_timeline(name, path, d, interval="10ms"):
     rows = timeline_rows(path, interval)
     header = ["interval_start", "interval_start_epoch", "src", "dst", "dest_qp", "packets", "bytes",
-              "payload_bytes_on_wire", "messages", "retransmissions", "naks", "ecn_ce", "cnps"]
+              "payload_bytes_on_wire", "messages", "retransmissions", "naks", "ecn_ce", "cnps", "pause_priority", "paused_ns"]
     check(rows and rows[0] == header, "%s: timeline header %s" % (name, rows[:1]))
     sums, wire = {}, {}
     for r in rows[1:]:

@@ -77,6 +77,7 @@ TSHARK_FIELDS = [
     "infiniband.atomicacketh", "infiniband.atomicacketh.origremdt",
     "data.len", "infiniband.invariant.crc", "eth.type", "sll.etype",
     "frame.cap_len", "ip.len", "ipv6.plen", "vlan.id",
+    "ip.dsfield.dscp", "ip.dsfield.ecn", "ipv6.tclass.dscp", "ipv6.tclass.ecn",
 ]
 
 
@@ -84,7 +85,7 @@ OURS = ["frame", "time", "roce", "src", "dst", "opcode", "opname", "destqp", "ps
         "migreq", "padcnt", "tver", "pkey", "fecn", "becn", "reth_va", "reth_rkey", "reth_dmalen",
         "aeth_syndrome", "aeth_msn", "deth_qkey", "deth_srcqp", "immdt", "ieth_rkey", "atomic_va",
         "atomic_rkey", "atomic_swap", "atomic_cmp", "atomicack_orig", "payload_len", "icrc",
-        "icrc_status", "sliced", "dceth_flags", "dceth_srcqp", "dceth_session", "dceth_dct", "dcceth_dckey"]
+        "icrc_status", "sliced", "dceth_flags", "dceth_srcqp", "dceth_session", "dceth_dct", "dcceth_dckey", "dscp", "ecn", "pause_enable", "pause_quanta"]
 
 
 
@@ -180,6 +181,11 @@ def expected(t, roce):
                          ("ackreq", "bth.a"), ("se", "bth.se"), ("migreq", "bth.m"), ("padcnt", "bth.padcnt"),
                          ("tver", "bth.tver"), ("pkey", "bth.p_key")]:
         e[ours] = num(t["infiniband." + theirs])
+    # DSCP and ECN: RoCE v2's IP header (the outer one, tshark's first occurrence)
+    v4 = roce == "v2" and bool(first(t["ip.dsfield.dscp"]))
+    e["dscp"] = num(t["ip.dsfield.dscp"] if v4 else t["ipv6.tclass.dscp"]) if roce == "v2" else ""
+    e["ecn"] = num(t["ip.dsfield.ecn"] if v4 else t["ipv6.tclass.ecn"]) if roce == "v2" else ""
+    e["pause_enable"], e["pause_quanta"] = "", ""
     bth = bytes.fromhex(first(t["infiniband.bth"]).replace(":", ""))
     used.add("fecn_becn_from_bth_bytes")
     e["fecn"], e["becn"] = str(bth[4] >> 7), str((bth[4] >> 6) & 1)

@@ -2,7 +2,11 @@
  * fields.c — `rocestat --fields`: one CSV line per RoCE frame, every BTH and
  * extension-header field in decimal, empty where the header is absent.
  * Frames that could not be fully decoded still get their line (with what was
- * decoded) and a note on stderr naming the file, frame and reason.
+ * decoded) and a note on stderr naming the file, frame and reason. RoCE v2
+ * lines carry the IP DSCP and ECN. PAUSE and PFC frames, not RoCE but what
+ * stops it, get a line too: roce "pause" or "pfc", the MAC addresses, the
+ * priority-enable vector and the times (quanta) of priorities 0-7 joined
+ * by ';' (a PAUSE: its one time), the RoCE columns empty.
  *
  * With --verdicts, the columns of verdict_cols[] follow: what the analyzer
  * concluded about the frame (struct rs_verdict, analyzer/analyzer.h), from
@@ -21,7 +25,7 @@ static const char header[] =
 	"frame,time,roce,src,dst,opcode,opname,destqp,psn,ackreq,se,migreq,padcnt,tver,pkey,fecn,becn,"
 	"reth_va,reth_rkey,reth_dmalen,aeth_syndrome,aeth_msn,deth_qkey,deth_srcqp,immdt,ieth_rkey,"
 	"atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,payload_len,icrc,icrc_status,sliced,"
-	"dceth_flags,dceth_srcqp,dceth_session,dceth_dct,dcceth_dckey";
+	"dceth_flags,dceth_srcqp,dceth_session,dceth_dct,dcceth_dckey,dscp,ecn,pause_enable,pause_quanta";
 
 /*
  * The verdict columns, in order. A column prints a field of struct
@@ -250,6 +254,53 @@ static inline char *col(char *p, bool present, uint64_t v)
 	return present ? put_u64(p, v) : p;
 }
 
+static char *put_mac(char *p, const uint8_t *m)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (int i = 0; i < 6; i++) {
+		if (i)
+			*p++ = ':';
+		*p++ = hex[m[i] >> 4];
+		*p++ = hex[m[i] & 15];
+	}
+	return p;
+}
+
+/* A PAUSE or PFC frame's line. */
+static void pause_line(struct fields_ctx *c, const struct rs_packet *pkt, const struct rs_frame *f,
+		       const struct rs_verdict *v)
+{
+	if (c->len + LINE_MAX_BYTES > OUT_BUF)
+		flush_buf(c);
+	char *p = c->buf + c->len;
+	uint64_t ts = rs_frame_time_ns(f, pkt->ts_ns);
+	bool pfc = f->pfc.opcode == RS_MACC_PFC;
+	p = put_u64(p, pkt->frame_no);
+	*p++ = ',';
+	p = put_u64(p, ts / 1000000000u);
+	*p++ = '.';
+	p = put_9(p, (uint32_t)(ts % 1000000000u));
+	*p++ = ',';
+	p = put_str(p, pfc ? "pfc" : "pause");
+	*p++ = ',';
+	p = put_mac(p, f->eth_src);
+	*p++ = ',';
+	p = put_mac(p, f->eth_dst);
+	/* opcode .. icrc_status, sliced, the DCETH columns, dscp, ecn */
+	p = put_str(p, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+	p = col(p, true, f->pfc.enable);
+	*p++ = ',';
+	for (int i = 0; i < (pfc ? 8 : 1); i++) {
+		if (i)
+			*p++ = ';';
+		p = put_u64(p, f->pfc.quanta[i]);
+	}
+	if (c->verdicts)
+		p = put_verdict(p, v);
+	*p++ = '\n';
+	c->len = (size_t)(p - c->buf);
+}
+
 static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
 {
 	struct fields_ctx *c = vctx;
@@ -257,8 +308,13 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 
 	if (c->verdicts) /* every frame: the analyzer counts the others too */
 		vfeed_frame(&c->vf, pkt, f, &v);
-	if (f->roce == RS_ROCE_NONE || pkt->context) /* context: analysed, not shown (sink.h) */
+	if (pkt->context) /* analysed, not shown (sink.h) */
 		return true;
+	if (f->roce == RS_ROCE_NONE) {
+		if (f->have & RS_HAVE_PFC)
+			pause_line(c, pkt, f, &v);
+		return true;
+	}
 	if (f->outcome != RS_OK) {
 		char why[256];
 		rs_frame_why(f, why, sizeof why);
@@ -340,6 +396,9 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	p = col(p, dc, f->dceth.session);
 	p = col(p, dc, f->dceth.dct);
 	p = col(p, dc && f->bth.opcode == 0x55, f->dceth.dc_key);
+	p = col(p, f->ip_version != 0, f->dscp);
+	p = col(p, f->ip_version != 0, f->ecn);
+	p = put_str(p, ",,");
 	if (c->verdicts)
 		p = put_verdict(p, &v);
 	*p++ = '\n';

@@ -222,7 +222,7 @@ static void layers(struct walk *w)
 			walk_link_layer(w, l, vlan++);
 			break;
 		case RS_L_ERF: case RS_L_ETH: case RS_L_SLL: case RS_L_SLL2: case RS_L_LRH: case RS_L_GRH:
-		case RS_L_IPV4: case RS_L_IPV6: case RS_L_IPV6_EXT: case RS_L_UDP: case RS_L_TRAILER:
+		case RS_L_IPV4: case RS_L_IPV6: case RS_L_IPV6_EXT: case RS_L_UDP: case RS_L_TRAILER: case RS_L_PFC:
 			walk_link_layer(w, l, 0);
 			break;
 		default:
@@ -255,7 +255,14 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		w->other++;
 		walk_describe_other(w, what, sizeof what);
 		fputc('\n', w->out);
-		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s - not RoCE, skipped", pkt->frame_no, rel_time(w, ts), what));
+		if (f->have & RS_HAVE_PFC) { /* not RoCE, but it stops RoCE: explained */
+			wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s - not RoCE", pkt->frame_no, rel_time(w, ts), what));
+			layers(w);
+			walk_hexdump(w);
+		} else {
+			wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s - not RoCE, skipped", pkt->frame_no, rel_time(w, ts),
+					    what));
+		}
 	} else {
 		w->roce++;
 		if (f->outcome != RS_OK)

@@ -20,6 +20,7 @@ static const char *ethertype_name(uint16_t t)
 	case 0x88A8: return "802.1ad service VLAN tag";
 	case 0x9100: return "QinQ VLAN tag (pre-standard)";
 	case RS_ETHERTYPE_ROCE: return "RoCE v1";
+	case RS_ETHERTYPE_MAC_CONTROL: return "MAC Control (PAUSE, PFC)";
 	default: return "";
 	}
 }
@@ -93,7 +94,11 @@ static void ethernet(struct walk *w, const struct rs_layer *l)
 		     wbytes(f->eth_dst, 6, ':'), type, next);
 		return;
 	}
-	if (f->roce == RS_ROCE_V1 && !f->nvlan)
+	if (f->have & RS_HAVE_PFC)
+		wsay(w, "A MAC Control frame from MAC %s to %s, the address reserved for it (IEEE 802.3 31B): "
+			"it is for the other end of this one link and no switch forwards it.", wbytes(f->eth_src, 6, ':'),
+		     wbytes(f->eth_dst, 6, ':'));
+	else if (f->roce == RS_ROCE_V1 && !f->nvlan)
 		wsay(w, "Ethernet carries the frame across one link, from MAC %s to MAC %s. EtherType 0x8915 "
 			"marks RoCE v1: the InfiniBand GRH follows directly, so the packet cannot cross an IP router "
 			"(IBA Annex A16).", wbytes(f->eth_src, 6, ':'), wbytes(f->eth_dst, 6, ':'));
@@ -327,6 +332,44 @@ static void trailer(struct walk *w, const struct rs_layer *l)
 		"frame, or the frame check sequence if the capture kept it.");
 }
 
+/* IEEE 802.3 Annex 31B PAUSE, IEEE 802.1Qbb PFC (dissect/pfc.c). */
+static void pfc(struct walk *w, const struct rs_layer *l)
+{
+	const struct rs_pfc *p = &w->f->pfc;
+	uint32_t o = l->off;
+	bool is_pfc = p->opcode == RS_MACC_PFC;
+
+	wtitle(w, l->id, is_pfc ? "Priority-based Flow Control (IEEE 802.1Qbb)" : "PAUSE (IEEE 802.3 Annex 31B)",
+	       l->off, l->len);
+	wfield(w, o, "Opcode", whex(p->opcode, 4), "%s", is_pfc ? "PFC" : "PAUSE");
+	if (!is_pfc) {
+		wfield(w, o + 2, "Pause time", whexdec(p->quanta[0], 4), "quanta of 512 bit times");
+		wsay(w, "The sender asks the other end of the link to stop sending anything for %u x 512 bit times "
+			"(%.2f us at 100 Gb/s; rocestat's summary uses --link-speed), or to resume now if 0. A PAUSE "
+			"stops every priority, RoCE and all: PFC is what RoCE networks use instead.",
+		     p->quanta[0], p->quanta[0] * 512 / 100e3);
+		return;
+	}
+	wfield(w, o + 2, "Reserved", whex(p->enable_rsv, 2), "%s", p->enable_rsv ? "should be 0" : "");
+	wfield(w, o + 3, "Priority enable", whex(p->enable, 2), "bit n: time[n] applies to priority n");
+	char said[400];
+	int n = 0;
+	for (int i = 0; i < 8; i++) {
+		bool on = p->enable >> i & 1;
+		wfield(w, o + 4 + 2 * (uint32_t)i, wfmt("Time[%d]", i), whexdec(p->quanta[i], 4), "%s",
+		       !on ? "not enabled: ignored" : p->quanta[i] ? "pause this priority" : "resume this priority");
+		if (on && n >= 0 && (size_t)n < sizeof said)
+			n += snprintf(said + n, sizeof said - (size_t)n, "%spriority %d %s", n ? ", " : "", i,
+				      p->quanta[i] ? wfmt("paused for %u quanta (%.2f us at 100 Gb/s)", p->quanta[i],
+							  p->quanta[i] * 512 / 100e3) : "resumed");
+	}
+	if (n > 0)
+		said[0] = (char)(said[0] - 'a' + 'A'); /* "priority ..." begins the sentence */
+	wsay(w, "%s. PFC pauses one priority (traffic class) of the link at a time, so RoCE on a lossless "
+		"priority waits instead of being dropped; a pause frame that arrives before the last one ran out "
+		"extends it, and a pause held on and on is a pause storm.", n ? said : "No priority enabled");
+}
+
 void walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_index)
 {
 	switch (l->id) {
@@ -341,6 +384,7 @@ void walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_ind
 	case RS_L_LRH: lrh(w, l); break;
 	case RS_L_GRH: grh(w, l); break;
 	case RS_L_TRAILER: trailer(w, l); break;
+	case RS_L_PFC: pfc(w, l); break;
 	default: break;
 	}
 }

@@ -58,7 +58,12 @@ static const char *network(const struct walk *w, uint16_t type, uint32_t off)
 	case 0x86DD:
 		return o.whole ? l4(&o, ip6(o.src), ip6(o.dst), true) : "IPv6";
 	case 0x88CC: return "LLDP";
-	case 0x8808: return "Ethernet flow control (PAUSE or PFC)";
+	case 0x8808:
+		if (w->f->have & RS_HAVE_PFC)
+			return w->f->pfc.opcode == RS_MACC_PFC ? wfmt("PFC from %s, priorities 0x%02x", wbytes(w->f->eth_src, 6, ':'),
+								     w->f->pfc.enable)
+							       : wfmt("PAUSE from %s", wbytes(w->f->eth_src, 6, ':'));
+		return "Ethernet flow control (MAC Control)";
 	case 0x8809: return "slow protocols (LACP)";
 	case 0x88F7: return "PTP";
 	default: return wfmt("EtherType 0x%04x", type);

@@ -88,6 +88,7 @@ const char *wlayer_sgr(unsigned id)
 	case RS_L_PAD: return "2";
 	case RS_L_ICRC: case RS_L_VCRC: return "31";
 	case RS_L_TRAILER: return "2";
+	case RS_L_PFC: return "36";
 	default: return "";
 	}
 }

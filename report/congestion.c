@@ -1,0 +1,388 @@
+/*
+ * congestion.c — the "Congestion and QoS" section of the text summary and
+ * the "congestion" object of the JSON report, from analyzer/congestion.h:
+ * DSCP and ECN per half-flow, the CNPs each received, and PAUSE/PFC per
+ * sender and priority. Both appear only when the capture has something
+ * for them (a CE mark, a CNP, ECN-capable RoCE, a pause frame, or --dscp).
+ * Half-flows whose every packet had the expected DSCP and ECT(0) and which
+ * received no CNP are summed in one line (one object), not listed.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report/congestion.h"
+#include "report/jsonw.h"
+#include "report/report.h"
+#include "report/text.h"
+
+#define TEXT_FLOWS_MAX 20
+
+static bool flow_listed(const struct rs_flow *fl)
+{
+	if (!rs_flow_is_v2(fl) || !fl->rare)
+		return false;
+	const struct rs_flow_rare *r = fl->rare;
+	return r->cnps || r->ecn_ce || r->ecn_n[0] || r->ecn_n[1] || r->ecn_n[3] || r->dscp_n[0] || r->dscp_more;
+}
+
+static const char *mac_str(const uint8_t *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+	return buf;
+}
+
+static const char *const ecn_names[4] = { "Not-ECT", "ECT(1)", "ECT(0)", "CE" };
+
+/* ---- text ------------------------------------------------------------------ */
+
+static int text_dscp_ecn(char *p, size_t len, const struct rs_analyzer *a, const struct rs_flow *fl)
+{
+	uint8_t v[RS_DSCP_SEEN + 1];
+	uint64_t n[RS_DSCP_SEEN + 1], ecn[4];
+	unsigned k = rs_flow_dscps(a, fl, v, n, RS_DSCP_SEEN + 1);
+	int o = snprintf(p, len, "%" PRIu64 " packets; DSCP", fl->packets - rs_rare(fl)->cnps);
+	for (unsigned i = 0; i < k && o > 0 && (size_t)o < len; i++)
+		o += snprintf(p + o, len - (size_t)o, "%s %u ×%" PRIu64, i ? "," : "", v[i], n[i]);
+	if (rs_rare(fl)->dscp_more && o > 0 && (size_t)o < len)
+		o += snprintf(p + o, len - (size_t)o, ", others ×%" PRIu64, rs_rare(fl)->dscp_more);
+	rs_flow_ecns(fl, ecn);
+	if (o > 0 && (size_t)o < len)
+		o += snprintf(p + o, len - (size_t)o, "; ECN");
+	for (int i = 0; i < 4 && o > 0 && (size_t)o < len; i++)
+		if (ecn[i])
+			o += snprintf(p + o, len - (size_t)o, " %s ×%" PRIu64, ecn_names[i], ecn[i]);
+	return o;
+}
+
+static void text_cnps(FILE *out, const struct rs_view *v, const struct rs_flow *fl)
+{
+	struct rs_cnp_stats st;
+	rs_cnp_stats(v->a, fl, &st);
+	if (!st.cnps)
+		return;
+	uint64_t exp, other;
+	rs_flow_cnp_dscps(fl, &exp, &other);
+	char line[640], b1[32], b2[32], b3[32], b4[32];
+	int o = snprintf(line, sizeof line, "CNPs received: %" PRIu64 " (%.1f/s over the capture, at most %" PRIu64
+			 " in a second", st.cnps, st.per_s, st.peak_1s);
+	if (other)
+		o += snprintf(line + o, sizeof line - (size_t)o, "; %" PRIu64 " with DSCP %u", other, rs_rare(fl)->cnp_dscp_v);
+	o += snprintf(line + o, sizeof line - (size_t)o, ")");
+	if (st.gap_n)
+		o += snprintf(line + o, sizeof line - (size_t)o, "; apart: min %s, median %s, p99 %s, max %s",
+			      rs_fmt_ns(st.gap_min, b1, sizeof b1), rs_fmt_ns(st.gap_med, b2, sizeof b2),
+			      rs_fmt_ns(st.gap_p99, b3, sizeof b3), rs_fmt_ns(st.gap_max, b4, sizeof b4));
+	if (st.react_n && o > 0 && (size_t)o < sizeof line)
+		o += snprintf(line + o, sizeof line - (size_t)o, "; CE mark → CNP (%" PRIu64 "): min %s, median %s, max %s",
+			      st.react_n, rs_fmt_ns(st.react_min, b1, sizeof b1), rs_fmt_ns(st.react_med, b2, sizeof b2),
+			      rs_fmt_ns(st.react_max, b3, sizeof b3));
+	if (st.have_rate && o > 0 && (size_t)o < sizeof line)
+		snprintf(line + o, sizeof line - (size_t)o, "; the sender's payload rate %s before the first CNP, %s after",
+			 rs_fmt_rate(st.rate_before / 8, b1, sizeof b1), rs_fmt_rate(st.rate_after / 8, b2, sizeof b2));
+	rs_para(out, v->o->width, "      ", "        ", line);
+}
+
+static void text_pauses(FILE *out, const struct rs_view *v)
+{
+	const struct rs_cong_state *c = rs_cong(v->a);
+	if (!c->pause_src->len)
+		return;
+	char line[512];
+	snprintf(line, sizeof line, "Pauses: %" PRIu64 " PFC and %" PRIu64 " PAUSE frames; pause time at %u Gb/s "
+		 "(--link-speed)", c->pfc_frames, c->pause_frames, c->link_gbps);
+	rs_para(out, v->o->width, "  ", "    ", line);
+	for (guint i = 0; i < c->pause_src->len; i++) {
+		const struct rs_pause_src *s = g_ptr_array_index(c->pause_src, i);
+		for (int p = 0; p < 9; p++) {
+			const struct rs_pause_prio *pp = &s->prio[p];
+			if (!pp->frames)
+				continue;
+			char mac[24], what[24], b1[32], b2[32];
+			if (p == RS_PAUSE_LINK)
+				snprintf(what, sizeof what, "PAUSE (all)");
+			else
+				snprintf(what, sizeof what, "priority %d", p);
+			int o = snprintf(line, sizeof line, "%s %s: %" PRIu64 " frames (%" PRIu64 " pause, %" PRIu64
+					 " release), paused %s, longest %s; first frame %" PRIu64,
+					 mac_str(s->mac, mac, sizeof mac), what, pp->frames, pp->xoff, pp->xon,
+					 rs_fmt_ns(pp->paused_ns, b1, sizeof b1), rs_fmt_ns(pp->longest_ns, b2, sizeof b2),
+					 pp->first.frame);
+			if (pp->storms && o > 0 && (size_t)o < sizeof line)
+				snprintf(line + o, sizeof line - (size_t)o, "; %s%" PRIu64 " pause storm%s%s", RED(v->o),
+					 pp->storms, pp->storms == 1 ? "" : "s", OFF(v->o));
+			rs_para(out, v->o->width, "  - ", "    ", line);
+		}
+	}
+}
+
+void rs_text_congestion(FILE *out, const struct rs_view *v)
+{
+	const struct rs_cong_state *c = rs_cong(v->a);
+	if (!rs_cong_any(v->a))
+		return;
+	fprintf(out, "\n%sCongestion and QoS%s (expected DSCP: data %u, CNP %u%s)\n", BOLD(v->o), OFF(v->o),
+		c->dscp_data, c->dscp_cnp, c->dscp_given ? ", --dscp" : ", the common convention");
+	unsigned shown = 0, more = 0;
+	uint64_t quiet_flows = 0, quiet_pkts = 0;
+	for (guint i = 0; i < v->flows->len; i++) {
+		const struct rs_flow *fl = rs_view_flow(v, i);
+		if (!rs_flow_is_v2(fl))
+			continue;
+		if (!flow_listed(fl)) {
+			quiet_flows++;
+			quiet_pkts += fl->packets;
+			continue;
+		}
+		if (shown == TEXT_FLOWS_MAX) {
+			more++;
+			continue;
+		}
+		shown++;
+		char lbl[200], line[800];
+		int o = snprintf(line, sizeof line, "%s: ", rs_flow_label(v->names, fl, lbl, sizeof lbl));
+		if (o > 0 && (size_t)o < sizeof line)
+			text_dscp_ecn(line + o, sizeof line - (size_t)o, v->a, fl);
+		rs_para(out, v->o->width, "  - ", "    ", line);
+		text_cnps(out, v, fl);
+	}
+	if (more)
+		fprintf(out, "  … %u more half-flows (--format json lists them all)\n", more);
+	if (quiet_flows) {
+		char line[200];
+		snprintf(line, sizeof line, "%" PRIu64 " other RoCE v2 half-flow%s (%" PRIu64 " packets): DSCP %u and "
+			 "ECT(0) throughout, no CNP", quiet_flows, quiet_flows == 1 ? "" : "s", quiet_pkts, c->dscp_data);
+		rs_para(out, v->o->width, "  ", "    ", line);
+	}
+	text_pauses(out, v);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void json_flow(struct rs_json *j, const struct rs_analyzer *a, const struct rs_flow *fl)
+{
+	char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN], k[8];
+	struct rs_addr sa, da;
+	rs_flowkey_addr(&fl->key, false, &sa);
+	rs_flowkey_addr(&fl->key, true, &da);
+	rs_json_obj(j, NULL);
+	rs_json_str(j, "src", rs_addr_format(&sa, s));
+	rs_json_str(j, "dst", rs_addr_format(&da, d));
+	rs_json_u64(j, "dest_qp", fl->key.qpn);
+	rs_json_u64(j, "packets", fl->packets - rs_rare(fl)->cnps);
+	uint8_t v[RS_DSCP_SEEN + 1];
+	uint64_t n[RS_DSCP_SEEN + 1], ecn[4];
+	unsigned nd = rs_flow_dscps(a, fl, v, n, RS_DSCP_SEEN + 1);
+	rs_json_obj(j, "dscp");
+	for (unsigned i = 0; i < nd; i++) {
+		snprintf(k, sizeof k, "%u", v[i]);
+		rs_json_u64(j, k, n[i]);
+	}
+	rs_json_end_obj(j);
+	rs_json_u64(j, "dscp_other", rs_rare(fl)->dscp_more);
+	rs_flow_ecns(fl, ecn);
+	rs_json_obj(j, "ecn");
+	static const char *const keys[4] = { "not_ect", "ect1", "ect0", "ce" };
+	for (int i = 0; i < 4; i++)
+		rs_json_u64(j, keys[i], ecn[i]);
+	rs_json_end_obj(j);
+	struct rs_cnp_stats st;
+	rs_cnp_stats(a, fl, &st);
+	rs_json_u64(j, "cnps", st.cnps);
+	uint64_t exp, other;
+	rs_flow_cnp_dscps(fl, &exp, &other);
+	rs_json_obj(j, "cnp_dscp");
+	if (exp) {
+		snprintf(k, sizeof k, "%u", rs_cong(a)->dscp_cnp);
+		rs_json_u64(j, k, exp);
+	}
+	if (other) {
+		snprintf(k, sizeof k, "%u", rs_rare(fl)->cnp_dscp_v);
+		rs_json_u64(j, k, other);
+	}
+	rs_json_end_obj(j);
+	if (!st.cnps) {
+		rs_json_null(j, "cnp");
+		rs_json_end_obj(j);
+		return;
+	}
+	rs_json_obj(j, "cnp");
+	rs_json_dbl(j, "per_s", st.per_s);
+	rs_json_u64(j, "peak_per_s", st.peak_1s);
+	rs_json_obj(j, "interval_ns");
+	rs_json_u64(j, "count", st.gap_n);
+	rs_json_u64(j, "min", st.gap_min);
+	rs_json_u64(j, "median", st.gap_med);
+	rs_json_u64(j, "p99", st.gap_p99);
+	rs_json_u64(j, "max", st.gap_max);
+	rs_json_end_obj(j);
+	rs_json_obj(j, "ce_to_cnp_ns");
+	rs_json_u64(j, "count", st.react_n);
+	rs_json_u64(j, "min", st.react_min);
+	rs_json_u64(j, "median", st.react_med);
+	rs_json_u64(j, "max", st.react_max);
+	rs_json_end_obj(j);
+	if (st.have_rate) {
+		rs_json_obj(j, "sender_rate_bps");
+		rs_json_dbl(j, "before", st.rate_before);
+		rs_json_dbl(j, "after", st.rate_after);
+		rs_json_end_obj(j);
+	} else {
+		rs_json_null(j, "sender_rate_bps");
+	}
+	rs_json_end_obj(j);
+	rs_json_end_obj(j);
+}
+
+static void json_pauses(struct rs_json *j, const struct rs_analyzer *a)
+{
+	const struct rs_cong_state *c = rs_cong(a);
+	rs_json_arr(j, "pauses");
+	for (guint i = 0; i < c->pause_src->len; i++) {
+		const struct rs_pause_src *s = g_ptr_array_index(c->pause_src, i);
+		for (int p = 0; p < 9; p++) {
+			const struct rs_pause_prio *pp = &s->prio[p];
+			if (!pp->frames)
+				continue;
+			char mac[24];
+			rs_json_obj(j, NULL);
+			rs_json_str(j, "sender", mac_str(s->mac, mac, sizeof mac));
+			rs_json_str(j, "kind", p == RS_PAUSE_LINK ? "pause" : "pfc");
+			if (p == RS_PAUSE_LINK)
+				rs_json_null(j, "priority");
+			else
+				rs_json_u64(j, "priority", (uint64_t)p);
+			rs_json_u64(j, "frames", pp->frames);
+			rs_json_u64(j, "pause_frames", pp->xoff);
+			rs_json_u64(j, "release_frames", pp->xon);
+			rs_json_u64(j, "quanta", pp->quanta);
+			rs_json_u64(j, "paused_ns", pp->paused_ns);
+			rs_json_u64(j, "longest_ns", pp->longest_ns);
+			rs_json_u64(j, "storms", pp->storms);
+			rs_json_u64(j, "first_frame", pp->first.frame);
+			rs_json_end_obj(j);
+		}
+	}
+	rs_json_end_arr(j);
+}
+
+void rs_json_congestion(struct rs_json *j, const struct rs_view *v)
+{
+	const struct rs_analyzer *a = v->a;
+	const struct rs_cong_state *c = rs_cong(a);
+	if (!rs_cong_any(a))
+		return;
+	rs_json_obj(j, "congestion");
+	rs_json_obj(j, "expected_dscp");
+	rs_json_u64(j, "data", c->dscp_data);
+	rs_json_u64(j, "cnp", c->dscp_cnp);
+	rs_json_bool(j, "given", c->dscp_given);
+	rs_json_end_obj(j);
+	rs_json_bool(j, "ecn_in_use", c->ecn_used);
+	rs_json_u64(j, "link_speed_gbps", c->link_gbps);
+	if (c->cnp_threshold)
+		rs_json_u64(j, "cnp_threshold_per_s", c->cnp_threshold);
+	else
+		rs_json_null(j, "cnp_threshold_per_s");
+	rs_json_u64(j, "cnps", a->cnps);
+	rs_json_u64(j, "ecn_ce", a->ecn_ce);
+	uint64_t quiet_flows = 0, quiet_pkts = 0;
+	rs_json_arr(j, "half_flows");
+	for (guint i = 0; i < v->flows->len; i++) {
+		const struct rs_flow *fl = rs_view_flow(v, i);
+		if (!rs_flow_is_v2(fl))
+			continue;
+		if (flow_listed(fl)) {
+			json_flow(j, a, fl);
+		} else {
+			quiet_flows++;
+			quiet_pkts += fl->packets;
+		}
+	}
+	rs_json_end_arr(j);
+	rs_json_obj(j, "other_half_flows");
+	rs_json_u64(j, "count", quiet_flows);
+	rs_json_u64(j, "packets", quiet_pkts);
+	rs_json_end_obj(j);
+	rs_json_u64(j, "pfc_frames", c->pfc_frames);
+	rs_json_u64(j, "pause_frames", c->pause_frames);
+	json_pauses(j, a);
+	rs_json_end_obj(j);
+}
+
+/* ---- the timeline CSV and the plot ------------------------------------------ */
+
+void rs_tlcsv_pauses(struct rs_tlcsv *w, const struct rs_analyzer *a)
+{
+	const struct rs_cong_state *c = rs_cong(a);
+	uint64_t iv = a->opts.interval_ns, t0 = a->t0;
+	if (!w || !iv)
+		return;
+	for (guint i = 0; i < c->pause_src->len; i++) {
+		const struct rs_pause_src *s = g_ptr_array_index(c->pause_src, i);
+		char mac[24];
+		mac_str(s->mac, mac, sizeof mac);
+		for (int p = 0; p < 9; p++) {
+			const GArray *sp = s->prio[p].spans;
+			uint64_t cur = UINT64_MAX, acc = 0; /* the interval being summed, its paused time */
+			for (guint k = 0; sp && k < sp->len; k++) {
+				const struct rs_pause_span *x = &g_array_index(sp, struct rs_pause_span, k);
+				uint64_t t = x->start > t0 ? x->start - t0 : 0, end = x->end > t0 ? x->end - t0 : 0;
+				while (t < end) {
+					uint64_t n = t / iv, stop = MIN(end, (n + 1) * iv);
+					if (n != cur && cur != UINT64_MAX)
+						rs_tlcsv_pause_row(w, cur * iv, t0 + cur * iv, mac, p == RS_PAUSE_LINK ? -1 : p, acc);
+					if (n != cur)
+						acc = 0;
+					cur = n;
+					acc += stop - t;
+					t = stop;
+				}
+			}
+			if (cur != UINT64_MAX)
+				rs_tlcsv_pause_row(w, cur * iv, t0 + cur * iv, mac, p == RS_PAUSE_LINK ? -1 : p, acc);
+		}
+	}
+}
+
+void rs_svg_pause_spans(FILE *out, const struct rs_analyzer *a, double x0, double y0, double pw, double ph,
+			double xtop)
+{
+	const struct rs_cong_state *c = rs_cong(a);
+	bool any = false;
+	for (guint i = 0; i < c->pause_src->len; i++) {
+		const struct rs_pause_src *s = g_ptr_array_index(c->pause_src, i);
+		char mac[24];
+		mac_str(s->mac, mac, sizeof mac);
+		for (int p = 0; p < 9; p++) {
+			const GArray *sp = s->prio[p].spans;
+			double from = -1, to = -1;
+			/* Spans closer than a pixel drawn as one band: a storm of
+			 * thousands of pause frames stays a few rectangles. */
+			for (guint k = 0; sp && k <= sp->len; k++) {
+				double a0 = 0, a1 = 0;
+				if (k < sp->len) {
+					const struct rs_pause_span *x = &g_array_index(sp, struct rs_pause_span, k);
+					a0 = x0 + (double)(x->start - a->first_ts) / 1e9 / xtop * pw;
+					a1 = x0 + (double)(x->end - a->first_ts) / 1e9 / xtop * pw;
+					if (from >= 0 && a0 <= to + 1) {
+						to = a1 > to ? a1 : to;
+						continue;
+					}
+				}
+				if (from >= 0) {
+					char what[40];
+					snprintf(what, sizeof what, p == RS_PAUSE_LINK ? "PAUSE (all priorities)" : "PFC priority %d", p);
+					fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ff9900\" "
+						"fill-opacity=\"0.25\"><title>%s %s paused</title></rect>\n", from, y0,
+						MIN(to, x0 + pw) - from > 0.5 ? MIN(to, x0 + pw) - from : 0.5, ph, mac, what);
+					any = true;
+				}
+				from = a0;
+				to = a1;
+			}
+		}
+	}
+	if (any)
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#b36b00\" text-anchor=\"end\">shaded: links paused "
+			"(PAUSE/PFC)</text>\n", x0 + pw, y0 - 6);
+}

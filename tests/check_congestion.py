@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Congestion and QoS against independent sources (make congestion).
+
+1. The bench generator's truth (bench/gen.c --congestion --truth): it
+   writes CE marks, ConnectX-style CNPs, a half-flow sent Not-ECT, one with
+   DSCP 10, CNPs with DSCP 46, PFC and PAUSE frames and one pause storm, and
+   counts what it wrote. Every DSCP, ECN, CE, CNP, CE->CNP and pause count of
+   rocestat's JSON is checked against it, and so are the flags.
+2. tshark: the PAUSE/PFC frames of that capture (macc.* fields) and the
+   DSCP/ECN of every RoCE v2 frame of the real captures in
+   ../shared/hw-captures, counted per half-flow from tshark's fields.
+3. The exit status: CE marks and CNPs alone exit 0; past --cnp-threshold, 1.
+"""
+import collections
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+
+ck = Checks("check_congestion")
+GEN = os.environ.get("BENCH_GEN", os.path.join(ROOT, "build", "bench", "gen"))
+tmp = tempfile.mkdtemp(prefix="rs-cong-")
+
+
+def run(*args, rc=None):
+    p = subprocess.run([ROCESTAT] + list(args), capture_output=True, text=True)
+    if rc is not None:
+        ck("exit status %d: %s" % (rc, " ".join(args)), p.returncode == rc, "got %d: %s" % (p.returncode, p.stderr[:300]))
+    return p
+
+
+def gen(name, *args):
+    pcap, truth = os.path.join(tmp, name + ".pcap"), os.path.join(tmp, name + ".truth.json")
+    subprocess.run([GEN, "-o", pcap, "--truth", truth] + list(args), check=True, capture_output=True)
+    return pcap, json.load(open(truth))
+
+
+# ---- 1. the generator's truth ---------------------------------------------
+pcap, truth = gen("cong", "-n", "30000", "--conns", "40", "--hosts", "6", "--congestion", "--seed", "7")
+doc = json.loads(run("--format", "json", pcap).stdout)
+cg = doc.get("congestion")
+ck("congestion section present", cg is not None)
+cg = cg or {"half_flows": [], "pauses": []}
+ck("CNPs in the capture", cg.get("cnps") == truth["cnps"], "%s != %s" % (cg.get("cnps"), truth["cnps"]))
+ck("CE marks in the capture", cg.get("ecn_ce") == truth["ecn"]["3"], "%s != %s" % (cg.get("ecn_ce"), truth["ecn"]["3"]))
+ck("ECN in use", cg.get("ecn_in_use") is True)
+
+got = {(h["src"], h["dst"], h["dest_qp"]): h for h in cg["half_flows"]}
+listed = 0
+for t in truth["half_flows"]:
+    key = (t["src"], t["dst"], t["dst_qp"])
+    name = "%s > %s QP %#x" % key
+    # The truth counts every packet of the half-flow, CNPs included; rocestat
+    # gives packets other than CNPs by DSCP and ECN, and the CNPs apart (the
+    # generator's CNPs are ECT(0)).
+    dscp = collections.Counter({int(k): v for k, v in t["dscp"].items()})
+    dscp.subtract({int(k): v for k, v in t["cnp_dscp"].items()})
+    dscp = {k: v for k, v in dscp.items() if v}
+    ecn = {int(k): v for k, v in t["ecn"].items()}
+    ecn[2] -= t["cnps"]
+    plain = set(dscp) <= {26} and not ecn[0] and not ecn[1] and not ecn[3] and not t["cnps"]
+    h = got.get(key)
+    if h is None:
+        ck(name + ": not listed, so all DSCP 26 and ECT(0), no CNP", plain, str(t))
+        continue
+    listed += 1
+    ck(name + ": packets", h["packets"] == t["packets"] - t["cnps"], "%d != %d" % (h["packets"], t["packets"] - t["cnps"]))
+    ck(name + ": DSCP", {int(k): v for k, v in h["dscp"].items()} == dscp, "%s != %s" % (h["dscp"], dscp))
+    want = {"not_ect": ecn[0], "ect1": ecn[1], "ect0": ecn[2], "ce": ecn[3]}
+    ck(name + ": ECN", h["ecn"] == want, "%s != %s" % (h["ecn"], want))
+    ck(name + ": CNPs", h["cnps"] == t["cnps"], "%d != %d" % (h["cnps"], t["cnps"]))
+    ck(name + ": CNP DSCP", {int(k): v for k, v in h["cnp_dscp"].items()} == {int(k): v for k, v in t["cnp_dscp"].items()},
+       "%s != %s" % (h["cnp_dscp"], t["cnp_dscp"]))
+ck("half-flows listed", listed > 10, "%d" % listed)
+ck("no half-flow listed the generator did not write",
+   set(got) <= {(t["src"], t["dst"], t["dst_qp"]) for t in truth["half_flows"]},
+   str(set(got) - {(t["src"], t["dst"], t["dst_qp"]) for t in truth["half_flows"]}))
+
+# the data sender's rate before the first CNP it was sent and after it
+tkey = {(t["src"], t["dst"], t["dst_qp"]): t for t in truth["half_flows"]}
+rated = 0
+for h in cg["half_flows"]:
+    t = tkey.get((h["src"], h["dst"], h["dest_qp"]))
+    if not h["cnp"] or not t:
+        continue
+    ck("%s: at most %d CNPs in a second (the capture is shorter)" % (h["dst"], h["cnps"]),
+       h["cnp"]["peak_per_s"] == h["cnps"] and truth["last_ns"] - truth["first_ns"] < 10**9)
+    r = h["cnp"]["sender_rate_bps"]
+    # the peer: the half-flow the other way on the same connection (the generator's QPs go in pairs: n, n+1)
+    cands = [x for x in truth["half_flows"] if x["src"] == t["dst"] and x["dst"] == t["src"] and x["dst_qp"] ^ 1 == t["dst_qp"]]
+    if r is None or len(cands) != 1:
+        continue
+    p = cands[0]
+    before = t["peer_payload_at_cnp"] * 8e9 / (t["first_cnp_ns"] - p["first_ns"])
+    after = (p["payload"] - t["peer_payload_at_cnp"]) * 8e9 / (p["last_ns"] - t["first_cnp_ns"])
+    ck("%s QP %#x: rate before the first CNP" % (h["dst"], h["dest_qp"]), abs(r["before"] - before) <= 1e-6 * before + 1e-9,
+       "%r != %r" % (r["before"], before))
+    ck("%s QP %#x: rate after it" % (h["dst"], h["dest_qp"]), abs(r["after"] - after) <= 1e-6 * after + 1e-9,
+       "%r != %r" % (r["after"], after))
+    rated += 1
+ck("rates checked", rated > 10, str(rated))
+
+react = [h["cnp"]["ce_to_cnp_ns"] for h in cg["half_flows"] if h["cnp"] and h["cnp"]["ce_to_cnp_ns"]["count"]]
+tr = truth["ce_to_cnp"]
+ck("CE->CNP reactions", sum(r["count"] for r in react) == tr["count"], "%d != %d" % (sum(r["count"] for r in react), tr["count"]))
+ck("CE->CNP min", react and min(r["min"] for r in react) == tr["min_ns"])
+ck("CE->CNP max", react and max(r["max"] for r in react) == tr["max_ns"])
+for h in cg["half_flows"]:
+    if h["cnps"] > 1:
+        iv = h["cnp"]["interval_ns"]
+        ck("CNP intervals: %d for %d CNPs" % (iv["count"], h["cnps"]), iv["count"] == h["cnps"] - 1)
+        ck("CNP intervals ordered", iv["min"] <= iv["median"] <= iv["p99"] <= iv["max"], str(iv))
+
+pauses = {(p["sender"], p["priority"] if p["kind"] == "pfc" else -1): p for p in cg["pauses"]}
+ck("pause rows", len(pauses) == len(truth["pauses"]), "%d != %d" % (len(pauses), len(truth["pauses"])))
+for t in truth["pauses"]:
+    p = pauses.get((t["sender"], t["priority"]))
+    name = "pause %s priority %d" % (t["sender"], t["priority"])
+    if not ck(name + ": present", p is not None):
+        continue
+    for a, b in (("frames", "frames"), ("pause_frames", "xoff"), ("release_frames", "xon"), ("quanta", "quanta"),
+                 ("paused_ns", "pause_ns"), ("storms", "storms")):
+        ck(name + ": " + a, p[a] == t[b], "%s != %s" % (p[a], t[b]))
+
+an = collections.Counter((a["type"], a["code"]) for a in doc["anomalies"])
+ck("one pause storm anomaly", an[("pause_storm", 8)] + sum(an[("pause_storm", p)] for p in range(8)) == 1, str(an))
+ck("data DSCP flag: the DSCP 10 half-flow", an[("dscp_unexpected", 1)] == 1, str(an))
+ck("CNP DSCP flag: the DSCP 46 CNPs", an[("dscp_unexpected", 2)] == 1, str(an))
+ck("asymmetric DSCP flag", an[("dscp_unexpected", 0)] == 1, str(an))
+ck("Not-ECT flag", an[("not_ect_under_congestion", 0)] == 1, str(an))
+notect = [a for a in doc["anomalies"] if a["type"] == "not_ect_under_congestion"]
+t0 = [t for t in truth["half_flows"] if t["ecn"]["0"]]
+ck("Not-ECT flag names the Not-ECT half-flow", len(t0) == 1 and notect and
+   (notect[0]["src"], notect[0]["dst"], notect[0]["dest_qp"]) == (t0[0]["src"], t0[0]["dst"], t0[0]["dst_qp"])
+   and notect[0]["count"] == t0[0]["ecn"]["0"])
+
+# --dscp moves the expectation; --link-speed the pause times.
+doc2 = json.loads(run("--format", "json", "--dscp", "data=10,cnp=46", "--link-speed", "400", pcap).stdout)
+an2 = collections.Counter((a["type"], a["code"]) for a in doc2["anomalies"])
+ck("--dscp data=10: the DSCP 26 half-flows flagged instead", an2[("dscp_unexpected", 1)] > 10, str(an2))
+ck("--dscp cnp=46: the CNPs with 48 flagged", an2[("dscp_unexpected", 2)] > 5, str(an2))
+p400 = {(p["sender"], p["priority"]): p for p in doc2["congestion"]["pauses"]}
+for t in truth["pauses"]:
+    if t["storms"] or t["xon"]:
+        continue
+    p = p400.get((t["sender"], t["priority"] if t["priority"] >= 0 else None))
+    # isolated at 100 Gb/s (the generator waits for each pause to end), so at
+    # 400 Gb/s too: each lasts quanta x 512 bit times, 1.28 ns a quantum
+    ck("400 Gb/s pause time %s/%d" % (t["sender"], t["priority"]), p and abs(p["paused_ns"] - t["quanta"] * 512 / 400) <= t["frames"],
+       "%s vs %s" % (p and p["paused_ns"], t["quanta"] * 512 / 400))
+run("--dscp", "data=64", pcap, rc=2)
+run("--dscp", "voice=3", pcap, rc=2)
+run("--link-speed", "0", pcap, rc=2)
+
+# ---- 2. tshark -------------------------------------------------------------
+def tshark(path, fields, flt):
+    args = ["tshark", "-r", path, "-Y", flt, "-T", "fields", "-E", "separator=,"] + tshark_heuristics_off()
+    for f in fields:
+        args += ["-e", f]
+    out = subprocess.run(args, capture_output=True, text=True).stdout
+    return [line.split(",") for line in out.splitlines() if line]
+
+
+rows = tshark(pcap, ["eth.src", "macc.opcode", "macc.cbfc.enbv", "macc.pause_time"] +
+              ["macc.cbfc.pause_time.c%d" % i for i in range(8)] + ["frame.number"], "macc")
+ts_frames = collections.Counter()
+ts_quanta = collections.Counter()
+for r in rows:
+    mac, op = r[0], int(r[1], 0)
+    if op == 1:
+        ts_frames[(mac, -1)] += 1
+        ts_quanta[(mac, -1)] += int(r[3])
+        continue
+    en = int(r[2], 0)
+    for i in range(8):
+        if en >> i & 1:
+            ts_frames[(mac, i)] += 1
+            ts_quanta[(mac, i)] += int(r[4 + i])
+ck("tshark: PAUSE/PFC frames decoded", len(rows) == cg["pfc_frames"] + cg["pause_frames"],
+   "%d != %d" % (len(rows), cg["pfc_frames"] + cg["pause_frames"]))
+for k, n in ts_frames.items():
+    p = pauses.get(k)
+    ck("tshark: %s/%d frames and quanta" % k, p and p["frames"] == n and p["quanta"] == ts_quanta[k],
+       "%s vs %d/%d" % (p and (p["frames"], p["quanta"]), n, ts_quanta[k]))
+
+# --fields: a line per PAUSE/PFC frame with its enable vector and times, as tshark decodes them
+import csv  # noqa: E402
+lines = list(csv.DictReader(run("--fields", pcap).stdout.splitlines()))
+mine = {int(r["frame"]): r for r in lines if r["roce"] in ("pfc", "pause")}
+ck("--fields: a line per PAUSE/PFC frame", len(mine) == len(rows), "%d != %d" % (len(mine), len(rows)))
+bad = []
+for r in rows:
+    m = mine.get(int(r[12]))
+    op = int(r[1], 0)
+    want = ("pause", "255", r[3]) if op == 1 else ("pfc", str(int(r[2], 0)), ";".join(str(int(x)) for x in r[4:12]))
+    if not m or (m["roce"], m["pause_enable"], m["pause_quanta"]) != want or m["src"] != r[0]:
+        bad.append((r[12], m and (m["roce"], m["pause_enable"], m["pause_quanta"]), want))
+ck("--fields: PAUSE/PFC enable and times as tshark's", not bad, str(bad[:3]))
+v2 = [r for r in lines if r["roce"] == "v2"]
+ck("--fields: DSCP/ECN of RoCE v2 lines", v2 and all(r["dscp"] != "" and r["ecn"] != "" for r in v2))
+walk = run("-V", "--frames", rows[0][12], pcap).stdout
+ck("-V explains a PFC frame", "Priority-based Flow Control" in walk or "PAUSE (IEEE 802.3" in walk, walk[:300])
+
+# the timeline's pause rows add up to the truth's paused time; the plot shades them
+tl, svg = os.path.join(tmp, "t.csv"), os.path.join(tmp, "p.svg")
+run("--timeline", tl, "--plot", svg, "-o", os.devnull, pcap)
+trows = list(csv.DictReader(open(tl)))
+paused = collections.Counter()
+for r in trows:
+    if r["pause_priority"] != "":
+        paused[(r["src"], -1 if r["pause_priority"] == "all" else int(r["pause_priority"]))] += int(r["paused_ns"])
+for t in truth["pauses"]:
+    k = (t["sender"], t["priority"])
+    ck("timeline: paused ns of %s/%d" % k, paused[k] == t["pause_ns"], "%d != %d" % (paused[k], t["pause_ns"]))
+ck("timeline: half-flow rows leave the pause columns empty",
+   all(r["paused_ns"] == "" for r in trows if r["dest_qp"] != ""))
+plot = open(svg).read()
+ck("plot: the storm shaded", "02:00:5e:ff:ff:00 PFC priority 3 paused" in plot)
+
+hw = sorted(glob.glob(os.path.join(SHARED, "hw-captures", "*.pcap")) +
+            glob.glob(os.path.join(SHARED, "public-captures", "*.pcap")))
+ck("hardware captures found", bool(hw))
+for path in hw:
+    base = os.path.basename(path)
+    rows = tshark(path, ["ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.bth.destqp", "infiniband.bth.opcode",
+                         "ip.dsfield.dscp", "ip.dsfield.ecn", "ipv6.tclass.dscp", "ipv6.tclass.ecn"], "udp.dstport == 4791 && infiniband.bth")
+    if not rows:
+        continue
+    want = collections.defaultdict(lambda: {"dscp": collections.Counter(), "ecn": collections.Counter(), "cnps": 0})
+    for r in rows:
+        src, dst = (r[0], r[1]) if r[0] else (r[2], r[3])
+        dscp, ecn = (r[6], r[7]) if r[6] else (r[8], r[9])
+        w = want[(src, dst, int(r[4], 0))]
+        if int(r[5], 0) == 0x81:
+            w["cnps"] += 1
+            continue
+        w["dscp"][int(dscp)] += 1
+        w["ecn"][int(ecn)] += 1
+    doc = json.loads(run("--format", "json", path).stdout)
+    cg = doc.get("congestion")
+    ecn_used = any(w["ecn"][1] + w["ecn"][2] + w["ecn"][3] for w in want.values())
+    ck(base + ": congestion section when ECN is in use", (cg is not None) == (ecn_used or any(w["cnps"] for w in want.values())))
+    if cg is None:
+        continue
+    listed = {(h["src"], h["dst"], h["dest_qp"]): h for h in cg["half_flows"]}
+    for key, w in want.items():
+        h = listed.get(key)
+        if h is None:
+            ck("%s %s: unlisted means DSCP 26 ECT(0)" % (base, key), set(w["dscp"]) == {26} and set(w["ecn"]) == {2}, str(w))
+            continue
+        ck("%s %s: DSCP" % (base, key), {int(k): v for k, v in h["dscp"].items()} == dict(w["dscp"]), "%s != %s" % (h["dscp"], dict(w["dscp"])))
+        got_ecn = [h["ecn"]["not_ect"], h["ecn"]["ect1"], h["ecn"]["ect0"], h["ecn"]["ce"]]
+        ck("%s %s: ECN" % (base, key), got_ecn == [w["ecn"][i] for i in range(4)], "%s != %s" % (got_ecn, dict(w["ecn"])))
+
+# ---- 3. the exit status ---------------------------------------------------
+plain, ptruth = gen("plain", "-n", "4000", "--conns", "400", "--hosts", "8", "--seed", "3", "--no-cm")
+d = json.loads(run("--format", "json", plain).stdout)
+others = [a for a in d["anomalies"] if a["type"] not in ("ecn_ce", "cnp")]
+if ck("a capture whose only anomalies are CE and CNPs", not others and ptruth["cnps"] > 0, str(others[:2])):
+    run(plain, rc=0)
+    most = max(h["cnp"]["peak_per_s"] for h in d["congestion"]["half_flows"] if h["cnp"])
+    run("--cnp-threshold", str(most), plain, rc=0)
+    p = run("--cnp-threshold", str(most - 1) if most > 1 else "1", plain, rc=1 if most > 1 else 0)
+    if most > 1:
+        ck("cnp_rate anomaly named", "more than --cnp-threshold" in p.stdout)
+
+print("check_congestion: %d checks, %d failed" % (ck.checks, ck.failures))
+sys.exit(1 if ck.failures else 0)
