@@ -5,7 +5,7 @@
     shipped schema's ndjson_line (man/rocestat.schema.json), and the schema
     refuses a line with an extra key, a missing key or an unknown kind;
   * the lines carry the objects of the JSON document of the same run, in
-    its order: capture, connections, queue pairs, anomalies (one format,
+    its order: capture, connections, queue pairs, congestion, anomalies (one format,
     two shapes: what each key means is checked by check_reports.py);
   * a queue pair's "file" is the input file whose frame first_frame is, by
     tshark's decode, a packet of its half-flow (source, destination,
@@ -37,7 +37,8 @@ schema = json.load(open(os.path.join(ROOT, "man", "rocestat.schema.json")))
 line_schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/ndjson_line"}
 jsonschema.Draft202012Validator.check_schema(line_schema)
 validator = jsonschema.Draft202012Validator(line_schema)
-KIND_OF = {"capture": "capture", "connection": "connections", "queue_pair": "qps", "anomaly": "anomalies"}
+KIND_OF = {"capture": "capture", "connection": "connections", "queue_pair": "qps", "congestion": "congestion",
+           "anomaly": "anomalies"}
 
 
 def run(*args):
@@ -63,8 +64,11 @@ def lines_of(name, text):
 
 def same_as_document(name, lines, doc):
     want = [("capture", doc["capture"])]
-    for kind in ("connection", "queue_pair", "anomaly"):
+    for kind in ("connection", "queue_pair"):
         want += [(kind, o) for o in doc[KIND_OF[kind]]]
+    if "congestion" in doc:  # the optional section: one line, whole
+        want.append(("congestion", doc["congestion"]))
+    want += [("anomaly", o) for o in doc["anomalies"]]
     got = [(ln["kind"], ln[ln["kind"]]) for ln in lines]
     ck("%s: the document's objects, in order" % name, got == want,
        "%d lines, %d objects; first difference at %r" % (
