@@ -9,9 +9,9 @@
  * capture of well-marked traffic costs a comparison per frame. CNPs are
  * normal DCQCN operation: counted and timed, an anomaly only past the
  * user's --cnp-threshold. The DSCP flags judge traffic against the
- * defaults only where the capture shows ECN in use (a network without
- * DCQCN marks nothing, and has no reason to follow its DSCP convention),
- * against the user's --dscp always.
+ * defaults only where the capture shows ECN in use (an ECN-capable or CE
+ * packet, or a CNP: a network without DCQCN marks nothing, and has no
+ * reason to follow its DSCP convention), against the user's --dscp always.
  *
  * A pause (PFC priority or PAUSE) holds its priority from the frame's time
  * for quanta x 512 bit times at the link speed (IEEE 802.3 31B.3.1), until
@@ -365,7 +365,7 @@ static void flow_flags(struct rs_analyzer *a, struct rs_flow *fl)
 	uint64_t other = r->dscp_more;
 	for (int i = 0; i < RS_DSCP_SEEN; i++)
 		other += r->dscp_n[i];
-	if (other && (c->dscp_given || c->ecn_used))
+	if (other && (c->dscp_given || c->ecn_used || a->cnps))
 		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_DATA, fl, &fl->first, other);
 	if (r->cnp_dscp_bad)
 		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_CNPS, fl, &fl->first, r->cnp_dscp_bad);
