@@ -257,27 +257,34 @@ static void match(struct rs_cmp *c)
 	}
 }
 
-static bool same_hosts(const struct rs_cmp_flow *x, const struct rs_cmp_flow *y)
+/* The matched packets' (time at B - time at A) range of all half-flows
+ * from one host to another: a direction. */
+struct dir {
+	uint8_t key[34]; /* src kind + 16, dst kind + 16 */
+	int64_t lo, hi;
+	uint64_t n;
+};
+
+static void dir_key(uint8_t key[34], const struct rs_addr *src, const struct rs_addr *dst)
 {
-	return !memcmp(&x->src, &y->src, sizeof x->src) && !memcmp(&x->dst, &y->dst, sizeof x->dst);
+	key[0] = src->kind;
+	memcpy(key + 1, src->b, 16);
+	key[17] = dst->kind;
+	memcpy(key + 18, dst->b, 16);
 }
 
-/* The delays' range of every half-flow from src to dst (matched packets). */
-static bool direction_range(const struct rs_cmp *c, const struct rs_cmp_flow *like, int64_t *lo, int64_t *hi,
-			    uint64_t *n)
+static guint dir_hash(gconstpointer k)
 {
-	*n = 0;
-	for (guint k = 0; k < c->flows->len; k++) {
-		const struct rs_cmp_flow *fl = c->flows->pdata[k];
-		if (!fl->matched || !same_hosts(fl, like))
-			continue;
-		if (!*n || fl->raw_min < *lo)
-			*lo = fl->raw_min;
-		if (!*n || fl->raw_max > *hi)
-			*hi = fl->raw_max;
-		*n += fl->matched;
-	}
-	return *n > 0;
+	const uint8_t *p = k;
+	guint h = 2166136261u;
+	for (size_t i = 0; i < 34; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static gboolean dir_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, 34) == 0;
 }
 
 /* The clock offset (compare.h: the two ways of estimating it). */
@@ -286,20 +293,46 @@ static void estimate_offset(struct rs_cmp *c)
 	uint64_t best_n = 0;
 	c->method = RS_CMP_NONE;
 	c->offset_ns = 0;
+	GHashTable *dirs = g_hash_table_new_full(dir_hash, dir_equal, NULL, g_free);
 	for (guint k = 0; k < c->flows->len; k++) {
 		const struct rs_cmp_flow *fl = c->flows->pdata[k];
-		struct rs_cmp_flow back = { .src = fl->dst, .dst = fl->src };
-		int64_t lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0;
-		uint64_t n1, n2;
-		if (!fl->matched || !direction_range(c, fl, &lo1, &hi1, &n1) || !direction_range(c, &back, &lo2, &hi2, &n2))
+		if (!fl->matched)
 			continue;
-		/* This direction passes A first when all its delays exceed the other's. */
-		if (lo1 > hi2 && n1 + n2 > best_n) {
-			best_n = n1 + n2;
+		uint8_t key[34];
+		dir_key(key, &fl->src, &fl->dst);
+		struct dir *d = g_hash_table_lookup(dirs, key);
+		if (!d) {
+			d = g_new0(struct dir, 1);
+			memcpy(d->key, key, sizeof key);
+			g_hash_table_insert(dirs, d->key, d);
+		}
+		if (!d->n || fl->raw_min < d->lo)
+			d->lo = fl->raw_min;
+		if (!d->n || fl->raw_max > d->hi)
+			d->hi = fl->raw_max;
+		d->n += fl->matched;
+	}
+	GHashTableIter it;
+	gpointer kp, vp;
+	g_hash_table_iter_init(&it, dirs);
+	while (g_hash_table_iter_next(&it, &kp, &vp)) {
+		const struct dir *d = vp;
+		uint8_t back[34];
+		memcpy(back, d->key + 17, 17);
+		memcpy(back + 17, d->key, 17);
+		const struct dir *r = g_hash_table_lookup(dirs, back);
+		/* This direction passes A first when all its delays exceed the
+		 * other's; ties between host pairs go to the one with more packets,
+		 * then to the smaller offset, so that the hash order does not matter. */
+		int64_t off = r ? d->lo + (r->hi - d->lo) / 2 : 0;
+		if (r && d->lo > r->hi &&
+		    (d->n + r->n > best_n || (d->n + r->n == best_n && off < c->offset_ns))) {
+			best_n = d->n + r->n;
 			c->method = RS_CMP_TWO_WAY;
-			c->offset_ns = lo1 + (hi2 - lo1) / 2;
+			c->offset_ns = off;
 		}
 	}
+	g_hash_table_destroy(dirs);
 	if (c->method == RS_CMP_TWO_WAY) {
 		for (guint k = 0; k < c->flows->len; k++) {
 			struct rs_cmp_flow *fl = c->flows->pdata[k];

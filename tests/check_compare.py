@@ -14,6 +14,9 @@ B is derived from A with known changes, and --compare must find exactly them:
     100 ns from 0 to 0.8 ms, written in time order): no frame unmatched,
     the offset exactly 2.25 s and the delay distribution (nearest-rank min,
     median, p90, p99, max) that of the d's;
+  * B with FECN and BECN set in some packets (a switch marks congestion
+    there) matches A; B with one payload byte changed names that frame at
+    A only and at B only;
   * both directions (client to server d later, server to client d earlier,
     d at least 10 us each way): the offset estimated from both directions,
     exactly the shift, the server-to-client half-flows "pass B first", the
@@ -131,6 +134,33 @@ with tempfile.TemporaryDirectory() as tmp:
        "%d %r %r" % (r["rc"], sorted(r["only"]["A"])[:5], sorted(r["only"]["B"])[:5]))
     ck("delayed: the shift, from the minimum", r["offset"] == S and not r["two_way"], "%r" % r["offset"])
     ck("delayed: the delay distribution", r["delay"] == distribution(d), "%r vs %r" % (r["delay"], distribution(d)))
+
+    # 2b. Bytes changed on the way: FECN/BECN (ignored) and payload (not).
+    def bth_at(b):
+        """The BTH's offset in an Ethernet/IPv4/UDP 4791 frame (None otherwise)."""
+        if b[12:14] != b"\x08\x00" or b[23] != 17:
+            return None
+        ihl = (b[14] & 0x0F) * 4
+        return 14 + ihl + 8 if b[14 + ihl + 2:14 + ihl + 4] == b"\x12\xb7" else None
+    changed = []
+    marked = 0
+    payload_frame = None
+    for i, (sec, nsec, cap, wire, b) in enumerate(recs):
+        at = bth_at(b)
+        if at is not None and 50 <= i < 60:
+            b = b[:at + 8] + bytes([b[at + 8] | 0xC0]) + b[at + 9:]
+            marked += 1
+        elif at is not None and payload_frame is None and i >= 500 and len(b) > at + 12 + 4 + 64:
+            k = at + 12 + 32  # inside the extension headers or payload of a data packet
+            b = b[:k] + bytes([b[k] ^ 0xFF]) + b[k + 1:]
+            payload_frame = i + 1
+        changed.append((sec, nsec, cap, wire, b))
+    write_pcap(B, linktype, changed)
+    r = compare(A, B)
+    want = {(payload_frame, rows[payload_frame][3])}
+    ck("marked: FECN/BECN set in ten packets", marked == 10, "%d" % marked)
+    ck("changed payload: that frame at A only and at B only", r["only"]["A"] == want and r["only"]["B"] == want,
+       "%r / %r (want %r)" % (sorted(r["only"]["A"]), sorted(r["only"]["B"]), want))
 
     # 3. Both directions: the server's answers pass B first.
     server = "192.0.2.1"
