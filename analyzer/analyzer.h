@@ -62,6 +62,10 @@ struct rs_analyzer_opts {
 	void *interval_ctx;
 	bool t0_given;         /* timeline intervals count from t0_ns, not from the first frame */
 	uint64_t t0_ns;
+	/* --ulp PORT=NAME: RDMA CM ports the user names (before the built-in
+	 * names); a name "nvme"/"nvmf" makes the queue's capsules decoded. */
+	struct rs_ulp_map { uint16_t port; char name[32]; } ulp[8];
+	uint8_t n_ulp;
 };
 
 /* Where and when a frame was seen. */
@@ -181,6 +185,13 @@ struct rs_verdict {
 	uint64_t start_frame;
 	uint16_t start_attr;        /* UMAD_CM_ATTR_REQ or UMAD_CM_ATTR_REP */
 	uint32_t start_qpn;
+
+	/* Upper-layer protocol (enum rs_ulp) of the frame's CM connection, and
+	 * for an NVMe-oF queue: a response capsule's, or an RDMA READ/WRITE's,
+	 * command capsule (0: not seen), and a response's latency. */
+	uint8_t ulp;
+	uint64_t nvme_cmd_frame;
+	uint64_t nvme_lat_ns;
 };
 
 void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,
