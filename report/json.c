@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "report/json_nvme.h"
 #include "report/jsonw.h"
 #include "report/view.h"
 
@@ -279,6 +280,7 @@ static void connections(struct rs_json *j, const struct rs_view *v)
 			rs_json_null(j, "sidr");
 		}
 		rs_json_bool(j, "data_seen", c->c2s || c->s2c);
+		rs_json_conn_ulp(j, c);
 		rs_json_end_obj(j);
 	}
 	rs_json_end_arr(j);
