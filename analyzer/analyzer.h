@@ -187,9 +187,19 @@ struct rs_verdict {
 	uint32_t start_qpn;
 
 	/* Upper-layer protocol (enum rs_ulp) of the frame's CM connection, and
-	 * for an NVMe-oF queue: a response capsule's, or an RDMA READ/WRITE's,
-	 * command capsule (0: not seen), and a response's latency. */
+	 * on an NVMe-oF queue: the capsule (enum rs_nvme_kind: a command the
+	 * host sent, a response the target sent), its command's opcode,
+	 * Fabrics type and CID; a response's, or an RDMA READ/WRITE's, command
+	 * capsule (0: not seen), and a response's latency. */
 	uint8_t ulp;
+	uint8_t nvme;
+	uint8_t nvme_queue;         /* 1 admin, 2 I/O (its Connect seen); 0 not known */
+	bool nvme_op_known;         /* a command, or a response to a command seen: */
+	uint8_t nvme_opcode;
+	bool nvme_fabrics;          /* opcode 0x7F: */
+	uint8_t nvme_fctype;
+	uint16_t nvme_cid;
+	bool nvme_timed;            /* nvme_lat_ns holds a latency */
 	uint64_t nvme_cmd_frame;
 	uint64_t nvme_lat_ns;
 };

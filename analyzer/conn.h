@@ -52,6 +52,9 @@ struct rs_nvmeq {
 	uint64_t answered_early;
 	GHashTable *early;        /* CID -> GQueue of struct rs_nvme_early */
 	uint64_t cut, bad;        /* capsules the capture cut; capsules whose fields lie */
+	uint64_t rsp_resent;      /* a response capsule's SEND again (same PSN): not counted again */
+	uint32_t rsp_psn[16];     /* the PSNs of the last 16 responses (+1: 0 is none) */
+	uint8_t rsp_psn_next;
 	uint64_t reads, writes;   /* RDMA READ requests and WRITE messages the target issued ... */
 	uint64_t read_bytes, write_bytes;
 	uint64_t untied;          /* ... with an rkey no pending command gave */

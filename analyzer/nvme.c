@@ -162,9 +162,23 @@ static void command(struct rs_nvmeq *q, const struct rs_nvme *n, const struct rs
 		g_hash_table_replace(q->by_key, GUINT_TO_POINTER(c->key), c);
 }
 
-static void response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct rs_frame_meta *m,
-		     const struct rs_fref *at, struct rs_verdict *v)
+/* The target re-sent a response's SEND (its ACK lost or late): seen already. */
+static bool response_again(struct rs_nvmeq *q, uint32_t psn)
 {
+	for (unsigned i = 0; i < G_N_ELEMENTS(q->rsp_psn); i++)
+		if (q->rsp_psn[i] == psn + 1)
+			return true;
+	q->rsp_psn[q->rsp_psn_next++ % G_N_ELEMENTS(q->rsp_psn)] = psn + 1;
+	return false;
+}
+
+static void response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct rs_frame *f,
+		     const struct rs_frame_meta *m, const struct rs_fref *at, struct rs_verdict *v)
+{
+	if (response_again(q, f->bth.psn)) {
+		q->rsp_resent++;
+		return;
+	}
 	q->rsps++;
 	struct rs_nvme_cmd *c = g_hash_table_lookup(q->pending, GUINT_TO_POINTER(n->cid));
 	if (!c) {
@@ -192,6 +206,11 @@ static void response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct r
 	if (v) {
 		v->nvme_cmd_frame = c->at.file == at->file ? c->at.frame : 0;
 		v->nvme_lat_ns = ns;
+		v->nvme_timed = true;
+		v->nvme_op_known = true;
+		v->nvme_opcode = o->opcode;
+		v->nvme_fabrics = o->opcode == RS_NVME_FABRICS_OPC;
+		v->nvme_fctype = o->fctype;
 	}
 	if (c->key && g_hash_table_lookup(q->by_key, GUINT_TO_POINTER(c->key)) == c)
 		g_hash_table_remove(q->by_key, GUINT_TO_POINTER(c->key));
@@ -237,10 +256,21 @@ void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fr
 		}
 		if (n->state == RS_NVME_BAD)
 			q->bad++;
+		if (a->v) {
+			a->v->nvme = n->kind;
+			a->v->nvme_queue = q->qid_known ? (q->qid ? 2 : 1) : 0;
+			a->v->nvme_cid = n->cid;
+			if (n->kind == RS_NVME_CMD) {
+				a->v->nvme_op_known = true;
+				a->v->nvme_opcode = n->opcode;
+				a->v->nvme_fabrics = n->opcode == RS_NVME_FABRICS_OPC;
+				a->v->nvme_fctype = a->v->nvme_fabrics ? n->fctype : 0;
+			}
+		}
 		if (n->kind == RS_NVME_CMD)
 			command(q, n, f, m, &at);
 		else
-			response(q, n, m, &at, a->v);
+			response(q, n, f, m, &at, a->v);
 		return;
 	}
 	if (from_host || !(f->ext & RS_EXT_RETH))

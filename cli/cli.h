@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyzer/analyzer.h"
 #include "capture/sink.h"
 #include "capture/source.h"
 #include "dissect/dissect.h"
@@ -76,6 +77,8 @@ struct rs_cli_opts {
 	int color;              /* resolved --color */
 	int threads;            /* -j: threads the offline loop may use (1: read and analyse in one) */
 	uint64_t max_flows;     /* --max-flows: cap on tracked half-flows (0 = no cap) */
+	struct rs_ulp_map ulp[8]; /* --ulp PORT=NAME */
+	uint8_t n_ulp;
 
 	struct rs_dissect_opts dissect;
 };

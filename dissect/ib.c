@@ -463,7 +463,7 @@ static void nvme_or_payload(struct rs_dctx *d)
 	if (opc == IBV_OPCODE_RC_SEND_ONLY || opc == IBV_OPCODE_RC_SEND_FIRST || opc == IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE
 	    || opc == RS_OP_RC_SEND_ONLY_WITH_INVALIDATE) {
 		struct rs_cursor c = rs_cur_at(d, f->payload_off);
-		rs_nvmeof_decode(&c, f->payload_len, &f->nvme);
+		rs_nvmeof_decode(&c, f->payload_len, opc != IBV_OPCODE_RC_SEND_FIRST, &f->nvme);
 		if (f->nvme.kind != RS_NVME_NONE) {
 			uint32_t len = f->nvme.kind == RS_NVME_CMD ? RS_NVME_SQE_LEN : RS_NVME_CQE_LEN;
 			f->have |= RS_HAVE_NVME;

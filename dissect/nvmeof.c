@@ -30,7 +30,7 @@
  */
 #include "dissect/nvmeof.h"
 
-static void decode_sqe(struct rs_cursor *c, uint32_t wire_len, struct rs_nvme *n)
+static void decode_sqe(struct rs_cursor *c, uint32_t wire_len, bool whole, struct rs_nvme *n)
 {
 	n->opcode = rs_cur_u8(c);
 	n->flags = rs_cur_u8(c);
@@ -56,7 +56,8 @@ static void decode_sqe(struct rs_cursor *c, uint32_t wire_len, struct rs_nvme *n
 	if (n->opcode == RS_NVME_FABRICS_OPC && n->fctype == 0x01)
 		n->connect_qid = (uint16_t)(n->cdw10 >> 16);
 	n->incapsule = wire_len - RS_NVME_SQE_LEN;
-	if (rs_nvme_incapsule(n) && (uint64_t)n->sgl_addr + n->sgl_len > n->incapsule) {
+	/* A SEND First carries only the start of the in-capsule data. */
+	if (whole && rs_nvme_incapsule(n) && (uint64_t)n->sgl_addr + n->sgl_len > n->incapsule) {
 		n->state = RS_NVME_BAD;
 		n->why = "its in-capsule SGL reaches past the data the capsule carries";
 	}
@@ -74,10 +75,10 @@ static void decode_cqe(struct rs_cursor *c, struct rs_nvme *n)
 	n->status = sf >> 1;
 }
 
-void rs_nvmeof_decode(struct rs_cursor *c, uint32_t wire_len, struct rs_nvme *n)
+void rs_nvmeof_decode(struct rs_cursor *c, uint32_t wire_len, bool whole, struct rs_nvme *n)
 {
 	*n = (struct rs_nvme){ 0 };
-	if (wire_len == RS_NVME_CQE_LEN) {
+	if (wire_len == RS_NVME_CQE_LEN && whole) {
 		n->kind = RS_NVME_RSP;
 		decode_cqe(c, n);
 	} else if (wire_len >= RS_NVME_SQE_LEN) {
@@ -88,7 +89,7 @@ void rs_nvmeof_decode(struct rs_cursor *c, uint32_t wire_len, struct rs_nvme *n)
 		if ((flags & 0x3C) || (psdt != 1 && psdt != 2))
 			return;
 		n->kind = RS_NVME_CMD;
-		decode_sqe(c, wire_len, n);
+		decode_sqe(c, wire_len, whole, n);
 	} else {
 		return;
 	}

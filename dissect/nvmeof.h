@@ -53,7 +53,7 @@ struct rs_nvme {
 	uint32_t sgl_key;      /* keyed only */
 	uint32_t cdw10, cdw11, cdw12;
 	uint16_t connect_qid;  /* Fabrics Connect: the queue it creates (cdw10 bits 31:16) */
-	uint32_t incapsule;    /* bytes after the SQE in this packet (wire length) */
+	uint32_t incapsule;    /* bytes after the SQE in this packet (wire length; a SEND First's: part of them) */
 	/* Response (CQE): */
 	uint32_t dw0, dw1;
 	uint16_t sqhd, sqid;
@@ -71,11 +71,12 @@ static inline uint8_t rs_nvme_sc(uint16_t status) { return status & 0xFF; }
 static inline uint8_t rs_nvme_sct(uint16_t status) { return (status >> 8) & 7; }
 
 /*
- * Decode the payload of an RC SEND (First or Only) at `c` (its captured
- * bytes), `wire_len` bytes long on the wire, as a capsule if it looks like
- * one; n->kind stays RS_NVME_NONE if not. Pure.
+ * Decode the payload of an RC SEND at `c` (over the captured bytes),
+ * `wire_len` bytes long on the wire, as a capsule if it looks like one;
+ * n->kind stays RS_NVME_NONE if not. `whole`: the SEND is a whole message
+ * (Only), not the First packet of one. Pure.
  */
-void rs_nvmeof_decode(struct rs_cursor *c, uint32_t wire_len, struct rs_nvme *n);
+void rs_nvmeof_decode(struct rs_cursor *c, uint32_t wire_len, bool whole, struct rs_nvme *n);
 
 /* Upper-layer protocols named by a CM connection's service (RDMA CM port). */
 enum rs_ulp {

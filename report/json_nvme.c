@@ -87,6 +87,7 @@ void rs_json_conn_ulp(struct rs_json *j, const struct rs_conn *c)
 	rs_json_u64(j, "answered_before_seen", q->answered_early);
 	rs_json_u64(j, "responses_unmatched", q->unmatched);
 	rs_json_u64(j, "commands_resent", q->resent);
+	rs_json_u64(j, "responses_resent", q->rsp_resent);
 	rs_json_u64(j, "capsules_cut", q->cut);
 	rs_json_u64(j, "capsules_malformed", q->bad);
 	rs_json_u64(j, "rdma_reads", q->reads);

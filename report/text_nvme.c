@@ -36,17 +36,18 @@ static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn 
 			 "apart): paired by CID with the next command, not timed", q->answered_early);
 		rs_para(out, v->o->width, "    ", "    ", line);
 	}
-	if (q->unmatched || q->resent || q->cut || q->bad) {
+	if (q->unmatched || q->resent || q->rsp_resent || q->cut || q->bad) {
 		snprintf(line, sizeof line,
-			 "%" PRIu64 " responses to commands not seen, %" PRIu64 " commands sent again, %" PRIu64
-			 " capsules cut by the capture, %" PRIu64 " malformed", q->unmatched, q->resent, q->cut, q->bad);
+			 "%" PRIu64 " responses to commands not seen, capsules sent again: %" PRIu64 " commands, %" PRIu64
+			 " responses (counted once); %" PRIu64 " capsules cut by the capture, %" PRIu64 " malformed",
+			 q->unmatched, q->resent, q->rsp_resent, q->cut, q->bad);
 		rs_para(out, v->o->width, "    ", "    ", line);
 	}
 }
 
 static void queue_ops(FILE *out, const struct rs_nvmeq *q)
 {
-	fprintf(out, "    %-24s %6s %6s %10s %17s %10s %10s %10s\n", "command", "n", "errors", "bytes", "size min-max",
+	fprintf(out, "    %-26s %6s %6s %10s %17s %10s %10s %10s\n", "command", "n", "errors", "bytes", "size min-max",
 		"min", "median", "p99");
 	for (unsigned i = 0; i < q->nops; i++) {
 		const struct rs_nvme_op *o = &q->ops[i];
@@ -64,7 +65,7 @@ static void queue_ops(FILE *out, const struct rs_nvmeq *q)
 			for (int k = 0; k < 3; k++)
 				snprintf(t[k], sizeof t[k], "-");
 		}
-		fprintf(out, "    %-24s %6" PRIu64 " %6" PRIu64 " %10s %17s %10s %10s %10s\n",
+		fprintf(out, "    %-26s %6" PRIu64 " %6" PRIu64 " %10s %17s %10s %10s %10s\n",
 			rs_nvme_op_label(q, o, name, sizeof name), o->n, o->errors, b, sz, t[0], t[1], t[2]);
 	}
 	if (q->other_ops)
