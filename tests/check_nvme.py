@@ -241,6 +241,64 @@ def check_ulp_option(path):
         ck("--ulp %s refused" % bad, p.returncode == 2 and "--ulp" in p.stderr, p.stderr[:120])
 
 
+def check_failure(t):
+    """A response's status set here to LBA Out of Range (SCT 0, SC 80h,
+    NVMe 1.4 Figure 128) on a copy of the sample: the command it answers is
+    reported failed with that status, and nothing else is."""
+    io_qp = None
+    for q in queues(SAMPLE):
+        if q["nvme"]["queue"] == "io":
+            io_qp = q["client"]["qpn"]
+    pick = [n for n, r in sorted(t.items()) if "cqe" in r and r["cmd_pkt"] and r["destqp"] == io_qp
+            and t[r["cmd_pkt"]].get("cmd", (None,))[0] == 0x01]
+    if not ck("failure: a Write's response to change", pick):
+        return
+    n = pick[0]
+    linktype, recs, _ = pcaprecs.read_pcap(SAMPLE)
+    b = bytearray(recs[n - 1][4])
+    at = 54 + (4 if t[n]["op"] == 0x17 else 0) + 14
+    b[at:at + 2] = ((0x80 << 1) | (b[at] & 1)).to_bytes(2, "little")
+    recs[n - 1] = recs[n - 1][:4] + (bytes(b),)
+    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), "check_nvme.%d.pcap" % os.getpid())
+    try:
+        pcaprecs.write_pcap(tmp, linktype, recs)
+        io = [q for q in queues(tmp) if q["nvme"]["queue"] == "io"][0]["nvme"]
+        text = rocestat(tmp)
+    finally:
+        os.unlink(tmp)
+    f = io["failed"]
+    ck("failure: one failed command", io["failed_total"] == 1 and len(f) == 1, str(f))
+    if f:
+        e = f[0]
+        ck("failure: the Write, its CID, frames and status",
+           (e["command"], e["cid"], e["command_frame"], e["response_frame"], e["sct"], e["sc"], e["status_name"])
+           == ("Write", t[n]["cqe"], t[n]["cmd_pkt"], n, 0, 0x80, "LBA Out of Range"), str(e))
+    w = [o for o in io["by_command"] if o["name"] == "Write"]
+    ck("failure: counted in the Write row", w and w[0]["errors"] == 1)
+    ck("failure: named in the text", "failed: Write CID %d" % t[n]["cqe"] in text and "LBA Out of Range" in text)
+
+
+def check_cut(t):
+    """The hardware capture with every command capsule's frame cut 40 bytes
+    into its SQE (as a snap length would, the wire length kept): each is
+    counted cut, none taken for a command; the responses are still read."""
+    linktype, recs, _ = pcaprecs.read_pcap(DISCOVER)
+    for n, r in t.items():
+        if "cmd" in r:
+            recs[n - 1] = recs[n - 1][:4] + (recs[n - 1][4][:54 + 40],)
+    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), "check_nvme_cut.%d.pcap" % os.getpid())
+    try:
+        pcaprecs.write_pcap(tmp, linktype, recs)
+        q = queues(tmp)[0]["nvme"]
+    finally:
+        os.unlink(tmp)
+    ncmd = sum(1 for r in t.values() if "cmd" in r)
+    ck("cut: every command capsule counted cut, none taken", q["capsules_cut"] == ncmd and q["commands"] == 0,
+       "cut %d commands %d vs %d" % (q["capsules_cut"], q["commands"], ncmd))
+    ck("cut: responses still read", q["responses"] == sum(1 for r in t.values() if "cqe" in r or r.get("own")),
+       str(q["responses"]))
+
+
 def main():
     for path in (DISCOVER, SAMPLE):
         if not os.path.exists(path):
@@ -254,6 +312,9 @@ def main():
         check_queues(name, t, qs, extra)
         if path == SAMPLE:
             check_sample(t, qs)
+            check_failure(t)
+        else:
+            check_cut(t)
     check_ulp_option(DISCOVER)
     print("check_nvme: %d checks, %d failed" % (ck.checks, ck.failures))
     return 1 if ck.failures else 0
