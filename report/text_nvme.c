@@ -45,10 +45,15 @@ static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn 
 	}
 }
 
-static void queue_ops(FILE *out, const struct rs_nvmeq *q)
+#define OPS_TABLE_WIDTH 106 /* the table's lines; narrower, a paragraph per command kind */
+
+static void queue_ops(FILE *out, const struct rs_view *v, const struct rs_nvmeq *q)
 {
-	fprintf(out, "    %-26s %6s %6s %10s %17s %10s %10s %10s\n", "command", "n", "errors", "bytes", "size min-max",
-		"min", "median", "p99");
+	int width = v->o->width;
+	bool table = width <= 0 || width >= OPS_TABLE_WIDTH;
+	if (table)
+		fprintf(out, "    %-26s %6s %6s %10s %17s %10s %10s %10s\n", "command", "n", "errors", "bytes",
+			"size min-max", "min", "median", "p99");
 	for (unsigned i = 0; i < q->nops; i++) {
 		const struct rs_nvme_op *o = &q->ops[i];
 		char name[48], b[16], s1[16], s2[16], sz[40], t[3][24];
@@ -65,8 +70,16 @@ static void queue_ops(FILE *out, const struct rs_nvmeq *q)
 			for (int k = 0; k < 3; k++)
 				snprintf(t[k], sizeof t[k], "-");
 		}
-		fprintf(out, "    %-26s %6" PRIu64 " %6" PRIu64 " %10s %17s %10s %10s %10s\n",
-			rs_nvme_op_label(q, o, name, sizeof name), o->n, o->errors, b, sz, t[0], t[1], t[2]);
+		rs_nvme_op_label(q, o, name, sizeof name);
+		if (table) {
+			fprintf(out, "    %-26s %6" PRIu64 " %6" PRIu64 " %10s %17s %10s %10s %10s\n", name, o->n, o->errors, b,
+				sz, t[0], t[1], t[2]);
+			continue;
+		}
+		char line[400];
+		snprintf(line, sizeof line, "%s: %" PRIu64 ", %" PRIu64 " failed, %s (%s each); latency min %s, median "
+			 "%s, p99 %s", name, o->n, o->errors, b, sz, t[0], t[1], t[2]);
+		rs_para(out, width, "    ", "      ", line);
 	}
 	if (q->other_ops)
 		fprintf(out, "    (%" PRIu64 " commands of further kinds not listed)\n", q->other_ops);
@@ -101,7 +114,7 @@ void rs_text_nvme(FILE *out, const struct rs_view *v)
 			fprintf(out, "\n%sNVMe-oF queues%s (command capsule → response capsule)\n", BOLD(v->o), OFF(v->o));
 		any = true;
 		queue_head(out, v, c);
-		queue_ops(out, c->nvme);
+		queue_ops(out, v, c->nvme);
 		queue_errors(out, v, c->nvme);
 	}
 }
