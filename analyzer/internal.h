@@ -225,6 +225,7 @@ void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fr
 void rs_nvmeq_free(struct rs_nvmeq *q);
 bool rs_nvmeq_admin(const struct rs_nvmeq *q);
 unsigned rs_nvmeq_pending(const struct rs_nvmeq *q);
+unsigned rs_nvmeq_pending_aer(const struct rs_nvmeq *q);
 
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);

@@ -285,3 +285,19 @@ unsigned rs_nvmeq_pending(const struct rs_nvmeq *q)
 {
 	return g_hash_table_size(q->pending);
 }
+
+/* ... of which Asynchronous Event Requests (admin opcode 0Ch): the target
+ * holds each until it has an event to report (NVMe 1.4 5.2), so one
+ * unanswered at the end is the normal state of an admin queue. */
+unsigned rs_nvmeq_pending_aer(const struct rs_nvmeq *q)
+{
+	if (!rs_nvmeq_admin(q))
+		return 0;
+	GHashTableIter it;
+	gpointer k, val;
+	unsigned n = 0;
+	g_hash_table_iter_init(&it, q->pending);
+	while (g_hash_table_iter_next(&it, &k, &val))
+		n += q->ops[((const struct rs_nvme_cmd *)val)->op].opcode == 0x0C;
+	return n;
+}

@@ -84,6 +84,7 @@ void rs_json_conn_ulp(struct rs_json *j, const struct rs_conn *c)
 	rs_json_u64(j, "commands", q->cmds);
 	rs_json_u64(j, "responses", q->rsps);
 	rs_json_u64(j, "unanswered", rs_nvmeq_pending(q));
+	rs_json_u64(j, "unanswered_async_events", rs_nvmeq_pending_aer(q));
 	rs_json_u64(j, "answered_before_seen", q->answered_early);
 	rs_json_u64(j, "responses_unmatched", q->unmatched);
 	rs_json_u64(j, "commands_resent", q->resent);

@@ -22,12 +22,14 @@ static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn 
 		 rs_conn_service(c, svc, sizeof svc), rs_fmt_addr(v->names, &c->client, cl, sizeof cl), c->client_qpn,
 		 rs_fmt_addr(v->names, &c->server, sv, sizeof sv), c->server_qpn, qid);
 	rs_para(out, v->o->width, "  ", "    ", line);
-	char rb[16], wb[16];
-	unsigned pend = rs_nvmeq_pending(q);
+	char rb[16], wb[16], aer[80] = "";
+	unsigned pend = rs_nvmeq_pending(q), naer = rs_nvmeq_pending_aer(q);
+	if (naer)
+		snprintf(aer, sizeof aer, " (%u an Asynchronous Event Request, held by the target until an event)", naer);
 	snprintf(line, sizeof line,
-		 "%" PRIu64 " commands, %" PRIu64 " responses, %u unanswered; target RDMA READs %" PRIu64 " (%s), RDMA "
-		 "WRITEs %" PRIu64 " (%s), %" PRIu64 " with an rkey no pending command gave",
-		 q->cmds, q->rsps, pend, q->reads, rs_fmt_bytes(q->read_bytes, rb, sizeof rb), q->writes,
+		 "%" PRIu64 " commands, %" PRIu64 " responses, %u unanswered%s; target RDMA READs %" PRIu64 " (%s), "
+		 "RDMA WRITEs %" PRIu64 " (%s), %" PRIu64 " with an rkey no pending command gave",
+		 q->cmds, q->rsps, pend, aer, q->reads, rs_fmt_bytes(q->read_bytes, rb, sizeof rb), q->writes,
 		 rs_fmt_bytes(q->write_bytes, wb, sizeof wb), q->untied);
 	rs_para(out, v->o->width, "    ", "    ", line);
 	if (q->answered_early) {

@@ -225,6 +225,15 @@ def check_sample(t, qs):
     ck("sample: target RDMA WRITE bytes = Read data", nv["rdma_write_bytes"] == after[2] * 512)
     ck("sample: no RDMA transfer without its command", all(q["nvme"]["rdma_untied"] == 0 for q in qs))
     ck("sample: I/O queue: nothing failed or unanswered", nv["failed_total"] == 0 and nv["unanswered"] == 0)
+    answered = {r["cmd_pkt"] for r in t.values() if r.get("cmd_pkt")}
+    for q in qs:
+        if q["nvme"]["queue"] != "admin":
+            continue
+        aers = [n for n, r in t.items() if r.get("cmd", (None,))[0] == 0x0C and r["destqp"] == q["server"]["qpn"]
+                and n not in answered]
+        ck("sample: connection %d: unanswered = the Asynchronous Event Requests tshark sees no answer to" % q["id"],
+           q["nvme"]["unanswered"] == q["nvme"]["unanswered_async_events"] == len(aers) == 1,
+           "%d %d %s" % (q["nvme"]["unanswered"], q["nvme"]["unanswered_async_events"], aers))
     ck("sample: three queues: discovery admin, admin, I/O", [q["nvme"]["queue"] for q in qs] == ["admin", "admin", "io"],
        str([q["nvme"]["queue"] for q in qs]))
 
