@@ -105,6 +105,8 @@ void walk_cm_layer(struct walk *w, const struct rs_layer *l);
 const char *walk_mad_attr_name(uint8_t mgmt_class, uint16_t attr_id);
 /* walk_nvme.c: an NVMe-oF command or response capsule. */
 void walk_nvme_layer(struct walk *w, const struct rs_layer *l);
+/* An RDMA READ request or WRITE the NVMe-oF target issued: for which command. */
+void walk_nvme_transfer(struct walk *w);
 /* walk_hex.c: the annotated hex dump. */
 void walk_hexdump(struct walk *w);
 /* walk_other.c: one line naming a frame that is not RoCE. */

@@ -125,3 +125,13 @@ void walk_nvme_layer(struct walk *w, const struct rs_layer *l)
 	else
 		response(w, l);
 }
+
+void walk_nvme_transfer(struct walk *w)
+{
+	const struct rs_frame *f = w->f;
+	bool read = rs_opinfo(f->bth.opcode)->kind == RS_KIND_READ_REQ;
+	wsay(w, "NVMe-oF: the target %s for the command capsule of frame %" PRIu64 ", whose keyed SGL lent it R_Key "
+		"0x%x.", read ? "reads the command's data from host memory (host to controller)"
+			       : "writes the command's data into host memory (controller to host)",
+	     w->v.nvme_cmd_frame, f->reth.rkey);
+}
