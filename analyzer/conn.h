@@ -58,6 +58,7 @@ struct rs_nvmeq {
 	uint64_t reads, writes;   /* RDMA READ requests and WRITE messages the target issued ... */
 	uint64_t read_bytes, write_bytes;
 	uint64_t untied;          /* ... with an rkey no pending command gave */
+	uint64_t xfer_short;      /* keyed commands answered with success whose READs/WRITEs moved other than the SGL's length */
 	uint8_t nops;
 	uint64_t other_ops;
 	struct rs_nvme_op ops[RS_NVME_OPS];

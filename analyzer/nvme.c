@@ -212,6 +212,8 @@ static void response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct r
 		v->nvme_fabrics = o->opcode == RS_NVME_FABRICS_OPC;
 		v->nvme_fctype = o->fctype;
 	}
+	if (c->key && !n->status && c->xfer_bytes != c->len)
+		q->xfer_short++;
 	if (c->key && g_hash_table_lookup(q->by_key, GUINT_TO_POINTER(c->key)) == c)
 		g_hash_table_remove(q->by_key, GUINT_TO_POINTER(c->key));
 	g_hash_table_remove(q->pending, GUINT_TO_POINTER(n->cid));

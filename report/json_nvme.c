@@ -96,6 +96,7 @@ void rs_json_conn_ulp(struct rs_json *j, const struct rs_conn *c)
 	rs_json_u64(j, "rdma_writes", q->writes);
 	rs_json_u64(j, "rdma_write_bytes", q->write_bytes);
 	rs_json_u64(j, "rdma_untied", q->untied);
+	rs_json_u64(j, "rdma_not_sgl_length", q->xfer_short);
 	rs_json_arr(j, "by_command");
 	for (unsigned i = 0; i < q->nops; i++)
 		op(j, q, &q->ops[i]);

@@ -32,6 +32,12 @@ static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn 
 		 q->cmds, q->rsps, pend, aer, q->reads, rs_fmt_bytes(q->read_bytes, rb, sizeof rb), q->writes,
 		 rs_fmt_bytes(q->write_bytes, wb, sizeof wb), q->untied);
 	rs_para(out, v->o->width, "    ", "    ", line);
+	if (q->xfer_short) {
+		snprintf(line, sizeof line,
+			 "%" PRIu64 " commands answered with success whose RDMA READs/WRITEs moved other than their SGL's "
+			 "length", q->xfer_short);
+		rs_para(out, v->o->width, "    ", "    ", line);
+	}
 	if (q->answered_early) {
 		snprintf(line, sizeof line,
 			 "%" PRIu64 " responses captured before their command (the capture timestamped the two directions "

@@ -224,6 +224,7 @@ def check_sample(t, qs):
     ck("sample: target RDMA READ bytes = keyed Write data", nv["rdma_read_bytes"] == keyed_w, "%d vs %d" % (nv["rdma_read_bytes"], keyed_w))
     ck("sample: target RDMA WRITE bytes = Read data", nv["rdma_write_bytes"] == after[2] * 512)
     ck("sample: no RDMA transfer without its command", all(q["nvme"]["rdma_untied"] == 0 for q in qs))
+    ck("sample: every keyed command's transfers moved its SGL length", all(q["nvme"]["rdma_not_sgl_length"] == 0 for q in qs))
     ck("sample: I/O queue: nothing failed or unanswered", nv["failed_total"] == 0 and nv["unanswered"] == 0)
     answered = {r["cmd_pkt"] for r in t.values() if r.get("cmd_pkt")}
     for q in qs:
@@ -308,6 +309,32 @@ def check_cut(t):
        str(q["responses"]))
 
 
+def check_short(t):
+    """The RETH DMA length of the target's RDMA WRITE for the Identify
+    command set here to half its 4096 bytes, on a copy of the hardware
+    capture: that one command is reported as having moved other than its
+    SGL length, and the WRITE bytes drop by 2048."""
+    pick = [n for n, r in sorted(t.items()) if r["op"] in (0x06, 0x0A) and r["cmd_pkt"]
+            and t[r["cmd_pkt"]].get("cmd", (None,))[0] == 0x06]
+    if not ck("short: the Identify's RDMA WRITE", pick):
+        return
+    before = queues(DISCOVER)[0]["nvme"]
+    linktype, recs, _ = pcaprecs.read_pcap(DISCOVER)
+    b = bytearray(recs[pick[0] - 1][4])
+    ck("short: its RETH says 4096", int.from_bytes(b[66:70], "big") == 4096)
+    b[66:70] = (2048).to_bytes(4, "big")
+    recs[pick[0] - 1] = recs[pick[0] - 1][:4] + (bytes(b),)
+    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), "check_nvme_short.%d.pcap" % os.getpid())
+    try:
+        pcaprecs.write_pcap(tmp, linktype, recs)
+        q = queues(tmp)[0]["nvme"]
+    finally:
+        os.unlink(tmp)
+    ck("short: one command moved other than its SGL length",
+       before["rdma_not_sgl_length"] == 0 and q["rdma_not_sgl_length"] == 1, str(q["rdma_not_sgl_length"]))
+    ck("short: WRITE bytes 2048 fewer", q["rdma_write_bytes"] == before["rdma_write_bytes"] - 2048)
+
+
 def main():
     for path in (DISCOVER, SAMPLE):
         if not os.path.exists(path):
@@ -324,6 +351,7 @@ def main():
             check_failure(t)
         else:
             check_cut(t)
+            check_short(t)
     check_ulp_option(DISCOVER)
     print("check_nvme: %d checks, %d failed" % (ck.checks, ck.failures))
     return 1 if ck.failures else 0
