@@ -108,7 +108,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts annotate ndjson compare cases congestion truth impair reorderdup jobs threads check-vm check-live bench-capture \
+.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts nvme annotate ndjson compare cases congestion truth impair reorderdup jobs threads check-vm check-live bench-capture \
 	sanitize tsan golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -167,7 +167,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup icrcrewrite sniffer dc walkcheck verdicts annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt
+check: builddeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup icrcrewrite sniffer dc walkcheck verdicts nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -226,6 +226,11 @@ sniffer: $(BIN)
 
 walkcheck: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/walk_check.py
+
+# NVMe-oF capsules, queues and --ulp against tshark's nvme-rdma decode and
+# samples/rxe_nvme.truth.txt.
+nvme: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_nvme.py
 
 # --fields --verdicts against what tshark's decode and the IBA rules give.
 verdicts: $(BIN)

@@ -244,6 +244,12 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 		rs_cm_frame(a, f, m);
 	if (!(f->have & RS_HAVE_EXT))
 		return;
+	if (fl->conn && fl->conn->ulp) {
+		if (a->v)
+			a->v->ulp = fl->conn->ulp;
+		if (fl->conn->nvme)
+			rs_nvme_frame(a, fl, f, m);
+	}
 	fl->payload_all += f->payload_len;
 	tl->payload += f->payload_len;
 	rs_tl_payload(a, fl, f->payload_len);

@@ -66,6 +66,10 @@ struct rs_analyzer_opts {
 	uint8_t dscp_data1, dscp_cnp1; /* the expected DSCPs + 1 (--dscp); 0: the defaults, 26 and 48 */
 	uint32_t link_gbps;    /* for pause times; 0: 100 */
 	uint64_t cnp_threshold;/* more CNPs than this in a second on a half-flow is an anomaly; 0: never */
+	/* --ulp PORT=NAME: RDMA CM ports the user names (before the built-in
+	 * names); a name "nvme"/"nvmf" makes the queue's capsules decoded. */
+	struct rs_ulp_map { uint16_t port; char name[32]; } ulp[8];
+	uint8_t n_ulp;
 };
 
 /* Where and when a frame was seen. */
@@ -189,6 +193,23 @@ struct rs_verdict {
 	uint64_t start_frame;
 	uint16_t start_attr;        /* UMAD_CM_ATTR_REQ or UMAD_CM_ATTR_REP */
 	uint32_t start_qpn;
+
+	/* Upper-layer protocol (enum rs_ulp) of the frame's CM connection, and
+	 * on an NVMe-oF queue: the capsule (enum rs_nvme_kind: a command the
+	 * host sent, a response the target sent), its command's opcode,
+	 * Fabrics type and CID; a response's, or an RDMA READ/WRITE's, command
+	 * capsule (0: not seen), and a response's latency. */
+	uint8_t ulp;
+	uint8_t nvme;
+	uint8_t nvme_queue;         /* 1 admin, 2 I/O (its Connect seen); 0 not known */
+	bool nvme_op_known;         /* a command, or a response to a command seen: */
+	uint8_t nvme_opcode;
+	bool nvme_fabrics;          /* opcode 0x7F: */
+	uint8_t nvme_fctype;
+	uint16_t nvme_cid;
+	bool nvme_timed;            /* nvme_lat_ns holds a latency */
+	uint64_t nvme_cmd_frame;
+	uint64_t nvme_lat_ns;
 };
 
 void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,

@@ -26,6 +26,7 @@ void rs_conn_free(gpointer p)
 	struct rs_conn *c = p;
 	if (c->anoms)
 		g_ptr_array_free(c->anoms, TRUE); /* the anomalies are a->anomalies' */
+	rs_nvmeq_free(c->nvme);
 	g_free(c);
 }
 
@@ -288,8 +289,10 @@ static struct rs_conn *cm_req(struct rs_analyzer *a, const struct rs_frame *f, c
 		c->tid = mad->hdr.tid;
 		conn_index(a, c, &c->client, c->client_comm_id);
 	}
-	if ((mad->fields & RS_CMF_SERVICE_ID))
+	if ((mad->fields & RS_CMF_SERVICE_ID)) {
 		c->service_id = r->service_id;
+		rs_ulp_assign(a, c);
+	}
 	if ((mad->fields & RS_CMF_LOCAL_QPN))
 		c->client_qpn = r->local_qpn;
 	if ((mad->fields & RS_CMF_START_PSN)) {
@@ -425,6 +428,7 @@ static struct rs_conn *cm_sidr_req(struct rs_analyzer *a, const struct rs_frame 
 		c->client_comm_id = r->request_id;
 		c->tid = mad->hdr.tid;
 		c->service_id = r->service_id;
+		rs_ulp_assign(a, c);
 		conn_index(a, c, &c->client, r->request_id);
 	}
 	if (mad->has_cma_hdr) {
@@ -452,6 +456,7 @@ static struct rs_conn *cm_sidr_rep(struct rs_analyzer *a, const struct rs_frame 
 		c = conn_new(a, RS_CONN_SIDR, f, false);
 		c->client_comm_id = r->request_id;
 		c->service_id = r->service_id;
+		rs_ulp_assign(a, c);
 		conn_index(a, c, &c->client, r->request_id);
 	}
 	bool first = c->n[attr - UMAD_CM_ATTR_REQ] == 0;

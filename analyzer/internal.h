@@ -245,6 +245,16 @@ void rs_msg_acked(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn);
 void rs_msg_msn(struct rs_analyzer *a, struct rs_flow *rsp, struct rs_flow *req, uint32_t psn, uint32_t msn);
 void rs_msgq_finish(struct rs_analyzer *a, struct rs_flow *fl);
 
+/* nvme.c: the connection's upper-layer protocol (from its service ID, once
+ * known) and NVMe-oF queues. */
+void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c);
+const char *rs_conn_ulp_name(const struct rs_conn *c); /* "" if none */
+void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m);
+void rs_nvmeq_free(struct rs_nvmeq *q);
+bool rs_nvmeq_admin(const struct rs_nvmeq *q);
+unsigned rs_nvmeq_pending(const struct rs_nvmeq *q);
+unsigned rs_nvmeq_pending_aer(const struct rs_nvmeq *q);
+
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
 void rs_cm_finish(struct rs_analyzer *a);

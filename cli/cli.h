@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyzer/analyzer.h"
 #include "capture/sink.h"
 #include "capture/source.h"
 #include "dissect/dissect.h"
@@ -82,6 +83,8 @@ struct rs_cli_opts {
 	uint8_t dscp_data1, dscp_cnp1; /* --dscp: the expected DSCPs + 1 (0: the defaults) */
 	uint32_t link_gbps;     /* --link-speed (0: the default, 100) */
 	uint64_t cnp_threshold; /* --cnp-threshold (0: none) */
+	struct rs_ulp_map ulp[8]; /* --ulp PORT=NAME */
+	uint8_t n_ulp;
 
 	struct rs_dissect_opts dissect;
 };

@@ -134,6 +134,36 @@ static gboolean on_port(const gchar *name, const gchar *arg, gpointer data, GErr
 	return TRUE;
 }
 
+/* --ulp PORT=NAME: an RDMA CM port's upper-layer protocol, by name. */
+static gboolean on_ulp(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	const char *eq = strchr(arg, '=');
+	char port[8];
+	uint64_t v;
+	(void)name;
+	size_t plen = eq ? (size_t)(eq - arg) : 0;
+	if (!eq || !plen || plen >= sizeof port)
+		return BAD(err, "--ulp \"%s\": expected PORT=NAME", arg);
+	memcpy(port, arg, plen);
+	port[plen] = '\0';
+	if (!parse_u64(port, 65535, &v) || v == 0)
+		return BAD(err, "--ulp \"%s\": %s is not a port (1-65535)", arg, port);
+	size_t nlen = strlen(eq + 1);
+	if (!nlen || nlen >= sizeof o->ulp[0].name)
+		return BAD(err, "--ulp \"%s\": the name must have 1 to %zu characters", arg, sizeof o->ulp[0].name - 1);
+	for (const char *c = eq + 1; *c; c++)
+		if (!g_ascii_isgraph(*c) || *c == '"' || *c == '\\' || *c == ',')
+			return BAD(err, "--ulp \"%s\": the name may hold printable characters but no space, quote, "
+				   "backslash or comma", arg);
+	if (o->n_ulp == G_N_ELEMENTS(o->ulp))
+		return BAD(err, "--ulp %s: at most %zu ports", arg, G_N_ELEMENTS(o->ulp));
+	o->ulp[o->n_ulp].port = (uint16_t)v;
+	memcpy(o->ulp[o->n_ulp].name, eq + 1, nlen + 1);
+	o->n_ulp++;
+	return TRUE;
+}
+
 static gboolean on_interval(const gchar *name, const gchar *arg, gpointer data, GError **err)
 {
 	struct rs_cli_opts *o = data;
@@ -305,6 +335,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "relinquish-privileges", 'Z', 0, G_OPTION_ARG_STRING, &o->drop_user, "Live: drop to USER once the device is open", "USER" },
 		{ "sysfs", 0, 0, G_OPTION_ARG_FILENAME, &o->sysfs_root, "Where sysfs is mounted (default /sys)", "DIR" },
 		{ "roce-port", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_port, "Also decode UDP destination PORT as RoCE v2 (repeatable)", "PORT" },
+		{ "ulp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_ulp, "Name the protocol of CM connections to RDMA CM port PORT (repeatable; a NAME starting nvme or nvmf decodes NVMe-oF)", "PORT=NAME" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry select[] = {

@@ -126,6 +126,7 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 	struct rs_analyzer_opts ao = {
 		.interval_ns = o->interval_ns,
 		.max_flows = o->max_flows,
+		.n_ulp = o->n_ulp,
 		.keep_ladder = o->ladder,
 		.keep_plot = o->plot != NULL,
 		.dscp_data1 = o->dscp_data1,
@@ -133,6 +134,7 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		.link_gbps = o->link_gbps,
 		.cnp_threshold = o->cnp_threshold,
 	};
+	memcpy(ao.ulp, o->ulp, sizeof ao.ulp);
 	if (o->iface) { /* the live view shows the CM events */
 		s->lv = rs_live_new(!o->no_resolve);
 		ao.cm_event = rs_live_cm_event;

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "dissect/cm.h"
+#include "dissect/nvmeof.h"
 #include "dissect/opcodes.h"
 
 #define RS_ROCE_UDP_PORT 4791   /* IANA, RoCE v2 (IBA Annex A17.2.4) */
@@ -104,6 +105,7 @@ enum rs_have {
 	RS_HAVE_VCRC = 1u << 13,
 	RS_HAVE_DC = 1u << 14,   /* NVIDIA DC: the RD opcode range with the DC header (dceth) */
 	RS_HAVE_PFC = 1u << 15,  /* an 802.3x PAUSE or 802.1Qbb PFC frame (pfc; outcome not-roce) */
+	RS_HAVE_NVME = 1u << 16, /* an RC SEND shaped as an NVMe-oF capsule (struct rs_nvme, dissect/nvmeof.h) */
 };
 
 /* Byte ranges of each layer, for the walkthrough's hex dump. */
@@ -112,7 +114,7 @@ enum rs_layer_id {
 	RS_L_LRH, RS_L_GRH, RS_L_IPV4, RS_L_IPV6, RS_L_IPV6_EXT, RS_L_UDP,
 	RS_L_BTH, RS_L_RDETH, RS_L_DETH, RS_L_XRCETH, RS_L_FETH, RS_L_RETH,
 	RS_L_ATOMICETH, RS_L_AETH, RS_L_ATOMICACKETH, RS_L_IMMDT, RS_L_IETH,
-	RS_L_CNP, RS_L_DCETH, RS_L_DCCETH, RS_L_MAD, RS_L_CM, RS_L_PAYLOAD, RS_L_PAD, RS_L_ICRC, RS_L_VCRC,
+	RS_L_CNP, RS_L_DCETH, RS_L_DCCETH, RS_L_MAD, RS_L_CM, RS_L_NVME, RS_L_PAYLOAD, RS_L_PAD, RS_L_ICRC, RS_L_VCRC,
 	RS_L_TRAILER,
 	RS_L_PFC,   /* MAC Control PAUSE/PFC: opcode through the last time */
 	RS_L__COUNT
@@ -299,6 +301,7 @@ struct rs_frame {
 
 	struct rs_mad mad;     /* with RS_HAVE_MAD */
 	struct rs_pfc pfc;     /* with RS_HAVE_PFC */
+	struct rs_nvme nvme;   /* with RS_HAVE_NVME */
 };
 
 struct rs_dissect_opts {

@@ -460,6 +460,29 @@ static void payload_layer(struct rs_dctx *d, uint32_t off, uint32_t len)
 		f->ipoib_type = type;
 }
 
+/* An RC SEND that starts a message may be an NVMe-oF capsule (nvmeof.c
+ * decides by its shape; the analyzer by the connection's protocol): its
+ * SQE or CQE is a layer of its own, in-capsule data after it the payload. */
+static void nvme_or_payload(struct rs_dctx *d)
+{
+	struct rs_frame *f = d->f;
+	uint8_t opc = f->bth.opcode;
+	if (opc == IBV_OPCODE_RC_SEND_ONLY || opc == IBV_OPCODE_RC_SEND_FIRST || opc == IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE
+	    || opc == RS_OP_RC_SEND_ONLY_WITH_INVALIDATE) {
+		struct rs_cursor c = rs_cur_at(d, f->payload_off);
+		rs_nvmeof_decode(&c, f->payload_len, opc != IBV_OPCODE_RC_SEND_FIRST, &f->nvme);
+		if (f->nvme.kind != RS_NVME_NONE) {
+			uint32_t len = f->nvme.kind == RS_NVME_CMD ? RS_NVME_SQE_LEN : RS_NVME_CQE_LEN;
+			f->have |= RS_HAVE_NVME;
+			rs_layer(d, RS_L_NVME, f->payload_off, len);
+			if (f->payload_len > len)
+				rs_layer(d, RS_L_PAYLOAD, f->payload_off + len, f->payload_len - len);
+			return;
+		}
+	}
+	payload_layer(d, f->payload_off, f->payload_len);
+}
+
 /* The MAD header and the class data after it, in place of a payload layer. */
 static void mad_layers(struct rs_dctx *d)
 {
@@ -586,7 +609,7 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	if (b->opcode == IBV_OPCODE_UD_SEND_ONLY && b->destqp <= 1)
 		o = mad(d); /* records the MAD layers where the payload would be */
 	else if (f->payload_len)
-		payload_layer(d, f->payload_off, f->payload_len);
+		nvme_or_payload(d);
 	if (b->padcnt)
 		rs_layer(d, RS_L_PAD, f->payload_off + f->payload_len, b->padcnt);
 	rs_layer(d, RS_L_ICRC, icrc_off, ICRC_LEN);

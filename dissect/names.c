@@ -48,7 +48,7 @@ const char *rs_layer_name(enum rs_layer_id id)
 		[RS_L_RDETH] = "RDETH", [RS_L_DETH] = "DETH", [RS_L_XRCETH] = "XRCETH", [RS_L_FETH] = "FETH",
 		[RS_L_RETH] = "RETH", [RS_L_ATOMICETH] = "AtomicETH", [RS_L_AETH] = "AETH",
 		[RS_L_ATOMICACKETH] = "AtomicAckETH", [RS_L_IMMDT] = "ImmDt", [RS_L_IETH] = "IETH",
-		[RS_L_CNP] = "CNP", [RS_L_DCETH] = "DCETH", [RS_L_DCCETH] = "DCCETH", [RS_L_MAD] = "MAD", [RS_L_CM] = "CM", [RS_L_PAYLOAD] = "payload",
+		[RS_L_CNP] = "CNP", [RS_L_DCETH] = "DCETH", [RS_L_DCCETH] = "DCCETH", [RS_L_MAD] = "MAD", [RS_L_CM] = "CM", [RS_L_NVME] = "NVMe-oF", [RS_L_PAYLOAD] = "payload",
 		[RS_L_PAD] = "pad", [RS_L_ICRC] = "ICRC", [RS_L_VCRC] = "VCRC", [RS_L_TRAILER] = "trailer", [RS_L_PFC] = "PFC",
 	};
 	return (unsigned)id < RS_L__COUNT && names[id] ? names[id] : "?";

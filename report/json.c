@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report/congestion.h"
+#include "report/json_nvme.h"
 #include "report/jsonw.h"
 #include "report/view.h"
 
@@ -341,6 +342,7 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 			rs_json_null(j, "sidr");
 		}
 		rs_json_bool(j, "data_seen", c->c2s || c->s2c);
+		rs_json_conn_ulp(j, c);
 		item_end(j, nd);
 	}
 	list_end(j, nd);

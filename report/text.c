@@ -426,7 +426,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 	}
 	for (guint i = 0; i < v->conns->len; i++) {
 		const struct rs_conn *c = v->conns->pdata[i];
-		char cl[160], sv[160], svc[48], d1[16], d2[16];
+		char cl[160], sv[160], svc[64], d1[16], d2[16];
 		double s1, s2;
 		conn_steps(c, &s1, &s2);
 		snprintf(d1, sizeof d1, s1 >= 0 ? "%.2f ms" : "-", s1);
@@ -439,7 +439,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		fputs(wide ? " " : "  ", out);
 		cell(out, conn_side(v, &c->server, c->server_qpn, sv, sizeof sv), sw, false);
 		fputs(wide ? " " : "  ", out);
-		cell(out, rs_fmt_service(c->service_id, svc, sizeof svc), 13, false);
+		cell(out, rs_conn_service(c, svc, sizeof svc), 13, false);
 		fprintf(out, " %s", alarm ? RED(v->o) : "");
 		if (wide) {
 			cell(out, st, 12, false);
@@ -531,6 +531,7 @@ int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	conn_section(out, &v);
 	rs_text_qps(out, &v);
 	rs_text_latency(out, &v);
+	rs_text_nvme(out, &v);
 	memory_section(out, &v);
 	rs_text_congestion(out, &v);
 	anomaly_section(out, &v);

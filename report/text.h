@@ -1,7 +1,7 @@
 /*
  * text.h — what the parts of the text summary share (text.c: the capture,
  * opcodes, connections, remote memory and anomalies; text_qp.c: the queue
- * pairs and their latency).
+ * pairs and their latency; text_nvme.c: NVMe-oF queues).
  */
 #ifndef RS_TEXT_H
 #define RS_TEXT_H
@@ -18,5 +18,6 @@
 
 void rs_text_qps(FILE *out, const struct rs_view *v);
 void rs_text_latency(FILE *out, const struct rs_view *v);
+void rs_text_nvme(FILE *out, const struct rs_view *v);
 
 #endif

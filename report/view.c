@@ -318,11 +318,36 @@ double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_
 	return (c->ts[j] - c->ts[i]) / 1e6;
 }
 
+const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
+{
+	const char *u = rs_conn_ulp_name(c);
+	if (*u && rs_cm_service_is_rdma_cm(c->service_id))
+		snprintf(buf, len, "%s/%u", u, rs_cm_service_port(c->service_id));
+	else
+		rs_fmt_service(c->service_id, buf, len);
+	return buf;
+}
+
+const char *rs_nvme_op_label(const struct rs_nvmeq *q, const struct rs_nvme_op *o, char *buf, size_t len)
+{
+	const char *name = o->opcode == RS_NVME_FABRICS_OPC ? rs_nvme_fctype_name(o->fctype)
+			   : !q->qid_known ? ""
+			   : q->qid == 0   ? rs_nvme_admin_opc_name(o->opcode)
+					   : rs_nvme_io_opc_name(o->opcode);
+	if (*name)
+		snprintf(buf, len, "%s", name);
+	else if (o->opcode == RS_NVME_FABRICS_OPC)
+		snprintf(buf, len, "Fabrics 0x%02x", o->fctype);
+	else
+		snprintf(buf, len, "opcode 0x%02x", o->opcode);
+	return buf;
+}
+
 static const char *conn_label(struct rs_names *n, const struct rs_conn *c, char *buf, size_t len)
 {
-	char cl[96], sv[96], svc[48];
+	char cl[96], sv[96], svc[64];
 	snprintf(buf, len, "%s QP 0x%x → %s %s", rs_fmt_addr(n, &c->client, cl, sizeof cl), c->client_qpn,
-		 rs_fmt_addr(n, &c->server, sv, sizeof sv), rs_fmt_service(c->service_id, svc, sizeof svc));
+		 rs_fmt_addr(n, &c->server, sv, sizeof sv), rs_conn_service(c, svc, sizeof svc));
 	return buf;
 }
 

@@ -34,6 +34,12 @@ uint64_t rs_flow_read_bytes(const struct rs_flow *fl);
 uint64_t rs_flow_msgs_total(const struct rs_flow *fl);
 uint64_t rs_flow_naks_total(const struct rs_flow *fl);
 const char *rs_flow_pairing(const struct rs_flow *fl);
+/* A connection's service: "NVMe-oF/4420" when its port names an upper-layer
+ * protocol (or --ulp did), else rs_fmt_service()'s "TCP/7471". */
+const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len);
+/* An NVMe-oF command kind by name ("Read", "Identify", "Connect"), by the
+ * queue's command set (admin on queue 0); "opcode 0x..": unknown. */
+const char *rs_nvme_op_label(const struct rs_nvmeq *q, const struct rs_nvme_op *o, char *buf, size_t len);
 
 /* resend.c: the request PSNs of an RC requester its responder had not
  * acknowledged by the end of the capture (-1: not an RC requester). */

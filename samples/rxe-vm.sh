@@ -30,6 +30,11 @@
 #                    With --capture qemu it runs rxe-host.sh --no-capture;
 #                    ROCEGEN_TOPOLOGY=netns|rules picks its topology.
 # Anything after -- goes to rocegen on both sides (e.g. --size 3000 --count 2).
+# SCENARIO nvme is not rocegen's: the server guest exports a null_blk
+# namespace with nvmet-rdma (port 4420), the client runs nvme discover,
+# nvme connect, dd direct I/O of known sizes and nvme disconnect
+# (lib/job-nvme-*.sh; needs the host's nvme-cli); NAME.truth.txt then holds
+# each step, nvme-cli's output and the namespace's block-layer counts.
 # Environment: ROCEGEN_KERNEL_PKG, ROCEGEN_CACHE, ROCEGEN_VM_TIMEOUT (s),
 # ROCEGEN_ROCESTAT (use this rocestat binary instead of building ./rocestat).
 set -euo pipefail
@@ -121,7 +126,17 @@ command -v qemu-system-x86_64 >/dev/null || vm_die "qemu-system-x86_64 is not in
 # Build what goes into the guests from this tree.
 make -s -C "$PROJECT_DIR" samples/rocegen/rocegen >&2 || vm_die "cannot build rocegen"
 ROCEGEN_BIN=$PROJECT_DIR/samples/rocegen/rocegen
-"$ROCEGEN_BIN" --list | grep -qx -- "$SCENARIO" || vm_die "unknown scenario $SCENARIO"
+NVME=0
+if [ "$SCENARIO" = nvme ]; then
+    NVME=1
+    [ "$CAPTURE" = rocestat ] && [ "$HOSTMODE" = 0 ] && [ -z "$REPLAY" ] && [ "$IPV6" = 0 ] ||
+        vm_die "nvme: IPv4, two guests, rocestat capture only"
+    NVME_CLI=$(command -v nvme) || vm_die "nvme needs the host's nvme-cli (apt-get install nvme-cli)"
+    VM_MODULES="$VM_MODULES configfs nvmet nvmet-rdma nvme-rdma null_blk"
+    ROCEGEN_VM_EXTRA="${ROCEGEN_VM_EXTRA:-} $NVME_CLI"
+else
+    "$ROCEGEN_BIN" --list | grep -qx -- "$SCENARIO" || vm_die "unknown scenario $SCENARIO"
+fi
 ROCESTAT_BIN=""
 if [ "$CAPTURE" = rocestat ]; then
     if [ -n "${ROCEGEN_ROCESTAT:-}" ]; then
@@ -185,7 +200,7 @@ write_job() {
         echo "say 'network and rxe0 ready'"
         echo "show_device"
         echo "say 'waiting for the other guest'"
-        cat "$VM_LIB_DIR/job-$role.sh"
+        if [ "$NVME" = 1 ]; then cat "$VM_LIB_DIR/job-nvme-$role.sh"; else cat "$VM_LIB_DIR/job-$role.sh"; fi
     } > "$file"
 }
 if [ "$HOSTMODE" = 1 ]; then
@@ -291,6 +306,18 @@ BOOT=$(awk -v ns=$((T_END - T_BOOT)) 'BEGIN { printf "%.1f", ns / 1e9 }')
         tr -d '\r' < "$WORK/$role/console.log"
     done
 } > "$WORK/run.log"
+
+if [ "$NVME" = 1 ]; then
+    fail=""
+    [ "$S_STATUS" = 0 ] && [ "$C_STATUS" = 0 ] || fail="guest status server=${S_STATUS:-missing} client=${C_STATUS:-missing}"
+    [ -s "$WORK/server/capture.pcap" ] && [ -s "$WORK/client/truth.txt" ] || fail="${fail:+$fail; }no capture or no truth"
+    [ -z "$fail" ] || { tail -n 80 "$WORK/run.log" >&2; vm_die "$NAME: $fail (log: $WORK/run.log)"; }
+    cp "$WORK/server/capture.pcap" "$OUT/$NAME.pcap"
+    cp "$WORK/client/truth.txt" "$OUT/$NAME.truth.txt"
+    cp "$WORK/run.log" "$OUT/$NAME.log"
+    vm_log "$NAME: done in ${WALL}s: $OUT/$NAME.{pcap,truth.txt,log}"
+    exit 0
+fi
 
 fail=""
 [ "$S_STATUS" = 0 ] || fail="server guest status ${S_STATUS:-missing}"

@@ -40,7 +40,8 @@ ck = Checks("check_fields_verdicts")
 HEADER_COLS = 44
 VERDICT_COLS = ["icrc_verdict", "psn_verdict", "psn_gap", "retransmission_of", "nak_frame", "nak_psn",
                 "late_frame", "resend", "resend_after", "resend_wait_ns", "msg_kind", "msg_index", "msg_offset", "msg_total", "msg_first", "msg_read_request",
-                "response_to", "dup_ack", "cm_response_to", "start_psn_of"]
+                "response_to", "dup_ack", "cm_response_to", "start_psn_of", "ulp", "nvme", "nvme_opcode",
+                "nvme_fctype", "nvme_cid", "nvme_command_frame", "nvme_latency_ns"]
 
 FIELDS = ["frame.number", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.bth.opcode",
           "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.bth.padcnt", "infiniband.reth.dmalen",

@@ -50,7 +50,10 @@ CAPTURES = [
     os.path.join(SHARED, "public-captures", "PcapPlusPlus__InfiniBandPacket.pcap"),
 ] + [os.path.join(SHARED, "captures", n + ".pcap") for n in (
     "cm_reject", "udaddy", "ib_atomic_cas", "rping_s5000", "ipv6_rping", "uc_write_bw", "ud_send_bw",
-    "rc_pingpong", "loss_write_bw")]
+    "rc_pingpong", "loss_write_bw")] + [
+    # NVMe-oF capsules (issue 31): a hardware capture and the Soft-RoCE sample.
+    os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-discover.pcap"),
+    os.path.join(ROOT, "samples", "rxe_nvme.pcap")]
 
 HEURISTICS_OFF = ["rpcrdma_infiniband", "iser_infiniband", "smb_direct_infiniband", "nvme_rdma", "lnet_ib",
                   "smcr_infiniband"]

@@ -86,6 +86,14 @@ static const struct vcol verdict_cols[] = {
 	FLAG("dup_ack", dup_ack),
 	NUM("cm_response_to", cm_answers),
 	NUM("start_psn_of", start_frame),
+	NAME("ulp", ulp, [RS_ULP_NVMEOF] = "nvme-of", [RS_ULP_NVMEOF_DISC] = "nvme-disc", [RS_ULP_ISER] = "iser",
+	     [RS_ULP_SMBD] = "smb-direct", [RS_ULP_NFSRDMA] = "nfs-rdma", [RS_ULP_USER] = "user"),
+	NAME("nvme", nvme, [RS_NVME_CMD] = "command", [RS_NVME_RSP] = "response"),
+	NUM_IF("nvme_opcode", nvme_opcode, nvme_op_known),
+	NUM_IF("nvme_fctype", nvme_fctype, nvme_fabrics),
+	NUM_IF("nvme_cid", nvme_cid, nvme),
+	NUM("nvme_command_frame", nvme_cmd_frame),
+	NUM_IF("nvme_latency_ns", nvme_lat_ns, nvme_timed),
 };
 
 /* A field of the verdict, as a number. */
@@ -418,5 +426,7 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 	static char buf[OUT_BUF];
 	vfeed_end(&ctx.vf); /* a sink made before, whose run ended without end_file */
 	ctx = (struct fields_ctx){ .out = out, .buf = buf, .verdicts = o->verdicts };
+	for (unsigned i = 0; i < o->n_ulp && i < sizeof ctx.vf.ulp / sizeof ctx.vf.ulp[0]; i++)
+		ctx.vf.ulp[ctx.vf.n_ulp++] = o->ulp[i];
 	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file };
 }

@@ -13,6 +13,9 @@
 
 struct vfeed {
 	struct rs_analyzer *an;
+	/* What the run's analysis was told (--ulp): the views' analyzer is told the same. */
+	struct rs_ulp_map ulp[8];
+	uint8_t n_ulp;
 };
 
 /* A new file: what was remembered of the last one goes. */

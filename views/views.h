@@ -15,16 +15,23 @@
 #include "capture/sink.h"
 #include "capture/writer.h"
 
+struct rs_ulp_map; /* analyzer/analyzer.h */
+
 struct rs_fields_opts {
 	/* After the header columns, the analyzer's verdict on each frame
 	 * (--verdicts; fields.c's table names them). */
 	bool verdicts;
+	/* --ulp PORT=NAME, for the verdicts' ulp and nvme columns. */
+	const struct rs_ulp_map *ulp;
+	unsigned n_ulp;
 };
 
 /* The --fields CSV writer. */
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
 /* The --walk classroom view; `color`: ANSI colours. */
 struct rs_sink rs_walk_sink(FILE *out, bool color);
+/* The same, with --ulp's names (n_ulp of them, at most 8 used). */
+struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, const struct rs_ulp_map *ulp, unsigned n_ulp);
 
 /* --annotate OUT.pcapng: every frame, unchanged, with the analyzer's
  * verdict on it as a pcapng packet comment (annotate.c). The file is

@@ -218,6 +218,9 @@ static void layers(struct walk *w)
 		case RS_L_CM:
 			walk_cm_layer(w, l);
 			break;
+		case RS_L_NVME:
+			walk_nvme_layer(w, l);
+			break;
 		case RS_L_VLAN:
 			walk_link_layer(w, l, vlan++);
 			break;
@@ -230,6 +233,28 @@ static void layers(struct walk *w)
 			break;
 		}
 	}
+}
+
+/* A SEND shaped as an NVMe-oF capsule on a connection that is not NVMe-oF
+ * is shown as the payload it is: its capsule and payload layers become one. */
+static const struct rs_frame *capsule_or_payload(struct walk *w, const struct rs_frame *f)
+{
+	static struct rs_frame plain;
+	if (!(f->have & RS_HAVE_NVME) || rs_ulp_is_nvme(w->v.ulp))
+		return f;
+	plain = *f;
+	plain.have &= ~(uint32_t)RS_HAVE_NVME;
+	unsigned n = 0;
+	for (unsigned i = 0; i < f->nlayers; i++) {
+		struct rs_layer l = f->layers[i];
+		if (l.id == RS_L_PAYLOAD && l.off > f->payload_off && l.off < f->payload_off + f->payload_len)
+			continue;
+		if (l.id == RS_L_NVME)
+			l = (struct rs_layer){ RS_L_PAYLOAD, f->payload_off, f->payload_len };
+		plain.layers[n++] = l;
+	}
+	plain.nlayers = (uint8_t)n;
+	return &plain;
 }
 
 static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
@@ -245,6 +270,7 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		w->t0_frame = pkt->frame_no;
 	}
 	vfeed_frame(&w->vf, pkt, f, &w->v);
+	f = w->f = capsule_or_payload(w, f);
 	if (pkt->context) { /* analysed, not shown (sink.h) */
 		w->prev_ns = ts;
 		return true;
@@ -280,9 +306,16 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 
 struct rs_sink rs_walk_sink(FILE *out, bool color)
 {
+	return rs_walk_sink_ulp(out, color, NULL, 0);
+}
+
+struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, const struct rs_ulp_map *ulp, unsigned n_ulp)
+{
 	static struct walk w;
 	vfeed_end(&w.vf); /* a sink made before, whose run ended without end_file */
 	w = (struct walk){ .out = out, .color = color };
+	for (unsigned i = 0; i < n_ulp && i < sizeof w.vf.ulp / sizeof w.vf.ulp[0]; i++)
+		w.vf.ulp[w.vf.n_ulp++] = ulp[i];
 	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
 				 .file_error = file_error };
 }

@@ -329,6 +329,8 @@ static void ext(struct walk *w, const struct rs_layer *l)
 				"memory region registered with R_Key 0x%x. The DMA length, %u bytes, is the size of the "
 				"whole message, not of this packet; only the first packet of a message carries a RETH.",
 			     f->reth.va, f->reth.rkey, f->reth.dmalen);
+		if (w->v.nvme_cmd_frame)
+			walk_nvme_transfer(w);
 		break;
 	case RS_L_ATOMICETH:
 		wtitle(w, l->id, "Atomic Extended Transport Header", o, l->len);

@@ -104,6 +104,10 @@ void walk_summary(struct walk *w, char *buf, size_t len);
 void walk_mad_layer(struct walk *w, const struct rs_layer *l);
 void walk_cm_layer(struct walk *w, const struct rs_layer *l);
 const char *walk_mad_attr_name(uint8_t mgmt_class, uint16_t attr_id);
+/* walk_nvme.c: an NVMe-oF command or response capsule. */
+void walk_nvme_layer(struct walk *w, const struct rs_layer *l);
+/* An RDMA READ request or WRITE the NVMe-oF target issued: for which command. */
+void walk_nvme_transfer(struct walk *w);
 /* walk_hex.c: the annotated hex dump. */
 void walk_hexdump(struct walk *w);
 /* walk_other.c: one line naming a frame that is not RoCE. */
@@ -115,6 +119,7 @@ bool walk_first(struct walk *w, unsigned layer_id);
 /* Topics other than layers, for walk_first(): ids above the layer ids. */
 enum {
 	WALK_TOPIC_ACKREQ1 = 40, WALK_TOPIC_ACKREQ0, WALK_TOPIC_IPOIB, WALK_TOPIC_UC, WALK_TOPIC_MSN,
+	WALK_TOPIC_NVME_RSP,
 	WALK_TOPIC_PAYLOAD = 48,  /* + op kind (< 16) */
 	WALK_TOPIC_OP = 64,       /* + op kind * 8 + position: the operation's general sentences */
 	WALK_TOPICS = 256,

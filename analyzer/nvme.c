@@ -1,0 +1,305 @@
+/*
+ * nvme.c — the upper-layer protocol of a CM connection, and NVMe-oF queues:
+ * commands by kind, their sizes, command -> response latency, failed
+ * commands, and the RDMA READs and WRITEs the target issued for each.
+ *
+ * An NVMe-oF queue is one RC connection (NVMe-oF 1.1, 7.3.2): the host
+ * (the RDMA CM client) SENDs command capsules, the target SENDs a response
+ * capsule per command, with the command's CID. A command whose SGL is keyed
+ * lends the target an rkey: the target RDMA READs the host's data through
+ * it (host to controller: Write) or RDMA WRITEs into it (controller to
+ * host: Read, Identify, Get Log Page, ...) before it responds. So a READ
+ * request or a WRITE message from the target belongs to the pending
+ * command with that rkey.
+ *
+ * The dissector decoded every SEND shaped like a capsule (RS_HAVE_NVME);
+ * only here, where the connection's service says NVMe-oF, is it taken as
+ * one.
+ */
+#include <string.h>
+
+#include "analyzer/verdict.h"
+
+static bool name_is_nvme(const char *n)
+{
+	return !g_ascii_strncasecmp(n, "nvme", 4) || !g_ascii_strncasecmp(n, "nvmf", 4);
+}
+
+static void free_early(gpointer p)
+{
+	g_queue_free_full(p, g_free);
+}
+
+void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c)
+{
+	if (!rs_cm_service_is_rdma_cm(c->service_id) || c->ulp)
+		return;
+	uint16_t port = rs_cm_service_port(c->service_id);
+	for (unsigned i = 0; i < a->opts.n_ulp && i < G_N_ELEMENTS(a->opts.ulp); i++)
+		if (a->opts.ulp[i].port == port) {
+			c->ulp = name_is_nvme(a->opts.ulp[i].name) ? RS_ULP_NVMEOF : RS_ULP_USER;
+			c->ulp_user = a->opts.ulp[i].name;
+			break;
+		}
+	if (!c->ulp)
+		c->ulp = (uint8_t)rs_ulp_of_port(port);
+	if (rs_ulp_is_nvme(c->ulp) && !c->nvme) {
+		c->nvme = g_new0(struct rs_nvmeq, 1);
+		c->nvme->pending = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+		c->nvme->by_key = g_hash_table_new(g_direct_hash, g_direct_equal);
+		c->nvme->early = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_early);
+	}
+}
+
+const char *rs_conn_ulp_name(const struct rs_conn *c)
+{
+	return c->ulp_user ? c->ulp_user : rs_ulp_name((enum rs_ulp)c->ulp);
+}
+
+void rs_nvmeq_free(struct rs_nvmeq *q)
+{
+	if (!q)
+		return;
+	for (unsigned i = 0; i < q->nops; i++)
+		rs_lat_free(&q->ops[i].lat);
+	g_hash_table_destroy(q->by_key);
+	g_hash_table_destroy(q->early);
+	g_hash_table_destroy(q->pending);
+	g_free(q);
+}
+
+/* The admin queue's opcodes differ from the I/O queues' (NVMe 1.4 5 and 6). */
+bool rs_nvmeq_admin(const struct rs_nvmeq *q)
+{
+	return q->qid_known && q->qid == 0;
+}
+
+static int op_slot(struct rs_nvmeq *q, const struct rs_nvme *n)
+{
+	uint8_t fct = n->opcode == RS_NVME_FABRICS_OPC ? n->fctype : 0;
+	for (unsigned i = 0; i < q->nops; i++)
+		if (q->ops[i].opcode == n->opcode && q->ops[i].fctype == fct)
+			return (int)i;
+	if (q->nops == RS_NVME_OPS)
+		return -1;
+	struct rs_nvme_op *o = &q->ops[q->nops];
+	memset(o, 0, sizeof *o);
+	o->opcode = n->opcode;
+	o->fctype = fct;
+	return q->nops++;
+}
+
+/* The data a command moves: what its SGL describes. */
+static uint32_t data_len(const struct rs_nvme *n)
+{
+	return n->sgl_len;
+}
+
+/* A response to this CID captured before the command, if one waits (the
+ * oldest); stale ones go (their commands were before the capture). */
+static bool early_answer(struct rs_nvmeq *q, struct rs_nvme_op *o, uint16_t cid, uint64_t ts)
+{
+	GQueue *eq = g_hash_table_lookup(q->early, GUINT_TO_POINTER(cid));
+	struct rs_nvme_early *e;
+	while (eq && (e = g_queue_peek_head(eq))) {
+		g_queue_pop_head(eq);
+		if (e->ts + RS_STALE_NS < ts) {
+			g_free(e);
+			continue;
+		}
+		q->unmatched--;
+		q->answered_early++;
+		o->done++;
+		if (e->status) {
+			o->errors++;
+			if (q->nerr < RS_NVME_ERRS)
+				q->err[q->nerr] = (struct rs_nvme_err){ cid, e->status, (uint8_t)(o - q->ops), e->at, e->at };
+			q->nerr++;
+		}
+		g_free(e);
+		return true;
+	}
+	return false;
+}
+
+static void command(struct rs_nvmeq *q, const struct rs_nvme *n, const struct rs_frame *f,
+		    const struct rs_frame_meta *m, const struct rs_fref *at)
+{
+	struct rs_nvme_cmd *old = g_hash_table_lookup(q->pending, GUINT_TO_POINTER(n->cid));
+	if (old && old->psn == f->bth.psn) {
+		q->resent++; /* the same SEND again (go-back-N, timeout): still the first's command */
+		return;
+	}
+	q->cmds++;
+	if (n->opcode == RS_NVME_FABRICS_OPC && n->fctype == 0x01) {
+		q->qid_known = true;
+		q->qid = n->connect_qid;
+		q->sqsize = (uint16_t)(n->cdw11 & 0xFFFF);
+	}
+	int i = op_slot(q, n);
+	if (i < 0) {
+		q->other_ops++;
+		return;
+	}
+	struct rs_nvme_op *o = &q->ops[i];
+	uint32_t len = data_len(n);
+	if (o->n == 0 || len < o->size_min)
+		o->size_min = len;
+	if (len > o->size_max)
+		o->size_max = len;
+	o->n++;
+	o->bytes += len;
+	o->incapsule += rs_nvme_incapsule(n) && len;
+	if (early_answer(q, o, n->cid, m->ts_ns))
+		return;
+	if (old && old->key)
+		g_hash_table_remove(q->by_key, GUINT_TO_POINTER(old->key));
+	struct rs_nvme_cmd *c = g_new0(struct rs_nvme_cmd, 1);
+	*c = (struct rs_nvme_cmd){ .cid = n->cid, .op = (uint8_t)i, .key = rs_nvme_keyed(n) && len ? n->sgl_key : 0,
+				   .len = len, .psn = f->bth.psn, .ts = m->ts_ns, .at = *at };
+	g_hash_table_replace(q->pending, GUINT_TO_POINTER(n->cid), c);
+	if (c->key)
+		g_hash_table_replace(q->by_key, GUINT_TO_POINTER(c->key), c);
+}
+
+/* The target re-sent a response's SEND (its ACK lost or late): seen already. */
+static bool response_again(struct rs_nvmeq *q, uint32_t psn)
+{
+	for (unsigned i = 0; i < G_N_ELEMENTS(q->rsp_psn); i++)
+		if (q->rsp_psn[i] == psn + 1)
+			return true;
+	q->rsp_psn[q->rsp_psn_next++ % G_N_ELEMENTS(q->rsp_psn)] = psn + 1;
+	return false;
+}
+
+static void response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct rs_frame *f,
+		     const struct rs_frame_meta *m, const struct rs_fref *at, struct rs_verdict *v)
+{
+	if (response_again(q, f->bth.psn)) {
+		q->rsp_resent++;
+		return;
+	}
+	q->rsps++;
+	struct rs_nvme_cmd *c = g_hash_table_lookup(q->pending, GUINT_TO_POINTER(n->cid));
+	if (!c) {
+		q->unmatched++;
+		GQueue *eq = g_hash_table_lookup(q->early, GUINT_TO_POINTER(n->cid));
+		if (!eq) {
+			eq = g_queue_new();
+			g_hash_table_insert(q->early, GUINT_TO_POINTER(n->cid), eq);
+		}
+		struct rs_nvme_early *e = g_new(struct rs_nvme_early, 1);
+		*e = (struct rs_nvme_early){ n->status, m->ts_ns, *at };
+		g_queue_push_tail(eq, e);
+		return;
+	}
+	struct rs_nvme_op *o = &q->ops[c->op];
+	uint64_t ns = m->ts_ns > c->ts ? m->ts_ns - c->ts : 0;
+	o->done++;
+	rs_lat_add(&o->lat, ns);
+	if (n->status) {
+		o->errors++;
+		if (q->nerr < RS_NVME_ERRS)
+			q->err[q->nerr] = (struct rs_nvme_err){ n->cid, n->status, c->op, *at, c->at };
+		q->nerr++;
+	}
+	if (v) {
+		v->nvme_cmd_frame = c->at.file == at->file ? c->at.frame : 0;
+		v->nvme_lat_ns = ns;
+		v->nvme_timed = true;
+		v->nvme_op_known = true;
+		v->nvme_opcode = o->opcode;
+		v->nvme_fabrics = o->opcode == RS_NVME_FABRICS_OPC;
+		v->nvme_fctype = o->fctype;
+	}
+	if (c->key && !n->status && c->xfer_bytes != c->len)
+		q->xfer_short++;
+	if (c->key && g_hash_table_lookup(q->by_key, GUINT_TO_POINTER(c->key)) == c)
+		g_hash_table_remove(q->by_key, GUINT_TO_POINTER(c->key));
+	g_hash_table_remove(q->pending, GUINT_TO_POINTER(n->cid));
+}
+
+/* A READ request or the first packet of a WRITE the target sent. */
+static void transfer(struct rs_nvmeq *q, const struct rs_frame *f, const struct rs_fref *at, struct rs_verdict *v)
+{
+	bool read = rs_opinfo(f->bth.opcode)->kind == RS_KIND_READ_REQ;
+	if (read) {
+		q->reads++;
+		q->read_bytes += f->reth.dmalen;
+	} else {
+		q->writes++;
+		q->write_bytes += f->reth.dmalen;
+	}
+	struct rs_nvme_cmd *c = g_hash_table_lookup(q->by_key, GUINT_TO_POINTER(f->reth.rkey));
+	if (!c) {
+		q->untied++;
+		return;
+	}
+	c->xfers++;
+	c->xfer_bytes += f->reth.dmalen;
+	if (v)
+		v->nvme_cmd_frame = c->at.file == at->file ? c->at.frame : 0;
+}
+
+void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
+{
+	struct rs_conn *cn = fl->conn;
+	struct rs_nvmeq *q = cn->nvme;
+	struct rs_fref at = { a->cur_file, m->frame_no };
+	bool from_host = fl == cn->c2s;
+
+	if (f->have & RS_HAVE_NVME) {
+		const struct rs_nvme *n = &f->nvme;
+		if ((n->kind == RS_NVME_CMD) != from_host)
+			return; /* commands go host -> target, responses back */
+		if (n->state == RS_NVME_CUT) {
+			q->cut++;
+			return;
+		}
+		if (n->state == RS_NVME_BAD)
+			q->bad++;
+		if (a->v) {
+			a->v->nvme = n->kind;
+			a->v->nvme_queue = q->qid_known ? (q->qid ? 2 : 1) : 0;
+			a->v->nvme_cid = n->cid;
+			if (n->kind == RS_NVME_CMD) {
+				a->v->nvme_op_known = true;
+				a->v->nvme_opcode = n->opcode;
+				a->v->nvme_fabrics = n->opcode == RS_NVME_FABRICS_OPC;
+				a->v->nvme_fctype = a->v->nvme_fabrics ? n->fctype : 0;
+			}
+		}
+		if (n->kind == RS_NVME_CMD)
+			command(q, n, f, m, &at);
+		else
+			response(q, n, f, m, &at, a->v);
+		return;
+	}
+	if (from_host || !(f->ext & RS_EXT_RETH))
+		return;
+	enum rs_op_kind k = rs_opinfo(f->bth.opcode)->kind;
+	if (k == RS_KIND_READ_REQ || k == RS_KIND_WRITE || k == RS_KIND_WRITE_IMM)
+		transfer(q, f, &at, a->v);
+}
+
+/* How many commands are still waiting for their response. */
+unsigned rs_nvmeq_pending(const struct rs_nvmeq *q)
+{
+	return g_hash_table_size(q->pending);
+}
+
+/* ... of which Asynchronous Event Requests (admin opcode 0Ch): the target
+ * holds each until it has an event to report (NVMe 1.4 5.2), so one
+ * unanswered at the end is the normal state of an admin queue. */
+unsigned rs_nvmeq_pending_aer(const struct rs_nvmeq *q)
+{
+	if (!rs_nvmeq_admin(q))
+		return 0;
+	GHashTableIter it;
+	gpointer k, val;
+	unsigned n = 0;
+	g_hash_table_iter_init(&it, q->pending);
+	while (g_hash_table_iter_next(&it, &k, &val))
+		n += q->ops[((const struct rs_nvme_cmd *)val)->op].opcode == 0x0C;
+	return n;
+}
