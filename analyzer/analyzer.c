@@ -143,6 +143,36 @@ static void file_sliced(struct rs_analyzer *a, const struct rs_frame_meta *m, co
 		fi->sliced_cap_max = m->caplen;
 }
 
+/* What a frame says of its half-flow's health: ICRC, decoding, ECN and
+ * FECN/BECN marks, DSCP and CNPs (congestion.c). */
+static void frame_marks(struct rs_analyzer *a, struct rs_flow *fl, struct rs_tl *tl, const struct rs_frame *f,
+			const struct rs_frame_meta *m, const struct rs_opinfo *op, bool rewritten,
+			const struct rs_fref *at)
+{
+	const struct rs_bth *b = &f->bth;
+	if (f->icrc_status == RS_CRC_BAD && !rewritten) {
+		rs_rare_w(fl)->icrc_bad++;
+		rs_anomaly(a, RS_AN_ICRC_BAD, 0, fl, at, 1);
+	} else if (f->icrc_status == RS_CRC_UNCHECKED) {
+		rs_rare_w(fl)->icrc_unchecked++;
+	}
+	if (f->outcome != RS_OK)
+		rs_rare_w(fl)->undecodable++;
+	if (f->ecn == 3) {
+		rs_rare_w(fl)->ecn_ce++;
+		a->ecn_ce++;
+		tl->ecn_ce++;
+		rs_anomaly(a, RS_AN_ECN_CE, 0, fl, at, 1);
+	}
+	if (b->fecn | b->becn) { /* seldom: the rare counters are allocated only then */
+		rs_rare_w(fl)->fecn += b->fecn;
+		rs_rare_w(fl)->becn += b->becn;
+	}
+	if (f->ip_version && (f->ecn != 2 || f->dscp != a->dscp_data || op->kind == RS_KIND_CNP))
+		rs_cong_frame(a, fl, f, m->ts_ns);
+
+}
+
 void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f)
 {
 	struct rs_fref at = { a->cur_file, m->frame_no };
@@ -219,26 +249,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	tl->packets++;
 	tl->bytes += m->wirelen;
 
-	if (f->icrc_status == RS_CRC_BAD && !rewritten) {
-		rs_rare_w(fl)->icrc_bad++;
-		rs_anomaly(a, RS_AN_ICRC_BAD, 0, fl, &at, 1);
-	} else if (f->icrc_status == RS_CRC_UNCHECKED) {
-		rs_rare_w(fl)->icrc_unchecked++;
-	}
-	if (f->outcome != RS_OK)
-		rs_rare_w(fl)->undecodable++;
-	if (f->ecn == 3) {
-		rs_rare_w(fl)->ecn_ce++;
-		a->ecn_ce++;
-		tl->ecn_ce++;
-		rs_anomaly(a, RS_AN_ECN_CE, 0, fl, &at, 1);
-	}
-	if (b->fecn | b->becn) { /* seldom: the rare counters are allocated only then */
-		rs_rare_w(fl)->fecn += b->fecn;
-		rs_rare_w(fl)->becn += b->becn;
-	}
-	if (f->ip_version && (f->ecn != 2 || f->dscp != a->dscp_data || op->kind == RS_KIND_CNP))
-		rs_cong_frame(a, fl, f, m->ts_ns);
+	frame_marks(a, fl, tl, f, m, op, rewritten, &at);
 
 	if (f->have & RS_HAVE_MAD)
 		rs_cm_frame(a, f, m);
