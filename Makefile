@@ -108,7 +108,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts nvme annotate ndjson compare cases congestion truth impair reorderdup jobs threads check-vm check-live bench-capture \
+.PHONY: all check builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts nvme annotate ndjson compare cases congestion truth impair reorderdup jobs threads check-vm check-live bench-capture \
 	sanitize tsan golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -167,7 +167,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup icrcrewrite sniffer dc walkcheck verdicts nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt
+check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup icrcrewrite sniffer dc walkcheck verdicts nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -176,6 +176,10 @@ BUILD_SRC := $(LIB_SRC) $(CLI_SRC) bench/gen.c
 builddeps:
 	CC="$(CC)" CPPFLAGS="$(CPPFLAGS)" PKG_CFLAGS="$(PKG_CFLAGS)" SOURCES="$(BUILD_SRC)" \
 	  python3 tests/check_build_deps.py
+
+# Every program a test runs comes from `deps.sh test` (or is Essential).
+testdeps:
+	python3 tests/check_test_deps.py
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
