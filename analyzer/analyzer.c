@@ -266,6 +266,17 @@ void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, con
 	a->v = v; /* the trackers fill in the rest as they go (verdict.h) */
 	rs_analyzer_add(a, m, f);
 	a->v = NULL;
+	/* After the frame: a response pairs its half-flow with the requests'. */
+	if (!v->qp_known && f->roce != RS_ROCE_NONE && (f->have & RS_HAVE_BTH)) {
+		struct rs_flowkey k;
+		rs_flowkey_from_frame(&k, f);
+		const struct rs_flow *fl = rs_flow_find(a, &k);
+		if (fl) {
+			v->qp_known = true;
+			v->qp[0] = fl->key.qpn;
+			v->qp[1] = fl->peer ? fl->peer->key.qpn : fl->key.qpn;
+		}
+	}
 }
 
 void rs_analyzer_finish(struct rs_analyzer *a)

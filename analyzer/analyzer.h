@@ -181,7 +181,21 @@ struct rs_verdict {
 	uint64_t start_frame;
 	uint16_t start_attr;        /* UMAD_CM_ATTR_REQ or UMAD_CM_ATTR_REP */
 	uint32_t start_qpn;
+
+	/* The connection it belongs to, as known once it is added, for --qp in
+	 * the per-frame views: the destination QP of its half-flow and of the
+	 * paired one (a CM message: the client's and the server's QP its
+	 * exchange named so far). qp_known false: neither (not RoCE, no BTH). */
+	bool qp_known;
+	uint32_t qp[2];
 };
+
+/* The frame is on the connection --qp QPN picks (the summary's choice:
+ * its half-flow's or its peer's destination QP is QPN). */
+static inline bool rs_verdict_on_qp(const struct rs_verdict *v, uint32_t qpn)
+{
+	return v->qp_known && (v->qp[0] == qpn || v->qp[1] == qpn);
+}
 
 void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,
 		       struct rs_verdict *v);

@@ -501,6 +501,11 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 	default:
 		return;
 	}
+	if (c && a->v) {
+		a->v->qp_known = true;
+		a->v->qp[0] = c->client_qpn;
+		a->v->qp[1] = c->server_qpn;
+	}
 	if (c)
 		ladder_cm(a, c, f, m);
 }

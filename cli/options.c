@@ -421,11 +421,11 @@ static int check_combinations(const struct rs_cli_opts *o)
 			    o->fields ? "fields" : "walk", o->timeline ? "--timeline" : o->plot ? "--plot" : "--format");
 	if (o->ladder && o->format != RS_FORMAT_TEXT)
 		return fail("--ladder is a text diagram; --format applies to the summary");
-	if (o->qp >= 0 && (o->fields || o->walk || o->write_file))
-		return fail("--qp picks the connection the summary and --ladder show; %s every frame that passes the "
-			    "filter: pick a QP with one, e.g. 'udp port 4791 and (udp[12:4] & 0xffffff) = %" PRId64
-			    "' (RoCE v2; its answers go to the peer's QP number)",
-			    o->fields ? "--fields prints" : o->walk ? "--walk explains" : "-w writes", o->qp);
+	/* Which frames are the QP's is known from an analysis; a live capture's
+	 * -w writes before one. */
+	if (o->qp >= 0 && o->write_file && o->iface)
+		return fail("--qp with -i -w: a live capture writes every frame that passes the filter; pick the QP "
+			    "later with rocestat -r FILE -w OUT --qp %" PRId64, o->qp);
 	return 0;
 }
 

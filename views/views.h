@@ -18,11 +18,15 @@ struct rs_fields_opts {
 	/* After the header columns, the analyzer's verdict on each frame
 	 * (--verdicts; fields.c's table names them). */
 	bool verdicts;
+	/* --qp: only the frames of that QP's connection (rs_verdict_on_qp);
+	 * -1: every frame. */
+	int64_t qp;
 };
 
 /* The --fields CSV writer. */
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
-/* The --walk classroom view; `color`: ANSI colours. */
-struct rs_sink rs_walk_sink(FILE *out, bool color);
+/* The --walk classroom view; `color`: ANSI colours; `qp` as in
+ * rs_fields_opts. */
+struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp);
 
 #endif

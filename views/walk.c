@@ -45,8 +45,9 @@ static void begin_file(void *ctx, const char *name, int dlt)
 static void end_file(void *ctx, const char *name)
 {
 	struct walk *w = ctx;
-	const char *s = wfmt("End of %s: %" PRIu64 " frame%s walked, %" PRIu64 " RoCE/InfiniBand, %" PRIu64
-			     " other%s.", name, w->frames, w->frames == 1 ? "" : "s", w->roce, w->other,
+	const char *s = wfmt("End of %s: %" PRIu64 " frame%s walked%s, %" PRIu64 " RoCE/InfiniBand, %" PRIu64
+			     " other%s.", name, w->frames, w->frames == 1 ? "" : "s",
+			     w->qp >= 0 ? wfmt(" (the connection of QP 0x%x)", (unsigned)w->qp) : "", w->roce, w->other,
 			     w->problems ? wfmt(", %" PRIu64 " not fully decoded", w->problems) : "");
 	fputc('\n', w->out);
 	wwrap(w, 0, 2, s);
@@ -245,7 +246,9 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		w->t0_frame = pkt->frame_no;
 	}
 	vfeed_frame(&w->vf, pkt, f, &w->v);
-	if (pkt->context) { /* analysed, not shown (sink.h) */
+	/* context: analysed, not shown (sink.h); so is another connection's
+	 * frame with --qp */
+	if (pkt->context || (w->qp >= 0 && !rs_verdict_on_qp(&w->v, (uint32_t)w->qp))) {
 		w->prev_ns = ts;
 		return true;
 	}
@@ -271,11 +274,11 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return !ferror(w->out);
 }
 
-struct rs_sink rs_walk_sink(FILE *out, bool color)
+struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp)
 {
 	static struct walk w;
 	vfeed_end(&w.vf); /* a sink made before, whose run ended without end_file */
-	w = (struct walk){ .out = out, .color = color };
+	w = (struct walk){ .out = out, .color = color, .qp = qp };
 	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
 				 .file_error = file_error };
 }

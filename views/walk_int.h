@@ -30,6 +30,7 @@
 struct walk {
 	FILE *out;
 	bool color;
+	int64_t qp;            /* --qp, -1: none */
 	const char *file;
 	int dlt;
 
