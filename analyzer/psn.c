@@ -514,6 +514,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		if (r->rnr_naks == 1 || rs_rnr_timer_us(v) > rs_rnr_timer_us(r->rnr_timer_max))
 			r->rnr_timer_max = v;
 		rs_tl_of(a, fl)->naks++;
+		rs_tl_of(a, fl)->rnrs++;
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
 		if (req) {
 			rs_psn_settle(a, req, psn);

@@ -69,6 +69,7 @@ struct rs_cli_opts {
 	uint64_t interval_ns;   /* --interval */
 	char *plot;             /* --plot FILE.svg */
 	int top;                /* --top: QPs drawn in the plot */
+	int plot_w, plot_h;     /* --plot-size WxH (0: the default) */
 	int width;              /* --width: text report columns (0 unlimited, -1 the terminal's or 80) */
 	bool quiet;             /* -q: live mode prints one line per interval */
 	double refresh;         /* --refresh: live view period in seconds */

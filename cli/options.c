@@ -168,6 +168,20 @@ static gboolean on_until(const gchar *name, const gchar *arg, gpointer data, GEr
 	return parse_time(name, arg, &o->until, err);
 }
 
+static gboolean on_plot_size(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	(void)name;
+	unsigned w, h;
+	char tail;
+	/* Below 600x300 the legend and the axes' labels overlap the chart. */
+	if (sscanf(arg, "%ux%u%c", &w, &h, &tail) != 2 || w < 600 || h < 300 || w > 20000 || h > 20000)
+		return BAD(err, "--plot-size \"%s\": expected WIDTHxHEIGHT in pixels, at least 600x300", arg);
+	o->plot_w = (int)w;
+	o->plot_h = (int)h;
+	return TRUE;
+}
+
 static gboolean on_qp(const gchar *name, const gchar *arg, gpointer data, GError **err)
 {
 	struct rs_cli_opts *o = data;
@@ -284,6 +298,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &gv->top, "QPs drawn in the plot (default 8)", "N" },
+		{ "plot-size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_plot_size, "Plot size in pixels (default 1000x560)", "WxH" },
 		{ "width", 0, 0, G_OPTION_ARG_INT, &gv->width, "Lay the text summary and the ladder out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &gv->quiet, "Live: one parseable line per interval instead of the screen", NULL },
 		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &gv->refresh, "Live: seconds between updates (default 1)", "SECONDS" },

@@ -18,6 +18,7 @@ struct rs_report_opts {
 	bool color;
 	int64_t qp;          /* --qp filter for reports (-1 = all) */
 	int top;             /* plot: QPs drawn */
+	int plot_w, plot_h;  /* plot: size in pixels (0: 1000x560) */
 	uint64_t interval_ns;
 	bool compact;        /* JSON: the document on one line, without indentation */
 	bool resolve_names;  /* addresses to names from /etc/hosts */

@@ -62,6 +62,13 @@ def usage_errors(tmp):
             "-w - and the report would both go to standard output")
     for opt in ("--fields", "--walk"):
         refused("-w - with %s" % opt, ["-r", RPING, "-w", "-", opt], "-w - and %s would both write to standard output" % opt)
+    refused("--plot-size 10x10", ["--plot-size", "10x10", "--plot", os.path.join(tmp, "s.svg"), RPING],
+            "--plot-size \"10x10\": expected WIDTHxHEIGHT in pixels, at least 600x300")
+    svg = os.path.join(tmp, "s.svg")
+    r = run(["--plot-size", "800x400", "--plot", svg, "-o", os.devnull, RPING])
+    head = open(svg).read(400) if os.path.exists(svg) else ""
+    check("--plot-size 800x400: the SVG's size", r.returncode in (0, 1) and 'width="800" height="400"' in head,
+          head[:200])
     refused("--qp with -i -w", ["-i", "lo", "-w", os.path.join(tmp, "q.pcap"), "--qp", "18"],
             "--qp with -i -w: a live capture writes every frame")
     check("nothing written by a refused -w", not os.path.exists(os.path.join(tmp, "q.pcap")))

@@ -389,10 +389,45 @@ def check_peak(name, path, interval, rows):
                       (name, key[0], key[1], key[2], interval, " with --timeline" if extra else "", got, want))
 
 
+def tshark_events(path):
+    """NAKs, RNR NAKs (AETH syndrome 011xxxxx, 001xxxxx: IBA 9.7.5.2.8),
+    CNPs (opcode 0x81) and retransmitted request packets (a PSN behind the
+    highest its stream has sent, 24-bit serial arithmetic) in tshark's
+    decode of path."""
+    out = subprocess.run(["tshark", "-r", path, "-Y", "infiniband.bth", "-T", "fields", "-e", "ip.src", "-e", "ipv6.src",
+                          "-e", "infiniband.lrh.slid", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.opcode",
+                          "-e", "infiniband.bth.psn", "-e", "infiniband.aeth.syndrome"],
+                         capture_output=True, text=True).stdout
+    ev = {"NAKs": 0, "RNR NAKs": 0, "CNPs": 0, "retransmitted packets": 0}
+    top = {}
+    for ln in out.splitlines():
+        src4, src6, slid, qp, op, psn, syn = ln.split("\t")
+        op, qp, psn = int(op), int(qp, 16), int(psn)
+        if syn:
+            v = int(syn, 0)
+            ev["NAKs"] += (v >> 5) == 3
+            ev["RNR NAKs"] += (v >> 5) == 1
+        if op == 0x81:
+            ev["CNPs"] += 1
+            continue
+        # QP0/QP1 and UD, READ responses, ACKs, atomic ACKs: no request stream
+        if qp <= 1 or (op & 0xe0) == 0x60 or (op & 0x1f) in (13, 14, 15, 16, 17, 18):
+            continue
+        key = (src4 or src6 or slid, qp)
+        if key in top and ((top[key] - psn) & 0xffffff) < 0x800000:
+            ev["retransmitted packets"] += 1
+        else:
+            top[key] = psn
+    return ev
+
+
 def check_svg(name, path):
+    """--plot: well-formed SVG whose title names the file and whose legend
+    counts the marks drawn: tshark's NAKs, RNR NAKs, CNPs and retransmitted
+    requests (--top large enough to draw every flow that has payload)."""
     with tempfile.TemporaryDirectory() as tmp:
         svg = os.path.join(tmp, "p.svg")
-        subprocess.run([ROCESTAT, "-n", "--plot", svg, "-o", "/dev/null", path], check=False)
+        subprocess.run([ROCESTAT, "-n", "--top", "1000", "--plot", svg, "-o", "/dev/null", path], check=False)
         try:
             doc = xml.dom.minidom.parse(svg)
             ok = doc.documentElement.tagName == "svg"
@@ -400,6 +435,21 @@ def check_svg(name, path):
             ok = False
             print("  %s: %s" % (name, e))
         check(ok, "%s: --plot did not write well-formed SVG" % name)
+        if not ok:
+            return
+        texts = [t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild]
+        check(any(os.path.basename(path) in t for t in texts), "%s: the plot's title does not name the file" % name)
+        got = {k: 0 for k in ("NAKs", "RNR NAKs", "CNPs", "retransmitted packets")}
+        for t in texts:
+            k, _, n = t.rpartition(": ")
+            if k in got and n.isdigit():
+                got[k] = int(n)
+        # marks in the chart, by the count in each one's tooltip
+        drawn = sum(int(t.firstChild.data.split(": ")[1].split()[0]) for t in doc.getElementsByTagName("title")
+                    if t.parentNode.tagName != "svg")
+        want = tshark_events(path)
+        check(got == want, "%s: the plot's legend counts %r, tshark %r" % (name, got, want))
+        check(drawn == sum(want.values()), "%s: %d events marked, tshark %d" % (name, drawn, sum(want.values())))
 
 
 def check_compact(name, path):
