@@ -58,6 +58,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 
 void rs_analyzer_add_file(struct rs_analyzer *a, const char *name, int linktype)
 {
+	rs_tl_new_file(a);
 	struct rs_file *fi = g_new0(struct rs_file, 1);
 	fi->name = g_strdup(name);
 	fi->linktype = linktype;

@@ -30,6 +30,10 @@ struct rs_interval_row {
 	uint32_t peer_qp;
 	uint64_t packets, bytes, payload;
 	uint32_t messages, retrans, naks, ecn_ce, cnps;
+	/* The intervals just before this one in which this half-flow, active
+	 * before, had no frame (in this file): rows of zeros for a plot. */
+	uint64_t idle_before;
+	const char *file;           /* the file its frames came from (a row holds one file's) */
 };
 
 /* A CM message as an event (rs_analyzer_opts.cm_event). */

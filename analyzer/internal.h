@@ -142,6 +142,7 @@ struct rs_analyzer {
 	                           * interval and their counts (flow NULL: emitted early) */
 	struct rs_tl tl_void;     /* where counts of a flow not active go (after the end, or no rows) */
 	bool tl_rows_on;          /* rows per active flow: only --timeline and --plot need them */
+	bool tl_new_file;         /* the next frame starts a file: its interval, even an earlier one */
 	uint32_t tl_holes;         /* rows emptied by evicted flows this interval */
 	int64_t intervals_seen;
 	struct rs_verdict *v;     /* during rs_analyzer_add_v(): the frame's verdict (verdict.c) */
@@ -313,5 +314,6 @@ void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_flush(struct rs_analyzer *a);
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_tl_new_file(struct rs_analyzer *a);
 
 #endif

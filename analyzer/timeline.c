@@ -88,6 +88,10 @@ static void emit(struct rs_analyzer *a, struct rs_tl_row *row)
 		fl->peak_bytes = t->payload;
 	if (a->opts.keep_plot)
 		series_add(fl, a->cur_interval, t);
+	/* With rows, iv_tag is the interval (+1) of the flow's last row. */
+	uint32_t tag = (uint32_t)a->cur_interval + 1;
+	uint64_t idle = fl->iv_tag && tag - fl->iv_tag > 1 ? tag - fl->iv_tag - 1 : 0;
+	fl->iv_tag = tag;
 	if (a->opts.interval) {
 		/* Intervals never start before the first frame (see rs_tl_frame). */
 		uint64_t rel = (uint64_t)a->cur_interval * a->opts.interval_ns;
@@ -96,6 +100,8 @@ static void emit(struct rs_analyzer *a, struct rs_tl_row *row)
 			.dest_qp = fl->key.qpn, .has_peer = fl->peer != NULL, .peer_qp = fl->peer ? fl->peer->key.qpn : 0,
 			.packets = t->packets, .bytes = t->bytes, .payload = t->payload, .messages = t->messages,
 			.retrans = t->retrans, .naks = t->naks, .ecn_ce = t->ecn_ce, .cnps = t->cnps,
+			.idle_before = idle,
+			.file = a->files->len ? ((const struct rs_file *)a->files->pdata[a->cur_file])->name : NULL,
 		};
 		rs_flowkey_addr(&fl->key, false, &r.src);
 		rs_flowkey_addr(&fl->key, true, &r.dst);
@@ -161,8 +167,27 @@ void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 }
 
+/* A file begins: the rows so far are the last file's, and a flow of the
+ * same key in this one is another (no zero rows bridge the two). */
+void rs_tl_new_file(struct rs_analyzer *a)
+{
+	if (!a->tl_rows_on || !a->have_t0)
+		return;
+	rs_tl_flush(a);
+	for (guint i = 0; i < a->flows->len; i++)
+		if (a->flows->pdata[i])
+			((struct rs_flow *)a->flows->pdata[i])->iv_tag = 0;
+	a->tl_new_file = true;
+}
+
 void rs_tl_frame(struct rs_analyzer *a, uint64_t ts)
 {
+	if (a->tl_new_file && a->have_t0 && ts >= a->t0) {
+		/* Files may overlap in time: this one's intervals from its first frame. */
+		a->tl_new_file = false;
+		a->cur_interval = (int64_t)((ts - a->t0) / a->opts.interval_ns);
+		return;
+	}
 	if (!a->have_t0) {
 		a->t0 = ts;
 		a->have_t0 = true;

@@ -39,9 +39,12 @@ bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, 
 
 /* A CSV writer on `out` (its header written now) whose rs_tlcsv_row is the
  * analyzer's interval hook (ctx: the writer); rows only for the connection
- * of QP `qp` (-1: all). Flush before reading `out`; free flushes. */
+ * of QP `qp` (-1: all); a row of zeros for each interval a half-flow
+ * was idle between two rows of it; `file_column`: a first column naming
+ * each row's file (several files read). Flush before reading `out`; free
+ * flushes. */
 struct rs_tlcsv;
-struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp);
+struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp, uint64_t interval_ns, bool file_column);
 void rs_tlcsv_row(void *ctx, const struct rs_interval_row *row);
 void rs_tlcsv_flush(struct rs_tlcsv *w);
 void rs_tlcsv_free(struct rs_tlcsv *w);

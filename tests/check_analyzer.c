@@ -655,17 +655,21 @@ START_TEST(peak_is_the_busiest_interval_with_or_without_rows)
 	ck_assert_uint_eq(feed_intervals(), 300);
 	FILE *csv = tmpfile();
 	ck_assert_ptr_nonnull(csv);
-	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1);
+	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1, 10000000, false);
 	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .interval = rs_tlcsv_row, .interval_ctx = w });
 	ck_assert(an->tl_rows_on);
 	ck_assert_uint_eq(feed_intervals(), 300);
 	rs_tlcsv_free(w);
 	ck_assert_int_eq(fseek(csv, 0, SEEK_SET), 0);
 	char line[256];
-	int rows = 0;
-	while (fgets(line, sizeof line, csv))
+	int rows = 0, zeros = 0;
+	while (fgets(line, sizeof line, csv)) {
 		rows++;
-	ck_assert_int_eq(rows, 1 + 4); /* the header, and the four busy intervals */
+		zeros += strstr(line, ",0x12,0,0,0,0,0,0,0,0\n") != NULL;
+	}
+	/* the header, the four busy intervals and the two idle ones between them */
+	ck_assert_int_eq(rows, 1 + 4 + 2);
+	ck_assert_int_eq(zeros, 2);
 	fclose(csv);
 }
 END_TEST

@@ -13,6 +13,8 @@ column and the CM messages whose Communication IDs are the connection's.
     ROCESTAT=./rocestat python3 tests/check_cli.py
 Exit status 0 when every case holds, 1 otherwise.
 """
+import csv
+import io
 import json
 import os
 import shlex
@@ -301,6 +303,27 @@ def qp_views(tmp):
           r.stdout.count("\nFrame ") == 1 and "[retransmission of frame" in r.stdout, r.stdout[:400])
 
 
+def timeline_files():
+    """--timeline of several files (man page, TIMELINE CSV): a file column,
+    and a half-flow's rows per file: their packets are tshark's count of
+    that file's frames of it, and no zero rows bridge the two files."""
+    s5000 = os.path.join(C, "rping_s5000.pcap")
+    r = run(["--timeline", "-", "-o", os.devnull, RPING, s5000])
+    rows = list(csv.reader(io.StringIO(r.stdout)))
+    check("--timeline of 2 files: a file column", rows and rows[0][:2] == ["file", "interval_start"], repr(rows[:1]))
+    got = {}
+    for row in rows[1:]:
+        k = (row[0], row[3], row[4], int(row[5], 16))
+        got[k] = got.get(k, 0) + int(row[6])
+    want = {}
+    for path in (RPING, s5000):
+        for src, dst, qp in tshark_fields(path, "ip.src", "ip.dst", "infiniband.bth.destqp", filt="infiniband"):
+            k = (path, src, dst, int(qp, 16))
+            want[k] = want.get(k, 0) + 1
+    check("--timeline of 2 files: packets per file and half-flow are tshark's (%d half-flows)" % len(want),
+          got == want, "%r\n%r" % (sorted(got.items())[:4], sorted(want.items())[:4]))
+
+
 def newcomer():
     """The first commands a new user types (issue 26)."""
     r = subprocess.run([ROCESTAT], capture_output=True, text=True)
@@ -339,6 +362,7 @@ def main():
     drill_down()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         qp_views(tmp)
+    timeline_files()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         os.mkdir(os.path.join(tmp, "adir"))
         kept_when_nothing_read(tmp)

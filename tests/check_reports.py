@@ -337,6 +337,12 @@ def check_text_vs_json(name, textpath, d):
               "%s: text summary packets for %s differ from JSON %d" % (name, key, q["packets"]))
 
 
+def tshark_fields(path, *fields):
+    out = subprocess.run(["tshark", "-r", path, "-T", "fields"] + [x for f in fields for x in ("-e", f)],
+                         capture_output=True, text=True).stdout
+    return [ln.split("\t") for ln in out.splitlines()]
+
+
 def timeline_rows(path, interval):
     out = subprocess.run([ROCESTAT, "-n", "--interval", interval, "--timeline", "-", "-o", "/dev/null", path],
                          capture_output=True, text=True).stdout
@@ -348,13 +354,36 @@ def check_timeline(name, path, d, interval="10ms"):
     header = ["interval_start", "interval_start_epoch", "src", "dst", "dest_qp", "packets", "bytes",
               "payload_bytes_on_wire", "messages", "retransmissions", "naks", "ecn_ce", "cnps"]
     check(rows and rows[0] == header, "%s: timeline header %s" % (name, rows[:1]))
-    sums, wire = {}, {}
+    sums, wire, busy, idle = {}, {}, {}, {}
+    secs = {"10ms": 10**7, "1ms": 10**6}[interval]
     for r in rows[1:]:
         check(len(r) == len(header), "%s: timeline row with %d columns" % (name, len(r)))
-        key = (r[2], r[3], int(r[4]))
+        check(r[4].startswith("0x"), "%s: dest_qp %r not in hex as the text summary's" % (name, r[4]))
+        key = (r[2], r[3], int(r[4], 16))
         sums[key] = sums.get(key, 0) + int(r[5])
         wire[key] = wire.get(key, 0) + int(r[7])
-        check(int(r[5]) > 0, "%s: a timeline row with no packets" % name)
+        iv = round(float(r[0]) * 1e9) // secs
+        (busy if int(r[5]) > 0 else idle).setdefault(key, set()).add(iv)
+    # Zero rows: exactly the intervals between a half-flow's first and last
+    # frame in which tshark has none of its frames.
+    frames = {}
+    t0 = None
+    for t, s4, d4, s6, d6, slid, dlid, qp in tshark_fields(path, "frame.time_epoch", "ip.src", "ip.dst", "ipv6.src",
+                                                            "ipv6.dst", "infiniband.lrh.slid", "infiniband.lrh.dlid",
+                                                            "infiniband.bth.destqp"):
+        whole, _, frac = t.partition(".")
+        ns = int(whole) * 10**9 + int((frac + "000000000")[:9])
+        t0 = ns if t0 is None else t0
+        if qp:
+            frames.setdefault((s4 or s6, d4 or d6, int(qp.split(",")[0], 16)), set()).add((ns - t0) // secs)
+    for key, ivs in frames.items():
+        k = next((x for x in busy if x[2] == key[2] and x[0].strip("[]") == key[0] and x[1].strip("[]") == key[1]), None)
+        if k is None:
+            continue  # native IB (LIDs) and GIDs are named otherwise; the sums below cover them
+        want_idle = set(range(min(ivs), max(ivs) + 1)) - ivs
+        check(busy.get(k) == ivs and idle.get(k, set()) == want_idle,
+              "%s: timeline of %s: %d intervals with frames, %d zero rows; tshark %d and %d" %
+              (name, k, len(busy.get(k, ())), len(idle.get(k, ())), len(ivs), len(want_idle)))
     for q in d["qps"]:
         check(sums.get((q["src"], q["dst"], q["dest_qp"])) == q["packets"],
               "%s: timeline packets of %s/%s/%d sum to %s, not %d" % (name, q["src"], q["dst"], q["dest_qp"],
@@ -373,7 +402,7 @@ def check_peak(name, path, interval, rows):
     secs = {"10ms": 0.01, "1ms": 0.001}[interval]
     most = {}
     for r in rows[1:]:
-        key = (r[2], r[3], int(r[4]))
+        key = (r[2], r[3], int(r[4], 16))
         most[key] = max(most.get(key, 0), int(r[7]))
     with tempfile.TemporaryDirectory() as tmp:
         for extra in ([], ["--timeline", os.path.join(tmp, "t.csv")]):
