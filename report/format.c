@@ -295,11 +295,22 @@ const char *rs_fmt_msgs(const struct rs_flow_msgs *m, char *buf, size_t len)
 	return buf;
 }
 
+/* "TCP/7174" read as TCP: it is an RDMA CM port in the TCP port space
+ * (IBTA Annex A11.3), not a TCP connection. */
 const char *rs_fmt_service(uint64_t sid, char *buf, size_t len)
 {
 	if (rs_cm_service_is_rdma_cm(sid))
-		snprintf(buf, len, "%s/%u", rs_cm_port_space_name(rs_cm_service_port_space(sid)),
-			 rs_cm_service_port(sid));
+		snprintf(buf, len, "RDMA CM port %u (%s port space)", rs_cm_service_port(sid),
+			 rs_cm_port_space_name(rs_cm_service_port_space(sid)));
+	else
+		snprintf(buf, len, "0x%016" PRIx64, sid);
+	return buf;
+}
+
+const char *rs_fmt_service_short(uint64_t sid, char *buf, size_t len)
+{
+	if (rs_cm_service_is_rdma_cm(sid))
+		snprintf(buf, len, "CM port %u", rs_cm_service_port(sid));
 	else
 		snprintf(buf, len, "0x%016" PRIx64, sid);
 	return buf;

@@ -564,7 +564,7 @@ START_TEST(cm_events_are_worded_for_the_live_view_only)
 		.interval_ns = 10000000, .cm_event = rs_live_cm_event, .cm_event_ctx = lv });
 	handshake();
 	ck_assert_uint_eq(rs_live_events(lv, ev, 8), 3);
-	ck_assert_str_eq(ev[0].text, "REQ  192.0.2.2 QP 0x12 -> 192.0.2.1 TCP/1");
+	ck_assert_str_eq(ev[0].text, "REQ  192.0.2.2 QP 0x12 -> 192.0.2.1 RDMA CM port 1 (TCP port space)");
 	ck_assert_str_eq(ev[1].text, "REP  192.0.2.1 QP 0x11 accepts 192.0.2.2 QP 0x12");
 	ck_assert_str_eq(ev[2].text, "RTU  192.0.2.2 -> 192.0.2.1");
 	rs_live_free(lv);

@@ -349,9 +349,10 @@ void walk_operation(struct walk *w)
 	case RS_KIND_READ_REQ:
 		wsay(w, "RDMA READ Request: asks the responder for %u bytes at VA 0x%" PRIx64 " (rkey 0x%x). The "
 			"request itself carries no data. The responder answers with READ Response packets numbered "
-			"from PSN %u upwards, one per path MTU of data (for example %u packets with a 1024-byte MTU), "
+			"from PSN %u upwards, one per path MTU of data (for example %u packet%s with a 1024-byte MTU), "
 			"so the requester's next request continues after those PSNs.",
-		     f->reth.dmalen, f->reth.va, f->reth.rkey, b->psn, f->reth.dmalen ? (f->reth.dmalen + 1023) / 1024 : 1);
+		     f->reth.dmalen, f->reth.va, f->reth.rkey, b->psn, f->reth.dmalen ? (f->reth.dmalen + 1023) / 1024 : 1,
+		     f->reth.dmalen > 1024 ? "s" : "");
 		break;
 	case RS_KIND_READ_RESP:
 		read_resp_op(w, op);
