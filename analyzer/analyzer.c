@@ -252,6 +252,8 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	}
 	if ((b->opcode & 0xE0) == RS_TR_UD) {
 		track_ud(a, fl, f);
+		if (a->opts.keep_ladder && !fl->is_cm_qp) /* CM MADs: cmtrack.c draws them */
+			rs_conn_ladder(a, fl, f, m, false, 0);
 		return;
 	}
 	if (op->response)

@@ -365,6 +365,7 @@ struct rs_ladder_ev {
 	uint8_t syndrome;     /* AETH, if has_aeth */
 	bool has_aeth, retrans, ackreq;
 	uint32_t msn;
+	uint32_t gap;         /* a request: PSNs its stream skipped just before it */
 };
 
 /* Counters per timeline interval. */

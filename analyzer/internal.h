@@ -223,7 +223,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 void rs_cm_finish(struct rs_analyzer *a);
 void rs_conn_free(gpointer p);
 void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
-		    const struct rs_frame_meta *m, bool retrans);
+		    const struct rs_frame_meta *m, bool retrans, uint32_t gap);
 
 /* flowtable.c: finding, making, evicting and retiring half-flows. */
 void rs_flows_init(struct rs_analyzer *a);

@@ -459,7 +459,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 			pending_add(fl, psn, RS_PEND_ACKREQ, 1, m->ts_ns);
 	}
 	if (a->opts.keep_ladder)
-		rs_conn_ladder(a, fl, f, m, retrans);
+		rs_conn_ladder(a, fl, f, m, retrans, d > 0 ? (uint32_t)d : 0);
 }
 
 /* ---- responses ---------------------------------------------------------------- */
@@ -661,7 +661,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	if (a->v)
 		rs_v_response(a, fl, f, m);
 	if (a->opts.keep_ladder)
-		rs_conn_ladder(a, fl, f, m, retrans);
+		rs_conn_ladder(a, fl, f, m, retrans, 0);
 }
 
 

@@ -303,6 +303,48 @@ def qp_views(tmp):
           r.stdout.count("\nFrame ") == 1 and "[retransmission of frame" in r.stdout, r.stdout[:400])
 
 
+def ladder_gaps_and_ud():
+    """--ladder (man page): a request after skipped PSNs has a gap line
+    naming them, as many PSNs as tshark's request streams skip (a PSN beyond
+    the highest sent + 1); UD datagrams are drawn, one arrow each (or in a
+    collapsed run's count), as many as tshark's UD SEND frames."""
+    want = 0
+    top = {}
+    for src, qp, op, psn in tshark_fields(LOSS, "ip.src", "infiniband.bth.destqp", "infiniband.bth.opcode",
+                                          "infiniband.bth.psn", filt="infiniband.bth.destqp == 0x12"):
+        op, psn = int(op), int(psn)
+        if op in (13, 14, 15, 16, 17, 18):  # responses, ACKs
+            continue
+        k = (src, qp)
+        if k in top:
+            ahead = (psn - top[k] - 1) & 0xffffff
+            if 0 < ahead < 0x800000:
+                want += ahead
+            if ((psn - top[k]) & 0xffffff) < 0x800000:
+                top[k] = psn
+        else:
+            top[k] = psn
+    r = run(["--width", "200", "--ladder", "--qp", "0x12", LOSS])
+    got = 0
+    for ln in r.stdout.splitlines():
+        if "✕ PSN 0x" in ln and "skipped" in ln:
+            got += 1
+        elif "✕ " in ln and " PSNs skipped" in ln:
+            got += int(ln.split("✕ ")[1].split()[0])
+    check("--ladder --qp 0x12: the gap lines name tshark's %d skipped PSNs" % want, got == want and want > 0,
+          "ladder %d" % got)
+    ud = os.path.join(C, "ud_send_bw.pcap")
+    want = len(tshark_fields(ud, "frame.number", filt="infiniband.bth.opcode == 100 and infiniband.bth.destqp != 1"))
+    r = run(["--width", "200", "--ladder", ud])
+    got = 0
+    for ln in r.stdout.splitlines():
+        if "|-- SEND Only PSN" in ln or "|<-- SEND Only PSN" in ln:
+            got += 1
+        elif "… " in ln and " SEND Only (PSN" in ln:
+            got += int(ln.split("… ")[1].split()[0])
+    check("--ladder ud_send_bw: tshark's %d UD SENDs drawn" % want, got == want and want > 0, "ladder %d" % got)
+
+
 def timeline_files():
     """--timeline of several files (man page, TIMELINE CSV): a file column,
     and a half-flow's rows per file: their packets are tshark's count of
@@ -363,6 +405,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         qp_views(tmp)
     timeline_files()
+    ladder_gaps_and_ud()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         os.mkdir(os.path.join(tmp, "adir"))
         kept_when_nothing_read(tmp)
