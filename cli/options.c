@@ -257,7 +257,7 @@ struct given {
 	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
 	gdouble refresh;
 	gboolean version, fields, verdicts, walk, ladder, no_resolve, quiet;
-	gboolean list, all, help;
+	gboolean list, all, help, bits;
 };
 
 /* The option table, pointing into gv and o. */
@@ -298,6 +298,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &gv->top, "QPs drawn in the plot (default 8)", "N" },
+		{ "bits", 0, 0, G_OPTION_ARG_NONE, &gv->bits, "Rates in bits per second (Mb/s, Gb/s: SI units, as perftest and link speeds)", NULL },
 		{ "plot-size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_plot_size, "Plot size in pixels (default 1000x560)", "WxH" },
 		{ "width", 0, 0, G_OPTION_ARG_INT, &gv->width, "Lay the text summary and the ladder out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &gv->quiet, "Live: one parseable line per interval instead of the screen", NULL },
@@ -357,6 +358,7 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 	o->quiet = gv->quiet;
 	o->refresh = gv->refresh;
 	o->top = gv->top;
+	o->bits = gv->bits;
 	if (gv->count != NOT_GIVEN && gv->count <= 0)
 		return fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", gv->count);
 	o->count = gv->count == NOT_GIVEN ? 0 : gv->count;

@@ -270,7 +270,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 		free(s);
 		return RS_EXIT_USAGE;
 	}
-	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
+	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .bits = o->bits, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
 				     .width = text_width(o) };
 	/* Not one input could be opened (a misspelt name, say): the report on

@@ -107,6 +107,23 @@ const char *rs_fmt_rate(double Bps, char *buf, size_t len)
 	return buf;
 }
 
+/* Bits per second in SI units (1 Mb/s = 10^6 b/s), as perftest and NIC
+ * link speeds state them. */
+const char *rs_fmt_bitrate(double Bps, char *buf, size_t len)
+{
+	static const char *const unit[] = { " b/s", " kb/s", " Mb/s", " Gb/s", " Tb/s" };
+	double bps = Bps * 8;
+	unsigned u = 0;
+	while (bps >= 1000 && u + 1 < G_N_ELEMENTS(unit)) {
+		bps /= 1000;
+		u++;
+	}
+	int prec = u == 0 ? 0 : bps < 10 ? 2 : bps < 100 ? 1 : 0;
+	if (!fixed(buf, len, bps, prec, unit[u]))
+		snprintf(buf, len, "%.*f%s", prec, bps, unit[u]);
+	return buf;
+}
+
 const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len)
 {
 	if (ns < 1000) {

@@ -18,6 +18,8 @@ struct rs_addr_cache {       /* one formatted address (texts that fit only) */
 };
 const char *rs_fmt_bytes(uint64_t v, char *buf, size_t len);
 const char *rs_fmt_rate(double Bps, char *buf, size_t len);
+/* The same rate in bits per second, SI units (--bits): "13.3 Mb/s". */
+const char *rs_fmt_bitrate(double Bps, char *buf, size_t len);
 const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len);
 /* Addresses as reports name them: a host name from /etc/hosts (when
  * resolving), else the address; texts are cached per struct rs_names. */

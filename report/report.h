@@ -23,6 +23,7 @@ struct rs_report_opts {
 	bool compact;        /* JSON: the document on one line, without indentation */
 	bool resolve_names;  /* addresses to names from /etc/hosts */
 	int width;           /* text: columns to fit (0: unlimited, every line whole) */
+	bool bits;           /* text: rates in bits per second (--bits) */
 };
 
 int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);

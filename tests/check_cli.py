@@ -345,6 +345,25 @@ def ladder_gaps_and_ud():
     check("--ladder ud_send_bw: tshark's %d UD SENDs drawn" % want, got == want and want > 0, "ladder %d" % got)
 
 
+def bits():
+    """--bits (man page): the summary's rates in SI bits per second, 8 times
+    JSON's bytes per second (perftest's and a NIC's unit)."""
+    d = json.loads(run(["--format", "json", LOSS]).stdout)
+    r = run(["--bits", "--width", "200", LOSS])
+    units = {"b/s": 1, "kb/s": 1e3, "Mb/s": 1e6, "Gb/s": 1e9}
+    rows = {}
+    for ln in r.stdout.split("Queue pairs", 1)[-1].splitlines()[2:]:
+        if not ln.strip():
+            break
+        f = ln.split()
+        # src → dst QP tr pairing pkts payload(2) messages... avg(2) peak(2) then 6 counts
+        rows[(f[0], f[2], int(f[3], 16))] = float(f[-10]) * units[f[-9]]
+    for q in d["qps"]:
+        got, want = rows.get((q["src"], q["dst"], q["dest_qp"])), q["throughput_Bps"]["average"] * 8
+        check("--bits: %s → %s 0x%x avg %s b/s, JSON's bytes x 8 = %.0f" % (q["src"], q["dst"], q["dest_qp"], got, want),
+              got is not None and abs(got - want) <= 0.01 * max(want, 1) + 0.5, "")
+
+
 def timeline_files():
     """--timeline of several files (man page, TIMELINE CSV): a file column,
     and a half-flow's rows per file: their packets are tshark's count of
@@ -406,6 +425,7 @@ def main():
         qp_views(tmp)
     timeline_files()
     ladder_gaps_and_ud()
+    bits()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         os.mkdir(os.path.join(tmp, "adir"))
         kept_when_nothing_read(tmp)
