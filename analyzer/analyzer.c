@@ -278,6 +278,8 @@ void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, con
 			v->qp_known = true;
 			v->qp[0] = fl->key.qpn;
 			v->qp[1] = fl->peer ? fl->peer->key.qpn : fl->key.qpn;
+			const struct rs_conn *c = fl->conn ? fl->conn : fl->peer ? fl->peer->conn : NULL;
+			v->conn = c ? c->id + 1 : 0;
 		}
 	}
 }

@@ -192,6 +192,7 @@ struct rs_verdict {
 	 * exchange named so far). qp_known false: neither (not RoCE, no BTH). */
 	bool qp_known;
 	uint32_t qp[2];
+	uint32_t conn;              /* its CM connection's id + 1 (the summary's #); 0: none */
 };
 
 /* The frame is on the connection --qp QPN picks (the summary's choice:
@@ -199,6 +200,12 @@ struct rs_verdict {
 static inline bool rs_verdict_on_qp(const struct rs_verdict *v, uint32_t qpn)
 {
 	return v->qp_known && (v->qp[0] == qpn || v->qp[1] == qpn);
+}
+
+/* The frame is one --qp QPN and --conn N keep (-1: not given). */
+static inline bool rs_verdict_picked(const struct rs_verdict *v, int64_t qp, int64_t conn)
+{
+	return (qp < 0 || rs_verdict_on_qp(v, (uint32_t)qp)) && (conn < 0 || v->conn == (uint64_t)conn + 1);
 }
 
 void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,

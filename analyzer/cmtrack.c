@@ -506,6 +506,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		a->v->qp_known = true;
 		a->v->qp[0] = c->client_qpn;
 		a->v->qp[1] = c->server_qpn;
+		a->v->conn = c->id + 1;
 	}
 	if (c)
 		ladder_cm(a, c, f, m);

@@ -21,7 +21,7 @@ struct tee {
 	bool failed;
 	/* --qp: an analysis of every frame says which are the QP's connection
 	 * (rs_verdict_on_qp); only those are written and passed on. */
-	int64_t qp;
+	int64_t qp, conn; /* and --conn */
 	struct rs_analyzer *an;
 };
 
@@ -41,7 +41,7 @@ static void tee_begin(void *vctx, const char *name, int dlt)
 			name, a ? a : "?", b ? b : "?", t->out_name);
 		t->failed = true;
 	}
-	if (t->qp >= 0) { /* a verdict's frame numbers are its file's */
+	if (t->qp >= 0 || t->conn >= 0) { /* a verdict's frame numbers are its file's */
 		rs_analyzer_free(t->an);
 		t->an = rs_analyzer_new(&(struct rs_analyzer_opts){ 0 });
 		rs_analyzer_add_file(t->an, name, dlt);
@@ -50,15 +50,15 @@ static void tee_begin(void *vctx, const char *name, int dlt)
 		t->next->begin_file(t->next->ctx, name, dlt);
 }
 
-static bool on_qp(struct tee *t, const struct rs_packet *pkt, const struct rs_frame *f)
+static bool picked(struct tee *t, const struct rs_packet *pkt, const struct rs_frame *f)
 {
-	if (t->qp < 0)
+	if (t->qp < 0 && t->conn < 0)
 		return true;
 	struct rs_frame_meta m = { .frame_no = pkt->frame_no, .ts_ns = rs_frame_time_ns(f, pkt->ts_ns),
 				   .wirelen = rs_frame_wirelen(f, pkt->wirelen), .caplen = pkt->caplen };
 	struct rs_verdict v;
 	rs_analyzer_add_v(t->an, &m, f, &v);
-	return rs_verdict_on_qp(&v, (uint32_t)t->qp);
+	return rs_verdict_picked(&v, t->qp, t->conn);
 }
 
 static bool tee_frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
@@ -67,7 +67,7 @@ static bool tee_frame(void *vctx, const struct rs_packet *pkt, const struct rs_f
 	char err[RS_ERRBUF_SIZE];
 	if (t->failed || !t->writer)
 		return false;
-	if (!on_qp(t, pkt, f))
+	if (!picked(t, pkt, f))
 		return true;
 	if (!rs_writer_write(t->writer, pkt, err)) {
 		fprintf(stderr, "rocestat: %s\n", err);
@@ -115,6 +115,7 @@ int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		.next = sink,
 		.out_name = o->write_file,
 		.qp = o->qp,
+		.conn = o->conn,
 		.wc = { .path = o->write_file, .snaplen = output_snaplen(o), .rotate_bytes = o->rotate_bytes,
 			.rotate_seconds = o->rotate_seconds, .max_files = o->rotate_files },
 	};

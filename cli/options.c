@@ -193,6 +193,17 @@ static gboolean on_qp(const gchar *name, const gchar *arg, gpointer data, GError
 	return TRUE;
 }
 
+static gboolean on_conn(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	uint64_t v;
+	(void)name;
+	if (!parse_u64(arg, 0xFFFFFFFEu, &v))
+		return BAD(err, "--conn \"%s\": expected a connection number (the summary's # column)", arg);
+	o->conn = (int64_t)v;
+	return TRUE;
+}
+
 /* -C takes millions of bytes like tcpdump, or a k/M/G suffix. */
 static gboolean on_rotate_size(const gchar *name, const gchar *arg, gpointer data, GError **err)
 {
@@ -281,6 +292,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "qp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_qp, "Only the connection of destination QP number QPN", "QPN" },
+		{ "conn", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_conn, "Only CM connection N (the summary's # column)", "N" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry output[] = {
@@ -440,6 +452,13 @@ static int check_combinations(const struct rs_cli_opts *o)
 		return fail("--ladder is a text diagram; --format applies to the summary");
 	/* Which frames are the QP's is known from an analysis; a live capture's
 	 * -w writes before one. */
+	if (o->qp >= 0 && o->conn >= 0)
+		return fail("--qp and --conn both pick a connection; give one");
+	if (o->conn >= 0 && o->timeline)
+		return fail("--conn with --timeline: the timeline's rows are half-flows; pick them with --qp");
+	if (o->conn >= 0 && o->write_file && o->iface)
+		return fail("--conn with -i -w: a live capture writes every frame that passes the filter; pick the "
+			    "connection later with rocestat -r FILE -w OUT --conn %" PRId64, o->conn);
 	if (o->qp >= 0 && o->write_file && o->iface)
 		return fail("--qp with -i -w: a live capture writes every frame that passes the filter; pick the QP "
 			    "later with rocestat -r FILE -w OUT --qp %" PRId64, o->qp);
@@ -504,6 +523,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 			    .width = NOT_GIVEN };
 	memset(o, 0, sizeof *o);
 	o->qp = -1;
+	o->conn = -1;
 	o->interval_ns = RS_DEFAULT_INTERVAL_NS;
 	GOptionContext *ctx = option_context(&gv, o);
 

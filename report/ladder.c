@@ -265,7 +265,7 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
 		}
 	}
 	if (!shown)
-		fprintf(out, "\nno RoCE connection%s in this capture\n", o->qp >= 0 ? " with that QP" : "");
+		fprintf(out, "\nno RoCE connection%s in this capture\n", o->qp >= 0 ? " with that QP" : o->conn >= 0 ? " with that number" : "");
 	if (a->ladder_dropped)
 		fprintf(out, "\n(%" PRIu64 " later frames not drawn: the ladder keeps the first 2000000)\n", a->ladder_dropped);
 	g_hash_table_destroy(by_flow);

@@ -17,6 +17,7 @@
 struct rs_report_opts {
 	bool color;
 	int64_t qp;          /* --qp filter for reports (-1 = all) */
+	int64_t conn;        /* --conn: one CM connection (-1 = all) */
 	int top;             /* plot: QPs drawn */
 	int plot_w, plot_h;  /* plot: size in pixels (0: 1000x560) */
 	uint64_t interval_ns;
@@ -35,6 +36,9 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
  * `list` gets the destination QPs present, ascending, hex as in the text
  * summary ("0x11, 0x12", the first 32 and "and N more"), *n their number. */
 bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, size_t len, unsigned *n);
+/* Whether --conn `id` names a CM connection; if not, *n is how many there
+ * are and *last the highest number. */
+bool rs_report_conn_present(const struct rs_analyzer *a, uint64_t id, unsigned *n, unsigned *last);
 
 /* ---- the --timeline CSV ---------------------------------------------------- */
 

@@ -398,7 +398,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 	const struct rs_analyzer *a = v->a;
 	int width = v->o->width;
 	if (!v->conns->len) {
-		if (a->conns_evicted && v->o->qp < 0) {
+		if (a->conns_evicted && v->o->qp < 0 && v->o->conn < 0) {
 			fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
 			conns_evicted_line(out, width, a);
 		}
@@ -450,7 +450,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		}
 		conn_detail(out, v, c, !wide);
 	}
-	if (v->o->qp < 0)
+	if (v->o->qp < 0 && v->o->conn < 0)
 		conns_evicted_line(out, width, a);
 }
 

@@ -71,6 +71,9 @@ def usage_errors(tmp):
     head = open(svg).read(400) if os.path.exists(svg) else ""
     check("--plot-size 800x400: the SVG's size", r.returncode in (0, 1) and 'width="800" height="400"' in head,
           head[:200])
+    refused("--qp with --conn", ["--qp", "18", "--conn", "1", RPING], "--qp and --conn both pick a connection")
+    refused("--conn with --timeline", ["--conn", "1", "--timeline", os.path.join(tmp, "c.csv"), RPING],
+            "--conn with --timeline: the timeline's rows are half-flows")
     refused("--qp with -i -w", ["-i", "lo", "-w", os.path.join(tmp, "q.pcap"), "--qp", "18"],
             "--qp with -i -w: a live capture writes every frame")
     check("nothing written by a refused -w", not os.path.exists(os.path.join(tmp, "q.pcap")))
@@ -297,6 +300,30 @@ def qp_views(tmp):
         check("-r %s -w OUT --qp 0x%x: exit status 0" % (name, qpn), r.returncode == 0, r.stderr)
         check("-r %s -w OUT --qp 0x%x: tshark's %d frames written" % (name, qpn, len(want)), n == len(want),
               "%d written" % n)
+    # --conn N: the connection of the Nth CM REQ (tshark's order, from 0),
+    # the frames of the QP its REQ names
+    for path in (LOSS, IPV6, IB):
+        name = os.path.basename(path)
+        reqs = [int(q, 16) for _, q in tshark_fields(path, "frame.number", "infiniband.cm.req.localqpn",
+                                                      filt="infiniband.cm.req.localqpn")]
+        for n, qpn in enumerate(reqs):
+            want = qp_frames_tshark(path, qpn)
+            r = run(["--fields", "--conn", str(n), path])
+            got = [int(ln.split(",", 1)[0]) for ln in r.stdout.splitlines()[1:]]
+            check("--fields --conn %d %s: the frames of QP 0x%x's connection (%d)" % (n, name, qpn, len(want)),
+                  got == want, "%d frames" % len(got))
+            r = run(["-V", "--conn", str(n), path])
+            got = [int(ln.split()[1]) for ln in r.stdout.splitlines() if ln.startswith("Frame ")]
+            check("-V --conn %d %s: the frames of QP 0x%x's connection" % (n, name, qpn), got == want,
+                  "%d frames" % len(got))
+            r = run(["--conn", str(n), path])
+            check("--conn %d %s: the summary of that connection" % (n, name),
+                  r.returncode in (0, 1) and ("\n  %-3d " % n) in r.stdout and r.stdout.count(" QP 0x%x " % qpn) > 0,
+                  r.stdout[:300])
+        r = run(["--conn", str(len(reqs)), path])
+        check("--conn %d %s: absent, exit status 2 naming the numbers" % (len(reqs), name),
+              r.returncode == 2 and "no such CM connection; the summary numbers them 0 to %d" % (len(reqs) - 1)
+              in r.stderr and r.stdout == "", r.stderr)
     # frame 284 of loss_write_bw re-sends an earlier one: --qp keeps that context too
     r = run(["-V", "--qp", "0x12", "--frames", "284", LOSS])
     check("-V --qp 0x12 --frames 284: one frame, still a retransmission",

@@ -124,6 +124,7 @@ struct fields_ctx {
 	bool header_done;
 	bool verdicts;     /* --verdicts */
 	int64_t qp;        /* --qp, -1: none */
+	int64_t conn;      /* --conn, -1: none */
 	struct vfeed vf;
 	char *buf;
 	size_t len;
@@ -148,7 +149,7 @@ static void begin_file(void *vctx, const char *name, int dlt)
 		fputc('\n', c->out);
 		c->header_done = true;
 	}
-	if (c->verdicts || c->qp >= 0)
+	if (c->verdicts || c->qp >= 0 || c->conn >= 0)
 		vfeed_file(&c->vf, name, dlt);
 }
 
@@ -256,11 +257,11 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	struct fields_ctx *c = vctx;
 	struct rs_verdict v;
 
-	if (c->verdicts || c->qp >= 0) /* every frame: the analyzer counts the others too */
+	if (c->verdicts || c->qp >= 0 || c->conn >= 0) /* every frame: the analyzer counts the others too */
 		vfeed_frame(&c->vf, pkt, f, &v);
 	if (f->roce == RS_ROCE_NONE || pkt->context) /* context: analysed, not shown (sink.h) */
 		return true;
-	if (c->qp >= 0 && !rs_verdict_on_qp(&v, (uint32_t)c->qp))
+	if ((c->qp >= 0 || c->conn >= 0) && !rs_verdict_picked(&v, c->qp, c->conn))
 		return true;
 	if (f->outcome != RS_OK) {
 		char why[256];
@@ -348,6 +349,6 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 	static struct fields_ctx ctx;
 	static char buf[OUT_BUF];
 	vfeed_end(&ctx.vf); /* a sink made before, whose run ended without end_file */
-	ctx = (struct fields_ctx){ .out = out, .buf = buf, .verdicts = o->verdicts, .qp = o->qp };
+	ctx = (struct fields_ctx){ .out = out, .buf = buf, .verdicts = o->verdicts, .qp = o->qp, .conn = o->conn };
 	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file };
 }

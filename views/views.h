@@ -21,12 +21,13 @@ struct rs_fields_opts {
 	/* --qp: only the frames of that QP's connection (rs_verdict_on_qp);
 	 * -1: every frame. */
 	int64_t qp;
+	int64_t conn;  /* --conn: only that CM connection's frames; -1: every frame */
 };
 
 /* The --fields CSV writer. */
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
 /* The --walk classroom view; `color`: ANSI colours; `qp` as in
  * rs_fields_opts. */
-struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp);
+struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp, int64_t conn);
 
 #endif

@@ -47,7 +47,8 @@ static void end_file(void *ctx, const char *name)
 	struct walk *w = ctx;
 	const char *s = wfmt("End of %s: %" PRIu64 " frame%s walked%s, %" PRIu64 " RoCE/InfiniBand, %" PRIu64
 			     " other%s.", name, w->frames, w->frames == 1 ? "" : "s",
-			     w->qp >= 0 ? wfmt(" (the connection of QP 0x%x)", (unsigned)w->qp) : "", w->roce, w->other,
+			     w->qp >= 0 ? wfmt(" (the connection of QP 0x%x)", (unsigned)w->qp)
+			     : w->conn >= 0 ? wfmt(" (connection %u)", (unsigned)w->conn) : "", w->roce, w->other,
 			     w->problems ? wfmt(", %" PRIu64 " not fully decoded", w->problems) : "");
 	fputc('\n', w->out);
 	wwrap(w, 0, 2, s);
@@ -248,7 +249,7 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	vfeed_frame(&w->vf, pkt, f, &w->v);
 	/* context: analysed, not shown (sink.h); so is another connection's
 	 * frame with --qp */
-	if (pkt->context || (w->qp >= 0 && !rs_verdict_on_qp(&w->v, (uint32_t)w->qp))) {
+	if (pkt->context || ((w->qp >= 0 || w->conn >= 0) && !rs_verdict_picked(&w->v, w->qp, w->conn))) {
 		w->prev_ns = ts;
 		return true;
 	}
@@ -274,11 +275,11 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return !ferror(w->out);
 }
 
-struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp)
+struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp, int64_t conn)
 {
 	static struct walk w;
 	vfeed_end(&w.vf); /* a sink made before, whose run ended without end_file */
-	w = (struct walk){ .out = out, .color = color, .qp = qp };
+	w = (struct walk){ .out = out, .color = color, .qp = qp, .conn = conn };
 	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
 				 .file_error = file_error };
 }

@@ -191,8 +191,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ao.cm_event_ctx = lv;
 	struct both b = {
 		.a = rs_analyzer_new(&ao),
-		.fields = rs_fields_sink(devnull, &(struct rs_fields_opts){ .verdicts = true, .qp = -1 }),
-		.walk = rs_walk_sink(devnull, false, -1),
+		.fields = rs_fields_sink(devnull, &(struct rs_fields_opts){ .verdicts = true, .qp = -1, .conn = -1 }),
+		.walk = rs_walk_sink(devnull, false, -1, -1),
 	};
 	struct rs_sink sink = { .ctx = &b, .begin_file = begin_file, .frame = frame,
 				.file_error = file_error, .file_warning = file_warning, .end_file = end_file };
