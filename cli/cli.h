@@ -54,6 +54,7 @@ struct rs_cli_opts {
 	double since, until;    /* --since/--until: seconds from the first frame, or epoch if >= 1e9 */
 	int64_t qp;             /* --qp: only this destination QP (and its peer); -1 = all */
 	int64_t conn;           /* --conn: only this CM connection (the summary's #); -1 = all */
+	char **select;          /* -e: --fields columns (NULL-terminated; NULL: all) */
 
 	/* What to write. */
 	char *write_file;       /* -w */

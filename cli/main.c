@@ -42,7 +42,8 @@ static int stdout_checked(int rc)
  * temporary name and renamed when complete, as the reports are). */
 static struct rs_sink view_sink(FILE *out, const struct rs_cli_opts *o)
 {
-	const struct rs_fields_opts fo = { .verdicts = o->verdicts, .qp = o->qp, .conn = o->conn };
+	const struct rs_fields_opts fo = { .verdicts = o->verdicts, .qp = o->qp, .conn = o->conn,
+					   .select = o->select };
 	return o->walk ? rs_walk_sink(out, o->color != 0, o->qp, o->conn) : rs_fields_sink(out, &fo);
 }
 

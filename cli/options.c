@@ -263,6 +263,7 @@ enum { NOT_GIVEN = -2147483647 - 1 };
 /* What the command line gave, before it is checked and put into the options. */
 struct given {
 	gchar **read_files;
+	gchar **select;     /* -e */
 	gchar *color, *format;
 	gint64 count, max_flows;
 	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
@@ -301,6 +302,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &gv->rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
 		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &gv->rotate_files, "With -C/-G: keep at most N files", "N" },
 		{ "fields", 0, 0, G_OPTION_ARG_NONE, &gv->fields, "One CSV line per RoCE frame with every header field", NULL },
+		{ "field", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &gv->select, "With --fields: only column NAME (repeatable, in order)", "NAME" },
 		{ "verdicts", 0, 0, G_OPTION_ARG_NONE, &gv->verdicts, "With --fields: add what the analysis concluded about each frame (resent, gap, message, the frame it answers...)", NULL },
 		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &gv->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
@@ -371,6 +373,11 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 	o->refresh = gv->refresh;
 	o->top = gv->top;
 	o->bits = gv->bits;
+	o->select = g_strdupv(gv->select);
+	/* --fields analyses every frame for a verdict column, --qp or --conn. */
+	for (int i = 0; gv->fields && o->select && o->select[i]; i++)
+		o->context_frames |= rs_fields_column(o->select[i]) >= rs_fields_column("icrc_verdict");
+	o->context_frames |= gv->fields && (o->qp >= 0 || o->conn >= 0);
 	if (gv->count != NOT_GIVEN && gv->count <= 0)
 		return fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", gv->count);
 	o->count = gv->count == NOT_GIVEN ? 0 : gv->count;
@@ -452,6 +459,15 @@ static int check_combinations(const struct rs_cli_opts *o)
 		return fail("--ladder is a text diagram; --format applies to the summary");
 	/* Which frames are the QP's is known from an analysis; a live capture's
 	 * -w writes before one. */
+	if (o->select && !o->fields)
+		return fail("-e %s selects a column of --fields; give --fields too", o->select[0]);
+	for (int i = 0; o->select && o->select[i]; i++) {
+		if (i >= RS_FIELDS_MAX_SELECT)
+			return fail("-e: at most %d columns", RS_FIELDS_MAX_SELECT);
+		if (rs_fields_column(o->select[i]) < 0)
+			return fail("-e %s: no such column; the names are those of the header of --fields --verdicts",
+				    o->select[i]);
+	}
 	if (o->qp >= 0 && o->conn >= 0)
 		return fail("--qp and --conn both pick a connection; give one");
 	if (o->conn >= 0 && o->timeline)
@@ -546,6 +562,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		rc = take_positional(argc, argv, gv.read_files, o);
 	}
 	g_strfreev(gv.read_files);
+	g_strfreev(gv.select);
 	g_free(gv.color);
 	g_free(gv.format);
 	g_option_context_free(ctx);
@@ -555,6 +572,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 void rs_cli_free(struct rs_cli_opts *o)
 {
 	g_strfreev(o->files);
+	g_strfreev(o->select);
 	g_free(o->filter);
 	g_free(o->iface);
 	g_free(o->sysfs_root);

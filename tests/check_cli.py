@@ -391,6 +391,27 @@ def bits():
               got is not None and abs(got - want) <= 0.01 * max(want, 1) + 0.5, "")
 
 
+def field_selection():
+    """--fields -e NAME (man page, --fields): only the columns named, in
+    that order; their values are tshark's (frame, PSN) and the re-send of
+    frame 284 names tshark's earlier frame with its PSN and QP."""
+    r = run(["--fields", "-e", "psn", "-e", "frame", "-e", "retransmission_of", "-e", "cm_message", LOSS])
+    lines = r.stdout.splitlines()
+    check("-e psn -e frame -e retransmission_of -e cm_message: the header", lines[:1] == [
+        "psn,frame,retransmission_of,cm_message"], repr(lines[:1]))
+    rows = [ln.split(",") for ln in lines[1:]]
+    want = [(p, n) for n, p in tshark_fields(LOSS, "frame.number", "infiniband.bth.psn", filt="infiniband")]
+    check("-e psn -e frame: tshark's %d (PSN, frame) pairs" % len(want),
+          [(x[0], x[1]) for x in rows] == want, repr(rows[:3]))
+    resend = {x[1]: x[2] for x in rows}
+    check("-e retransmission_of: frame 284 re-sends frame 177", resend.get("284") == "177", repr(resend.get("284")))
+    cms = {x[1]: x[3] for x in rows if x[3]}
+    check("-e cm_message: frames 3, 4, 5 are REQ, REP, RTU (tshark: ConnectRequest, ConnectReply, ReadyToUse)",
+          [cms.get(k) for k in ("3", "4", "5")] == ["REQ", "REP", "RTU"], repr(cms))
+    refused("-e bogus", ["--fields", "-e", "bogus", RPING], "-e bogus: no such column")
+    refused("-e without --fields", ["-e", "psn", RPING], "-e psn selects a column of --fields")
+
+
 def timeline_files():
     """--timeline of several files (man page, TIMELINE CSV): a file column,
     and a half-flow's rows per file: their packets are tshark's count of
@@ -453,6 +474,7 @@ def main():
     timeline_files()
     ladder_gaps_and_ud()
     bits()
+    field_selection()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         os.mkdir(os.path.join(tmp, "adir"))
         kept_when_nothing_read(tmp)

@@ -68,7 +68,9 @@ def icrc_ok(b, sport):
 
 def fields(path):
     out = subprocess.run([ROCESTAT, "-n", "--fields", path], capture_output=True, text=True).stdout
-    return {int(ln.split(",")[0]): ln.rsplit(",", 1)[1] for ln in out.splitlines()[1:] if ln}
+    lines = out.splitlines()
+    k = lines[0].split(",").index("icrc_status") if lines else 0
+    return {int(ln.split(",")[0]): ln.split(",")[k] for ln in lines[1:] if ln}
 
 
 def walk_port(path, frame):

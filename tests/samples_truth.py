@@ -46,7 +46,7 @@ FIELDS = ("frame,time,roce,src,dst,opcode,opname,destqp,psn,ackreq,se,migreq,"
           "padcnt,tver,pkey,fecn,becn,reth_va,reth_rkey,reth_dmalen,"
           "aeth_syndrome,aeth_msn,deth_qkey,deth_srcqp,immdt,ieth_rkey,"
           "atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,"
-          "payload_len,icrc,icrc_status").split(",")
+          "payload_len,icrc,icrc_status,dscp,ecn,udp_sport,cm_message").split(",")
 
 # BTH opcodes (IBA vol 1, table 38) for the transports RXE speaks here.
 RC_OPS = {
@@ -107,7 +107,7 @@ def rows_from_csv(text):
         row = {}
         for k in FIELDS:
             v = r.get(k, "")
-            if k in ("src", "dst", "opname", "icrc_status", "time", "roce"):
+            if k in ("src", "dst", "opname", "icrc_status", "time", "roce", "cm_message"):
                 row[k] = v
             else:
                 row[k] = to_int(v)

@@ -8,6 +8,9 @@
  * concluded about the frame (struct rs_verdict, analyzer/analyzer.h), from
  * an analyzer the view feeds every frame of the file (vfeed.h). A new
  * field of struct rs_verdict gets its column with one entry in that table.
+ *
+ * -e NAME (repeatable, tshark's habit) keeps only the columns named, in the
+ * order given: the whole line is built as always, then cut down.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -20,7 +23,8 @@
 static const char header[] =
 	"frame,time,roce,src,dst,opcode,opname,destqp,psn,ackreq,se,migreq,padcnt,tver,pkey,fecn,becn,"
 	"reth_va,reth_rkey,reth_dmalen,aeth_syndrome,aeth_msn,deth_qkey,deth_srcqp,immdt,ieth_rkey,"
-	"atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,payload_len,icrc,icrc_status";
+	"atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,payload_len,icrc,icrc_status,"
+	"dscp,ecn,udp_sport,cm_message";
 
 /*
  * The verdict columns, in order. A column prints a field of struct
@@ -125,6 +129,8 @@ struct fields_ctx {
 	bool verdicts;     /* --verdicts */
 	int64_t qp;        /* --qp, -1: none */
 	int64_t conn;      /* --conn, -1: none */
+	int sel[RS_FIELDS_MAX_SELECT]; /* -e: the columns kept, by index in the whole line */
+	int nsel;          /* 0: every column */
 	struct vfeed vf;
 	char *buf;
 	size_t len;
@@ -138,15 +144,67 @@ static void flush_buf(struct fields_ctx *c)
 	c->len = 0;
 }
 
+#define N_BASE 38 /* columns in header[] */
+
+int rs_fields_column(const char *name)
+{
+	const char *p = header;
+	size_t n = strlen(name);
+	for (int i = 0; *p; i++) {
+		size_t len = strcspn(p, ",");
+		if (len == n && memcmp(p, name, n) == 0)
+			return i;
+		p += len + (p[len] == ',');
+	}
+	for (size_t i = 0; i < sizeof verdict_cols / sizeof verdict_cols[0]; i++)
+		if (strcmp(verdict_cols[i].name, name) == 0)
+			return N_BASE + (int)i;
+	return -1;
+}
+
+/* -e: the selected columns of the line in [start, end), in place; no column
+ * holds a comma (numbers, names, addresses). */
+static char *project(const struct fields_ctx *c, char *start, char *end)
+{
+	enum { MAX_COLS = 128 };
+	const char *col[MAX_COLS];
+	size_t len[MAX_COLS];
+	int n = 0;
+	for (char *q = start; n < MAX_COLS;) {
+		char *comma = memchr(q, ',', (size_t)(end - q));
+		col[n] = q;
+		len[n++] = (size_t)((comma ? comma : end) - q);
+		if (!comma)
+			break;
+		q = comma + 1;
+	}
+	char tmp[LINE_MAX_BYTES];
+	size_t o = 0;
+	for (int i = 0; i < c->nsel; i++) {
+		if (i)
+			tmp[o++] = ',';
+		if (c->sel[i] < n) {
+			memcpy(tmp + o, col[c->sel[i]], len[c->sel[i]]);
+			o += len[c->sel[i]];
+		}
+	}
+	memcpy(start, tmp, o);
+	return start + o;
+}
+
 static void begin_file(void *vctx, const char *name, int dlt)
 {
 	struct fields_ctx *c = vctx;
 	c->file = name;
 	if (!c->header_done) {
-		fputs(header, c->out);
+		char line[LINE_MAX_BYTES], *p = line;
+		p += snprintf(line, sizeof line, "%s", header);
 		for (size_t i = 0; c->verdicts && i < sizeof verdict_cols / sizeof verdict_cols[0]; i++)
-			fprintf(c->out, ",%s", verdict_cols[i].name);
-		fputc('\n', c->out);
+			p += snprintf(p, sizeof line - (size_t)(p - line), ",%s", verdict_cols[i].name);
+		if (c->nsel)
+			p = project(c, line, p);
+		*p++ = '\n';
+		fwrite(line, 1, (size_t)(p - line), c->out);
 		c->header_done = true;
 	}
 	if (c->verdicts || c->qp >= 0 || c->conn >= 0)
@@ -331,8 +389,17 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	 * rewrote the port (dissect's icrc_sport), not corruption. */
 	p = put_str(p, f->icrc_status == RS_CRC_BAD && f->icrc_sport ? "port_rewritten"
 							     : rs_crc_status_name((enum rs_crc_status)f->icrc_status));
+	bool v2 = f->roce == RS_ROCE_V2;
+	p = col(p, v2, f->dscp);
+	p = col(p, v2, f->ecn);
+	p = col(p, v2, f->udp_sport);
+	*p++ = ',';
+	if ((f->have & RS_HAVE_MAD) && f->mad.is_cm)
+		p = put_str(p, rs_cm_attr_name(f->mad.hdr.attr_id));
 	if (c->verdicts)
 		p = put_verdict(p, &v);
+	if (c->nsel)
+		p = project(c, c->buf + c->len, p);
 	*p++ = '\n';
 	c->len = (size_t)(p - c->buf);
 	return true;
@@ -350,5 +417,12 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 	static char buf[OUT_BUF];
 	vfeed_end(&ctx.vf); /* a sink made before, whose run ended without end_file */
 	ctx = (struct fields_ctx){ .out = out, .buf = buf, .verdicts = o->verdicts, .qp = o->qp, .conn = o->conn };
+	for (int i = 0; o->select && o->select[i] && ctx.nsel < RS_FIELDS_MAX_SELECT; i++) {
+		int k = rs_fields_column(o->select[i]);
+		if (k < 0)
+			continue; /* the command line refused it */
+		ctx.sel[ctx.nsel++] = k;
+		ctx.verdicts |= k >= N_BASE; /* a verdict column needs the analysis */
+	}
 	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file };
 }

@@ -22,7 +22,14 @@ struct rs_fields_opts {
 	 * -1: every frame. */
 	int64_t qp;
 	int64_t conn;  /* --conn: only that CM connection's frames; -1: every frame */
+	/* -e NAME...: only these columns, in this order (NULL-terminated; NULL:
+	 * every column). A verdict column brings the analysis without --verdicts. */
+	char **select;
 };
+
+#define RS_FIELDS_MAX_SELECT 64
+/* The index of --fields column NAME (the verdict columns too); -1: none. */
+int rs_fields_column(const char *name);
 
 /* The --fields CSV writer. */
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
