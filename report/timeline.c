@@ -23,6 +23,7 @@
 /* ---- the CSV row, formatted by hand (printf was a fifth of --timeline's
  * cost with thousands of flows per interval); the bytes are printf's. */
 
+#define TL_IDLE_ROWS_MAX 1000 /* zero rows of one idle stretch; longer: its first and last */
 #define TL_ADDR_CACHE 1024 /* formatted addresses kept: 2^10, see tl_addr() */
 
 struct rs_tl_addr {
@@ -168,8 +169,14 @@ void rs_tlcsv_row(void *ctx, const struct rs_interval_row *r)
 	struct rs_tlcsv *w = ctx;
 	if (w->qp >= 0 && r->dest_qp != (uint32_t)w->qp && !(r->has_peer && r->peer_qp == (uint32_t)w->qp))
 		return;
-	for (uint64_t back = r->idle_before; back > 0; back--)
+	/* A long idle stretch (hours at 1 ms, or a capture's clock jumping)
+	 * would be millions of rows: its first and last zero rows draw the same
+	 * steps to zero and back. */
+	for (uint64_t back = r->idle_before; back > 0; back--) {
 		put_row(w, r, back);
+		if (back == r->idle_before && back > TL_IDLE_ROWS_MAX)
+			back = 2; /* then the last one */
+	}
 	put_row(w, r, 0);
 }
 
