@@ -60,6 +60,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 
 void rs_analyzer_add_file(struct rs_analyzer *a, const char *name, int linktype)
 {
+	rs_tl_new_file(a);
 	struct rs_file *fi = g_new0(struct rs_file, 1);
 	fi->name = g_strdup(name);
 	fi->linktype = linktype;
@@ -274,6 +275,8 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	}
 	if ((b->opcode & 0xE0) == RS_TR_UD) {
 		track_ud(a, fl, f);
+		if (a->opts.keep_ladder && !fl->is_cm_qp) /* CM MADs: cmtrack.c draws them */
+			rs_conn_ladder(a, fl, f, m, false, 0);
 		return;
 	}
 	if (op->response)
@@ -289,6 +292,19 @@ void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, con
 	a->v = v; /* the trackers fill in the rest as they go (verdict.h) */
 	rs_analyzer_add(a, m, f);
 	a->v = NULL;
+	/* After the frame: a response pairs its half-flow with the requests'. */
+	if (!v->qp_known && f->roce != RS_ROCE_NONE && (f->have & RS_HAVE_BTH)) {
+		struct rs_flowkey k;
+		rs_flowkey_from_frame(&k, f);
+		const struct rs_flow *fl = rs_flow_find(a, &k);
+		if (fl) {
+			v->qp_known = true;
+			v->qp[0] = fl->key.qpn;
+			v->qp[1] = fl->peer ? fl->peer->key.qpn : fl->key.qpn;
+			const struct rs_conn *c = fl->conn ? fl->conn : fl->peer ? fl->peer->conn : NULL;
+			v->conn = c ? c->id + 1 : 0;
+		}
+	}
 }
 
 void rs_analyzer_finish(struct rs_analyzer *a)

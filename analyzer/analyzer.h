@@ -30,6 +30,10 @@ struct rs_interval_row {
 	uint32_t peer_qp;
 	uint64_t packets, bytes, payload;
 	uint32_t messages, retrans, naks, ecn_ce, cnps;
+	/* The intervals just before this one in which this half-flow, active
+	 * before, had no frame (in this file): rows of zeros for a plot. */
+	uint64_t idle_before;
+	const char *file;           /* the file its frames came from (a row holds one file's) */
 };
 
 /* A CM message as an event (rs_analyzer_opts.cm_event). */
@@ -210,7 +214,27 @@ struct rs_verdict {
 	bool nvme_timed;            /* nvme_lat_ns holds a latency */
 	uint64_t nvme_cmd_frame;
 	uint64_t nvme_lat_ns;
+	/* The connection it belongs to, as known once it is added, for --qp in
+	 * the per-frame views: the destination QP of its half-flow and of the
+	 * paired one (a CM message: the client's and the server's QP its
+	 * exchange named so far). qp_known false: neither (not RoCE, no BTH). */
+	bool qp_known;
+	uint32_t qp[2];
+	uint32_t conn;              /* its CM connection's id + 1 (the summary's #); 0: none */
 };
+
+/* The frame is on the connection --qp QPN picks (the summary's choice:
+ * its half-flow's or its peer's destination QP is QPN). */
+static inline bool rs_verdict_on_qp(const struct rs_verdict *v, uint32_t qpn)
+{
+	return v->qp_known && (v->qp[0] == qpn || v->qp[1] == qpn);
+}
+
+/* The frame is one --qp QPN and --conn N keep (-1: not given). */
+static inline bool rs_verdict_picked(const struct rs_verdict *v, int64_t qp, int64_t conn)
+{
+	return (qp < 0 || rs_verdict_on_qp(v, (uint32_t)qp)) && (conn < 0 || v->conn == (uint64_t)conn + 1);
+}
 
 void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,
 		       struct rs_verdict *v);

@@ -220,7 +220,7 @@ static void ladder_cm(struct rs_analyzer *a, struct rs_conn *c, const struct rs_
 }
 
 void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
-		    const struct rs_frame_meta *m, bool retrans)
+		    const struct rs_frame_meta *m, bool retrans, uint32_t gap)
 {
 	if (!a->ladder)
 		a->ladder = g_array_new(FALSE, TRUE, sizeof(struct rs_ladder_ev));
@@ -230,7 +230,8 @@ void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_f
 	}
 	struct rs_ladder_ev ev = { .at = { a->cur_file, m->frame_no }, .ts_ns = m->ts_ns, .flow_id = fl->id,
 				   .src = f->src, .opcode = f->bth.opcode, .psn = f->bth.psn, .len = f->payload_len,
-				   .destqp = f->bth.destqp, .retrans = retrans, .ackreq = f->bth.ackreq };
+				   .destqp = f->bth.destqp, .retrans = retrans, .ackreq = f->bth.ackreq,
+				   .gap = gap };
 	if (f->ext & RS_EXT_AETH) {
 		ev.has_aeth = true;
 		ev.syndrome = f->aeth.syndrome;
@@ -505,6 +506,12 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		break;
 	default:
 		return;
+	}
+	if (c && a->v) {
+		a->v->qp_known = true;
+		a->v->qp[0] = c->client_qpn;
+		a->v->qp[1] = c->server_qpn;
+		a->v->conn = c->id + 1;
 	}
 	if (c)
 		ladder_cm(a, c, f, m);

@@ -350,11 +350,17 @@ struct rs_imms {
 };
 
 /* Throughput per interval, for --plot. */
+/* The events --plot marks on a flow's line, per point. */
+struct rs_series_ev {
+	uint32_t retrans, naks, rnrs, cnps; /* naks: NAKs other than RNR NAKs */
+};
+
 struct rs_series {
 	uint32_t len, cap;
 	uint32_t shift;       /* each point covers 2^shift intervals */
 	int64_t *interval;
 	uint64_t *bytes;
+	struct rs_series_ev *ev;
 };
 
 /* A frame on a connection, for --ladder. */
@@ -373,6 +379,7 @@ struct rs_ladder_ev {
 	uint8_t syndrome;     /* AETH, if has_aeth */
 	bool has_aeth, retrans, ackreq;
 	uint32_t msn;
+	uint32_t gap;         /* a request: PSNs its stream skipped just before it */
 };
 
 /* Counters per timeline interval. */
@@ -381,6 +388,7 @@ struct rs_tl {
 	/* Events of one flow in one interval: 32 bits suffice (four billion in
 	 * one interval of one QP would need an interval of hours). */
 	uint32_t messages, retrans, naks, ecn_ce, cnps;
+	uint32_t rnrs;        /* of naks, RNR NAKs (--plot marks them apart) */
 };
 
 struct rs_conn;

@@ -177,6 +177,7 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 		if (fl->x->series) {
 			g_free(fl->x->series->interval);
 			g_free(fl->x->series->bytes);
+			g_free(fl->x->series->ev);
 			g_free(fl->x->series);
 		}
 		g_free(fl->x);

@@ -147,6 +147,7 @@ struct rs_analyzer {
 	                           * interval and their counts (flow NULL: emitted early) */
 	struct rs_tl tl_void;     /* where counts of a flow not active go (after the end, or no rows) */
 	bool tl_rows_on;          /* rows per active flow: only --timeline and --plot need them */
+	bool tl_new_file;         /* the next frame starts a file: its interval, even an earlier one */
 	uint32_t tl_holes;         /* rows emptied by evicted flows this interval */
 	int64_t intervals_seen;
 	struct rs_verdict *v;     /* during rs_analyzer_add_v(): the frame's verdict (verdict.c) */
@@ -260,7 +261,7 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 void rs_cm_finish(struct rs_analyzer *a);
 void rs_conn_free(gpointer p);
 void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
-		    const struct rs_frame_meta *m, bool retrans);
+		    const struct rs_frame_meta *m, bool retrans, uint32_t gap);
 
 /* flowtable.c: finding, making, evicting and retiring half-flows. */
 void rs_flows_init(struct rs_analyzer *a);
@@ -359,5 +360,6 @@ void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_flush(struct rs_analyzer *a);
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl);
+void rs_tl_new_file(struct rs_analyzer *a);
 
 #endif

@@ -462,7 +462,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 			pending_add(fl, psn, RS_PEND_ACKREQ, 1, m->ts_ns);
 	}
 	if (a->opts.keep_ladder)
-		rs_conn_ladder(a, fl, f, m, retrans);
+		rs_conn_ladder(a, fl, f, m, retrans, d > 0 ? (uint32_t)d : 0);
 }
 
 /* ---- responses ---------------------------------------------------------------- */
@@ -520,6 +520,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		if (r->rnr_naks == 1 || rs_rnr_timer_us(v) > rs_rnr_timer_us(r->rnr_timer_max))
 			r->rnr_timer_max = v;
 		rs_tl_of(a, fl)->naks++;
+		rs_tl_of(a, fl)->rnrs++;
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
 		if (req) {
 			rs_psn_settle(a, req, psn);
@@ -666,7 +667,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	if (a->v)
 		rs_v_response(a, fl, f, m);
 	if (a->opts.keep_ladder)
-		rs_conn_ladder(a, fl, f, m, retrans);
+		rs_conn_ladder(a, fl, f, m, retrans, 0);
 }
 
 

@@ -21,15 +21,25 @@
 
 #define SERIES_MAX 4096 /* points per flow; beyond, neighbours are merged */
 
-static void series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes)
+static void ev_add(struct rs_series_ev *to, const struct rs_series_ev *e)
+{
+	to->retrans += e->retrans;
+	to->naks += e->naks;
+	to->rnrs += e->rnrs;
+	to->cnps += e->cnps;
+}
+
+static void series_add(struct rs_flow *fl, int64_t interval, const struct rs_tl *t)
 {
 	struct rs_flow_extra *x = rs_extra_w(fl);
 	if (!x->series)
 		x->series = g_new0(struct rs_series, 1);
 	struct rs_series *s = x->series;
+	struct rs_series_ev ev = { .retrans = t->retrans, .naks = t->naks - t->rnrs, .rnrs = t->rnrs, .cnps = t->cnps };
 	int64_t slot = interval >> s->shift;
 	if (s->len && s->interval[s->len - 1] == slot) {
-		s->bytes[s->len - 1] += bytes;
+		s->bytes[s->len - 1] += t->payload;
+		ev_add(&s->ev[s->len - 1], &ev);
 		return;
 	}
 	if (s->len == SERIES_MAX) {
@@ -40,16 +50,19 @@ static void series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes)
 			int64_t iv = s->interval[i] >> 1;
 			if (j && s->interval[j - 1] == iv) {
 				s->bytes[j - 1] += s->bytes[i];
+				ev_add(&s->ev[j - 1], &s->ev[i]);
 			} else {
 				s->interval[j] = iv;
 				s->bytes[j] = s->bytes[i];
+				s->ev[j] = s->ev[i];
 				j++;
 			}
 		}
 		s->len = j;
 		slot = interval >> s->shift;
 		if (s->len && s->interval[s->len - 1] == slot) {
-			s->bytes[s->len - 1] += bytes;
+			s->bytes[s->len - 1] += t->payload;
+			ev_add(&s->ev[s->len - 1], &ev);
 			return;
 		}
 	}
@@ -57,9 +70,11 @@ static void series_add(struct rs_flow *fl, int64_t interval, uint64_t bytes)
 		s->cap = s->cap ? s->cap * 2 : 16;
 		s->interval = g_renew(int64_t, s->interval, s->cap);
 		s->bytes = g_renew(uint64_t, s->bytes, s->cap);
+		s->ev = g_renew(struct rs_series_ev, s->ev, s->cap);
 	}
 	s->interval[s->len] = slot;
-	s->bytes[s->len] = bytes;
+	s->bytes[s->len] = t->payload;
+	s->ev[s->len] = ev;
 	s->len++;
 }
 
@@ -72,7 +87,11 @@ static void emit(struct rs_analyzer *a, struct rs_tl_row *row)
 	if (t->payload > fl->peak_bytes)
 		fl->peak_bytes = t->payload;
 	if (a->opts.keep_plot)
-		series_add(fl, a->cur_interval, t->payload);
+		series_add(fl, a->cur_interval, t);
+	/* With rows, iv_tag is the interval (+1) of the flow's last row. */
+	uint32_t tag = (uint32_t)a->cur_interval + 1;
+	uint64_t idle = fl->iv_tag && tag - fl->iv_tag > 1 ? tag - fl->iv_tag - 1 : 0;
+	fl->iv_tag = tag;
 	if (a->opts.interval) {
 		/* Intervals never start before the first frame (see rs_tl_frame). */
 		uint64_t rel = (uint64_t)a->cur_interval * a->opts.interval_ns;
@@ -81,6 +100,8 @@ static void emit(struct rs_analyzer *a, struct rs_tl_row *row)
 			.dest_qp = fl->key.qpn, .has_peer = fl->peer != NULL, .peer_qp = fl->peer ? fl->peer->key.qpn : 0,
 			.packets = t->packets, .bytes = t->bytes, .payload = t->payload, .messages = t->messages,
 			.retrans = t->retrans, .naks = t->naks, .ecn_ce = t->ecn_ce, .cnps = t->cnps,
+			.idle_before = idle,
+			.file = a->files->len ? ((const struct rs_file *)a->files->pdata[a->cur_file])->name : NULL,
 		};
 		rs_flowkey_addr(&fl->key, false, &r.src);
 		rs_flowkey_addr(&fl->key, true, &r.dst);
@@ -146,8 +167,27 @@ void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 }
 
+/* A file begins: the rows so far are the last file's, and a flow of the
+ * same key in this one is another (no zero rows bridge the two). */
+void rs_tl_new_file(struct rs_analyzer *a)
+{
+	if (!a->tl_rows_on || !a->have_t0)
+		return;
+	rs_tl_flush(a);
+	for (guint i = 0; i < a->flows->len; i++)
+		if (a->flows->pdata[i])
+			((struct rs_flow *)a->flows->pdata[i])->iv_tag = 0;
+	a->tl_new_file = true;
+}
+
 void rs_tl_frame(struct rs_analyzer *a, uint64_t ts)
 {
+	if (a->tl_new_file && a->have_t0 && ts >= a->t0) {
+		/* Files may overlap in time: this one's intervals from its first frame. */
+		a->tl_new_file = false;
+		a->cur_interval = (int64_t)((ts - a->t0) / a->opts.interval_ns);
+		return;
+	}
 	if (!a->have_t0) {
 		a->t0 = ts;
 		a->have_t0 = true;

@@ -54,6 +54,8 @@ struct rs_cli_opts {
 	bool have_since, have_until;
 	double since, until;    /* --since/--until: seconds from the first frame, or epoch if >= 1e9 */
 	int64_t qp;             /* --qp: only this destination QP (and its peer); -1 = all */
+	int64_t conn;           /* --conn: only this CM connection (the summary's #); -1 = all */
+	char **select;          /* -e: --fields columns (NULL-terminated; NULL: all) */
 
 	/* What to write. */
 	char *write_file;       /* -w */
@@ -73,6 +75,8 @@ struct rs_cli_opts {
 	uint64_t interval_ns;   /* --interval */
 	char *plot;             /* --plot FILE.svg */
 	int top;                /* --top: QPs drawn in the plot */
+	int plot_w, plot_h;     /* --plot-size WxH (0: the default) */
+	bool bits;              /* --bits: rates in bits per second */
 	int width;              /* --width: text report columns (0 unlimited, -1 the terminal's or 80) */
 	bool quiet;             /* -q: live mode prints one line per interval */
 	double refresh;         /* --refresh: live view period in seconds */

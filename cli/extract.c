@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 
+#include "analyzer/analyzer.h"
 #include "capture/writer.h"
 #include "cli/cli.h"
 
@@ -18,6 +19,10 @@ struct tee {
 	int dlt;
 	const char *out_name;
 	bool failed;
+	/* --qp: an analysis of every frame says which are the QP's connection
+	 * (rs_verdict_on_qp); only those are written and passed on. */
+	int64_t qp, conn; /* and --conn */
+	struct rs_analyzer *an;
 };
 
 static void tee_begin(void *vctx, const char *name, int dlt)
@@ -36,8 +41,24 @@ static void tee_begin(void *vctx, const char *name, int dlt)
 			name, a ? a : "?", b ? b : "?", t->out_name);
 		t->failed = true;
 	}
+	if (t->qp >= 0 || t->conn >= 0) { /* a verdict's frame numbers are its file's */
+		rs_analyzer_free(t->an);
+		t->an = rs_analyzer_new(&(struct rs_analyzer_opts){ 0 });
+		rs_analyzer_add_file(t->an, name, dlt);
+	}
 	if (t->next->begin_file)
 		t->next->begin_file(t->next->ctx, name, dlt);
+}
+
+static bool picked(struct tee *t, const struct rs_packet *pkt, const struct rs_frame *f)
+{
+	if (t->qp < 0 && t->conn < 0)
+		return true;
+	struct rs_frame_meta m = { .frame_no = pkt->frame_no, .ts_ns = rs_frame_time_ns(f, pkt->ts_ns),
+				   .wirelen = rs_frame_wirelen(f, pkt->wirelen), .caplen = pkt->caplen };
+	struct rs_verdict v;
+	rs_analyzer_add_v(t->an, &m, f, &v);
+	return rs_verdict_picked(&v, t->qp, t->conn);
 }
 
 static bool tee_frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
@@ -46,6 +67,8 @@ static bool tee_frame(void *vctx, const struct rs_packet *pkt, const struct rs_f
 	char err[RS_ERRBUF_SIZE];
 	if (t->failed || !t->writer)
 		return false;
+	if (!picked(t, pkt, f))
+		return true;
 	if (!rs_writer_write(t->writer, pkt, err)) {
 		fprintf(stderr, "rocestat: %s\n", err);
 		t->failed = true;
@@ -91,11 +114,14 @@ int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	struct tee t = {
 		.next = sink,
 		.out_name = o->write_file,
+		.qp = o->qp,
+		.conn = o->conn,
 		.wc = { .path = o->write_file, .snaplen = output_snaplen(o), .rotate_bytes = o->rotate_bytes,
 			.rotate_seconds = o->rotate_seconds, .max_files = o->rotate_files },
 	};
 	struct rs_sink tee = { .ctx = &t, .begin_file = tee_begin, .frame = tee_frame, .end_file = tee_end };
 	int rc = rs_run_files(o, &tee);
+	rs_analyzer_free(t.an);
 	if (t.writer && !rs_writer_close(t.writer, err)) {
 		if (!t.failed)
 			fprintf(stderr, "rocestat: %s\n", err);

@@ -25,6 +25,7 @@ struct rs_liveview {
 	FILE *out;
 	bool screen;     /* redraw a screen (terminal and not -q) */
 	bool color;
+	bool bits;       /* --bits */
 	const char *iface;
 	uint64_t start_ns, prev_ns;
 	uint64_t prev_frames, prev_payload, prev_bytes;
@@ -39,6 +40,7 @@ struct rs_liveview *rs_liveview_new(FILE *out, const struct rs_cli_opts *o)
 	v->out = out;
 	v->screen = !o->quiet && isatty(fileno(out));
 	v->color = v->screen && o->color;
+	v->bits = o->bits;
 	v->iface = o->iface ? o->iface : "";
 	if (v->screen)
 		fputs("\033[2J\033[?25l", out); /* clear, and hide the cursor while we redraw */
@@ -67,15 +69,19 @@ static void term_size(FILE *out, int *cols, int *lines)
 	}
 }
 
-static const char *rate(double Bps, char *buf, size_t len)
+static const char *rate(const struct rs_liveview *v, double Bps, char *buf, size_t len)
 {
 	static const char *const unit[] = { "B/s", "KiB/s", "MiB/s", "GiB/s" };
+	static const char *const bunit[] = { "b/s", "kb/s", "Mb/s", "Gb/s" };
+	double k = v->bits ? 1000 : 1024;
 	unsigned u = 0;
-	while (Bps >= 1024 && u < 3) {
-		Bps /= 1024;
+	if (v->bits)
+		Bps *= 8;
+	while (Bps >= k && u < 3) {
+		Bps /= k;
 		u++;
 	}
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", Bps, unit[u]);
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", Bps, v->bits ? bunit[u] : unit[u]);
 	return buf;
 }
 
@@ -181,9 +187,9 @@ static void qp_row(const struct rs_liveview *v, const struct layout *L, const st
 	int o = snprintf(line, len, "%-*.*s %-3s ", L->qp + 2, L->qp + 2, qp, q->transport);
 	if (L->state)
 		o += snprintf(line + o, len - (size_t)o, "%-11.11s ", q->state);
-	o += snprintf(line + o, len - (size_t)o, "%11s ", rate(q->rate_now_Bps, r1, sizeof r1));
+	o += snprintf(line + o, len - (size_t)o, "%11s ", rate(v, q->rate_now_Bps, r1, sizeof r1));
 	if (L->avg)
-		o += snprintf(line + o, len - (size_t)o, "%11s ", rate(q->rate_avg_Bps, r2, sizeof r2));
+		o += snprintf(line + o, len - (size_t)o, "%11s ", rate(v, q->rate_avg_Bps, r2, sizeof r2));
 	o += snprintf(line + o, len - (size_t)o, "%9" PRIu64 " ", q->packets);
 	if (L->counts) {
 		o += count_col(line + o, len - (size_t)o, v->color, q->retransmitted, 5);
@@ -235,7 +241,7 @@ static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct 
 	snprintf(line, sizeof line, "%srocestat live%s  %s  %02" PRIu64 ":%02" PRIu64 ":%02" PRIu64
 		 "  %" PRIu64 " frames (%" PRIu64 " RoCE)  %s now",
 		 B, O, v->iface, el / 3600, el / 60 % 60, el % 60, t.frames, t.roce_frames,
-		 rate(now_rate, r1, sizeof r1));
+		 rate(v, now_rate, r1, sizeof r1));
 	put_line(v, cols, line);
 	snprintf(line, sizeof line, "%s%" PRIu64 " retx%s · %s%" PRIu64 " NAK%s · %s%" PRIu64 " CNP%s · %" PRIu64
 		 " connections: %s%" PRIu64 " up%s, %s%" PRIu64 " rejected%s, %" PRIu64 " incomplete",
@@ -248,7 +254,7 @@ static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct 
 	 * headers, a replayed capture's second round) is the wire rate. */
 	double wire_rate = period ? (t.bytes - v->prev_bytes) / (period / 1e9) : 0;
 	snprintf(line, sizeof line, "%s on the wire · %zu queue pairs · Ctrl-C stops and prints the summary",
-		 rate(wire_rate, r1, sizeof r1), total);
+		 rate(v, wire_rate, r1, sizeof r1), total);
 	put_line(v, cols, line);
 	struct layout L;
 	layout_for(&L, cols);

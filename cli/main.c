@@ -42,8 +42,9 @@ static int stdout_checked(int rc)
  * temporary name and renamed when complete, as the reports are). */
 static struct rs_sink view_sink(FILE *out, const struct rs_cli_opts *o)
 {
-	const struct rs_fields_opts fo = { .verdicts = o->verdicts, .ulp = o->ulp, .n_ulp = o->n_ulp };
-	return o->walk ? rs_walk_sink_ulp(out, o->color != 0, o->ulp, o->n_ulp) : rs_fields_sink(out, &fo);
+	const struct rs_fields_opts fo = { .verdicts = o->verdicts, .ulp = o->ulp, .n_ulp = o->n_ulp, .qp = o->qp,
+					   .conn = o->conn, .select = o->select };
+	return o->walk ? rs_walk_sink_ulp(out, o->color != 0, o->qp, o->conn, o->ulp, o->n_ulp) : rs_fields_sink(out, &fo);
 }
 
 static int frames_out(struct rs_cli_opts *o)

@@ -244,6 +244,20 @@ static gboolean on_until(const gchar *name, const gchar *arg, gpointer data, GEr
 	return parse_time(name, arg, &o->until, err);
 }
 
+static gboolean on_plot_size(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	(void)name;
+	unsigned w, h;
+	char tail;
+	/* Below 600x300 the legend and the axes' labels overlap the chart. */
+	if (sscanf(arg, "%ux%u%c", &w, &h, &tail) != 2 || w < 600 || h < 300 || w > 20000 || h > 20000)
+		return BAD(err, "--plot-size \"%s\": expected WIDTHxHEIGHT in pixels, at least 600x300", arg);
+	o->plot_w = (int)w;
+	o->plot_h = (int)h;
+	return TRUE;
+}
+
 static gboolean on_qp(const gchar *name, const gchar *arg, gpointer data, GError **err)
 {
 	struct rs_cli_opts *o = data;
@@ -252,6 +266,17 @@ static gboolean on_qp(const gchar *name, const gchar *arg, gpointer data, GError
 	if (!parse_u64(arg, 0xFFFFFF, &v))
 		return BAD(err, "--qp \"%s\": expected a QP number (decimal or 0x hex, 24 bits)", arg);
 	o->qp = (int64_t)v;
+	return TRUE;
+}
+
+static gboolean on_conn(const gchar *name, const gchar *arg, gpointer data, GError **err)
+{
+	struct rs_cli_opts *o = data;
+	uint64_t v;
+	(void)name;
+	if (!parse_u64(arg, 0xFFFFFFFEu, &v))
+		return BAD(err, "--conn \"%s\": expected a connection number (the summary's # column)", arg);
+	o->conn = (int64_t)v;
 	return TRUE;
 }
 
@@ -314,12 +339,13 @@ enum { NOT_GIVEN = -2147483647 - 1 };
 /* What the command line gave, before it is checked and put into the options. */
 struct given {
 	gchar **read_files;
+	gchar **select;     /* -e */
 	gchar *color, *format;
 	gint64 count, max_flows;
 	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
 	gdouble refresh;
 	gboolean version, fields, verdicts, walk, ladder, no_resolve, quiet, compare;
-	gboolean list, all, help;
+	gboolean list, all, help, bits;
 };
 
 /* The option table, pointing into gv and o. */
@@ -344,6 +370,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, live from the start, or epoch)", "T" },
 		{ "qp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_qp, "Only the connection of destination QP number QPN", "QPN" },
+		{ "conn", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_conn, "Only CM connection N (the summary's # column)", "N" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry output[] = {
@@ -352,6 +379,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &gv->rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
 		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &gv->rotate_files, "With -C/-G: keep at most N files", "N" },
 		{ "fields", 0, 0, G_OPTION_ARG_NONE, &gv->fields, "One CSV line per RoCE frame with every header field", NULL },
+		{ "field", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &gv->select, "With --fields: only column NAME (repeatable, in order)", "NAME" },
 		{ "verdicts", 0, 0, G_OPTION_ARG_NONE, &gv->verdicts, "With --fields: add what the analysis concluded about each frame (resent, gap, message, the frame it answers...)", NULL },
 		{ "walk", 'V', 0, G_OPTION_ARG_NONE, &gv->walk, "Classroom walkthrough: every layer of every frame, explained", NULL },
 		{ "annotate", 0, 0, G_OPTION_ARG_FILENAME, &o->annotate, "Write every frame, unchanged, to OUT.pcapng with the analysis' verdict on it as a packet comment (for Wireshark)", "OUT.pcapng" },
@@ -367,6 +395,8 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "link-speed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_link_speed, "Link speed in Gb/s for PAUSE/PFC pause times (default 100)", "GBPS" },
 		{ "cnp-threshold", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_cnp_threshold, "Report (and exit 1) when a QP receives more than N CNPs in a second (default: CNPs never make the exit status 1)", "N" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &gv->top, "QPs drawn in the plot (default 8)", "N" },
+		{ "bits", 0, 0, G_OPTION_ARG_NONE, &gv->bits, "Rates in bits per second (Mb/s, Gb/s: SI units, as perftest and link speeds)", NULL },
+		{ "plot-size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_plot_size, "Plot size in pixels (default 1000x560)", "WxH" },
 		{ "width", 0, 0, G_OPTION_ARG_INT, &gv->width, "Lay the text summary and the ladder out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &gv->quiet, "Live: one parseable line per interval instead of the screen", NULL },
 		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &gv->refresh, "Live: seconds between updates (default 1)", "SECONDS" },
@@ -426,6 +456,12 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 	o->quiet = gv->quiet;
 	o->refresh = gv->refresh;
 	o->top = gv->top;
+	o->bits = gv->bits;
+	o->select = g_strdupv(gv->select);
+	/* --fields analyses every frame for a verdict column, --qp or --conn. */
+	for (int i = 0; gv->fields && o->select && o->select[i]; i++)
+		o->context_frames |= rs_fields_column(o->select[i]) >= rs_fields_column("icrc_verdict");
+	o->context_frames |= gv->fields && (o->qp >= 0 || o->conn >= 0);
 	if (gv->count != NOT_GIVEN && gv->count <= 0)
 		return fail("-c %" G_GINT64_FORMAT ": must be a positive number of frames", gv->count);
 	o->count = gv->count == NOT_GIVEN ? 0 : gv->count;
@@ -526,11 +562,27 @@ static int check_combinations(struct rs_cli_opts *o)
 			    o->fields ? "fields" : "walk", o->timeline ? "--timeline" : o->plot ? "--plot" : "--format");
 	if (o->ladder && o->format != RS_FORMAT_TEXT)
 		return fail("--ladder is a text diagram; --format applies to the summary");
-	if (o->qp >= 0 && (o->fields || o->walk || o->write_file))
-		return fail("--qp picks the connection the summary and --ladder show; %s every frame that passes the "
-			    "filter: pick a QP with one, e.g. 'udp port 4791 and (udp[12:4] & 0xffffff) = %" PRId64
-			    "' (RoCE v2; its answers go to the peer's QP number)",
-			    o->fields ? "--fields prints" : o->walk ? "--walk explains" : "-w writes", o->qp);
+	/* Which frames are the QP's is known from an analysis; a live capture's
+	 * -w writes before one. */
+	if (o->select && !o->fields)
+		return fail("-e %s selects a column of --fields; give --fields too", o->select[0]);
+	for (int i = 0; o->select && o->select[i]; i++) {
+		if (i >= RS_FIELDS_MAX_SELECT)
+			return fail("-e: at most %d columns", RS_FIELDS_MAX_SELECT);
+		if (rs_fields_column(o->select[i]) < 0)
+			return fail("-e %s: no such column; the names are those of the header of --fields --verdicts",
+				    o->select[i]);
+	}
+	if (o->qp >= 0 && o->conn >= 0)
+		return fail("--qp and --conn both pick a connection; give one");
+	if (o->conn >= 0 && o->timeline)
+		return fail("--conn with --timeline: the timeline's rows are half-flows; pick them with --qp");
+	if (o->conn >= 0 && o->write_file && o->iface)
+		return fail("--conn with -i -w: a live capture writes every frame that passes the filter; pick the "
+			    "connection later with rocestat -r FILE -w OUT --conn %" PRId64, o->conn);
+	if (o->qp >= 0 && o->write_file && o->iface)
+		return fail("--qp with -i -w: a live capture writes every frame that passes the filter; pick the QP "
+			    "later with rocestat -r FILE -w OUT --qp %" PRId64, o->qp);
 	return 0;
 }
 
@@ -592,6 +644,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 			    .width = NOT_GIVEN };
 	memset(o, 0, sizeof *o);
 	o->qp = -1;
+	o->conn = -1;
 	o->interval_ns = RS_DEFAULT_INTERVAL_NS;
 	GOptionContext *ctx = option_context(&gv, o);
 
@@ -619,6 +672,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 			rc = fail("--compare takes two capture files, A and B (%zu given)", n);
 	}
 	g_strfreev(gv.read_files);
+	g_strfreev(gv.select);
 	g_free(gv.color);
 	g_free(gv.format);
 	g_option_context_free(ctx);
@@ -628,6 +682,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 void rs_cli_free(struct rs_cli_opts *o)
 {
 	g_strfreev(o->files);
+	g_strfreev(o->select);
 	g_free(o->filter);
 	g_free(o->iface);
 	g_free(o->sysfs_root);

@@ -141,7 +141,7 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		ao.cm_event_ctx = s->lv;
 	}
 	if (s->timeline.fp) {
-		s->tl = rs_tlcsv_new(s->timeline.fp, o->qp);
+		s->tl = rs_tlcsv_new(s->timeline.fp, o->qp, o->interval_ns, o->files && o->files[0] && o->files[1]);
 		ao.interval = rs_tlcsv_row;
 		ao.interval_ctx = s->tl;
 	}
@@ -243,6 +243,20 @@ static bool qp_absent(const struct rs_analyzer *a, int64_t qp)
 	return true;
 }
 
+static bool conn_absent(const struct rs_analyzer *a, int64_t conn)
+{
+	unsigned n, last;
+	if (conn < 0 || rs_report_conn_present(a, (uint64_t)conn, &n, &last))
+		return false;
+	if (n)
+		fprintf(stderr, "rocestat: --conn %" PRId64 ": no such CM connection; the summary numbers them 0 to %u\n",
+			conn, last);
+	else
+		fprintf(stderr, "rocestat: --conn %" PRId64 ": no such CM connection; the capture has none (pick a QP "
+			"with --qp)\n", conn);
+	return true;
+}
+
 int rs_summary_finish(struct rs_summary *s, int rc)
 {
 	const struct rs_cli_opts *o = s->o;
@@ -269,7 +283,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	rs_tlcsv_pauses(s->tl, s->a);
 	rs_tlcsv_free(s->tl); /* the analyzer's last rows came with its finish */
 	s->tl = NULL;
-	if (rs_analyzer_opened_any(s->a) && qp_absent(s->a, o->qp)) {
+	if (rs_analyzer_opened_any(s->a) && (qp_absent(s->a, o->qp) || conn_absent(s->a, o->conn))) {
 		/* A misspelt QP is a bad argument: no report, report files kept. */
 		if (s->timeline.fp)
 			rs_outfile_abort(&s->timeline);
@@ -277,7 +291,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 		free(s);
 		return RS_EXIT_USAGE;
 	}
-	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .top = o->top, .interval_ns = o->interval_ns,
+	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .conn = o->conn, .bits = o->bits, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
 				     .width = text_width(o), .host = o->host };
 	/* Not one input could be opened (a misspelt name, say): the report on

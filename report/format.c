@@ -107,6 +107,23 @@ const char *rs_fmt_rate(double Bps, char *buf, size_t len)
 	return buf;
 }
 
+/* Bits per second in SI units (1 Mb/s = 10^6 b/s), as perftest and NIC
+ * link speeds state them. */
+const char *rs_fmt_bitrate(double Bps, char *buf, size_t len)
+{
+	static const char *const unit[] = { " b/s", " kb/s", " Mb/s", " Gb/s", " Tb/s" };
+	double bps = Bps * 8;
+	unsigned u = 0;
+	while (bps >= 1000 && u + 1 < G_N_ELEMENTS(unit)) {
+		bps /= 1000;
+		u++;
+	}
+	int prec = u == 0 ? 0 : bps < 10 ? 2 : bps < 100 ? 1 : 0;
+	if (!fixed(buf, len, bps, prec, unit[u]))
+		snprintf(buf, len, "%.*f%s", prec, bps, unit[u]);
+	return buf;
+}
+
 const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len)
 {
 	if (ns < 1000) {
@@ -295,11 +312,22 @@ const char *rs_fmt_msgs(const struct rs_flow_msgs *m, char *buf, size_t len)
 	return buf;
 }
 
+/* "TCP/7174" read as TCP: it is an RDMA CM port in the TCP port space
+ * (IBTA Annex A11.3), not a TCP connection. */
 const char *rs_fmt_service(uint64_t sid, char *buf, size_t len)
 {
 	if (rs_cm_service_is_rdma_cm(sid))
-		snprintf(buf, len, "%s/%u", rs_cm_port_space_name(rs_cm_service_port_space(sid)),
-			 rs_cm_service_port(sid));
+		snprintf(buf, len, "RDMA CM port %u (%s port space)", rs_cm_service_port(sid),
+			 rs_cm_port_space_name(rs_cm_service_port_space(sid)));
+	else
+		snprintf(buf, len, "0x%016" PRIx64, sid);
+	return buf;
+}
+
+const char *rs_fmt_service_short(uint64_t sid, char *buf, size_t len)
+{
+	if (rs_cm_service_is_rdma_cm(sid))
+		snprintf(buf, len, "CM port %u", rs_cm_service_port(sid));
 	else
 		snprintf(buf, len, "0x%016" PRIx64, sid);
 	return buf;

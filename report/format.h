@@ -18,6 +18,8 @@ struct rs_addr_cache {       /* one formatted address (texts that fit only) */
 };
 const char *rs_fmt_bytes(uint64_t v, char *buf, size_t len);
 const char *rs_fmt_rate(double Bps, char *buf, size_t len);
+/* The same rate in bits per second, SI units (--bits): "13.3 Mb/s". */
+const char *rs_fmt_bitrate(double Bps, char *buf, size_t len);
 const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len);
 /* Addresses as reports name them: a host name from /etc/hosts (when
  * resolving), else the address; texts are cached per struct rs_names. */
@@ -31,6 +33,9 @@ const char *rs_fmt_flow_pair(struct rs_names *n, const struct rs_flowkey *k, con
 			     size_t len);
 const char *rs_fmt_frames(const struct rs_anomaly *an, const struct rs_analyzer *a, char *buf, size_t len);
 const char *rs_fmt_service(uint64_t sid, char *buf, size_t len);
+/* The same in 13 columns ("CM port 18515"), for the connections table,
+ * whose detail line gives the port space. */
+const char *rs_fmt_service_short(uint64_t sid, char *buf, size_t len);
 /* "3 write 1 read" (kinds by rs_msg_key), or "-" when there are none. */
 const char *rs_fmt_msgs(const struct rs_flow_msgs *m, char *buf, size_t len);
 

@@ -3,7 +3,8 @@
  * arrow per frame between the two endpoints' columns, so a class can follow
  * a CM handshake, a WRITE, a READ and a NAK with its retransmissions.
  * Long runs of the same packet kind in one direction with consecutive PSNs
- * collapse into "… N more …" lines.
+ * collapse into "… N more …" lines. A request after skipped PSNs has a
+ * "✕ PSN gap" line above it. UD datagrams are drawn as their half-flow's.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -41,7 +42,7 @@ static void label(const struct rs_ladder_ev *e, char *buf, size_t len)
 	char t[24];
 	if (e->is_cm) {
 		if (e->cm_attr == UMAD_CM_ATTR_REQ || e->cm_attr == UMAD_CM_ATTR_REP)
-			snprintf(buf, len, "CM %s QP 0x%x, PSN %u", rs_cm_attr_name(e->cm_attr), e->cm_qpn, e->cm_psn);
+			snprintf(buf, len, "CM %s QP 0x%x, PSN 0x%06x", rs_cm_attr_name(e->cm_attr), e->cm_qpn, e->cm_psn);
 		else if (e->cm_attr == UMAD_CM_ATTR_REJ)
 			snprintf(buf, len, "CM REJ: %s", rs_cm_rej_reason_name(e->cm_reason));
 		else if (e->cm_attr == UMAD_CM_ATTR_SIDR_REP)
@@ -56,17 +57,17 @@ static void label(const struct rs_ladder_ev *e, char *buf, size_t len)
 		uint8_t v = rs_aeth_value(e->syndrome);
 		switch (rs_aeth_kind(e->syndrome)) {
 		case RS_AETH_NAK:
-			o = (size_t)snprintf(buf, len, "NAK %s PSN %u", rs_nak_code_name(v), e->psn);
+			o = (size_t)snprintf(buf, len, "NAK %s PSN 0x%06x", rs_nak_code_name(v), e->psn);
 			break;
 		case RS_AETH_RNR_NAK:
-			o = (size_t)snprintf(buf, len, "RNR NAK retry in %s PSN %u",
+			o = (size_t)snprintf(buf, len, "RNR NAK retry in %s PSN 0x%06x",
 					     rs_fmt_ns(rs_rnr_timer_us(v) * 1000ull, t, sizeof t), e->psn);
 			break;
 		default:
-			o = (size_t)snprintf(buf, len, "ACK PSN %u MSN %u", e->psn, e->msn);
+			o = (size_t)snprintf(buf, len, "ACK PSN 0x%06x MSN %u", e->psn, e->msn);
 		}
 	} else {
-		o = (size_t)snprintf(buf, len, "%s PSN %u", short_op(e->opcode), e->psn);
+		o = (size_t)snprintf(buf, len, "%s PSN 0x%06x", short_op(e->opcode), e->psn);
 		if (e->len && o < len)
 			o += (size_t)snprintf(buf + o, len - o, " %s", rs_fmt_bytes(e->len, t, sizeof t));
 	}
@@ -76,9 +77,18 @@ static void label(const struct rs_ladder_ev *e, char *buf, size_t len)
 		snprintf(buf + o, len - o, " RETX");
 }
 
-static void arrow(FILE *out, const struct group *g, const struct rs_ladder_ev *e, uint64_t t0, bool multi, int w)
+static void arrow(FILE *out, const struct group *g, const struct rs_ladder_ev *e, uint64_t t0, bool multi, int w,
+		  int width)
 {
 	char lbl[128], line[512];
+	if (e->gap) {
+		if (e->gap == 1)
+			snprintf(line, sizeof line, "✕ PSN 0x%06x skipped, not in the capture", (e->psn - 1) & RS_PSN_MASK);
+		else
+			snprintf(line, sizeof line, "✕ %u PSNs skipped, 0x%06x..0x%06x, not in the capture", e->gap,
+				 (e->psn - e->gap) & RS_PSN_MASK, (e->psn - 1) & RS_PSN_MASK);
+		rs_para(out, width, "                       |    ", "                       |      ", line);
+	}
 	bool right = rs_addr_equal(&e->src, &g->left);
 	label(e, lbl, sizeof lbl);
 	size_t n = strlen(lbl), most = (size_t)w - 8 < sizeof lbl - 1 ? (size_t)w - 8 : sizeof lbl - 1;
@@ -166,15 +176,15 @@ static void print_group(FILE *out, const struct rs_view *v, const struct group *
 		guint run = j - i;
 		if (run <= RUN_KEEP + 2) {
 			for (guint k = i; k < j; k++)
-				arrow(out, g, &ev[k], t0, multi, w);
+				arrow(out, g, &ev[k], t0, multi, w, v->o->width);
 		} else {
 			for (guint k = i; k < i + RUN_KEEP; k++)
-				arrow(out, g, &ev[k], t0, multi, w);
+				arrow(out, g, &ev[k], t0, multi, w, v->o->width);
 			char what[256], line[320];
 			run_summary(ev, i + RUN_KEEP, j - 1, what, sizeof what);
-			snprintf(line, sizeof line, "… %s (PSN %u..%u) …", what, ev[i + RUN_KEEP].psn, ev[j - 2].psn);
+			snprintf(line, sizeof line, "… %s (PSN 0x%06x..0x%06x) …", what, ev[i + RUN_KEEP].psn, ev[j - 2].psn);
 			rs_para(out, v->o->width, "                       |    ", "                       |      ", line);
-			arrow(out, g, &ev[j - 1], t0, multi, w);
+			arrow(out, g, &ev[j - 1], t0, multi, w, v->o->width);
 		}
 		i = j;
 	}
@@ -229,8 +239,11 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
 		struct rs_addr s, d;
 		rs_flowkey_addr(&fl->key, false, &s);
 		rs_flowkey_addr(&fl->key, true, &d);
-		struct group *g = group_new(groups, &s, &d, fl->peer ? fl->peer->key.qpn : 0, fl->key.qpn,
-					    fl->peer ? "paired from the traffic" : "one direction only");
+		/* UD: the sender's QP is in each datagram's DETH. */
+		bool ud = fl->transport == RS_TR_UD && rs_rare(fl);
+		struct group *g = group_new(groups, &s, &d, fl->peer ? fl->peer->key.qpn : ud ? rs_rare(fl)->deth_srcqp : 0,
+					    fl->key.qpn, fl->peer ? "paired from the traffic"
+							 : ud ? "UD datagrams, one direction" : "one direction only");
 		g_hash_table_insert(by_flow, GUINT_TO_POINTER(fl->id + 1), g);
 		if (fl->peer)
 			g_hash_table_insert(by_flow, GUINT_TO_POINTER(fl->peer->id + 1), g);
@@ -252,7 +265,7 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
 		}
 	}
 	if (!shown)
-		fprintf(out, "\nno RoCE connection%s in this capture\n", o->qp >= 0 ? " with that QP" : "");
+		fprintf(out, "\nno RoCE connection%s in this capture\n", o->qp >= 0 ? " with that QP" : o->conn >= 0 ? " with that number" : "");
 	if (a->ladder_dropped)
 		fprintf(out, "\n(%" PRIu64 " later frames not drawn: the ladder keeps the first 2000000)\n", a->ladder_dropped);
 	g_hash_table_destroy(by_flow);

@@ -17,12 +17,15 @@
 struct rs_report_opts {
 	bool color;
 	int64_t qp;          /* --qp filter for reports (-1 = all) */
+	int64_t conn;        /* --conn: one CM connection (-1 = all) */
 	int top;             /* plot: QPs drawn */
+	int plot_w, plot_h;  /* plot: size in pixels (0: 1000x560) */
 	uint64_t interval_ns;
 	bool compact;        /* JSON: the document on one line, without indentation */
 	bool resolve_names;  /* addresses to names from /etc/hosts */
 	int width;           /* text: columns to fit (0: unlimited, every line whole) */
 	const char *host;    /* NDJSON: the host each line says it came from (NULL: null) */
+	bool bits;           /* text: rates in bits per second (--bits) */
 };
 
 int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
@@ -37,6 +40,9 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
  * `list` gets the destination QPs present, ascending, hex as in the text
  * summary ("0x11, 0x12", the first 32 and "and N more"), *n their number. */
 bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, size_t len, unsigned *n);
+/* Whether --conn `id` names a CM connection; if not, *n is how many there
+ * are and *last the highest number. */
+bool rs_report_conn_present(const struct rs_analyzer *a, uint64_t id, unsigned *n, unsigned *last);
 
 /* --compare A B (analyzer/compare.h): the comparison as text, finishing it
  * first if needed. */
@@ -47,9 +53,12 @@ int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names);
 
 /* A CSV writer on `out` (its header written now) whose rs_tlcsv_row is the
  * analyzer's interval hook (ctx: the writer); rows only for the connection
- * of QP `qp` (-1: all). Flush before reading `out`; free flushes. */
+ * of QP `qp` (-1: all); a row of zeros for each interval a half-flow
+ * was idle between two rows of it; `file_column`: a first column naming
+ * each row's file (several files read). Flush before reading `out`; free
+ * flushes. */
 struct rs_tlcsv;
-struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp);
+struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp, uint64_t interval_ns, bool file_column);
 void rs_tlcsv_row(void *ctx, const struct rs_interval_row *row);
 /* A PAUSE/PFC sender's row (sender: its MAC; prio -1: PAUSE, all
  * priorities), and all of them once the analysis is finished

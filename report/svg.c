@@ -4,7 +4,10 @@
  * legend. Each interval is drawn as a step at its rate: a straight line
  * between two intervals' rates would draw slopes the traffic never had.
  * The title names the capture and the interval; when more QPs carried
- * payload than are drawn, the legend says how many. Plain SVG 1.1,
+ * payload than are drawn, the legend says how many. Retransmissions, NAKs,
+ * RNR NAKs and CNPs are marked on the line of the flow they concern (a
+ * NAK or CNP travels on the peer half-flow, against this one's requests),
+ * at the interval they fell in. Plain SVG 1.1,
  * viewable in any browser, no dependency.
  */
 #include <inttypes.h>
@@ -14,8 +17,8 @@
 #include "report/report.h"
 #include "report/view.h"
 
-#define W 1000
-#define H 560
+#define W_DEFAULT 1000
+#define H_DEFAULT 560
 #define ML 90   /* margins: left, right, top, bottom */
 #define MR 300
 #define MT 40
@@ -71,6 +74,180 @@ static void title(FILE *out, const struct rs_analyzer *a, double iv_s)
 	g_string_free(files, TRUE);
 }
 
+/* The chart's geometry: pixels for seconds and rates. */
+struct frame {
+	int w, h;
+	double pw, ph;
+	double xtop, ytop, scale;
+};
+
+static double px_x(const struct frame *g, double t)
+{
+	return ML + t / g->xtop * g->pw;
+}
+
+static double px_y(const struct frame *g, double r)
+{
+	return MT + g->ph - r / g->scale / g->ytop * g->ph;
+}
+
+/* The flow's rate over the point of its series that holds time t (s). */
+static double rate_at(const struct rs_series *s, double iv_s, double t)
+{
+	double width = iv_s * (double)(1u << s->shift);
+	int64_t slot = (int64_t)floor(t / width);
+	uint32_t lo = 0, hi = s->len;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->interval[mid] < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->len && s->interval[lo] == slot ? s->bytes[lo] / width : 0;
+}
+
+enum mark { MK_RETX, MK_NAK, MK_RNR, MK_CNP, MK__COUNT };
+
+static const char *const mark_name[MK__COUNT] = { "retransmitted packets", "NAKs", "RNR NAKs", "CNPs" };
+
+static void mark_shape(FILE *out, enum mark k, double x, double y, const char *color)
+{
+	switch (k) {
+	case MK_RETX:
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"",
+			x, y, color);
+		break;
+	case MK_NAK:
+		fprintf(out, "<path d=\"M%.1f,%.1f l-5,-9 h10 z\" fill=\"#d62728\" stroke=\"black\" stroke-width=\"0.5\"", x,
+			y - 2);
+		break;
+	case MK_RNR:
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"#ff7f0e\" stroke=\"black\" "
+			     "stroke-width=\"0.5\"", x - 4, y - 12);
+		break;
+	default:
+		fprintf(out, "<path d=\"M%.1f,%.1f l5,5 l-5,5 l-5,-5 z\" fill=\"#9467bd\" stroke=\"black\" "
+			     "stroke-width=\"0.5\"", x, y - 14);
+		break;
+	}
+}
+
+static uint32_t ev_count(const struct rs_series_ev *e, enum mark k)
+{
+	return k == MK_RETX ? e->retrans : k == MK_NAK ? e->naks : k == MK_RNR ? e->rnrs : e->cnps;
+}
+
+/* The marks of kind k found in series `from` (the flow's own, or its
+ * peer's for NAKs and CNPs), drawn on the line of series `on`. */
+static uint64_t marks_of(FILE *out, const struct frame *g, const struct rs_series *on, const struct rs_series *from,
+			 double iv_s, enum mark k, const char *color)
+{
+	uint64_t total = 0;
+	double width = iv_s * (double)(1u << from->shift);
+	for (uint32_t i = 0; i < from->len; i++) {
+		uint32_t n = ev_count(&from->ev[i], k);
+		if (!n)
+			continue;
+		total += n;
+		double t = (from->interval[i] + 0.5) * width;
+		mark_shape(out, k, px_x(g, t), px_y(g, rate_at(on, iv_s, t)), color);
+		fprintf(out, "><title>%.3f s: %u %s</title></%s>\n", t, n, n == 1 ? "event" : "events",
+			k == MK_RETX ? "circle" : k == MK_RNR ? "rect" : "path");
+	}
+	return total;
+}
+
+static void draw_flow(FILE *out, const struct frame *g, const struct rs_flow *fl, double iv_s, const char *color,
+		      uint64_t marks[MK__COUNT])
+{
+	const struct rs_series *s = rs_series_of(fl);
+	double width = iv_s * (double)(1u << s->shift);
+	fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
+	int64_t prev = -2;
+	for (uint32_t k = 0; k < s->len; k++) {
+		int64_t iv = s->interval[k];
+		double t = iv * width, r = s->bytes[k] / width;
+		/* An interval with no traffic is a zero, not a line across it. */
+		if (iv != prev + 1 && prev >= 0)
+			fprintf(out, "%.1f,%.1f ", px_x(g, (prev + 1) * width), px_y(g, 0.0));
+		fprintf(out, "%.1f,%.1f %.1f,%.1f %.1f,%.1f ", px_x(g, t), px_y(g, 0.0), px_x(g, t), px_y(g, r),
+			px_x(g, t + width), px_y(g, r));
+		if (k + 1 == s->len || s->interval[k + 1] != iv + 1)
+			fprintf(out, "%.1f,%.1f ", px_x(g, t + width), px_y(g, 0.0));
+		prev = iv;
+	}
+	fprintf(out, "\"/>\n");
+	const struct rs_series *peer = fl->peer ? rs_series_of(fl->peer) : NULL;
+	for (int k = 0; k < MK__COUNT; k++) {
+		marks[k] += marks_of(out, g, s, s, iv_s, (enum mark)k, color);
+		if (k != MK_RETX && peer && peer->len)
+			marks[k] += marks_of(out, g, s, peer, iv_s, (enum mark)k, color);
+	}
+}
+
+static void legend_entry(FILE *out, const struct frame *g, struct rs_view *v, const GPtrArray *sel, guint i,
+			 const char *color)
+{
+	const struct rs_flow *fl = sel->pdata[i];
+	char lbl[240];
+	double ly = MT + 10 + i * 20;
+	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n",
+		g->w - MR + 15, ly, g->w - MR + 35, ly, color);
+	fprintf(out, "<text x=\"%d\" y=\"%.1f\">", g->w - MR + 40, ly + 4);
+	rs_flow_label(v->names, fl, lbl, sizeof lbl);
+	/* Two half-flows with one label (a QP number used again): told apart by their first frame. */
+	bool twin = false;
+	for (guint k = 0; k < sel->len; k++) {
+		char other[240];
+		if (k != i && strcmp(rs_flow_label(v->names, sel->pdata[k], other, sizeof other), lbl) == 0)
+			twin = true;
+	}
+	xml_text(out, lbl);
+	if (twin)
+		fprintf(out, " (from frame %" PRIu64 ")", fl->first.frame);
+	fprintf(out, "</text>\n");
+}
+
+/* Below the flows: how many were drawn, and what each mark means. */
+static void legend_notes(FILE *out, const struct frame *g, guint drawn, guint carried, const uint64_t marks[MK__COUNT])
+{
+	double y = MT + 14 + drawn * 20.0;
+	fprintf(out, "<text x=\"%d\" y=\"%.1f\" fill=\"#555\">top %u of %u flows with payload%s</text>\n", g->w - MR + 15,
+		y, drawn, carried, carried > drawn ? " (--top N)" : "");
+	y += 24;
+	for (int k = 0; k < MK__COUNT; k++) {
+		if (!marks[k])
+			continue;
+		mark_shape(out, (enum mark)k, g->w - MR + 25, y + (k == MK_RETX ? -4 : k == MK_NAK ? 2 : k == MK_RNR ? 4 : 6),
+			   "#333");
+		fprintf(out, "/>\n<text x=\"%d\" y=\"%.1f\">%s: %" PRIu64 "</text>\n", g->w - MR + 40, y, mark_name[k],
+			marks[k]);
+		y += 20;
+	}
+}
+
+static void axes(FILE *out, const struct frame *g, double xstep, double ystep, const char *unit)
+{
+	for (double y = 0; y <= g->ytop + 1e-9; y += ystep) {
+		double py = MT + g->ph - y / g->ytop * g->ph;
+		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML, py, ML + g->pw, py);
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", ML - 6, py + 4, y);
+	}
+	for (double x = 0; x <= g->xtop + 1e-9; x += xstep) {
+		double px = ML + x / g->xtop * g->pw;
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", px, MT, px, MT + g->ph);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", px, MT + g->ph + 18, x);
+	}
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT, ML, MT + g->ph);
+	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT + g->ph,
+		ML + g->pw, MT + g->ph);
+	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">time since the first frame (s)</text>\n",
+		ML + g->pw / 2, g->h - 18);
+	fprintf(out, "<text transform=\"translate(22,%.1f) rotate(-90)\" text-anchor=\"middle\">payload (%s)</text>\n",
+		MT + g->ph / 2, unit);
+}
+
 int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
@@ -102,89 +279,38 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 	/* Units for the y axis. */
 	static const char *const units[] = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s" };
 	int u = 0;
-	double scale = 1;
-	while (ymax / scale >= 1024 && u < 4) {
-		scale *= 1024;
+	struct frame g = { .w = o->plot_w > 0 ? o->plot_w : W_DEFAULT, .h = o->plot_h > 0 ? o->plot_h : H_DEFAULT,
+			   .scale = 1 };
+	while (ymax / g.scale >= 1024 && u < 4) {
+		g.scale *= 1024;
 		u++;
 	}
-	double ystep = nice_step(ymax / scale, 5), ytop = ceil(ymax / scale / ystep) * ystep;
-	double xstep = nice_step(tmax, 8), xtop = ceil(tmax / xstep) * xstep;
-	double pw = W - ML - MR, ph = H - MT - MB;
-#define X(t) (ML + (t) / xtop * pw)
-#define Y(r) (MT + ph - (r) / scale / ytop * ph)
+	double ystep = nice_step(ymax / g.scale, 5), xstep = nice_step(tmax, 8);
+	g.ytop = ceil(ymax / g.scale / ystep) * ystep;
+	g.xtop = ceil(tmax / xstep) * xstep;
+	g.pw = g.w - ML - MR;
+	g.ph = g.h - MT - MB;
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		     "font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
+		     "font-family=\"sans-serif\" font-size=\"12\">\n", g.w, g.h, g.w, g.h);
 	fprintf(out, "<title>rocestat: payload throughput per QP</title>\n");
-	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
+	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", g.w, g.h);
 	title(out, a, iv_s);
-	/* Grid and ticks. */
-	for (double y = 0; y <= ytop + 1e-9; y += ystep) {
-		double py = MT + ph - y / ytop * ph;
-		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML, py, ML + pw, py);
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", ML - 6, py + 4, y);
-	}
-	for (double x = 0; x <= xtop + 1e-9; x += xstep) {
-		double px = ML + x / xtop * pw;
-		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", px, MT, px, MT + ph);
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", px, MT + ph + 18, x);
-	}
-	rs_svg_pause_spans(out, a, ML, MT, pw, ph, xtop); /* behind the lines */
-	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT, ML, MT + ph);
-	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT + ph, ML + pw,
-		MT + ph);
-	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">time since the first frame (s)</text>\n",
-		ML + pw / 2, H - 18);
-	fprintf(out, "<text transform=\"translate(22,%.1f) rotate(-90)\" text-anchor=\"middle\">payload (%s)</text>\n",
-		MT + ph / 2, units[u]);
-
+	axes(out, &g, xstep, ystep, units[u]);
+	rs_svg_pause_spans(out, a, ML, MT, g.pw, g.ph, g.xtop); /* behind the lines */
+	uint64_t marks[MK__COUNT] = { 0 };
 	for (guint i = 0; i < sel->len; i++) {
-		const struct rs_flow *fl = sel->pdata[i];
-		const struct rs_series *s = rs_series_of(fl);
 		const char *color = palette[i % G_N_ELEMENTS(palette)];
-		double width = iv_s * (double)(1u << s->shift);
-		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
-		int64_t prev = -2;
-		for (uint32_t k = 0; k < s->len; k++) {
-			int64_t iv = s->interval[k];
-			double t = iv * width, r = s->bytes[k] / width;
-			/* An interval with no traffic is a zero, not a line across it. */
-			if (iv != prev + 1 && prev >= 0)
-				fprintf(out, "%.1f,%.1f ", X((prev + 1) * width), Y(0.0));
-			fprintf(out, "%.1f,%.1f %.1f,%.1f %.1f,%.1f ", X(t), Y(0.0), X(t), Y(r), X(t + width), Y(r));
-			if (k + 1 == s->len || s->interval[k + 1] != iv + 1)
-				fprintf(out, "%.1f,%.1f ", X(t + width), Y(0.0));
-			prev = iv;
-		}
-		fprintf(out, "\"/>\n");
-		char lbl[240];
-		double ly = MT + 10 + i * 20;
-		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n",
-			W - MR + 15, ly, W - MR + 35, ly, color);
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\">", W - MR + 40, ly + 4);
-		rs_flow_label(v.names, fl, lbl, sizeof lbl);
-		/* Two half-flows with one label (a QP number used again): told apart by their first frame. */
-		bool twin = false;
-		for (guint k = 0; k < sel->len; k++) {
-			char other[240];
-			if (k != i && strcmp(rs_flow_label(v.names, sel->pdata[k], other, sizeof other), lbl) == 0)
-				twin = true;
-		}
-		xml_text(out, lbl);
-		if (twin)
-			fprintf(out, " (from frame %" PRIu64 ")", fl->first.frame);
-		fprintf(out, "</text>\n");
+		draw_flow(out, &g, sel->pdata[i], iv_s, color, marks);
+		legend_entry(out, &g, &v, sel, i, color);
 	}
-	if (carried > sel->len)
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\" fill=\"#555\">top %u of the %u QPs with payload (--top)</text>\n",
-			W - MR + 15, MT + 14 + sel->len * 20.0, sel->len, carried);
-	if (!sel->len)
+	if (sel->len)
+		legend_notes(out, &g, sel->len, carried, marks);
+	else
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no RoCE payload in this capture</text>\n",
-			ML + pw / 2, MT + ph / 2);
+			ML + g.pw / 2, MT + g.ph / 2);
 	fprintf(out, "</svg>\n");
-#undef X
-#undef Y
 	g_ptr_array_free(sel, TRUE);
 	rs_view_free(&v);
 	return ferror(out) ? -1 : 0;

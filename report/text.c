@@ -342,14 +342,19 @@ static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn
 	} else {
 		g_string_append_printf(s, "Q_Key 0x%x, status %u", c->qkey, c->sidr_status);
 	}
+	if (rs_cm_service_is_rdma_cm(c->service_id)) {
+		char svc[96];
+		g_string_append_printf(s, ", %s", rs_conn_service(c, svc, sizeof svc));
+	}
 	if (c->have_cma) {
 		char ip1[RS_ADDR_STRLEN], ip2[RS_ADDR_STRLEN];
 		bool v4 = c->cma.ip_version == 4;
 		struct rs_addr sa = { .kind = v4 ? RS_ADDR_IPV4 : RS_ADDR_IPV6 }, da = sa;
 		memcpy(sa.b, v4 ? c->cma.src_addr + 12 : c->cma.src_addr, v4 ? 4 : 16);
 		memcpy(da.b, v4 ? c->cma.dst_addr + 12 : c->cma.dst_addr, v4 ? 4 : 16);
-		g_string_append_printf(s, ", RDMA CM %s:%u → %s", rs_addr_format(&sa, ip1), c->cma.src_port,
-				       rs_addr_format(&da, ip2));
+		/* An IPv6 address with a port in brackets (RFC 3986): 2001:db8::2:50195 is ambiguous. */
+		g_string_append_printf(s, v4 ? ", %s:%u → %s" : ", [%s]:%u → %s", rs_addr_format(&sa, ip1),
+				       c->cma.src_port, rs_addr_format(&da, ip2));
 	}
 	if (c->kind == RS_CONN_RC && c->n[UMAD_CM_ATTR_REJ - UMAD_CM_ATTR_REQ])
 		g_string_append_printf(s, ", REJ: %s (%u)", rs_cm_rej_reason_name(c->rej_reason), c->rej_reason);
@@ -400,7 +405,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 	const struct rs_analyzer *a = v->a;
 	int width = v->o->width;
 	if (!v->conns->len) {
-		if (a->conns_evicted && v->o->qp < 0) {
+		if (a->conns_evicted && v->o->qp < 0 && v->o->conn < 0) {
 			fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
 			conns_evicted_line(out, width, a);
 		}
@@ -439,7 +444,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		fputs(wide ? " " : "  ", out);
 		cell(out, conn_side(v, &c->server, c->server_qpn, sv, sizeof sv), sw, false);
 		fputs(wide ? " " : "  ", out);
-		cell(out, rs_conn_service(c, svc, sizeof svc), 13, false);
+		cell(out, rs_conn_service_short(c, svc, sizeof svc), 13, false);
 		fprintf(out, " %s", alarm ? RED(v->o) : "");
 		if (wide) {
 			cell(out, st, 12, false);
@@ -452,7 +457,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		}
 		conn_detail(out, v, c, !wide);
 	}
-	if (v->o->qp < 0)
+	if (v->o->qp < 0 && v->o->conn < 0)
 		conns_evicted_line(out, width, a);
 }
 

@@ -46,6 +46,12 @@ static const char *problems(const struct rs_flow *fl, char *buf, size_t len)
 	return buf;
 }
 
+/* A rate in bytes per second, or bits with --bits. */
+static const char *qp_rate(const struct rs_report_opts *o, double Bps, char *buf, size_t len)
+{
+	return o->bits ? rs_fmt_bitrate(Bps, buf, len) : rs_fmt_rate(Bps, buf, len);
+}
+
 static int max_int(int a, int b)
 {
 	return a > b ? a : b;
@@ -146,11 +152,11 @@ static void narrow_row(struct rs_outbuf *r, const struct rs_view *v, const struc
 		RS_OUTBUF_LIT(r, "  ");
 	}
 	if (c->avg) {
-		rs_cell(r, rs_fmt_rate(rs_flow_avg_Bps(a, fl), b, sizeof b), 10, true);
+		rs_cell(r, qp_rate(v->o, rs_flow_avg_Bps(a, fl), b, sizeof b), 10, true);
 		rs_outbuf_putc(r, ' ');
 	}
 	if (c->peak) {
-		rs_cell(r, rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), b, sizeof b), 10, true);
+		rs_cell(r, qp_rate(v->o, rs_flow_peak_Bps(fl, a->opts.interval_ns), b, sizeof b), 10, true);
 		rs_outbuf_putc(r, ' ');
 	}
 	const char *pr = problems(fl, b, sizeof b);
@@ -193,9 +199,9 @@ static void full_row(struct rs_outbuf *r, const struct rs_view *v, const struct 
 	RS_OUTBUF_LIT(r, "  ");
 	rs_cell(r, msgs, 24, false);
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_str(r, rs_fmt_rate(rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
+	rs_outbuf_str(r, qp_rate(v->o, rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_str(r, rs_fmt_rate(rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), 11);
+	rs_outbuf_str(r, qp_rate(v->o, rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), 11);
 	count_cell(r, v->o, rs_flow_retransmitted(fl), 5);
 	count_cell(r, v->o, rs_flow_naks_total(fl), 4);
 	count_cell(r, v->o, rs_rare(fl)->rnr_naks, 4);

@@ -2,14 +2,18 @@
  * timeline.c — the --timeline CSV: one row per half-flow and interval, as
  * the analyzer closes them (rs_analyzer_opts.interval).
  *
- *   interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,
+ *   [file,]interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,
  *   payload_bytes_on_wire,messages,retransmissions,naks,ecn_ce,cnps,
  *   pause_priority,paused_ns
  *
  * The last two are empty on half-flow rows; after those come the rows of
  * the PAUSE/PFC senders (rs_tlcsv_pause_row): src the sender's MAC, the
  * counts 0, the priority (0-7, "all" for PAUSE) and the time it was
- * paused within the interval.
+ * paused within the interval (file empty: a link's pause is no file's).
+ *
+ * dest_qp in hex (0x12), as the text summary, the ladder and the walkthrough
+ * write QP numbers. A half-flow's idle intervals between two of its rows
+ * are rows of zeros: a plot of the CSV needs no filling in.
  *
  * Rows gather in a buffer and reach the stream in blocks: a stdio call per
  * row (its lock, its copy) was a fifth of writing a timeline of thousands
@@ -25,6 +29,7 @@
 /* ---- the CSV row, formatted by hand (printf was a fifth of --timeline's
  * cost with thousands of flows per interval); the bytes are printf's. */
 
+#define TL_IDLE_ROWS_MAX 1000 /* zero rows of one idle stretch; longer: its first and last */
 #define TL_ADDR_CACHE 1024 /* formatted addresses kept: 2^10, see tl_addr() */
 
 struct rs_tl_addr {
@@ -61,6 +66,8 @@ static char *put_secs(char *p, uint64_t ns) /* "%llu.%09llu" */
 struct rs_tlcsv {
 	FILE *out;
 	int64_t qp;               /* rows only for this QP's connection (-1: all) */
+	uint64_t interval_ns;
+	bool file_column;
 	struct rs_outbuf o;
 	char buf[16384];
 	struct rs_tl_addr addr[TL_ADDR_CACHE];
@@ -88,15 +95,81 @@ static char *tl_addr(struct rs_tlcsv *w, char *p, const struct rs_addr *adp)
 	return p + e->len;
 }
 
-struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp)
+struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp, uint64_t interval_ns, bool file_column)
 {
 	struct rs_tlcsv *w = g_new0(struct rs_tlcsv, 1);
 	w->out = out;
 	w->qp = qp;
+	w->interval_ns = interval_ns;
+	w->file_column = file_column;
 	rs_outbuf_init(&w->o, out, w->buf, sizeof w->buf);
+	rs_outbuf_str(&w->o, file_column ? "file," : "", 0);
 	rs_outbuf_str(&w->o, "interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,payload_bytes_on_wire,messages,"
 			     "retransmissions,naks,ecn_ce,cnps,pause_priority,paused_ns\n", 0);
 	return w;
+}
+
+static char *put_hex(char *p, uint32_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[8];
+	int n = 0;
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	*p++ = '0';
+	*p++ = 'x';
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* The file's name as a CSV field (RFC 4180: quoted if it holds a comma, a
+ * quote or a line break); at most 200 bytes of it. */
+static char *put_file(char *p, const char *name)
+{
+	size_t n = strnlen(name ? name : "", 200);
+	bool quote = name && strcspn(name, ",\"\r\n") < n;
+	if (quote)
+		*p++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		if (name[i] == '"')
+			*p++ = '"';
+		*p++ = name[i];
+	}
+	if (quote)
+		*p++ = '"';
+	*p++ = ',';
+	return p;
+}
+
+/* One row: the interval starting `back` intervals before r's, with r's
+ * counts, or (back > 0) zeros. */
+static void put_row(struct rs_tlcsv *w, const struct rs_interval_row *r, uint64_t back)
+{
+	char line[1024], *p = line;
+	uint64_t before = back * w->interval_ns;
+	if (w->file_column)
+		p = put_file(p, r->file);
+	p = put_secs(p, r->start_ns - before);
+	*p++ = ',';
+	p = put_secs(p, r->start_epoch_ns - before);
+	*p++ = ',';
+	p = tl_addr(w, p, &r->src);
+	*p++ = ',';
+	p = tl_addr(w, p, &r->dst);
+	*p++ = ',';
+	p = put_hex(p, r->dest_qp);
+	const uint64_t v[] = { r->packets, r->bytes, r->payload, r->messages, r->retrans, r->naks, r->ecn_ce, r->cnps };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		*p++ = ',';
+		p = put_u64(p, back ? 0 : v[i]);
+	}
+	*p++ = ','; /* pause_priority, paused_ns: a PAUSE/PFC sender's rows only */
+	*p++ = ',';
+	*p++ = '\n';
+	rs_outbuf_put(&w->o, line, (size_t)(p - line));
 }
 
 void rs_tlcsv_row(void *ctx, const struct rs_interval_row *r)
@@ -104,30 +177,23 @@ void rs_tlcsv_row(void *ctx, const struct rs_interval_row *r)
 	struct rs_tlcsv *w = ctx;
 	if (w->qp >= 0 && r->dest_qp != (uint32_t)w->qp && !(r->has_peer && r->peer_qp == (uint32_t)w->qp))
 		return;
-	char line[512], *p = line;
-	p = put_secs(p, r->start_ns);
-	*p++ = ',';
-	p = put_secs(p, r->start_epoch_ns);
-	*p++ = ',';
-	p = tl_addr(w, p, &r->src);
-	*p++ = ',';
-	p = tl_addr(w, p, &r->dst);
-	const uint64_t v[] = { r->dest_qp, r->packets, r->bytes, r->payload, r->messages, r->retrans, r->naks,
-			       r->ecn_ce, r->cnps };
-	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-		*p++ = ',';
-		p = put_u64(p, v[i]);
+	/* A long idle stretch (hours at 1 ms, or a capture's clock jumping)
+	 * would be millions of rows: its first and last zero rows draw the same
+	 * steps to zero and back. */
+	for (uint64_t back = r->idle_before; back > 0; back--) {
+		put_row(w, r, back);
+		if (back == r->idle_before && back > TL_IDLE_ROWS_MAX)
+			back = 2; /* then the last one */
 	}
-	*p++ = ',';
-	*p++ = ',';
-	*p++ = '\n';
-	rs_outbuf_put(&w->o, line, (size_t)(p - line));
+	put_row(w, r, 0);
 }
 
 void rs_tlcsv_pause_row(struct rs_tlcsv *w, uint64_t start_ns, uint64_t start_epoch_ns, const char *sender, int prio,
 			uint64_t paused_ns)
 {
 	char line[256], *p = line;
+	if (w->file_column)
+		*p++ = ',';
 	p = put_secs(p, start_ns);
 	*p++ = ',';
 	p = put_secs(p, start_epoch_ns);

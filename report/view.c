@@ -69,16 +69,22 @@ void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t 
 	}
 }
 
-static bool flow_selected(const struct rs_flow *fl, int64_t qp)
+static bool flow_selected(const struct rs_flow *fl, int64_t qp, int64_t conn)
 {
+	if (conn >= 0) {
+		const struct rs_conn *c = fl->conn ? fl->conn : fl->peer ? fl->peer->conn : NULL;
+		if (!c || c->id != (uint64_t)conn)
+			return false;
+	}
 	if (qp < 0)
 		return true;
 	return fl->key.qpn == (uint32_t)qp || (fl->peer && fl->peer->key.qpn == (uint32_t)qp);
 }
 
-static bool conn_selected(const struct rs_conn *c, int64_t qp)
+static bool conn_selected(const struct rs_conn *c, int64_t qp, int64_t conn)
 {
-	return qp < 0 || c->client_qpn == (uint32_t)qp || c->server_qpn == (uint32_t)qp;
+	return (conn < 0 || c->id == (uint64_t)conn) &&
+	       (qp < 0 || c->client_qpn == (uint32_t)qp || c->server_qpn == (uint32_t)qp);
 }
 
 static gint by_qpn(gconstpointer x, gconstpointer y)
@@ -123,6 +129,19 @@ bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, 
 	return false;
 }
 
+bool rs_report_conn_present(const struct rs_analyzer *a, uint64_t id, unsigned *n, unsigned *last)
+{
+	*n = a->conns->len;
+	*last = 0;
+	for (guint i = 0; i < a->conns->len; i++) {
+		const struct rs_conn *c = a->conns->pdata[i];
+		if (c->id == id)
+			return true;
+		*last = c->id > *last ? c->id : *last;
+	}
+	return false;
+}
+
 static gint by_bytes(gconstpointer x, gconstpointer y)
 {
 	const struct rs_flow *a = *(const struct rs_flow *const *)x;
@@ -134,7 +153,7 @@ static gint by_bytes(gconstpointer x, gconstpointer y)
 
 static bool anomaly_selected(const struct rs_view *v, const struct rs_anomaly *an)
 {
-	if (v->o->qp < 0)
+	if (v->o->qp < 0 && v->o->conn < 0)
 		return true;
 	/* Capture-wide problems (file errors, undecodable frames, bad VCRCs,
 	 * evictions, version mixing) concern every QP. */
@@ -166,13 +185,13 @@ void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_repo
 	v->flows = g_ptr_array_new();
 	for (guint i = 0; i < a->flows->len; i++) {
 		struct rs_flow *fl = a->flows->pdata[i];
-		if (fl && flow_selected(fl, o->qp))
+		if (fl && flow_selected(fl, o->qp, o->conn))
 			g_ptr_array_add(v->flows, fl);
 	}
 	g_ptr_array_sort(v->flows, by_bytes);
 	v->conns = g_ptr_array_new();
 	for (guint i = 0; i < a->conns->len; i++)
-		if (conn_selected(a->conns->pdata[i], o->qp))
+		if (conn_selected(a->conns->pdata[i], o->qp, o->conn))
 			g_ptr_array_add(v->conns, a->conns->pdata[i]);
 	GPtrArray *all = rs_anomalies_sorted(a);
 	v->anomalies = g_ptr_array_new();
@@ -318,13 +337,28 @@ double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_
 	return (c->ts[j] - c->ts[i]) / 1e6;
 }
 
+/* "NVMe-oF on RDMA CM port 4420 (TCP port space)", or without a ULP name
+ * the port alone (rs_fmt_service). */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);
+	char svc[64];
+	rs_fmt_service(c->service_id, svc, sizeof svc);
 	if (*u && rs_cm_service_is_rdma_cm(c->service_id))
-		snprintf(buf, len, "%s/%u", u, rs_cm_service_port(c->service_id));
+		snprintf(buf, len, "%s on %s", u, svc);
 	else
-		rs_fmt_service(c->service_id, buf, len);
+		snprintf(buf, len, "%s", svc);
+	return buf;
+}
+
+/* For a 13-column cell: "NVMe-oF 4420", or "CM port 4420". */
+const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len)
+{
+	const char *u = rs_conn_ulp_name(c);
+	if (*u && rs_cm_service_is_rdma_cm(c->service_id))
+		snprintf(buf, len, "%s %u", u, rs_cm_service_port(c->service_id));
+	else
+		rs_fmt_service_short(c->service_id, buf, len);
 	return buf;
 }
 

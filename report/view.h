@@ -37,6 +37,7 @@ const char *rs_flow_pairing(const struct rs_flow *fl);
 /* A connection's service: "NVMe-oF/4420" when its port names an upper-layer
  * protocol (or --ulp did), else rs_fmt_service()'s "TCP/7471". */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len);
+const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len);
 /* An NVMe-oF command kind by name ("Read", "Identify", "Connect"), by the
  * queue's command set (admin on queue 0); "opcode 0x..": unknown. */
 const char *rs_nvme_op_label(const struct rs_nvmeq *q, const struct rs_nvme_op *o, char *buf, size_t len);

@@ -599,7 +599,7 @@ START_TEST(cm_events_are_worded_for_the_live_view_only)
 		.interval_ns = 10000000, .cm_event = rs_live_cm_event, .cm_event_ctx = lv });
 	handshake();
 	ck_assert_uint_eq(rs_live_events(lv, ev, 8), 3);
-	ck_assert_str_eq(ev[0].text, "REQ  192.0.2.2 QP 0x12 -> 192.0.2.1 TCP/1");
+	ck_assert_str_eq(ev[0].text, "REQ  192.0.2.2 QP 0x12 -> 192.0.2.1 RDMA CM port 1 (TCP port space)");
 	ck_assert_str_eq(ev[1].text, "REP  192.0.2.1 QP 0x11 accepts 192.0.2.2 QP 0x12");
 	ck_assert_str_eq(ev[2].text, "RTU  192.0.2.2 -> 192.0.2.1");
 	rs_live_free(lv);
@@ -690,17 +690,52 @@ START_TEST(peak_is_the_busiest_interval_with_or_without_rows)
 	ck_assert_uint_eq(feed_intervals(), 300);
 	FILE *csv = tmpfile();
 	ck_assert_ptr_nonnull(csv);
-	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1);
+	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1, 10000000, false);
 	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .interval = rs_tlcsv_row, .interval_ctx = w });
 	ck_assert(an->tl_rows_on);
 	ck_assert_uint_eq(feed_intervals(), 300);
 	rs_tlcsv_free(w);
 	ck_assert_int_eq(fseek(csv, 0, SEEK_SET), 0);
 	char line[256];
-	int rows = 0;
-	while (fgets(line, sizeof line, csv))
+	int rows = 0, zeros = 0;
+	while (fgets(line, sizeof line, csv)) {
 		rows++;
-	ck_assert_int_eq(rows, 1 + 4); /* the header, and the four busy intervals */
+		zeros += strstr(line, ",0x12,0,0,0,0,0,0,0,0\n") != NULL;
+	}
+	/* the header, the four busy intervals and the two idle ones between them */
+	ck_assert_int_eq(rows, 1 + 4 + 2);
+	ck_assert_int_eq(zeros, 2);
+	fclose(csv);
+}
+END_TEST
+
+/* A flow idle for 5000 intervals of 10 ms between two frames: the CSV
+ * has the first and the last zero row of that stretch (report/timeline.c,
+ * more than 1000 in a row), not 5000. */
+START_TEST(timeline_long_idle_stretch_is_two_zero_rows)
+{
+	FILE *csv = tmpfile();
+	ck_assert_ptr_nonnull(csv);
+	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1, 10000000, false);
+	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .interval = rs_tlcsv_row, .interval_ctx = w });
+	feed_at(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 0, 10), 1000000000ull);
+	feed_at(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 1, 10), 1000000000ull + 5001ull * 10000000ull);
+	rs_analyzer_finish(an);
+	rs_tlcsv_free(w);
+	ck_assert_int_eq(fseek(csv, 0, SEEK_SET), 0);
+	char line[256], first_zero[64] = "", last_zero[64] = "";
+	int rows = 0;
+	while (fgets(line, sizeof line, csv)) {
+		rows++;
+		if (strstr(line, ",0x12,0,0,0,0,0,0,0,0\n")) {
+			if (!first_zero[0])
+				snprintf(first_zero, sizeof first_zero, "%.12s", line);
+			snprintf(last_zero, sizeof last_zero, "%.12s", line);
+		}
+	}
+	ck_assert_int_eq(rows, 1 + 2 + 2);
+	ck_assert_str_eq(first_zero, "0.010000000,"); /* the interval after the first frame's */
+	ck_assert_str_eq(last_zero, "50.000000000"); /* the one before the second frame's (5001) */
 	fclose(csv);
 }
 END_TEST
@@ -1167,6 +1202,7 @@ static Suite *suite(void)
 	tcase_add_test(t, roce_v1_and_v2_between_the_same_hosts);
 	tcase_add_test(t, eviction_keeps_the_cap);
 	tcase_add_test(t, peak_is_the_busiest_interval_with_or_without_rows);
+	tcase_add_test(t, timeline_long_idle_stretch_is_two_zero_rows);
 	tcase_add_test(t, quantiles_of_samples_still_staged);
 	tcase_add_test(t, latencies_past_32_bits_are_kept_exactly);
 	tcase_add_test(t, quantiles_by_selection_match_a_full_sort);

@@ -7,12 +7,14 @@ earlier one.
 Each case states the exit status, the message (or the part of it that
 matters) and what must be on disk or on standard output after the run.
 Where the outcome can be checked against an independent source it is: the
-BPF filter that --qp's refusal suggests is run through tcpdump and its
-frames counted against tshark's DestQP column.
+frames --qp picks in the per-frame views and -w are tshark's: its DestQP
+column and the CM messages whose Communication IDs are the connection's.
 
     ROCESTAT=./rocestat python3 tests/check_cli.py
 Exit status 0 when every case holds, 1 otherwise.
 """
+import csv
+import io
 import json
 import os
 import shlex
@@ -62,20 +64,19 @@ def usage_errors(tmp):
             "-w - and the report would both go to standard output")
     for opt in ("--fields", "--walk"):
         refused("-w - with %s" % opt, ["-r", RPING, "-w", "-", opt], "-w - and %s would both write to standard output" % opt)
-    for opt in (["--fields"], ["--walk"], ["-w", os.path.join(tmp, "q.pcap")]):
-        r = refused("--qp with %s" % opt[0], opt + ["--qp", "18", LOSS], "--qp picks the connection")
+    refused("--plot-size 10x10", ["--plot-size", "10x10", "--plot", os.path.join(tmp, "s.svg"), RPING],
+            "--plot-size \"10x10\": expected WIDTHxHEIGHT in pixels, at least 600x300")
+    svg = os.path.join(tmp, "s.svg")
+    r = run(["--plot-size", "800x400", "--plot", svg, "-o", os.devnull, RPING])
+    head = open(svg).read(400) if os.path.exists(svg) else ""
+    check("--plot-size 800x400: the SVG's size", r.returncode in (0, 1) and 'width="800" height="400"' in head,
+          head[:200])
+    refused("--qp with --conn", ["--qp", "18", "--conn", "1", RPING], "--qp and --conn both pick a connection")
+    refused("--conn with --timeline", ["--conn", "1", "--timeline", os.path.join(tmp, "c.csv"), RPING],
+            "--conn with --timeline: the timeline's rows are half-flows")
+    refused("--qp with -i -w", ["-i", "lo", "-w", os.path.join(tmp, "q.pcap"), "--qp", "18"],
+            "--qp with -i -w: a live capture writes every frame")
     check("nothing written by a refused -w", not os.path.exists(os.path.join(tmp, "q.pcap")))
-    # The filter --qp's refusal suggests picks QP 18's frames: as many as
-    # tshark finds with DestQP 18.
-    suggested = shlex.split(r.stderr.split("e.g. ", 1)[-1].split(" (RoCE v2", 1)[0])
-    check("--qp: one filter suggested", len(suggested) == 1, repr(suggested))
-    if len(suggested) == 1:
-        td = subprocess.run(["tcpdump", "-r", LOSS, suggested[0]], capture_output=True, text=True)
-        ts = subprocess.run(["tshark", "-r", LOSS, "-Y", "infiniband.bth.destqp == 18", "-T", "fields",
-                             "-e", "frame.number"], capture_output=True, text=True)
-        n_td, n_ts = len(td.stdout.splitlines()), len(ts.stdout.split())
-        check("--qp: the suggested filter selects QP 18's frames (tcpdump %d, tshark %d)" % (n_td, n_ts),
-              td.returncode == 0 and n_td == n_ts and n_ts > 1000)
 
 
 def directories(tmp):
@@ -246,6 +247,192 @@ def drill_down():
               r.returncode in (0, 1) and r.stdout.startswith("rocestat "), r.stderr)
 
 
+CM_IDS = ("infiniband.cm.req", "infiniband.cm.rep", "infiniband.cm.rep.remotecommid",
+          "infiniband.cm.rtu.localcommid", "infiniband.cm.rtu.remotecommid",
+          "infiniband.cm.rej.localcommid", "infiniband.cm.rej.remotecommid",
+          "infiniband.cm.dreq.localcommid", "infiniband.cm.dreq.remotecommid",
+          "infiniband.cm.drsp.localcommid", "infiniband.cm.drsp.remotecommid")
+
+
+def qp_frames_tshark(path, qpn):
+    """The frames of the connection of QP qpn, from tshark's decode: its
+    destination QP is qpn, or it is a CM message of the exchange whose REQ
+    or REP named qpn as the sender's QP (matched by Communication ID)."""
+    rows = tshark_fields(path, "frame.number", "infiniband.bth.destqp", "infiniband.cm.req.localqpn",
+                         "infiniband.cm.rep.localqpn", *CM_IDS, filt="infiniband")
+    ids = set()
+    for r in rows:
+        if int(r[2] or "-1", 16) == qpn:
+            ids.add(int(r[4], 16))
+        if int(r[3] or "-1", 16) == qpn:
+            ids |= {int(r[5], 16), int(r[6], 16)}
+    for r in rows:  # the other side's ID, from a REP answering a REQ of ours
+        if r[5] and int(r[6], 16) in ids:
+            ids.add(int(r[5], 16))
+    want = []
+    for r in rows:
+        cm = {int(x, 16) for x in r[4:] if x}
+        if int(r[1], 16) == qpn or (int(r[1], 16) == 1 and cm & ids):
+            want.append(int(r[0]))
+    return want
+
+
+def qp_views(tmp):
+    """--qp with -V, --fields and -w (man page, --qp) over IPv4, IPv6 and
+    native InfiniBand picks tshark's frames of the connection."""
+    for path, qpn in ((LOSS, 0x12), (IPV6, 0x11), (IB, 0x29)):
+        name = os.path.basename(path)
+        want = qp_frames_tshark(path, qpn)
+        check("--qp 0x%x %s: tshark finds data and CM frames" % (qpn, name), len(want) > 5, repr(want))
+        r = run(["--fields", "--qp", "0x%x" % qpn, path])
+        got = [int(ln.split(",", 1)[0]) for ln in r.stdout.splitlines()[1:]]
+        check("--fields --qp 0x%x %s: exit status" % (qpn, name), r.returncode in (0, 1), r.stderr)
+        check("--fields --qp 0x%x %s: tshark's %d frames" % (qpn, name, len(want)), got == want,
+              "%d frames, first differences %r" % (len(got), sorted(set(got) ^ set(want))[:5]))
+        r = run(["-V", "--qp", "0x%x" % qpn, path])
+        got = [int(ln.split()[1]) for ln in r.stdout.splitlines() if ln.startswith("Frame ")]
+        check("-V --qp 0x%x %s: exit status" % (qpn, name), r.returncode in (0, 1), r.stderr)
+        check("-V --qp 0x%x %s: walks tshark's %d frames" % (qpn, name, len(want)), got == want,
+              "%d frames, first differences %r" % (len(got), sorted(set(got) ^ set(want))[:5]))
+        out = os.path.join(tmp, "qp.pcap")
+        r = run(["-r", path, "-w", out, "--qp", "0x%x" % qpn])
+        n = len(tshark_fields(out, "frame.number")) if os.path.exists(out) else -1
+        check("-r %s -w OUT --qp 0x%x: exit status 0" % (name, qpn), r.returncode == 0, r.stderr)
+        check("-r %s -w OUT --qp 0x%x: tshark's %d frames written" % (name, qpn, len(want)), n == len(want),
+              "%d written" % n)
+    # --conn N: the connection of the Nth CM REQ (tshark's order, from 0),
+    # the frames of the QP its REQ names
+    for path in (LOSS, IPV6, IB):
+        name = os.path.basename(path)
+        reqs = [int(q, 16) for _, q in tshark_fields(path, "frame.number", "infiniband.cm.req.localqpn",
+                                                      filt="infiniband.cm.req.localqpn")]
+        for n, qpn in enumerate(reqs):
+            want = qp_frames_tshark(path, qpn)
+            r = run(["--fields", "--conn", str(n), path])
+            got = [int(ln.split(",", 1)[0]) for ln in r.stdout.splitlines()[1:]]
+            check("--fields --conn %d %s: the frames of QP 0x%x's connection (%d)" % (n, name, qpn, len(want)),
+                  got == want, "%d frames" % len(got))
+            r = run(["-V", "--conn", str(n), path])
+            got = [int(ln.split()[1]) for ln in r.stdout.splitlines() if ln.startswith("Frame ")]
+            check("-V --conn %d %s: the frames of QP 0x%x's connection" % (n, name, qpn), got == want,
+                  "%d frames" % len(got))
+            r = run(["--conn", str(n), path])
+            check("--conn %d %s: the summary of that connection" % (n, name),
+                  r.returncode in (0, 1) and ("\n  %-3d " % n) in r.stdout and r.stdout.count(" QP 0x%x " % qpn) > 0,
+                  r.stdout[:300])
+        r = run(["--conn", str(len(reqs)), path])
+        check("--conn %d %s: absent, exit status 2 naming the numbers" % (len(reqs), name),
+              r.returncode == 2 and "no such CM connection; the summary numbers them 0 to %d" % (len(reqs) - 1)
+              in r.stderr and r.stdout == "", r.stderr)
+    # frame 284 of loss_write_bw re-sends an earlier one: --qp keeps that context too
+    r = run(["-V", "--qp", "0x12", "--frames", "284", LOSS])
+    check("-V --qp 0x12 --frames 284: one frame, still a retransmission",
+          r.stdout.count("\nFrame ") == 1 and "[retransmission of frame" in r.stdout, r.stdout[:400])
+
+
+def ladder_gaps_and_ud():
+    """--ladder (man page): a request after skipped PSNs has a gap line
+    naming them, as many PSNs as tshark's request streams skip (a PSN beyond
+    the highest sent + 1); UD datagrams are drawn, one arrow each (or in a
+    collapsed run's count), as many as tshark's UD SEND frames."""
+    want = 0
+    top = {}
+    for src, qp, op, psn in tshark_fields(LOSS, "ip.src", "infiniband.bth.destqp", "infiniband.bth.opcode",
+                                          "infiniband.bth.psn", filt="infiniband.bth.destqp == 0x12"):
+        op, psn = int(op), int(psn)
+        if op in (13, 14, 15, 16, 17, 18):  # responses, ACKs
+            continue
+        k = (src, qp)
+        if k in top:
+            ahead = (psn - top[k] - 1) & 0xffffff
+            if 0 < ahead < 0x800000:
+                want += ahead
+            if ((psn - top[k]) & 0xffffff) < 0x800000:
+                top[k] = psn
+        else:
+            top[k] = psn
+    r = run(["--width", "200", "--ladder", "--qp", "0x12", LOSS])
+    got = 0
+    for ln in r.stdout.splitlines():
+        if "✕ PSN 0x" in ln and "skipped" in ln:
+            got += 1
+        elif "✕ " in ln and " PSNs skipped" in ln:
+            got += int(ln.split("✕ ")[1].split()[0])
+    check("--ladder --qp 0x12: the gap lines name tshark's %d skipped PSNs" % want, got == want and want > 0,
+          "ladder %d" % got)
+    ud = os.path.join(C, "ud_send_bw.pcap")
+    want = len(tshark_fields(ud, "frame.number", filt="infiniband.bth.opcode == 100 and infiniband.bth.destqp != 1"))
+    r = run(["--width", "200", "--ladder", ud])
+    got = 0
+    for ln in r.stdout.splitlines():
+        if "|-- SEND Only PSN" in ln or "|<-- SEND Only PSN" in ln:
+            got += 1
+        elif "… " in ln and " SEND Only (PSN" in ln:
+            got += int(ln.split("… ")[1].split()[0])
+    check("--ladder ud_send_bw: tshark's %d UD SENDs drawn" % want, got == want and want > 0, "ladder %d" % got)
+
+
+def bits():
+    """--bits (man page): the summary's rates in SI bits per second, 8 times
+    JSON's bytes per second (perftest's and a NIC's unit)."""
+    d = json.loads(run(["--format", "json", LOSS]).stdout)
+    r = run(["--bits", "--width", "200", LOSS])
+    units = {"b/s": 1, "kb/s": 1e3, "Mb/s": 1e6, "Gb/s": 1e9}
+    rows = {}
+    for ln in r.stdout.split("Queue pairs", 1)[-1].splitlines()[2:]:
+        if not ln.strip():
+            break
+        f = ln.split()
+        # src → dst QP tr pairing pkts payload(2) messages... avg(2) peak(2) then 6 counts
+        rows[(f[0], f[2], int(f[3], 16))] = float(f[-10]) * units[f[-9]]
+    for q in d["qps"]:
+        got, want = rows.get((q["src"], q["dst"], q["dest_qp"])), q["throughput_Bps"]["average"] * 8
+        check("--bits: %s → %s 0x%x avg %s b/s, JSON's bytes x 8 = %.0f" % (q["src"], q["dst"], q["dest_qp"], got, want),
+              got is not None and abs(got - want) <= 0.01 * max(want, 1) + 0.5, "")
+
+
+def field_selection():
+    """--fields -e NAME (man page, --fields): only the columns named, in
+    that order; their values are tshark's (frame, PSN) and the re-send of
+    frame 284 names tshark's earlier frame with its PSN and QP."""
+    r = run(["--fields", "-e", "psn", "-e", "frame", "-e", "retransmission_of", "-e", "cm_message", LOSS])
+    lines = r.stdout.splitlines()
+    check("-e psn -e frame -e retransmission_of -e cm_message: the header", lines[:1] == [
+        "psn,frame,retransmission_of,cm_message"], repr(lines[:1]))
+    rows = [ln.split(",") for ln in lines[1:]]
+    want = [(p, n) for n, p in tshark_fields(LOSS, "frame.number", "infiniband.bth.psn", filt="infiniband")]
+    check("-e psn -e frame: tshark's %d (PSN, frame) pairs" % len(want),
+          [(x[0], x[1]) for x in rows] == want, repr(rows[:3]))
+    resend = {x[1]: x[2] for x in rows}
+    check("-e retransmission_of: frame 284 re-sends frame 177", resend.get("284") == "177", repr(resend.get("284")))
+    cms = {x[1]: x[3] for x in rows if x[3]}
+    check("-e cm_message: frames 3, 4, 5 are REQ, REP, RTU (tshark: ConnectRequest, ConnectReply, ReadyToUse)",
+          [cms.get(k) for k in ("3", "4", "5")] == ["REQ", "REP", "RTU"], repr(cms))
+    refused("-e bogus", ["--fields", "-e", "bogus", RPING], "-e bogus: no such column")
+    refused("-e without --fields", ["-e", "psn", RPING], "-e psn selects a column of --fields")
+
+
+def timeline_files():
+    """--timeline of several files (man page, TIMELINE CSV): a file column,
+    and a half-flow's rows per file: their packets are tshark's count of
+    that file's frames of it, and no zero rows bridge the two files."""
+    s5000 = os.path.join(C, "rping_s5000.pcap")
+    r = run(["--timeline", "-", "-o", os.devnull, RPING, s5000])
+    rows = list(csv.reader(io.StringIO(r.stdout)))
+    check("--timeline of 2 files: a file column", rows and rows[0][:2] == ["file", "interval_start"], repr(rows[:1]))
+    got = {}
+    for row in rows[1:]:
+        k = (row[0], row[3], row[4], int(row[5], 16))
+        got[k] = got.get(k, 0) + int(row[6])
+    want = {}
+    for path in (RPING, s5000):
+        for src, dst, qp in tshark_fields(path, "ip.src", "ip.dst", "infiniband.bth.destqp", filt="infiniband"):
+            k = (path, src, dst, int(qp, 16))
+            want[k] = want.get(k, 0) + 1
+    check("--timeline of 2 files: packets per file and half-flow are tshark's (%d half-flows)" % len(want),
+          got == want, "%r\n%r" % (sorted(got.items())[:4], sorted(want.items())[:4]))
+
+
 def newcomer():
     """The first commands a new user types (issue 26)."""
     r = subprocess.run([ROCESTAT], capture_output=True, text=True)
@@ -282,6 +469,12 @@ def main():
         not_captures(tmp)
     missing_interface()
     drill_down()
+    with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
+        qp_views(tmp)
+    timeline_files()
+    ladder_gaps_and_ud()
+    bits()
+    field_selection()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         os.mkdir(os.path.join(tmp, "adir"))
         kept_when_nothing_read(tmp)

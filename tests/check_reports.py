@@ -337,6 +337,12 @@ def check_text_vs_json(name, textpath, d):
               "%s: text summary packets for %s differ from JSON %d" % (name, key, q["packets"]))
 
 
+def tshark_fields(path, *fields):
+    out = subprocess.run(["tshark", "-r", path, "-T", "fields"] + [x for f in fields for x in ("-e", f)],
+                         capture_output=True, text=True).stdout
+    return [ln.split("\t") for ln in out.splitlines()]
+
+
 def timeline_rows(path, interval):
     out = subprocess.run([ROCESTAT, "-n", "--interval", interval, "--timeline", "-", "-o", "/dev/null", path],
                          capture_output=True, text=True).stdout
@@ -348,13 +354,41 @@ def check_timeline(name, path, d, interval="10ms"):
     header = ["interval_start", "interval_start_epoch", "src", "dst", "dest_qp", "packets", "bytes",
               "payload_bytes_on_wire", "messages", "retransmissions", "naks", "ecn_ce", "cnps", "pause_priority", "paused_ns"]
     check(rows and rows[0] == header, "%s: timeline header %s" % (name, rows[:1]))
-    sums, wire = {}, {}
+    sums, wire, busy, idle = {}, {}, {}, {}
+    secs = {"10ms": 10**7, "1ms": 10**6}[interval]
     for r in rows[1:]:
         check(len(r) == len(header), "%s: timeline row with %d columns" % (name, len(r)))
-        key = (r[2], r[3], int(r[4]))
+        check(r[4].startswith("0x"), "%s: dest_qp %r not in hex as the text summary's" % (name, r[4]))
+        key = (r[2], r[3], int(r[4], 16))
         sums[key] = sums.get(key, 0) + int(r[5])
         wire[key] = wire.get(key, 0) + int(r[7])
-        check(int(r[5]) > 0, "%s: a timeline row with no packets" % name)
+        iv = round(float(r[0]) * 1e9) // secs
+        (busy if int(r[5]) > 0 else idle).setdefault(key, set()).add(iv)
+    # Zero rows: exactly the intervals between a half-flow's first and last
+    # frame in which tshark has none of its frames (a stretch longer than
+    # 1000: its first and last).
+    frames = {}
+    t0 = None
+    for t, s4, d4, s6, d6, slid, dlid, qp in tshark_fields(path, "frame.time_epoch", "ip.src", "ip.dst", "ipv6.src",
+                                                            "ipv6.dst", "infiniband.lrh.slid", "infiniband.lrh.dlid",
+                                                            "infiniband.bth.destqp"):
+        whole, _, frac = t.partition(".")
+        ns = int(whole) * 10**9 + int((frac + "000000000")[:9])
+        t0 = ns if t0 is None else t0
+        if qp:
+            frames.setdefault((s4 or s6, d4 or d6, int(qp.split(",")[0], 16)), set()).add((ns - t0) // secs)
+    for key, ivs in frames.items():
+        k = next((x for x in busy if x[2] == key[2] and x[0].strip("[]") == key[0] and x[1].strip("[]") == key[1]), None)
+        if k is None:
+            continue  # native IB (LIDs) and GIDs are named otherwise; the sums below cover them
+        # a stretch of more than 1000 idle intervals: its first and last (man page)
+        want_idle = set()
+        s = sorted(ivs)
+        for a, b in zip(s, s[1:]):
+            want_idle |= set(range(a + 1, b)) if b - a - 1 <= 1000 else {a + 1, b - 1}
+        check(busy.get(k) == ivs and idle.get(k, set()) == want_idle,
+              "%s: timeline of %s: %d intervals with frames, %d zero rows; tshark %d and %d" %
+              (name, k, len(busy.get(k, ())), len(idle.get(k, ())), len(ivs), len(want_idle)))
     for q in d["qps"]:
         check(sums.get((q["src"], q["dst"], q["dest_qp"])) == q["packets"],
               "%s: timeline packets of %s/%s/%d sum to %s, not %d" % (name, q["src"], q["dst"], q["dest_qp"],
@@ -373,7 +407,7 @@ def check_peak(name, path, interval, rows):
     secs = {"10ms": 0.01, "1ms": 0.001}[interval]
     most = {}
     for r in rows[1:]:
-        key = (r[2], r[3], int(r[4]))
+        key = (r[2], r[3], int(r[4], 16))
         most[key] = max(most.get(key, 0), int(r[7]))
     with tempfile.TemporaryDirectory() as tmp:
         for extra in ([], ["--timeline", os.path.join(tmp, "t.csv")]):
@@ -389,10 +423,45 @@ def check_peak(name, path, interval, rows):
                       (name, key[0], key[1], key[2], interval, " with --timeline" if extra else "", got, want))
 
 
+def tshark_events(path):
+    """NAKs, RNR NAKs (AETH syndrome 011xxxxx, 001xxxxx: IBA 9.7.5.2.8),
+    CNPs (opcode 0x81) and retransmitted request packets (a PSN behind the
+    highest its stream has sent, 24-bit serial arithmetic) in tshark's
+    decode of path."""
+    out = subprocess.run(["tshark", "-r", path, "-Y", "infiniband.bth", "-T", "fields", "-e", "ip.src", "-e", "ipv6.src",
+                          "-e", "infiniband.lrh.slid", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.opcode",
+                          "-e", "infiniband.bth.psn", "-e", "infiniband.aeth.syndrome"],
+                         capture_output=True, text=True).stdout
+    ev = {"NAKs": 0, "RNR NAKs": 0, "CNPs": 0, "retransmitted packets": 0}
+    top = {}
+    for ln in out.splitlines():
+        src4, src6, slid, qp, op, psn, syn = ln.split("\t")
+        op, qp, psn = int(op), int(qp, 16), int(psn)
+        if syn:
+            v = int(syn, 0)
+            ev["NAKs"] += (v >> 5) == 3
+            ev["RNR NAKs"] += (v >> 5) == 1
+        if op == 0x81:
+            ev["CNPs"] += 1
+            continue
+        # QP0/QP1 and UD, READ responses, ACKs, atomic ACKs: no request stream
+        if qp <= 1 or (op & 0xe0) == 0x60 or (op & 0x1f) in (13, 14, 15, 16, 17, 18):
+            continue
+        key = (src4 or src6 or slid, qp)
+        if key in top and ((top[key] - psn) & 0xffffff) < 0x800000:
+            ev["retransmitted packets"] += 1
+        else:
+            top[key] = psn
+    return ev
+
+
 def check_svg(name, path):
+    """--plot: well-formed SVG whose title names the file and whose legend
+    counts the marks drawn: tshark's NAKs, RNR NAKs, CNPs and retransmitted
+    requests (--top large enough to draw every flow that has payload)."""
     with tempfile.TemporaryDirectory() as tmp:
         svg = os.path.join(tmp, "p.svg")
-        subprocess.run([ROCESTAT, "-n", "--plot", svg, "-o", "/dev/null", path], check=False)
+        subprocess.run([ROCESTAT, "-n", "--top", "1000", "--plot", svg, "-o", "/dev/null", path], check=False)
         try:
             doc = xml.dom.minidom.parse(svg)
             ok = doc.documentElement.tagName == "svg"
@@ -400,6 +469,21 @@ def check_svg(name, path):
             ok = False
             print("  %s: %s" % (name, e))
         check(ok, "%s: --plot did not write well-formed SVG" % name)
+        if not ok:
+            return
+        texts = [t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild]
+        check(any(os.path.basename(path) in t for t in texts), "%s: the plot's title does not name the file" % name)
+        got = {k: 0 for k in ("NAKs", "RNR NAKs", "CNPs", "retransmitted packets")}
+        for t in texts:
+            k, _, n = t.rpartition(": ")
+            if k in got and n.isdigit():
+                got[k] = int(n)
+        # marks in the chart, by the count in each one's tooltip
+        drawn = sum(int(t.firstChild.data.split(": ")[1].split()[0]) for t in doc.getElementsByTagName("title")
+                    if t.parentNode.tagName != "svg")
+        want = tshark_events(path)
+        check(got == want, "%s: the plot's legend counts %r, tshark %r" % (name, got, want))
+        check(drawn == sum(want.values()), "%s: %d events marked, tshark %d" % (name, drawn, sum(want.values())))
 
 
 def check_compact(name, path):

@@ -77,7 +77,8 @@ TSHARK_FIELDS = [
     "infiniband.atomicacketh", "infiniband.atomicacketh.origremdt",
     "data.len", "infiniband.invariant.crc", "eth.type", "sll.etype",
     "frame.cap_len", "ip.len", "ipv6.plen", "vlan.id",
-    "ip.dsfield.dscp", "ip.dsfield.ecn", "ipv6.tclass.dscp", "ipv6.tclass.ecn",
+    "ip.dsfield.dscp", "ip.dsfield.ecn", "ipv6.tclass.dscp", "ipv6.tclass.ecn", "udp.srcport",
+    "infiniband.mad.mgmtclass", "infiniband.mad.attributeid",
 ]
 
 
@@ -85,7 +86,12 @@ OURS = ["frame", "time", "roce", "src", "dst", "opcode", "opname", "destqp", "ps
         "migreq", "padcnt", "tver", "pkey", "fecn", "becn", "reth_va", "reth_rkey", "reth_dmalen",
         "aeth_syndrome", "aeth_msn", "deth_qkey", "deth_srcqp", "immdt", "ieth_rkey", "atomic_va",
         "atomic_rkey", "atomic_swap", "atomic_cmp", "atomicack_orig", "payload_len", "icrc",
-        "icrc_status", "sliced", "dceth_flags", "dceth_srcqp", "dceth_session", "dceth_dct", "dcceth_dckey", "dscp", "ecn", "pause_enable", "pause_quanta"]
+        "icrc_status", "sliced", "dceth_flags", "dceth_srcqp", "dceth_session", "dceth_dct", "dcceth_dckey", "dscp", "ecn",
+        "udp_sport", "cm_message", "pause_enable", "pause_quanta"]
+
+# IBA vol 1 16.7.2 (Table 223? CM attributes): the CM messages by AttributeID.
+CM_ATTRS = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU", 0x15: "DREQ", 0x16: "DREP",
+            0x17: "SIDR_REQ", 0x18: "SIDR_REP", 0x19: "LAP", 0x1A: "APR"}
 
 
 
@@ -177,6 +183,11 @@ def expected(t, roce):
         e["src"], e["dst"] = (unmap(first(t["infiniband.grh.sgid"])), unmap(first(t["infiniband.grh.dgid"])))
     else:
         e["src"], e["dst"] = num(t["infiniband.lrh.slid"]), num(t["infiniband.lrh.dlid"])
+    # The UDP source port (RoCE v2 only); a CM MAD's message (management
+    # class 0x07). DSCP and ECN below.
+    e["udp_sport"] = num(t["udp.srcport"]) if roce == "v2" else ""
+    cm = t["infiniband.mad.mgmtclass"] and int(first(t["infiniband.mad.mgmtclass"]), 0) == 7
+    e["cm_message"] = CM_ATTRS.get(int(first(t["infiniband.mad.attributeid"]), 0), "?") if cm else ""
     for ours, theirs in [("opcode", "bth.opcode"), ("destqp", "bth.destqp"), ("psn", "bth.psn"),
                          ("ackreq", "bth.a"), ("se", "bth.se"), ("migreq", "bth.m"), ("padcnt", "bth.padcnt"),
                          ("tver", "bth.tver"), ("pkey", "bth.p_key")]:

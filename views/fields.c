@@ -12,6 +12,9 @@
  * concluded about the frame (struct rs_verdict, analyzer/analyzer.h), from
  * an analyzer the view feeds every frame of the file (vfeed.h). A new
  * field of struct rs_verdict gets its column with one entry in that table.
+ *
+ * -e NAME (repeatable, tshark's habit) keeps only the columns named, in the
+ * order given: the whole line is built as always, then cut down.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -25,7 +28,8 @@ static const char header[] =
 	"frame,time,roce,src,dst,opcode,opname,destqp,psn,ackreq,se,migreq,padcnt,tver,pkey,fecn,becn,"
 	"reth_va,reth_rkey,reth_dmalen,aeth_syndrome,aeth_msn,deth_qkey,deth_srcqp,immdt,ieth_rkey,"
 	"atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,payload_len,icrc,icrc_status,sliced,"
-	"dceth_flags,dceth_srcqp,dceth_session,dceth_dct,dcceth_dckey,dscp,ecn,pause_enable,pause_quanta";
+	"dceth_flags,dceth_srcqp,dceth_session,dceth_dct,dcceth_dckey,dscp,ecn,udp_sport,cm_message,"
+	"pause_enable,pause_quanta";
 
 /*
  * The verdict columns, in order. A column prints a field of struct
@@ -135,6 +139,10 @@ struct fields_ctx {
 	const char *file;
 	bool header_done;
 	bool verdicts;     /* --verdicts */
+	int64_t qp;        /* --qp, -1: none */
+	int64_t conn;      /* --conn, -1: none */
+	int sel[RS_FIELDS_MAX_SELECT]; /* -e: the columns kept, by index in the whole line */
+	int nsel;          /* 0: every column */
 	struct vfeed vf;
 	char *buf;
 	size_t len;
@@ -148,18 +156,70 @@ static void flush_buf(struct fields_ctx *c)
 	c->len = 0;
 }
 
+#define N_BASE 46 /* columns in header[] (check_fields_verdicts counts them) */
+
+int rs_fields_column(const char *name)
+{
+	const char *p = header;
+	size_t n = strlen(name);
+	for (int i = 0; *p; i++) {
+		size_t len = strcspn(p, ",");
+		if (len == n && memcmp(p, name, n) == 0)
+			return i;
+		p += len + (p[len] == ',');
+	}
+	for (size_t i = 0; i < sizeof verdict_cols / sizeof verdict_cols[0]; i++)
+		if (strcmp(verdict_cols[i].name, name) == 0)
+			return N_BASE + (int)i;
+	return -1;
+}
+
+/* -e: the selected columns of the line in [start, end), in place; no column
+ * holds a comma (numbers, names, addresses). */
+static char *project(const struct fields_ctx *c, char *start, char *end)
+{
+	enum { MAX_COLS = 128 };
+	const char *col[MAX_COLS];
+	size_t len[MAX_COLS];
+	int n = 0;
+	for (char *q = start; n < MAX_COLS;) {
+		char *comma = memchr(q, ',', (size_t)(end - q));
+		col[n] = q;
+		len[n++] = (size_t)((comma ? comma : end) - q);
+		if (!comma)
+			break;
+		q = comma + 1;
+	}
+	char tmp[LINE_MAX_BYTES];
+	size_t o = 0;
+	for (int i = 0; i < c->nsel; i++) {
+		if (i)
+			tmp[o++] = ',';
+		if (c->sel[i] < n) {
+			memcpy(tmp + o, col[c->sel[i]], len[c->sel[i]]);
+			o += len[c->sel[i]];
+		}
+	}
+	memcpy(start, tmp, o);
+	return start + o;
+}
+
 static void begin_file(void *vctx, const char *name, int dlt)
 {
 	struct fields_ctx *c = vctx;
 	c->file = name;
 	if (!c->header_done) {
-		fputs(header, c->out);
+		char line[LINE_MAX_BYTES], *p = line;
+		p += snprintf(line, sizeof line, "%s", header);
 		for (size_t i = 0; c->verdicts && i < sizeof verdict_cols / sizeof verdict_cols[0]; i++)
-			fprintf(c->out, ",%s", verdict_cols[i].name);
-		fputc('\n', c->out);
+			p += snprintf(p, sizeof line - (size_t)(p - line), ",%s", verdict_cols[i].name);
+		if (c->nsel)
+			p = project(c, line, p);
+		*p++ = '\n';
+		fwrite(line, 1, (size_t)(p - line), c->out);
 		c->header_done = true;
 	}
-	if (c->verdicts)
+	if (c->verdicts || c->qp >= 0 || c->conn >= 0)
 		vfeed_file(&c->vf, name, dlt);
 }
 
@@ -294,8 +354,8 @@ static void pause_line(struct fields_ctx *c, const struct rs_packet *pkt, const 
 	p = put_mac(p, f->eth_src);
 	*p++ = ',';
 	p = put_mac(p, f->eth_dst);
-	/* opcode .. icrc_status, sliced, the DCETH columns, dscp, ecn */
-	p = put_str(p, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+	/* opcode .. icrc_status, sliced, the DCETH columns, dscp, ecn, udp_sport, cm_message */
+	p = put_str(p, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,");
 	p = col(p, true, f->pfc.enable);
 	*p++ = ',';
 	for (int i = 0; i < (pfc ? 8 : 1); i++) {
@@ -305,6 +365,8 @@ static void pause_line(struct fields_ctx *c, const struct rs_packet *pkt, const 
 	}
 	if (c->verdicts)
 		p = put_verdict(p, v);
+	if (c->nsel)
+		p = project(c, c->buf + c->len, p);
 	*p++ = '\n';
 	c->len = (size_t)(p - c->buf);
 }
@@ -314,10 +376,12 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	struct fields_ctx *c = vctx;
 	struct rs_verdict v;
 
-	if (c->verdicts) /* every frame: the analyzer counts the others too */
+	if (c->verdicts || c->qp >= 0 || c->conn >= 0) /* every frame: the analyzer counts the others too */
 		vfeed_frame(&c->vf, pkt, f, &v);
 	if (pkt->context) /* analysed, not shown (sink.h) */
 		return true;
+	if ((c->qp >= 0 || c->conn >= 0) && !rs_verdict_picked(&v, c->qp, c->conn))
+		return true; /* (a PAUSE/PFC frame is no QP's) */
 	if (f->roce == RS_ROCE_NONE) {
 		if (f->have & RS_HAVE_PFC)
 			pause_line(c, pkt, f, &v);
@@ -404,11 +468,18 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	p = col(p, dc, f->dceth.session);
 	p = col(p, dc, f->dceth.dct);
 	p = col(p, dc && f->bth.opcode == 0x55, f->dceth.dc_key);
-	p = col(p, f->ip_version != 0, f->dscp);
-	p = col(p, f->ip_version != 0, f->ecn);
-	p = put_str(p, ",,");
+	bool v2 = f->roce == RS_ROCE_V2;
+	p = col(p, v2, f->dscp);
+	p = col(p, v2, f->ecn);
+	p = col(p, v2, f->udp_sport);
+	*p++ = ',';
+	if ((f->have & RS_HAVE_MAD) && f->mad.is_cm)
+		p = put_str(p, rs_cm_attr_name(f->mad.hdr.attr_id));
+	p = put_str(p, ",,"); /* pause_enable, pause_quanta: PAUSE/PFC lines only */
 	if (c->verdicts)
 		p = put_verdict(p, &v);
+	if (c->nsel)
+		p = project(c, c->buf + c->len, p);
 	*p++ = '\n';
 	c->len = (size_t)(p - c->buf);
 	return true;
@@ -425,8 +496,15 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 	static struct fields_ctx ctx;
 	static char buf[OUT_BUF];
 	vfeed_end(&ctx.vf); /* a sink made before, whose run ended without end_file */
-	ctx = (struct fields_ctx){ .out = out, .buf = buf, .verdicts = o->verdicts };
+	ctx = (struct fields_ctx){ .out = out, .buf = buf, .verdicts = o->verdicts, .qp = o->qp, .conn = o->conn };
 	for (unsigned i = 0; i < o->n_ulp && i < sizeof ctx.vf.ulp / sizeof ctx.vf.ulp[0]; i++)
 		ctx.vf.ulp[ctx.vf.n_ulp++] = o->ulp[i];
+	for (int i = 0; o->select && o->select[i] && ctx.nsel < RS_FIELDS_MAX_SELECT; i++) {
+		int k = rs_fields_column(o->select[i]);
+		if (k < 0)
+			continue; /* the command line refused it */
+		ctx.sel[ctx.nsel++] = k;
+		ctx.verdicts |= k >= N_BASE; /* a verdict column needs the analysis */
+	}
 	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file };
 }

@@ -24,15 +24,27 @@ struct rs_fields_opts {
 	/* --ulp PORT=NAME, for the verdicts' ulp and nvme columns. */
 	const struct rs_ulp_map *ulp;
 	unsigned n_ulp;
+	/* --qp: only the frames of that QP's connection (rs_verdict_on_qp);
+	 * -1: every frame. */
+	int64_t qp;
+	int64_t conn;  /* --conn: only that CM connection's frames; -1: every frame */
+	/* -e NAME...: only these columns, in this order (NULL-terminated; NULL:
+	 * every column). A verdict column brings the analysis without --verdicts. */
+	char **select;
 };
+
+#define RS_FIELDS_MAX_SELECT 64
+/* The index of --fields column NAME (the verdict columns too); -1: none. */
+int rs_fields_column(const char *name);
 
 /* The --fields CSV writer. */
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
-/* The --walk classroom view; `color`: ANSI colours. */
-struct rs_sink rs_walk_sink(FILE *out, bool color);
+/* The --walk classroom view; `color`: ANSI colours; `qp` as in
+ * rs_fields_opts. */
+struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp, int64_t conn);
 /* The same, with --ulp's names (n_ulp of them, at most 8 used). */
-struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, const struct rs_ulp_map *ulp, unsigned n_ulp);
-
+struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, int64_t qp, int64_t conn, const struct rs_ulp_map *ulp,
+				 unsigned n_ulp);
 /* --annotate OUT.pcapng: every frame, unchanged, with the analyzer's
  * verdict on it as a pcapng packet comment (annotate.c). The file is
  * complete once rs_annotate_close() returned true; false: errbuf says why. */

@@ -45,8 +45,10 @@ static void begin_file(void *ctx, const char *name, int dlt)
 static void end_file(void *ctx, const char *name)
 {
 	struct walk *w = ctx;
-	const char *s = wfmt("End of %s: %" PRIu64 " frame%s walked, %" PRIu64 " RoCE/InfiniBand, %" PRIu64
-			     " other%s.", name, w->frames, w->frames == 1 ? "" : "s", w->roce, w->other,
+	const char *s = wfmt("End of %s: %" PRIu64 " frame%s walked%s, %" PRIu64 " RoCE/InfiniBand, %" PRIu64
+			     " other%s.", name, w->frames, w->frames == 1 ? "" : "s",
+			     w->qp >= 0 ? wfmt(" (the connection of QP 0x%x)", (unsigned)w->qp)
+			     : w->conn >= 0 ? wfmt(" (connection %u)", (unsigned)w->conn) : "", w->roce, w->other,
 			     w->problems ? wfmt(", %" PRIu64 " not fully decoded", w->problems) : "");
 	fputc('\n', w->out);
 	wwrap(w, 0, 2, s);
@@ -271,7 +273,9 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	}
 	vfeed_frame(&w->vf, pkt, f, &w->v);
 	f = w->f = capsule_or_payload(w, f);
-	if (pkt->context) { /* analysed, not shown (sink.h) */
+	/* context: analysed, not shown (sink.h); so is another connection's
+	 * frame with --qp */
+	if (pkt->context || ((w->qp >= 0 || w->conn >= 0) && !rs_verdict_picked(&w->v, w->qp, w->conn))) {
 		w->prev_ns = ts;
 		return true;
 	}
@@ -304,16 +308,17 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return !ferror(w->out);
 }
 
-struct rs_sink rs_walk_sink(FILE *out, bool color)
+struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp, int64_t conn)
 {
-	return rs_walk_sink_ulp(out, color, NULL, 0);
+	return rs_walk_sink_ulp(out, color, qp, conn, NULL, 0);
 }
 
-struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, const struct rs_ulp_map *ulp, unsigned n_ulp)
+struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, int64_t qp, int64_t conn, const struct rs_ulp_map *ulp,
+				 unsigned n_ulp)
 {
 	static struct walk w;
 	vfeed_end(&w.vf); /* a sink made before, whose run ended without end_file */
-	w = (struct walk){ .out = out, .color = color };
+	w = (struct walk){ .out = out, .color = color, .qp = qp, .conn = conn };
 	for (unsigned i = 0; i < n_ulp && i < sizeof w.vf.ulp / sizeof w.vf.ulp[0]; i++)
 		w.vf.ulp[w.vf.n_ulp++] = ulp[i];
 	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,

@@ -80,29 +80,29 @@ static const char *psn_sentence(const struct walk *w, bool full)
 
 	if (!full && (tr == RS_TR_UD || tr == RS_TR_UC || (op->kind != RS_KIND_ACK && op->kind != RS_KIND_ATOMIC_ACK &&
 						      op->kind != RS_KIND_READ_RESP)))
-		return tr == RS_TR_CNP ? "" : wfmt("PSN %u.", b->psn);
+		return tr == RS_TR_CNP ? "" : wfmt("PSN 0x%06x.", b->psn);
 	if (tr == RS_TR_UD)
-		return wfmt("UD packets carry a PSN (%u) but the receiver does not check it: UD has no ordering "
+		return wfmt("UD packets carry a PSN (0x%06x) but the receiver does not check it: UD has no ordering "
 			    "and no retransmission.", b->psn);
 	if (tr == RS_TR_CNP)
 		return "A CNP's PSN has no meaning.";
 	if (tr == RS_TR_UC)
-		return wfmt("PSN %u numbers this packet: the receiver detects a gap and drops the rest of that "
+		return wfmt("PSN 0x%06x numbers this packet: the receiver detects a gap and drops the rest of that "
 			    "message, but UC never retransmits.", b->psn);
 	if (op->kind == RS_KIND_ACK || op->kind == RS_KIND_ATOMIC_ACK) {
 		if ((f->ext & RS_EXT_AETH) && rs_aeth_kind(f->aeth.syndrome) == RS_AETH_NAK &&
 		    rs_aeth_value(f->aeth.syndrome) == RS_NAK_PSN_SEQ_ERR)
-			return wfmt("In this NAK, PSN %u is the PSN the responder expected next.", b->psn);
-		return wfmt("A response carries the requester's PSN: %u is the PSN of the newest request packet "
+			return wfmt("In this NAK, PSN 0x%06x is the PSN the responder expected next.", b->psn);
+		return wfmt("A response carries the requester's PSN: 0x%06x is the PSN of the newest request packet "
 			    "it answers.", b->psn);
 	}
 	if (op->kind == RS_KIND_READ_RESP && w->v.msg_known && w->v.msg_req_frame)
-		return wfmt("PSN %u = the request's PSN %u + %u: READ response packets reuse the requester's "
+		return wfmt("PSN 0x%06x = the request's PSN 0x%06x + %u: READ response packets reuse the requester's "
 			    "PSNs, one per packet.", b->psn, (b->psn - (w->v.msg_index - 1)) & 0xFFFFFF, w->v.msg_index - 1);
 	if (op->kind == RS_KIND_READ_RESP)
-		return wfmt("PSN %u: READ response packets reuse the requester's PSNs, from the request's PSN "
+		return wfmt("PSN 0x%06x: READ response packets reuse the requester's PSNs, from the request's PSN "
 			    "on, one per packet.", b->psn);
-	return wfmt("PSN %u (0x%06x) numbers this packet on the connection: the responder accepts packets "
+	return wfmt("PSN 0x%06x (%u) numbers this packet on the connection: the responder accepts packets "
 		    "only in PSN order, detects a loss from a gap, and the requester resends from there.",
 		    b->psn, b->psn);
 }

@@ -30,6 +30,8 @@
 struct walk {
 	FILE *out;
 	bool color;
+	int64_t qp;            /* --qp, -1: none */
+	int64_t conn;          /* --conn, -1: none */
 	const char *file;
 	int dlt;
 

@@ -52,7 +52,7 @@ void walk_summary(struct walk *w, char *buf, size_t len)
 		ADD("Decoded up to the %s only", last);
 	} else {
 		const struct rs_opinfo *op = rs_opinfo(b->opcode);
-		ADD("%s QP 0x%x PSN %u", (f->have & RS_HAVE_DC) ? walk_dc_pretty(b->opcode)
+		ADD("%s QP 0x%x PSN 0x%06x", (f->have & RS_HAVE_DC) ? walk_dc_pretty(b->opcode)
 				    : op->defined ? op->pretty : wfmt("opcode 0x%02x", b->opcode), b->destqp, b->psn);
 		bool ext = f->have & RS_HAVE_EXT;
 		if (ext) {
@@ -139,7 +139,7 @@ static const char *range(const struct walk *w)
 
 static const char *following(uint32_t psn)
 {
-	return wfmt("with consecutive PSNs (%u, %u, ...)", (psn + 1) & PSN_MASK, (psn + 2) & PSN_MASK);
+	return wfmt("with consecutive PSNs (0x%06x, 0x%06x, ...)", (psn + 1) & PSN_MASK, (psn + 2) & PSN_MASK);
 }
 
 /* What is still to come of a message whose length is known: the packets of
@@ -154,8 +154,8 @@ static const char *to_come(const struct walk *w, const char *article, const char
 	uint32_t left = w->v.msg_total - done, n = (left + mtu - 1) / mtu;
 	uint32_t psn = (f->bth.psn + 1) & PSN_MASK;
 	if (n == 1)
-		return wfmt("the %s packet, PSN %u, brings the remaining %u bytes", last_name, psn, left);
-	return wfmt("%u more packets, PSN %u to %u, bring the remaining %u bytes, the last of them %s %s packet",
+		return wfmt("the %s packet, PSN 0x%06x, brings the remaining %u bytes", last_name, psn, left);
+	return wfmt("%u more packets, PSN 0x%06x to 0x%06x, bring the remaining %u bytes, the last of them %s %s packet",
 		    n, psn, (psn + n - 1) & PSN_MASK, left, article, last_name);
 }
 
@@ -264,7 +264,7 @@ static void read_resp_op(struct walk *w, const struct rs_opinfo *op)
 			"acknowledges the request (%s).", opname(f), req, f->payload_len, ack_short(f));
 		break;
 	case RS_POS_FIRST:
-		wsay(w, "%s: bytes 0-%u%s requested by %s (PSN %u). Its AETH acknowledges "
+		wsay(w, "%s: bytes 0-%u%s requested by %s (PSN 0x%06x). Its AETH acknowledges "
 			"the request (%s); %s.%s", opname(f),
 		     f->payload_len ? f->payload_len - 1 : 0, of, req, f->bth.psn, ack_short(f),
 		     to_come(w, "a", "READ Response Last"),
@@ -301,24 +301,24 @@ static void ack_op(struct walk *w)
 
 	switch (rs_aeth_kind(f->aeth.syndrome)) {
 	case RS_AETH_ACK:
-		wsay(w, "Acknowledge: the responder confirms that every request packet up to PSN %u arrived and "
+		wsay(w, "Acknowledge: the responder confirms that every request packet up to PSN 0x%06x arrived and "
 			"was carried out%s. %s", psn, seen, walk_first(w, WALK_TOPIC_MSN)
 		     ? wfmt("MSN %u counts the messages it has completed on this connection (modulo 2^24).", f->aeth.msn)
 		     : wfmt("MSN %u.", f->aeth.msn));
 		break;
 	case RS_AETH_RNR_NAK:
-		wsay(w, "RNR NAK (receiver not ready): the request with PSN %u needed a receive buffer, but none "
+		wsay(w, "RNR NAK (receiver not ready): the request with PSN 0x%06x needed a receive buffer, but none "
 			"was posted on the responder's QP. The requester waits at least %s (RNR timer %u) and then "
-			"retries from PSN %u, up to its RNR retry count.", psn, walk_duration(rs_rnr_timer_us(v)), v, psn);
+			"retries from PSN 0x%06x, up to its RNR retry count.", psn, walk_duration(rs_rnr_timer_us(v)), v, psn);
 		break;
 	case RS_AETH_NAK:
 		if (v == RS_NAK_PSN_SEQ_ERR)
 			wsay(w, "NAK, PSN sequence error: the responder received a packet with a later PSN than it "
-				"expected, so at least one packet was lost on the way. It expects PSN %u next%s; the "
-				"requester must resend everything from PSN %u on (go-back-N).", psn,
+				"expected, so at least one packet was lost on the way. It expects PSN 0x%06x next%s; the "
+				"requester must resend everything from PSN 0x%06x on (go-back-N).", psn,
 			     vd->req_frame ? wfmt(" (last seen here in frame %" PRIu64 ")", vd->req_frame) : "", psn);
 		else
-			wsay(w, "NAK, %s: a fatal error for the request with PSN %u (invalid request: a bad opcode or "
+			wsay(w, "NAK, %s: a fatal error for the request with PSN 0x%06x (invalid request: a bad opcode or "
 				"length; remote access error: the rkey, address or access rights do not allow it; "
 				"remote operational error: the responder could not carry it out). The requester "
 				"completes the work request with an error and the QP enters the error state.",
@@ -350,9 +350,10 @@ void walk_operation(struct walk *w)
 	case RS_KIND_READ_REQ:
 		wsay(w, "RDMA READ Request: asks the responder for %u bytes at VA 0x%" PRIx64 " (rkey 0x%x). The "
 			"request itself carries no data. The responder answers with READ Response packets numbered "
-			"from PSN %u upwards, one per path MTU of data (for example %u packets with a 1024-byte MTU), "
+			"from PSN 0x%06x upwards, one per path MTU of data (for example %u packet%s with a 1024-byte MTU), "
 			"so the requester's next request continues after those PSNs.",
-		     f->reth.dmalen, f->reth.va, f->reth.rkey, b->psn, f->reth.dmalen ? (f->reth.dmalen + 1023) / 1024 : 1);
+		     f->reth.dmalen, f->reth.va, f->reth.rkey, b->psn, f->reth.dmalen ? (f->reth.dmalen + 1023) / 1024 : 1,
+		     f->reth.dmalen > 1024 ? "s" : "");
 		break;
 	case RS_KIND_READ_RESP:
 		read_resp_op(w, op);
@@ -368,12 +369,12 @@ void walk_operation(struct walk *w)
 	case RS_KIND_CMP_SWAP:
 		wsay(w, "ATOMIC Compare & Swap: if the 8 bytes at VA 0x%" PRIx64 " (rkey 0x%x) equal 0x%" PRIx64
 			", the responder replaces them with 0x%" PRIx64 "; either way it returns the original value in "
-			"an Atomic Acknowledge with PSN %u.", f->atomic.va, f->atomic.rkey, f->atomic.cmp,
+			"an Atomic Acknowledge with PSN 0x%06x.", f->atomic.va, f->atomic.rkey, f->atomic.cmp,
 		     f->atomic.swap, b->psn);
 		break;
 	case RS_KIND_FETCH_ADD:
 		wsay(w, "ATOMIC Fetch & Add: the responder adds 0x%" PRIx64 " to the 8 bytes at VA 0x%" PRIx64
-			" (rkey 0x%x) and returns their original value in an Atomic Acknowledge with PSN %u.",
+			" (rkey 0x%x) and returns their original value in an Atomic Acknowledge with PSN 0x%06x.",
 		     f->atomic.swap, f->atomic.va, f->atomic.rkey, b->psn);
 		break;
 	case RS_KIND_ATOMIC_WRITE:
@@ -396,7 +397,7 @@ void walk_operation(struct walk *w)
 		return;
 	}
 	if (w->v.start_frame)
-		wsay(w, "PSN %u is the Starting PSN that QP 0x%x announced in the %s in frame %" PRIu64 ": this is "
+		wsay(w, "PSN 0x%06x is the Starting PSN that QP 0x%x announced in the %s in frame %" PRIu64 ": this is "
 			"the first request it receives on the new connection.", b->psn, w->v.start_qpn,
 		     rs_cm_attr_name(w->v.start_attr), w->v.start_frame);
 	if ((b->opcode & 0xE0) == RS_TR_UC && walk_first(w, WALK_TOPIC_UC))
@@ -415,8 +416,8 @@ static void walk_resend(struct walk *w, const struct rs_frame *f)
 	const struct rs_verdict *v = &w->v;
 	const struct rs_bth *b = &f->bth;
 	char t[32];
-	const char *seen = v->resent_of ? wfmt("PSN %u was already sent in frame %" PRIu64, b->psn, v->resent_of)
-				       : wfmt("PSN %u was skipped earlier", b->psn);
+	const char *seen = v->resent_of ? wfmt("PSN 0x%06x was already sent in frame %" PRIu64, b->psn, v->resent_of)
+				       : wfmt("PSN 0x%06x was skipped earlier", b->psn);
 	switch (v->resend) {
 	case RS_V_RESEND_NETDUP:
 		wsay(w, "%s, as this very datagram (the same IP identification): the network delivered it twice "

@@ -183,7 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.keep_ladder = true,
 		.keep_plot = true,
 	};
-	struct rs_tlcsv *tl = rs_tlcsv_new(devnull, -1);
+	struct rs_tlcsv *tl = rs_tlcsv_new(devnull, -1, ao.interval_ns, false);
 	ao.interval = rs_tlcsv_row;
 	ao.interval_ctx = tl;
 	struct rs_live *lv = rs_live_new(false); /* the live view's reading, events included */
@@ -191,8 +191,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ao.cm_event_ctx = lv;
 	struct both b = {
 		.a = rs_analyzer_new(&ao),
-		.fields = rs_fields_sink(devnull, &(struct rs_fields_opts){ .verdicts = true }),
-		.walk = rs_walk_sink(devnull, false),
+		.fields = rs_fields_sink(devnull, &(struct rs_fields_opts){ .verdicts = true, .qp = -1, .conn = -1 }),
+		.walk = rs_walk_sink(devnull, false, -1, -1),
 	};
 	struct rs_sink sink = { .ctx = &b, .begin_file = begin_file, .frame = frame,
 				.file_error = file_error, .file_warning = file_warning, .end_file = end_file };
