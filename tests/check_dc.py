@@ -109,7 +109,7 @@ def main():
           writes == sum(1 for r in want.values() if r["opcode"] & 0x1F == 0x0A), str(writes))
 
     walk = subprocess.run([ROCESTAT, "-n", "-V", "--frames", "1,3", DC], capture_output=True, text=True).stdout
-    check("-V: the DC operation named", "DC RDMA WRITE Only QP 0x807fff PSN 278780" in walk
+    check("-V: the DC operation named", "DC RDMA WRITE Only QP 0x807fff PSN 0x0440fc" in walk
           and "DC Acknowledge QP 0x9035" in walk)
     check("-V: the DCETH section with the bytes' source QP, session and DCT",
           "DC Extended Transport Header" in walk and "0x009036 (36918)" in walk and "0x61e24e" in walk
