@@ -118,6 +118,7 @@ struct rs_sink rs_summary_sink(struct rs_summary *s);
 bool rs_summary_failed(const struct rs_summary *s);
 /* Write the reports; returns `rc` or a worse RS_EXIT_ code. Frees s. */
 int rs_summary_finish(struct rs_summary *s, int rc);
+int rs_summary_check_absent(const struct rs_cli_opts *o);
 int rs_run_summary(const struct rs_cli_opts *o);
 
 /* The live view: a refreshing per-QP screen on a terminal, or one

@@ -47,13 +47,23 @@ static struct rs_sink view_sink(FILE *out, const struct rs_cli_opts *o)
 	return o->walk ? rs_walk_sink_ulp(out, o->color != 0, o->qp, o->conn, o->ulp, o->n_ulp) : rs_fields_sink(out, &fo);
 }
 
+/* --qp/--conn picked no frame to show (offline: a live capture may simply
+ * not have seen it yet). */
+static bool nothing_picked(const struct rs_cli_opts *o, const struct rs_sink *sink)
+{
+	if ((o->qp < 0 && o->conn < 0) || o->iface || o->write_file)
+		return false;
+	return (o->walk ? rs_walk_picked(sink) : rs_fields_picked(sink)) == 0;
+}
+
 static int frames_out(struct rs_cli_opts *o)
 {
 	char err[RS_ERRBUF_SIZE];
 	struct rs_outfile of;
 	if (!o->output) {
 		struct rs_sink sink = view_sink(stdout, o);
-		return stdout_checked(run_sink(o, &sink));
+		int rc = stdout_checked(run_sink(o, &sink));
+		return rc == RS_EXIT_OK && nothing_picked(o, &sink) ? rs_summary_check_absent(o) : rc;
 	}
 	if (!rs_outfile_open(&of, o->output, err)) {
 		fprintf(stderr, "rocestat: %s\n", err);
@@ -61,6 +71,8 @@ static int frames_out(struct rs_cli_opts *o)
 	}
 	struct rs_sink sink = view_sink(of.fp, o);
 	int rc = run_sink(o, &sink);
+	if (rc == RS_EXIT_OK && nothing_picked(o, &sink))
+		rc = rs_summary_check_absent(o);
 	if (!rs_outfile_commit(&of, err)) {
 		fprintf(stderr, "rocestat: %s\n", err);
 		rc = RS_EXIT_INPUT;

@@ -257,6 +257,32 @@ static bool conn_absent(const struct rs_analyzer *a, int64_t conn)
 	return true;
 }
 
+/* -V or --fields with --qp/--conn showed nothing: analyse the files again
+ * to tell an absent QP (an error that lists the ones present, exit 2) from
+ * one whose frames lay outside --frames (nothing to say). */
+int rs_summary_check_absent(const struct rs_cli_opts *o)
+{
+	struct rs_cli_opts q = *o;
+	q.timeline = NULL;
+	q.plot = NULL;
+	q.ladder = false;
+	q.count = 0; /* the whole capture: a QP outside --frames is not absent */
+	q.first_frame = q.last_frame = 0;
+	q.n_frame_ranges = 0;
+	q.have_since = q.have_until = false;
+	struct rs_summary *s = rs_summary_new(&q);
+	if (!s)
+		return RS_EXIT_INPUT;
+	struct rs_sink sink = rs_summary_sink(s);
+	int rc = rs_run_files(&q, &sink);
+	rs_analyzer_finish(s->a);
+	if (rs_analyzer_opened_any(s->a) && (qp_absent(s->a, o->qp) || conn_absent(s->a, o->conn)))
+		rc = RS_EXIT_USAGE;
+	rs_analyzer_free(s->a);
+	free(s);
+	return rc;
+}
+
 int rs_summary_finish(struct rs_summary *s, int rc)
 {
 	const struct rs_cli_opts *o = s->o;

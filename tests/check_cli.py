@@ -240,6 +240,13 @@ def drill_down():
             check(what + ": lists tshark's QPs", r.stderr.startswith("rocestat: --qp 0x99 (153): no such QP") and
                   r.stderr.endswith(says), "%r, want %r" % (r.stderr, says))
             check(what + ": no report", r.stdout == "", repr(r.stdout[:200]))
+        # the per-frame views stream as they read: nothing shown, then the same error
+        for extra in (["-V"], ["--fields"], ["--fields", "--verdicts"]):
+            what = "%s --qp 0x99 %s" % (" ".join(extra), os.path.basename(path))
+            r = run(extra + ["--qp", "0x99", path])
+            check(what + ": exit status 2", r.returncode == 2, "got %d" % r.returncode)
+            check(what + ": lists tshark's QPs", r.stderr.startswith("rocestat: --qp 0x99 (153): no such QP") and
+                  r.stderr.endswith(says), "%r, want %r" % (r.stderr, says))
         # an ordinary QP (not 0xFFFFFF, the IB multicast QP, nor QP0/QP1)
         some = [q for q in qps if 1 < q < 0xFFFFFF]
         r = run(["--qp", str(some[0]), path])

@@ -141,6 +141,7 @@ struct fields_ctx {
 	bool verdicts;     /* --verdicts */
 	int64_t qp;        /* --qp, -1: none */
 	int64_t conn;      /* --conn, -1: none */
+	uint64_t picked;   /* frames of that QP's (or connection's) shown */
 	int sel[RS_FIELDS_MAX_SELECT]; /* -e: the columns kept, by index in the whole line */
 	int nsel;          /* 0: every column */
 	struct vfeed vf;
@@ -382,6 +383,7 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 		return true;
 	if ((c->qp >= 0 || c->conn >= 0) && !rs_verdict_picked(&v, c->qp, c->conn))
 		return true; /* (a PAUSE/PFC frame is no QP's) */
+	c->picked++;
 	if (f->roce == RS_ROCE_NONE) {
 		if (f->have & RS_HAVE_PFC)
 			pause_line(c, pkt, f, &v);
@@ -507,4 +509,9 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 		ctx.verdicts |= k >= N_BASE; /* a verdict column needs the analysis */
 	}
 	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file };
+}
+
+uint64_t rs_fields_picked(const struct rs_sink *s)
+{
+	return ((const struct fields_ctx *)s->ctx)->picked;
 }

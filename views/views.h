@@ -39,6 +39,10 @@ int rs_fields_column(const char *name);
 
 /* The --fields CSV writer. */
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
+/* With --qp or --conn: how many frames of that QP or connection the
+ * --fields (or --walk) sink `s` has shown. */
+uint64_t rs_fields_picked(const struct rs_sink *s);
+uint64_t rs_walk_picked(const struct rs_sink *s);
 /* The --walk classroom view; `color`: ANSI colours; `qp` as in
  * rs_fields_opts. */
 struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp, int64_t conn);

@@ -279,6 +279,7 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		w->prev_ns = ts;
 		return true;
 	}
+	w->picked++;
 	w->frames++;
 	if (f->outcome == RS_NOT_ROCE) {
 		char what[160];
@@ -323,4 +324,9 @@ struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, int64_t qp, int64_t conn,
 		w.vf.ulp[w.vf.n_ulp++] = ulp[i];
 	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
 				 .file_error = file_error };
+}
+
+uint64_t rs_walk_picked(const struct rs_sink *s)
+{
+	return ((const struct walk *)s->ctx)->picked;
 }

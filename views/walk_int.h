@@ -32,6 +32,7 @@ struct walk {
 	bool color;
 	int64_t qp;            /* --qp, -1: none */
 	int64_t conn;          /* --conn, -1: none */
+	uint64_t picked;       /* frames of that QP's (or connection's) shown */
 	const char *file;
 	int dlt;
 
