@@ -23,6 +23,7 @@ struct tee {
 	 * (rs_verdict_on_qp); only those are written and passed on. */
 	int64_t qp, conn; /* and --conn */
 	struct rs_analyzer *an;
+	uint64_t written;
 };
 
 static void tee_begin(void *vctx, const char *name, int dlt)
@@ -74,6 +75,7 @@ static bool tee_frame(void *vctx, const struct rs_packet *pkt, const struct rs_f
 		t->failed = true;
 		return false;
 	}
+	t->written++;
 	return t->next->frame(t->next->ctx, pkt, f);
 }
 
@@ -127,7 +129,14 @@ int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			fprintf(stderr, "rocestat: %s\n", err);
 		t.failed = true;
 	}
-	return t.failed ? RS_EXIT_INPUT : rc;
+	if (t.failed)
+		return RS_EXIT_INPUT;
+	/* --qp/--conn wrote nothing: an absent QP is an error that lists the
+	 * ones present (OUT stays, a valid empty capture); a summary after the
+	 * extraction, which saw only the picked frames, then says nothing. */
+	if ((rc == RS_EXIT_OK || rc == RS_EXIT_ANOMALIES) && !t.written && (o->qp >= 0 || o->conn >= 0))
+		return rs_summary_check_absent(o);
+	return rc;
 }
 
 static bool null_frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)

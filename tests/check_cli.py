@@ -241,9 +241,10 @@ def drill_down():
                   r.stderr.endswith(says), "%r, want %r" % (r.stderr, says))
             check(what + ": no report", r.stdout == "", repr(r.stdout[:200]))
         # the per-frame views stream as they read: nothing shown, then the same error
-        for extra in (["-V"], ["--fields"], ["--fields", "--verdicts"]):
-            what = "%s --qp 0x99 %s" % (" ".join(extra), os.path.basename(path))
-            r = run(extra + ["--qp", "0x99", path])
+        out = os.path.join(tempfile.mkdtemp(prefix="rocestat-qp-"), "out.pcap")
+        for extra in (["-V"], ["--fields"], ["--fields", "--verdicts"], ["-w", out], ["-w", out, "--format", "json"]):
+            what = "%s --qp 0x99 %s" % (" ".join(extra).replace(out, "OUT"), os.path.basename(path))
+            r = run(extra + ["--qp", "0x99"] + (["-r", path] if "-w" in extra else [path]))
             check(what + ": exit status 2", r.returncode == 2, "got %d" % r.returncode)
             check(what + ": lists tshark's QPs", r.stderr.startswith("rocestat: --qp 0x99 (153): no such QP") and
                   r.stderr.endswith(says), "%r, want %r" % (r.stderr, says))
