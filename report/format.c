@@ -93,35 +93,33 @@ const char *rs_fmt_bytes(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-const char *rs_fmt_rate(double Bps, char *buf, size_t len)
+/* v in the largest of units[0..5) (each `step` times the one before) that
+ * keeps it at least 1, to 3 significant digits. */
+static const char *scaled(double v, double step, const char *const unit[5], char *buf, size_t len)
 {
-	static const char *const unit[] = { " B/s", " KiB/s", " MiB/s", " GiB/s", " TiB/s" };
 	unsigned u = 0;
-	while (Bps >= 1024 && u + 1 < G_N_ELEMENTS(unit)) {
-		Bps /= 1024;
+	while (v >= step && u + 1 < 5) {
+		v /= step;
 		u++;
 	}
-	int prec = u == 0 ? 0 : Bps < 10 ? 2 : Bps < 100 ? 1 : 0;
-	if (!fixed(buf, len, Bps, prec, unit[u]))
-		snprintf(buf, len, "%.*f%s", prec, Bps, unit[u]);
+	int prec = u == 0 ? 0 : v < 10 ? 2 : v < 100 ? 1 : 0;
+	if (!fixed(buf, len, v, prec, unit[u]))
+		snprintf(buf, len, "%.*f%s", prec, v, unit[u]);
 	return buf;
+}
+
+const char *rs_fmt_rate(double Bps, char *buf, size_t len)
+{
+	static const char *const unit[5] = { " B/s", " KiB/s", " MiB/s", " GiB/s", " TiB/s" };
+	return scaled(Bps, 1024, unit, buf, len);
 }
 
 /* Bits per second in SI units (1 Mb/s = 10^6 b/s), as perftest and NIC
  * link speeds state them. */
 const char *rs_fmt_bitrate(double Bps, char *buf, size_t len)
 {
-	static const char *const unit[] = { " b/s", " kb/s", " Mb/s", " Gb/s", " Tb/s" };
-	double bps = Bps * 8;
-	unsigned u = 0;
-	while (bps >= 1000 && u + 1 < G_N_ELEMENTS(unit)) {
-		bps /= 1000;
-		u++;
-	}
-	int prec = u == 0 ? 0 : bps < 10 ? 2 : bps < 100 ? 1 : 0;
-	if (!fixed(buf, len, bps, prec, unit[u]))
-		snprintf(buf, len, "%.*f%s", prec, bps, unit[u]);
-	return buf;
+	static const char *const unit[5] = { " b/s", " kb/s", " Mb/s", " Gb/s", " Tb/s" };
+	return scaled(Bps * 8, 1000, unit, buf, len);
 }
 
 const char *rs_fmt_ns(uint64_t ns, char *buf, size_t len)
