@@ -160,6 +160,10 @@ bool rs_select_until_passed(const struct rs_cli_opts *o, const struct rs_select 
 
 /* --compare A B (cli/compare.c). Returns an RS_EXIT_ code. */
 int rs_run_compare(const struct rs_cli_opts *o);
+/* The columns the text reports are laid out for: --width, else the
+ * terminal's when standard output is one (80 at the least), else 80
+ * (cli/summary.c). */
+int rs_text_width(const struct rs_cli_opts *o);
 
 /* Read every file in o->files through the sink. Returns an RS_EXIT_ code. */
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink);

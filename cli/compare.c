@@ -3,7 +3,9 @@
  * matching of analyzer/compare.h, each frame with the hash of its unchanging
  * bytes (dissect's rs_frame_content_hash), then report/compare.c's text, to
  * standard output or -o FILE. Exit status 1 when a packet was seen at one
- * point only.
+ * point only; 3, with the report of the frames read, when a file stopped
+ * early (truncated); 3 and no report when a file could not be opened (every
+ * packet of the other would look lost).
  */
 #include <stdio.h>
 
@@ -15,6 +17,7 @@ struct cmp_sink {
 	struct rs_cmp *c;
 	int side;   /* the file being read: 0 A, 1 B */
 	int files;  /* files begun or failed to open */
+	bool unopened; /* a file could not be opened */
 };
 
 static void begin_file(void *ctx, const char *name, int dlt)
@@ -29,6 +32,7 @@ static void open_error(void *ctx, const char *name, const char *message)
 {
 	struct cmp_sink *s = ctx;
 	(void)message;
+	s->unopened = true;
 	s->side = s->files++ ? 1 : 0;
 	rs_cmp_file(s->c, s->side, name);
 }
@@ -49,7 +53,7 @@ int rs_run_compare(const struct rs_cli_opts *o)
 	struct cmp_sink cs = { .c = rs_cmp_new() };
 	struct rs_sink sink = { .ctx = &cs, .begin_file = begin_file, .frame = frame, .open_error = open_error };
 	int rc = rs_run_files(o, &sink);
-	if (rc == RS_EXIT_USAGE || rc == RS_EXIT_INPUT) {
+	if (rc == RS_EXIT_USAGE || (rc == RS_EXIT_INPUT && (cs.unopened || cs.files < 2))) {
 		rs_cmp_free(cs.c);
 		return rc;
 	}
@@ -60,7 +64,7 @@ int rs_run_compare(const struct rs_cli_opts *o)
 		rs_cmp_free(cs.c);
 		return RS_EXIT_INPUT;
 	}
-	if (rs_report_compare(of.fp, cs.c, !o->no_resolve) != 0)
+	if (rs_report_compare(of.fp, cs.c, !o->no_resolve, rs_text_width(o)) != 0)
 		rc = RS_EXIT_INPUT;
 	if (!rs_outfile_commit(&of, err)) {
 		fprintf(stderr, "rocestat: %s\n", err);

@@ -162,7 +162,7 @@ struct rs_sink rs_summary_sink(struct rs_summary *s)
 
 /* The columns the text summary is laid out for: --width, else the
  * terminal's when it goes to one (80 at the least), else 80. */
-static int text_width(const struct rs_cli_opts *o)
+int rs_text_width(const struct rs_cli_opts *o)
 {
 	if (o->width >= 0)
 		return o->width;
@@ -319,7 +319,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	}
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .conn = o->conn, .bits = o->bits, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
-				     .width = text_width(o), .host = o->host };
+				     .width = rs_text_width(o), .host = o->host };
 	/* Not one input could be opened (a misspelt name, say): the report on
 	 * standard output says so, but report files (-o, --plot, --timeline)
 	 * from an earlier run are kept rather than replaced by empty ones. */

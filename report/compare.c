@@ -5,14 +5,30 @@
  * number and PSN, one a line (so that scripts and tests read them).
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 
 #include "analyzer/compare.h"
 #include "dissect/opcodes.h"
 #include "report/format.h"
+#include "report/layout.h"
 #include "report/report.h"
 
 #define LIST_MAX 1000 /* packets listed per half-flow and side */
+
+/* One paragraph, laid out for `width` as the summary's are (layout.h):
+ * `first` before its first line, `rest` before the others. */
+static void para(FILE *out, int width, const char *first, const char *rest, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void para(FILE *out, int width, const char *first, const char *rest, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	rs_para(out, width, first, rest, text);
+}
 
 static const char *fmt_signed(int64_t ns, char *buf, size_t len)
 {
@@ -21,42 +37,43 @@ static const char *fmt_signed(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static void delay_line(FILE *out, const char *indent, const struct rs_cmp_delays *d)
+static void delay_line(FILE *out, int width, const char *indent, const char *rest, const struct rs_cmp_delays *d)
 {
 	char a[32], b[32], c[32], e[32], f[32];
 	if (!d->n) {
-		fprintf(out, "%sone-way delay: none (no packet matched)\n", indent);
+		para(out, width, indent, rest, "one-way delay: none (no packet matched)");
 		return;
 	}
-	fprintf(out, "%sone-way delay over %" PRIu64 " packets: min %s, median %s, p90 %s, p99 %s, max %s\n", indent,
+	para(out, width, indent, rest, "one-way delay over %" PRIu64 " packets: min %s, median %s, p90 %s, p99 %s, max %s",
 		d->n, fmt_signed(d->min, a, sizeof a), fmt_signed(d->p50, b, sizeof b), fmt_signed(d->p90, c, sizeof c),
 		fmt_signed(d->p99, e, sizeof e), fmt_signed(d->max, f, sizeof f));
 }
 
-static void offset_lines(FILE *out, const struct rs_cmp *c)
+static void offset_lines(FILE *out, int width, const struct rs_cmp *c)
 {
 	char t[40];
 	if (c->method == RS_CMP_NONE) {
-		fprintf(out, "clock offset (B - A): unknown: no packet was seen at both points\n");
+		para(out, width, "", "  ", "clock offset (B - A): unknown: no packet was seen at both points");
 		return;
 	}
-	fprintf(out, "clock offset (B - A): %s (%" PRId64 " ns)\n", fmt_signed(c->offset_ns, t, sizeof t), c->offset_ns);
+	para(out, width, "", "  ", "clock offset (B - A): %s (%" PRId64 " ns)", fmt_signed(c->offset_ns, t, sizeof t),
+	     c->offset_ns);
 	if (c->method == RS_CMP_MINIMUM)
-		fprintf(out,
-			"  estimated as the minimum of (time at B - time at A) over the %" PRIu64 " matched packets, "
+		para(out, width, "  ", "  ",
+			"estimated as the minimum of (time at B - time at A) over the %" PRIu64 " matched packets, "
 			"A frame %" PRIu64 " / B frame %" PRIu64 ": every packet is taken to pass A first, and the "
-			"fastest to take no time between the points\n",
+			"fastest to take no time between the points",
 			c->matched, c->offset_frame[0], c->offset_frame[1]);
 	else
-		fprintf(out,
-			"  estimated from both directions: the packets one way were all later at B than those the other "
+		para(out, width, "  ", "  ",
+			"estimated from both directions: the packets one way were all later at B than those the other "
 			"way, so they pass A first; the offset is midway between that direction's minimum (time at B - "
 			"time at A), A frame %" PRIu64 " / B frame %" PRIu64 ", and the other direction's maximum, "
-			"A frame %" PRIu64 " / B frame %" PRIu64 " (the fastest packet taking as long each way)\n",
+			"A frame %" PRIu64 " / B frame %" PRIu64 " (the fastest packet taking as long each way)",
 			c->offset_frame[0], c->offset_frame[1], c->offset_frame2[0], c->offset_frame2[1]);
 }
 
-static void only_lines(FILE *out, const struct rs_cmp_flow *fl, int side)
+static void only_lines(FILE *out, int width, const struct rs_cmp_flow *fl, int side)
 {
 	static const char *const who[2] = { "A", "B" };
 	GArray *v = fl->only[side];
@@ -67,34 +84,35 @@ static void only_lines(FILE *out, const struct rs_cmp_flow *fl, int side)
 	fprintf(out, "    seen at %s, not at %s: %u\n", who[side], who[!side], v->len);
 	for (guint i = 0; i < v->len && i < LIST_MAX; i++) {
 		const struct rs_cmp_pkt *p = &g_array_index(v, struct rs_cmp_pkt, i);
-		fprintf(out, "      %s frame %" PRIu64 ", PSN %" PRIu32 ", %s\n", who[side], p->frame_no, p->psn,
-			rs_opinfo(p->opcode)->name);
+		para(out, width, "      ", "        ", "%s frame %" PRIu64 ", PSN 0x%06" PRIx32 ", %s", who[side],
+		     p->frame_no, p->psn, rs_opinfo(p->opcode)->name);
 	}
 	if (v->len > LIST_MAX)
 		fprintf(out, "      ... and %u more\n", v->len - LIST_MAX);
 }
 
-int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names)
+int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names, int width)
 {
 	struct rs_names *nm = rs_names_new(resolve_names);
 	rs_cmp_finish(c);
 	for (int s = 0; s < 2; s++)
-		fprintf(out, "%s: %s: %" PRIu64 " frames, %" PRIu64 " packets with a BTH\n", s ? "B" : "A",
-			c->name[s] ? c->name[s] : "-", c->frames[s], c->packets[s]);
-	fprintf(out, "matched: %" PRIu64 " packets (same half-flow, PSN, and BTH and payload bytes)\n", c->matched);
-	offset_lines(out, c);
-	delay_line(out, "", &c->delay);
+		para(out, width, s ? "B: " : "A: ", "   ", "%s: %" PRIu64 " frames, %" PRIu64 " packets with a BTH",
+		     c->name[s] ? c->name[s] : "-", c->frames[s], c->packets[s]);
+	para(out, width, "", "  ", "matched: %" PRIu64 " packets (same half-flow, PSN, and BTH and payload bytes)",
+	     c->matched);
+	offset_lines(out, width, c);
+	delay_line(out, width, "", "  ", &c->delay);
 	fprintf(out, "\nhalf-flows: %u\n", c->flows->len);
 	for (guint k = 0; k < c->flows->len; k++) {
 		const struct rs_cmp_flow *fl = c->flows->pdata[k];
 		char s[RS_ADDR_STRLEN + 64], d[RS_ADDR_STRLEN + 64];
-		fprintf(out, "  %s -> %s QP 0x%06" PRIx32 " (%s): A %" PRIu64 ", B %" PRIu64 ", matched %" PRIu64 "%s\n",
+		para(out, width, "  ", "      ", "%s → %s QP 0x%" PRIx32 " (%s): A %" PRIu64 ", B %" PRIu64 ", matched %" PRIu64 "%s",
 			rs_fmt_addr(nm, &fl->src, s, sizeof s), rs_fmt_addr(nm, &fl->dst, d, sizeof d), fl->dest_qp,
 			rs_transport_name(fl->transport), fl->n[0], fl->n[1], fl->matched,
 			!fl->matched ? "" : fl->b_first ? ", passes B first" : ", passes A first");
-		delay_line(out, "    ", &fl->delay);
-		only_lines(out, fl, 0);
-		only_lines(out, fl, 1);
+		delay_line(out, width, "    ", "      ", &fl->delay);
+		only_lines(out, width, fl, 0);
+		only_lines(out, width, fl, 1);
 	}
 	rs_names_free(nm);
 	return ferror(out) ? -1 : 0;

@@ -45,9 +45,9 @@ bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, 
 bool rs_report_conn_present(const struct rs_analyzer *a, uint64_t id, unsigned *n, unsigned *last);
 
 /* --compare A B (analyzer/compare.h): the comparison as text, finishing it
- * first if needed. */
+ * first if needed, laid out for `width` columns (0: unlimited). */
 struct rs_cmp;
-int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names);
+int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names, int width);
 
 /* ---- the --timeline CSV ---------------------------------------------------- */
 

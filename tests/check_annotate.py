@@ -12,9 +12,14 @@ file's own, never from rocestat's other outputs:
     each names the newest earlier frame with that PSN, and a comment giving
     the cause "nak" names a frame that tshark decodes as a PSN sequence
     error NAK (AETH syndrome 0x60) of the responder;
-  * the NAK frames' comments say "NAK: PSN sequence error";
+  * the NAK frames' comments say "NAK: PSN sequence error (the responder
+    expects PSN 0x%06x)" with tshark's PSN of the NAK; a comment naming a
+    gap says "(PSN 0x%06x expected, 0x%06x here)" with tshark's PSN of the
+    frame after the gap (the notation of the text outputs: man page,
+    Notation);
   * the first packet (First or Only) of each SEND and WRITE message says
-    "packet 1 of KIND message k": k counts, per half-flow and kind, the
+    "packet 1 of KIND message k ... to QP 0x%x" (tshark's destination QP,
+    no leading zeros): k counts, per half-flow and kind, the
     first packets whose PSN tshark shows for the first time; a re-sent one
     keeps the number of its first sending;
   * every frame of several inputs (pcap with microsecond timestamps,
@@ -171,6 +176,16 @@ def check_loss(tmp):
     nak_comments = {int(r["frame.number"]) for r in tshark(out, ["frame.number"],
                                                             'frame.comment contains "NAK: PSN sequence error"')}
     ck("loss: the NAKs say so", nak_comments == naks and naks, "%r vs %r" % (sorted(nak_comments), sorted(naks)))
+    psn_of = {int(r["frame.number"]): num(r["infiniband.bth.psn"]) for r in rows if r["infiniband.bth.psn"]}
+    comments = {int(r["frame.number"]): r["frame.comment"] for r in tshark(out, ["frame.number", "frame.comment"])}
+    wrong = [(fr, comments.get(fr)) for fr in naks
+             if "(the responder expects PSN 0x%06x)" % psn_of[fr] not in comments.get(fr, "")]
+    ck("loss: the NAKs name tshark's PSN, 0x%06x", not wrong, "%r" % wrong[:3])
+    gaps = {fr: c for fr, c in comments.items() if "gap before" in c}
+    wrong = [(fr, c) for fr, c in gaps.items()
+             if not re.search(r"\(PSN 0x[0-9a-f]{6} expected, 0x%06x here\)" % psn_of.get(fr, -1), c)]
+    ck("loss: the gaps name tshark's PSN, 0x%06x", gaps and not wrong, "%d gaps; %r" % (len(gaps), wrong[:3]))
+    ck("loss: no decimal PSN in a comment", not [c for c in comments.values() if re.search(r"PSN (?!0x)\d", c)])
     print("check_annotate: loss_write_bw: %d frames re-sent (%d seen before, %d first sighting), causes %r, %d NAKs"
           % (len(want), len(resent), len(filled), causes, len(naks)))
 
@@ -200,13 +215,18 @@ def check_message_numbers(out, rows, count):
                 numbered[fr] = (kind, n[key + (kind,)])
         if psn not in first:
             first[psn] = (numbered.get(fr, (None, None))[1], k)
-    wrong = []
+    wrong, qp_wrong = [], []
+    qp_of = {int(r["frame.number"]): num(r["infiniband.bth.destqp"]) for r in rows if r["infiniband.bth.destqp"]}
     for fr, (kind, no) in numbered.items():
         m = re.search(r"packet 1 of (\w+) message (\d+) ", comments.get(fr, ""))
         if no is not None and (not m or m.group(1) != kind or int(m.group(2)) != no):
             wrong.append((fr, kind, no, comments.get(fr)))
+        q = re.search(r"packet 1 of \w+ message[^;]* to QP (0x[0-9a-f]+)", comments.get(fr, ""))
+        if not q or q.group(1) != "0x%x" % qp_of[fr]:
+            qp_wrong.append((fr, comments.get(fr)))
     ck("loss: message numbers of first packets", len(numbered) > 400 and not wrong,
        "%d numbered; %r" % (len(numbered), wrong[:3]))
+    ck("loss: first packets name tshark's destination QP, 0x%x", numbered and not qp_wrong, "%r" % qp_wrong[:3])
 
 
 def check_bytes(tmp):

@@ -20,7 +20,14 @@ B is derived from A with known changes, and --compare must find exactly them:
   * both directions (client to server d later, server to client d earlier,
     d at least 10 us each way): the offset estimated from both directions,
     exactly the shift, the server-to-client half-flows "pass B first", the
-    delays those of the d's.
+    delays those of the d's;
+  * A cut short (head -c, as a capture stopped mid-record): the report of the
+    frames before the cut is written all the same, exit status 3, with as
+    many frames at A as tshark reads from the cut file and exactly the BTH
+    packets after them, with tshark's PSNs, seen at B only;
+  * the notation of the other text outputs: "src → dst QP 0x11", PSNs as
+    six hex digits (values from tshark), and the text laid out for 80
+    columns through a pipe (--width N otherwise), words as at --width 0.
 
 Exit status 0 when every check passes, 1 otherwise.
 """
@@ -40,7 +47,7 @@ UNITS = {"ns": 1, "µs": 1000, "ms": 10 ** 6, "s": 10 ** 9}
 
 
 def compare(a, b):
-    p = subprocess.run([ROCESTAT, "-n", "--compare", a, b], capture_output=True, text=True)
+    p = subprocess.run([ROCESTAT, "-n", "--width", "0", "--compare", a, b], capture_output=True, text=True)
     out = {"rc": p.returncode, "stderr": p.stderr, "only": {"A": set(), "B": set()}, "b_first": set()}
     m = re.search(r"^clock offset \(B - A\): .*? \((-?\d+) ns\)$", p.stdout, re.M)
     out["offset"] = int(m.group(1)) if m else None
@@ -48,9 +55,12 @@ def compare(a, b):
     m = re.search(r"^one-way delay over (\d+) packets: min (.*), median (.*), p90 (.*), p99 (.*), max (.*)$",
                   p.stdout, re.M)
     out["delay"] = [int(m.group(1))] + [ns(x) for x in m.groups()[1:]] if m else None
-    for who, fr, psn in re.findall(r"^      ([AB]) frame (\d+), PSN (\d+), ", p.stdout, re.M):
-        out["only"][who].add((int(fr), int(psn)))
-    for src, dst, qp in re.findall(r"^  (\S+) -> (\S+) QP (0x[0-9a-f]+) .*passes B first$", p.stdout, re.M):
+    m = re.search(r"^A: .*: (\d+) frames, ", p.stdout, re.M)
+    out["frames_a"] = int(m.group(1)) if m else None
+    for who, fr, psn in re.findall(r"^      ([AB]) frame (\d+), PSN (0x[0-9a-f]{6}), ", p.stdout, re.M):
+        out["only"][who].add((int(fr), int(psn, 16)))
+    for src, dst, qp in re.findall(r"^  (\S+) → (\S+) QP (0x[1-9a-f][0-9a-f]*|0x0) .*passes B first$", p.stdout,
+                                   re.M):
         out["b_first"].add((src, dst, int(qp, 16)))
     out["text"] = p.stdout
     return out
@@ -179,6 +189,40 @@ with tempfile.TemporaryDirectory() as tmp:
     ck("two-way: the server's half-flows pass B first", r["b_first"] == flows_back,
        "%r vs %r" % (r["b_first"], flows_back))
     ck("two-way: the delay distribution", r["delay"] == distribution(d), "%r vs %r" % (r["delay"], distribution(d)))
+
+    # 4. A cut short: the frames before the cut reported, exit status 3.
+    cut = os.path.join(tmp, "cut.pcap")
+    with open(A, "rb") as f, open(cut, "wb") as g:
+        g.write(f.read(os.path.getsize(A) - 150000))  # mid-record, and fewer packets after than are listed
+    kept = subprocess.run(["tshark", "-n", "-r", cut, "-T", "fields", "-e", "frame.number"],
+                          capture_output=True, text=True).stdout.split()
+    n_cut = len(kept)
+    want = {(n, rows[n][3]) for n in rows if n > n_cut and rows[n] is not None}
+    r = compare(cut, A)
+    ck("cut short: exit status 3, the cut named", r["rc"] == 3 and "truncated" in r["stderr"],
+       "%d %s" % (r["rc"], r["stderr"][:200]))
+    ck("cut short: a report of the frames read (tshark's count)", r["frames_a"] == n_cut and 0 < n_cut < len(rows),
+       "%r vs %d" % (r["frames_a"], n_cut))
+    ck("cut short: the packets after the cut seen at B only", r["only"]["B"] == want and not r["only"]["A"],
+       "%d vs %d, A %r" % (len(r["only"]["B"]), len(want), sorted(r["only"]["A"])[:3]))
+
+    # 5. Notation and width.
+    r = compare(A, B)
+    heads = re.findall(r"^  (\S+) → (\S+) QP (0x[0-9a-f]+) \(", r["text"], re.M)
+    ck("notation: half-flows as src → dst QP 0x%x, tshark's", heads and
+       {(s_, d_, int(q, 16)) for s_, d_, q in heads} == {row[:3] for row in rows.values() if row}
+       and all(q == "0x%x" % int(q, 16) for _, _, q in heads), "%r" % heads[:4])
+    cutr = compare(cut, A)["text"]
+    ck("notation: no ASCII arrow, no decimal PSN", " -> " not in r["text"] + cutr
+       and not re.search(r"PSN (?!0x)\d", r["text"] + cutr) and "PSN 0x" in cutr, r["text"][:300])
+    for args, width in (([], 80), (["--width", "80"], 80), (["--width", "120"], 120)):
+        for a_, b_, whole in ((A, B, r["text"]), (cut, A, cutr)):
+            t = subprocess.run([ROCESTAT, "-n", *args, "--compare", a_, b_], capture_output=True, text=True).stdout
+            wide = [ln for ln in t.split("\n") if len(ln) > width]
+            ck("width %d%s: no line wider" % (width, "" if args else " (a pipe)"), t and not wide,
+               "%d wider: %r" % (len(wide), wide[:1]))
+            ck("width %d%s: the words of --width 0" % (width, "" if args else " (a pipe)"),
+               t.split() == whole.split())
 
     # Usage: two files, no other output.
     u = subprocess.run([ROCESTAT, "--compare", A], capture_output=True, text=True)

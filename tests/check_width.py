@@ -10,6 +10,9 @@ For every shared capture, at 80, 120 and 200 columns, plain and coloured:
 - nothing lost to the layout: the anomaly sentences are those of the
   unlimited layout (--width 0) word for word, and every queue pair's label
   and packet count are in the table.
+The --compare report too: each capture against a copy without its first 50
+frames (editcap), at 80 and 120 columns: no line wider, the words those of
+--width 0.
 On a terminal (a pseudo-terminal of 100 columns), rocestat lays the summary
 out for the terminal's width without being told; through a pipe, for 80.
 """
@@ -20,6 +23,7 @@ import pty
 import re
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
@@ -85,6 +89,23 @@ for cap in captures:
         text = run("--ladder", "--width", str(width), cap)
         wide = [ln for ln in text.split("\n") if shown(ln) > width]
         ck("%s ladder at %d: no line wider" % (base, width), not wide, repr(wide[:1]))
+
+# --compare: A against B without A's first 50 frames.
+with tempfile.TemporaryDirectory() as tmp:
+    for cap in captures:
+        base = os.path.basename(cap)
+        b = os.path.join(tmp, "b.pcapng")
+        if subprocess.run(["editcap", cap, b, "1-50"], capture_output=True).returncode:
+            ck("%s: editcap" % base, False)
+            continue
+        whole = run("--width", "0", "--compare", cap, b)
+        ck("%s compare: a report" % base, whole.startswith("A: "), whole[:100])
+        for width in (80, 120):
+            text = run("--width", str(width), "--compare", cap, b)
+            wide = [ln for ln in text.split("\n") if shown(ln) > width]
+            ck("%s compare at %d: no line wider" % (base, width), not wide, "%d wider, e.g. %r" % (
+                len(wide), wide[0][:100] if wide else ""))
+            ck("%s compare at %d: the words of --width 0" % (base, width), text.split() == whole.split())
 
 # Through a pipe: 80 columns without being told.
 loss = os.path.join(SHARED, "captures", "loss_write_bw.pcap")

@@ -70,7 +70,7 @@ static void note_resend(struct note *n, const struct rs_verdict *v, const struct
 		add(n, "retransmission %s, cause: network duplicate (the same datagram delivered twice; the requester sent it once)", of);
 		break;
 	case RS_V_RESEND_LATE:
-		add(n, "late: PSN %u arrives after packets sent after it (reordered), not re-sent", f->bth.psn);
+		add(n, "late: PSN 0x%06x arrives after packets sent after it (reordered), not re-sent", f->bth.psn);
 		break;
 	case RS_V_RESEND_NAK:
 		add(n, "retransmission %s, cause: nak (go-back-N after the NAK in frame %" PRIu64 ", %s before)", of,
@@ -103,7 +103,7 @@ static const char *kind_word(uint8_t k)
 static void note_psn(struct note *n, const struct rs_verdict *v, const struct rs_frame *f)
 {
 	if (v->psn == RS_V_PSN_AHEAD)
-		add(n, "gap before: %" PRIu32 " PSN%s skipped (PSN %u expected, %u here)", v->gap, v->gap == 1 ? "" : "s",
+		add(n, "gap before: %" PRIu32 " PSN%s skipped (PSN 0x%06x expected, 0x%06x here)", v->gap, v->gap == 1 ? "" : "s",
 		    (unsigned)((f->bth.psn - v->gap) & RS_PSN_MASK), f->bth.psn);
 	if (v->psn == RS_V_PSN_DUPLICATE || v->psn == RS_V_PSN_FILL)
 		note_resend(n, v, f);
@@ -119,9 +119,9 @@ static void note_psn(struct note *n, const struct rs_verdict *v, const struct rs
 		if (v->msg_no)
 			snprintf(no, sizeof no, " %" PRIu32, v->msg_no);
 		if (v->msg_index == 1)
-			add(n, "packet 1 of %s message%s%s to QP 0x%06x", kind_word(v->msg), no, total, f->bth.destqp);
+			add(n, "packet 1 of %s message%s%s to QP 0x%x", kind_word(v->msg), no, total, f->bth.destqp);
 		else
-			add(n, "packet %" PRIu32 " of %s message%s%s to QP 0x%06x, begun in frame %" PRIu64, v->msg_index,
+			add(n, "packet %" PRIu32 " of %s message%s%s to QP 0x%x, begun in frame %" PRIu64, v->msg_index,
 			    kind_word(v->msg), no, total, f->bth.destqp, v->msg_first_frame);
 	}
 	if (v->msg_req_frame)
@@ -134,7 +134,7 @@ static void note_response(struct note *n, const struct rs_verdict *v, const stru
 	if ((f->have & RS_HAVE_EXT) && (f->ext & RS_EXT_AETH)) {
 		uint8_t syn = f->aeth.syndrome;
 		if (rs_aeth_kind(syn) == RS_AETH_NAK)
-			add(n, "NAK: %s (the responder expects PSN %u)", rs_nak_code_name(rs_aeth_value(syn)), f->bth.psn);
+			add(n, "NAK: %s (the responder expects PSN 0x%06x)", rs_nak_code_name(rs_aeth_value(syn)), f->bth.psn);
 		else if (rs_aeth_kind(syn) == RS_AETH_RNR_NAK)
 			add(n, "RNR NAK: receiver not ready (timer code %u)", rs_aeth_value(syn));
 	}
