@@ -20,7 +20,8 @@
 #define W_DEFAULT 1000
 #define H_DEFAULT 560
 #define ML 90   /* margins: left, right, top, bottom */
-#define MR 300
+#define MR 300  /* at the least: more when the legend needs it */
+#define MR_SHARE 0.45 /* the most of the image the legend takes */
 #define MT 40
 #define MB 60
 
@@ -77,6 +78,9 @@ static void title(FILE *out, const struct rs_analyzer *a, double iv_s)
 /* The chart's geometry: pixels for seconds and rates. */
 struct frame {
 	int w, h;
+	int mr;     /* right margin: the legend */
+	int lstep;  /* pixels between legend entries */
+	bool multi; /* several files read: the legend names each entry's */
 	double pw, ph;
 	double xtop, ytop, scale;
 };
@@ -186,42 +190,151 @@ static void draw_flow(FILE *out, const struct frame *g, const struct rs_flow *fl
 	}
 }
 
-static void legend_entry(FILE *out, const struct frame *g, struct rs_view *v, const GPtrArray *sel, guint i,
-			 const char *color)
+/* Estimated width of s in ems of the sans-serif font the SVG asks for, a
+ * little above DejaVu Sans's advances (the widest common sans-serif, the
+ * default of Linux browsers), so that an estimate that fits does fit. */
+static double em_width(const char *s)
 {
-	const struct rs_flow *fl = sel->pdata[i];
-	char lbl[240];
-	double ly = MT + 10 + i * 20;
-	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n",
-		g->w - MR + 15, ly, g->w - MR + 35, ly, color);
-	fprintf(out, "<text x=\"%d\" y=\"%.1f\">", g->w - MR + 40, ly + 4);
-	rs_flow_label(v->names, fl, lbl, sizeof lbl);
-	/* Two half-flows with one label (a QP number used again): told apart by their first frame. */
-	bool twin = false;
-	for (guint k = 0; k < sel->len; k++) {
-		char other[240];
-		if (k != i && strcmp(rs_flow_label(v->names, sel->pdata[k], other, sizeof other), lbl) == 0)
-			twin = true;
+	double w = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		unsigned char c = *p;
+		if ((c & 0xC0) == 0x80)
+			continue;
+		w += c >= 0x80 ? 1.0 : strchr(".:,;il|!'I", c) ? 0.34 : c == ' ' ? 0.33 : strchr("()[]ftjr-", c) ? 0.45
+		     : strchr("mwMW", c) ? 1.0 : (c >= 'A' && c <= 'Z') ? 0.78 : 0.65;
 	}
-	xml_text(out, lbl);
+	return w;
+}
+
+/* s into buf, its middle replaced by "…" until it is at most `ems` wide:
+ * both ends of an address or a file name tell most. */
+static void fit_middle(const char *s, double ems, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", s);
+	if (em_width(buf) <= ems)
+		return;
+	size_t at[256], n = 0, total = strlen(s);
+	for (size_t i = 0; s[i] && n < G_N_ELEMENTS(at); i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			at[n++] = i;
+	for (size_t drop = 1; drop <= n; drop++) {
+		size_t head = (n - drop + 1) / 2, tail = (n - drop) / 2;
+		size_t tail_at = tail ? at[n - tail] : total;
+		snprintf(buf, len, "%.*s…%s", (int)at[head], s, s + tail_at);
+		if (em_width(buf) <= ems)
+			return;
+	}
+}
+
+#define LEGEND_PX 12 /* the legend's font size */
+#define NOTE_PX 11   /* its second lines' */
+
+/* "src → dst QP 0x11" in at most `ems`: the addresses (IPv6, GIDs) cut in
+ * their middles, the longer first; the arrow and the QP whole. */
+static void flow_label_fit(struct rs_view *v, const struct rs_flow *fl, double ems, char *buf, size_t len)
+{
+	char src[96], dst[96], fs[96], fd[96], qp[24];
+	rs_fmt_flow_addr(v->names, &fl->key, false, src, sizeof src);
+	rs_fmt_flow_addr(v->names, &fl->key, true, dst, sizeof dst);
+	snprintf(qp, sizeof qp, " QP 0x%" PRIx32, fl->key.qpn);
+	double room = ems - em_width(" → ") - em_width(qp), ws = em_width(src), wd = em_width(dst);
+	double half = room / 2;
+	fit_middle(src, wd < half ? room - wd : ws < half ? ws : half, fs, sizeof fs);
+	fit_middle(dst, room - em_width(fs), fd, sizeof fd);
+	snprintf(buf, len, "%s → %s%s", fs, fd, qp);
+}
+
+/* The legend's text of flow fl: its label, and with several files a second
+ * line naming the file it came from (numbered as in the summary's capture
+ * files, in time order); "from frame N" on the second line (or the first,
+ * for one file) where two entries would read the same. Each fitted to the
+ * legend's width. */
+static void legend_text(struct rs_view *v, const struct rs_analyzer *a, const struct frame *g, const struct rs_flow *fl,
+			bool twin, char *l1, char *l2, size_t len)
+{
+	char full[256], frame[40] = "";
+	double px = g->mr - 40 - 8;
 	if (twin)
-		fprintf(out, " (from frame %" PRIu64 ")", fl->first.frame);
+		snprintf(frame, sizeof frame, "%sfrom frame %" PRIu64, g->multi ? ", " : " (", fl->first.frame);
+	l2[0] = '\0';
+	if (!g->multi) {
+		double fem = em_width(frame) + (twin ? em_width(")") : 0);
+		flow_label_fit(v, fl, px / LEGEND_PX - fem, full, sizeof full);
+		snprintf(l1, len, "%s%s%s", full, frame, twin ? ")" : "");
+		return;
+	}
+	flow_label_fit(v, fl, px / LEGEND_PX, l1, len);
+	const struct rs_file *fi = fl->first.file < a->files->len ? a->files->pdata[fl->first.file] : NULL;
+	const char *name = fi ? fi->name : "?", *slash = strrchr(name, '/');
+	char no[24];
+	snprintf(no, sizeof no, "file %" PRIu32 ": ", fl->first.file + 1);
+	fit_middle(slash ? slash + 1 : name, px / NOTE_PX - em_width(no) - em_width(frame), full, sizeof full);
+	snprintf(l2, len, "%s%s%s", no, full, frame);
+}
+
+/* Entry i's lines, "from frame N" added where two entries would read the same
+ * (a QP number used again, one file read twice). */
+static void legend_lines(const struct frame *g, struct rs_view *v, const struct rs_analyzer *a, const GPtrArray *sel,
+			 guint i, char *l1, char *l2, size_t len)
+{
+	char o1[360], o2[360];
+	legend_text(v, a, g, sel->pdata[i], false, l1, l2, len);
+	bool twin = false;
+	for (guint k = 0; k < sel->len && !twin; k++) {
+		legend_text(v, a, g, sel->pdata[k], false, o1, o2, sizeof o1);
+		twin = k != i && strcmp(o1, l1) == 0 && strcmp(o2, l2) == 0;
+	}
+	if (twin)
+		legend_text(v, a, g, sel->pdata[i], true, l1, l2, len);
+}
+
+static void legend_entry(FILE *out, const struct frame *g, struct rs_view *v, const struct rs_analyzer *a,
+			 const GPtrArray *sel, guint i, const char *color)
+{
+	char l1[360], l2[360];
+	double ly = MT + 10 + i * g->lstep;
+	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n",
+		g->w - g->mr + 15, ly, g->w - g->mr + 35, ly, color);
+	legend_lines(g, v, a, sel, i, l1, l2, sizeof l1);
+	fprintf(out, "<text x=\"%d\" y=\"%.1f\">", g->w - g->mr + 40, ly + 4);
+	xml_text(out, l1);
 	fprintf(out, "</text>\n");
+	if (!l2[0])
+		return;
+	fprintf(out, "<text x=\"%d\" y=\"%.1f\" font-size=\"%d\" fill=\"#555\">", g->w - g->mr + 40, ly + 18, NOTE_PX);
+	xml_text(out, l2);
+	fprintf(out, "</text>\n");
+}
+
+/* The right margin: the widest legend entry (measured uncut) if the default is too narrow, up to MR_SHARE of the image;
+ * what is still too wide is cut in the middle. */
+static void legend_margin(struct frame *g, struct rs_view *v, const struct rs_analyzer *a, const GPtrArray *sel)
+{
+	char l1[360], l2[360];
+	double need = 0;
+	g->mr = 1 << 20;
+	for (guint i = 0; i < sel->len; i++) {
+		legend_lines(g, v, a, sel, i, l1, l2, sizeof l1);
+		need = fmax(need, fmax(em_width(l1) * LEGEND_PX, em_width(l2) * NOTE_PX));
+	}
+	g->mr = (int)fmin(fmax(MR, ceil(need) + 40 + 8), floor(g->w * MR_SHARE));
+	if (g->mr < MR)
+		g->mr = MR;
 }
 
 /* Below the flows: how many were drawn, and what each mark means. */
 static void legend_notes(FILE *out, const struct frame *g, guint drawn, guint carried, const uint64_t marks[MK__COUNT])
 {
-	double y = MT + 14 + drawn * 20.0;
-	fprintf(out, "<text x=\"%d\" y=\"%.1f\" fill=\"#555\">top %u of %u flows with payload%s</text>\n", g->w - MR + 15,
+	double y = MT + 14 + drawn * (double)g->lstep;
+	fprintf(out, "<text x=\"%d\" y=\"%.1f\" fill=\"#555\">top %u of %u flows with payload%s</text>\n", g->w - g->mr + 15,
 		y, drawn, carried, carried > drawn ? " (--top N)" : "");
 	y += 24;
 	for (int k = 0; k < MK__COUNT; k++) {
 		if (!marks[k])
 			continue;
-		mark_shape(out, (enum mark)k, g->w - MR + 25, y + (k == MK_RETX ? -4 : k == MK_NAK ? 2 : k == MK_RNR ? 4 : 6),
+		mark_shape(out, (enum mark)k, g->w - g->mr + 25, y + (k == MK_RETX ? -4 : k == MK_NAK ? 2 : k == MK_RNR ? 4 : 6),
 			   "#333");
-		fprintf(out, "/>\n<text x=\"%d\" y=\"%.1f\">%s: %" PRIu64 "</text>\n", g->w - MR + 40, y, mark_name[k],
+		fprintf(out, "/>\n<text x=\"%d\" y=\"%.1f\">%s: %" PRIu64 "</text>\n", g->w - g->mr + 40, y, mark_name[k],
 			marks[k]);
 		y += 20;
 	}
@@ -280,7 +393,8 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 	static const char *const units[] = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s" };
 	int u = 0;
 	struct frame g = { .w = o->plot_w > 0 ? o->plot_w : W_DEFAULT, .h = o->plot_h > 0 ? o->plot_h : H_DEFAULT,
-			   .scale = 1 };
+			   .scale = 1, .multi = a->files->len > 1 };
+	g.lstep = g.multi ? 34 : 20;
 	while (ymax / g.scale >= 1024 && u < 4) {
 		g.scale *= 1024;
 		u++;
@@ -288,7 +402,8 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 	double ystep = nice_step(ymax / g.scale, 5), xstep = nice_step(tmax, 8);
 	g.ytop = ceil(ymax / g.scale / ystep) * ystep;
 	g.xtop = ceil(tmax / xstep) * xstep;
-	g.pw = g.w - ML - MR;
+	legend_margin(&g, &v, a, sel);
+	g.pw = g.w - ML - g.mr;
 	g.ph = g.h - MT - MB;
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -303,7 +418,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 	for (guint i = 0; i < sel->len; i++) {
 		const char *color = palette[i % G_N_ELEMENTS(palette)];
 		draw_flow(out, &g, sel->pdata[i], iv_s, color, marks);
-		legend_entry(out, &g, &v, sel, i, color);
+		legend_entry(out, &g, &v, a, sel, i, color);
 	}
 	if (sel->len)
 		legend_notes(out, &g, sel->len, carried, marks);

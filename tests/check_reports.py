@@ -26,6 +26,7 @@ import io
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -455,6 +456,89 @@ def tshark_events(path):
     return ev
 
 
+def font_advances():
+    """{character: advance in ems} of the font a browser draws the plot's
+    sans-serif with here (fc-match), from its TrueType hmtx and cmap
+    (format 4) tables; None without one."""
+    try:
+        font = subprocess.run(["fc-match", "-f", "%{file}", "sans-serif"], capture_output=True, text=True).stdout
+        data = open(font, "rb").read()
+    except OSError:
+        return None
+    if not font.endswith(".ttf"):
+        return None
+    tables = {data[12 + 16 * i:16 + 16 * i].decode("latin-1"): struct.unpack(">I", data[20 + 16 * i:24 + 16 * i])[0]
+              for i in range(struct.unpack(">H", data[4:6])[0])}
+    upem = struct.unpack(">H", data[tables["head"] + 18:tables["head"] + 20])[0]
+    nhm = struct.unpack(">H", data[tables["hhea"] + 34:tables["hhea"] + 36])[0]
+    hmtx = tables["hmtx"]
+    adv = [struct.unpack(">H", data[hmtx + 4 * i:hmtx + 4 * i + 2])[0] for i in range(nhm)]
+    cmap = tables["cmap"]
+    sub = None
+    for i in range(struct.unpack(">H", data[cmap + 2:cmap + 4])[0]):
+        plat, enc, off = struct.unpack(">HHI", data[cmap + 4 + 8 * i:cmap + 12 + 8 * i])
+        if plat == 3 and enc == 1:
+            sub = cmap + off
+    if sub is None or struct.unpack(">H", data[sub:sub + 2])[0] != 4:
+        return None
+    segs = struct.unpack(">H", data[sub + 6:sub + 8])[0] // 2
+    arr = lambda k: struct.unpack(">%dH" % segs, data[sub + 14 + k * 2 * segs + (2 if k else 0):
+                                                       sub + 14 + (k + 1) * 2 * segs + (2 if k else 0)])
+    ends, starts, deltas, ranges = arr(0), arr(1), arr(2), arr(3)
+    ro = sub + 16 + 6 * segs
+    out = {}
+    for j in range(segs):
+        for c in range(starts[j], ends[j] + 1):
+            if c == 0xFFFF:
+                continue
+            if ranges[j] == 0:
+                g = (c + deltas[j]) & 0xFFFF
+            else:
+                at = ro + 2 * j + ranges[j] + 2 * (c - starts[j])
+                g = struct.unpack(">H", data[at:at + 2])[0]
+                g = (g + deltas[j]) & 0xFFFF if g else 0
+            out[chr(c)] = adv[min(g, nhm - 1)] / upem
+    return out
+
+
+ADVANCES = font_advances()
+
+
+def legend_entries(doc):
+    """The legend's entries of a --plot SVG: the text after each legend
+    swatch (a line of stroke-width 3), with the smaller line under it if
+    any, as [(texts, [(x, font size, text)])]."""
+    kids = [n for n in doc.documentElement.childNodes if n.nodeType == n.ELEMENT_NODE]
+    out = []
+    for i, n in enumerate(kids):
+        if n.tagName != "line" or n.getAttribute("stroke-width") != "3":
+            continue
+        parts = []
+        for t in kids[i + 1:i + 3]:
+            if t.tagName != "text" or (parts and not t.getAttribute("font-size")) or not t.firstChild:
+                break
+            parts.append((float(t.getAttribute("x")), float(t.getAttribute("font-size") or 12), t.firstChild.data))
+        out.append((" / ".join(p[2] for p in parts), parts))
+    return out
+
+
+def check_legend(name, doc):
+    """Legend labels told apart, and each inside the image by the font's
+    own advance widths (what it would take to draw them)."""
+    entries = legend_entries(doc)
+    labels = [e[0] for e in entries]
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    check(not dup, "%s: the plot's legend has identical labels %r" % (name, dup[:2]))
+    if ADVANCES is None:
+        check(False, "%s: no TrueType sans-serif font to measure the legend with" % name)
+        return
+    w = float(doc.documentElement.getAttribute("width"))
+    for _, parts in entries:
+        for x, size, text in parts:
+            right = x + size * sum(ADVANCES.get(c, 1.0) for c in text)
+            check(right <= w, "%s: legend text %r ends at %.0f px, the image is %.0f wide" % (name, text, right, w))
+
+
 def check_svg(name, path):
     """--plot: well-formed SVG whose title names the file and whose legend
     counts the marks drawn: tshark's NAKs, RNR NAKs, CNPs and retransmitted
@@ -484,6 +568,25 @@ def check_svg(name, path):
         want = tshark_events(path)
         check(got == want, "%s: the plot's legend counts %r, tshark %r" % (name, got, want))
         check(drawn == sum(want.values()), "%s: %d events marked, tshark %d" % (name, drawn, sum(want.values())))
+        check_legend(name, doc)
+
+
+def check_svg_files(paths):
+    """--plot of several files (one read twice): every entry of the legend
+    told apart (the same addresses and QP in two files are two series), and
+    every entry of a file naming it; inside the image."""
+    with tempfile.TemporaryDirectory() as tmp:
+        svg = os.path.join(tmp, "p.svg")
+        subprocess.run([ROCESTAT, "-n", "--top", "1000", "--plot", svg, "-o", "/dev/null"] + paths, check=False)
+        doc = xml.dom.minidom.parse(svg)
+        name = "--plot of " + ", ".join(os.path.basename(p) for p in paths)
+        entries = legend_entries(doc)
+        check(len(entries) > 2, "%s: %d legend entries" % (name, len(entries)))
+        check_legend(name, doc)
+        # The file an entry names: one of the inputs, by the tail the legend keeps.
+        bases = {os.path.basename(p) for p in paths}
+        unnamed = [e[0] for e in entries if not any(b[-8:] in e[0] for b in bases)]
+        check(not unnamed, "%s: legend entries naming no file %r" % (name, unnamed[:2]))
 
 
 def check_compact(name, path):
@@ -550,6 +653,13 @@ def main():
         check_peak(base, path, "1ms", timeline_rows(path, "1ms"))
         check_svg(base, path)
         print("check_reports: %-55s checked" % base)
+    for path in sorted(glob.glob(os.path.join(SHARED, "hw-captures", "*.pcap"))):
+        with tempfile.TemporaryDirectory() as tmp:
+            svg = os.path.join(tmp, "p.svg")
+            subprocess.run([ROCESTAT, "-n", "--top", "1000", "--plot", svg, "-o", "/dev/null", path], check=False)
+            check_legend(os.path.basename(path), xml.dom.minidom.parse(svg))
+    loss = os.path.join(SHARED, "captures", "loss_write_bw.pcap")
+    check_svg_files([loss, loss, os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__ib2.pcap")])
     print("check_reports: %d checks, %d failed" % (checks, len(failures)))
     for f in failures:
         print("  FAIL " + f)
