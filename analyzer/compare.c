@@ -242,8 +242,9 @@ static void estimate_offset(struct rs_cmp *c);
 
 static void match(struct rs_cmp *c)
 {
-	qsort(c->pkts[0]->data, c->pkts[0]->len, sizeof(struct rs_cmp_pkt), pkt_cmp);
-	qsort(c->pkts[1]->data, c->pkts[1]->len, sizeof(struct rs_cmp_pkt), pkt_cmp);
+	for (int s = 0; s < 2; s++)
+		if (c->pkts[s]->len) /* an empty GArray's data is NULL, which qsort must not get */
+			qsort(c->pkts[s]->data, c->pkts[s]->len, sizeof(struct rs_cmp_pkt), pkt_cmp);
 	GArray *groups = g_array_new(FALSE, FALSE, sizeof(struct group));
 	match_unique(c, groups);
 	estimate_offset(c); /* from the packets sent once: 0 if there are none */
