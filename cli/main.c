@@ -2,6 +2,8 @@
  * main.c — rocestat's entry point: parse the options, pick the mode.
  */
 #include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -38,13 +40,29 @@ static int stdout_checked(int rc)
 	return rc;
 }
 
+/* The walkthrough's columns: --width (0: its default), else the
+ * terminal's when it goes to one, else its default (100). */
+static int walk_width(const struct rs_cli_opts *o, FILE *out)
+{
+	if (o->width >= 0)
+		return o->width;
+	struct winsize ws;
+	if (out == stdout && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col > 80 ? ws.ws_col : 80;
+	return 0;
+}
+
 /* --fields or --walk, to standard output or to -o FILE (written under a
  * temporary name and renamed when complete, as the reports are). */
 static struct rs_sink view_sink(FILE *out, const struct rs_cli_opts *o)
 {
 	const struct rs_fields_opts fo = { .verdicts = o->verdicts, .ulp = o->ulp, .n_ulp = o->n_ulp, .qp = o->qp,
 					   .conn = o->conn, .select = o->select };
-	return o->walk ? rs_walk_sink_ulp(out, o->color != 0, o->qp, o->conn, o->ulp, o->n_ulp) : rs_fields_sink(out, &fo);
+	if (!o->walk)
+		return rs_fields_sink(out, &fo);
+	struct rs_sink s = rs_walk_sink_ulp(out, o->color != 0, o->qp, o->conn, o->ulp, o->n_ulp);
+	rs_walk_set_width(&s, walk_width(o, out));
+	return s;
 }
 
 /* --qp/--conn picked no frame to show (offline: a live capture may simply

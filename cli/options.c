@@ -397,7 +397,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "top", 0, 0, G_OPTION_ARG_INT, &gv->top, "QPs drawn in the plot (default 8)", "N" },
 		{ "bits", 0, 0, G_OPTION_ARG_NONE, &gv->bits, "Rates in bits per second (Mb/s, Gb/s: SI units, as perftest and link speeds)", NULL },
 		{ "plot-size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_plot_size, "Plot size in pixels (default 1000x560)", "WxH" },
-		{ "width", 0, 0, G_OPTION_ARG_INT, &gv->width, "Lay the text summary, the ladder and --compare out for N columns (default: the terminal's, else 80; 0: unlimited)", "N" },
+		{ "width", 0, 0, G_OPTION_ARG_INT, &gv->width, "Lay the text summary, the ladder, the walkthrough and --compare out for N columns (default: the terminal's, else 80, the walkthrough 100; 0: unlimited)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &gv->quiet, "Live: one parseable line per interval instead of the screen", NULL },
 		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &gv->refresh, "Live: seconds between updates (default 1)", "SECONDS" },
 		{ "no-resolve", 'n', 0, G_OPTION_ARG_NONE, &gv->no_resolve, "Do not resolve addresses to host names", NULL },

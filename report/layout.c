@@ -102,9 +102,15 @@ void rs_para(FILE *out, int width, const char *first, const char *rest, const ch
 		if (!empty)
 			fprintf(out, "%.*s", spaces, sp);
 		col += spaces;
-		/* A word wider than a whole line: broken where the line ends. */
+		/* A word wider than a whole line: broken where the line ends, or
+		 * after the last '/' before that (a path breaks between names). */
 		while (col + ww > width && width - col > 0 && ww > width - indent) {
 			size_t n = fit(word, wlen, width - col);
+			for (size_t k = n; k > 1; k--)
+				if (word[k - 1] == '/') {
+					n = k;
+					break;
+				}
 			fwrite(word, 1, n, out);
 			fputc('\n', out);
 			fputs(rest, out);

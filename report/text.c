@@ -527,12 +527,29 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 	}
 }
 
+/* With --qp or --conn: the lines above cover the whole capture, the
+ * sections below the selection alone. */
+static void selection_line(FILE *out, const struct rs_view *v)
+{
+	char line[160];
+	if (v->o->qp >= 0)
+		snprintf(line, sizeof line, "the connection of QP 0x%x (--qp): the sections below show it alone; the "
+			 "lines above are the whole capture's", (unsigned)v->o->qp);
+	else if (v->o->conn >= 0)
+		snprintf(line, sizeof line, "connection %u (--conn): the sections below show it alone; the lines above "
+			 "are the whole capture's", (unsigned)v->o->conn);
+	else
+		return;
+	rs_para(out, v->o->width, "Selected   ", INDENT, line);
+}
+
 int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	rs_view_init(&v, a, o);
 	capture_section(out, &v);
 	opcode_section(out, &v);
+	selection_line(out, &v);
 	conn_section(out, &v);
 	rs_text_qps(out, &v);
 	rs_text_latency(out, &v);

@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -253,6 +254,12 @@ def drill_down():
         r = run(["--qp", str(some[0]), path])
         check("--qp %d %s: present, a report" % (some[0], os.path.basename(path)),
               r.returncode in (0, 1) and r.stdout.startswith("rocestat "), r.stderr)
+        # the capture-wide lines above say so: their frame count is the file's (tshark)
+        nframes = len(tshark_fields(path, "frame.number"))
+        check("--qp %d %s: the Selected line names it, the Capture line counts all %d frames" %
+              (some[0], os.path.basename(path), nframes),
+              ("Selected   the connection of QP 0x%x (--qp)" % some[0]) in r.stdout and
+              re.search(r"^Capture +%d frames" % nframes, r.stdout, re.M) is not None, r.stdout[:400])
 
 
 CM_IDS = ("infiniband.cm.req", "infiniband.cm.rep", "infiniband.cm.rep.remotecommid",

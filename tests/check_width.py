@@ -90,6 +90,15 @@ for cap in captures:
         wide = [ln for ln in text.split("\n") if shown(ln) > width]
         ck("%s ladder at %d: no line wider" % (base, width), not wide, repr(wide[:1]))
 
+# The walkthrough too (a few frames of each capture: its layout does not
+# depend on how many).
+for cap in captures:
+    base = os.path.basename(cap)
+    for width in (80, 120):
+        text = run("-V", "--frames", "1-12", "--width", str(width), cap)
+        wide = [ln for ln in text.split("\n") if shown(ln) > width]
+        ck("%s walkthrough at %d: no line wider" % (base, width), not wide, repr(wide[:1]))
+
 # --compare: A against B without A's first 50 frames.
 with tempfile.TemporaryDirectory() as tmp:
     for cap in captures:
@@ -137,6 +146,10 @@ ck("a terminal of 100 columns gets 100", term == run("--width", "100", "--color"
    "first lines: %r" % term[:200])
 term = on_terminal_sized(60, loss)
 ck("a terminal under 80 columns gets 80", term == run("--width", "80", "--color", "never", loss))
+term = on_terminal_sized(80, "-V", "--frames", "40-50", loss)
+ck("the walkthrough on a terminal of 80 columns gets 80",
+   term == run("-V", "--frames", "40-50", "--width", "80", "--color", "never", loss) and
+   max(shown(ln) for ln in term.split("\n")) <= 80, "first lines: %r" % term[:200])
 
 print("check_width: %d checks, %d failed" % (ck.checks, ck.failures))
 sys.exit(1 if ck.failures else 0)

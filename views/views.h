@@ -43,6 +43,8 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o);
  * --fields (or --walk) sink `s` has shown. */
 uint64_t rs_fields_picked(const struct rs_sink *s);
 uint64_t rs_walk_picked(const struct rs_sink *s);
+/* The columns the walkthrough is laid out for (80 at least; 0: its default, 100). */
+void rs_walk_set_width(const struct rs_sink *s, int width);
 /* The --walk classroom view; `color`: ANSI colours; `qp` as in
  * rs_fields_opts. */
 struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp, int64_t conn);

@@ -37,7 +37,11 @@ static void begin_file(void *ctx, const char *name, int dlt)
 	vfeed_file(&w->vf, name, dlt);
 	fputc('\n', w->out);
 	wsgr(w, "1");
-	wout(w, "Walkthrough of %s", name);
+	/* A long path goes on a line of its own. */
+	if (15 + (int)strlen(name) > w->width)
+		wout(w, "Walkthrough of\n  %s", name);
+	else
+		wout(w, "Walkthrough of %s", name);
 	wsgr_off(w);
 	wout(w, "\n  link type %d (%s); times are relative to the first frame read.\n", dlt, ln ? ln : "?");
 }
@@ -102,7 +106,7 @@ static void header(struct walk *w, uint64_t ts)
 
 	fputc('\n', w->out);
 	wsgr(w, "1");
-	for (int i = 0; i < WALK_WIDTH - 4; i++)
+	for (int i = 0; i < w->width - 4; i++)
 		fputc('=', w->out);
 	fputc('\n', w->out);
 	if ((f->have & RS_HAVE_ERF) && f->erf_wlen) {
@@ -319,7 +323,7 @@ struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, int64_t qp, int64_t conn,
 {
 	static struct walk w;
 	vfeed_end(&w.vf); /* a sink made before, whose run ended without end_file */
-	w = (struct walk){ .out = out, .color = color, .qp = qp, .conn = conn };
+	w = (struct walk){ .out = out, .color = color, .width = WALK_WIDTH, .qp = qp, .conn = conn };
 	for (unsigned i = 0; i < n_ulp && i < sizeof w.vf.ulp / sizeof w.vf.ulp[0]; i++)
 		w.vf.ulp[w.vf.n_ulp++] = ulp[i];
 	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
@@ -329,4 +333,10 @@ struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, int64_t qp, int64_t conn,
 uint64_t rs_walk_picked(const struct rs_sink *s)
 {
 	return ((const struct walk *)s->ctx)->picked;
+}
+
+void rs_walk_set_width(const struct rs_sink *s, int width)
+{
+	struct walk *w = s->ctx;
+	w->width = width >= 80 ? width : WALK_WIDTH;
 }

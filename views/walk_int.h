@@ -22,7 +22,7 @@
 #include "views/vfeed.h"
 #include "views/views.h"
 
-#define WALK_WIDTH 100
+#define WALK_WIDTH 100 /* the default width: a pipe's, a file's */
 #define COL_LABEL 10
 #define COL_VALUE 32
 #define COL_NOTE 58
@@ -30,6 +30,7 @@
 struct walk {
 	FILE *out;
 	bool color;
+	int width;             /* columns (80 at least; WALK_WIDTH unless told) */
 	int64_t qp;            /* --qp, -1: none */
 	int64_t conn;          /* --conn, -1: none */
 	uint64_t picked;       /* frames of that QP's (or connection's) shown */

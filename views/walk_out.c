@@ -117,7 +117,7 @@ void wwrap(struct walk *w, int col, int indent, const char *text)
 		if (first)
 			gap = 0;
 		size_t n = strcspn(p, " ");
-		if (!first && col + gap + (int)n > WALK_WIDTH) {
+		if (!first && col + gap + (int)n > w->width) {
 			fputc('\n', w->out);
 			col = pad_to(w, 0, indent);
 			gap = 0;
@@ -152,7 +152,11 @@ void wtitle_named(struct walk *w, unsigned id, const char *name, const char *lon
 	wsgr_off(w);
 	if (long_name)
 		fprintf(w->out, "  %s", long_name);
-	int right = WALK_WIDTH - (int)strlen(where);
+	int right = w->width - (int)strlen(where);
+	if (right < col + 2) { /* no room beside the names: right-aligned below them */
+		fputc('\n', w->out);
+		col = 0;
+	}
 	col = pad_to(w, col, right > col + 2 ? right : col + 2);
 	fprintf(w->out, "%s\n", where);
 }
@@ -235,7 +239,7 @@ static void say(struct walk *w, const char *mark, const char *sgr, const char *f
 			break;
 		size_t n = strcspn(p, " ");
 		int need = (first ? 0 : 1) + (int)n;
-		if (!first && col + need > WALK_WIDTH) {
+		if (!first && col + need > w->width) {
 			fputs("\n    ", w->out);
 			wsgr(w, sgr);
 			fprintf(w->out, "%-*s", (int)strlen(mark), mark[0] == '!' ? "!!" : ">");
