@@ -125,6 +125,20 @@ static void cnp_received(struct rs_analyzer *a, struct rs_flow *fl, uint64_t ts)
 	}
 }
 
+/* Whether a packet carries RDMA data, the traffic the data DSCP is for: a
+ * request with payload or a READ response, on a QP above 1. ACKs, NAKs and
+ * atomic ACKs travel in whatever class the responder's NIC gives them, and
+ * the MADs of QP0/QP1 (CM, SM) in the management class. */
+static bool carries_data(const struct rs_frame *f)
+{
+	if (f->bth.destqp <= 1)
+		return false;
+	enum rs_op_kind k = rs_opinfo(f->bth.opcode)->kind;
+	if (k == RS_KIND_READ_RESP)
+		return true;
+	return f->payload_len && k != RS_KIND_NONE && k != RS_KIND_ACK && k != RS_KIND_ATOMIC_ACK && k != RS_KIND_CNP;
+}
+
 void rs_cong_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, uint64_t ts)
 {
 	bool cnp = rs_opinfo(f->bth.opcode)->kind == RS_KIND_CNP;
@@ -137,6 +151,7 @@ void rs_cong_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fr
 		cnp_received(a, fl, ts);
 	} else if (f->dscp != a->cong->dscp_data) {
 		rs_dscp_count(r, f->dscp, 1);
+		r->dscp_data_bad += carries_data(f);
 	}
 	if (f->ecn == 3) {
 		struct rs_cnp_flow *c = cnp_flow(a, fl, true);
@@ -362,11 +377,8 @@ static void flow_flags(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_cong_state *c = a->cong;
 	const struct rs_flow_rare *r = rs_rare(fl);
-	uint64_t other = r->dscp_more;
-	for (int i = 0; i < RS_DSCP_SEEN; i++)
-		other += r->dscp_n[i];
-	if (other && (c->dscp_given || c->ecn_used || a->cnps))
-		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_DATA, fl, &fl->first, other);
+	if (r->dscp_data_bad && (c->dscp_given || c->ecn_used || a->cnps))
+		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_DATA, fl, &fl->first, r->dscp_data_bad);
 	if (r->cnp_dscp_bad)
 		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_CNPS, fl, &fl->first, r->cnp_dscp_bad);
 	const struct rs_flow *peer = fl->peer;

@@ -489,7 +489,7 @@ static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, 
 		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received with DSCP %u, not the expected %u%s", who, an->count,
 			 an->count == 1 ? "" : "s", rs_rare(fl)->cnp_dscp_v, c->dscp_cnp, c->dscp_given ? "" : " (--dscp cnp=N)");
 	} else {
-		snprintf(buf, len, "%s: %" PRIu64 " packet%s not with the expected data DSCP %u%s", who, an->count,
+		snprintf(buf, len, "%s: %" PRIu64 " data packet%s not with the expected data DSCP %u%s", who, an->count,
 			 an->count == 1 ? "" : "s", c->dscp_data, c->dscp_given ? "" : " (--dscp data=N)");
 	}
 }
