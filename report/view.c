@@ -49,7 +49,9 @@ void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t 
 		{ g.not_captured, "%" PRIu64 " not captured (acknowledged by the responder, never NAKed or re-sent: "
 				  "the capture dropped them, not the network)" },
 		{ g.lost, "%" PRIu64 " lost (NAKed by the responder as missing)" },
-		{ g.resent, "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
+		{ g.resent, response ? "%" PRIu64 " re-sent by the responder (answering the requester's READ retry), "
+				       "their first copy not in the capture"
+				     : "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
 		{ g.reordered, "%" PRIu64 " arrived late (reordered)" },
 		{ g.undetermined, "%" PRIu64 " undetermined (not in the capture; %s)" },
 	};

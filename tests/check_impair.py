@@ -349,6 +349,19 @@ def check_file(path, rocestat, verbose):
         failed = RETRY_EXC in e.statuses or RNR_RETRY_EXC in e.statuses
         eq("%s: state" % tag, conn["state"], "failed" if failed else "closed")
         check_run(name, i + 1 if len(runs) > 1 else 0, e, conn, rep, verbose)
+    # A gap's re-sent PSNs name who re-sent them: the server is the responder
+    # in every scenario (truth: the client posts the WRs), so on its half-flows
+    # (READ responses) the responder, on the client's the requester.
+    for r in runs:
+        for a in rep["anomalies"]:
+            d = a.get("description", "")
+            if "PSNs skipped" not in d or " re-sent by the " not in d:
+                continue
+            who = "responder" if a.get("src") == r["server"]["ip"] else "requester"
+            if a.get("src") in (r["server"]["ip"], r["client"]["ip"]):
+                check("%s: gap re-sends on %s's half-flow named as the %s's" % (name, a.get("src"), who),
+                      " re-sent by the %s" % who in d, d)
+
     starts = [a for a in rep["anomalies"] if "Starting PSN" in a.get("description", "")]
     eq("%s: no Starting-PSN anomaly" % name, [a["description"] for a in starts], [])
 
