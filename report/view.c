@@ -507,7 +507,7 @@ const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly
 	}
 	if (an->ghost && an->subject == an->ghost) {
 		/* Worded as when it was evicted, the sentence cut where it was. */
-		char d[512];
+		char d[1024];
 		describe(v, an, d, sizeof d);
 		snprintf(buf, len, "%s (%s since evicted)", d, subject_noun(type));
 		return buf;
