@@ -102,9 +102,9 @@ static void text_pauses(FILE *out, const struct rs_view *v)
 				snprintf(what, sizeof what, "PAUSE (all)");
 			else
 				snprintf(what, sizeof what, "priority %d", p);
-			int o = snprintf(line, sizeof line, "%s %s: %" PRIu64 " frames (%" PRIu64 " pause, %" PRIu64
+			int o = snprintf(line, sizeof line, "%s %s: %" PRIu64 " frame%s (%" PRIu64 " pause, %" PRIu64
 					 " release), paused %s, longest %s; first frame %" PRIu64,
-					 mac_str(s->mac, mac, sizeof mac), what, pp->frames, pp->xoff, pp->xon,
+					 mac_str(s->mac, mac, sizeof mac), what, pp->frames, pp->frames == 1 ? "" : "s", pp->xoff, pp->xon,
 					 rs_fmt_ns(pp->paused_ns, b1, sizeof b1), rs_fmt_ns(pp->longest_ns, b2, sizeof b2),
 					 pp->first.frame);
 			if (pp->storms && o > 0 && (size_t)o < sizeof line)

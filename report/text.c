@@ -522,7 +522,7 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 		char d[1024], fr[200], line[1280];
 		rs_anomaly_describe(v, an, d, sizeof d);
 		rs_fmt_frames(an, v->a, fr, sizeof fr);
-		snprintf(line, sizeof line, "%s%s%s", d, an->nframes ? "; frames " : "", an->nframes ? fr : "");
+		snprintf(line, sizeof line, "%s%s%s", d, an->nframes == 1 ? "; frame " : an->nframes ? "; frames " : "", an->nframes ? fr : "");
 		rs_para(out, v->o->width, "  - ", "    ", line);
 	}
 }

@@ -14,6 +14,7 @@
 import collections
 import glob
 import json
+import re
 import os
 import subprocess
 import sys
@@ -153,6 +154,15 @@ for t in truth["pauses"]:
     # 400 Gb/s too: each lasts quanta x 512 bit times, 1.28 ns a quantum
     ck("400 Gb/s pause time %s/%d" % (t["sender"], t["priority"]), p and abs(p["paused_ns"] - t["quanta"] * 512 / 400) <= t["frames"],
        "%s vs %s" % (p and p["paused_ns"], t["quanta"] * 512 / 400))
+# One PAUSE/PFC frame alone (the first tshark sees): its row says "1 frame".
+pf = subprocess.run(["tshark", "-r", pcap, "-Y", "macc", "-T", "fields", "-e", "frame.number"],
+                    capture_output=True, text=True).stdout.split()
+if ck("a PAUSE/PFC frame by tshark", bool(pf)):
+    one = os.path.join(tmp, "one_pause.pcap")
+    subprocess.run(["editcap", "-r", pcap, one, pf[0]], check=True, capture_output=True)
+    txt = run("--width", "0", one).stdout
+    ck("one pause frame: '1 frame (' in its row", re.search(r": 1 frame \(", txt) is not None, txt[-400:])
+    ck("one pause frame: no '1 frames'", "1 frames" not in txt, txt[-400:])
 run("--dscp", "data=64", pcap, rc=2)
 run("--dscp", "voice=3", pcap, rc=2)
 run("--link-speed", "0", pcap, rc=2)
