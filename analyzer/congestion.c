@@ -48,7 +48,8 @@ void rs_cong_init(struct rs_analyzer *a)
 	c->dscp_data = a->opts.dscp_data1 ? (uint8_t)(a->opts.dscp_data1 - 1) : RS_DSCP_DATA_DEFAULT;
 	c->dscp_cnp = a->opts.dscp_cnp1 ? (uint8_t)(a->opts.dscp_cnp1 - 1) : RS_DSCP_CNP_DEFAULT;
 	c->link_gbps = a->opts.link_gbps ? a->opts.link_gbps : RS_LINK_GBPS_DEFAULT;
-	c->cnp_threshold = a->opts.cnp_threshold;
+	c->cnp_given = a->opts.cnp_threshold1 != 0;
+	c->cnp_threshold = c->cnp_given ? a->opts.cnp_threshold1 - 1 : 0;
 	c->by_flow = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, cnp_flow_free);
 	c->pause_src = g_ptr_array_new_with_free_func(pause_src_free);
 	a->cong = c;
@@ -394,7 +395,7 @@ static void flow_flags(struct rs_analyzer *a, struct rs_flow *fl)
 	uint64_t cnps_back = peer ? rs_rare(peer)->cnps : 0;
 	if (not_ect && (cnps_back || r->ecn_ce || (peer && rs_rare(peer)->ecn_ce)))
 		rs_anomaly(a, RS_AN_NOT_ECT, 0, fl, &fl->first, not_ect);
-	if (c->cnp_threshold && r->cnps > c->cnp_threshold) {
+	if (c->cnp_given && r->cnps > c->cnp_threshold) {
 		struct rs_cnp_stats st;
 		rs_cnp_stats(a, fl, &st);
 		if (st.peak_1s > c->cnp_threshold)

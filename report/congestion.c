@@ -279,7 +279,7 @@ void rs_json_congestion(struct rs_json *j, const struct rs_view *v)
 	rs_json_end_obj(j);
 	rs_json_bool(j, "ecn_in_use", c->ecn_used);
 	rs_json_u64(j, "link_speed_gbps", c->link_gbps);
-	if (c->cnp_threshold)
+	if (c->cnp_given)
 		rs_json_u64(j, "cnp_threshold_per_s", c->cnp_threshold);
 	else
 		rs_json_null(j, "cnp_threshold_per_s");

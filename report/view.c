@@ -479,8 +479,8 @@ static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, 
 		snprintf(buf, len, "%s: %" PRIu64 " packet%s sent Not-ECT while the connection sees congestion (CE marks or "
 			 "CNPs): switches cannot mark them, only drop or pause them", who, an->count, an->count == 1 ? "" : "s");
 	} else if (an->type == RS_AN_CNP_RATE) {
-		snprintf(buf, len, "%s: %" PRIu64 " CNPs received within one second, more than --cnp-threshold %" PRIu64, who,
-			 an->count, c->cnp_threshold);
+		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received within one second, more than --cnp-threshold %" PRIu64, who,
+			 an->count, an->count == 1 ? "" : "s", c->cnp_threshold);
 	} else if (an->code == RS_DSCP_ASYM && fl->peer) {
 		uint8_t v1[RS_DSCP_SEEN + 1], v2[RS_DSCP_SEEN + 1];
 		uint64_t n[RS_DSCP_SEEN + 1];

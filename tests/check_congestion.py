@@ -314,6 +314,15 @@ if ck("a capture whose only anomalies are CE and CNPs", not others and ptruth["c
     p = run("--cnp-threshold", str(most - 1) if most > 1 else "1", plain, rc=1 if most > 1 else 0)
     if most > 1:
         ck("cnp_rate anomaly named", "more than --cnp-threshold" in p.stdout)
+    # 0 (the man page: more than N): every half-flow that received a CNP
+    d0 = json.loads(run("--cnp-threshold", "0", "--format", "json", plain, rc=1).stdout)
+    rate = {(a["src"], a["dst"], a["dest_qp"]) for a in d0["anomalies"] if a["type"] == "cnp_rate"}
+    want = {(t["src"], t["dst"], t["dst_qp"]) for t in ptruth["half_flows"] if t["cnps"]}
+    ck("--cnp-threshold 0: a cnp_rate anomaly on each half-flow with a CNP (truth)", rate == want,
+       "%d != %d" % (len(rate), len(want)))
+    ck("--cnp-threshold 0 in the JSON", d0["congestion"]["cnp_threshold_per_s"] == 0)
+run("--cnp-threshold", "-1", pcap, rc=2)
+run("--cnp-threshold", "x", pcap, rc=2)
 
 print("check_congestion: %d checks, %d failed" % (ck.checks, ck.failures))
 sys.exit(1 if ck.failures else 0)
