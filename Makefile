@@ -190,6 +190,7 @@ golden: $(BIN)
 # Every JSON document against the schema rocestat ships (man/rocestat.schema.json).
 jsonschema: $(BIN) $(BUILD)/bench/gen
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_json_schema.py
+	ROCESTAT=$(abspath $(BIN)) BENCH_GEN=$(abspath $(BUILD)/bench/gen) python3 tests/check_man.py
 
 # The text summary fits 80, 120 and 200 columns (and a terminal's own width).
 width: $(BIN)

@@ -69,7 +69,7 @@ struct rs_analyzer_opts {
 	/* Congestion and QoS (analyzer/congestion.h). */
 	uint8_t dscp_data1, dscp_cnp1; /* the expected DSCPs + 1 (--dscp); 0: the defaults, 26 and 48 */
 	uint32_t link_gbps;    /* for pause times; 0: 100 */
-	uint64_t cnp_threshold;/* more CNPs than this in a second on a half-flow is an anomaly; 0: never */
+	uint64_t cnp_threshold1;/* more CNPs than this - 1 in a second on a half-flow is an anomaly; 0: never */
 	/* --ulp PORT=NAME: RDMA CM ports the user names (before the built-in
 	 * names); a name "nvme"/"nvmf" makes the queue's capsules decoded. */
 	struct rs_ulp_map { uint16_t port; char name[32]; } ulp[8];

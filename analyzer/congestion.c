@@ -48,7 +48,8 @@ void rs_cong_init(struct rs_analyzer *a)
 	c->dscp_data = a->opts.dscp_data1 ? (uint8_t)(a->opts.dscp_data1 - 1) : RS_DSCP_DATA_DEFAULT;
 	c->dscp_cnp = a->opts.dscp_cnp1 ? (uint8_t)(a->opts.dscp_cnp1 - 1) : RS_DSCP_CNP_DEFAULT;
 	c->link_gbps = a->opts.link_gbps ? a->opts.link_gbps : RS_LINK_GBPS_DEFAULT;
-	c->cnp_threshold = a->opts.cnp_threshold;
+	c->cnp_given = a->opts.cnp_threshold1 != 0;
+	c->cnp_threshold = c->cnp_given ? a->opts.cnp_threshold1 - 1 : 0;
 	c->by_flow = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, cnp_flow_free);
 	c->pause_src = g_ptr_array_new_with_free_func(pause_src_free);
 	a->cong = c;
@@ -125,6 +126,20 @@ static void cnp_received(struct rs_analyzer *a, struct rs_flow *fl, uint64_t ts)
 	}
 }
 
+/* Whether a packet carries RDMA data, the traffic the data DSCP is for: a
+ * request with payload or a READ response, on a QP above 1. ACKs, NAKs and
+ * atomic ACKs travel in whatever class the responder's NIC gives them, and
+ * the MADs of QP0/QP1 (CM, SM) in the management class. */
+static bool carries_data(const struct rs_frame *f)
+{
+	if (f->bth.destqp <= 1)
+		return false;
+	enum rs_op_kind k = rs_opinfo(f->bth.opcode)->kind;
+	if (k == RS_KIND_READ_RESP)
+		return true;
+	return f->payload_len && k != RS_KIND_NONE && k != RS_KIND_ACK && k != RS_KIND_ATOMIC_ACK && k != RS_KIND_CNP;
+}
+
 void rs_cong_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, uint64_t ts)
 {
 	bool cnp = rs_opinfo(f->bth.opcode)->kind == RS_KIND_CNP;
@@ -137,6 +152,7 @@ void rs_cong_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fr
 		cnp_received(a, fl, ts);
 	} else if (f->dscp != a->cong->dscp_data) {
 		rs_dscp_count(r, f->dscp, 1);
+		r->dscp_data_bad += carries_data(f);
 	}
 	if (f->ecn == 3) {
 		struct rs_cnp_flow *c = cnp_flow(a, fl, true);
@@ -362,11 +378,8 @@ static void flow_flags(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_cong_state *c = a->cong;
 	const struct rs_flow_rare *r = rs_rare(fl);
-	uint64_t other = r->dscp_more;
-	for (int i = 0; i < RS_DSCP_SEEN; i++)
-		other += r->dscp_n[i];
-	if (other && (c->dscp_given || c->ecn_used || a->cnps))
-		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_DATA, fl, &fl->first, other);
+	if (r->dscp_data_bad && (c->dscp_given || c->ecn_used || a->cnps))
+		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_DATA, fl, &fl->first, r->dscp_data_bad);
 	if (r->cnp_dscp_bad)
 		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_CNPS, fl, &fl->first, r->cnp_dscp_bad);
 	const struct rs_flow *peer = fl->peer;
@@ -382,7 +395,7 @@ static void flow_flags(struct rs_analyzer *a, struct rs_flow *fl)
 	uint64_t cnps_back = peer ? rs_rare(peer)->cnps : 0;
 	if (not_ect && (cnps_back || r->ecn_ce || (peer && rs_rare(peer)->ecn_ce)))
 		rs_anomaly(a, RS_AN_NOT_ECT, 0, fl, &fl->first, not_ect);
-	if (c->cnp_threshold && r->cnps > c->cnp_threshold) {
+	if (c->cnp_given && r->cnps > c->cnp_threshold) {
 		struct rs_cnp_stats st;
 		rs_cnp_stats(a, fl, &st);
 		if (st.peak_1s > c->cnp_threshold)

@@ -60,7 +60,8 @@ struct rs_cong_state {
 	uint8_t dscp_data, dscp_cnp; /* expected */
 	bool dscp_given;          /* by the user (else the defaults, judged only where ECN is in use) */
 	uint32_t link_gbps;
-	uint64_t cnp_threshold;   /* CNPs in a second on one half-flow that make an anomaly; 0: none */
+	uint64_t cnp_threshold;   /* more CNPs than this in a second on one half-flow make an anomaly ... */
+	bool cnp_given;           /* ... if --cnp-threshold was given (0 then: every CNP) */
 	GHashTable *by_flow;      /* flow id -> struct rs_cnp_flow */
 	GPtrArray *pause_src;     /* struct rs_pause_src, in the order first seen */
 	uint64_t pfc_frames, pause_frames;

@@ -219,6 +219,7 @@ void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s)
 	for (int k = 0; k < RS_DSCP_SEEN && s->dscp_n[k]; k++)
 		rs_dscp_count(d, s->dscp_v[k], s->dscp_n[k]);
 	d->dscp_more += s->dscp_more;
+	d->dscp_data_bad += s->dscp_data_bad;
 	if (s->cnp_dscp_bad && !d->cnp_dscp_bad)
 		d->cnp_dscp_v = s->cnp_dscp_v;
 	d->cnp_dscp_bad += s->cnp_dscp_bad;

@@ -598,6 +598,7 @@ struct rs_flow_rare {
 	uint8_t dscp_v[RS_DSCP_SEEN];  /* other DSCPs of packets besides CNPs, in the order seen ... */
 	uint64_t dscp_n[RS_DSCP_SEEN]; /* ... and their packets */
 	uint64_t dscp_more;       /* packets with yet another DSCP */
+	uint64_t dscp_data_bad;   /* of those, packets carrying RDMA data (what the data DSCP is for) */
 	uint64_t cnp_dscp_bad;    /* CNPs not with the expected CNP DSCP ... */
 	uint8_t cnp_dscp_v;       /* ... the first one's */
 	uint64_t icrc_bad, icrc_unchecked, undecodable;

@@ -86,7 +86,7 @@ struct rs_cli_opts {
 	uint64_t max_flows;     /* --max-flows: cap on tracked half-flows (0 = no cap) */
 	uint8_t dscp_data1, dscp_cnp1; /* --dscp: the expected DSCPs + 1 (0: the defaults) */
 	uint32_t link_gbps;     /* --link-speed (0: the default, 100) */
-	uint64_t cnp_threshold; /* --cnp-threshold (0: none) */
+	uint64_t cnp_threshold1; /* --cnp-threshold + 1 (0: none) */
 	struct rs_ulp_map ulp[8]; /* --ulp PORT=NAME */
 	uint8_t n_ulp;
 

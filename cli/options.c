@@ -214,8 +214,10 @@ static gboolean on_cnp_threshold(const gchar *name, const gchar *arg, gpointer d
 {
 	struct rs_cli_opts *o = data;
 	(void)name;
-	if (!parse_u64(arg, UINT64_MAX, &o->cnp_threshold) || !o->cnp_threshold)
-		return BAD(err, "--cnp-threshold \"%s\": expected a number of CNPs per second (1 or more)", arg);
+	uint64_t v;
+	if (!parse_u64(arg, UINT64_MAX - 1, &v))
+		return BAD(err, "--cnp-threshold \"%s\": expected a number of CNPs per second (0 or more)", arg);
+	o->cnp_threshold1 = v + 1;
 	return TRUE;
 }
 

@@ -132,7 +132,7 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		.dscp_data1 = o->dscp_data1,
 		.dscp_cnp1 = o->dscp_cnp1,
 		.link_gbps = o->link_gbps,
-		.cnp_threshold = o->cnp_threshold,
+		.cnp_threshold1 = o->cnp_threshold1,
 	};
 	memcpy(ao.ulp, o->ulp, sizeof ao.ulp);
 	if (o->iface) { /* the live view shows the CM events */

@@ -102,9 +102,9 @@ static void text_pauses(FILE *out, const struct rs_view *v)
 				snprintf(what, sizeof what, "PAUSE (all)");
 			else
 				snprintf(what, sizeof what, "priority %d", p);
-			int o = snprintf(line, sizeof line, "%s %s: %" PRIu64 " frames (%" PRIu64 " pause, %" PRIu64
+			int o = snprintf(line, sizeof line, "%s %s: %" PRIu64 " frame%s (%" PRIu64 " pause, %" PRIu64
 					 " release), paused %s, longest %s; first frame %" PRIu64,
-					 mac_str(s->mac, mac, sizeof mac), what, pp->frames, pp->xoff, pp->xon,
+					 mac_str(s->mac, mac, sizeof mac), what, pp->frames, pp->frames == 1 ? "" : "s", pp->xoff, pp->xon,
 					 rs_fmt_ns(pp->paused_ns, b1, sizeof b1), rs_fmt_ns(pp->longest_ns, b2, sizeof b2),
 					 pp->first.frame);
 			if (pp->storms && o > 0 && (size_t)o < sizeof line)
@@ -279,7 +279,7 @@ void rs_json_congestion(struct rs_json *j, const struct rs_view *v)
 	rs_json_end_obj(j);
 	rs_json_bool(j, "ecn_in_use", c->ecn_used);
 	rs_json_u64(j, "link_speed_gbps", c->link_gbps);
-	if (c->cnp_threshold)
+	if (c->cnp_given)
 		rs_json_u64(j, "cnp_threshold_per_s", c->cnp_threshold);
 	else
 		rs_json_null(j, "cnp_threshold_per_s");

@@ -653,7 +653,7 @@ static void anomalies(struct rs_json *j, const struct rs_view *v, const struct n
 	list_begin(j, nd, "anomalies");
 	for (guint i = 0; i < v->anomalies->len; i++) {
 		const struct rs_anomaly *an = v->anomalies->pdata[i];
-		char d[512];
+		char d[1024];
 		item_begin(j, nd, NULL, "anomaly", v->a, an->nframes ? an->frames[0].file : UINT32_MAX);
 		rs_json_str(j, "type", rs_anom_key((enum rs_anom)an->type));
 		rs_json_u64(j, "code", an->code);

@@ -67,6 +67,27 @@ static size_t fit(const char *s, size_t len, int cols)
 	return i;
 }
 
+/* The units report/format.c writes after a number. */
+static const char *const units[] = { "ns", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB", "PiB", "B/s", "KiB/s",
+				     "MiB/s", "GiB/s", "TiB/s", "b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s" };
+
+/* Bytes of a unit at s (after a number and one space), with the
+ * punctuation that follows it up to the next space; 0 if none. */
+static size_t unit_len(const char *s)
+{
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		size_t n = strlen(units[i]);
+		if (strncmp(s, units[i], n))
+			continue;
+		size_t k = n;
+		while (s[k] && strchr(",;:)]", s[k]))
+			k++;
+		if (!s[k] || s[k] == ' ')
+			return k;
+	}
+	return 0;
+}
+
 void rs_para(FILE *out, int width, const char *first, const char *rest, const char *text)
 {
 	fputs(first, out);
@@ -85,6 +106,9 @@ void rs_para(FILE *out, int width, const char *first, const char *rest, const ch
 		const char *word = p;
 		while (*p && *p != ' ')
 			p++;
+		/* A number and its unit stay on one line ("13.4 µs"). */
+		if (p > word && p[-1] >= '0' && p[-1] <= '9' && p[0] == ' ')
+			p += unit_len(p + 1) ? 1 + unit_len(p + 1) : 0;
 		size_t wlen = (size_t)(p - word);
 		if (!wlen)
 			break; /* trailing spaces */

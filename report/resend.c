@@ -5,6 +5,7 @@
  * words them.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -82,8 +83,19 @@ static void retrans(const char *who, const struct rs_flow *fl, uint64_t count, c
 	    " filling PSNs missing here)", l->episodes, l->episodes == 1 ? "" : "s", l->duplicates, l->fills - l->ooo);
 }
 
-/* What the connection's CM exchange asked this requester to retry with. */
-static void announced(const struct rs_flow *fl, bool rnr, char *buf, size_t len, size_t *n)
+/* The Local ACK Timeout exponent whose 4.096 us x 2^t (IBA 9.7.6.1.3) is
+ * nearest, by ratio, to a re-send period. */
+static unsigned timeout_exponent(uint64_t period_ns)
+{
+	double t = round(log2((double)period_ns / 4096.0));
+	return t < 1 ? 1 : t > 31 ? 31 : (unsigned)t;
+}
+
+/* What the connection's CM exchange asked this requester to retry with;
+ * period_ns, the timeout re-sends' measured period (0: none), when far from
+ * the CM's timeout (beyond 2x either way, wider than RXE's jitter), names the
+ * timeout it matches: the QP was modified after the CM exchange. */
+static void announced(const struct rs_flow *fl, bool rnr, uint64_t period_ns, char *buf, size_t len, size_t *n)
 {
 	const struct rs_conn *c = fl->conn;
 	if (!c)
@@ -93,6 +105,12 @@ static void announced(const struct rs_flow *fl, bool rnr, char *buf, size_t len,
 	if (!rnr && c->have_req_retry) {
 		put(buf, len, n, "; the CM REQ carried Local ACK Timeout %u (%s) and Retry Count %u", c->ack_timeout,
 		    c->ack_timeout ? rs_fmt_ns(rs_ack_timeout_ns(c->ack_timeout), t, sizeof t) : "none", c->retry_count);
+		uint64_t cm = c->ack_timeout ? rs_ack_timeout_ns(c->ack_timeout) : 0;
+		if (period_ns && cm && (period_ns < cm / 2 || period_ns > cm * 2)) {
+			unsigned e = timeout_exponent(period_ns);
+			put(buf, len, n, "; the period observed matches Local ACK Timeout %u (%s): the QP's timeout "
+			    "was changed after the CM exchange", e, rs_fmt_ns(rs_ack_timeout_ns((uint8_t)e), t, sizeof t));
+		}
 	} else if (rnr && (client ? c->have_rep_rnr : c->have_req_retry)) {
 		put(buf, len, n, "; the CM %s carried RNR Retry Count %u", client ? "REP" : "REQ",
 		    client ? c->rnr_retry_rep : c->rnr_retry_req);
@@ -110,7 +128,7 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 		    ", %s before the end of the capture): its RNR retry count ran out "
 		    "(IBV_WC_RNR_RETRY_EXC_ERR); the connection failed",
 		    who, count, count == 1 ? "" : "s", l->nak_at.frame, rs_fmt_ns(l->silence_ns, t1, sizeof t1));
-		announced(fl, true, buf, len, &n);
+		announced(fl, true, 0, buf, len, &n);
 		return;
 	}
 	uint64_t span = l->silent_last_ts - l->silent_first_ts;
@@ -132,7 +150,7 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 	else if (unacked > 1)
 		put(buf, len, &n, "; %" PRId64 " request PSNs never acknowledged (0x%06" PRIx32 " to 0x%06" PRIx32 ")",
 		    unacked, rs_flow_unacked_from(fl), (rs_flow_unacked_from(fl) + (uint32_t)unacked - 1) & RS_PSN_MASK);
-	announced(fl, false, buf, len, &n);
+	announced(fl, false, count > 1 ? span / (count - 1) : 0, buf, len, &n);
 }
 
 bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf, size_t len)

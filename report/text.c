@@ -519,10 +519,10 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 	}
 	for (guint i = 0; i < v->anomalies->len; i++) {
 		const struct rs_anomaly *an = v->anomalies->pdata[i];
-		char d[512], fr[200], line[800];
+		char d[1024], fr[200], line[1280];
 		rs_anomaly_describe(v, an, d, sizeof d);
 		rs_fmt_frames(an, v->a, fr, sizeof fr);
-		snprintf(line, sizeof line, "%s%s%s", d, an->nframes ? "; frames " : "", an->nframes ? fr : "");
+		snprintf(line, sizeof line, "%s%s%s", d, an->nframes == 1 ? "; frame " : an->nframes ? "; frames " : "", an->nframes ? fr : "");
 		rs_para(out, v->o->width, "  - ", "    ", line);
 	}
 }

@@ -49,7 +49,9 @@ void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t 
 		{ g.not_captured, "%" PRIu64 " not captured (acknowledged by the responder, never NAKed or re-sent: "
 				  "the capture dropped them, not the network)" },
 		{ g.lost, "%" PRIu64 " lost (NAKed by the responder as missing)" },
-		{ g.resent, "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
+		{ g.resent, response ? "%" PRIu64 " re-sent by the responder (answering the requester's READ retry), "
+				       "their first copy not in the capture"
+				     : "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
 		{ g.reordered, "%" PRIu64 " arrived late (reordered)" },
 		{ g.undetermined, "%" PRIu64 " undetermined (not in the capture; %s)" },
 	};
@@ -477,8 +479,8 @@ static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, 
 		snprintf(buf, len, "%s: %" PRIu64 " packet%s sent Not-ECT while the connection sees congestion (CE marks or "
 			 "CNPs): switches cannot mark them, only drop or pause them", who, an->count, an->count == 1 ? "" : "s");
 	} else if (an->type == RS_AN_CNP_RATE) {
-		snprintf(buf, len, "%s: %" PRIu64 " CNPs received within one second, more than --cnp-threshold %" PRIu64, who,
-			 an->count, c->cnp_threshold);
+		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received within one second, more than --cnp-threshold %" PRIu64, who,
+			 an->count, an->count == 1 ? "" : "s", c->cnp_threshold);
 	} else if (an->code == RS_DSCP_ASYM && fl->peer) {
 		uint8_t v1[RS_DSCP_SEEN + 1], v2[RS_DSCP_SEEN + 1];
 		uint64_t n[RS_DSCP_SEEN + 1];
@@ -489,7 +491,7 @@ static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, 
 		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received with DSCP %u, not the expected %u%s", who, an->count,
 			 an->count == 1 ? "" : "s", rs_rare(fl)->cnp_dscp_v, c->dscp_cnp, c->dscp_given ? "" : " (--dscp cnp=N)");
 	} else {
-		snprintf(buf, len, "%s: %" PRIu64 " packet%s not with the expected data DSCP %u%s", who, an->count,
+		snprintf(buf, len, "%s: %" PRIu64 " data packet%s not with the expected data DSCP %u%s", who, an->count,
 			 an->count == 1 ? "" : "s", c->dscp_data, c->dscp_given ? "" : " (--dscp data=N)");
 	}
 }
@@ -505,7 +507,7 @@ const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly
 	}
 	if (an->ghost && an->subject == an->ghost) {
 		/* Worded as when it was evicted, the sentence cut where it was. */
-		char d[512];
+		char d[1024];
 		describe(v, an, d, sizeof d);
 		snprintf(buf, len, "%s (%s since evicted)", d, subject_noun(type));
 		return buf;

@@ -14,6 +14,7 @@
 import collections
 import glob
 import json
+import re
 import os
 import subprocess
 import sys
@@ -153,6 +154,15 @@ for t in truth["pauses"]:
     # 400 Gb/s too: each lasts quanta x 512 bit times, 1.28 ns a quantum
     ck("400 Gb/s pause time %s/%d" % (t["sender"], t["priority"]), p and abs(p["paused_ns"] - t["quanta"] * 512 / 400) <= t["frames"],
        "%s vs %s" % (p and p["paused_ns"], t["quanta"] * 512 / 400))
+# One PAUSE/PFC frame alone (the first tshark sees): its row says "1 frame".
+pf = subprocess.run(["tshark", "-r", pcap, "-Y", "macc", "-T", "fields", "-e", "frame.number"],
+                    capture_output=True, text=True).stdout.split()
+if ck("a PAUSE/PFC frame by tshark", bool(pf)):
+    one = os.path.join(tmp, "one_pause.pcap")
+    subprocess.run(["editcap", "-r", pcap, one, pf[0]], check=True, capture_output=True)
+    txt = run("--width", "0", one).stdout
+    ck("one pause frame: '1 frame (' in its row", re.search(r": 1 frame \(", txt) is not None, txt[-400:])
+    ck("one pause frame: no '1 frames'", "1 frames" not in txt, txt[-400:])
 run("--dscp", "data=64", pcap, rc=2)
 run("--dscp", "voice=3", pcap, rc=2)
 run("--link-speed", "0", pcap, rc=2)
@@ -222,16 +232,39 @@ ck("timeline: half-flow rows leave the pause columns empty",
 plot = open(svg).read()
 ck("plot: the storm shaded", "02:00:5e:ff:ff:00 PFC priority 3 paused" in plot)
 
+# IBTA 9.2 / table 38: the extended headers after the BTH by the low five
+# bits of an RC opcode (UC, RD, UD and XRC add their own below); None: not a
+# data packet (READ request, ACK, atomics) or reserved.
+EXT = {0: 0, 1: 0, 2: 0, 3: 4, 4: 0, 5: 4, 6: 16, 7: 0, 8: 0, 9: 4, 10: 16, 11: 20,
+       13: 4, 14: 0, 15: 4, 16: 4, 22: 4, 23: 4}
+READ_RESP = {13, 14, 15, 16}
+
+
+def carries_data(opcode, udp_len):
+    """A request with payload or a READ response (what the data DSCP is for)."""
+    transport, op = opcode >> 5, opcode & 31
+    extra = {0: 0, 1: 0, 2: 12, 3: 8, 5: 4}.get(transport)
+    if extra is None or op not in EXT or (transport == 3 and op not in (4, 5)):
+        return False
+    if op in READ_RESP:
+        return True
+    # UDP 8, BTH 12, the ICRC 4: what is left is the payload and its pad (0-3,
+    # none on an empty payload)
+    return udp_len - 8 - 12 - EXT[op] - extra - 4 > 0
+
+
 hw = sorted(glob.glob(os.path.join(SHARED, "hw-captures", "*.pcap")) +
             glob.glob(os.path.join(SHARED, "public-captures", "*.pcap")))
 ck("hardware captures found", bool(hw))
 for path in hw:
     base = os.path.basename(path)
     rows = tshark(path, ["ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.bth.destqp", "infiniband.bth.opcode",
-                         "ip.dsfield.dscp", "ip.dsfield.ecn", "ipv6.tclass.dscp", "ipv6.tclass.ecn"], "udp.dstport == 4791 && infiniband.bth")
+                         "ip.dsfield.dscp", "ip.dsfield.ecn", "ipv6.tclass.dscp", "ipv6.tclass.ecn", "udp.length"],
+                "udp.dstport == 4791 && infiniband.bth")
     if not rows:
         continue
-    want = collections.defaultdict(lambda: {"dscp": collections.Counter(), "ecn": collections.Counter(), "cnps": 0})
+    want = collections.defaultdict(lambda: {"dscp": collections.Counter(), "ecn": collections.Counter(), "cnps": 0,
+                                            "data_not26": 0})
     for r in rows:
         src, dst = (r[0], r[1]) if r[0] else (r[2], r[3])
         dscp, ecn = (r[6], r[7]) if r[6] else (r[8], r[9])
@@ -241,6 +274,8 @@ for path in hw:
             continue
         w["dscp"][int(dscp)] += 1
         w["ecn"][int(ecn)] += 1
+        if int(dscp) != 26 and int(r[4], 0) > 1 and carries_data(int(r[5], 0), int(r[10])):
+            w["data_not26"] += 1
     doc = json.loads(run("--format", "json", path).stdout)
     cg = doc.get("congestion")
     ecn_used = any(w["ecn"][1] + w["ecn"][2] + w["ecn"][3] for w in want.values())
@@ -256,6 +291,17 @@ for path in hw:
         ck("%s %s: DSCP" % (base, key), {int(k): v for k, v in h["dscp"].items()} == dict(w["dscp"]), "%s != %s" % (h["dscp"], dict(w["dscp"])))
         got_ecn = [h["ecn"]["not_ect"], h["ecn"]["ect1"], h["ecn"]["ect0"], h["ecn"]["ce"]]
         ck("%s %s: ECN" % (base, key), got_ecn == [w["ecn"][i] for i in range(4)], "%s != %s" % (got_ecn, dict(w["ecn"])))
+    # The data DSCP is judged on the packets that carry RDMA data only (not
+    # QP0/QP1 MADs, ACKs, CNPs), counted here from tshark's opcode, QP and
+    # UDP length with the IBTA's header sizes.
+    flagged = {(a["src"], a["dst"], a["dest_qp"]): a["count"] for a in doc["anomalies"]
+               if a["type"] == "dscp_unexpected" and a["code"] == 1}
+    judged = bool(ecn_used or any(w["cnps"] for w in want.values()))
+    for key, w in want.items():
+        n = w["data_not26"] if judged else 0
+        ck("%s %s: data DSCP flag on %d data packets" % (base, key, n), flagged.get(key, 0) == n,
+           "%s != %s" % (flagged.get(key), n))
+    ck(base + ": no data DSCP flag on QP0/QP1", not any(k[2] <= 1 for k in flagged), str(flagged))
 
 # ---- 3. the exit status ---------------------------------------------------
 plain, ptruth = gen("plain", "-n", "4000", "--conns", "400", "--hosts", "8", "--seed", "3", "--no-cm")
@@ -268,6 +314,15 @@ if ck("a capture whose only anomalies are CE and CNPs", not others and ptruth["c
     p = run("--cnp-threshold", str(most - 1) if most > 1 else "1", plain, rc=1 if most > 1 else 0)
     if most > 1:
         ck("cnp_rate anomaly named", "more than --cnp-threshold" in p.stdout)
+    # 0 (the man page: more than N): every half-flow that received a CNP
+    d0 = json.loads(run("--cnp-threshold", "0", "--format", "json", plain, rc=1).stdout)
+    rate = {(a["src"], a["dst"], a["dest_qp"]) for a in d0["anomalies"] if a["type"] == "cnp_rate"}
+    want = {(t["src"], t["dst"], t["dst_qp"]) for t in ptruth["half_flows"] if t["cnps"]}
+    ck("--cnp-threshold 0: a cnp_rate anomaly on each half-flow with a CNP (truth)", rate == want,
+       "%d != %d" % (len(rate), len(want)))
+    ck("--cnp-threshold 0 in the JSON", d0["congestion"]["cnp_threshold_per_s"] == 0)
+run("--cnp-threshold", "-1", pcap, rc=2)
+run("--cnp-threshold", "x", pcap, rc=2)
 
 print("check_congestion: %d checks, %d failed" % (ck.checks, ck.failures))
 sys.exit(1 if ck.failures else 0)

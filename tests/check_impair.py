@@ -136,6 +136,13 @@ class Expect:
         self.server_drops = netem_drops(self.netem.get("server"))
 
 
+def tshark_fields(pcap, flt, field):
+    """One field's values in the frames tshark's display filter keeps."""
+    out = subprocess.run(["tshark", "-r", pcap, "-Y", flt, "-T", "fields", "-e", field],
+                         capture_output=True, text=True, check=True).stdout
+    return [v for v in out.split() if v]
+
+
 def rocestat_json(pcap, rocestat):
     p = subprocess.run([rocestat, "-n", "--format", "json", pcap], capture_output=True, text=True)
     if p.returncode not in (0, 1):
@@ -349,6 +356,42 @@ def check_file(path, rocestat, verbose):
         failed = RETRY_EXC in e.statuses or RNR_RETRY_EXC in e.statuses
         eq("%s: state" % tag, conn["state"], "failed" if failed else "closed")
         check_run(name, i + 1 if len(runs) > 1 else 0, e, conn, rep, verbose)
+    # A gap's re-sent PSNs name who re-sent them: the server is the responder
+    # in every scenario (truth: the client posts the WRs), so on its half-flows
+    # (READ responses) the responder, on the client's the requester.
+    for r in runs:
+        for a in rep["anomalies"]:
+            d = a.get("description", "")
+            if "PSNs skipped" not in d or " re-sent by the " not in d:
+                continue
+            who = "responder" if a.get("src") == r["server"]["ip"] else "requester"
+            if a.get("src") in (r["server"]["ip"], r["client"]["ip"]):
+                check("%s: gap re-sends on %s's half-flow named as the %s's" % (name, a.get("src"), who),
+                      " re-sent by the %s" % who in d, d)
+
+    # A requester that gave up after timeouts: the CM REQ's Local ACK Timeout
+    # (tshark) against the client QP's timeout in the truth (ibv_query_qp).
+    # When they differ by 2 or more (4x in time, beyond RXE's jitter) the
+    # sentence names the truth's timeout as the one the re-sends match; when
+    # equal, it claims no change.
+    cm = {int(x, 0) for x in tshark_fields(pcap, "infiniband.cm.req", "infiniband.cm.req.prim_localacktout")}
+    for r in runs:
+        tc = r["client"].get("timeout")
+        for a in rep["anomalies"]:
+            d = a.get("description", "")
+            if a.get("type") != "qp_gave_up" or a.get("src") != r["client"]["ip"] or "Local ACK Timeout" not in d:
+                continue
+            if len(cm) != 1 or tc is None:
+                check("%s: one CM REQ Local ACK Timeout and the client's timeout known" % name, False, "%s %s" % (cm, tc))
+                continue
+            t = cm.pop()
+            cm.add(t)
+            said = "the period observed matches Local ACK Timeout %d (" % tc
+            if abs(t - tc) >= 2:
+                check("%s: gave-up sentence names the QP's timeout %d (CM REQ %d)" % (name, tc, t), said in d, d)
+            elif t == tc:
+                check("%s: gave-up sentence claims no timeout change (CM REQ %d = QP %d)" % (name, t, tc),
+                      "the period observed matches" not in d, d)
     starts = [a for a in rep["anomalies"] if "Starting PSN" in a.get("description", "")]
     eq("%s: no Starting-PSN anomaly" % name, [a["description"] for a in starts], [])
 

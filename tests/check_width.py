@@ -30,6 +30,8 @@ from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
 
 ck = Checks("check_width")
 ESC = re.compile(r"\x1b\[[0-9;]*m")
+# A line that begins with a unit (report/format.c's), after its indent.
+UNIT = re.compile(r"\s*(?:ns|µs|ms|s|B|[KMGTP]iB|[KMGT]iB/s|B/s|[kMGT]?b/s)(?:[,;:)\]]*)(?:\s|$)")
 
 
 def shown(line):
@@ -71,6 +73,9 @@ for cap in captures:
             ck(name + ": no line wider", not wide, "%d wider, e.g. %d: %r" % (
                 len(wide), shown(wide[0]) if wide else 0, wide[0][:100] if wide else ""))
             ck(name + ": the anomalies word for word", anomaly_words(text) == anomaly_words(whole))
+            lines = ESC.sub("", text).split("\n")
+            split = [(a, b) for a, b in zip(lines, lines[1:]) if re.search(r"\d$", a) and UNIT.match(b)]
+            ck(name + ": no number parted from its unit", not split, repr(split[:1]))
             if colour == "always":
                 check_colours(name, text)
             else:

@@ -180,7 +180,7 @@ CASES['caplen_over_snaplen'] = (
     'rocestat: {f}: frame 1: captured length 330 exceeds the snapshot length 128 in the file header '
     '(6 frames); libpcap kept the first 128 bytes\n',
     ['{f}: frame 1: captured length 330 exceeds the snapshot length 128 in the file header (6 frames); '
-     'libpcap kept the first 128 bytes; frames 1'],
+     'libpcap kept the first 128 bytes; frame 1'],
     lambda js: ((js['capture']['frames'], js['capture']['icrc']['unchecked'], q(js, 0x12)['messages']['write'],
                  [(a['type'], a['count'], a['frames']) for a in js['anomalies']]),
                 (9, 6, 3, [('file_warning', 6, [1])])))
@@ -194,7 +194,7 @@ CASES['caplen_over_snaplen_then_truncated'] = (
     None, lambda js: ([a['type'] for a in js['anomalies']], ['file_error', 'file_warning']))
 CASES['caplen_zero'] = (
     gen.pcap(BEFORE) + gen.pcap_record(b'', 6, wirelen=60) + gen.pcap(AFTER)[24:], RET_ANOM, '',
-    ['1 truncated frame (first: Ethernet header cut by the capture length (0 bytes captured)); frames 7'],
+    ['1 truncated frame (first: Ethernet header cut by the capture length (0 bytes captured)); frame 7'],
     json_all_frames())
 # pcapng: an unknown block type between packets is skipped.
 CASES['pcapng_unknown_block'] = (
@@ -243,19 +243,19 @@ CASES['modified_pcap_truncated'] = (
 # IP and UDP lengths that lie.
 CASES['ipv4_length_past_frame'] = (
     hostile_stream(gen.roce_v2(bt(gen.RC_SEND_ONLY), ip_len_delta=+40)), RET_ANOM, '',
-    ['1 malformed frame (first: IPv4 total length 100 runs past the 60 bytes in the frame); frames 7'],
+    ['1 malformed frame (first: IPv4 total length 100 runs past the 60 bytes in the frame); frame 7'],
     json_all_frames())
 CASES['ipv4_length_short_of_udp'] = (
     hostile_stream(gen.roce_v2(bt(gen.RC_SEND_ONLY), ip_len_delta=-20)), RET_ANOM, '',
-    ['1 malformed frame (first: UDP length 40 disagrees with the IP payload length 20); frames 7'],
+    ['1 malformed frame (first: UDP length 40 disagrees with the IP payload length 20); frame 7'],
     json_all_frames())
 CASES['udp_length_past_frame'] = (
     hostile_stream(gen.roce_v2(bt(gen.RC_SEND_ONLY), udp_len_delta=+40)), RET_ANOM, '',
-    ['1 malformed frame (first: UDP length 80 disagrees with the IP payload length 40); frames 7'],
+    ['1 malformed frame (first: UDP length 80 disagrees with the IP payload length 40); frame 7'],
     json_all_frames())
 CASES['udp_length_short'] = (
     hostile_stream(gen.roce_v2(bt(gen.RC_SEND_ONLY), udp_len_delta=-20)), RET_ANOM, '',
-    ['1 malformed frame (first: UDP length 20 disagrees with the IP payload length 40); frames 7'],
+    ['1 malformed frame (first: UDP length 20 disagrees with the IP payload length 40); frame 7'],
     json_all_frames())
 
 
@@ -271,11 +271,11 @@ def ipv6_payload_length(delta):
 
 CASES['ipv6_length_past_frame'] = (
     hostile_stream(ipv6_payload_length(+40)), RET_ANOM, '',
-    ['1 malformed frame (first: IPv6 payload length 80 runs past the 40 bytes in the frame); frames 7'],
+    ['1 malformed frame (first: IPv6 payload length 80 runs past the 40 bytes in the frame); frame 7'],
     json_all_frames())
 CASES['ipv6_length_short_of_udp'] = (
     hostile_stream(ipv6_payload_length(-10)), RET_ANOM, '',
-    ['1 malformed frame (first: UDP length 40 disagrees with the IP payload length 30); frames 7'],
+    ['1 malformed frame (first: UDP length 40 disagrees with the IP payload length 30); frame 7'],
     json_all_frames())
 
 # BTH opcodes with no defined header sequence.
@@ -286,28 +286,28 @@ for op, why in ((0x15, 'opcode 0x15 is reserved: IBA Table 38 defines no headers
                 (0xE5, 'opcode 0xe5 is manufacturer specific: no header layout is defined')):
     CASES['bth_opcode_0x%02x' % op] = (
         hostile_stream(gen.roce_v2(bt(op))), RET_ANOM, '',
-        ['1 unsupported frame (first: %s); frames 7' % why], json_all_frames())
+        ['1 unsupported frame (first: %s); frame 7' % why], json_all_frames())
 
 CASES['padcnt_past_payload'] = (
     hostile_stream(gen.roce_v2(bt(gen.RC_SEND_ONLY, pad=3, payload=b'ab'))), RET_ANOM, '',
-    ['1 malformed frame (first: PadCnt 3 is larger than the 2-byte payload); frames 7'], json_all_frames())
+    ['1 malformed frame (first: PadCnt 3 is larger than the 2-byte payload); frame 7'], json_all_frames())
 
 # CM MADs whose lengths lie.
 CASES['cm_rej_info_length'] = (
     hostile_stream(gen.cm_frame(gen.rej_mad(100))), RET_ANOM, '',
-    ['1 malformed frame (first: REJ Reject Info Length 100 exceeds the 72-byte ARI field); frames 7',
+    ['1 malformed frame (first: REJ Reject Info Length 100 exceeds the 72-byte ARI field); frame 7',
      'connection 192.0.2.2 QP 0x0 → 192.0.2.1 0x0000000000000000 rejected by the server: Consumer Reject '
-     '(reason 28); frames 7'],
+     '(reason 28); frame 7'],
     json_all_frames())
 CASES['cm_sidr_rep_add_info_length'] = (
     hostile_stream(gen.cm_frame(gen.sidr_rep_mad(200))), RET_ANOM, '',
-    ['1 malformed frame (first: SIDR_REP Additional Information Length 200 exceeds the 72-byte field); frames 7'],
+    ['1 malformed frame (first: SIDR_REP Additional Information Length 200 exceeds the 72-byte field); frame 7'],
     json_all_frames())
 # A REJ in a 100-byte payload: once read its reason from uninitialised memory.
 CASES['cm_mad_short'] = (
     hostile_stream(gen.roce_v2(gen.bth(gen.UD_SEND_ONLY, 1, 0) + gen.deth(0x80010000, 1) + gen.rej_mad(10)[:100])),
     RET_ANOM, '',
-    ['1 malformed frame (first: CM attribute 0x0012 needs a 256-byte MAD, the payload has 100 bytes); frames 7'],
+    ['1 malformed frame (first: CM attribute 0x0012 needs a 256-byte MAD, the payload has 100 bytes); frame 7'],
     json_all_frames())
 
 
