@@ -158,6 +158,24 @@ void rs_text_congestion(FILE *out, const struct rs_view *v)
 
 /* ---- JSON ------------------------------------------------------------------ */
 
+/* A distribution's count and min, median, (p99,) max: null when there is
+ * none (a value not known is null, as everywhere in the JSON). */
+static void dist(struct rs_json *j, const char *key, uint64_t n, const uint64_t v[4], bool p99)
+{
+	static const char *const names[4] = { "min", "median", "p99", "max" };
+	rs_json_obj(j, key);
+	rs_json_u64(j, "count", n);
+	for (int k = 0; k < 4; k++) {
+		if (k == 2 && !p99)
+			continue;
+		if (n)
+			rs_json_u64(j, names[k], v[k]);
+		else
+			rs_json_null(j, names[k]);
+	}
+	rs_json_end_obj(j);
+}
+
 static void json_flow(struct rs_json *j, const struct rs_analyzer *a, const struct rs_flow *fl)
 {
 	char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN], k[8];
@@ -208,19 +226,10 @@ static void json_flow(struct rs_json *j, const struct rs_analyzer *a, const stru
 	rs_json_obj(j, "cnp");
 	rs_json_dbl(j, "per_s", st.per_s);
 	rs_json_u64(j, "peak_per_s", st.peak_1s);
-	rs_json_obj(j, "interval_ns");
-	rs_json_u64(j, "count", st.gap_n);
-	rs_json_u64(j, "min", st.gap_min);
-	rs_json_u64(j, "median", st.gap_med);
-	rs_json_u64(j, "p99", st.gap_p99);
-	rs_json_u64(j, "max", st.gap_max);
-	rs_json_end_obj(j);
-	rs_json_obj(j, "ce_to_cnp_ns");
-	rs_json_u64(j, "count", st.react_n);
-	rs_json_u64(j, "min", st.react_min);
-	rs_json_u64(j, "median", st.react_med);
-	rs_json_u64(j, "max", st.react_max);
-	rs_json_end_obj(j);
+	const uint64_t gaps[] = { st.gap_min, st.gap_med, st.gap_p99, st.gap_max };
+	dist(j, "interval_ns", st.gap_n, gaps, true);
+	const uint64_t reacts[] = { st.react_min, st.react_med, 0, st.react_max };
+	dist(j, "ce_to_cnp_ns", st.react_n, reacts, false);
 	if (st.have_rate) {
 		rs_json_obj(j, "sender_rate_bps");
 		rs_json_dbl(j, "before", st.rate_before);

@@ -116,6 +116,10 @@ for h in cg["half_flows"]:
         iv = h["cnp"]["interval_ns"]
         ck("CNP intervals: %d for %d CNPs" % (iv["count"], h["cnps"]), iv["count"] == h["cnps"] - 1)
         ck("CNP intervals ordered", iv["min"] <= iv["median"] <= iv["p99"] <= iv["max"], str(iv))
+    elif h["cnps"] == 1:
+        iv = h["cnp"]["interval_ns"]
+        ck("one CNP: no interval, so its statistics are null, not 0",
+           iv["count"] == 0 and all(iv[k] is None for k in ("min", "median", "p99", "max")), str(iv))
 
 pauses = {(p["sender"], p["priority"] if p["kind"] == "pfc" else -1): p for p in cg["pauses"]}
 ck("pause rows", len(pauses) == len(truth["pauses"]), "%d != %d" % (len(pauses), len(truth["pauses"])))
