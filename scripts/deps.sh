@@ -13,7 +13,7 @@ want=${1:-build}
 # libibumad-dev: <infiniband/umad_cm.h>, <umad_types.h>; libibverbs-dev: <infiniband/opcode.h>.
 BUILD="build-essential pkg-config libpcap-dev libglib2.0-dev libibumad-dev libibverbs-dev"
 TEST="$BUILD check tshark python3 python3-jsonschema tcpdump tcpreplay iproute2 librdmacm-dev
-      clang libclang-rt-14-dev valgrind qemu-system-x86 busybox-static cpio xz-utils kmod nvme-cli jq sqlite3 man-db
+      clang libclang-rt-14-dev valgrind qemu-system-x86 busybox-static cpio xz-utils kmod nvme-cli jq sqlite3 man-db fontconfig fonts-dejavu-core
       ca-certificates file"
 
 case "$want" in
