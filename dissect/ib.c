@@ -474,6 +474,7 @@ static void nvme_or_payload(struct rs_dctx *d)
 		if (f->nvme.kind != RS_NVME_NONE) {
 			uint32_t len = f->nvme.kind == RS_NVME_CMD ? RS_NVME_SQE_LEN : RS_NVME_CQE_LEN;
 			f->have |= RS_HAVE_NVME;
+			f->ipoib_type = 0; /* a view may show the capsule as plain payload (not NVMe-oF's port) */
 			rs_layer(d, RS_L_NVME, f->payload_off, len);
 			if (f->payload_len > len)
 				rs_layer(d, RS_L_PAYLOAD, f->payload_off + len, f->payload_len - len);
