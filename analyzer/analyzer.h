@@ -13,6 +13,7 @@
 #define RS_ANALYZER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -253,5 +254,16 @@ void rs_analyzer_finish(struct rs_analyzer *a);
  * the normal work of congestion control, do not count (past
  * cnp_threshold, the cnp_rate anomaly does). */
 bool rs_analyzer_has_anomalies(const struct rs_analyzer *a);
+
+/* FNV-1a over n bytes: the hash of the small fixed-size keys (addresses,
+ * QPs) the analyzer's side tables look up. */
+static inline uint32_t rs_fnv1a(const void *k, size_t n)
+{
+	const uint8_t *p = k;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
 
 #endif

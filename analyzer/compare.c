@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/analyzer.h"
 #include "analyzer/compare.h"
 
 struct fkey {
@@ -15,11 +16,7 @@ struct fkey {
 
 static guint fkey_hash(gconstpointer k)
 {
-	const uint8_t *p = k;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < sizeof(struct fkey); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	return rs_fnv1a(k, sizeof(struct fkey));
 }
 
 static gboolean fkey_equal(gconstpointer a, gconstpointer b)
@@ -106,19 +103,7 @@ void rs_cmp_add(struct rs_cmp *c, int side, uint64_t frame_no, uint64_t ts_ns, c
 	fl->n[side]++;
 }
 
-/* (half-flow, PSN, hash), then the order they were seen in. */
-static int pkt_cmp(const void *x, const void *y)
-{
-	const struct rs_cmp_pkt *a = x, *b = y;
-	if (a->flow != b->flow)
-		return a->flow < b->flow ? -1 : 1;
-	if (a->psn != b->psn)
-		return a->psn < b->psn ? -1 : 1;
-	if (a->hash != b->hash)
-		return a->hash < b->hash ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
+/* The same packet at both points: (half-flow, PSN, hash); 0 if equal. */
 static int same_packet(const struct rs_cmp_pkt *a, const struct rs_cmp_pkt *b)
 {
 	if (a->flow != b->flow)
@@ -128,6 +113,14 @@ static int same_packet(const struct rs_cmp_pkt *a, const struct rs_cmp_pkt *b)
 	if (a->hash != b->hash)
 		return a->hash < b->hash ? -1 : 1;
 	return 0;
+}
+
+/* (half-flow, PSN, hash), then the order they were seen in. */
+static int pkt_cmp(const void *x, const void *y)
+{
+	const struct rs_cmp_pkt *a = x, *b = y;
+	int c = same_packet(a, b);
+	return c ? c : a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 static int by_seq(const void *x, const void *y)
@@ -276,11 +269,7 @@ static void dir_key(uint8_t key[34], const struct rs_addr *src, const struct rs_
 
 static guint dir_hash(gconstpointer k)
 {
-	const uint8_t *p = k;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < 34; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	return rs_fnv1a(k, 34);
 }
 
 static gboolean dir_equal(gconstpointer a, gconstpointer b)

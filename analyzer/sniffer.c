@@ -94,11 +94,7 @@ struct dir {
 
 static guint dir_hash(gconstpointer k)
 {
-	const uint8_t *p = k;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < sizeof(struct dir); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	return rs_fnv1a(k, sizeof(struct dir));
 }
 
 static gboolean dir_equal(gconstpointer x, gconstpointer y)
