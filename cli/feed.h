@@ -25,6 +25,7 @@ enum rs_msg_kind {
 	RS_MSG_WARNING,    /* text, frame_no, count: the file's records exceed its snapshot length */
 	RS_MSG_FILE_ERROR, /* text: reading the file stopped early */
 	RS_MSG_OPEN_ERROR, /* name, text: a file could not be opened */
+	RS_MSG_NOTE,       /* text: said on standard error, nothing more (--frames past the end) */
 	RS_MSG_END,        /* name: the file is done */
 	RS_MSG_USAGE,      /* text: a bad filter; the run stops */
 	RS_MSG_DONE,       /* nothing more comes */

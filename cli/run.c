@@ -199,6 +199,24 @@ static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_pac
 	return true;
 }
 
+/* --frames asking for a frame past the end of a file that was read to its
+ * end: said, so an empty walkthrough or table is not taken for a file
+ * without RoCE. */
+static bool note_past_end(struct rs_feed *fd, const char *path, uint64_t last_no)
+{
+	const struct rs_cli_opts *o = fd->o;
+	uint64_t beyond = 0;
+	for (size_t i = 0; i < o->n_frame_ranges; i++)
+		if (o->frame_ranges[i].first > last_no && o->frame_ranges[i].first > beyond)
+			beyond = o->frame_ranges[i].first;
+	if (!beyond)
+		return true;
+	char note[RS_ERRBUF_SIZE];
+	snprintf(note, sizeof note, "%s has %llu frame%s: --frames asks for frame %llu, past its end", path,
+		 (unsigned long long)last_no, last_no == 1 ? "" : "s", (unsigned long long)beyond);
+	return post_event(fd, RS_MSG_NOTE, path, note);
+}
+
 /* Read one file; false: stop the run. */
 static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *fs)
 {
@@ -223,7 +241,9 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 	bool stop = !post_event(fd, RS_MSG_BEGIN, path, NULL) || sink_stopped(fd);
 	struct rs_packet pkt;
 	enum rs_next n = RS_NEXT_END;
+	uint64_t last_no = 0;
 	while (!stop && (n = rs_source_next(src, &pkt, err)) == RS_NEXT_FRAME) {
+		last_no = pkt.frame_no;
 		if (rs_stop_requested()) {
 			stop = true;
 			break;
@@ -259,6 +279,8 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 	if (n == RS_NEXT_ERROR && rs_stop_requested())
 		stop = true;
 	else if (n == RS_NEXT_ERROR && !post_event(fd, RS_MSG_FILE_ERROR, path, err))
+		stop = true;
+	if (n == RS_NEXT_END && !stop && !note_past_end(fd, path, last_no))
 		stop = true;
 	if (!post_event(fd, RS_MSG_END, path, NULL))
 		stop = true;
@@ -327,6 +349,9 @@ bool rs_deliver(struct rs_delivery *d, struct rs_msg *m)
 		if (s->file_warning)
 			s->file_warning(s->ctx, m->frame_no, m->count, m->text);
 		worse(&d->rc, RS_EXIT_ANOMALIES);
+		break;
+	case RS_MSG_NOTE:
+		fprintf(stderr, "rocestat: %s\n", m->text);
 		break;
 	case RS_MSG_FILE_ERROR:
 		fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", m->text);

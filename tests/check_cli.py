@@ -215,6 +215,16 @@ def drill_down():
     want = [n for n in want if n == 3 or 10 <= n <= 12 or n >= 40]
     got = [int(ln.split(",", 1)[0]) for ln in r.stdout.splitlines()[1:]]
     check("--frames repeated, with an open end", got == want, "%d frames, want %d" % (len(got), len(want)))
+    # A range past the end of the file is said (tshark counts the frames).
+    total = len(tshark_fields(RPING, "frame.number"))
+    for args, beyond in ((["-V", "--frames", "%d-%d" % (total + 5, total + 9)], total + 5),
+                         (["--fields", "--frames", "2,%d" % (total + 1)], total + 1),
+                         (["--frames", "%d-" % (total + 1)], total + 1)):
+        r = run(args + [RPING])
+        says = "has %d frames: --frames asks for frame %d, past its end" % (total, beyond)
+        check("%s past the end: said" % " ".join(args), says in r.stderr and r.returncode in (0, 1), r.stderr)
+    r = run(["-V", "--frames", "1-%d" % (total + 100), RPING])
+    check("--frames running past the end: nothing said", "past its end" not in r.stderr, r.stderr)
     for bad in ("5-3", "1,,2", "0", "3-x", "1,-2"):
         refused("--frames %s" % bad, ["--frames", bad, RPING], "--frames \"%s\": expected ranges" % bad)
     # Frame 284 alone: the newest earlier frame with its PSN and

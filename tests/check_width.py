@@ -104,6 +104,26 @@ for cap in captures:
         wide = [ln for ln in text.split("\n") if shown(ln) > width]
         ck("%s walkthrough at %d: no line wider" % (base, width), not wide, repr(wide[:1]))
 
+# A path longer than a line (CI's clones sit deeper than a developer's):
+# the walkthrough and --compare break it after a '/', and its last name
+# too when that alone is wider than the line.
+with tempfile.TemporaryDirectory() as tmp:
+    deep = os.path.join(tmp, "a-directory-with-a-long-name-for-the-width-test", "and-another-one-below-it")
+    os.makedirs(deep)
+    src = os.path.join(SHARED, "captures", "loss_write_bw.pcap")
+    for leaf in ("loss.pcap", "x" * 100 + ".pcap"):
+        link = os.path.join(deep, leaf)
+        os.symlink(src, link)
+        for width in (80, 120):
+            text = run("-V", "--frames", "1-3", "--width", str(width), link)
+            wide = [ln for ln in text.split("\n") if shown(ln) > width]
+            ck("long path %d walkthrough at %d: no line wider" % (len(link), width), not wide, repr(wide[:1]))
+            ck("long path %d walkthrough at %d: the path whole" % (len(link), width),
+               link in re.sub(r"\n +", "", text), text[:300])
+            text = run("--width", str(width), "--compare", link, link)
+            wide = [ln for ln in text.split("\n") if shown(ln) > width]
+            ck("long path %d compare at %d: no line wider" % (len(link), width), not wide, repr(wide[:1]))
+
 # --compare: A against B without A's first 50 frames.
 with tempfile.TemporaryDirectory() as tmp:
     for cap in captures:
@@ -119,7 +139,9 @@ with tempfile.TemporaryDirectory() as tmp:
             wide = [ln for ln in text.split("\n") if shown(ln) > width]
             ck("%s compare at %d: no line wider" % (base, width), not wide, "%d wider, e.g. %r" % (
                 len(wide), wide[0][:100] if wide else ""))
-            ck("%s compare at %d: the words of --width 0" % (base, width), text.split() == whole.split())
+            # A path too long for a line breaks after a '/': join it again.
+            joined = re.sub(r"/\n +", "/", text)
+            ck("%s compare at %d: the words of --width 0" % (base, width), joined.split() == whole.split())
 
 # Through a pipe: 80 columns without being told.
 loss = os.path.join(SHARED, "captures", "loss_write_bw.pcap")

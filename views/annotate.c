@@ -100,15 +100,17 @@ static const char *kind_word(uint8_t k)
 	return k == RS_KIND_SEND ? "SEND" : k == RS_KIND_WRITE ? "WRITE" : k == RS_KIND_READ_RESP ? "READ response" : "?";
 }
 
-static void note_psn(struct note *n, const struct rs_verdict *v, const struct rs_frame *f)
+static void note_psn(struct note *n, const struct rs_verdict *v, const struct rs_frame *f, uint64_t frame_no)
 {
 	if (v->psn == RS_V_PSN_AHEAD)
 		add(n, "gap before: %" PRIu32 " PSN%s skipped (PSN 0x%06x expected, 0x%06x here)", v->gap, v->gap == 1 ? "" : "s",
 		    (unsigned)((f->bth.psn - v->gap) & RS_PSN_MASK), f->bth.psn);
 	if (v->psn == RS_V_PSN_DUPLICATE || v->psn == RS_V_PSN_FILL)
 		note_resend(n, v, f);
-	if (v->late_frame)
-		add(n, "the packets behind the expected PSN up to here were one late packet (frame %" PRIu64 ")",
+	/* Said of the frame that showed an earlier one was late; the late
+	 * frame itself already says so. */
+	if (v->late_frame && v->late_frame != frame_no)
+		add(n, "frame %" PRIu64 ", behind the expected PSN, was one late packet (reordered), not a re-send",
 		    v->late_frame);
 	if (v->nak_frame && v->nak_psn == f->bth.psn)
 		add(n, "the PSN the NAK in frame %" PRIu64 " asked for", v->nak_frame);
@@ -201,7 +203,7 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	struct note n = { .len = 0 };
 	if (f->roce != RS_ROCE_NONE) {
 		if (f->have & RS_HAVE_BTH) {
-			note_psn(&n, &v, f);
+			note_psn(&n, &v, f, pkt->frame_no);
 			note_response(&n, &v, f);
 		} else if (v.cm_answers) {
 			add(&n, "answers the CM message in frame %" PRIu64, v.cm_answers);

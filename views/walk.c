@@ -38,12 +38,14 @@ static void begin_file(void *ctx, const char *name, int dlt)
 	fputc('\n', w->out);
 	wsgr(w, "1");
 	/* A long path goes on a line of its own. */
-	if (15 + (int)strlen(name) > w->width)
-		wout(w, "Walkthrough of\n  %s", name);
-	else
-		wout(w, "Walkthrough of %s", name);
+	if (w->width > 0 && 15 + (int)strlen(name) > w->width) {
+		wout(w, "Walkthrough of\n  ");
+		wwrap(w, 2, 2, name);
+	} else {
+		wout(w, "Walkthrough of %s\n", name);
+	}
 	wsgr_off(w);
-	wout(w, "\n  link type %d (%s); times are relative to the first frame read.\n", dlt, ln ? ln : "?");
+	wout(w, "  link type %d (%s); times are relative to the first frame read.\n", dlt, ln ? ln : "?");
 }
 
 static void end_file(void *ctx, const char *name)

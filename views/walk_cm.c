@@ -130,7 +130,7 @@ static void cmb(struct walk *w, const struct rs_layer *l, uint32_t rel, unsigned
 
 static const char *timeout(unsigned n)
 {
-	return wfmt("4.096 us x 2^%u = %s", n, walk_duration(4.096 * (double)(1ull << (n & 31))));
+	return wfmt("4.096 µs × 2^%u = %s", n, walk_duration(4.096 * (double)(1ull << (n & 31))));
 }
 
 static const char *mtu(unsigned code)

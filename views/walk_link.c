@@ -345,7 +345,7 @@ static void pfc(struct walk *w, const struct rs_layer *l)
 	if (!is_pfc) {
 		wfield(w, o + 2, "Pause time", whexdec(p->quanta[0], 4), "quanta of 512 bit times");
 		wsay(w, "The sender asks the other end of the link to stop sending anything for %u x 512 bit times "
-			"(%.2f us at 100 Gb/s; rocestat's summary uses --link-speed), or to resume now if 0. A PAUSE "
+			"(%.2f µs at 100 Gb/s; rocestat's summary uses --link-speed), or to resume now if 0. A PAUSE "
 			"stops every priority, RoCE and all: PFC is what RoCE networks use instead.",
 		     p->quanta[0], p->quanta[0] * 512 / 100e3);
 		return;
@@ -360,7 +360,7 @@ static void pfc(struct walk *w, const struct rs_layer *l)
 		       !on ? "not enabled: ignored" : p->quanta[i] ? "pause this priority" : "resume this priority");
 		if (on && n >= 0 && (size_t)n < sizeof said)
 			n += snprintf(said + n, sizeof said - (size_t)n, "%spriority %d %s", n ? ", " : "", i,
-				      p->quanta[i] ? wfmt("paused for %u quanta (%.2f us at 100 Gb/s)", p->quanta[i],
+				      p->quanta[i] ? wfmt("paused for %u quanta (%.2f µs at 100 Gb/s)", p->quanta[i],
 							  p->quanta[i] * 512 / 100e3) : "resumed");
 	}
 	if (n > 0)

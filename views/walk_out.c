@@ -117,12 +117,31 @@ void wwrap(struct walk *w, int col, int indent, const char *text)
 		if (first)
 			gap = 0;
 		size_t n = strcspn(p, " ");
-		if (!first && col + gap + (int)n > w->width) {
+		/* A word too wide for any line starts on this one and breaks. */
+		if (!first && col + gap + (int)n > w->width && (int)n <= w->width - indent) {
 			fputc('\n', w->out);
 			col = pad_to(w, 0, indent);
 			gap = 0;
 		}
 		col = pad_to(w, col, col + gap);
+		/* A word wider than a whole line (a long path) breaks after the
+		 * last '/' that fits, else where the line ends (never inside a
+		 * UTF-8 character). */
+		while (w->width > 0 && col + (int)n > w->width && (int)n > w->width - indent && w->width > col) {
+			size_t cut = (size_t)(w->width - col);
+			for (size_t j = cut; j > 1; j--)
+				if (p[j - 1] == '/') {
+					cut = j;
+					break;
+				}
+			while (cut > 1 && ((unsigned char)p[cut] & 0xc0) == 0x80)
+				cut--;
+			fwrite(p, 1, cut, w->out);
+			fputc('\n', w->out);
+			col = pad_to(w, 0, indent);
+			p += cut;
+			n -= cut;
+		}
 		fwrite(p, 1, n, w->out);
 		col += (int)n;
 		p += n;
@@ -304,7 +323,7 @@ const char *walk_pkey_note(uint16_t pkey)
 const char *walk_duration(double us)
 {
 	if (us < 1000)
-		return wfmt("%.3g us", us);
+		return wfmt("%.3g µs", us);
 	if (us < 1e6)
 		return wfmt("%.3g ms", us / 1e3);
 	return wfmt("%.3g s", us / 1e6);
