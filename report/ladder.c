@@ -133,9 +133,11 @@ static bool continues(const struct rs_ladder_ev *p, const struct rs_ladder_ev *e
 	/* ACKs in a row, each acknowledging further. */
 	if (plain_ack(p) && plain_ack(e))
 		return rs_addr_equal(&p->src, &e->src) && rs_psn_diff(e->psn, p->psn) > 0;
+	/* A go-back-N re-sends its packets in order too: such a run collapses
+	 * as well, kept apart from the packets sent for the first time. */
 	return !p->is_cm && !e->is_cm && rs_opinfo(p->opcode)->kind == rs_opinfo(e->opcode)->kind &&
 	       rs_addr_equal(&p->src, &e->src) && e->psn == ((p->psn + 1) & RS_PSN_MASK) && !p->has_aeth &&
-	       !e->has_aeth && !e->retrans && !p->retrans;
+	       !e->has_aeth && e->retrans == p->retrans;
 }
 
 /* "12 RDMA WRITE Middle, 4 RDMA WRITE Last" for the hidden part of a run. */
@@ -182,7 +184,8 @@ static void print_group(FILE *out, const struct rs_view *v, const struct group *
 				arrow(out, g, &ev[k], t0, multi, w, v->o->width);
 			char what[256], line[320];
 			run_summary(ev, i + RUN_KEEP, j - 1, what, sizeof what);
-			snprintf(line, sizeof line, "… %s (PSN 0x%06x..0x%06x) …", what, ev[i + RUN_KEEP].psn, ev[j - 2].psn);
+			snprintf(line, sizeof line, "… %s%s (PSN 0x%06x..0x%06x) …", ev[i].retrans ? "RETX: " : "", what,
+				 ev[i + RUN_KEEP].psn, ev[j - 2].psn);
 			rs_para(out, v->o->width, "                       |    ", "                       |      ", line);
 			arrow(out, g, &ev[j - 1], t0, multi, w, v->o->width);
 		}

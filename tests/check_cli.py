@@ -385,6 +385,34 @@ def ladder_gaps_and_ud():
             got += int(ln.split("✕ ")[1].split()[0])
     check("--ladder --qp 0x12: the gap lines name tshark's %d skipped PSNs" % want, got == want and want > 0,
           "ladder %d" % got)
+    # Every request arrow drawn or counted in a collapsed run, and those
+    # marked RETX (alone or a run's) are tshark's request frames whose PSN
+    # the same sender had sent before: seen before, or behind the highest
+    # PSN it had sent (skipped, then sent: the first sending was lost; the
+    # capture has no reordering, so nothing behind is merely late).
+    top2, reqs, again = {}, 0, 0
+    for src, qp, op, psn in tshark_fields(LOSS, "ip.src", "infiniband.bth.destqp", "infiniband.bth.opcode",
+                                          "infiniband.bth.psn", filt="infiniband.bth.destqp == 0x12"):
+        if int(op) in (13, 14, 15, 16, 17, 18):
+            continue
+        reqs += 1
+        psn = int(psn)
+        behind = src in top2 and ((top2[src] - psn) & 0xffffff) < 0x800000
+        again += behind
+        if not behind:
+            top2[src] = psn
+    drawn = retx = 0
+    for ln in r.stdout.splitlines():
+        if re.search(r"\|-- RDMA WRITE|\|<-- RDMA WRITE|SEND Only PSN", ln):
+            drawn += 1
+            retx += " RETX " in ln
+        elif ln.strip().startswith("|    … "):
+            n = sum(int(x) for x in re.findall(r"(\d+) (?:RDMA WRITE|SEND)", ln))
+            drawn += n
+            retx += n if "… RETX: " in ln else 0
+    check("--ladder --qp 0x12: tshark's %d requests drawn or counted" % reqs, drawn == reqs, "ladder %d" % drawn)
+    check("--ladder --qp 0x12: tshark's %d requests sent before marked RETX" % again, retx == again and again > 0,
+          "ladder %d" % retx)
     ud = os.path.join(C, "ud_send_bw.pcap")
     want = len(tshark_fields(ud, "frame.number", filt="infiniband.bth.opcode == 100 and infiniband.bth.destqp != 1"))
     r = run(["--width", "200", "--ladder", ud])
