@@ -64,7 +64,7 @@ struct rs_analyzer {
 	uint8_t dscp_data;        /* its expected data DSCP, for the test per frame */
 	struct rs_sniffer {       /* traits of the capture path (sniffer.c) */
 		GHashTable *by_src;   /* source address -> its latest source MAC */
-		struct rs_src_mac *last[2]; /* the last two sources' entries */
+		struct rs_src_mac *recent[64]; /* entries by a hash of their address: most frames skip the table */
 		uint64_t mac_frames;  /* Ethernet RoCE frames from a source address seen before */
 		uint64_t mac_changes; /* ... whose source MAC is not the one of that address's previous frame */
 		/* At the end, of the half-flows in memory: */

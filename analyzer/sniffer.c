@@ -23,13 +23,18 @@ struct rs_src_mac {
 /* Beyond this many source addresses new ones are not followed (memory stays bounded under --max-flows). */
 #define SRC_MAX (1u << 20)
 
+/* Every frame asks: two words and a multiply, not a loop over 16 bytes. */
+static uint64_t addr_mix(const struct rs_addr *x)
+{
+	uint64_t w[2];
+	memcpy(w, x->b, sizeof w);
+	uint64_t h = (w[0] * 0x9E3779B97F4A7C15ull) ^ w[1] ^ x->kind;
+	return h * 0xC2B2AE3D27D4EB4Full;
+}
+
 static guint src_hash(gconstpointer k)
 {
-	const struct rs_addr *x = k;
-	guint h = x->kind * 0x9E3779B1u;
-	for (int i = 0; i < 16; i++)
-		h = (h ^ x->b[i]) * 0x01000193u;
-	return h;
+	return (guint)(addr_mix(k) >> 32);
 }
 
 static gboolean src_equal(gconstpointer x, gconstpointer y)
@@ -58,13 +63,11 @@ void rs_sniffer_frame(struct rs_analyzer *a, const struct rs_frame *f)
 	struct rs_sniffer *s = &a->sn;
 	if (!(f->have & RS_HAVE_ETH) || f->src.kind == RS_ADDR_NONE)
 		return;
-	/* Two hosts talking alternate: the last two sources spare the lookup. */
-	struct rs_src_mac *e = NULL;
-	if (s->last[0] && same_addr(&s->last[0]->addr, &f->src))
-		e = s->last[0];
-	else if (s->last[1] && same_addr(&s->last[1]->addr, &f->src))
-		e = s->last[1];
-	else
+	/* A capture's sources are few (hosts, not QPs): a slot per hash spares
+	 * the table; entries live until the end, so a slot never dangles. */
+	struct rs_src_mac **slot = &s->recent[addr_mix(&f->src) >> 58];
+	struct rs_src_mac *e = *slot;
+	if (!e || !same_addr(&e->addr, &f->src))
 		e = g_hash_table_lookup(s->by_src, &f->src);
 	if (!e) {
 		if (g_hash_table_size(s->by_src) >= SRC_MAX)
@@ -80,10 +83,7 @@ void rs_sniffer_frame(struct rs_analyzer *a, const struct rs_frame *f)
 			memcpy(e->mac, f->eth_src, 6);
 		}
 	}
-	if (s->last[0] != e) {
-		s->last[1] = s->last[0];
-		s->last[0] = e;
-	}
+	*slot = e;
 }
 
 /* One direction between two hosts: (roce, kind, from, to) of half-flow keys. */
