@@ -32,6 +32,12 @@ static int dwidth_n(const char *s, size_t len)
 {
 	int w = 0;
 	for (size_t i = 0; i < len && s[i];) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x80 && c != '\033') { /* most of a report */
+			i++;
+			w++;
+			continue;
+		}
 		size_t e = escape_len(s + i);
 		if (e) {
 			i += e;
@@ -75,6 +81,9 @@ static const char *const units[] = { "ns", "µs", "ms", "s", "B", "KiB", "MiB", 
  * punctuation that follows it up to the next space; 0 if none. */
 static size_t unit_len(const char *s)
 {
+	/* Most words after a number are no unit: their first byte says so. */
+	if (!s[0] || !strchr("nmsBKMGTPbk\xc2", s[0]))
+		return 0;
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
 		size_t n = strlen(units[i]);
 		if (strncmp(s, units[i], n))
@@ -98,7 +107,9 @@ void rs_para(FILE *out, int width, const char *first, const char *rest, const ch
 	}
 	int col = rs_dwidth(first), indent = rs_dwidth(rest);
 	bool empty = true; /* nothing yet on this line after its prefix */
-	const char *p = text;
+	/* A line's words and the spaces between them are one stretch of the
+	 * text: written once, from seg to end, when the line ends. */
+	const char *p = text, *seg = NULL, *end = NULL;
 	while (*p) {
 		const char *sp = p;
 		while (*p == ' ')
@@ -117,14 +128,17 @@ void rs_para(FILE *out, int width, const char *first, const char *rest, const ch
 		 * more before it than a new line would have (on the first line,
 		 * a wider prefix: then the word fits better on the next). */
 		if (col + spaces + ww > width && (!empty || (col > indent && indent + ww <= width))) {
+			if (seg)
+				fwrite(seg, 1, (size_t)(end - seg), out);
 			fputc('\n', out);
 			fputs(rest, out);
 			col = indent;
 			spaces = 0;
 			empty = true;
+			seg = NULL;
 		}
-		if (!empty)
-			fprintf(out, "%.*s", spaces, sp);
+		if (!seg)
+			seg = word;
 		col += spaces;
 		/* A word wider than a whole line: broken where the line ends, or
 		 * after the last '/' before that (a path breaks between names). */
@@ -135,18 +149,21 @@ void rs_para(FILE *out, int width, const char *first, const char *rest, const ch
 					n = k;
 					break;
 				}
-			fwrite(word, 1, n, out);
+			fwrite(seg, 1, (size_t)(word + n - seg), out);
 			fputc('\n', out);
 			fputs(rest, out);
 			word += n;
 			wlen -= n;
+			seg = word;
 			ww = dwidth_n(word, wlen);
 			col = indent;
 		}
-		fwrite(word, 1, wlen, out);
+		end = word + wlen;
 		col += ww;
 		empty = false;
 	}
+	if (seg)
+		fwrite(seg, 1, (size_t)(end - seg), out);
 	fputc('\n', out);
 }
 
