@@ -71,6 +71,8 @@ static void term_size(FILE *out, int *cols, int *lines)
 
 static const char *rate(const struct rs_liveview *v, double Bps, char *buf, size_t len)
 {
+	if (Bps < 0) /* unknown: one frame so far */
+		return "-";
 	static const char *const unit[] = { "B/s", "KiB/s", "MiB/s", "GiB/s" };
 	static const char *const bunit[] = { "b/s", "kb/s", "Mb/s", "Gb/s" };
 	double k = v->bits ? 1000 : 1024;

@@ -9,6 +9,7 @@
  * what every key means.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "report/congestion.h"
@@ -569,8 +570,9 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		rs_json_u64(j, "payload_bytes_on_wire", fl->payload_all);
 		rs_json_u64(j, "retransmitted_bytes", rs_rare(fl)->retrans_payload);
 		rs_json_obj(j, "throughput_Bps");
-		rs_json_dbl(j, "average", rs_flow_avg_Bps(a, fl));
-		rs_json_dbl(j, "peak", rs_flow_peak_Bps(fl, a->opts.interval_ns));
+		double avg = rs_flow_avg_Bps(a, fl), peak = rs_flow_peak_Bps(fl, a->opts.interval_ns);
+		rs_json_dbl(j, "average", avg < 0 ? NAN : avg);
+		rs_json_dbl(j, "peak", peak < 0 ? NAN : peak);
 		rs_json_end_obj(j);
 		rs_json_obj(j, "opcodes");
 		for (int op = 0; op < 32; op++) {

@@ -83,7 +83,7 @@ struct rs_live_qp {
 	const char *state;       /* connection state or "" */
 	uint64_t packets, payload_bytes;
 	double rate_now_Bps;     /* payload bytes/s over the last period */
-	double rate_avg_Bps;     /* over the flow's active time */
+	double rate_avg_Bps;     /* over the flow's span, first frame to last; negative: unknown */
 	uint64_t retransmitted, naks, rnr_naks, cnps, ecn_ce;
 };
 

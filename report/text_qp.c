@@ -49,6 +49,8 @@ static const char *problems(const struct rs_flow *fl, char *buf, size_t len)
 /* A rate in bytes per second, or bits with --bits. */
 static const char *qp_rate(const struct rs_report_opts *o, double Bps, char *buf, size_t len)
 {
+	if (Bps < 0)
+		return "-";
 	return o->bits ? rs_fmt_bitrate(Bps, buf, len) : rs_fmt_rate(Bps, buf, len);
 }
 

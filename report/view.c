@@ -262,23 +262,25 @@ double rs_flow_active_s(const struct rs_flow *fl)
 	return fl->last_ts > fl->first_ts ? (fl->last_ts - fl->first_ts) / 1e9 : 0;
 }
 
-/* Over the intervals the flow was active in, first to last: at the
- * timeline's resolution, so a burst shorter than one interval is not
- * stretched into an absurd rate and the average never exceeds the peak. */
+/* Payload over the half-flow's span, first frame to last (Wireshark's
+ * conversation rate), whatever --interval is; negative (unknown) when the
+ * span is 0: one frame, or all at one time. */
 double rs_flow_avg_Bps(const struct rs_analyzer *a, const struct rs_flow *fl)
 {
-	uint64_t iv = a->opts.interval_ns;
-	if (!iv || !a->have_t0)
-		return 0;
-	uint64_t first = fl->first_ts > a->t0 ? (fl->first_ts - a->t0) / iv : 0;
-	uint64_t last = fl->last_ts > a->t0 ? (fl->last_ts - a->t0) / iv : 0;
-	double secs = (double)(last - first + 1) * iv / 1e9;
-	return fl->payload / secs;
+	(void)a;
+	if (fl->last_ts <= fl->first_ts)
+		return -1;
+	return fl->payload / ((fl->last_ts - fl->first_ts) / 1e9);
 }
 
+/* The busiest --interval's payload over the interval; negative (unknown)
+ * for a half-flow shorter than one interval: no interval lies within it,
+ * so its busiest one would read below its rate. */
 double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns)
 {
-	return interval_ns ? fl->peak_bytes / (interval_ns / 1e9) : 0;
+	if (!interval_ns || fl->last_ts < fl->first_ts || fl->last_ts - fl->first_ts < interval_ns)
+		return -1;
+	return fl->peak_bytes / (interval_ns / 1e9);
 }
 
 uint64_t rs_flow_read_bytes(const struct rs_flow *fl)

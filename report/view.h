@@ -27,6 +27,7 @@ void rs_view_free(struct rs_view *v);
 
 /* Seconds between a flow's first and last frame (0 for one frame). */
 double rs_flow_active_s(const struct rs_flow *fl);
+/* Rates in bytes per second; negative: unknown (view.c says when). */
 double rs_flow_avg_Bps(const struct rs_analyzer *a, const struct rs_flow *fl);
 double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns);
 /* READ bytes of a requester: what its peer's responses carried. */

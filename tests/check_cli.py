@@ -444,6 +444,33 @@ def bits():
               got is not None and abs(got - want) <= 0.01 * max(want, 1) + 0.5, "")
 
 
+def average_rate():
+    """avg rate (man page, DEFINITIONS): a half-flow's payload over its
+    span, first frame to last by tshark's frame times, whatever --interval
+    is; the peak is unknown (null) for a half-flow shorter than one
+    interval."""
+    ud = os.path.join(C, "ud_send_bw.pcap")
+    span = {}
+    for src, dst, qp, t in tshark_fields(ud, "ip.src", "ip.dst", "infiniband.bth.destqp", "frame.time_epoch",
+                                         filt="infiniband.bth.destqp != 1"):
+        k = (src, dst, int(qp, 0))
+        lo, hi = span.get(k, (None, None))
+        span[k] = (min(lo, float(t)) if lo else float(t), max(hi, float(t)) if hi else float(t))
+    for iv in ("1ms", "10ms", "1s"):
+        d = json.loads(run(["--interval", iv, "--format", "json", ud]).stdout)
+        for q in d["qps"]:
+            k = (q["src"], q["dst"], q["dest_qp"])
+            if k not in span or not q["payload_bytes"]:
+                continue
+            lo, hi = span[k]
+            want = q["payload_bytes"] / (hi - lo)
+            t = q["throughput_Bps"]
+            check("--interval %s: %s avg %s = payload / tshark's span %.6f s (%.0f)" % (iv, k, t["average"], hi - lo, want),
+                  t["average"] is not None and abs(t["average"] - want) <= 1e-4 * want, "")
+            check("--interval %s: %s peak %s known iff the span reaches one interval" % (iv, k, t["peak"]),
+                  (t["peak"] is None) == (hi - lo < {"1ms": 1e-3, "10ms": 1e-2, "1s": 1.0}[iv]), "")
+
+
 def field_selection():
     """--fields -e NAME (man page, --fields): only the columns named, in
     that order; their values are tshark's (frame, PSN) and the re-send of
@@ -526,6 +553,7 @@ def main():
         qp_views(tmp)
     timeline_files()
     ladder_gaps_and_ud()
+    average_rate()
     bits()
     field_selection()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
