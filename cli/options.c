@@ -603,27 +603,36 @@ static int take_positional(int argc, char **argv, gchar **read_files, struct rs_
 		g_ptr_array_add(files, g_strdup(*f));
 	int i = 1;
 	if (!read_files && !o->iface && !o->list_ifaces) {
+		/* A missing file or a directory among capture files is opened
+		 * with the others, so the run names it in its reports and skips
+		 * it (as -r does); given alone, there is nothing to report. */
+		int good = 0, bad = 0, first_bad = 0, bad_errno = 0;
 		for (; i < argc; i++) {
 			if (strcmp(argv[i], "--") == 0) {
 				i++;
 				break;
 			}
 			if (exists_as_capture(argv[i])) {
-				g_ptr_array_add(files, g_strdup(argv[i]));
-			} else if (errno == EISDIR) {
-				/* Not a filter word either: named for what it is, not
-				 * "no capture file given". */
-				fprintf(stderr, "rocestat: %s: is a directory, not a capture file\n", argv[i]);
-				g_ptr_array_free(files, TRUE);
-				return RS_EXIT_INPUT;
-			} else if (looks_like_path(argv[i])) {
-				int e = errno;
-				fprintf(stderr, "rocestat: %s: %s\n", argv[i], strerror(e ? e : ENOENT));
-				g_ptr_array_free(files, TRUE);
-				return RS_EXIT_INPUT;
+				good++;
+			} else if (errno == EISDIR || looks_like_path(argv[i])) {
+				if (!bad++) {
+					first_bad = i;
+					bad_errno = errno ? errno : ENOENT;
+				}
 			} else {
 				break;
 			}
+			g_ptr_array_add(files, g_strdup(argv[i]));
+		}
+		if (bad && !good) {
+			/* Not a filter word either: named for what it is, not
+			 * "no capture file given". */
+			if (bad_errno == EISDIR)
+				fprintf(stderr, "rocestat: %s: is a directory, not a capture file\n", argv[first_bad]);
+			else
+				fprintf(stderr, "rocestat: %s: %s\n", argv[first_bad], strerror(bad_errno));
+			g_ptr_array_free(files, TRUE);
+			return RS_EXIT_INPUT;
 		}
 	} else if (i < argc && strcmp(argv[i], "--") == 0) {
 		i++;

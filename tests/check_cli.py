@@ -96,6 +96,26 @@ def directories(tmp):
     check("bare directory: stops before reading (no report)", r.stdout == "", repr(r.stdout[:200]))
 
 
+def missing_among_others(tmp):
+    """A missing file or a directory among capture files is named, listed
+    in the reports with its reason and skipped; the others are analysed
+    (man page, ERRORS AND EXIT STATUS): exit status 3; tshark counts the
+    frames of the one that is read."""
+    d = os.path.join(tmp, "adir2")
+    os.mkdir(d)
+    frames = len(tshark_fields(RPING, "frame.number"))
+    for bad, says in ((os.path.join(tmp, "nonexistent.pcap"), "No such file or directory"),
+                      (d, "is a directory, not a capture file")):
+        r = run(["--format", "json", bad, RPING])
+        doc = json.loads(r.stdout) if r.stdout.startswith("{") else {}
+        files = {f["name"]: f for f in doc.get("capture", {}).get("files", [])}
+        check("%s before a capture: exit 3, named" % says, r.returncode == 3 and says in r.stderr, r.stderr)
+        check("%s before a capture: listed with its reason" % says,
+              bad in files and files[bad]["link_type"] is None and says in (files[bad]["error"] or ""), repr(files))
+        check("%s before a capture: the other's %d frames analysed" % (says, frames),
+              doc.get("capture", {}).get("frames") == frames, repr(doc.get("capture", {}).get("frames")))
+
+
 def not_captures(tmp):
     """Empty and non-capture files named for what they are (man page,
     ERRORS AND EXIT STATUS); the bytes quoted are the ones written here."""
@@ -547,6 +567,7 @@ def main():
         usage_errors(tmp)
         directories(tmp)
         not_captures(tmp)
+        missing_among_others(tmp)
     missing_interface()
     drill_down()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
