@@ -137,6 +137,7 @@ enum rs_v_resend {
 	RS_V_RESEND_RNR,      /* retry after an RNR NAK (resend_after) */
 	RS_V_RESEND_TIMEOUT,  /* no NAK: the requester's ACK timer fired */
 	RS_V_RESEND_READ,     /* a READ request asked again */
+	RS_V_RESEND_UNKNOWN,  /* no NAK in a capture that could not have shown one */
 };
 
 enum rs_v_icrc {

@@ -80,6 +80,10 @@ enum rs_resend {
 	RS_RESEND_RNR,      /* after an RNR NAK, once its timer ran */
 	RS_RESEND_TIMEOUT,  /* no NAK: the requester's ACK timer fired */
 	RS_RESEND_READ,     /* a READ request asked again (its responses did not all come) */
+	/* No NAK in the capture, which holds none of the responder's packets
+	 * from before the re-send: a NAK sent before the capture began (or in
+	 * the direction it did not see) cannot be told from a timeout. */
+	RS_RESEND_UNKNOWN,
 	RS_RESEND__COUNT
 };
 const char *rs_resend_key(enum rs_resend c);

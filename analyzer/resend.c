@@ -10,7 +10,7 @@
 
 const char *rs_resend_key(enum rs_resend c)
 {
-	static const char *const keys[RS_RESEND__COUNT] = { "nak", "rnr", "timeout", "read_retry" };
+	static const char *const keys[RS_RESEND__COUNT] = { "nak", "rnr", "timeout", "read_retry", "unknown" };
 	return (unsigned)c < RS_RESEND__COUNT ? keys[c] : "";
 }
 
@@ -148,6 +148,17 @@ void rs_pending_resent(struct rs_latency *l, uint32_t psn)
 	}
 }
 
+/* A re-send with no NAK before it: the timer's (a READ's retry), if the
+ * capture could have shown a NAK, i.e. it holds the responder's packets
+ * from before the re-send; else unknown. */
+static uint8_t cause_without_nak(const struct rs_flow *fl, const struct rs_opinfo *op, uint64_t ts)
+{
+	const struct rs_flow *rsp = fl->peer;
+	if (!rsp || !rsp->packets || rsp->first_ts >= ts)
+		return RS_RESEND_UNKNOWN;
+	return op->kind == RS_KIND_READ_REQ ? RS_RESEND_READ : RS_RESEND_TIMEOUT;
+}
+
 /* The cause of a backward run of re-sent requests, from its first packet:
  * a NAK the requester had not yet answered, else its timer. Counted when
  * the run ends (commit_episode), for a run of one packet may turn out to
@@ -178,7 +189,7 @@ static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_ps
 	l->cause_wait_ns = ts > from ? ts - from : 0;
 	l->cause_at = (struct rs_fref){ 0, 0 };
 	l->episode_answered = fl->lat ? fl->lat->last_rsp_at : (struct rs_fref){ 0, 0 };
-	l->cause = op->kind == RS_KIND_READ_REQ ? RS_RESEND_READ : RS_RESEND_TIMEOUT;
+	l->cause = cause_without_nak(fl, op, ts);
 }
 
 /* One re-send run, by its cause: how many, and how long the timer waited. */
@@ -278,7 +289,7 @@ void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opi
 		if (r && r->has_cause)
 			count_run(l, r->cause, r->wait_ns);
 		else
-			count_run(l, op->kind == RS_KIND_READ_REQ ? RS_RESEND_READ : RS_RESEND_TIMEOUT, 0);
+			count_run(l, cause_without_nak(fl, op, ts), 0);
 	}
 }
 

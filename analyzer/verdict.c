@@ -417,6 +417,7 @@ void rs_v_resend(struct rs_analyzer *a, uint8_t cause, const struct rs_fref *aft
 	static const uint8_t of[RS_RESEND__COUNT] = {
 		[RS_RESEND_NAK] = RS_V_RESEND_NAK, [RS_RESEND_RNR] = RS_V_RESEND_RNR,
 		[RS_RESEND_TIMEOUT] = RS_V_RESEND_TIMEOUT, [RS_RESEND_READ] = RS_V_RESEND_READ,
+		[RS_RESEND_UNKNOWN] = RS_V_RESEND_UNKNOWN,
 	};
 	struct rs_verdict *v = a->v;
 	v->resend = cause < RS_RESEND__COUNT ? of[cause] : RS_V_RESEND_NONE;

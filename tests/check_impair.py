@@ -57,11 +57,13 @@ import glob
 import json
 import math
 import os
+import re
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, Checks  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks  # noqa: E402
 
 WR_KIND = {"SEND": "send", "SEND_WITH_IMM": "send_imm", "RDMA_WRITE": "write",
            "RDMA_WRITE_WITH_IMM": "write_imm", "RDMA_READ": "read",
@@ -396,6 +398,46 @@ def check_file(path, rocestat, verbose):
     eq("%s: no Starting-PSN anomaly" % name, [a["description"] for a in starts], [])
 
 
+def log_counter(log, role, name):
+    """A counter from the 'rdma statistic' lines of a rxe-lab log, in the
+    console section of the server or the client guest."""
+    part = re.split(r"=+ (server|client) guest console =+", open(log).read())
+    text = dict(zip(part[1::2], part[2::2])).get(role, "")
+    m = re.search(r"^\s*%s (\d+)$" % name, text, re.M)
+    return int(m.group(1)) if m else None
+
+
+def uncertain_causes(tmp, rocestat):
+    """A re-send is put down to the requester's timer only when the capture
+    could have shown a NAK. Truth: loss_write_bw's log, where the client
+    went back (completer_retry_err) exactly as often as the server NAKed
+    (out_of_seq_request), so no go-back was a timeout; and a capture of one
+    direction, which holds no NAK at all."""
+    src = os.path.join(SHARED, "captures", "loss_write_bw.pcap")
+    log = src[:-len(".pcap")] + ".log"
+    naks, backs = log_counter(log, "server", "out_of_seq_request"), log_counter(log, "client", "completer_retry_err")
+    check("loss_write_bw.log: every go-back after a NAK (%s = %s)" % (backs, naks), naks is not None and naks == backs)
+    key = ("192.0.2.2", "192.0.2.1", 0x12)
+    for first in (224, 60, 1000):
+        cut = os.path.join(tmp, "cut.pcap")
+        subprocess.run(["editcap", "-r", src, cut, "%d-99999999" % first], check=True, capture_output=True)
+        d = rocestat_json(cut, rocestat)
+        q = [q for q in d["qps"] if (q["src"], q["dst"], q["dest_qp"]) == key]
+        rb = get(q[0], "request_psn", "resent_by_cause") if q else KeyError("no QP 0x12 requester")
+        eq("loss_write_bw from frame %d: no re-send put down to a timeout" % first,
+           rb.get("timeout") if isinstance(rb, dict) else rb, 0)
+    src = os.path.join(ROOT, "samples", "impair", "loss_req_write.pcap")
+    one = os.path.join(tmp, "oneway.pcap")
+    subprocess.run([rocestat, "-r", src, "-w", one, "src host 192.0.2.2"], capture_output=True)
+    d = rocestat_json(one, rocestat)
+    total = {"timeout": 0, "read_retry": 0, "nak": 0, "rnr": 0, "unknown": 0}
+    for q in d["qps"]:
+        for k, v in q["request_psn"]["resent_by_cause"].items():
+            total[k] += v
+    check("loss_req_write, the requester's direction only: re-sends, all of unknown cause (%r)" % total,
+          total["unknown"] > 0 and total["unknown"] == sum(total.values()))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("truth", nargs="*", help="NAME.truth.json (default: samples/impair/*.truth.json)")
@@ -413,6 +455,9 @@ def main():
         print("check_impair: %-22s %s" % (os.path.basename(path)[:-len(".truth.json")],
                                           "ok" if check.failures == before else
                                           "%d failed" % (check.failures - before)))
+    if not a.truth:
+        with tempfile.TemporaryDirectory() as tmp:
+            uncertain_causes(tmp, a.rocestat)
     print("check_impair: %d passed, %d failed" % (check.checks - check.failures, check.failures))
     return 1 if check.failures else 0
 

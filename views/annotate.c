@@ -88,6 +88,10 @@ static void note_resend(struct note *n, const struct rs_verdict *v, const struct
 		add(n, "retransmission %s, cause: read_retry (the READ asked again after %s)", of,
 		    rs_fmt_ns(v->resend_wait_ns, t, sizeof t));
 		break;
+	case RS_V_RESEND_UNKNOWN:
+		add(n, "retransmission %s, cause: unknown (no NAK in the capture, which holds none of the "
+		       "responder's packets from before it)", of);
+		break;
 	default:
 		if (v->resent_of)
 			add(n, "retransmission of frame %" PRIu64, v->resent_of);

@@ -76,7 +76,7 @@ static const struct vcol verdict_cols[] = {
 	NUM("late_frame", late_frame),
 	NAME("resend", resend, [RS_V_RESEND_NETDUP] = "network_copy", [RS_V_RESEND_LATE] = "late",
 	     [RS_V_RESEND_NAK] = "after_nak", [RS_V_RESEND_RNR] = "after_rnr_nak", [RS_V_RESEND_TIMEOUT] = "timeout",
-	     [RS_V_RESEND_READ] = "read_retry"),
+	     [RS_V_RESEND_READ] = "read_retry", [RS_V_RESEND_UNKNOWN] = "unknown"),
 	NUM("resend_after", resend_after),
 	NUM_IF("resend_wait_ns", resend_wait_ns, resend),
 	NAME("msg_kind", msg, [RS_KIND_SEND] = "send", [RS_KIND_WRITE] = "write",

@@ -441,6 +441,11 @@ static void walk_resend(struct walk *w, const struct rs_frame *f)
 			"resends from the first unacknowledged PSN%s.", seen, rs_fmt_ns(v->resend_wait_ns, t, sizeof t),
 		     v->resend == RS_V_RESEND_READ ? " (a READ asked again)" : "");
 		break;
+	case RS_V_RESEND_UNKNOWN:
+		wsay(w, "%s: this packet is a retransmission. No NAK in the capture asked for it, but the capture "
+			"holds none of the responder's packets from before it, so a NAK sent before the capture began "
+			"(or unseen here) cannot be told from the requester's ACK timer: the cause is unknown.", seen);
+		break;
 	default:
 		break;
 	}
