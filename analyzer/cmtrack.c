@@ -517,10 +517,23 @@ void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 		ladder_cm(a, c, f, m);
 }
 
+/* A message one side sent in answer to one the capture lacks (an RTU
+ * answers a REP, a REP a REQ, a DREP a DREQ): the capture misses that
+ * side's messages (one direction captured, or dropped), so a reply it
+ * lacks is no sign the exchange failed. */
+static bool answer_without_message(const struct rs_conn *c)
+{
+#define N(attr) c->n[UMAD_CM_ATTR_##attr - UMAD_CM_ATTR_REQ]
+	return (N(RTU) && !N(REP)) || (N(REP) && !N(REQ)) || (N(DREP) && !N(DREQ));
+#undef N
+}
+
 /* An exchange that never finished, at the end of the capture or when it is
  * evicted: pointing at the last message of it that was seen. */
 static void conn_anomaly_incomplete(struct rs_analyzer *a, struct rs_conn *c)
 {
+	if (answer_without_message(c))
+		return;
 	struct rs_fref at = { 0, 0 };
 	for (unsigned k = 0; k < G_N_ELEMENTS(c->n); k++)
 		if (c->n[k] && (c->at[k].file > at.file || (c->at[k].file == at.file && c->at[k].frame > at.frame)))

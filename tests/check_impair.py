@@ -436,6 +436,17 @@ def uncertain_causes(tmp, rocestat):
             total[k] += v
     check("loss_req_write, the requester's direction only: re-sends, all of unknown cause (%r)" % total,
           total["unknown"] > 0 and total["unknown"] == sum(total.values()))
+    # Each direction of ib_write_bw_cm alone: every exchange finished in the
+    # whole file (tshark: each side's REQ/REP and DREQ answered), so neither
+    # half may call a handshake incomplete.
+    src = os.path.join(SHARED, "captures", "ib_write_bw_cm.pcap")
+    attrs = tshark_fields(src, "infiniband.mad", "infiniband.mad.attributeid")
+    check("ib_write_bw_cm: tshark sees REPs and DREPs", "0x0013" in attrs and "0x0016" in attrs, repr(attrs))
+    for host in ("192.0.2.1", "192.0.2.2"):
+        subprocess.run([rocestat, "-r", src, "-w", one, "src host " + host], capture_output=True)
+        d = rocestat_json(one, rocestat)
+        bad = [an["description"] for an in d["anomalies"] if an["type"] == "cm_incomplete"]
+        check("ib_write_bw_cm, only what %s sent: no handshake called incomplete" % host, not bad, repr(bad[:2]))
 
 
 def main():
