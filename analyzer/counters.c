@@ -173,6 +173,7 @@ void rs_loss_add(struct rs_psn_loss *d, const struct rs_psn_loss *s)
 	d->naked_fills += s->naked_fills;
 	d->netdup += s->netdup;
 	d->late_sendings += s->late_sendings;
+	d->fills_overtaken += s->fills_overtaken;
 	if (s->late_psns_max > d->late_psns_max)
 		d->late_psns_max = s->late_psns_max;
 	if (s->late_ns_max > d->late_ns_max)

@@ -133,6 +133,7 @@ struct rs_psn_loss {
 	/* Requests only (issue 28): why packets were on the wire again. */
 	uint64_t netdup;      /* copies made by the network: an IPv4 datagram seen twice */
 	uint64_t late_sendings; /* an earlier sending of a PSN, arriving after a later one (reordered) */
+	uint64_t fills_overtaken; /* ... of a skipped PSN whose re-send filled it: its first copy came after all */
 	/* How late the late ones came: behind the newest PSN, and after the
 	 * packet that skipped them (the last RS_GAPS gaps are remembered). */
 	uint32_t late_psns_max;

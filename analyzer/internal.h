@@ -170,8 +170,9 @@ void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl);
 uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
 
 /* resend.c: what a request behind the expected PSN is, and why. */
-enum rs_behind { RS_BEHIND_RESENT, RS_BEHIND_RUN_LATE, RS_BEHIND_COPY, RS_BEHIND_LATE, RS_BEHIND_LATE_SENDING };
-void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent);
+enum rs_behind { RS_BEHIND_RESENT, RS_BEHIND_RUN_LATE, RS_BEHIND_COPY, RS_BEHIND_LATE, RS_BEHIND_LATE_SENDING,
+		 RS_BEHIND_LATE_FILLED, RS_BEHIND_STAND_IN };
+void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool fill);
 
 /* Reordering can delay the first packets by this many PSNs at most: for the
  * stream to start at the Starting PSN rather than at its first arrival, and

@@ -328,11 +328,27 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 	case RS_BEHIND_LATE:
 		rs_late_request(a, fl, s, psn, &at, m->ts_ns);
 		break;
+	case RS_BEHIND_LATE_FILLED:
+		s->loss->fills_overtaken++;
+		/* fall through */
 	case RS_BEHIND_LATE_SENDING:
 		fresh = false;
 		s->loss->late_sendings++;
 		if (a->v)
 			rs_v_not_resent(a->v, true);
+		break;
+	case RS_BEHIND_STAND_IN:
+		/* The later sending, counted as new when it came, was the
+		 * re-send: this one is counted in its place, and as overtaken. */
+		s->loss->late_sendings++;
+		fresh = backward(a, fl, s, psn, adv, true, &at, f->payload_len);
+		if (s->loss->episode_len == 1) {
+			s->loss->episode_ipid = (uint16_t)s->ipid;
+			s->loss->episode_resume = s->next;
+		}
+		rs_resent(a, fl, f, op, m->ts_ns);
+		rs_ipid_note(s, f, false);
+		*retrans = true;
 		break;
 	case RS_BEHIND_RUN_LATE:
 		if (s->loss->in_episode) {
@@ -422,7 +438,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		fresh = behind_request(a, fl, f, m, adv, &retrans);
 	}
 	rs_so_settle(a, fl, op, m->ts_ns);
-	rs_ids_note(s, f, retrans);
+	rs_ids_note(s, f, retrans, retrans && fresh);
 	if (a->v)
 		rs_v_request(a, fl, f, m, d, fresh);
 

@@ -55,10 +55,12 @@ int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f)
 
 #define RS_IDS 64
 
-/* Bit 62 of an entry: that sending was counted as a re-send. */
+/* Bit 62 of an entry: that sending was counted as a re-send; bit 61: one
+ * that filled a skipped PSN. */
 #define RS_IDS_RESENT (1ull << 62)
+#define RS_IDS_FILL (1ull << 61)
 
-void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent)
+void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool fill)
 {
 	struct rs_psn_loss *l = s->loss;
 	if (!l || f->ip_version != 4)
@@ -68,7 +70,8 @@ void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent)
 	uint64_t *e = &l->ids[f->bth.psn % RS_IDS];
 	bool same = (*e >> 63) && ((*e >> 16) & RS_PSN_MASK) == f->bth.psn;
 	if (!same || (int16_t)(f->ip_id - (uint16_t)*e) > 0)
-		*e = 1ull << 63 | (resent ? RS_IDS_RESENT : 0) | (uint64_t)f->bth.psn << 16 | f->ip_id;
+		*e = 1ull << 63 | (resent ? RS_IDS_RESENT : 0) | (fill ? RS_IDS_FILL : 0) | (uint64_t)f->bth.psn << 16 |
+		     f->ip_id;
 }
 
 /* Sent while the last re-send run (now ended) went on: after it began,
@@ -92,6 +95,10 @@ static uint64_t ids_seen(const struct rs_psn_loss *l, uint32_t psn)
  *   the same datagram as a copy seen:          a copy the network made
  *   an earlier sending of a PSN whose later,
  *   counted re-send came first:                a late sending
+ *   ... whose later sending came first as a
+ *   new PSN:                                   a late sending, standing in
+ *                                              for that re-send in the
+ *                                              counts (RS_BEHIND_STAND_IN)
  *   sent during the current re-send run:       one of the run's, late
  *                                              (RS_BEHIND_RUN_LATE)
  *   sent before, its PSN not seen yet:         a late arrival
@@ -115,8 +122,9 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 	uint64_t seen = ids_seen(s->loss, psn);
 	if (seen && f->ip_id == (uint16_t)seen)
 		return RS_BEHIND_COPY;
-	if (seen && (int16_t)(f->ip_id - (uint16_t)seen) < 0 && (seen & RS_IDS_RESENT))
-		return RS_BEHIND_LATE_SENDING;
+	if (seen && (int16_t)(f->ip_id - (uint16_t)seen) < 0)
+		return seen & RS_IDS_FILL ? RS_BEHIND_LATE_FILLED
+		       : seen & RS_IDS_RESENT ? RS_BEHIND_LATE_SENDING : RS_BEHIND_STAND_IN;
 	if (seen)
 		return s->loss->in_episode ? RS_BEHIND_RUN_LATE : RS_BEHIND_RESENT;
 	/* The newest packet's own PSN under another number: two sendings of

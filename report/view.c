@@ -38,7 +38,11 @@ struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t)
 /* What became of the PSNs a stream skipped, most certain first. */
 void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len)
 {
-	struct rs_gaps g = rs_gaps_of_stream(rs_loss(response ? &fl->rsp : &fl->req));
+	const struct rs_psn_loss *l = rs_loss(response ? &fl->rsp : &fl->req);
+	struct rs_gaps g = rs_gaps_of_stream(l);
+	/* A re-send filling a PSN whose first sending came after it (overtook
+	 * it: late_sendings) had its first copy in the capture after all. */
+	uint64_t overtaken = response ? 0 : l->fills_overtaken < g.resent ? l->fills_overtaken : g.resent;
 	const char *why = response ? "READ responses are never acknowledged"
 			  : fl->transport == RS_TR_UC || fl->transport == RS_TR_UD ? "this transport has no acknowledgements"
 			  : "no acknowledgement in the capture covers them";
@@ -49,9 +53,11 @@ void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t 
 		{ g.not_captured, "%" PRIu64 " not captured (acknowledged by the responder, never NAKed or re-sent: "
 				  "the capture dropped them, not the network)" },
 		{ g.lost, "%" PRIu64 " lost (NAKed by the responder as missing)" },
-		{ g.resent, response ? "%" PRIu64 " re-sent by the responder (answering the requester's READ retry), "
-				       "their first copy not in the capture"
-				     : "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
+		{ g.resent - overtaken, response ? "%" PRIu64 " re-sent by the responder (answering the requester's READ "
+						   "retry), their first copy not in the capture"
+						 : "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
+		{ overtaken, "%" PRIu64 " re-sent by the requester before their first copy, which came after "
+			     "(reordered)" },
 		{ g.reordered, "%" PRIu64 " arrived late (reordered)" },
 		{ g.undetermined, "%" PRIu64 " undetermined (not in the capture; %s)" },
 	};

@@ -449,6 +449,52 @@ def uncertain_causes(tmp, rocestat):
         check("ib_write_bw_cm, only what %s sent: no handshake called incomplete" % host, not bad, repr(bad[:2]))
 
 
+def overtaken_sendings(tmp, rocestat):
+    """netem reorder without loss (truth: no netem 'loss' on either side):
+    every sending of every request is in the capture, so no skipped PSN's
+    first copy is missing. A copy that arrives after another copy of its
+    PSN with a newer IP ID (tshark) is an earlier sending overtaken by its
+    re-send: JSON late_after_resend counts them; those of a PSN that first
+    came behind a higher one (skipped, then filled by the re-send) are said
+    in the gap sentence as re-sent before their first copy, never 'first
+    copy not in the capture'."""
+    for name in ("reorder_send", "reorder_write"):
+        base = os.path.join(ROOT, "samples", "impair", name)
+        t = json.load(open(base + ".truth.json"))
+        if any(netem_drops(v) for v in (t.get("netem") or {}).values()):
+            check("%s: no netem loss in its truth" % name, False)
+            continue
+        cip, sip = t["client"]["ip"], t["server"]["ip"]
+        out = subprocess.run(["tshark", "-r", base + ".pcap", "-Y",
+                              "ip.src==%s && infiniband.bth.opcode < 13" % cip, "-T", "fields",
+                              "-e", "infiniband.bth.psn", "-e", "ip.id"], capture_output=True, text=True,
+                             check=True).stdout
+        newest, first, top, overtaken, filled = {}, {}, None, 0, set()
+        for line in out.splitlines():
+            psn, ipid = line.split("\t")
+            ipid, p = int(ipid, 0), int(psn)
+            if psn in newest and ((newest[psn] - ipid) & 0xffff) < 0x8000 and newest[psn] != ipid:
+                overtaken += 1
+                # Its PSN came first behind a higher one (skipped, then
+                # filled) by a later sending: re-sent before this first copy.
+                if first[psn][1] and ((first[psn][0] - ipid) & 0xffff) < 0x8000:
+                    filled.add(psn)
+            if psn not in first:
+                first[psn] = (ipid, top is not None and ((top - p) & 0xffffff) < 0x800000)
+            if top is None or ((p - top) & 0xffffff) < 0x800000:
+                top = p
+            newest[psn] = ipid if psn not in newest or ((ipid - newest[psn]) & 0xffff) < 0x8000 else newest[psn]
+        d = rocestat_json(base + ".pcap", rocestat)
+        q = [q for q in d["qps"] if q["src"] == cip and q["dst"] == sip and q["request_psn"]["packets"]]
+        eq("%s: late_after_resend = tshark's overtaken sendings" % name,
+           q[0]["request_psn"]["late_after_resend"] if q else KeyError("no requester"), overtaken)
+        text = subprocess.run([rocestat, "-n", "--width", "0", base + ".pcap"], capture_output=True,
+                              text=True).stdout
+        check("%s: never 'first copy not in the capture'" % name, "first copy not in the capture" not in text)
+        check("%s: %d skipped PSNs re-sent before their first copy" % (name, len(filled)),
+              len(filled) > 0 and "%d re-sent by the requester before their first copy" % len(filled) in text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("truth", nargs="*", help="NAME.truth.json (default: samples/impair/*.truth.json)")
@@ -469,6 +515,7 @@ def main():
     if not a.truth:
         with tempfile.TemporaryDirectory() as tmp:
             uncertain_causes(tmp, a.rocestat)
+            overtaken_sendings(tmp, a.rocestat)
     print("check_impair: %d passed, %d failed" % (check.checks - check.failures, check.failures))
     return 1 if check.failures else 0
 

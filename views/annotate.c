@@ -62,7 +62,7 @@ static void note_resend(struct note *n, const struct rs_verdict *v, const struct
 	if (v->resent_of)
 		snprintf(of, sizeof of, "of frame %" PRIu64, v->resent_of);
 	else if (v->psn == RS_V_PSN_FILL)
-		snprintf(of, sizeof of, "(its first sending was not captured)");
+		snprintf(of, sizeof of, "(no earlier sending of it seen)");
 	else /* sent before the last RS_VERDICT_SENT packets */
 		snprintf(of, sizeof of, "of an earlier frame");
 	switch (v->resend) {
