@@ -50,6 +50,7 @@ void rs_cmp_free(struct rs_cmp *c)
 	for (int s = 0; s < 2; s++) {
 		g_array_free(c->pkts[s], TRUE);
 		g_free(c->name[s]);
+		g_free(c->ended_early[s]);
 	}
 	g_free(c);
 }
@@ -58,6 +59,12 @@ void rs_cmp_file(struct rs_cmp *c, int side, const char *name)
 {
 	g_free(c->name[side]);
 	c->name[side] = g_strdup(name);
+}
+
+void rs_cmp_file_error(struct rs_cmp *c, int side, const char *message)
+{
+	if (!c->ended_early[side])
+		c->ended_early[side] = g_strdup(message);
 }
 
 static uint32_t flow_of(struct rs_cmp *c, const struct rs_frame *f)
@@ -91,6 +98,18 @@ static uint32_t flow_of(struct rs_cmp *c, const struct rs_frame *f)
 void rs_cmp_add(struct rs_cmp *c, int side, uint64_t frame_no, uint64_t ts_ns, const struct rs_frame *f,
 		uint64_t hash)
 {
+	/* The capture window: from the earliest time read to the latest, not
+	 * from the first frame's to the last's, as a file's times need not be in
+	 * order. Every frame counts, with a BTH or not: the capture was running. */
+	if (!c->frames[side] || ts_ns < c->t_first[side]) {
+		c->t_first[side] = ts_ns;
+		c->f_first[side] = frame_no;
+	}
+	if (!c->frames[side] || ts_ns >= c->t_last[side]) {
+		c->t_last[side] = ts_ns;
+		c->f_last[side] = frame_no;
+	}
+	c->last_read[side] = frame_no;
 	c->frames[side]++;
 	if (!(f->have & RS_HAVE_BTH) || !hash)
 		return;
@@ -407,6 +426,66 @@ static void delays(struct rs_cmp *c)
 	g_hash_table_destroy(tb);
 }
 
+/* Where a packet of `side` at time t (its own clock) would have passed the
+ * other point: -1 before the other capture's window, 1 after it, 0 inside.
+ * Its time there is t + offset + its one-way delay; the delay is not known
+ * for a packet seen once, so it is given the whole range of (time at B -
+ * time at A) of the matched packets [lo, hi], offset and delay spread
+ * together, and is inside only when every time in that range falls strictly
+ * between the other's first and last frame. A packet at an edge or within
+ * the delay spread of it could have passed before the capture began or
+ * after it ended, and a lost packet there cannot be told from one the
+ * capture missed: it counts as outside, since blaming the network for the
+ * capture is the worse error. Equal times are outside too: the capture may
+ * have started or stopped within the same clock tick. */
+static int where(const struct rs_cmp *c, int side, uint64_t t)
+{
+	int64_t lo = side ? -c->window_hi : c->window_lo, hi = side ? -c->window_lo : c->window_hi;
+	int64_t there_lo = (int64_t)t + lo, there_hi = (int64_t)t + hi;
+	if (there_lo <= (int64_t)c->t_first[!side])
+		return -1;
+	if (there_hi >= (int64_t)c->t_last[!side])
+		return 1;
+	return 0;
+}
+
+/* The packets seen at one point only that the other capture was not there
+ * to see: out of only[], into outside[]. */
+static void windows(struct rs_cmp *c)
+{
+	bool any = false;
+	for (guint k = 0; k < c->flows->len; k++) {
+		const struct rs_cmp_flow *fl = c->flows->pdata[k];
+		if (!fl->matched)
+			continue;
+		if (!any || fl->raw_min < c->window_lo)
+			c->window_lo = fl->raw_min;
+		if (!any || fl->raw_max > c->window_hi)
+			c->window_hi = fl->raw_max;
+		any = true;
+	}
+	if (!any || c->method == RS_CMP_NONE)
+		return;
+	for (guint k = 0; k < c->flows->len; k++) {
+		struct rs_cmp_flow *fl = c->flows->pdata[k];
+		for (int s = 0; s < 2; s++) {
+			GArray *v = fl->only[s];
+			guint kept = 0;
+			for (guint i = 0; i < v->len; i++) {
+				const struct rs_cmp_pkt *p = &g_array_index(v, struct rs_cmp_pkt, i);
+				int w = where(c, s, p->ts_ns);
+				if (w)
+					fl->outside[s][w > 0]++;
+				else
+					g_array_index(v, struct rs_cmp_pkt, kept++) = *p;
+			}
+			g_array_set_size(v, kept);
+			c->outside[s][0] += fl->outside[s][0];
+			c->outside[s][1] += fl->outside[s][1];
+		}
+	}
+}
+
 void rs_cmp_finish(struct rs_cmp *c)
 {
 	if (c->finished)
@@ -415,6 +494,7 @@ void rs_cmp_finish(struct rs_cmp *c)
 	match(c);
 	estimate_offset(c); /* again, with the re-sent packets matched too */
 	delays(c);
+	windows(c);
 }
 
 bool rs_cmp_differs(const struct rs_cmp *c)

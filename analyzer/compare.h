@@ -19,7 +19,15 @@
  *                   the offset is the minimum (time at B - time at A): the
  *                   fastest packet's delay counts as 0.
  * One-way delays are then (time at B - time at A - offset), or its
- * negation for a direction that passes B first. Pure state, no output.
+ * negation for a direction that passes B first.
+ *
+ * A packet seen at one point only whose time, put on the other capture's
+ * clock, is not inside that capture's window (its earliest to its latest
+ * frame read: a file that stopped early ends at its last good frame) was
+ * missed by the other capture, not by the network: it is counted apart
+ * (outside[]) and not left among only[]. With no packet matched the clocks
+ * cannot be put together, and nothing is counted outside. Pure state, no
+ * output.
  */
 #ifndef RS_ANALYZER_COMPARE_H
 #define RS_ANALYZER_COMPARE_H
@@ -57,6 +65,7 @@ struct rs_cmp_flow {
 	bool b_first;          /* RS_CMP_TWO_WAY: this direction passes B first */
 	int64_t raw_min, raw_max; /* time at B - time at A, matched packets */
 	struct rs_cmp_delays delay;
+	uint64_t outside[2][2]; /* [side][0: before the other's first frame, 1: after its last] */
 };
 
 struct rs_cmp {
@@ -65,6 +74,10 @@ struct rs_cmp {
 	GArray *pkts[2];                /* struct rs_cmp_pkt */
 	GHashTable *flow_index;         /* key -> index + 1 */
 	GPtrArray *flows;               /* struct rs_cmp_flow * */
+	uint64_t t_first[2], t_last[2]; /* a side's earliest and latest frame time: its capture window */
+	uint64_t f_first[2], f_last[2]; /* their frame numbers */
+	uint64_t last_read[2];          /* the frame number of the last frame read */
+	char *ended_early[2];           /* why a file stopped before its end (NULL: it did not) */
 	/* After rs_cmp_finish(). */
 	uint64_t matched;
 	enum rs_cmp_method method;
@@ -72,6 +85,8 @@ struct rs_cmp {
 	uint64_t offset_frame[2];       /* the matched packet (A's, B's frame) it came from; TWO_WAY: the A-first one */
 	uint64_t offset_frame2[2];      /* TWO_WAY: the B-first direction's */
 	struct rs_cmp_delays delay;     /* every matched packet */
+	int64_t window_lo, window_hi;   /* method != NONE: the range of (time at B - time at A), matched packets */
+	uint64_t outside[2][2];         /* the flows' outside[][] added up */
 	bool finished;
 };
 
@@ -79,12 +94,14 @@ struct rs_cmp *rs_cmp_new(void);
 void rs_cmp_free(struct rs_cmp *c);
 /* Side 0 (A) or 1 (B): its file name, then its frames in order. */
 void rs_cmp_file(struct rs_cmp *c, int side, const char *name);
+/* The side's file stopped before its end (truncated, read error): why. */
+void rs_cmp_file_error(struct rs_cmp *c, int side, const char *message);
 /* Every frame; those without a BTH are only counted. */
 void rs_cmp_add(struct rs_cmp *c, int side, uint64_t frame_no, uint64_t ts_ns, const struct rs_frame *f,
 		uint64_t hash);
 /* Match, estimate the offset, work out the delays. */
 void rs_cmp_finish(struct rs_cmp *c);
-/* True when a packet was seen at one point only. */
+/* True when a packet was seen at one point only (inside the other's window). */
 bool rs_cmp_differs(const struct rs_cmp *c);
 
 #endif

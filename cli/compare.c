@@ -3,11 +3,13 @@
  * matching of analyzer/compare.h, each frame with the hash of its unchanging
  * bytes (dissect's rs_frame_content_hash), then report/compare.c's text, to
  * standard output or -o FILE. Exit status 1 when a packet was seen at one
- * point only; 3, with the report of the frames read, when a file stopped
- * early (truncated); 3 and no report when a file could not be opened (every
- * packet of the other would look lost).
+ * point only while the other was capturing (never for one outside the
+ * other's capture window); 3, with the report of the frames read, when a
+ * file stopped early (truncated); 3 and no report when a file could not be
+ * opened (every packet of the other would look lost).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "analyzer/compare.h"
 #include "cli/cli.h"
@@ -37,6 +39,18 @@ static void open_error(void *ctx, const char *name, const char *message)
 	rs_cmp_file(s->c, s->side, name);
 }
 
+/* A file stopped early: its capture window ends at its last good frame,
+ * which the report says, with why (the message names the file: not again). */
+static void file_error(void *ctx, const char *message)
+{
+	struct cmp_sink *s = ctx;
+	const char *name = s->c->name[s->side];
+	size_t n = name ? strlen(name) : 0;
+	if (n && strncmp(message, name, n) == 0 && strncmp(message + n, ": ", 2) == 0)
+		message += n + 2;
+	rs_cmp_file_error(s->c, s->side, message);
+}
+
 static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
 {
 	struct cmp_sink *s = ctx;
@@ -51,7 +65,8 @@ int rs_run_compare(const struct rs_cli_opts *o)
 {
 	char err[RS_ERRBUF_SIZE];
 	struct cmp_sink cs = { .c = rs_cmp_new() };
-	struct rs_sink sink = { .ctx = &cs, .begin_file = begin_file, .frame = frame, .open_error = open_error };
+	struct rs_sink sink = { .ctx = &cs, .begin_file = begin_file, .frame = frame, .open_error = open_error,
+				.file_error = file_error };
 	int rc = rs_run_files(o, &sink);
 	if (rc == RS_EXIT_USAGE || (rc == RS_EXIT_INPUT && (cs.unopened || cs.files < 2))) {
 		rs_cmp_free(cs.c);

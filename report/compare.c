@@ -1,8 +1,10 @@
 /*
  * compare.c — the report of `rocestat --compare A B` (analyzer/compare.h):
  * what was matched, how the clock offset was estimated, the one-way delays,
- * and per half-flow the packets seen at one point only, each with its frame
- * number and PSN, one a line (so that scripts and tests read them).
+ * each capture's window, and per half-flow the packets seen at one point
+ * only, each with its frame number and PSN, one a line (so that scripts and
+ * tests read them), and those the other point missed because it was not
+ * capturing, counted.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -73,12 +75,72 @@ static void offset_lines(FILE *out, int width, const struct rs_cmp *c)
 			c->offset_frame[0], c->offset_frame[1], c->offset_frame2[0], c->offset_frame2[1]);
 }
 
+/* A time on A's clock against the same event of A: "2 s after A". */
+static const char *than_a(int64_t ns, char *buf, size_t len)
+{
+	char t[32];
+	if (!ns)
+		return "at the same time as A";
+	snprintf(buf, len, "%s %s A", rs_fmt_ns(ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns, t, sizeof t),
+		 ns < 0 ? "before" : "after");
+	return buf;
+}
+
+/* Where each capture began and ended, and what the other saw while it was
+ * not capturing (analyzer/compare.c, windows()). */
+static void window_lines(FILE *out, int width, const struct rs_cmp *c)
+{
+	static const char *const who[2] = { "A", "B" };
+	char t1[64], t2[64], t3[40];
+	for (int s = 0; s < 2; s++)
+		if (c->ended_early[s])
+			para(out, width, "", "  ",
+			     "%s ended early: %s. Its capture window ends at its last frame read, frame %" PRIu64, who[s],
+			     c->ended_early[s], c->last_read[s]);
+	if (c->method == RS_CMP_NONE) {
+		para(out, width, "", "  ",
+		     "capture windows: with no packet seen at both points the clocks of A and B cannot be put "
+		     "together, so a packet seen at one point while the other was not capturing (before its first "
+		     "frame or after its last) cannot be told from one lost between the points: those seen at one "
+		     "point only below may be either");
+		return;
+	}
+	/* B's first and last frames on A's clock, against A's. */
+	int64_t begin = (int64_t)(c->t_first[1] - c->t_first[0]) - c->offset_ns;
+	int64_t end = (int64_t)(c->t_last[1] - c->t_last[0]) - c->offset_ns;
+	para(out, width, "", "  ",
+	     "capture windows: A frames %" PRIu64 " to %" PRIu64 ", B frames %" PRIu64 " to %" PRIu64
+	     "; on A's clock B began %s and ended %s",
+	     c->f_first[0], c->f_last[0], c->f_first[1], c->f_last[1], than_a(begin, t1, sizeof t1),
+	     than_a(end, t2, sizeof t2));
+	para(out, width, "", "  ",
+	     "outside the other's capture window: A %" PRIu64 ", B %" PRIu64 " packets, whose time on the other's "
+	     "clock, give or take the spread of the one-way delays (%s), is before its first frame or after its "
+	     "last: it was not capturing, and they are not counted as seen at one point only",
+	     c->outside[0][0] + c->outside[0][1], c->outside[1][0] + c->outside[1][1],
+	     rs_fmt_ns((uint64_t)(c->window_hi - c->window_lo), t3, sizeof t3));
+}
+
+static void outside_line(FILE *out, int width, const struct rs_cmp_flow *fl, int side)
+{
+	static const char *const who[2] = { "A", "B" };
+	const uint64_t *n = fl->outside[side];
+	if (n[0] && n[1])
+		para(out, width, "    ", "      ",
+		     "seen at %s outside %s's capture window: %" PRIu64 ", %" PRIu64 " before its first frame and %" PRIu64
+		     " after its last", who[side], who[!side], n[0] + n[1], n[0], n[1]);
+	else if (n[0] || n[1])
+		para(out, width, "    ", "      ", "seen at %s outside %s's capture window: %" PRIu64 ", %s", who[side],
+		     who[!side], n[0] + n[1], n[0] ? "before its first frame" : "after its last frame");
+}
+
 static void only_lines(FILE *out, int width, const struct rs_cmp_flow *fl, int side)
 {
 	static const char *const who[2] = { "A", "B" };
 	GArray *v = fl->only[side];
 	if (!v->len) {
 		fprintf(out, "    seen at %s, not at %s: none\n", who[side], who[!side]);
+		outside_line(out, width, fl, side);
 		return;
 	}
 	fprintf(out, "    seen at %s, not at %s: %u\n", who[side], who[!side], v->len);
@@ -89,6 +151,7 @@ static void only_lines(FILE *out, int width, const struct rs_cmp_flow *fl, int s
 	}
 	if (v->len > LIST_MAX)
 		fprintf(out, "      ... and %u more\n", v->len - LIST_MAX);
+	outside_line(out, width, fl, side);
 }
 
 int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names, int width)
@@ -102,6 +165,7 @@ int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names, int width
 	     c->matched);
 	offset_lines(out, width, c);
 	delay_line(out, width, "", "  ", &c->delay);
+	window_lines(out, width, c);
 	fprintf(out, "\nhalf-flows: %u\n", c->flows->len);
 	for (guint k = 0; k < c->flows->len; k++) {
 		const struct rs_cmp_flow *fl = c->flows->pdata[k];
