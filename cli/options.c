@@ -612,7 +612,7 @@ static int take_positional(int argc, char **argv, gchar **read_files, struct rs_
 				i++;
 				break;
 			}
-			if (exists_as_capture(argv[i])) {
+			if (exists_as_capture(argv[i]) || strcmp(argv[i], "-") == 0) { /* -: standard input, as -r - */
 				good++;
 			} else if (errno == EISDIR || looks_like_path(argv[i])) {
 				if (!bad++) {

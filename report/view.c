@@ -566,7 +566,9 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 		break;
 	}
 	case RS_AN_ICRC_BAD:
-		snprintf(buf, len, "%s: %" PRIu64 " frame%s with a bad ICRC (corrupted in flight, or a broken sender)",
+		snprintf(buf, len,
+			 "%s: %" PRIu64 " frame%s with a bad ICRC (corrupted in flight, a broken sender, or bytes "
+			 "changed in the file after the capture)",
 			 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s");
 		break;
 	case RS_AN_VCRC_BAD:

@@ -96,6 +96,19 @@ def directories(tmp):
     check("bare directory: stops before reading (no report)", r.stdout == "", repr(r.stdout[:200]))
 
 
+def stdin_dash():
+    """'-' as the capture file reads standard input, as -r - does (man
+    page, SYNOPSIS); tshark counts the frames."""
+    frames = len(tshark_fields(RPING, "frame.number"))
+    with open(RPING, "rb") as f:
+        a = subprocess.run([ROCESTAT, "--format", "json", "-"], stdin=f, capture_output=True, text=True)
+    with open(RPING, "rb") as f:
+        b = subprocess.run([ROCESTAT, "--format", "json", "-r", "-"], stdin=f, capture_output=True, text=True)
+    got = json.loads(a.stdout)["capture"]["frames"] if a.stdout.startswith("{") else None
+    check("rocestat - < rping_s64.pcap: tshark's %d frames" % frames, got == frames, a.stderr[:200])
+    check("rocestat - is rocestat -r -", a.stdout == b.stdout and a.returncode == b.returncode, "")
+
+
 def missing_among_others(tmp):
     """A missing file or a directory among capture files is named, listed
     in the reports with its reason and skipped; the others are analysed
@@ -405,6 +418,9 @@ def ladder_gaps_and_ud():
             got += int(ln.split("✕ ")[1].split()[0])
     check("--ladder --qp 0x12: the gap lines name tshark's %d skipped PSNs" % want, got == want and want > 0,
           "ladder %d" % got)
+    walk = run(["-V", "--width", "200", "--qp", "0x12", LOSS]).stdout
+    got = sum(int(n) for n in re.findall(r"✕ (\d+) PSNs? (?:was|were) skipped just before this one", walk))
+    check("-V --qp 0x12: the gap sentences name tshark's %d skipped PSNs" % want, got == want, "walk %d" % got)
     # Every request arrow drawn or counted in a collapsed run, and those
     # marked RETX (alone or a run's) are tshark's request frames whose PSN
     # the same sender had sent before: seen before, or behind the highest
@@ -568,6 +584,7 @@ def main():
         directories(tmp)
         not_captures(tmp)
         missing_among_others(tmp)
+        stdin_dash()
     missing_interface()
     drill_down()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:

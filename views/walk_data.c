@@ -89,7 +89,9 @@ static void icrc(struct walk *w, const struct rs_layer *l)
 	bool rewritten = w->v.icrc == RS_V_ICRC_PORT_REWRITTEN; /* the analyzer's verdict */
 	const char *verdict = f->icrc_status == RS_CRC_OK ? "matches the value on the wire"
 			     : rewritten ? "differs: the capture rewrote the UDP source port"
-			     : f->icrc_status == RS_CRC_BAD ? "DOES NOT MATCH: the packet is corrupt" : "not checked";
+			     : f->icrc_status == RS_CRC_BAD ? "DOES NOT MATCH: these bytes are not the ones the sender "
+							      "covered"
+			     : "not checked";
 	if (f->icrc_status != RS_CRC_UNCHECKED)
 		wfield(w, UINT32_MAX, "Computed", whex(f->icrc_calc, 8), "%s", verdict);
 	if (rewritten) {
@@ -103,8 +105,9 @@ static void icrc(struct walk *w, const struct rs_layer *l)
 		if (f->icrc_status == RS_CRC_OK)
 			wsay(w, "CRC-32 over the invariant fields: 0x%08x on the wire, matches the computed value.", f->icrc);
 		else if (f->icrc_status == RS_CRC_BAD)
-			wsay_marked(w, "!! ", "1;31", "ICRC mismatch: on the wire 0x%08x, computed 0x%08x. A receiver "
-				    "drops such a packet silently.", f->icrc, f->icrc_calc);
+			wsay_marked(w, "!! ", "1;31", "ICRC mismatch: on the wire 0x%08x, computed 0x%08x: corrupted in "
+				    "flight, by the sender, or in the file. A receiver drops such a packet silently.",
+				    f->icrc, f->icrc_calc);
 		else
 			wsay(w, "CRC-32 over the invariant fields: 0x%08x on the wire, not checked.", f->icrc);
 		return;
@@ -138,8 +141,9 @@ static void icrc(struct walk *w, const struct rs_layer *l)
 					      "after the sender computed it"
 					    : "was not checked");
 	if (f->icrc_status == RS_CRC_BAD)
-		wsay_marked(w, "!! ", "1;31", "ICRC mismatch: on the wire 0x%08x, computed 0x%08x. A receiver "
-			    "drops such a packet silently.", f->icrc, f->icrc_calc);
+		wsay_marked(w, "!! ", "1;31", "ICRC mismatch: on the wire 0x%08x, computed 0x%08x: corrupted in "
+			    "flight, by the sender, or in the file. A receiver drops such a packet silently.", f->icrc,
+			    f->icrc_calc);
 }
 
 static void vcrc(struct walk *w, const struct rs_layer *l)

@@ -400,6 +400,11 @@ void walk_operation(struct walk *w)
 		wsay(w, "PSN 0x%06x is the Starting PSN that QP 0x%x announced in the %s in frame %" PRIu64 ": this is "
 			"the first request it receives on the new connection.", b->psn, w->v.start_qpn,
 		     rs_cm_attr_name(w->v.start_attr), w->v.start_frame);
+	if (w->v.psn == RS_V_PSN_AHEAD && w->v.gap && f->outcome == RS_OK)
+		wsay(w, "\u2715 %" PRIu32 " PSN%s skipped just before this one: PSN 0x%06x was expected, 0x%06x came. "
+			"The packets between are not in the capture (yet): they may come late, be re-sent, have been "
+			"dropped by the capture, or be lost; the summary's PSNs line and gap anomaly say which.",
+		     w->v.gap, w->v.gap == 1 ? " was" : "s were", (unsigned)((b->psn - w->v.gap) & RS_PSN_MASK), b->psn);
 	if ((b->opcode & 0xE0) == RS_TR_UC && walk_first(w, WALK_TOPIC_UC))
 		wsay(w, "UC (Unreliable Connection): no acknowledgements; if a packet is lost the receiver drops "
 			"the whole message and nothing is resent.");
