@@ -128,6 +128,22 @@ def main():
             if name in SNIFFED:
                 check("%s: every frame changes MAC" % name,
                       want["source_mac_frames"] > 0 and want["source_mac_changes"] == want["source_mac_frames"])
+            # The walkthrough of the first RoCE v2 frame: a source MAC with
+            # the group bit set, and UDP source port 4791, are named as the
+            # capture tool's (tshark reads both fields).
+            first = subprocess.run(["tshark", "-r", path, "-Y", "udp.dstport == 4791", "-c", "1", "-T", "fields",
+                                    "-e", "frame.number", "-e", "eth.src", "-e", "udp.srcport"] +
+                                   tshark_heuristics_off(), capture_output=True, text=True).stdout.split()
+            if len(first) == 3:
+                walk = run(path, "-V", "--frames", first[0], "--width", "200")
+                group = int(first[1].split(":")[0], 16) & 1 == 1
+                check("%s frame %s: group-bit source MAC named (%s)" % (name, first[0], first[1]),
+                      ("group bit set: not a station's address" in walk) == group)
+                line = [ln for ln in walk.splitlines() if "Source port" in ln and "(%s)" % first[2] in ln]
+                line = line[0] if line else ""
+                check("%s frame %s: source port %s named as the tool's or the sender's" % (name, first[0], first[2]),
+                      line.endswith("4791: likely written by the capture tool" if first[2] == "4791"
+                                    else "chosen by the sender"), repr(line))
             # One direction: the host that sent most RoCE frames, alone.
             senders = {}
             for r in tshark_rows(path):

@@ -86,8 +86,16 @@ static void ethernet(struct walk *w, const struct rs_layer *l)
 
 	wtitle(w, l->id, "Ethernet II", l->off, l->len);
 	wfield(w, l->off, "Destination", wbytes(f->eth_dst, 6, ':'), "%s", cast);
-	wfield(w, l->off + 6, "Source", wbytes(f->eth_src, 6, ':'), NULL);
+	/* No station sends from a group address: a capture tool wrote it (the
+	 * RDMA sniffer writes a MAC of its own into every frame). */
+	bool group_src = f->eth_src[0] & 1;
+	wfield(w, l->off + 6, "Source", wbytes(f->eth_src, 6, ':'), "%s",
+	       group_src ? "group bit set: not a station's address" : "");
 	wfield(w, l->off + 12, "EtherType", whex(type, 4), "%s", ethertype_name(type));
+	if (group_src)
+		wsay(w, "The source MAC %s has its group (multicast) bit set, which no sender puts on a wire: the "
+			"capture tool wrote it (the RDMA sniffer, tcpdump -i mlx5_0, writes its own MACs), so this "
+			"field says nothing about the sending port.", wbytes(f->eth_src, 6, ':'));
 	const char *next = f->nvlan ? "a VLAN tag" : ethertype_name(type);
 	if (!walk_first(w, l->id)) {
 		wsay(w, "From MAC %s to MAC %s; EtherType 0x%04x: %s follows.", wbytes(f->eth_src, 6, ':'),
@@ -246,7 +254,11 @@ static void udp(struct walk *w, const struct rs_layer *l)
 	uint32_t o = l->off;
 
 	wtitle(w, l->id, "User Datagram Protocol", l->off, l->len);
-	wfield(w, o, "Source port", whexdec(f->udp_sport, 4), "chosen by the sender");
+	/* A sender picks the source port for ECMP entropy; 4791 there is what
+	 * the RDMA sniffers write over it. */
+	bool sniffer_port = f->udp_sport == RS_ROCE_UDP_PORT;
+	wfield(w, o, "Source port", whexdec(f->udp_sport, 4), "%s",
+	       sniffer_port ? "4791: likely written by the capture tool" : "chosen by the sender");
 	wfield(w, o + 2, "Destination port", whexdec(f->udp_dport, 4), "%s",
 	       f->udp_dport == RS_ROCE_UDP_PORT ? "RoCE v2" : "RoCE v2 (--roce-port)");
 	wfield(w, o + 4, "Length", whexdec(f->udp_len, 4), "UDP header + BTH ... ICRC");
@@ -256,11 +268,16 @@ static void udp(struct walk *w, const struct rs_layer *l)
 			"checksum %s.", f->udp_sport, f->udp_dport, f->udp_csum ? "set" : "0 (not computed)");
 		return;
 	}
-	wsay(w, "RoCE v2 rides in UDP to port 4791, the port IANA assigned to it. The source port (%u here) is "
-		"chosen by the sender, typically from the QP numbers, to spread different flows over equal-cost "
-		"paths (ECMP); every packet of one QP keeps the same port, so they stay in order. %s",
-	     f->udp_sport, f->udp_csum ? "The UDP checksum is counted as all ones in the ICRC."
-				       : "A zero checksum means none was computed: the ICRC protects the packet instead.");
+	wsay(w, "RoCE v2 rides in UDP to port 4791, the port IANA assigned to it. The source port is chosen by the "
+		"sender, typically from the QP numbers, to spread different flows over equal-cost paths (ECMP); "
+		"every packet of one QP keeps the same port, so they stay in order.%s %s",
+	     sniffer_port ? " Here it is 4791 as well, which senders rarely use (it gives ECMP nothing to spread) "
+			    "but the RDMA sniffers (ibdump, tcpdump -i mlx5_0) write over the port the NIC chose: the "
+			    "port on the wire may not be in this capture (the ICRC below can tell, if the payload was "
+			    "captured)."
+			  : wfmt(" Here it is %u.", f->udp_sport),
+	     f->udp_csum ? "The UDP checksum is counted as all ones in the ICRC."
+			 : "A zero checksum means none was computed: the ICRC protects the packet instead.");
 }
 
 static void lrh(struct walk *w, const struct rs_layer *l)
