@@ -290,20 +290,12 @@ struct rs_latency {
 	uint64_t overflow;        /* requests forgotten because too many were outstanding */
 	uint64_t clock_backwards; /* answers time-stamped before their request: not timed */
 	uint64_t karn;            /* answers to requests re-sent since: not timed (Karn's rule) */
-	/* AckReq requests not timed because the capture cannot say which answer
-	 * was the first (psn.c): one the responder had acknowledged before the
-	 * request is in the file (a sniffer writing the two directions out of
-	 * order), or one whose first covering answer in the file also covers a
-	 * request PSN not seen before it (dropped by the capture, with maybe an
-	 * earlier answer). */
-	uint64_t acked_before_seen;
-	uint64_t acked_across_gap;
 	uint64_t last_rsp_ts;     /* the responder's newest answer (ACK, NAK, READ response) */
 	struct rs_fref last_rsp_at;
 	union rs_lat_slot by_kind[RS_LAT__COUNT]; /* through the functions below */
 	struct rs_pending ring0[1];
 };
-_Static_assert(sizeof(struct rs_latency) == 136, "a requester's latency state takes 136 bytes");
+_Static_assert(sizeof(struct rs_latency) == 120, "a requester's latency state takes 120 bytes");
 struct rs_latency *rs_latency_new(void);
 void rs_latency_free(struct rs_latency *l);
 /* The samples of one kind as a vector for writing: allocated, or made of
@@ -595,6 +587,13 @@ struct rs_flow_rare {
 	bool msn_unusable;        /* ... until the MSN counted fewer messages than were seen: not an MSN */
 	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
 	uint64_t dup_acks;
+	/* Requesters: AckReq requests not timed because the capture cannot say
+	 * which answer was their first (psn.c): one the responder had answered
+	 * before the request is in the file (a sniffer writing the two
+	 * directions out of order), or one whose first covering answer in the
+	 * file also covers a request PSN not seen before it (dropped by the
+	 * capture, with maybe an earlier answer). */
+	uint64_t lat_acked_before_seen, lat_acked_across_gap;
 	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
 	uint64_t rnr_naks;
 	uint8_t rnr_timer_min, rnr_timer_max;

@@ -85,7 +85,7 @@ struct rs_analyzer {
 		uint64_t netdup;      /* copies the network made */
 		uint64_t resent[RS_RESEND__COUNT];
 		uint64_t karn;        /* latency samples left out: the request was re-sent */
-		uint64_t acked_before_seen, acked_across_gap; /* ... and as struct rs_latency */
+		uint64_t acked_before_seen, acked_across_gap; /* ... and as struct rs_flow_rare */
 		uint64_t msgs_uncaptured; /* messages none of whose packets were captured (message.c rs_msg_msn) */
 	} psns;
 	uint64_t fl_prev_ts;      /* the current frame's half-flow: its last_ts before this frame */

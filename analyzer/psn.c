@@ -178,16 +178,23 @@ static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_
 	l->count++;
 }
 
-/* A request the responder's newest ACK already covers as it appears: the
- * sniffer wrote the answer first (hardware sniffers write the two
- * directions out of order). Its first answer is not after it in the file,
- * and the next one that covers it is not its first: not timed. */
+/* A request the responder's answers already cover as it appears (its
+ * newest ACK, or a READ response or atomic ACK after it): the sniffer wrote
+ * the answer first (hardware sniffers write the two directions out of
+ * order). Its first answer is not after it in the file, and the next one
+ * that covers it is not its first: not timed. */
 static bool acked_before_seen(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn)
 {
 	const struct rs_flow *rsp = req->peer;
-	if (!rsp || !rsp->have_ack_psn || rs_psn_diff(psn, rsp->ack_psn) > 0)
+	if (!rsp)
 		return false;
-	lat_of(req)->acked_before_seen++;
+	bool acked = rsp->have_ack_psn && rs_psn_diff(psn, rsp->ack_psn) <= 0;
+	/* rsp.next is one past the newest response's PSN, which covers those before it. */
+	bool answered = rsp->rsp.started && rs_psn_diff(psn, rsp->rsp.next) < -1;
+	if (!acked && !answered)
+		return false;
+	lat_of(req); /* its latency section says so */
+	rs_rare_w(req)->lat_acked_before_seen++;
 	a->psns.acked_before_seen++;
 	return true;
 }
@@ -231,7 +238,7 @@ static void ack_older(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, 
 			if (!looked)
 				looked = unseen_upto(req, last, &unseen) ? 2 : 1;
 			if (!p->resent && looked == 2 && rs_psn_diff(unseen, end) > 0) {
-				l->acked_across_gap++;
+				rs_rare_w(req)->lat_acked_across_gap++;
 				a->psns.acked_across_gap++;
 			} else {
 				lat_sample(a, l, RS_LAT_ACK, ts, p);

@@ -445,8 +445,8 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 	rs_json_u64(j, "untimed_requests", fl->lat ? fl->lat->overflow : 0);
 	rs_json_u64(j, "clock_went_backwards", fl->lat ? fl->lat->clock_backwards : 0);
 	rs_json_u64(j, "resent_not_timed", fl->lat ? fl->lat->karn : 0);
-	rs_json_u64(j, "acked_before_seen", fl->lat ? fl->lat->acked_before_seen : 0);
-	rs_json_u64(j, "acked_across_gap", fl->lat ? fl->lat->acked_across_gap : 0);
+	rs_json_u64(j, "acked_before_seen", rs_rare(fl)->lat_acked_before_seen);
+	rs_json_u64(j, "acked_across_gap", rs_rare(fl)->lat_acked_across_gap);
 	rs_json_end_obj(j);
 }
 

@@ -159,10 +159,13 @@ def oracle(pkts):
 
 def rocestat(path):
     out = subprocess.run([testlib.ROCESTAT, "--format", "json", path], capture_output=True, text=True).stdout
+    d = json.loads(out)
     got = {}
-    for q in json.loads(out)["qps"]:
+    for q in d["qps"]:
         lat = q.get("latency_ns") or {}
         got[(q["src"], q["dst"], q["dest_qp"])] = lat
+    rp = d["capture"]["request_psns"]
+    got["capture"] = (rp["latency_acked_before_seen"], rp["latency_acked_across_gap"])
     return got
 
 
@@ -187,6 +190,8 @@ def compare(name, path, expect=None):
         total[0] += len(s)
         total[1] += w["before"]
         total[2] += w["gap"]
+    check(name + " capture-wide counts", got["capture"] == tuple(total[1:]),
+          "rocestat %s, tshark %s" % (got["capture"], total[1:]))
     if expect is not None:
         check(name + " totals", tuple(total) == expect, "tshark pairs %s, the review read %s" % (total, expect))
     return total
