@@ -108,7 +108,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts nvme annotate ndjson compare cases congestion truth impair reorderdup jobs threads check-vm check-live bench-capture \
+.PHONY: all check builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
 	sanitize tsan golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -167,7 +167,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup icrcrewrite sniffer dc walkcheck verdicts nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt
+check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -284,6 +284,12 @@ impair: $(BIN)
 # what the script did is what rocestat must say (tests/check_reorder_dup.py).
 reorderdup: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_reorder_dup.py
+
+# AckReq -> ACK latency against tshark's frames, paired by IBA 9.7.5: on the
+# hardware captures whose sniffer wrote ACKs before their requests or dropped
+# packets, and on every clean capture (tests/check_latency.py).
+latency: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_latency.py
 
 # Root: boots two QEMU guests with rdma_rxe, generates, captures, compares.
 check-vm: $(BIN)

@@ -202,6 +202,8 @@ void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s)
 	d->msn_unusable |= s->msn_unusable;
 	d->orphan_pkts += s->orphan_pkts;
 	d->dup_acks += s->dup_acks;
+	d->lat_acked_before_seen += s->lat_acked_before_seen;
+	d->lat_acked_across_gap += s->lat_acked_across_gap;
 	for (int k = 0; k < 8; k++)
 		d->naks[k] += s->naks[k];
 	if (s->rnr_naks) {

@@ -592,6 +592,13 @@ struct rs_flow_rare {
 	bool msn_unusable;        /* ... until the MSN counted fewer messages than were seen: not an MSN */
 	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
 	uint64_t dup_acks;
+	/* Requesters: AckReq requests not timed because the capture cannot say
+	 * which answer was their first (psn.c): one the responder had answered
+	 * before the request is in the file (a sniffer writing the two
+	 * directions out of order), or one whose first covering answer in the
+	 * file also covers a request PSN not seen before it (dropped by the
+	 * capture, with maybe an earlier answer). */
+	uint64_t lat_acked_before_seen, lat_acked_across_gap;
 	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
 	uint64_t rnr_naks;
 	uint8_t rnr_timer_min, rnr_timer_max;

@@ -85,6 +85,7 @@ struct rs_analyzer {
 		uint64_t netdup;      /* copies the network made */
 		uint64_t resent[RS_RESEND__COUNT];
 		uint64_t karn;        /* latency samples left out: the request was re-sent */
+		uint64_t acked_before_seen, acked_across_gap; /* ... and as struct rs_flow_rare */
 		uint64_t msgs_uncaptured; /* messages none of whose packets were captured (message.c rs_msg_msn) */
 	} psns;
 	uint64_t fl_prev_ts;      /* the current frame's half-flow: its last_ts before this frame */
@@ -218,6 +219,7 @@ struct rs_so_run *rs_so_run(struct rs_sendorder *so, uint16_t label);
 void rs_lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n);
 bool rs_lossmap_has(const struct rs_lossmap *l, uint32_t psn);
 bool rs_lossmap_take(struct rs_psn_loss *s, uint32_t psn);
+bool rs_lossmap_last(const struct rs_lossmap *l, uint32_t upto, uint32_t *psn);
 void rs_psn_settle(struct rs_analyzer *a, struct rs_flow *req, uint32_t upto);
 void rs_psn_settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint8_t code);
 

@@ -52,6 +52,28 @@ bool rs_lossmap_take(struct rs_psn_loss *s, uint32_t psn)
 	return true;
 }
 
+/* The highest PSN at or below `upto` still missing here, if any. */
+bool rs_lossmap_last(const struct rs_lossmap *l, uint32_t upto, uint32_t *psn)
+{
+	if (!l || !l->pending)
+		return false;
+	int32_t end = rs_psn_diff(upto, l->base);
+	if (end < 0)
+		return false;
+	if (end >= RS_LOSSMAP_BITS)
+		end = RS_LOSSMAP_BITS - 1;
+	for (int32_t w = end / 64; w >= 0; w--) {
+		uint64_t bits = l->bits[w];
+		if (w == end / 64 && end % 64 != 63)
+			bits &= (1ull << (end % 64 + 1)) - 1;
+		if (bits) {
+			*psn = (l->base + (uint32_t)(w * 64 + 63 - __builtin_clzll(bits))) & RS_PSN_MASK;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* ---- capture completeness -------------------------------------------------- */
 
 /*

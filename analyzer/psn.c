@@ -178,23 +178,72 @@ static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_
 	l->count++;
 }
 
+/* A request the responder's answers already cover as it appears (its
+ * newest ACK, or a READ response or atomic ACK after it): the sniffer wrote
+ * the answer first (hardware sniffers write the two directions out of
+ * order). Its first answer is not after it in the file, and the next one
+ * that covers it is not its first: not timed. */
+static bool acked_before_seen(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn)
+{
+	const struct rs_flow *rsp = req->peer;
+	if (!rsp)
+		return false;
+	bool acked = rsp->have_ack_psn && rs_psn_diff(psn, rsp->ack_psn) <= 0;
+	/* rsp.next is one past the newest response's PSN, which covers those before it. */
+	bool answered = rsp->rsp.started && rs_psn_diff(psn, rsp->rsp.next) < -1;
+	if (!acked && !answered)
+		return false;
+	lat_of(req); /* its latency section says so */
+	rs_rare_w(req)->lat_acked_before_seen++;
+	a->psns.acked_before_seen++;
+	return true;
+}
+
 static void pending_pop(struct rs_latency *l)
 {
 	l->head = (l->head + 1) & (l->cap - 1);
 	l->count--;
 }
 
-/* A response for PSN `psn` implicitly acknowledges every earlier request
- * (responses come in order, IBA 9.7.5.1.1): time those that asked for it. */
-static void ack_older(struct rs_analyzer *a, struct rs_latency *l, uint32_t psn, uint64_t ts, bool inclusive)
+/* The newest request PSN up to `last` that the capture has not shown (yet):
+ * one ahead of the stream, or one it skipped and did not see since. */
+static bool unseen_upto(const struct rs_flow *req, uint32_t last, uint32_t *psn)
 {
+	const struct rs_psn *s = &req->req;
+	if (rs_psn_diff(last, s->next) >= 0) {
+		*psn = last;
+		return true;
+	}
+	return s->loss && rs_lossmap_last(s->loss->lost, last, psn);
+}
+
+/* A response for PSN `psn` implicitly acknowledges every earlier request
+ * (responses come in order, IBA 9.7.5.1.1): time those that asked for it.
+ * Unless the response also covers a request PSN the capture has not shown
+ * after theirs: the capture dropped it, and may have dropped with it an
+ * answer the responder sent before this one, so this one need not be the
+ * first (a coalescing responder's answer over PSNs all seen is timed). */
+static void ack_older(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint64_t ts, bool inclusive)
+{
+	struct rs_latency *l = req->lat;
+	uint32_t last = inclusive ? psn : (psn - 1) & RS_PSN_MASK, unseen = 0;
+	int looked = 0; /* 1: none unseen, 2: `unseen` is the newest */
 	while (l->count) {
 		struct rs_pending *p = &l->ring[l->head];
-		int32_t d = rs_psn_diff(p->psn + (p->npkts ? p->npkts : 1) - 1, psn);
+		uint32_t end = (p->psn + (p->npkts ? p->npkts : 1) - 1) & RS_PSN_MASK;
+		int32_t d = rs_psn_diff(end, psn);
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
-		if (p->what == RS_PEND_ACKREQ)
-			lat_sample(a, l, RS_LAT_ACK, ts, p);
+		if (p->what == RS_PEND_ACKREQ) {
+			if (!looked)
+				looked = unseen_upto(req, last, &unseen) ? 2 : 1;
+			if (!p->resent && looked == 2 && rs_psn_diff(unseen, end) > 0) {
+				rs_rare_w(req)->lat_acked_across_gap++;
+				a->psns.acked_across_gap++;
+			} else {
+				lat_sample(a, l, RS_LAT_ACK, ts, p);
+			}
+		}
 		pending_pop(l);
 	}
 }
@@ -474,7 +523,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 			pending_add(fl, psn, RS_PEND_READ, adv_known ? adv : 0, m->ts_ns); /* 0: length unknown */
 		else if (op->kind == RS_KIND_CMP_SWAP || op->kind == RS_KIND_FETCH_ADD)
 			pending_add(fl, psn, RS_PEND_ATOMIC, 1, m->ts_ns);
-		else if (f->bth.ackreq)
+		else if (f->bth.ackreq && !acked_before_seen(a, fl, psn))
 			pending_add(fl, psn, RS_PEND_ACKREQ, 1, m->ts_ns);
 	}
 	if (a->opts.keep_ladder)
@@ -517,7 +566,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			fl->ack_psn = psn;
 		fl->have_ack_psn = true;
 		if (req && req->lat)
-			ack_older(a, req->lat, psn, ts, true);
+			ack_older(a, req, psn, ts, true);
 		if (req) {
 			rs_psn_settle(a, req, (psn + 1) & RS_PSN_MASK);
 			a->in_ack = true; /* packets the ACK releases are not later than it */
@@ -650,14 +699,14 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			struct rs_latency *l = req->lat;
 			if (op->kind == RS_KIND_ATOMIC_ACK) {
 				struct rs_pending *p = pending_find(l, psn, RS_PEND_ATOMIC);
-				ack_older(a, l, psn, m->ts_ns, false);
+				ack_older(a, req, psn, m->ts_ns, false);
 				if (p && l->count && &l->ring[l->head] == p) {
 					lat_sample(a, l, RS_LAT_ATOMIC, m->ts_ns, p);
 					pending_pop(l);
 				}
 			} else {
 				if (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY) {
-					ack_older(a, l, psn, m->ts_ns, false);
+					ack_older(a, req, psn, m->ts_ns, false);
 					struct rs_pending *p = pending_find(l, psn, RS_PEND_READ);
 					if (p && !p->first_seen) {
 						p->first_seen = true;

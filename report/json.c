@@ -170,6 +170,8 @@ static void capture(struct rs_json *j, const struct rs_view *v, const struct ndj
 	rs_json_u64(j, "network_duplicates", a->psns.netdup);
 	by_cause(j, a->psns.resent);
 	rs_json_u64(j, "latency_resent_not_timed", a->psns.karn);
+	rs_json_u64(j, "latency_acked_before_seen", a->psns.acked_before_seen);
+	rs_json_u64(j, "latency_acked_across_gap", a->psns.acked_across_gap);
 	rs_json_u64(j, "messages_not_captured", a->psns.msgs_uncaptured);
 	rs_json_end_obj(j);
 	rs_json_u64(j, "truncated", a->outcome[RS_TRUNCATED]);
@@ -444,6 +446,8 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 	rs_json_u64(j, "untimed_requests", fl->lat ? fl->lat->overflow : 0);
 	rs_json_u64(j, "clock_went_backwards", fl->lat ? fl->lat->clock_backwards : 0);
 	rs_json_u64(j, "resent_not_timed", fl->lat ? fl->lat->karn : 0);
+	rs_json_u64(j, "acked_before_seen", rs_rare(fl)->lat_acked_before_seen);
+	rs_json_u64(j, "acked_across_gap", rs_rare(fl)->lat_acked_across_gap);
 	rs_json_end_obj(j);
 }
 

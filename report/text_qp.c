@@ -265,6 +265,26 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 	}
 }
 
+/* AckReq requests left out because the capture cannot tell which answer
+ * was their first (analyzer/psn.c). */
+static void untimed_order(FILE *out, int width, const struct rs_flow_rare *r)
+{
+	char k[240];
+	if (r->lat_acked_before_seen) {
+		snprintf(k, sizeof k, "not timed: %" PRIu64 " request%s acknowledged before %s in the capture "
+			 "(the sniffer wrote the answer first: which answer was the first is unknown)",
+			 r->lat_acked_before_seen, r->lat_acked_before_seen == 1 ? "" : "s",
+			 r->lat_acked_before_seen == 1 ? "it is" : "they are");
+		rs_para(out, width, "    ", "    ", k);
+	}
+	if (r->lat_acked_across_gap) {
+		snprintf(k, sizeof k, "not timed: %" PRIu64 " request%s whose first answer in the capture also "
+			 "acknowledges requests not captured before it (an earlier answer may be missing too)",
+			 r->lat_acked_across_gap, r->lat_acked_across_gap == 1 ? "" : "s");
+		rs_para(out, width, "    ", "    ", k);
+	}
+}
+
 /* The latency table: a line per flow, a row per kind of sample. Its label
  * column narrows to the width (4 + label + 52 of numbers). */
 void rs_text_latency(FILE *out, const struct rs_view *v)
@@ -280,7 +300,8 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		bool any = false;
 		for (int k = 0; k < RS_LAT__COUNT; k++)
 			any |= (fl->lat->single & 1u << k) || (fl->lat->by_kind[k].v && fl->lat->by_kind[k].v->n > 0);
-		if (!any && !fl->lat->karn)
+		const struct rs_flow_rare *rare = rs_rare(fl);
+		if (!any && !fl->lat->karn && !rare->lat_acked_before_seen && !rare->lat_acked_across_gap)
 			continue;
 		if (!header) {
 			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
@@ -322,5 +343,6 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 				 "(Karn's rule: which sending it answers is unknown)", fl->lat->karn, fl->lat->karn == 1 ? "" : "s");
 			rs_para(out, width, "    ", "    ", k);
 		}
+		untimed_order(out, width, rare);
 	}
 }
