@@ -82,6 +82,7 @@ struct rs_analyzer {
 		uint64_t uncaptured;  /* as struct rs_psn_loss */
 		uint64_t unseen_lost;
 		uint64_t naked_fills;
+		uint64_t fills_overtaken;
 		uint64_t netdup;      /* copies the network made */
 		uint64_t resent[RS_RESEND__COUNT];
 		uint64_t karn;        /* latency samples left out: the request was re-sent */

@@ -379,6 +379,7 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 		break;
 	case RS_BEHIND_LATE_FILLED:
 		s->loss->fills_overtaken++;
+		a->psns.fills_overtaken++;
 		/* fall through */
 	case RS_BEHIND_LATE_SENDING:
 		fresh = false;
