@@ -182,6 +182,7 @@ void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool f
 #define RS_START_LATE 64
 void rs_ipid_note(struct rs_psn *s, const struct rs_frame *f, bool forward);
 int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f);
+void rs_psn_start_back(struct rs_analyzer *a, struct rs_psn *s, uint32_t psn);
 enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint32_t psn);
 void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
 	       uint64_t ts);

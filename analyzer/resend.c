@@ -109,8 +109,11 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 {
 	int32_t before = rs_psn_diff(s->first, psn);
 	bool before_first = before > 0;
-	if (before_first && before <= RS_START_LATE && (!s->loss || !s->loss->in_episode))
-		return RS_BEHIND_LATE; /* never seen: it cannot be a copy, nor re-sent after being seen */
+	/* Never seen: it cannot be a copy; sent after the newest packet (its
+	 * IP ID says so), it is a re-send whose first sending came before the
+	 * capture began; else late. */
+	if (before_first && before <= RS_START_LATE && (!s->loss || !s->loss->in_episode) && rs_ipid_older(s, f) != 0)
+		return RS_BEHIND_LATE;
 	if (rs_ipid_older(s, f) != 1)
 		return RS_BEHIND_RESENT;
 	if (f->ip_id == (uint16_t)s->ipid)
@@ -384,6 +387,22 @@ static void lateness(struct rs_psn_loss *l, const struct rs_psn *s, uint32_t psn
 	}
 }
 
+/* A request before the stream's first PSN, late or re-sent: the stream
+ * starts there, and the PSNs between were skipped (this one fills one). */
+void rs_psn_start_back(struct rs_analyzer *a, struct rs_psn *s, uint32_t psn)
+{
+	int32_t before = rs_psn_diff(s->first, psn);
+	if (before <= 0)
+		return;
+	struct rs_psn_loss *l = rs_loss_w(s);
+	s->first = psn;
+	l->gaps++;
+	l->missing += (uint32_t)before;
+	a->psns.missing += (uint32_t)before;
+	a->psns.range += (uint32_t)before;
+	rs_lossmap_mark(l, psn, (uint32_t)before);
+}
+
 /* A request that left its sender before others already seen. One before
  * the stream's first PSN moves the start back: the PSNs between were
  * skipped, this one filled late. */
@@ -392,15 +411,7 @@ void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s
 {
 	struct rs_psn_loss *l = rs_loss_w(s);
 	lateness(l, s, psn, ts);
-	int32_t before = rs_psn_diff(s->first, psn);
-	if (before > 0) {
-		s->first = psn;
-		l->gaps++;
-		l->missing += (uint32_t)before;
-		a->psns.missing += (uint32_t)before;
-		a->psns.range += (uint32_t)before;
-		rs_lossmap_mark(l, psn, (uint32_t)before);
-	}
+	rs_psn_start_back(a, s, psn);
 	rs_lossmap_take(l, psn);
 	l->backward++;
 	l->fills++;

@@ -588,10 +588,12 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 		describe_ooo(rs_flow_label(names, fl, who, sizeof who), an, buf, len);
 		break;
 	case RS_AN_GAP: {
+		/* The stream's own count: it also holds the PSNs before its first
+		 * that a late or re-sent packet showed were skipped. */
+		const struct rs_psn_loss *l = rs_loss(an->code ? &fl->rsp : &fl->req);
 		int n = snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s: ",
-				 rs_flow_label(names, fl, who, sizeof who), an->count, an->count == 1 ? "" : "s",
-				 rs_loss(an->code ? &fl->rsp : &fl->req)->gaps,
-				 rs_loss(an->code ? &fl->rsp : &fl->req)->gaps == 1 ? "" : "s");
+				 rs_flow_label(names, fl, who, sizeof who), l->missing, l->missing == 1 ? "" : "s", l->gaps,
+				 l->gaps == 1 ? "" : "s");
 		if (n > 0 && (size_t)n < len)
 			rs_gap_describe(fl, an->code != 0, buf + n, len - (size_t)n);
 		break;

@@ -418,6 +418,9 @@ def uncertain_causes(tmp, rocestat):
     naks, backs = log_counter(log, "server", "out_of_seq_request"), log_counter(log, "client", "completer_retry_err")
     check("loss_write_bw.log: every go-back after a NAK (%s = %s)" % (backs, naks), naks is not None and naks == backs)
     key = ("192.0.2.2", "192.0.2.1", 0x12)
+    what = re.search(r"^# what: netem (\S+ \S+) on the client", open(log).read(), re.M)
+    what = what.group(1) if what else None
+    check("loss_write_bw.log: netem loss only (%s)" % what, bool(what) and what.split()[0] == "loss")
     for first in (224, 60, 1000):
         cut = os.path.join(tmp, "cut.pcap")
         subprocess.run(["editcap", "-r", src, cut, "%d-99999999" % first], check=True, capture_output=True)
@@ -426,6 +429,15 @@ def uncertain_causes(tmp, rocestat):
         rb = get(q[0], "request_psn", "resent_by_cause") if q else KeyError("no QP 0x12 requester")
         eq("loss_write_bw from frame %d: no re-send put down to a timeout" % first,
            rb.get("timeout") if isinstance(rb, dict) else rb, 0)
+        # netem only dropped (the log's 'what' line): nothing came late.
+        eq("loss_write_bw from frame %d: nothing called late (netem: %s)" % (first, what),
+           get(q[0], "request_psn", "out_of_order") if q else KeyError("no QP 0x12"), 0)
+        gap = [an for an in d["anomalies"] if an["type"] == "psn_gap" and an.get("dest_qp") == 0x12
+               and an.get("src") == key[0]]
+        missing = get(q[0], "request_psn", "missing_psns") if q else None
+        check("loss_write_bw from frame %d: the gap sentence counts the stream's %s skipped PSNs" % (first, missing),
+              bool(gap) and gap[0]["description"].split(": ", 1)[1].startswith("%s PSNs skipped" % missing),
+              repr(gap[0]["description"][:120] if gap else None))
     src = os.path.join(ROOT, "samples", "impair", "loss_req_write.pcap")
     one = os.path.join(tmp, "oneway.pcap")
     subprocess.run([rocestat, "-r", src, "-w", one, "src host 192.0.2.2"], capture_output=True)
