@@ -387,19 +387,6 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 		if (a->v)
 			rs_v_not_resent(a->v, true);
 		break;
-	case RS_BEHIND_STAND_IN:
-		/* The later sending, counted as new when it came, was the
-		 * re-send: this one is counted in its place, and as overtaken. */
-		s->loss->late_sendings++;
-		fresh = backward(a, fl, s, psn, adv, true, &at, f->payload_len);
-		if (s->loss->episode_len == 1) {
-			s->loss->episode_ipid = (uint16_t)s->ipid;
-			s->loss->episode_resume = s->next;
-		}
-		rs_resent(a, fl, f, op, m->ts_ns);
-		rs_ipid_note(s, f, false);
-		*retrans = true;
-		break;
 	case RS_BEHIND_RUN_LATE:
 		if (s->loss->in_episode) {
 			fresh = backward(a, fl, s, psn, adv, false, &at, f->payload_len);
@@ -409,6 +396,11 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 		}
 		*retrans = true;
 		break;
+	case RS_BEHIND_STAND_IN:
+		/* The later sending, counted as new when it came, was the
+		 * re-send: this one is counted in its place, and as overtaken. */
+		s->loss->late_sendings++;
+		/* fall through */
 	default:
 		/* A re-send from before the capture began moves the start back
 		 * as a late packet does (resend.c rs_behind). */
