@@ -404,11 +404,16 @@ def run_multi(tmp):
     check('missing_file', 'exit status', rc, RET_INPUT)
     check('missing_file', 'stderr', err, 'rocestat: %s: No such file or directory\n' % missing)
     check('missing_file', 'JSON results', json.loads(out)['capture']['frames'], 9)
-    # As a leading argument it is refused before anything is read (it could
-    # be a misspelt file or the start of a filter).
-    rc, out, err = run([missing, good])
+    # As a leading argument beside a good one it is treated as with -r (the
+    # man page: named, listed with its reason, skipped); alone, it is
+    # refused before anything is read.
+    rc, out, err = run(['--format', 'json', missing, good])
     check('missing_file_positional', 'exit status', rc, RET_INPUT)
-    check('missing_file_positional', 'stderr and stdout', (err, out),
+    check('missing_file_positional', 'stderr', err, 'rocestat: %s: No such file or directory\n' % missing)
+    check('missing_file_positional', 'JSON results', json.loads(out)['capture']['frames'], 9)
+    rc, out, err = run([missing])
+    check('missing_file_alone', 'exit status', rc, RET_INPUT)
+    check('missing_file_alone', 'stderr and stdout', (err, out),
           ('rocestat: %s: No such file or directory\n' % missing, ''))
 
 
