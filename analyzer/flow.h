@@ -45,6 +45,21 @@ const char *rs_msg_key(enum rs_msg m);
 
 enum rs_pair { RS_PAIR_NONE = 0, RS_PAIR_CM, RS_PAIR_INFERRED };
 
+/* Fixed-size side parts of flows (latency state, rkeys, the few message
+ * counters; a million flows have two or three million of them) come from
+ * pools (pool.c): no allocator header (8 bytes) and no rounding of the
+ * size to 16 bytes. Given back to the pool they came from; zeroed. */
+struct rs_pool {
+	size_t size;
+	void *free;               /* freed ones, threaded through their first word */
+	char *cur, *end;          /* what is left of the newest chunk */
+	GPtrArray *chunks;
+};
+void rs_pool_init(struct rs_pool *p, size_t size);
+void *rs_pool_alloc0(struct rs_pool *p);
+void rs_pool_free(struct rs_pool *p, void *x);
+void rs_pool_release(struct rs_pool *p);
+
 struct rs_flowkey {
 	uint8_t roce;   /* enum rs_roce */
 	uint8_t akind;  /* enum rs_addr_kind */
@@ -283,21 +298,37 @@ union rs_lat_slot {
 	uint64_t one;
 };
 struct rs_latency {
-	struct rs_pending *ring;  /* ring0 at first, then doubled up to RS_OUTSTANDING: */
-	uint32_t cap;             /* most requesters have only a few requests pending */
-	uint32_t head, count;     /* oldest at head */
+	/* The pending requests: a ring of cap entries (a power of two, at
+	 * most RS_OUTSTANDING), in place while cap is 1 (most requesters
+	 * have one request pending at a time), oldest at head. Through
+	 * rs_lat_ring(). */
+	union {
+		struct rs_pending one;  /* cap 1 */
+		struct rs_pending *ring;/* cap > 1 */
+	} q;
+	/* At most RS_OUTSTANDING (256): 16 bits each. */
+	uint16_t cap, head, count;
 	uint8_t single;           /* bit k: by_kind[k] holds `one`, not `v` */
-	uint64_t overflow;        /* requests forgotten because too many were outstanding */
-	uint64_t clock_backwards; /* answers time-stamped before their request: not timed */
-	uint64_t karn;            /* answers to requests re-sent since: not timed (Karn's rule) */
 	uint64_t last_rsp_ts;     /* the responder's newest answer (ACK, NAK, READ response) */
 	struct rs_fref last_rsp_at;
 	union rs_lat_slot by_kind[RS_LAT__COUNT]; /* through the functions below */
-	struct rs_pending ring0[1];
+	/* What only a requester in trouble counts (requests forgotten, clock
+	 * run backwards, Karn's rule) is in its struct rs_flow_rare. */
 };
-_Static_assert(sizeof(struct rs_latency) == 120, "a requester's latency state takes 120 bytes");
-struct rs_latency *rs_latency_new(void);
-void rs_latency_free(struct rs_latency *l);
+_Static_assert(sizeof(struct rs_latency) == 80, "a requester's latency state takes 80 bytes");
+_Static_assert(RS_OUTSTANDING <= UINT16_MAX, "struct rs_latency counts pending requests in 16 bits");
+static inline struct rs_pending *rs_lat_ring(struct rs_latency *l)
+{
+	return l->cap > 1 ? l->q.ring : &l->q.one;
+}
+static inline const struct rs_pending *rs_lat_ring_c(const struct rs_latency *l)
+{
+	return l->cap > 1 ? l->q.ring : &l->q.one;
+}
+/* Allocated from (and given back to) the analyzer's pool of them. */
+struct rs_pool;
+struct rs_latency *rs_latency_new(struct rs_pool *p);
+void rs_latency_free(struct rs_pool *p, struct rs_latency *l);
 /* The samples of one kind as a vector for writing: allocated, or made of
  * the one sample kept in place. */
 struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k);
@@ -324,14 +355,16 @@ struct rs_rkey_use {
 /* Most requesters use one rkey: it is kept in place (cap 1); a second
  * moves them to an array that grows by doubling up to RS_MAX_RKEYS. */
 struct rs_rkeys {
-	uint32_t n, cap;
-	uint64_t more;        /* uses of rkeys beyond RS_MAX_RKEYS */
+	/* Uses of rkeys beyond RS_MAX_RKEYS: request packets, so 48 bits
+	 * (2.8e14 of them) do not wrap; n and cap are at most RS_MAX_RKEYS. */
+	uint64_t more : 48, n : 8, cap : 8;
 	union {
 		struct rs_rkey_use one;  /* cap <= 1 */
 		struct rs_rkey_use *use; /* cap > 1 */
 	} u;
 };
-_Static_assert(sizeof(struct rs_rkeys) == 72, "a requester's rkeys take 72 bytes");
+_Static_assert(sizeof(struct rs_rkeys) == 64, "a requester's rkeys take 64 bytes");
+_Static_assert(RS_MAX_RKEYS <= UINT8_MAX, "struct rs_rkeys counts its rkeys in 8 bits");
 /* Its n uses. */
 static inline struct rs_rkey_use *rs_rkey_uses(const struct rs_rkeys *r)
 {
@@ -524,28 +557,28 @@ extern const struct rs_flow_msgs rs_flow_no_msgs;
 const struct rs_flow_msgs *rs_msgs_read(const struct rs_flow *fl, struct rs_flow_msgs *buf);
 #define rs_msgs(fl) rs_msgs_read((fl), &(struct rs_flow_msgs){ .msg_min = 0 })
 /* The counters as a struct rs_flow_msgs for writing (allocated, or turned
- * into one). */
-struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
+ * into one: the few go back to their pool). */
+struct rs_flow_msgs *rs_msgs_w(struct rs_pool *few, struct rs_flow *fl);
 void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s);
 /* Writing: `msgs` messages and `bytes` bytes of kind k; a size sample
  * (size in `bucket`). The few take the calls; the whole struct is written
  * here. */
-void rs_msgs_note_few(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes);
-void rs_msgs_size_few(struct rs_flow *fl, unsigned bucket, uint64_t size);
-static inline void rs_msgs_note(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
+void rs_msgs_note_few(struct rs_pool *few, struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes);
+void rs_msgs_size_few(struct rs_pool *few, struct rs_flow *fl, unsigned bucket, uint64_t size);
+static inline void rs_msgs_note(struct rs_pool *few, struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
 {
 	if (!fl->msgs_full) {
-		rs_msgs_note_few(fl, k, msgs, bytes);
+		rs_msgs_note_few(few, fl, k, msgs, bytes);
 		return;
 	}
 	struct rs_flow_msgs *x = fl->m;
 	x->msgs[k] += msgs;
 	x->msg_bytes[k] += bytes;
 }
-static inline void rs_msgs_size(struct rs_flow *fl, unsigned bucket, uint64_t size)
+static inline void rs_msgs_size(struct rs_pool *few, struct rs_flow *fl, unsigned bucket, uint64_t size)
 {
 	if (!fl->msgs_full) {
-		rs_msgs_size_few(fl, bucket, size);
+		rs_msgs_size_few(few, fl, bucket, size);
 		return;
 	}
 	struct rs_flow_msgs *x = fl->m;
@@ -590,6 +623,11 @@ struct rs_flow_rare {
 	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
 	uint64_t rnr_naks;
 	uint8_t rnr_timer_min, rnr_timer_max;
+	/* A requester's requests not timed (psn.c): forgotten because too
+	 * many were outstanding, answered with the capture's clock run
+	 * backwards, answered after a re-send (Karn's rule). Not added up by
+	 * rs_rare_add(): evicted flows' latency is not kept. */
+	uint64_t lat_overflow, lat_clock_backwards, lat_karn;
 	/* Congestion. */
 	uint64_t ecn_ce, fecn, becn, cnps;
 	/* RoCE v2 DSCP and ECN beyond the usual (congestion.c): the others
@@ -620,7 +658,7 @@ void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s);
 void rs_dscp_count(struct rs_flow_rare *r, uint8_t v, uint64_t n);
 /* A flow's counters (packets, bytes, messages, losses, rare counters) added
  * to another's: eviction's total. counters.c. */
-void rs_flow_counts_add(struct rs_flow *d, const struct rs_flow *s);
+void rs_flow_counts_add(struct rs_pool *few, struct rs_flow *d, const struct rs_flow *s);
 
 /* A host (address) plus a 32-bit number: comm IDs, rkeys. Hashable. */
 struct rs_hostkey {

@@ -126,6 +126,24 @@ static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 #define SLAB_BYTES (2u << 20)
 #define FLOW_STRIDE ((sizeof(struct rs_flow) + RS_FLOW_ALIGN - 1) & ~(size_t)(RS_FLOW_ALIGN - 1))
 
+/* A slab straight from the kernel, aligned by mapping twice its size and
+ * unmapping the rest: posix_memalign() took its slabs out of the heap once
+ * malloc's mmap threshold had risen, and left the rest of each 4 MiB it
+ * carved them from as holes the heap never filled (100 MB of them with a
+ * million flows). */
+static void *slab_map(void)
+{
+	size_t len = 2 * (size_t)SLAB_BYTES;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		g_error("out of memory for flows");
+	char *mem = (char *)(((uintptr_t)p + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
+	if (mem > p)
+		munmap(p, (size_t)(mem - p));
+	munmap(mem + SLAB_BYTES, (size_t)(p + len - (mem + SLAB_BYTES)));
+	return mem;
+}
+
 static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 {
 	if (a->flow_free_list) {
@@ -134,9 +152,7 @@ static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 		return memset(fl, 0, sizeof *fl);
 	}
 	if (!a->flow_slabs->len || a->slab_used + FLOW_STRIDE > SLAB_BYTES) {
-		void *mem = NULL;
-		if (posix_memalign(&mem, SLAB_BYTES, SLAB_BYTES) != 0)
-			g_error("out of memory for flows");
+		void *mem = slab_map();
 #ifdef MADV_HUGEPAGE
 		madvise(mem, SLAB_BYTES, MADV_HUGEPAGE); /* a hint; fine if refused */
 #endif
@@ -153,8 +169,11 @@ static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	g_free(fl->rare);
-	g_free(fl->m);
-	rs_latency_free(fl->lat);
+	if (fl->msgs_full)
+		g_free(fl->m);
+	else
+		rs_pool_free(&a->pool_few, fl->m);
+	rs_latency_free(&a->pool_lat, fl->lat);
 	for (int k = 0; k < 2; k++) {
 		struct rs_psn_loss *l = k ? fl->rsp.loss : fl->req.loss;
 		if (l) {
@@ -167,7 +186,7 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 	if (fl->rkeys && fl->rkeys->cap > 1)
 		g_free(fl->rkeys->u.use);
-	g_free(fl->rkeys);
+	rs_pool_free(&a->pool_rkeys, fl->rkeys);
 	g_free(fl->open);
 	if (fl->x) {
 		g_free(fl->x->imms);
@@ -203,7 +222,7 @@ static void forget_prefetched(struct rs_analyzer *a, struct rs_flow *fl)
 /* Fold an evicted flow's counters into the "evicted" total and forget it. */
 static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	rs_flow_counts_add(&a->evicted_sum, fl);
+	rs_flow_counts_add(&a->pool_few, &a->evicted_sum, fl);
 	a->evicted++;
 
 	if (fl->tl_slot) {
@@ -537,6 +556,9 @@ void rs_flows_init(struct rs_analyzer *a)
 			a->pf_needs[ackreq][op] = needs_of((uint8_t)op, ackreq);
 	a->flows = g_ptr_array_new();
 	a->flow_slabs = g_ptr_array_new();
+	rs_pool_init(&a->pool_lat, sizeof(struct rs_latency));
+	rs_pool_init(&a->pool_rkeys, sizeof(struct rs_rkeys));
+	rs_pool_init(&a->pool_few, sizeof(struct rs_msgs_few));
 	a->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	a->table = g_new0(uint64_t, INITIAL_TABLE);
 	a->table_mask = INITIAL_TABLE - 1;
@@ -549,12 +571,15 @@ void rs_flows_free(struct rs_analyzer *a)
 			flow_free(a, g_ptr_array_index(a->flows, i));
 	g_ptr_array_free(a->flows, TRUE);
 	for (guint i = 0; i < a->flow_slabs->len; i++)
-		free(a->flow_slabs->pdata[i]);
+		munmap(a->flow_slabs->pdata[i], SLAB_BYTES);
 	g_free(a->evicted_sum.rare);
 	g_free(a->evicted_sum.m);
 	g_free(a->evicted_sum.req.loss);
 	g_free(a->evicted_sum.rsp.loss);
 	g_ptr_array_free(a->flow_slabs, TRUE);
+	rs_pool_release(&a->pool_lat);
+	rs_pool_release(&a->pool_rkeys);
+	rs_pool_release(&a->pool_few);
 	g_array_free(a->free_slots, TRUE);
 	g_free(a->table);
 }

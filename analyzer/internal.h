@@ -96,6 +96,8 @@ struct rs_analyzer {
 	GPtrArray *flow_slabs;    /* the memory of the flows (analyzer.c) */
 	size_t slab_used;         /* bytes handed out of the last slab */
 	void *flow_free_list;
+	/* The side parts most flows have (flow.h, struct rs_pool). */
+	struct rs_pool pool_lat, pool_rkeys, pool_few;
 	uint64_t *table;          /* key hash << 32 | slot + 1; 0 = empty */
 	uint32_t table_mask;
 	uint32_t nflows, next_flow_id;
@@ -223,7 +225,7 @@ void rs_psn_settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn,
 /* message.c: message reassembly. `gap`: PSNs skipped just before this packet;
  * `in_order` false for a late first sighting (a gap fill). */
 void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm);
-void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
+void rs_flow_size_sample(struct rs_analyzer *a, struct rs_flow *fl, uint64_t size);
 /* What message reassembly needs of a request packet. */
 struct rs_msgpkt {
 	uint32_t psn, len;    /* len: payload bytes */

@@ -334,15 +334,14 @@ void rs_lat_free(struct rs_latvec *v)
 
 /* ---- a flow's latency state -------------------------------------------------------------- */
 
-struct rs_latency *rs_latency_new(void)
+struct rs_latency *rs_latency_new(struct rs_pool *p)
 {
-	struct rs_latency *l = g_new0(struct rs_latency, 1);
-	l->ring = l->ring0;
-	l->cap = G_N_ELEMENTS(l->ring0);
+	struct rs_latency *l = rs_pool_alloc0(p);
+	l->cap = 1;
 	return l;
 }
 
-void rs_latency_free(struct rs_latency *l)
+void rs_latency_free(struct rs_pool *p, struct rs_latency *l)
 {
 	if (!l)
 		return;
@@ -353,9 +352,9 @@ void rs_latency_free(struct rs_latency *l)
 			g_free(v);
 		}
 	}
-	if (l->ring != l->ring0)
-		g_free(l->ring);
-	g_free(l);
+	if (l->cap > 1)
+		g_free(l->q.ring);
+	rs_pool_free(p, l);
 }
 
 struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)

@@ -124,10 +124,10 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 
 /* ---- latency -------------------------------------------------------------- */
 
-static struct rs_latency *lat_of(struct rs_flow *fl)
+static struct rs_latency *lat_of(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	if (!fl->lat) {
-		fl->lat = rs_latency_new();
+		fl->lat = rs_latency_new(&a->pool_lat);
 		if (fl->peer)
 			fl->peer->peer_lat = fl->lat;
 	}
@@ -137,43 +137,45 @@ static struct rs_latency *lat_of(struct rs_flow *fl)
 /* Double the ring (a power of two), oldest entry first again. */
 static void ring_grow(struct rs_latency *l)
 {
-	uint32_t cap = l->cap * 2;
-	struct rs_pending *r = g_new(struct rs_pending, cap);
+	uint32_t cap = l->cap * 2u;
+	struct rs_pending *r = g_new(struct rs_pending, cap), *old = rs_lat_ring(l);
 	for (uint32_t i = 0; i < l->count; i++)
-		r[i] = l->ring[(l->head + i) & (l->cap - 1)];
-	if (l->ring != l->ring0)
-		g_free(l->ring);
-	l->ring = r;
-	l->cap = cap;
+		r[i] = old[(l->head + i) & (l->cap - 1)];
+	if (l->cap > 1)
+		g_free(old);
+	l->q.ring = r;
+	l->cap = (uint16_t)cap;
 	l->head = 0;
 }
 
-/* A latency sample, unless the capture's clock ran backwards between the
- * request and its answer (then there is nothing sound to record). */
-static void lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_kind k, uint64_t now,
+/* A latency sample of requester `req`, unless the capture's clock ran
+ * backwards between the request and its answer (then there is nothing
+ * sound to record). */
+static void lat_sample(struct rs_analyzer *a, struct rs_flow *req, enum rs_lat_kind k, uint64_t now,
 		       const struct rs_pending *p)
 {
 	if (p->resent) {
-		l->karn++;
+		rs_rare_w(req)->lat_karn++;
 		a->psns.karn++;
 	} else if (now >= p->ts_ns) {
-		rs_lat_sample(a, l, k, now - p->ts_ns);
+		rs_lat_sample(a, req->lat, k, now - p->ts_ns);
 	} else {
-		l->clock_backwards++;
+		rs_rare_w(req)->lat_clock_backwards++;
 	}
 }
 
-static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_t npkts, uint64_t ts)
+static void pending_add(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint8_t what, uint32_t npkts,
+			uint64_t ts)
 {
-	struct rs_latency *l = lat_of(req);
+	struct rs_latency *l = lat_of(a, req);
 	if (l->count == l->cap && l->cap < RS_OUTSTANDING)
 		ring_grow(l);
 	if (l->count == RS_OUTSTANDING) {
 		l->head = (l->head + 1) & (l->cap - 1);
 		l->count--;
-		l->overflow++;
+		rs_rare_w(req)->lat_overflow++;
 	}
-	struct rs_pending *p = &l->ring[(l->head + l->count) & (l->cap - 1)];
+	struct rs_pending *p = &rs_lat_ring(l)[(l->head + l->count) & (l->cap - 1)];
 	*p = (struct rs_pending){ .psn = psn, .npkts = npkts, .what = what, .ts_ns = ts };
 	l->count++;
 }
@@ -186,15 +188,16 @@ static void pending_pop(struct rs_latency *l)
 
 /* A response for PSN `psn` implicitly acknowledges every earlier request
  * (responses come in order, IBA 9.7.5.1.1): time those that asked for it. */
-static void ack_older(struct rs_analyzer *a, struct rs_latency *l, uint32_t psn, uint64_t ts, bool inclusive)
+static void ack_older(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint64_t ts, bool inclusive)
 {
+	struct rs_latency *l = req->lat;
 	while (l->count) {
-		struct rs_pending *p = &l->ring[l->head];
+		struct rs_pending *p = &rs_lat_ring(l)[l->head];
 		int32_t d = rs_psn_diff(p->psn + (p->npkts ? p->npkts : 1) - 1, psn);
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
 		if (p->what == RS_PEND_ACKREQ)
-			lat_sample(a, l, RS_LAT_ACK, ts, p);
+			lat_sample(a, req, RS_LAT_ACK, ts, p);
 		pending_pop(l);
 	}
 }
@@ -202,7 +205,7 @@ static void ack_older(struct rs_analyzer *a, struct rs_latency *l, uint32_t psn,
 static struct rs_pending *pending_find(struct rs_latency *l, uint32_t psn, uint8_t what)
 {
 	for (uint32_t i = 0; i < l->count; i++) {
-		struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
+		struct rs_pending *p = &rs_lat_ring(l)[(l->head + i) & (l->cap - 1)];
 		if (p->psn == psn && p->what == what)
 			return p;
 	}
@@ -235,11 +238,11 @@ static void learn_pmtu(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	}
 }
 
-static void note_rkey(struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va, uint64_t len,
-		      const struct rs_fref *at)
+static void note_rkey(struct rs_analyzer *a, struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va,
+		      uint64_t len, const struct rs_fref *at)
 {
 	if (!fl->rkeys)
-		fl->rkeys = g_new0(struct rs_rkeys, 1);
+		fl->rkeys = rs_pool_alloc0(&a->pool_rkeys);
 	struct rs_rkeys *r = fl->rkeys;
 	struct rs_rkey_use *u = NULL, *use = rs_rkey_uses(r);
 	for (uint32_t i = 0; i < r->n; i++)
@@ -439,11 +442,11 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 			rs_anomaly(a, RS_AN_RETH_LENGTH, 0, fl, &at, 1);
 		if (f->ext & RS_EXT_RETH) {
 			uint8_t opbit = op->kind == RS_KIND_READ_REQ ? 1 : op->kind == RS_KIND_FLUSH ? 8 : op->kind == RS_KIND_ATOMIC_WRITE ? 4 : 2;
-			note_rkey(fl, f->reth.rkey, opbit, f->reth.va, f->reth.dmalen, &at);
+			note_rkey(a, fl, f->reth.rkey, opbit, f->reth.va, f->reth.dmalen, &at);
 			check_rkey(a, fl, f, f->reth.rkey, &at);
 		}
 		if (f->ext & RS_EXT_ATOMICETH) {
-			note_rkey(fl, f->atomic.rkey, 4, f->atomic.va, 8, &at);
+			note_rkey(a, fl, f->atomic.rkey, 4, f->atomic.va, 8, &at);
 			check_rkey(a, fl, f, f->atomic.rkey, &at);
 		}
 		if (f->ext & RS_EXT_IETH)
@@ -455,11 +458,11 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	/* Remember what waits for an answer (latency; pairing). */
 	if (d >= 0 && fl->transport != RS_TR_UC) {
 		if (op->kind == RS_KIND_READ_REQ)
-			pending_add(fl, psn, RS_PEND_READ, adv_known ? adv : 0, m->ts_ns); /* 0: length unknown */
+			pending_add(a, fl, psn, RS_PEND_READ, adv_known ? adv : 0, m->ts_ns); /* 0: length unknown */
 		else if (op->kind == RS_KIND_CMP_SWAP || op->kind == RS_KIND_FETCH_ADD)
-			pending_add(fl, psn, RS_PEND_ATOMIC, 1, m->ts_ns);
+			pending_add(a, fl, psn, RS_PEND_ATOMIC, 1, m->ts_ns);
 		else if (f->bth.ackreq)
-			pending_add(fl, psn, RS_PEND_ACKREQ, 1, m->ts_ns);
+			pending_add(a, fl, psn, RS_PEND_ACKREQ, 1, m->ts_ns);
 	}
 	if (a->opts.keep_ladder)
 		rs_conn_ladder(a, fl, f, m, retrans, d > 0 ? (uint32_t)d : 0);
@@ -501,7 +504,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			fl->ack_psn = psn;
 		fl->have_ack_psn = true;
 		if (req && req->lat)
-			ack_older(a, req->lat, psn, ts, true);
+			ack_older(a, req, psn, ts, true);
 		if (req) {
 			rs_psn_settle(a, req, (psn + 1) & RS_PSN_MASK);
 			a->in_ack = true; /* packets the ACK releases are not later than it */
@@ -553,7 +556,7 @@ static void read_tails_missed(struct rs_analyzer *a, struct rs_flow *fl, const s
 			      uint32_t to, const struct rs_fref *at)
 {
 	for (uint32_t i = 0; i < l->count; i++) {
-		const struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
+		const struct rs_pending *p = &rs_lat_ring_c(l)[(l->head + i) & (l->cap - 1)];
 		if (p->what != RS_PEND_READ || !p->npkts)
 			continue;
 		uint32_t lo = rs_psn_diff(p->psn, from) > 0 ? p->psn : from;
@@ -634,29 +637,29 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			struct rs_latency *l = req->lat;
 			if (op->kind == RS_KIND_ATOMIC_ACK) {
 				struct rs_pending *p = pending_find(l, psn, RS_PEND_ATOMIC);
-				ack_older(a, l, psn, m->ts_ns, false);
-				if (p && l->count && &l->ring[l->head] == p) {
-					lat_sample(a, l, RS_LAT_ATOMIC, m->ts_ns, p);
+				ack_older(a, req, psn, m->ts_ns, false);
+				if (p && l->count && &rs_lat_ring(l)[l->head] == p) {
+					lat_sample(a, req, RS_LAT_ATOMIC, m->ts_ns, p);
 					pending_pop(l);
 				}
 			} else {
 				if (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY) {
-					ack_older(a, l, psn, m->ts_ns, false);
+					ack_older(a, req, psn, m->ts_ns, false);
 					struct rs_pending *p = pending_find(l, psn, RS_PEND_READ);
 					if (p && !p->first_seen) {
 						p->first_seen = true;
-						lat_sample(a, l, RS_LAT_READ_FIRST, m->ts_ns, p);
+						lat_sample(a, req, RS_LAT_READ_FIRST, m->ts_ns, p);
 					}
 				}
 				if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY) {
 					if (l->count) {
-						struct rs_pending *p = &l->ring[l->head];
+						struct rs_pending *p = &rs_lat_ring(l)[l->head];
 						/* The last response packet of the oldest READ; if its
 						 * packet count was unknown, the one in progress. */
 						bool last = p->npkts ? ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn
 								     : p->first_seen || op->pos == RS_POS_ONLY;
 						if (p->what == RS_PEND_READ && last) {
-							lat_sample(a, l, RS_LAT_READ_LAST, m->ts_ns, p);
+							lat_sample(a, req, RS_LAT_READ_LAST, m->ts_ns, p);
 							pending_pop(l);
 						}
 					}

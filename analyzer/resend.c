@@ -142,7 +142,7 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 void rs_pending_resent(struct rs_latency *l, uint32_t psn)
 {
 	for (uint32_t i = 0; l && i < l->count; i++) {
-		struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
+		struct rs_pending *p = &rs_lat_ring(l)[(l->head + i) & (l->cap - 1)];
 		if (rs_psn_diff(p->psn + (p->npkts ? p->npkts : 1) - 1, psn) >= 0)
 			p->resent = 1;
 	}

@@ -440,9 +440,9 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 		rs_json_u64(j, "max", l->max);
 		rs_json_end_obj(j);
 	}
-	rs_json_u64(j, "untimed_requests", fl->lat ? fl->lat->overflow : 0);
-	rs_json_u64(j, "clock_went_backwards", fl->lat ? fl->lat->clock_backwards : 0);
-	rs_json_u64(j, "resent_not_timed", fl->lat ? fl->lat->karn : 0);
+	rs_json_u64(j, "untimed_requests", rs_rare(fl)->lat_overflow);
+	rs_json_u64(j, "clock_went_backwards", rs_rare(fl)->lat_clock_backwards);
+	rs_json_u64(j, "resent_not_timed", rs_rare(fl)->lat_karn);
 	rs_json_end_obj(j);
 }
 

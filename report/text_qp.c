@@ -278,7 +278,7 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		bool any = false;
 		for (int k = 0; k < RS_LAT__COUNT; k++)
 			any |= (fl->lat->single & 1u << k) || (fl->lat->by_kind[k].v && fl->lat->by_kind[k].v->n > 0);
-		if (!any && !fl->lat->karn)
+		if (!any && !rs_rare(fl)->lat_karn)
 			continue;
 		if (!header) {
 			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
@@ -314,10 +314,11 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 			rs_outbuf_putc(&r, '\n');
 		}
 		rs_outbuf_flush(&r);
-		if (fl->lat->karn) {
+		uint64_t karn = rs_rare(fl)->lat_karn;
+		if (karn) {
 			char k[160];
 			snprintf(k, sizeof k, "not timed: %" PRIu64 " answer%s to requests re-sent before the answer came "
-				 "(Karn's rule: which sending it answers is unknown)", fl->lat->karn, fl->lat->karn == 1 ? "" : "s");
+				 "(Karn's rule: which sending it answers is unknown)", karn, karn == 1 ? "" : "s");
 			rs_para(out, width, "    ", "    ", k);
 		}
 	}

@@ -948,7 +948,9 @@ END_TEST
  * goes to a vector at once. */
 START_TEST(latency_first_sample_in_place)
 {
-	struct rs_latency *l = rs_latency_new();
+	struct rs_pool pool;
+	rs_pool_init(&pool, sizeof(struct rs_latency));
+	struct rs_latency *l = rs_latency_new(&pool);
 	struct rs_latvec direct[RS_LAT__COUNT];
 	memset(direct, 0, sizeof direct);
 	static const uint64_t acks[] = { 7000, 5000, 9000, 6000 };
@@ -980,7 +982,8 @@ START_TEST(latency_first_sample_in_place)
 	}
 	ck_assert_uint_eq(rs_latvec_of(l, RS_LAT_ACK)->min, 5000);
 	ck_assert_uint_eq(rs_lat_quantile(rs_latvec_of(l, RS_LAT_ACK), 0.5), 6000);
-	rs_latency_free(l);
+	rs_latency_free(&pool, l);
+	rs_pool_release(&pool);
 }
 END_TEST
 
@@ -988,14 +991,16 @@ END_TEST
  * beyond that turns them into the whole struct, with every count kept. */
 START_TEST(message_counters_past_32_bits)
 {
+	struct rs_pool few;
+	rs_pool_init(&few, sizeof(struct rs_msgs_few));
 	struct rs_flow fl;
 	memset(&fl, 0, sizeof fl);
-	rs_msgs_note(&fl, RS_MSG_WRITE, 1, 4000000000u);
-	rs_msgs_size(&fl, 32, 4000000000u);
+	rs_msgs_note(&few, &fl, RS_MSG_WRITE, 1, 4000000000u);
+	rs_msgs_size(&few, &fl, 32, 4000000000u);
 	ck_assert(!fl.msgs_full);
-	rs_msgs_note(&fl, RS_MSG_WRITE, 1, 300000000u); /* 4.3e9 in all */
+	rs_msgs_note(&few, &fl, RS_MSG_WRITE, 1, 300000000u); /* 4.3e9 in all */
 	ck_assert(fl.msgs_full);
-	rs_msgs_size(&fl, 29, 300000000u);
+	rs_msgs_size(&few, &fl, 29, 300000000u);
 	const struct rs_flow_msgs *m = rs_msgs(&fl);
 	ck_assert_uint_eq(m->msgs[RS_MSG_WRITE], 2);
 	ck_assert_uint_eq(m->msg_bytes[RS_MSG_WRITE], 4300000000ull);
@@ -1006,8 +1011,8 @@ START_TEST(message_counters_past_32_bits)
 	g_free(fl.m);
 
 	memset(&fl, 0, sizeof fl); /* a size of 2^32 or more on its own */
-	rs_msgs_note(&fl, RS_MSG_READ, 1, 0);
-	rs_msgs_size(&fl, 32, 5000000000ull);
+	rs_msgs_note(&few, &fl, RS_MSG_READ, 1, 0);
+	rs_msgs_size(&few, &fl, 32, 5000000000ull);
 	ck_assert(fl.msgs_full);
 	m = rs_msgs(&fl);
 	ck_assert_uint_eq(m->msgs[RS_MSG_READ], 1);
@@ -1017,12 +1022,13 @@ START_TEST(message_counters_past_32_bits)
 	g_free(fl.m);
 
 	memset(&fl, 0, sizeof fl); /* stray bytes alone: the counters exist, with no size */
-	rs_msgs_note(&fl, RS_MSG_SEND, 0, 0);
+	rs_msgs_note(&few, &fl, RS_MSG_SEND, 0, 0);
 	ck_assert_ptr_nonnull(fl.m);
 	m = rs_msgs(&fl);
 	ck_assert_uint_eq(m->msg_min, UINT64_MAX);
 	ck_assert_uint_eq(m->msg_max, 0);
-	g_free(fl.m);
+	ck_assert(!fl.msgs_full);
+	rs_pool_release(&few); /* the few counters came from it */
 }
 END_TEST
 
