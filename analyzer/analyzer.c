@@ -66,6 +66,7 @@ void rs_analyzer_add_file(struct rs_analyzer *a, const char *name, int linktype)
 	fi->linktype = linktype;
 	g_ptr_array_add(a->files, fi);
 	a->cur_file = a->files->len - 1;
+	g_array_append_val(a->file_first_id, a->next_flow_id);
 	rs_v_new_file(a);
 }
 
@@ -240,7 +241,8 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	struct rs_flow *fl = rs_flow_get(a, &k, f, m);
 	fl->packets++;
 	fl->wire_bytes += m->wirelen;
-	fl->last = at;
+	fl->last_frame = at.frame;
+	fl->last_file = at.file;
 	a->fl_prev_ts = fl->last_ts;
 	fl->last_ts = m->ts_ns;
 	if (op->kind != RS_KIND_CNP) /* counted as cnps: its low bits would read as an opcode of the QP's transport */

@@ -433,46 +433,43 @@ struct rs_conn;
  * frames ever touch. A field every frame touches that lands past
  * RS_FLOW_HOT_BYTES costs a cache miss per frame: iv_tag and iv_payload
  * once did. Flows are 32-byte aligned (flowtable.c), so the hot bytes,
- * four and a half lines, touch five lines wherever a flow starts. The
+ * four and a quarter lines, touch five lines wherever a flow starts. The
  * opcode counts are 8 bits wide (the carries go to x->ophist_hi, see
- * rs_flow_ophist()): a flow takes 352 bytes, not 384.
+ * rs_flow_ophist()); frame numbers take 48 bits (2.8e14 frames: a capture
+ * file of petabytes), and the flags and small counts the other 16 bits of
+ * their words: a flow takes 320 bytes, not 352 (a million of them must
+ * fit in 0.5 GB with their side parts).
  */
 struct rs_flow {
 	/* ---- every frame ---- */
 	struct rs_flowkey key;
 	uint32_t slot;            /* index in the flow array */
-	uint8_t transport;        /* RS_TR_* of its packets */
-	uint8_t pair_method;      /* enum rs_pair */
-	bool is_cm_qp;            /* QP0/QP1 */
-	bool is_dc;               /* NVIDIA DC in the RD opcode range (dissect's RS_HAVE_DC) */
-	uint64_t packets, wire_bytes;
-	struct rs_fref last;
+	uint32_t ack_psn;
+	uint64_t packets : 48;
+	uint64_t last_kind0 : 8, last_kind1 : 8; /* rs_flow_last_kind() */
+	uint64_t wire_bytes;
+	uint64_t last_frame : 48; /* the newest frame's number */
+	uint64_t transport : 8;   /* RS_TR_* of its packets */
+	uint64_t nopen : 4;       /* open messages (at most RS_OPEN_MSGS) */
+	bool seen_first : 1;      /* a message start was seen: later heads are lost, not before the capture */
+	bool have_ack_psn : 1;
+	bool msgs_full : 1;       /* m is a struct rs_flow_msgs, not a struct rs_msgs_few */
+	bool msn_base : 1;        /* responses: ack_msn/ack_msgs below hold a reckoning base */
 	uint64_t last_ts;
 	uint64_t payload_all;     /* every payload byte on the wire */
 	uint64_t payload;         /* first sightings only (goodput) */
 	struct rs_flow *peer;
 	struct rs_latency *lat;
-	/* A prefetch hint only (rs_analyzer_prefetch): the peer's lat as last
-	 * set (at pairing, and when the peer's is allocated); may be stale. */
-	const struct rs_latency *peer_lat;
 	uint32_t pmtu;            /* learned from First/Middle payload sizes */
 	uint32_t tl_slot;         /* its row in a->tl_rows + 1 while active in this interval; 0 if not */
-	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
-	uint8_t nopen;
-	bool have_ack_psn;
-	uint8_t infer_tries : 7;  /* pairing by inference: at most 16 */
-	bool msn_base : 1;        /* responses: ack_msn/ack_msgs below hold a reckoning base */
 	uint32_t iv_tag;          /* without timeline rows: the interval (+1) iv_payload counts */
+	uint32_t last_file;       /* the newest frame's file */
 
 	struct rs_psn req, rsp;
 	/* Multi-packet messages not finished yet (requests), oldest first:
 	 * RS_OPEN_MSGS slots, allocated with the first multi-packet message. */
 	struct rs_openmsg *open;
 	struct rs_rkeys *rkeys;
-	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
-	bool retired;             /* out of the table: an older connection's traffic */
-	bool msgs_full;           /* m is a struct rs_flow_msgs, not a struct rs_msgs_few */
-	uint32_t ack_psn;
 	/* Responses carried by this flow. ack_msn and ack_msgs (24 bits, as
 	 * the MSN): the AETH MSN of the newest ACK at which the peer's request
 	 * stream was settled, and the messages the peer had counted then
@@ -483,15 +480,22 @@ struct rs_flow {
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
 	void *m;                  /* every message (flows with messages): rs_msgs(), rs_msgs_note() */
 	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
+	uint32_t hosts_pos;       /* its index in the a->by_hosts list of its host pair */
+	uint32_t id;              /* creation order */
 	/* Packets by opcode & 0x1F within its transport: the low 8 bits
 	 * (rs_flow_ophist() adds the carries). */
 	uint8_t ophist[32];
 
 	/* ---- seldom ---- */
 	struct rs_conn *conn;
-	uint32_t hosts_pos;       /* its index in the a->by_hosts list of its host pair */
-	uint32_t id;              /* creation order */
-	struct rs_fref first;
+	/* Its first frame's number; the file is the one it was created in
+	 * (rs_flow_first(): files come one after another, flow ids grow). */
+	uint64_t first_frame : 48;
+	uint64_t pair_method : 2; /* enum rs_pair */
+	bool is_cm_qp : 1;        /* QP0/QP1 */
+	bool is_dc : 1;           /* NVIDIA DC in the RD opcode range (dissect's RS_HAVE_DC) */
+	bool retired : 1;         /* out of the table: an older connection's traffic */
+	uint64_t infer_tries : 7; /* pairing by inference: at most 16 */
 	uint64_t first_ts;
 	struct rs_flow_rare *rare;/* counters of what most flows never see */
 	struct rs_flow_extra *x;  /* what only some flows carry (rs_extra_w) */
@@ -499,8 +503,22 @@ struct rs_flow {
 };
 #define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, conn)
 #define RS_FLOW_ALIGN 32
-_Static_assert(RS_FLOW_HOT_BYTES == 4 * 64 + 32, "the fields frames touch take four and a half cache lines");
-_Static_assert(sizeof(struct rs_flow) == 11 * RS_FLOW_ALIGN, "a flow takes 352 bytes");
+_Static_assert(RS_FLOW_HOT_BYTES == 4 * 64 + 16, "the fields frames touch take four and a quarter cache lines");
+_Static_assert(sizeof(struct rs_flow) == 10 * RS_FLOW_ALIGN, "a flow takes 320 bytes");
+_Static_assert(RS_OPEN_MSGS < 16 && RS_MSG__COUNT < 255, "struct rs_flow's nopen and last kinds fit their bits");
+/* The last completed kind (enum rs_msg + 1; 0: none) of a family (0 SEND,
+ * 1 WRITE), for fills that match no open message. */
+static inline unsigned rs_flow_last_kind(const struct rs_flow *fl, int family)
+{
+	return family ? fl->last_kind1 : fl->last_kind0;
+}
+static inline void rs_flow_set_last_kind(struct rs_flow *fl, int family, unsigned kind)
+{
+	if (family)
+		fl->last_kind1 = kind & 0xFF;
+	else
+		fl->last_kind0 = kind & 0xFF;
+}
 /* A hint to fetch, for writing, every cache line [p, p + len) touches,
  * wherever p starts in its line: one address every 64 bytes from p, and
  * the last byte. The count depends on len alone, a constant at every call,

@@ -205,6 +205,20 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	a->flow_free_list = fl;
 }
 
+struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl)
+{
+	/* The last file that began before the flow was created. */
+	uint32_t lo = 0, hi = a->file_first_id->len;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (g_array_index(a->file_first_id, uint32_t, mid) <= fl->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (struct rs_fref){ lo ? lo - 1 : 0, fl->first_frame };
+}
+
 /* Prefetched lookups remember flows and the slots they were read from:
  * forget one that leaves the table. A retired flow keeps its slot (it is
  * still reported) and its key, so a slot read before it left would lead
@@ -284,7 +298,8 @@ static void evict_idlest(struct rs_analyzer *a)
 	rs_lat_flush(a); /* samples still logged for the victims' vectors */
 	if (batch > n)
 		batch = n;
-	struct rs_fref at = batch ? ((struct rs_flow *)all[0].item)->last : (struct rs_fref){ 0, 0 };
+	struct rs_fref at = batch ? (struct rs_fref){ ((struct rs_flow *)all[0].item)->last_file, ((struct rs_flow *)all[0].item)->last_frame }
+		    : (struct rs_fref){ 0, 0 };
 	for (uint32_t i = 0; i < batch; i++) {
 		rs_anomalies_detach_flow(a, all[i].item);
 		flow_evict(a, all[i].item);
@@ -364,7 +379,7 @@ struct rs_flow *rs_flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, c
 	fl->transport = f->bth.opcode & 0xE0;
 	fl->is_cm_qp = k->qpn <= 1;
 	fl->is_dc = (f->have & RS_HAVE_DC) != 0;
-	fl->first = (struct rs_fref){ a->cur_file, m->frame_no };
+	fl->first_frame = m->frame_no;
 	fl->first_ts = m->ts_ns;
 	g_ptr_array_index(a->flows, fl->slot) = fl;
 	a->nflows++;
@@ -467,6 +482,10 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 			__builtin_prefetch(fl->x->imms, 1);
 		if ((g->needs & PF_NEED_RKEYS) && fl->rkeys && fl->rkeys->cap > 1)
 			rs_prefetch_lines(fl->rkeys->u.use, 2 * sizeof *fl->rkeys->u.use);
+		/* An answer's requester's latency state, through the requester's
+		 * line fetched at PF_POINTERS. */
+		if ((g->needs & PF_NEED_PEER_LAT) && fl->peer && fl->peer->lat)
+			rs_prefetch_lines(fl->peer->lat, sizeof *fl->peer->lat);
 	}
 	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
 	 * have arrived; fetch what they point to. */
@@ -493,11 +512,8 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		/* An answer times its requester's requests: the line of the
 		 * requester with its lat pointer, and (through the hint, one
 		 * level less to wait for) that latency state itself. */
-		if ((need & PF_NEED_PEER_LAT) && fl->peer) {
+		if ((need & PF_NEED_PEER_LAT) && fl->peer)
 			__builtin_prefetch((const char *)fl->peer + offsetof(struct rs_flow, lat), 1);
-			if (fl->peer_lat)
-				rs_prefetch_lines(fl->peer_lat, sizeof *fl->peer_lat);
-		}
 	}
 	/* The entry of PF_FLOW calls ago: its flow array entry has arrived;
 	 * fetch the flow's hot lines. The slot was read PF_FLOW - PF_SLOT
@@ -556,6 +572,7 @@ void rs_flows_init(struct rs_analyzer *a)
 			a->pf_needs[ackreq][op] = needs_of((uint8_t)op, ackreq);
 	a->flows = g_ptr_array_new();
 	a->flow_slabs = g_ptr_array_new();
+	a->file_first_id = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	rs_pool_init(&a->pool_lat, sizeof(struct rs_latency));
 	rs_pool_init(&a->pool_rkeys, sizeof(struct rs_rkeys));
 	rs_pool_init(&a->pool_few, sizeof(struct rs_msgs_few));
@@ -577,6 +594,7 @@ void rs_flows_free(struct rs_analyzer *a)
 	g_free(a->evicted_sum.req.loss);
 	g_free(a->evicted_sum.rsp.loss);
 	g_ptr_array_free(a->flow_slabs, TRUE);
+	g_array_free(a->file_first_id, TRUE);
 	rs_pool_release(&a->pool_lat);
 	rs_pool_release(&a->pool_rkeys);
 	rs_pool_release(&a->pool_few);

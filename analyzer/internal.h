@@ -101,6 +101,7 @@ struct rs_analyzer {
 	uint64_t *table;          /* key hash << 32 | slot + 1; 0 = empty */
 	uint32_t table_mask;
 	uint32_t nflows, next_flow_id;
+	GArray *file_first_id;    /* per file: next_flow_id when it began (rs_flow_first) */
 	struct rs_flow *last_flow;/* one-entry cache: consecutive frames share a flow */
 	struct rs_prefetch {      /* the last frames announced by rs_analyzer_prefetch() */
 		struct rs_flowkey key;
@@ -162,6 +163,9 @@ struct rs_analyzer {
  * analyzer.c → psn.c → resend.c → sendorder.c, lossmap.c, msgq.c → message.c, cmtrack.c → flowtable.c → pair.c
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
+
+/* flowtable.c: a flow's first frame (file and number). */
+struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
 
 /* psn.c: request/response streams, acknowledgements, NAKs, latency samples. */
 void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,

@@ -151,7 +151,7 @@ static void open_finish_if_done(struct rs_analyzer *a, struct rs_flow *fl, unsig
 	struct rs_openmsg *o = &fl->open[i];
 	if (o->kind && o->missing == 0 && !o->headless) {
 		complete(a, fl, (enum rs_msg)(o->kind - 1), open_size(o));
-		fl->last_kind[o->family] = o->kind;
+		rs_flow_set_last_kind(fl, o->family, o->kind);
 		open_remove(fl, i);
 	}
 }
@@ -176,13 +176,13 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
 	if (op->pos == RS_POS_ONLY) {
 		/* A whole message that came late. */
 		complete(a, fl, m, len);
-		fl->last_kind[family] = (uint8_t)(m + 1);
+		rs_flow_set_last_kind(fl, family, m + 1u);
 		return;
 	}
 	int i = open_find(fl, psn, family);
 	if (i < 0) {
 		/* Its message was already given up on: keep the bytes. */
-		rs_msgs_note(&a->pool_few, fl, fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND), 0, len);
+		rs_msgs_note(&a->pool_few, fl, rs_flow_last_kind(fl, family) ? (enum rs_msg)(rs_flow_last_kind(fl, family) - 1) : (family ? RS_MSG_WRITE : RS_MSG_SEND), 0, len);
 		return;
 	}
 	struct rs_openmsg *o = &fl->open[i];
@@ -308,7 +308,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		fl->seen_first = true;
 		open_end_before(fl, family);
 		complete(a, fl, m, len);
-		fl->last_kind[family] = (uint8_t)(m + 1);
+		rs_flow_set_last_kind(fl, family, m + 1u);
 		break;
 	default:
 		break;

@@ -126,11 +126,8 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 
 static struct rs_latency *lat_of(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	if (!fl->lat) {
+	if (!fl->lat)
 		fl->lat = rs_latency_new(&a->pool_lat);
-		if (fl->peer)
-			fl->peer->peer_lat = fl->lat;
-	}
 	return fl->lat;
 }
 

@@ -541,7 +541,7 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		struct rs_addr sa, da;
 		rs_flowkey_addr(&fl->key, false, &sa);
 		rs_flowkey_addr(&fl->key, true, &da);
-		item_begin(j, nd, NULL, "queue_pair", a, fl->first.file);
+		item_begin(j, nd, NULL, "queue_pair", a, rs_flow_first(a, fl).file);
 		rs_json_str(j, "src", rs_addr_format(&sa, s));
 		rs_json_str(j, "dst", rs_addr_format(&da, d));
 		rs_json_str(j, "address_kind", addr_kind_name(sa.kind));
@@ -559,8 +559,8 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 			rs_json_u64(j, "connection", fl->conn->id);
 		else
 			rs_json_null(j, "connection");
-		rs_json_u64(j, "first_frame", fl->first.frame);
-		rs_json_u64(j, "last_frame", fl->last.frame);
+		rs_json_u64(j, "first_frame", rs_flow_first(a, fl).frame);
+		rs_json_u64(j, "last_frame", fl->last_frame);
 		rs_json_u64(j, "first_time_ns", fl->first_ts);
 		rs_json_u64(j, "last_time_ns", fl->last_ts);
 		rs_json_u64(j, "packets", fl->packets);

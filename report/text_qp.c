@@ -68,7 +68,7 @@ static void measure(const struct rs_view *v, struct qp_cols *c)
 		const struct rs_flow *fl = v->flows->pdata[i];
 		char b[192];
 		c->label = max_int(c->label, rs_dwidth(rs_fmt_flow_pair(v->names, &fl->key, " ", b, sizeof b)));
-		c->pkts = max_int(c->pkts, snprintf(b, sizeof b, "%" PRIu64, fl->packets));
+		c->pkts = max_int(c->pkts, snprintf(b, sizeof b, "%" PRIu64, (uint64_t)fl->packets));
 		c->payload = max_int(c->payload, rs_dwidth(rs_fmt_bytes(fl->payload, b, sizeof b)));
 		c->msgs = max_int(c->msgs, rs_dwidth(rs_fmt_msgs(rs_msgs(fl), b, sizeof b)));
 		c->problems = max_int(c->problems, rs_dwidth(problems(fl, b, sizeof b)));
@@ -258,7 +258,7 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 	if (a->evicted) {
 		char line[160];
 		snprintf(line, sizeof line, "(%" PRIu64 " evicted half-flows: %" PRIu64 " packets, %" PRIu64 " payload bytes)",
-			 a->evicted, a->evicted_sum.packets, a->evicted_sum.payload);
+			 a->evicted, (uint64_t)a->evicted_sum.packets, a->evicted_sum.payload);
 		rs_para(out, width, "  ", "   ", line);
 	}
 }
