@@ -290,13 +290,15 @@ _Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes"
 _Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
-/* The samples of one kind: none, the only one so far (under 4.29 s; most
- * requesters of a capture with a million QPs are timed once), or a vector,
- * allocated with the second. */
+/* The samples of one kind: none, the only one or two so far (each under
+ * 4.29 s: the first in the low 32 bits, the second in the high ones; most
+ * requesters of a capture with a million QPs are timed once or twice), or
+ * a vector, allocated with the third. */
 union rs_lat_slot {
 	struct rs_latvec *v;
 	uint64_t one;
 };
+#define RS_LAT_TWO 0x10u /* (RS_LAT_TWO << k) in single: by_kind[k] holds two samples */
 struct rs_latency {
 	/* The pending requests: a ring of cap entries (a power of two, at
 	 * most RS_OUTSTANDING), in place while cap is 1 (most requesters
@@ -306,24 +308,34 @@ struct rs_latency {
 		struct rs_pending one;  /* cap 1 */
 		struct rs_pending *ring;/* cap > 1 */
 	} q;
-	/* At most RS_OUTSTANDING (256): 16 bits each. */
-	uint16_t cap, head, count;
-	uint8_t single;           /* bit k: by_kind[k] holds `one`, not `v` */
-	uint64_t last_rsp_ts;     /* the responder's newest answer (ACK, NAK, READ response) */
-	struct rs_fref last_rsp_at;
+	uint32_t last_rsp_file;   /* the responder's newest answer (ACK, NAK, READ response): its file, */
+	/* The ring holds 2^cap_log2 entries (rs_lat_cap()), count of them
+	 * pending (at most RS_OUTSTANDING, 256: 9 bits), the oldest at head. */
+	uint32_t cap_log2 : 4, count : 9, head : 8;
+	uint32_t single : 8;      /* bit k: by_kind[k] holds `one`, not `v`; RS_LAT_TWO << k: two of them */
+	uint64_t last_rsp_ts;     /* ... its time ... */
+	uint64_t last_rsp_frame;  /* ... and its number */
 	union rs_lat_slot by_kind[RS_LAT__COUNT]; /* through the functions below */
 	/* What only a requester in trouble counts (requests forgotten, clock
 	 * run backwards, Karn's rule) is in its struct rs_flow_rare. */
 };
-_Static_assert(sizeof(struct rs_latency) == 80, "a requester's latency state takes 80 bytes");
-_Static_assert(RS_OUTSTANDING <= UINT16_MAX, "struct rs_latency counts pending requests in 16 bits");
+_Static_assert(sizeof(struct rs_latency) == 72, "a requester's latency state takes 72 bytes");
+_Static_assert(RS_OUTSTANDING == 256 && RS_LAT__COUNT <= 4, "struct rs_latency's ring counts and kinds fit their bits");
+static inline uint32_t rs_lat_cap(const struct rs_latency *l)
+{
+	return 1u << l->cap_log2;
+}
+static inline uint32_t rs_lat_mask(const struct rs_latency *l)
+{
+	return rs_lat_cap(l) - 1;
+}
 static inline struct rs_pending *rs_lat_ring(struct rs_latency *l)
 {
-	return l->cap > 1 ? l->q.ring : &l->q.one;
+	return l->cap_log2 ? l->q.ring : &l->q.one;
 }
 static inline const struct rs_pending *rs_lat_ring_c(const struct rs_latency *l)
 {
-	return l->cap > 1 ? l->q.ring : &l->q.one;
+	return l->cap_log2 ? l->q.ring : &l->q.one;
 }
 /* Allocated from (and given back to) the analyzer's pool of them. */
 struct rs_pool;

@@ -134,14 +134,14 @@ static struct rs_latency *lat_of(struct rs_analyzer *a, struct rs_flow *fl)
 /* Double the ring (a power of two), oldest entry first again. */
 static void ring_grow(struct rs_latency *l)
 {
-	uint32_t cap = l->cap * 2u;
+	uint32_t cap = rs_lat_cap(l) * 2u;
 	struct rs_pending *r = g_new(struct rs_pending, cap), *old = rs_lat_ring(l);
 	for (uint32_t i = 0; i < l->count; i++)
-		r[i] = old[(l->head + i) & (l->cap - 1)];
-	if (l->cap > 1)
+		r[i] = old[(l->head + i) & rs_lat_mask(l)];
+	if (l->cap_log2)
 		g_free(old);
 	l->q.ring = r;
-	l->cap = (uint16_t)cap;
+	l->cap_log2++;
 	l->head = 0;
 }
 
@@ -165,21 +165,21 @@ static void pending_add(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn
 			uint64_t ts)
 {
 	struct rs_latency *l = lat_of(a, req);
-	if (l->count == l->cap && l->cap < RS_OUTSTANDING)
+	if (l->count == rs_lat_cap(l) && rs_lat_cap(l) < RS_OUTSTANDING)
 		ring_grow(l);
 	if (l->count == RS_OUTSTANDING) {
-		l->head = (l->head + 1) & (l->cap - 1);
+		l->head = (l->head + 1) & rs_lat_mask(l);
 		l->count--;
 		rs_rare_w(req)->lat_overflow++;
 	}
-	struct rs_pending *p = &rs_lat_ring(l)[(l->head + l->count) & (l->cap - 1)];
+	struct rs_pending *p = &rs_lat_ring(l)[(l->head + l->count) & rs_lat_mask(l)];
 	*p = (struct rs_pending){ .psn = psn, .npkts = npkts, .what = what, .ts_ns = ts };
 	l->count++;
 }
 
 static void pending_pop(struct rs_latency *l)
 {
-	l->head = (l->head + 1) & (l->cap - 1);
+	l->head = (l->head + 1) & rs_lat_mask(l);
 	l->count--;
 }
 
@@ -202,7 +202,7 @@ static void ack_older(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, 
 static struct rs_pending *pending_find(struct rs_latency *l, uint32_t psn, uint8_t what)
 {
 	for (uint32_t i = 0; i < l->count; i++) {
-		struct rs_pending *p = &rs_lat_ring(l)[(l->head + i) & (l->cap - 1)];
+		struct rs_pending *p = &rs_lat_ring(l)[(l->head + i) & rs_lat_mask(l)];
 		if (p->psn == psn && p->what == what)
 			return p;
 	}
@@ -553,7 +553,7 @@ static void read_tails_missed(struct rs_analyzer *a, struct rs_flow *fl, const s
 			      uint32_t to, const struct rs_fref *at)
 {
 	for (uint32_t i = 0; i < l->count; i++) {
-		const struct rs_pending *p = &rs_lat_ring_c(l)[(l->head + i) & (l->cap - 1)];
+		const struct rs_pending *p = &rs_lat_ring_c(l)[(l->head + i) & rs_lat_mask(l)];
 		if (p->what != RS_PEND_READ || !p->npkts)
 			continue;
 		uint32_t lo = rs_psn_diff(p->psn, from) > 0 ? p->psn : from;
@@ -587,7 +587,8 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		/* Any answer: the requester's timer restarts, its QP is alive. */
 		if (req->lat) {
 			req->lat->last_rsp_ts = m->ts_ns;
-			req->lat->last_rsp_at = at;
+			req->lat->last_rsp_file = at.file;
+			req->lat->last_rsp_frame = at.frame;
 		}
 		if (req->req.loss)
 			req->req.loss->silent_retries = 0;
