@@ -358,12 +358,14 @@ static inline const struct rs_latvec *rs_latvec_vec(const struct rs_latency *l, 
 /* One rkey a requester used on a half-flow (the capability view). */
 struct rs_rkey_use {
 	uint32_t rkey;
-	uint8_t ops;          /* 1 READ, 2 WRITE, 4 ATOMIC, 8 FLUSH */
+	uint32_t first_file;  /* its first use: file, */
 	uint64_t va_lo, va_hi;/* [lo, hi) touched */
 	uint64_t bytes;
 	uint64_t count;
-	struct rs_fref first;
+	uint64_t first_frame : 56; /* ... and frame number (struct rs_flow keeps 48 bits of them) */
+	uint64_t ops : 8;     /* 1 READ, 2 WRITE, 4 ATOMIC, 8 FLUSH */
 };
+_Static_assert(sizeof(struct rs_rkey_use) == 48, "an rkey's use takes 48 bytes");
 /* Most requesters use one rkey: it is kept in place (cap 1); a second
  * moves them to an array that grows by doubling up to RS_MAX_RKEYS. */
 struct rs_rkeys {
@@ -375,7 +377,7 @@ struct rs_rkeys {
 		struct rs_rkey_use *use; /* cap > 1 */
 	} u;
 };
-_Static_assert(sizeof(struct rs_rkeys) == 64, "a requester's rkeys take 64 bytes");
+_Static_assert(sizeof(struct rs_rkeys) == 56, "a requester's rkeys take 56 bytes");
 _Static_assert(RS_MAX_RKEYS <= UINT8_MAX, "struct rs_rkeys counts its rkeys in 8 bits");
 /* Its n uses. */
 static inline struct rs_rkey_use *rs_rkey_uses(const struct rs_rkeys *r)

@@ -7,7 +7,7 @@
 
 #include "analyzer/flow.h"
 
-#define CHUNK_BYTES (1u << 20)
+#define CHUNK_BYTES (64u << 10)
 
 void rs_pool_init(struct rs_pool *p, size_t size)
 {

@@ -253,7 +253,8 @@ static void note_rkey(struct rs_analyzer *a, struct rs_flow *fl, uint32_t rkey, 
 			return;
 		}
 		u = rs_rkey_new(r);
-		*u = (struct rs_rkey_use){ .rkey = rkey, .va_lo = va, .va_hi = va + len, .first = *at };
+		*u = (struct rs_rkey_use){ .rkey = rkey, .va_lo = va, .va_hi = va + len, .first_file = at->file,
+					    .first_frame = at->frame };
 	}
 	u->ops |= op;
 	if (va < u->va_lo)

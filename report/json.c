@@ -525,7 +525,7 @@ static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl)
 		rs_json_u64(j, "va_end", u->va_hi);
 		rs_json_u64(j, "bytes", u->bytes);
 		rs_json_u64(j, "uses", u->count);
-		rs_json_u64(j, "first_frame", u->first.frame);
+		rs_json_u64(j, "first_frame", (uint64_t)u->first_frame);
 		rs_json_end_obj(j);
 	}
 	rs_json_end_arr(j);

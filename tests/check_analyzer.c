@@ -207,12 +207,12 @@ START_TEST(rkeys_one_then_many)
 	ck_assert_uint_eq(u[0].bytes, 128);
 	ck_assert_uint_eq(u[0].va_lo, 0);
 	ck_assert_uint_eq(u[0].va_hi, 0x1000 + 64);
-	ck_assert_uint_eq(u[0].first.frame, 1);
+	ck_assert_uint_eq(u[0].first_frame, 1);
 	ck_assert_uint_eq(u[1].rkey, 0x102);
 	ck_assert_uint_eq(u[1].va_lo, 0x2000);
 	ck_assert_uint_eq(u[31].rkey, 0x120);
 	ck_assert_uint_eq(u[31].count, 1);
-	ck_assert_uint_eq(u[31].first.frame, 33);
+	ck_assert_uint_eq(u[31].first_frame, 33);
 }
 END_TEST
 
