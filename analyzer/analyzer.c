@@ -125,7 +125,7 @@ static void track_ud(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_
 	enum rs_msg k = rs_opinfo(f->bth.opcode)->kind == RS_KIND_SEND_IMM ? RS_MSG_SEND_IMM : RS_MSG_SEND;
 	if (f->ext & RS_EXT_IMMDT)
 		rs_flow_note_imm(fl, f->immdt);
-	rs_msgs_note(&a->pool_few, fl, k, 1, f->payload_len);
+	rs_msgs_note(a->pool_few, fl, k, 1, f->payload_len);
 	fl->payload += f->payload_len;
 	rs_tl_of(a, fl)->messages++;
 	rs_flow_size_sample(a, fl, f->payload_len);

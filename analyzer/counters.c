@@ -68,7 +68,8 @@ struct rs_flow_msgs *rs_msgs_w(struct rs_pool *few, struct rs_flow *fl)
 		few_spell(fl->m, x);
 	else
 		x->msg_min = UINT64_MAX;
-	rs_pool_free(few, fl->m);
+	if (fl->m)
+		rs_pool_free(&few[((struct rs_msgs_few *)fl->m)->cap == RS_MSGS_FEW], fl->m);
 	fl->m = x;
 	fl->msgs_full = true;
 	return x;
@@ -77,7 +78,8 @@ struct rs_flow_msgs *rs_msgs_w(struct rs_pool *few, struct rs_flow *fl)
 static struct rs_msgs_few *few_w(struct rs_pool *few, struct rs_flow *fl)
 {
 	if (!fl->m) {
-		struct rs_msgs_few *f = rs_pool_alloc0(few);
+		struct rs_msgs_few *f = rs_pool_alloc0(&few[0]);
+		f->cap = RS_MSGS_FEW_SMALL;
 		f->msg_min = UINT32_MAX;
 		fl->m = f;
 	}
@@ -93,6 +95,13 @@ static uint32_t *few_at(struct rs_pool *few, struct rs_flow *fl, unsigned at)
 			return &f->v[i];
 	if (f->n == RS_MSGS_FEW)
 		return NULL;
+	if (f->n == f->cap) { /* RS_MSGS_FEW_SMALL: into the larger room */
+		struct rs_msgs_few *g = rs_pool_alloc0(&few[1]);
+		memcpy(g, f, RS_MSGS_FEW_SIZE(f->cap));
+		g->cap = RS_MSGS_FEW;
+		rs_pool_free(&few[0], f);
+		fl->m = f = g;
+	}
 	f->at[f->n] = (uint8_t)at;
 	f->v[f->n] = 0;
 	return &f->v[f->n++];

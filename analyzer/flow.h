@@ -574,22 +574,26 @@ struct rs_flow_msgs {
  * indexing the whole struct), turns the flow's counters into a struct
  * rs_flow_msgs (counters.c). */
 #define RS_MSGS_FEW 6
+#define RS_MSGS_FEW_SMALL 4 /* room at first: 32 bytes (a message of one kind takes three counters) */
 #define RS_MSGS_FEW_MAX 16 /* messages of a kind: a flow this busy gets the whole struct */
 enum { RS_MC_COUNT = 0, RS_MC_BYTES = RS_MSG__COUNT, RS_MC_SIZE = 2 * RS_MSG__COUNT };
 struct rs_msgs_few {
 	uint32_t msg_min, msg_max; /* msg_min UINT32_MAX: no size yet */
-	uint8_t n;
+	uint8_t n, cap;            /* counters, and room for them: RS_MSGS_FEW_SMALL, then RS_MSGS_FEW */
 	uint8_t at[RS_MSGS_FEW];   /* RS_MC_COUNT + kind, RS_MC_BYTES + kind, RS_MC_SIZE + bucket */
-	uint32_t v[RS_MSGS_FEW];
+	uint32_t v[];              /* cap of them */
 };
-_Static_assert(sizeof(struct rs_msgs_few) == 40, "a few message counters take 40 bytes");
+_Static_assert(sizeof(struct rs_msgs_few) == 16, "a few message counters take 16 bytes and their values");
+/* The size of a struct rs_msgs_few with room for cap counters. Two pools
+ * (few[0] for RS_MSGS_FEW_SMALL, few[1] for RS_MSGS_FEW) hold them. */
+#define RS_MSGS_FEW_SIZE(cap) (sizeof(struct rs_msgs_few) + (cap) * sizeof(uint32_t))
 extern const struct rs_flow_msgs rs_flow_no_msgs;
 /* The counters for reading: fl->m itself, zeros, or the few counters spelt
  * out in `buf`. rs_msgs(fl) gives `buf` a temporary of the calling block. */
 const struct rs_flow_msgs *rs_msgs_read(const struct rs_flow *fl, struct rs_flow_msgs *buf);
 #define rs_msgs(fl) rs_msgs_read((fl), &(struct rs_flow_msgs){ .msg_min = 0 })
 /* The counters as a struct rs_flow_msgs for writing (allocated, or turned
- * into one: the few go back to their pool). */
+ * into one: the few go back to their pool, of the two in few[]). */
 struct rs_flow_msgs *rs_msgs_w(struct rs_pool *few, struct rs_flow *fl);
 void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s);
 /* Writing: `msgs` messages and `bytes` bytes of kind k; a size sample

@@ -171,8 +171,8 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	g_free(fl->rare);
 	if (fl->msgs_full)
 		g_free(fl->m);
-	else
-		rs_pool_free(&a->pool_few, fl->m);
+	else if (fl->m)
+		rs_pool_free(&a->pool_few[((struct rs_msgs_few *)fl->m)->cap == RS_MSGS_FEW], fl->m);
 	rs_latency_free(&a->pool_lat, fl->lat);
 	for (int k = 0; k < 2; k++) {
 		struct rs_psn_loss *l = k ? fl->rsp.loss : fl->req.loss;
@@ -205,20 +205,6 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	a->flow_free_list = fl;
 }
 
-struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl)
-{
-	/* The last file that began before the flow was created. */
-	uint32_t lo = 0, hi = a->file_first_id->len;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (g_array_index(a->file_first_id, uint32_t, mid) <= fl->id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (struct rs_fref){ lo ? lo - 1 : 0, fl->first_frame };
-}
-
 /* Prefetched lookups remember flows and the slots they were read from:
  * forget one that leaves the table. A retired flow keeps its slot (it is
  * still reported) and its key, so a slot read before it left would lead
@@ -236,7 +222,7 @@ static void forget_prefetched(struct rs_analyzer *a, struct rs_flow *fl)
 /* Fold an evicted flow's counters into the "evicted" total and forget it. */
 static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	rs_flow_counts_add(&a->pool_few, &a->evicted_sum, fl);
+	rs_flow_counts_add(a->pool_few, &a->evicted_sum, fl);
 	a->evicted++;
 
 	if (fl->tl_slot) {
@@ -500,7 +486,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		if ((need & PF_NEED_RKEYS) && fl->rkeys)
 			rs_prefetch_lines(fl->rkeys, sizeof *fl->rkeys); /* and the use kept in place */
 		if ((need & PF_NEED_MSGS) && fl->m)
-			rs_prefetch_lines(fl->m, fl->msgs_full ? sizeof(struct rs_flow_msgs) : sizeof(struct rs_msgs_few));
+			rs_prefetch_lines(fl->m, fl->msgs_full ? sizeof(struct rs_flow_msgs) : RS_MSGS_FEW_SIZE(RS_MSGS_FEW));
 		if ((need & PF_NEED_REQ_LOSS) && fl->req.loss)
 			__builtin_prefetch(fl->req.loss, 1);
 		if ((need & PF_NEED_RSP_LOSS) && fl->rsp.loss)
@@ -575,7 +561,8 @@ void rs_flows_init(struct rs_analyzer *a)
 	a->file_first_id = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	rs_pool_init(&a->pool_lat, sizeof(struct rs_latency));
 	rs_pool_init(&a->pool_rkeys, sizeof(struct rs_rkeys));
-	rs_pool_init(&a->pool_few, sizeof(struct rs_msgs_few));
+	rs_pool_init(&a->pool_few[0], RS_MSGS_FEW_SIZE(RS_MSGS_FEW_SMALL));
+	rs_pool_init(&a->pool_few[1], RS_MSGS_FEW_SIZE(RS_MSGS_FEW));
 	a->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	a->table = g_new0(uint64_t, INITIAL_TABLE);
 	a->table_mask = INITIAL_TABLE - 1;
@@ -597,7 +584,8 @@ void rs_flows_free(struct rs_analyzer *a)
 	g_array_free(a->file_first_id, TRUE);
 	rs_pool_release(&a->pool_lat);
 	rs_pool_release(&a->pool_rkeys);
-	rs_pool_release(&a->pool_few);
+	rs_pool_release(&a->pool_few[0]);
+	rs_pool_release(&a->pool_few[1]);
 	g_array_free(a->free_slots, TRUE);
 	g_free(a->table);
 }

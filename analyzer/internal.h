@@ -97,7 +97,7 @@ struct rs_analyzer {
 	size_t slab_used;         /* bytes handed out of the last slab */
 	void *flow_free_list;
 	/* The side parts most flows have (flow.h, struct rs_pool). */
-	struct rs_pool pool_lat, pool_rkeys, pool_few;
+	struct rs_pool pool_lat, pool_rkeys, pool_few[2];
 	uint64_t *table;          /* key hash << 32 | slot + 1; 0 = empty */
 	uint32_t table_mask;
 	uint32_t nflows, next_flow_id;
@@ -164,7 +164,7 @@ struct rs_analyzer {
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
-/* flowtable.c: a flow's first frame (file and number). */
+/* flow.c: a flow's first frame (file and number). */
 struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
 
 /* psn.c: request/response streams, acknowledgements, NAKs, latency samples. */

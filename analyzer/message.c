@@ -58,7 +58,7 @@ void rs_flow_size_sample(struct rs_analyzer *a, struct rs_flow *fl, uint64_t siz
 	unsigned b = size ? 64 - (unsigned)__builtin_clzll(size) : 0;
 	if (b > RS_SIZE_BUCKETS - 1)
 		b = RS_SIZE_BUCKETS - 1;
-	rs_msgs_size(&a->pool_few, fl, b, size);
+	rs_msgs_size(a->pool_few, fl, b, size);
 }
 
 /* A message that ends at `psn`, seen after an ACK that covered it (a sniffer
@@ -78,7 +78,7 @@ static void msg_after_ack(struct rs_analyzer *a, struct rs_flow *fl, uint32_t ps
 
 static void complete(struct rs_analyzer *a, struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
 {
-	rs_msgs_note(&a->pool_few, fl, m, 1, bytes);
+	rs_msgs_note(a->pool_few, fl, m, 1, bytes);
 	rs_tl_of(a, fl)->messages++;
 	rs_flow_size_sample(a, fl, bytes);
 }
@@ -182,7 +182,7 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
 	int i = open_find(fl, psn, family);
 	if (i < 0) {
 		/* Its message was already given up on: keep the bytes. */
-		rs_msgs_note(&a->pool_few, fl, rs_flow_last_kind(fl, family) ? (enum rs_msg)(rs_flow_last_kind(fl, family) - 1) : (family ? RS_MSG_WRITE : RS_MSG_SEND), 0, len);
+		rs_msgs_note(a->pool_few, fl, rs_flow_last_kind(fl, family) ? (enum rs_msg)(rs_flow_last_kind(fl, family) - 1) : (family ? RS_MSG_WRITE : RS_MSG_SEND), 0, len);
 		return;
 	}
 	struct rs_openmsg *o = &fl->open[i];
@@ -217,7 +217,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	case RS_KIND_READ_REQ:
 		/* The bytes are counted from the responses (read_resp_payload of
 		 * the peer); the size histogram records what was asked for. */
-		rs_msgs_note(&a->pool_few, fl, m, 1, 0);
+		rs_msgs_note(a->pool_few, fl, m, 1, 0);
 		rs_tl_of(a, fl)->messages++;
 		rs_flow_size_sample(a, fl, f->dmalen);
 		return;

@@ -991,16 +991,17 @@ END_TEST
  * beyond that turns them into the whole struct, with every count kept. */
 START_TEST(message_counters_past_32_bits)
 {
-	struct rs_pool few;
-	rs_pool_init(&few, sizeof(struct rs_msgs_few));
+	struct rs_pool few[2];
+	rs_pool_init(&few[0], RS_MSGS_FEW_SIZE(RS_MSGS_FEW_SMALL));
+	rs_pool_init(&few[1], RS_MSGS_FEW_SIZE(RS_MSGS_FEW));
 	struct rs_flow fl;
 	memset(&fl, 0, sizeof fl);
-	rs_msgs_note(&few, &fl, RS_MSG_WRITE, 1, 4000000000u);
-	rs_msgs_size(&few, &fl, 32, 4000000000u);
+	rs_msgs_note(few, &fl, RS_MSG_WRITE, 1, 4000000000u);
+	rs_msgs_size(few, &fl, 32, 4000000000u);
 	ck_assert(!fl.msgs_full);
-	rs_msgs_note(&few, &fl, RS_MSG_WRITE, 1, 300000000u); /* 4.3e9 in all */
+	rs_msgs_note(few, &fl, RS_MSG_WRITE, 1, 300000000u); /* 4.3e9 in all */
 	ck_assert(fl.msgs_full);
-	rs_msgs_size(&few, &fl, 29, 300000000u);
+	rs_msgs_size(few, &fl, 29, 300000000u);
 	const struct rs_flow_msgs *m = rs_msgs(&fl);
 	ck_assert_uint_eq(m->msgs[RS_MSG_WRITE], 2);
 	ck_assert_uint_eq(m->msg_bytes[RS_MSG_WRITE], 4300000000ull);
@@ -1011,8 +1012,8 @@ START_TEST(message_counters_past_32_bits)
 	g_free(fl.m);
 
 	memset(&fl, 0, sizeof fl); /* a size of 2^32 or more on its own */
-	rs_msgs_note(&few, &fl, RS_MSG_READ, 1, 0);
-	rs_msgs_size(&few, &fl, 32, 5000000000ull);
+	rs_msgs_note(few, &fl, RS_MSG_READ, 1, 0);
+	rs_msgs_size(few, &fl, 32, 5000000000ull);
 	ck_assert(fl.msgs_full);
 	m = rs_msgs(&fl);
 	ck_assert_uint_eq(m->msgs[RS_MSG_READ], 1);
@@ -1022,13 +1023,14 @@ START_TEST(message_counters_past_32_bits)
 	g_free(fl.m);
 
 	memset(&fl, 0, sizeof fl); /* stray bytes alone: the counters exist, with no size */
-	rs_msgs_note(&few, &fl, RS_MSG_SEND, 0, 0);
+	rs_msgs_note(few, &fl, RS_MSG_SEND, 0, 0);
 	ck_assert_ptr_nonnull(fl.m);
 	m = rs_msgs(&fl);
 	ck_assert_uint_eq(m->msg_min, UINT64_MAX);
 	ck_assert_uint_eq(m->msg_max, 0);
 	ck_assert(!fl.msgs_full);
-	rs_pool_release(&few); /* the few counters came from it */
+	rs_pool_release(&few[0]); /* the few counters came from them */
+	rs_pool_release(&few[1]);
 }
 END_TEST
 
