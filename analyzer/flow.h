@@ -199,7 +199,7 @@ enum rs_dead {
 /* One PSN stream (requests, or responses) of a half-flow. */
 struct rs_psn {
 	/* PSNs are 24 bits: the flags share first's word (24 bytes, not 32:
-	 * a half-flow has two, and a million half-flows must fit in 1 GB). */
+	 * a half-flow has two, and a million half-flows must fit in 0.5 GB). */
 	uint32_t first : 24;  /* PSN of the first packet */
 	bool started : 1;
 	bool resync : 1;      /* the next packet's PSN becomes the expectation */
@@ -309,12 +309,13 @@ struct rs_latency {
 		struct rs_pending *ring;/* cap > 1 */
 	} q;
 	uint32_t last_rsp_file;   /* the responder's newest answer (ACK, NAK, READ response): its file, */
-	/* The ring holds 2^cap_log2 entries (rs_lat_cap()), count of them
-	 * pending (at most RS_OUTSTANDING, 256: 9 bits), the oldest at head. */
-	uint32_t cap_log2 : 4, count : 9, head : 8;
-	uint32_t single : 8;      /* bit k: by_kind[k] holds `one`, not `v`; RS_LAT_TWO << k: two of them */
+	uint16_t count;           /* requests pending: at most RS_OUTSTANDING */
+	uint8_t single;           /* bit k: by_kind[k] holds `one`, not `v`; RS_LAT_TWO << k: two of them */
 	uint64_t last_rsp_ts;     /* ... its time ... */
-	uint64_t last_rsp_frame;  /* ... and its number */
+	uint64_t last_rsp_frame : 48; /* ... and its number (48 bits, as struct rs_flow's) */
+	/* The ring holds 2^cap_log2 entries (rs_lat_cap(); RS_OUTSTANDING is
+	 * 256), the oldest at head. */
+	uint64_t head : 8, cap_log2 : 8;
 	union rs_lat_slot by_kind[RS_LAT__COUNT]; /* through the functions below */
 	/* What only a requester in trouble counts (requests forgotten, clock
 	 * run backwards, Karn's rule) is in its struct rs_flow_rare. */
@@ -451,16 +452,17 @@ struct rs_conn;
  * opcode counts are 8 bits wide (the carries go to x->ophist_hi, see
  * rs_flow_ophist()); frame numbers take 48 bits (2.8e14 frames: a capture
  * file of petabytes), and the flags and small counts the other 16 bits of
- * their words: a flow takes 320 bytes, not 352 (a million of them must
- * fit in 0.5 GB with their side parts).
+ * their words, the last kinds the top of ack_psn's (not of packets': a
+ * word counted per frame is cheaper whole): a flow takes 320 bytes, not
+ * 352 (a million of them must fit in 0.5 GB with their side parts).
  */
 struct rs_flow {
 	/* ---- every frame ---- */
 	struct rs_flowkey key;
 	uint32_t slot;            /* index in the flow array */
-	uint32_t ack_psn;
-	uint64_t packets : 48;
-	uint64_t last_kind0 : 8, last_kind1 : 8; /* rs_flow_last_kind() */
+	uint32_t ack_psn : 24;    /* a PSN */
+	uint32_t last_kind0 : 4, last_kind1 : 4; /* rs_flow_last_kind() */
+	uint64_t packets;
 	uint64_t wire_bytes;
 	uint64_t last_frame : 48; /* the newest frame's number */
 	uint64_t transport : 8;   /* RS_TR_* of its packets */
@@ -488,7 +490,7 @@ struct rs_flow {
 	 * the MSN): the AETH MSN of the newest ACK at which the peer's request
 	 * stream was settled, and the messages the peer had counted then
 	 * (message.c rs_msg_msn), sharing the counters' words (a million
-	 * half-flows must fit in 1 GB). */
+	 * half-flows must fit in 0.5 GB). */
 	uint64_t acks : 40, ack_msn : 24;
 	uint64_t acked_pkts : 40, ack_msgs : 24;
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
@@ -519,7 +521,7 @@ struct rs_flow {
 #define RS_FLOW_ALIGN 32
 _Static_assert(RS_FLOW_HOT_BYTES == 4 * 64 + 16, "the fields frames touch take four and a quarter cache lines");
 _Static_assert(sizeof(struct rs_flow) == 10 * RS_FLOW_ALIGN, "a flow takes 320 bytes");
-_Static_assert(RS_OPEN_MSGS < 16 && RS_MSG__COUNT < 255, "struct rs_flow's nopen and last kinds fit their bits");
+_Static_assert(RS_OPEN_MSGS < 16 && RS_MSG__COUNT < 15, "struct rs_flow's nopen and last kinds fit their bits");
 /* The last completed kind (enum rs_msg + 1; 0: none) of a family (0 SEND,
  * 1 WRITE), for fills that match no open message. */
 static inline unsigned rs_flow_last_kind(const struct rs_flow *fl, int family)
@@ -529,9 +531,9 @@ static inline unsigned rs_flow_last_kind(const struct rs_flow *fl, int family)
 static inline void rs_flow_set_last_kind(struct rs_flow *fl, int family, unsigned kind)
 {
 	if (family)
-		fl->last_kind1 = kind & 0xFF;
+		fl->last_kind1 = kind & 0xF;
 	else
-		fl->last_kind0 = kind & 0xFF;
+		fl->last_kind0 = kind & 0xF;
 }
 /* A hint to fetch, for writing, every cache line [p, p + len) touches,
  * wherever p starts in its line: one address every 64 bytes from p, and
