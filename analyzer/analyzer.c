@@ -66,6 +66,7 @@ void rs_analyzer_add_file(struct rs_analyzer *a, const char *name, int linktype)
 	fi->linktype = linktype;
 	g_ptr_array_add(a->files, fi);
 	a->cur_file = a->files->len - 1;
+	g_array_append_val(a->file_first_id, a->next_flow_id);
 	rs_v_new_file(a);
 }
 
@@ -124,10 +125,10 @@ static void track_ud(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_
 	enum rs_msg k = rs_opinfo(f->bth.opcode)->kind == RS_KIND_SEND_IMM ? RS_MSG_SEND_IMM : RS_MSG_SEND;
 	if (f->ext & RS_EXT_IMMDT)
 		rs_flow_note_imm(fl, f->immdt);
-	rs_msgs_note(fl, k, 1, f->payload_len);
+	rs_msgs_note(a->pool_few, fl, k, 1, f->payload_len);
 	fl->payload += f->payload_len;
 	rs_tl_of(a, fl)->messages++;
-	rs_flow_size_sample(fl, f->payload_len);
+	rs_flow_size_sample(a, fl, f->payload_len);
 }
 
 static void file_sliced(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f)
@@ -240,7 +241,8 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	struct rs_flow *fl = rs_flow_get(a, &k, f, m);
 	fl->packets++;
 	fl->wire_bytes += m->wirelen;
-	fl->last = at;
+	fl->last_frame = at.frame;
+	fl->last_file = at.file;
 	a->fl_prev_ts = fl->last_ts;
 	fl->last_ts = m->ts_ns;
 	if (op->kind != RS_KIND_CNP) /* counted as cnps: its low bits would read as an opcode of the QP's transport */

@@ -378,28 +378,29 @@ static void flow_flags(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	struct rs_cong_state *c = a->cong;
 	const struct rs_flow_rare *r = rs_rare(fl);
+	const struct rs_fref first = rs_flow_first(a, fl);
 	if (r->dscp_data_bad && (c->dscp_given || c->ecn_used || a->cnps))
-		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_DATA, fl, &fl->first, r->dscp_data_bad);
+		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_DATA, fl, &first, r->dscp_data_bad);
 	if (r->cnp_dscp_bad)
-		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_CNPS, fl, &fl->first, r->cnp_dscp_bad);
+		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_CNPS, fl, &first, r->cnp_dscp_bad);
 	const struct rs_flow *peer = fl->peer;
 	if (peer && fl->id < peer->id && rs_flow_is_v2(peer)) {
 		bool x, y;
 		uint64_t d1 = flow_dominant_dscp(a, fl, &x), d2 = flow_dominant_dscp(a, peer, &y);
 		if (x && y && d1 != d2)
-			rs_anomaly(a, RS_AN_DSCP, RS_DSCP_ASYM, fl, &fl->first, 1);
+			rs_anomaly(a, RS_AN_DSCP, RS_DSCP_ASYM, fl, &first, 1);
 	}
 	/* Not-ECT data on a connection that meets congestion: the switches
 	 * cannot mark it, so it gets dropped, or paused, instead. */
 	uint64_t not_ect = r->ecn_n[0];
 	uint64_t cnps_back = peer ? rs_rare(peer)->cnps : 0;
 	if (not_ect && (cnps_back || r->ecn_ce || (peer && rs_rare(peer)->ecn_ce)))
-		rs_anomaly(a, RS_AN_NOT_ECT, 0, fl, &fl->first, not_ect);
+		rs_anomaly(a, RS_AN_NOT_ECT, 0, fl, &first, not_ect);
 	if (c->cnp_given && r->cnps > c->cnp_threshold) {
 		struct rs_cnp_stats st;
 		rs_cnp_stats(a, fl, &st);
 		if (st.peak_1s > c->cnp_threshold)
-			rs_anomaly(a, RS_AN_CNP_RATE, 0, fl, &fl->first, st.peak_1s);
+			rs_anomaly(a, RS_AN_CNP_RATE, 0, fl, &first, st.peak_1s);
 	}
 }
 

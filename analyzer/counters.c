@@ -59,7 +59,7 @@ const struct rs_flow_msgs *rs_msgs_read(const struct rs_flow *fl, struct rs_flow
 	return buf;
 }
 
-struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl)
+struct rs_flow_msgs *rs_msgs_w(struct rs_pool *few, struct rs_flow *fl)
 {
 	if (fl->msgs_full)
 		return fl->m;
@@ -68,16 +68,18 @@ struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl)
 		few_spell(fl->m, x);
 	else
 		x->msg_min = UINT64_MAX;
-	g_free(fl->m);
+	if (fl->m)
+		rs_pool_free(&few[((struct rs_msgs_few *)fl->m)->cap == RS_MSGS_FEW], fl->m);
 	fl->m = x;
 	fl->msgs_full = true;
 	return x;
 }
 
-static struct rs_msgs_few *few_w(struct rs_flow *fl)
+static struct rs_msgs_few *few_w(struct rs_pool *few, struct rs_flow *fl)
 {
 	if (!fl->m) {
-		struct rs_msgs_few *f = g_new0(struct rs_msgs_few, 1);
+		struct rs_msgs_few *f = rs_pool_alloc0(&few[0]);
+		f->cap = RS_MSGS_FEW_SMALL;
 		f->msg_min = UINT32_MAX;
 		fl->m = f;
 	}
@@ -85,14 +87,21 @@ static struct rs_msgs_few *few_w(struct rs_flow *fl)
 }
 
 /* Counter `at` of the few, given a place if there is room; NULL if not. */
-static uint32_t *few_at(struct rs_flow *fl, unsigned at)
+static uint32_t *few_at(struct rs_pool *few, struct rs_flow *fl, unsigned at)
 {
-	struct rs_msgs_few *f = few_w(fl);
+	struct rs_msgs_few *f = few_w(few, fl);
 	for (unsigned i = 0; i < f->n; i++)
 		if (f->at[i] == at)
 			return &f->v[i];
 	if (f->n == RS_MSGS_FEW)
 		return NULL;
+	if (f->n == f->cap) { /* RS_MSGS_FEW_SMALL: into the larger room */
+		struct rs_msgs_few *g = rs_pool_alloc0(&few[1]);
+		memcpy(g, f, RS_MSGS_FEW_SIZE(f->cap));
+		g->cap = RS_MSGS_FEW;
+		rs_pool_free(&few[0], f);
+		fl->m = f = g;
+	}
 	f->at[f->n] = (uint8_t)at;
 	f->v[f->n] = 0;
 	return &f->v[f->n++];
@@ -100,40 +109,40 @@ static uint32_t *few_at(struct rs_flow *fl, unsigned at)
 
 /* A count or byte counter += n. One that stays zero takes no place among
  * the few (the counters are allocated all the same, as before). */
-static void counter_add(struct rs_flow *fl, unsigned at, uint64_t n)
+static void counter_add(struct rs_pool *few, struct rs_flow *fl, unsigned at, uint64_t n)
 {
 	if (!fl->msgs_full) {
 		if (!n) {
-			few_w(fl);
+			few_w(few, fl);
 			return;
 		}
-		uint32_t *c = few_at(fl, at);
+		uint32_t *c = few_at(few, fl, at);
 		if (c && n <= UINT32_MAX - *c) {
 			*c += (uint32_t)n;
 			if (at < RS_MC_BYTES && *c >= RS_MSGS_FEW_MAX)
-				rs_msgs_w(fl);
+				rs_msgs_w(few, fl);
 			return;
 		}
 	}
-	struct rs_flow_msgs *x = rs_msgs_w(fl);
+	struct rs_flow_msgs *x = rs_msgs_w(few, fl);
 	if (at < RS_MC_BYTES)
 		x->msgs[at - RS_MC_COUNT] += n;
 	else
 		x->msg_bytes[at - RS_MC_BYTES] += n;
 }
 
-void rs_msgs_note_few(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
+void rs_msgs_note_few(struct rs_pool *few, struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
 {
-	counter_add(fl, RS_MC_COUNT + k, msgs);
-	counter_add(fl, RS_MC_BYTES + k, bytes);
+	counter_add(few, fl, RS_MC_COUNT + k, msgs);
+	counter_add(few, fl, RS_MC_BYTES + k, bytes);
 }
 
-void rs_msgs_size_few(struct rs_flow *fl, unsigned bucket, uint64_t size)
+void rs_msgs_size_few(struct rs_pool *few, struct rs_flow *fl, unsigned bucket, uint64_t size)
 {
-	uint32_t *c = size >= UINT32_MAX ? NULL : few_at(fl, RS_MC_SIZE + bucket);
+	uint32_t *c = size >= UINT32_MAX ? NULL : few_at(few, fl, RS_MC_SIZE + bucket);
 	if (!c) {
-		rs_msgs_w(fl);
-		rs_msgs_size(fl, bucket, size);
+		rs_msgs_w(few, fl);
+		rs_msgs_size(few, fl, bucket, size);
 		return;
 	}
 	struct rs_msgs_few *f = fl->m;
@@ -231,14 +240,14 @@ void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s)
 	d->undecodable += s->undecodable;
 }
 
-void rs_flow_counts_add(struct rs_flow *d, const struct rs_flow *s)
+void rs_flow_counts_add(struct rs_pool *few, struct rs_flow *d, const struct rs_flow *s)
 {
 	d->packets += s->packets;
 	d->wire_bytes += s->wire_bytes;
 	d->payload += s->payload;
 	d->payload_all += s->payload_all;
 	if (s->m)
-		rs_msgs_add(rs_msgs_w(d), rs_msgs(s));
+		rs_msgs_add(rs_msgs_w(few, d), rs_msgs(s));
 	if (s->req.loss)
 		rs_loss_add(rs_loss_w(&d->req), s->req.loss);
 	if (s->rsp.loss)

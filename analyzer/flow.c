@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyzer/flow.h"
+#include "analyzer/internal.h"
 
 const struct rs_flow_msgs rs_flow_no_msgs;
 const struct rs_flow_rare rs_flow_no_rare;
@@ -124,4 +125,18 @@ guint rs_hostpair_hash(gconstpointer p)
 gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b)
 {
 	return memcmp(a, b, sizeof(struct rs_hostpair)) == 0;
+}
+
+struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl)
+{
+	/* The last file that began before the flow was created. */
+	uint32_t lo = 0, hi = a->file_first_id->len;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (g_array_index(a->file_first_id, uint32_t, mid) <= fl->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (struct rs_fref){ lo ? lo - 1 : 0, fl->first_frame };
 }

@@ -45,6 +45,21 @@ const char *rs_msg_key(enum rs_msg m);
 
 enum rs_pair { RS_PAIR_NONE = 0, RS_PAIR_CM, RS_PAIR_INFERRED };
 
+/* Fixed-size side parts of flows (latency state, rkeys, the few message
+ * counters; a million flows have two or three million of them) come from
+ * pools (pool.c): no allocator header (8 bytes) and no rounding of the
+ * size to 16 bytes. Given back to the pool they came from; zeroed. */
+struct rs_pool {
+	size_t size;
+	void *free;               /* freed ones, threaded through their first word */
+	char *cur, *end;          /* what is left of the newest chunk */
+	GPtrArray *chunks;
+};
+void rs_pool_init(struct rs_pool *p, size_t size);
+void *rs_pool_alloc0(struct rs_pool *p);
+void rs_pool_free(struct rs_pool *p, void *x);
+void rs_pool_release(struct rs_pool *p);
+
 struct rs_flowkey {
 	uint8_t roce;   /* enum rs_roce */
 	uint8_t akind;  /* enum rs_addr_kind */
@@ -189,7 +204,7 @@ enum rs_dead {
 /* One PSN stream (requests, or responses) of a half-flow. */
 struct rs_psn {
 	/* PSNs are 24 bits: the flags share first's word (24 bytes, not 32:
-	 * a half-flow has two, and a million half-flows must fit in 1 GB). */
+	 * a half-flow has two, and a million half-flows must fit in 0.5 GB). */
 	uint32_t first : 24;  /* PSN of the first packet */
 	bool started : 1;
 	bool resync : 1;      /* the next packet's PSN becomes the expectation */
@@ -280,29 +295,58 @@ _Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes"
 _Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
-/* The samples of one kind: none, the only one so far (under 4.29 s; most
- * requesters of a capture with a million QPs are timed once), or a vector,
- * allocated with the second. */
+/* The samples of one kind: none, the only one or two so far (each under
+ * 4.29 s: the first in the low 32 bits, the second in the high ones; most
+ * requesters of a capture with a million QPs are timed once or twice), or
+ * a vector, allocated with the third. */
 union rs_lat_slot {
 	struct rs_latvec *v;
 	uint64_t one;
 };
+#define RS_LAT_TWO 0x10u /* (RS_LAT_TWO << k) in single: by_kind[k] holds two samples */
 struct rs_latency {
-	struct rs_pending *ring;  /* ring0 at first, then doubled up to RS_OUTSTANDING: */
-	uint32_t cap;             /* most requesters have only a few requests pending */
-	uint32_t head, count;     /* oldest at head */
-	uint8_t single;           /* bit k: by_kind[k] holds `one`, not `v` */
-	uint64_t overflow;        /* requests forgotten because too many were outstanding */
-	uint64_t clock_backwards; /* answers time-stamped before their request: not timed */
-	uint64_t karn;            /* answers to requests re-sent since: not timed (Karn's rule) */
-	uint64_t last_rsp_ts;     /* the responder's newest answer (ACK, NAK, READ response) */
-	struct rs_fref last_rsp_at;
+	/* The pending requests: a ring of cap entries (a power of two, at
+	 * most RS_OUTSTANDING), in place while cap is 1 (most requesters
+	 * have one request pending at a time), oldest at head. Through
+	 * rs_lat_ring(). */
+	union {
+		struct rs_pending one;  /* cap 1 */
+		struct rs_pending *ring;/* cap > 1 */
+	} q;
+	uint32_t last_rsp_file;   /* the responder's newest answer (ACK, NAK, READ response): its file, */
+	uint16_t count;           /* requests pending: at most RS_OUTSTANDING */
+	uint8_t single;           /* bit k: by_kind[k] holds `one`, not `v`; RS_LAT_TWO << k: two of them */
+	uint64_t last_rsp_ts;     /* ... its time ... */
+	uint64_t last_rsp_frame : 48; /* ... and its number (48 bits, as struct rs_flow's) */
+	/* The ring holds 2^cap_log2 entries (rs_lat_cap(); RS_OUTSTANDING is
+	 * 256), the oldest at head. */
+	uint64_t head : 8, cap_log2 : 8;
 	union rs_lat_slot by_kind[RS_LAT__COUNT]; /* through the functions below */
-	struct rs_pending ring0[1];
+	/* What only a requester in trouble counts (requests forgotten, clock
+	 * run backwards, Karn's rule) is in its struct rs_flow_rare. */
 };
-_Static_assert(sizeof(struct rs_latency) == 120, "a requester's latency state takes 120 bytes");
-struct rs_latency *rs_latency_new(void);
-void rs_latency_free(struct rs_latency *l);
+_Static_assert(sizeof(struct rs_latency) == 72, "a requester's latency state takes 72 bytes");
+_Static_assert(RS_OUTSTANDING == 256 && RS_LAT__COUNT <= 4, "struct rs_latency's ring counts and kinds fit their bits");
+static inline uint32_t rs_lat_cap(const struct rs_latency *l)
+{
+	return 1u << l->cap_log2;
+}
+static inline uint32_t rs_lat_mask(const struct rs_latency *l)
+{
+	return rs_lat_cap(l) - 1;
+}
+static inline struct rs_pending *rs_lat_ring(struct rs_latency *l)
+{
+	return l->cap_log2 ? l->q.ring : &l->q.one;
+}
+static inline const struct rs_pending *rs_lat_ring_c(const struct rs_latency *l)
+{
+	return l->cap_log2 ? l->q.ring : &l->q.one;
+}
+/* Allocated from (and given back to) the analyzer's pool of them. */
+struct rs_pool;
+struct rs_latency *rs_latency_new(struct rs_pool *p);
+void rs_latency_free(struct rs_pool *p, struct rs_latency *l);
 /* The samples of one kind as a vector for writing: allocated, or made of
  * the one sample kept in place. */
 struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k);
@@ -320,23 +364,27 @@ static inline const struct rs_latvec *rs_latvec_vec(const struct rs_latency *l, 
 /* One rkey a requester used on a half-flow (the capability view). */
 struct rs_rkey_use {
 	uint32_t rkey;
-	uint8_t ops;          /* 1 READ, 2 WRITE, 4 ATOMIC, 8 FLUSH */
+	uint32_t first_file;  /* its first use: file, */
 	uint64_t va_lo, va_hi;/* [lo, hi) touched */
 	uint64_t bytes;
 	uint64_t count;
-	struct rs_fref first;
+	uint64_t first_frame : 56; /* ... and frame number (struct rs_flow keeps 48 bits of them) */
+	uint64_t ops : 8;     /* 1 READ, 2 WRITE, 4 ATOMIC, 8 FLUSH */
 };
+_Static_assert(sizeof(struct rs_rkey_use) == 48, "an rkey's use takes 48 bytes");
 /* Most requesters use one rkey: it is kept in place (cap 1); a second
  * moves them to an array that grows by doubling up to RS_MAX_RKEYS. */
 struct rs_rkeys {
-	uint32_t n, cap;
-	uint64_t more;        /* uses of rkeys beyond RS_MAX_RKEYS */
+	/* Uses of rkeys beyond RS_MAX_RKEYS: request packets, so 48 bits
+	 * (2.8e14 of them) do not wrap; n and cap are at most RS_MAX_RKEYS. */
+	uint64_t more : 48, n : 8, cap : 8;
 	union {
 		struct rs_rkey_use one;  /* cap <= 1 */
 		struct rs_rkey_use *use; /* cap > 1 */
 	} u;
 };
-_Static_assert(sizeof(struct rs_rkeys) == 72, "a requester's rkeys take 72 bytes");
+_Static_assert(sizeof(struct rs_rkeys) == 56, "a requester's rkeys take 56 bytes");
+_Static_assert(RS_MAX_RKEYS <= UINT8_MAX, "struct rs_rkeys counts its rkeys in 8 bits");
 /* Its n uses. */
 static inline struct rs_rkey_use *rs_rkey_uses(const struct rs_rkeys *r)
 {
@@ -405,65 +453,70 @@ struct rs_conn;
  * frames ever touch. A field every frame touches that lands past
  * RS_FLOW_HOT_BYTES costs a cache miss per frame: iv_tag and iv_payload
  * once did. Flows are 32-byte aligned (flowtable.c), so the hot bytes,
- * four and a half lines, touch five lines wherever a flow starts. The
+ * four and a quarter lines, touch five lines wherever a flow starts. The
  * opcode counts are 8 bits wide (the carries go to x->ophist_hi, see
- * rs_flow_ophist()): a flow takes 352 bytes, not 384.
+ * rs_flow_ophist()); frame numbers take 48 bits (2.8e14 frames: a capture
+ * file of petabytes), and the flags and small counts the other 16 bits of
+ * their words, the last kinds the top of ack_psn's (not of packets': a
+ * word counted per frame is cheaper whole): a flow takes 320 bytes, not
+ * 352 (a million of them must fit in 0.5 GB with their side parts).
  */
 struct rs_flow {
 	/* ---- every frame ---- */
 	struct rs_flowkey key;
 	uint32_t slot;            /* index in the flow array */
-	uint8_t transport;        /* RS_TR_* of its packets */
-	uint8_t pair_method;      /* enum rs_pair */
-	bool is_cm_qp;            /* QP0/QP1 */
-	bool is_dc;               /* NVIDIA DC in the RD opcode range (dissect's RS_HAVE_DC) */
-	uint64_t packets, wire_bytes;
-	struct rs_fref last;
+	uint32_t ack_psn : 24;    /* a PSN */
+	uint32_t last_kind0 : 4, last_kind1 : 4; /* rs_flow_last_kind() */
+	uint64_t packets;
+	uint64_t wire_bytes;
+	uint64_t last_frame : 48; /* the newest frame's number */
+	uint64_t transport : 8;   /* RS_TR_* of its packets */
+	uint64_t nopen : 4;       /* open messages (at most RS_OPEN_MSGS) */
+	bool seen_first : 1;      /* a message start was seen: later heads are lost, not before the capture */
+	bool have_ack_psn : 1;
+	bool msgs_full : 1;       /* m is a struct rs_flow_msgs, not a struct rs_msgs_few */
+	bool msn_base : 1;        /* responses: ack_msn/ack_msgs below hold a reckoning base */
 	uint64_t last_ts;
 	uint64_t payload_all;     /* every payload byte on the wire */
 	uint64_t payload;         /* first sightings only (goodput) */
 	struct rs_flow *peer;
 	struct rs_latency *lat;
-	/* A prefetch hint only (rs_analyzer_prefetch): the peer's lat as last
-	 * set (at pairing, and when the peer's is allocated); may be stale. */
-	const struct rs_latency *peer_lat;
 	uint32_t pmtu;            /* learned from First/Middle payload sizes */
 	uint32_t tl_slot;         /* its row in a->tl_rows + 1 while active in this interval; 0 if not */
-	bool seen_first;          /* a message start was seen: later heads are lost, not before the capture */
-	uint8_t nopen;
-	bool have_ack_psn;
-	uint8_t infer_tries : 7;  /* pairing by inference: at most 16 */
-	bool msn_base : 1;        /* responses: ack_msn/ack_msgs below hold a reckoning base */
 	uint32_t iv_tag;          /* without timeline rows: the interval (+1) iv_payload counts */
+	uint32_t last_file;       /* the newest frame's file */
 
 	struct rs_psn req, rsp;
 	/* Multi-packet messages not finished yet (requests), oldest first:
 	 * RS_OPEN_MSGS slots, allocated with the first multi-packet message. */
 	struct rs_openmsg *open;
 	struct rs_rkeys *rkeys;
-	uint8_t last_kind[2];     /* last completed kind (+1) per family, for fills that match no open message */
-	bool retired;             /* out of the table: an older connection's traffic */
-	bool msgs_full;           /* m is a struct rs_flow_msgs, not a struct rs_msgs_few */
-	uint32_t ack_psn;
 	/* Responses carried by this flow. ack_msn and ack_msgs (24 bits, as
 	 * the MSN): the AETH MSN of the newest ACK at which the peer's request
 	 * stream was settled, and the messages the peer had counted then
 	 * (message.c rs_msg_msn), sharing the counters' words (a million
-	 * half-flows must fit in 1 GB). */
+	 * half-flows must fit in 0.5 GB). */
 	uint64_t acks : 40, ack_msn : 24;
 	uint64_t acked_pkts : 40, ack_msgs : 24;
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
 	void *m;                  /* every message (flows with messages): rs_msgs(), rs_msgs_note() */
 	uint64_t iv_payload;      /* without timeline rows: payload bytes in interval iv_tag */
+	uint32_t hosts_pos;       /* its index in the a->by_hosts list of its host pair */
+	uint32_t id;              /* creation order */
 	/* Packets by opcode & 0x1F within its transport: the low 8 bits
 	 * (rs_flow_ophist() adds the carries). */
 	uint8_t ophist[32];
 
 	/* ---- seldom ---- */
 	struct rs_conn *conn;
-	uint32_t hosts_pos;       /* its index in the a->by_hosts list of its host pair */
-	uint32_t id;              /* creation order */
-	struct rs_fref first;
+	/* Its first frame's number; the file is the one it was created in
+	 * (rs_flow_first(): files come one after another, flow ids grow). */
+	uint64_t first_frame : 48;
+	uint64_t pair_method : 2; /* enum rs_pair */
+	bool is_cm_qp : 1;        /* QP0/QP1 */
+	bool is_dc : 1;           /* NVIDIA DC in the RD opcode range (dissect's RS_HAVE_DC) */
+	bool retired : 1;         /* out of the table: an older connection's traffic */
+	uint64_t infer_tries : 7; /* pairing by inference: at most 16 */
 	uint64_t first_ts;
 	struct rs_flow_rare *rare;/* counters of what most flows never see */
 	struct rs_flow_extra *x;  /* what only some flows carry (rs_extra_w) */
@@ -471,8 +524,22 @@ struct rs_flow {
 };
 #define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, conn)
 #define RS_FLOW_ALIGN 32
-_Static_assert(RS_FLOW_HOT_BYTES == 4 * 64 + 32, "the fields frames touch take four and a half cache lines");
-_Static_assert(sizeof(struct rs_flow) == 11 * RS_FLOW_ALIGN, "a flow takes 352 bytes");
+_Static_assert(RS_FLOW_HOT_BYTES == 4 * 64 + 16, "the fields frames touch take four and a quarter cache lines");
+_Static_assert(sizeof(struct rs_flow) == 10 * RS_FLOW_ALIGN, "a flow takes 320 bytes");
+_Static_assert(RS_OPEN_MSGS < 16 && RS_MSG__COUNT < 15, "struct rs_flow's nopen and last kinds fit their bits");
+/* The last completed kind (enum rs_msg + 1; 0: none) of a family (0 SEND,
+ * 1 WRITE), for fills that match no open message. */
+static inline unsigned rs_flow_last_kind(const struct rs_flow *fl, int family)
+{
+	return family ? fl->last_kind1 : fl->last_kind0;
+}
+static inline void rs_flow_set_last_kind(struct rs_flow *fl, int family, unsigned kind)
+{
+	if (family)
+		fl->last_kind1 = kind & 0xF;
+	else
+		fl->last_kind0 = kind & 0xF;
+}
 /* A hint to fetch, for writing, every cache line [p, p + len) touches,
  * wherever p starts in its line: one address every 64 bytes from p, and
  * the last byte. The count depends on len alone, a constant at every call,
@@ -514,43 +581,47 @@ struct rs_flow_msgs {
  * indexing the whole struct), turns the flow's counters into a struct
  * rs_flow_msgs (counters.c). */
 #define RS_MSGS_FEW 6
+#define RS_MSGS_FEW_SMALL 4 /* room at first: 32 bytes (a message of one kind takes three counters) */
 #define RS_MSGS_FEW_MAX 16 /* messages of a kind: a flow this busy gets the whole struct */
 enum { RS_MC_COUNT = 0, RS_MC_BYTES = RS_MSG__COUNT, RS_MC_SIZE = 2 * RS_MSG__COUNT };
 struct rs_msgs_few {
 	uint32_t msg_min, msg_max; /* msg_min UINT32_MAX: no size yet */
-	uint8_t n;
+	uint8_t n, cap;            /* counters, and room for them: RS_MSGS_FEW_SMALL, then RS_MSGS_FEW */
 	uint8_t at[RS_MSGS_FEW];   /* RS_MC_COUNT + kind, RS_MC_BYTES + kind, RS_MC_SIZE + bucket */
-	uint32_t v[RS_MSGS_FEW];
+	uint32_t v[];              /* cap of them */
 };
-_Static_assert(sizeof(struct rs_msgs_few) == 40, "a few message counters take 40 bytes");
+_Static_assert(sizeof(struct rs_msgs_few) == 16, "a few message counters take 16 bytes and their values");
+/* The size of a struct rs_msgs_few with room for cap counters. Two pools
+ * (few[0] for RS_MSGS_FEW_SMALL, few[1] for RS_MSGS_FEW) hold them. */
+#define RS_MSGS_FEW_SIZE(cap) (sizeof(struct rs_msgs_few) + (cap) * sizeof(uint32_t))
 extern const struct rs_flow_msgs rs_flow_no_msgs;
 /* The counters for reading: fl->m itself, zeros, or the few counters spelt
  * out in `buf`. rs_msgs(fl) gives `buf` a temporary of the calling block. */
 const struct rs_flow_msgs *rs_msgs_read(const struct rs_flow *fl, struct rs_flow_msgs *buf);
 #define rs_msgs(fl) rs_msgs_read((fl), &(struct rs_flow_msgs){ .msg_min = 0 })
 /* The counters as a struct rs_flow_msgs for writing (allocated, or turned
- * into one). */
-struct rs_flow_msgs *rs_msgs_w(struct rs_flow *fl);
+ * into one: the few go back to their pool, of the two in few[]). */
+struct rs_flow_msgs *rs_msgs_w(struct rs_pool *few, struct rs_flow *fl);
 void rs_msgs_add(struct rs_flow_msgs *d, const struct rs_flow_msgs *s);
 /* Writing: `msgs` messages and `bytes` bytes of kind k; a size sample
  * (size in `bucket`). The few take the calls; the whole struct is written
  * here. */
-void rs_msgs_note_few(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes);
-void rs_msgs_size_few(struct rs_flow *fl, unsigned bucket, uint64_t size);
-static inline void rs_msgs_note(struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
+void rs_msgs_note_few(struct rs_pool *few, struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes);
+void rs_msgs_size_few(struct rs_pool *few, struct rs_flow *fl, unsigned bucket, uint64_t size);
+static inline void rs_msgs_note(struct rs_pool *few, struct rs_flow *fl, enum rs_msg k, uint64_t msgs, uint64_t bytes)
 {
 	if (!fl->msgs_full) {
-		rs_msgs_note_few(fl, k, msgs, bytes);
+		rs_msgs_note_few(few, fl, k, msgs, bytes);
 		return;
 	}
 	struct rs_flow_msgs *x = fl->m;
 	x->msgs[k] += msgs;
 	x->msg_bytes[k] += bytes;
 }
-static inline void rs_msgs_size(struct rs_flow *fl, unsigned bucket, uint64_t size)
+static inline void rs_msgs_size(struct rs_pool *few, struct rs_flow *fl, unsigned bucket, uint64_t size)
 {
 	if (!fl->msgs_full) {
-		rs_msgs_size_few(fl, bucket, size);
+		rs_msgs_size_few(few, fl, bucket, size);
 		return;
 	}
 	struct rs_flow_msgs *x = fl->m;
@@ -602,6 +673,11 @@ struct rs_flow_rare {
 	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
 	uint64_t rnr_naks;
 	uint8_t rnr_timer_min, rnr_timer_max;
+	/* A requester's requests not timed (psn.c): forgotten because too
+	 * many were outstanding, answered with the capture's clock run
+	 * backwards, answered after a re-send (Karn's rule). Not added up by
+	 * rs_rare_add(): evicted flows' latency is not kept. */
+	uint64_t lat_overflow, lat_clock_backwards, lat_karn;
 	/* Congestion. */
 	uint64_t ecn_ce, fecn, becn, cnps;
 	/* RoCE v2 DSCP and ECN beyond the usual (congestion.c): the others
@@ -632,7 +708,7 @@ void rs_rare_add(struct rs_flow_rare *d, const struct rs_flow_rare *s);
 void rs_dscp_count(struct rs_flow_rare *r, uint8_t v, uint64_t n);
 /* A flow's counters (packets, bytes, messages, losses, rare counters) added
  * to another's: eviction's total. counters.c. */
-void rs_flow_counts_add(struct rs_flow *d, const struct rs_flow *s);
+void rs_flow_counts_add(struct rs_pool *few, struct rs_flow *d, const struct rs_flow *s);
 
 /* A host (address) plus a 32-bit number: comm IDs, rkeys. Hashable. */
 struct rs_hostkey {

@@ -126,6 +126,24 @@ static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 #define SLAB_BYTES (2u << 20)
 #define FLOW_STRIDE ((sizeof(struct rs_flow) + RS_FLOW_ALIGN - 1) & ~(size_t)(RS_FLOW_ALIGN - 1))
 
+/* A slab straight from the kernel, aligned by mapping twice its size and
+ * unmapping the rest: posix_memalign() took its slabs out of the heap once
+ * malloc's mmap threshold had risen, and left the rest of each 4 MiB it
+ * carved them from as holes the heap never filled (100 MB of them with a
+ * million flows). */
+static void *slab_map(void)
+{
+	size_t len = 2 * (size_t)SLAB_BYTES;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		g_error("out of memory for flows");
+	char *mem = (char *)(((uintptr_t)p + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
+	if (mem > p)
+		munmap(p, (size_t)(mem - p));
+	munmap(mem + SLAB_BYTES, (size_t)(p + len - (mem + SLAB_BYTES)));
+	return mem;
+}
+
 static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 {
 	if (a->flow_free_list) {
@@ -134,9 +152,7 @@ static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 		return memset(fl, 0, sizeof *fl);
 	}
 	if (!a->flow_slabs->len || a->slab_used + FLOW_STRIDE > SLAB_BYTES) {
-		void *mem = NULL;
-		if (posix_memalign(&mem, SLAB_BYTES, SLAB_BYTES) != 0)
-			g_error("out of memory for flows");
+		void *mem = slab_map();
 #ifdef MADV_HUGEPAGE
 		madvise(mem, SLAB_BYTES, MADV_HUGEPAGE); /* a hint; fine if refused */
 #endif
@@ -153,8 +169,11 @@ static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	g_free(fl->rare);
-	g_free(fl->m);
-	rs_latency_free(fl->lat);
+	if (fl->msgs_full)
+		g_free(fl->m);
+	else if (fl->m)
+		rs_pool_free(&a->pool_few[((struct rs_msgs_few *)fl->m)->cap == RS_MSGS_FEW], fl->m);
+	rs_latency_free(&a->pool_lat, fl->lat);
 	for (int k = 0; k < 2; k++) {
 		struct rs_psn_loss *l = k ? fl->rsp.loss : fl->req.loss;
 		if (l) {
@@ -167,7 +186,7 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 	}
 	if (fl->rkeys && fl->rkeys->cap > 1)
 		g_free(fl->rkeys->u.use);
-	g_free(fl->rkeys);
+	rs_pool_free(&a->pool_rkeys, fl->rkeys);
 	g_free(fl->open);
 	if (fl->x) {
 		g_free(fl->x->imms);
@@ -203,7 +222,7 @@ static void forget_prefetched(struct rs_analyzer *a, struct rs_flow *fl)
 /* Fold an evicted flow's counters into the "evicted" total and forget it. */
 static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	rs_flow_counts_add(&a->evicted_sum, fl);
+	rs_flow_counts_add(a->pool_few, &a->evicted_sum, fl);
 	a->evicted++;
 
 	if (fl->tl_slot) {
@@ -265,7 +284,8 @@ static void evict_idlest(struct rs_analyzer *a)
 	rs_lat_flush(a); /* samples still logged for the victims' vectors */
 	if (batch > n)
 		batch = n;
-	struct rs_fref at = batch ? ((struct rs_flow *)all[0].item)->last : (struct rs_fref){ 0, 0 };
+	struct rs_fref at = batch ? (struct rs_fref){ ((struct rs_flow *)all[0].item)->last_file, ((struct rs_flow *)all[0].item)->last_frame }
+		    : (struct rs_fref){ 0, 0 };
 	for (uint32_t i = 0; i < batch; i++) {
 		rs_anomalies_detach_flow(a, all[i].item);
 		flow_evict(a, all[i].item);
@@ -345,7 +365,7 @@ struct rs_flow *rs_flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, c
 	fl->transport = f->bth.opcode & 0xE0;
 	fl->is_cm_qp = k->qpn <= 1;
 	fl->is_dc = (f->have & RS_HAVE_DC) != 0;
-	fl->first = (struct rs_fref){ a->cur_file, m->frame_no };
+	fl->first_frame = m->frame_no;
 	fl->first_ts = m->ts_ns;
 	g_ptr_array_index(a->flows, fl->slot) = fl;
 	a->nflows++;
@@ -448,6 +468,10 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 			__builtin_prefetch(fl->x->imms, 1);
 		if ((g->needs & PF_NEED_RKEYS) && fl->rkeys && fl->rkeys->cap > 1)
 			rs_prefetch_lines(fl->rkeys->u.use, 2 * sizeof *fl->rkeys->u.use);
+		/* An answer's requester's latency state, through the requester's
+		 * line fetched at PF_POINTERS. */
+		if ((g->needs & PF_NEED_PEER_LAT) && fl->peer && fl->peer->lat)
+			rs_prefetch_lines(fl->peer->lat, sizeof *fl->peer->lat);
 	}
 	/* The entry of PF_POINTERS calls ago, added soon: its flow's hot lines
 	 * have arrived; fetch what they point to. */
@@ -462,7 +486,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		if ((need & PF_NEED_RKEYS) && fl->rkeys)
 			rs_prefetch_lines(fl->rkeys, sizeof *fl->rkeys); /* and the use kept in place */
 		if ((need & PF_NEED_MSGS) && fl->m)
-			rs_prefetch_lines(fl->m, fl->msgs_full ? sizeof(struct rs_flow_msgs) : sizeof(struct rs_msgs_few));
+			rs_prefetch_lines(fl->m, fl->msgs_full ? sizeof(struct rs_flow_msgs) : RS_MSGS_FEW_SIZE(RS_MSGS_FEW));
 		if ((need & PF_NEED_REQ_LOSS) && fl->req.loss)
 			__builtin_prefetch(fl->req.loss, 1);
 		if ((need & PF_NEED_RSP_LOSS) && fl->rsp.loss)
@@ -474,11 +498,8 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 		/* An answer times its requester's requests: the line of the
 		 * requester with its lat pointer, and (through the hint, one
 		 * level less to wait for) that latency state itself. */
-		if ((need & PF_NEED_PEER_LAT) && fl->peer) {
+		if ((need & PF_NEED_PEER_LAT) && fl->peer)
 			__builtin_prefetch((const char *)fl->peer + offsetof(struct rs_flow, lat), 1);
-			if (fl->peer_lat)
-				rs_prefetch_lines(fl->peer_lat, sizeof *fl->peer_lat);
-		}
 	}
 	/* The entry of PF_FLOW calls ago: its flow array entry has arrived;
 	 * fetch the flow's hot lines. The slot was read PF_FLOW - PF_SLOT
@@ -537,6 +558,11 @@ void rs_flows_init(struct rs_analyzer *a)
 			a->pf_needs[ackreq][op] = needs_of((uint8_t)op, ackreq);
 	a->flows = g_ptr_array_new();
 	a->flow_slabs = g_ptr_array_new();
+	a->file_first_id = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	rs_pool_init(&a->pool_lat, sizeof(struct rs_latency));
+	rs_pool_init(&a->pool_rkeys, sizeof(struct rs_rkeys));
+	rs_pool_init(&a->pool_few[0], RS_MSGS_FEW_SIZE(RS_MSGS_FEW_SMALL));
+	rs_pool_init(&a->pool_few[1], RS_MSGS_FEW_SIZE(RS_MSGS_FEW));
 	a->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	a->table = g_new0(uint64_t, INITIAL_TABLE);
 	a->table_mask = INITIAL_TABLE - 1;
@@ -549,12 +575,17 @@ void rs_flows_free(struct rs_analyzer *a)
 			flow_free(a, g_ptr_array_index(a->flows, i));
 	g_ptr_array_free(a->flows, TRUE);
 	for (guint i = 0; i < a->flow_slabs->len; i++)
-		free(a->flow_slabs->pdata[i]);
+		munmap(a->flow_slabs->pdata[i], SLAB_BYTES);
 	g_free(a->evicted_sum.rare);
 	g_free(a->evicted_sum.m);
 	g_free(a->evicted_sum.req.loss);
 	g_free(a->evicted_sum.rsp.loss);
 	g_ptr_array_free(a->flow_slabs, TRUE);
+	g_array_free(a->file_first_id, TRUE);
+	rs_pool_release(&a->pool_lat);
+	rs_pool_release(&a->pool_rkeys);
+	rs_pool_release(&a->pool_few[0]);
+	rs_pool_release(&a->pool_few[1]);
 	g_array_free(a->free_slots, TRUE);
 	g_free(a->table);
 }

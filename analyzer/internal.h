@@ -98,9 +98,12 @@ struct rs_analyzer {
 	GPtrArray *flow_slabs;    /* the memory of the flows (analyzer.c) */
 	size_t slab_used;         /* bytes handed out of the last slab */
 	void *flow_free_list;
+	/* The side parts most flows have (flow.h, struct rs_pool). */
+	struct rs_pool pool_lat, pool_rkeys, pool_few[2];
 	uint64_t *table;          /* key hash << 32 | slot + 1; 0 = empty */
 	uint32_t table_mask;
 	uint32_t nflows, next_flow_id;
+	GArray *file_first_id;    /* per file: next_flow_id when it began (rs_flow_first) */
 	struct rs_flow *last_flow;/* one-entry cache: consecutive frames share a flow */
 	struct rs_prefetch {      /* the last frames announced by rs_analyzer_prefetch() */
 		struct rs_flowkey key;
@@ -162,6 +165,9 @@ struct rs_analyzer {
  * analyzer.c → psn.c → resend.c → sendorder.c, lossmap.c, msgq.c → message.c, cmtrack.c → flowtable.c → pair.c
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
+
+/* flow.c: a flow's first frame (file and number). */
+struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
 
 /* psn.c: request/response streams, acknowledgements, NAKs, latency samples. */
 void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
@@ -228,7 +234,7 @@ void rs_psn_settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn,
 /* message.c: message reassembly. `gap`: PSNs skipped just before this packet;
  * `in_order` false for a late first sighting (a gap fill). */
 void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm);
-void rs_flow_size_sample(struct rs_flow *fl, uint64_t size);
+void rs_flow_size_sample(struct rs_analyzer *a, struct rs_flow *fl, uint64_t size);
 /* What message reassembly needs of a request packet. */
 struct rs_msgpkt {
 	uint32_t psn, len;    /* len: payload bytes */

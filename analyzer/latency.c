@@ -334,15 +334,12 @@ void rs_lat_free(struct rs_latvec *v)
 
 /* ---- a flow's latency state -------------------------------------------------------------- */
 
-struct rs_latency *rs_latency_new(void)
+struct rs_latency *rs_latency_new(struct rs_pool *p)
 {
-	struct rs_latency *l = g_new0(struct rs_latency, 1);
-	l->ring = l->ring0;
-	l->cap = G_N_ELEMENTS(l->ring0);
-	return l;
+	return rs_pool_alloc0(p); /* a ring of one, in place */
 }
 
-void rs_latency_free(struct rs_latency *l)
+void rs_latency_free(struct rs_pool *p, struct rs_latency *l)
 {
 	if (!l)
 		return;
@@ -353,18 +350,21 @@ void rs_latency_free(struct rs_latency *l)
 			g_free(v);
 		}
 	}
-	if (l->ring != l->ring0)
-		g_free(l->ring);
-	g_free(l);
+	if (l->cap_log2)
+		g_free(l->q.ring);
+	rs_pool_free(p, l);
 }
 
 struct rs_latvec *rs_latvec_w(struct rs_latency *l, enum rs_lat_kind k)
 {
 	if (l->single & 1u << k) {
 		uint64_t one = l->by_kind[k].one;
-		l->single &= (uint8_t)~(1u << k);
+		bool two = l->single & RS_LAT_TWO << k;
+		l->single &= (uint8_t)~(1u << k | RS_LAT_TWO << k);
 		l->by_kind[k].v = g_new0(struct rs_latvec, 1);
-		rs_lat_add(l->by_kind[k].v, one);
+		rs_lat_add(l->by_kind[k].v, (uint32_t)one);
+		if (two)
+			rs_lat_add(l->by_kind[k].v, one >> 32);
 	} else if (!l->by_kind[k].v) {
 		l->by_kind[k].v = g_new0(struct rs_latvec, 1);
 	}
@@ -378,18 +378,25 @@ struct rs_latvec *rs_latvec_read(const struct rs_latency *l, enum rs_lat_kind k,
 	if (!(l->single & 1u << k))
 		return l->by_kind[k].v;
 	*buf = (struct rs_latvec){ 0 };
-	rs_lat_add(buf, l->by_kind[k].one);
+	rs_lat_add(buf, (uint32_t)l->by_kind[k].one);
+	if (l->single & RS_LAT_TWO << k)
+		rs_lat_add(buf, l->by_kind[k].one >> 32);
 	return buf;
 }
 
-/* The first sample of a kind is kept in place, at once (nothing of that
- * kind can be waiting in the log); the rest wait in the log for their
- * vector (rs_lat_log), which the second sample's arrival allocates. */
+/* The first two samples of a kind are kept in place, at once (nothing of
+ * that kind can be waiting in the log); the rest wait in the log for their
+ * vector (rs_lat_log), which the third sample's arrival allocates. */
 void rs_lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_kind k, uint64_t ns)
 {
 	if (!(l->single & 1u << k) && !l->by_kind[k].v && ns <= UINT32_MAX) {
 		l->by_kind[k].one = ns;
 		l->single |= (uint8_t)(1u << k);
+		return;
+	}
+	if ((l->single & (1u << k | RS_LAT_TWO << k)) == 1u << k && ns <= UINT32_MAX) {
+		l->by_kind[k].one |= ns << 32;
+		l->single |= (uint8_t)(RS_LAT_TWO << k);
 		return;
 	}
 	rs_lat_log(a, rs_latvec_w(l, k), ns);

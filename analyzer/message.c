@@ -51,14 +51,14 @@ void rs_flow_note_imm(struct rs_flow *fl, uint32_t imm)
 	im->total++;
 }
 
-void rs_flow_size_sample(struct rs_flow *fl, uint64_t size)
+void rs_flow_size_sample(struct rs_analyzer *a, struct rs_flow *fl, uint64_t size)
 {
 	/* Bucket b > 0 holds sizes of b bits, [2^(b-1), 2^b); the last one
 	 * everything larger; bucket 0 empty messages. */
 	unsigned b = size ? 64 - (unsigned)__builtin_clzll(size) : 0;
 	if (b > RS_SIZE_BUCKETS - 1)
 		b = RS_SIZE_BUCKETS - 1;
-	rs_msgs_size(fl, b, size);
+	rs_msgs_size(a->pool_few, fl, b, size);
 }
 
 /* A message that ends at `psn`, seen after an ACK that covered it (a sniffer
@@ -78,9 +78,9 @@ static void msg_after_ack(struct rs_analyzer *a, struct rs_flow *fl, uint32_t ps
 
 static void complete(struct rs_analyzer *a, struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
 {
-	rs_msgs_note(fl, m, 1, bytes);
+	rs_msgs_note(a->pool_few, fl, m, 1, bytes);
 	rs_tl_of(a, fl)->messages++;
-	rs_flow_size_sample(fl, bytes);
+	rs_flow_size_sample(a, fl, bytes);
 }
 
 /* ---- message reassembly ------------------------------------------------------ */
@@ -151,7 +151,7 @@ static void open_finish_if_done(struct rs_analyzer *a, struct rs_flow *fl, unsig
 	struct rs_openmsg *o = &fl->open[i];
 	if (o->kind && o->missing == 0 && !o->headless) {
 		complete(a, fl, (enum rs_msg)(o->kind - 1), open_size(o));
-		fl->last_kind[o->family] = o->kind;
+		rs_flow_set_last_kind(fl, o->family, o->kind);
 		open_remove(fl, i);
 	}
 }
@@ -176,13 +176,13 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
 	if (op->pos == RS_POS_ONLY) {
 		/* A whole message that came late. */
 		complete(a, fl, m, len);
-		fl->last_kind[family] = (uint8_t)(m + 1);
+		rs_flow_set_last_kind(fl, family, m + 1u);
 		return;
 	}
 	int i = open_find(fl, psn, family);
 	if (i < 0) {
 		/* Its message was already given up on: keep the bytes. */
-		rs_msgs_note(fl, fl->last_kind[family] ? fl->last_kind[family] - 1 : (family ? RS_MSG_WRITE : RS_MSG_SEND), 0, len);
+		rs_msgs_note(a->pool_few, fl, rs_flow_last_kind(fl, family) ? (enum rs_msg)(rs_flow_last_kind(fl, family) - 1) : (family ? RS_MSG_WRITE : RS_MSG_SEND), 0, len);
 		return;
 	}
 	struct rs_openmsg *o = &fl->open[i];
@@ -217,9 +217,9 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	case RS_KIND_READ_REQ:
 		/* The bytes are counted from the responses (read_resp_payload of
 		 * the peer); the size histogram records what was asked for. */
-		rs_msgs_note(fl, m, 1, 0);
+		rs_msgs_note(a->pool_few, fl, m, 1, 0);
 		rs_tl_of(a, fl)->messages++;
-		rs_flow_size_sample(fl, f->dmalen);
+		rs_flow_size_sample(a, fl, f->dmalen);
 		return;
 	case RS_KIND_CMP_SWAP:
 	case RS_KIND_FETCH_ADD:
@@ -308,7 +308,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		fl->seen_first = true;
 		open_end_before(fl, family);
 		complete(a, fl, m, len);
-		fl->last_kind[family] = (uint8_t)(m + 1);
+		rs_flow_set_last_kind(fl, family, m + 1u);
 		break;
 	default:
 		break;

@@ -117,8 +117,6 @@ void rs_pair_link(struct rs_flow *x, struct rs_flow *y, enum rs_pair how)
 {
 	x->peer = y;
 	y->peer = x;
-	x->peer_lat = y->lat;
-	y->peer_lat = x->lat;
 	x->pair_method = y->pair_method = (uint8_t)how;
 }
 

@@ -124,56 +124,55 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 
 /* ---- latency -------------------------------------------------------------- */
 
-static struct rs_latency *lat_of(struct rs_flow *fl)
+static struct rs_latency *lat_of(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	if (!fl->lat) {
-		fl->lat = rs_latency_new();
-		if (fl->peer)
-			fl->peer->peer_lat = fl->lat;
-	}
+	if (!fl->lat)
+		fl->lat = rs_latency_new(&a->pool_lat);
 	return fl->lat;
 }
 
 /* Double the ring (a power of two), oldest entry first again. */
 static void ring_grow(struct rs_latency *l)
 {
-	uint32_t cap = l->cap * 2;
-	struct rs_pending *r = g_new(struct rs_pending, cap);
+	uint32_t cap = rs_lat_cap(l) * 2u;
+	struct rs_pending *r = g_new(struct rs_pending, cap), *old = rs_lat_ring(l);
 	for (uint32_t i = 0; i < l->count; i++)
-		r[i] = l->ring[(l->head + i) & (l->cap - 1)];
-	if (l->ring != l->ring0)
-		g_free(l->ring);
-	l->ring = r;
-	l->cap = cap;
+		r[i] = old[(l->head + i) & rs_lat_mask(l)];
+	if (l->cap_log2)
+		g_free(old);
+	l->q.ring = r;
+	l->cap_log2++;
 	l->head = 0;
 }
 
-/* A latency sample, unless the capture's clock ran backwards between the
- * request and its answer (then there is nothing sound to record). */
-static void lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_kind k, uint64_t now,
+/* A latency sample of requester `req`, unless the capture's clock ran
+ * backwards between the request and its answer (then there is nothing
+ * sound to record). */
+static void lat_sample(struct rs_analyzer *a, struct rs_flow *req, enum rs_lat_kind k, uint64_t now,
 		       const struct rs_pending *p)
 {
 	if (p->resent) {
-		l->karn++;
+		rs_rare_w(req)->lat_karn++;
 		a->psns.karn++;
 	} else if (now >= p->ts_ns) {
-		rs_lat_sample(a, l, k, now - p->ts_ns);
+		rs_lat_sample(a, req->lat, k, now - p->ts_ns);
 	} else {
-		l->clock_backwards++;
+		rs_rare_w(req)->lat_clock_backwards++;
 	}
 }
 
-static void pending_add(struct rs_flow *req, uint32_t psn, uint8_t what, uint32_t npkts, uint64_t ts)
+static void pending_add(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint8_t what, uint32_t npkts,
+			uint64_t ts)
 {
-	struct rs_latency *l = lat_of(req);
-	if (l->count == l->cap && l->cap < RS_OUTSTANDING)
+	struct rs_latency *l = lat_of(a, req);
+	if (l->count == rs_lat_cap(l) && rs_lat_cap(l) < RS_OUTSTANDING)
 		ring_grow(l);
 	if (l->count == RS_OUTSTANDING) {
-		l->head = (l->head + 1) & (l->cap - 1);
+		l->head = (l->head + 1) & rs_lat_mask(l);
 		l->count--;
-		l->overflow++;
+		rs_rare_w(req)->lat_overflow++;
 	}
-	struct rs_pending *p = &l->ring[(l->head + l->count) & (l->cap - 1)];
+	struct rs_pending *p = &rs_lat_ring(l)[(l->head + l->count) & rs_lat_mask(l)];
 	*p = (struct rs_pending){ .psn = psn, .npkts = npkts, .what = what, .ts_ns = ts };
 	l->count++;
 }
@@ -193,7 +192,7 @@ static bool acked_before_seen(struct rs_analyzer *a, struct rs_flow *req, uint32
 	bool answered = rsp->rsp.started && rs_psn_diff(psn, rsp->rsp.next) < -1;
 	if (!acked && !answered)
 		return false;
-	lat_of(req); /* its latency section says so */
+	lat_of(a, req); /* its latency section says so */
 	rs_rare_w(req)->lat_acked_before_seen++;
 	a->psns.acked_before_seen++;
 	return true;
@@ -201,7 +200,7 @@ static bool acked_before_seen(struct rs_analyzer *a, struct rs_flow *req, uint32
 
 static void pending_pop(struct rs_latency *l)
 {
-	l->head = (l->head + 1) & (l->cap - 1);
+	l->head = (l->head + 1) & rs_lat_mask(l);
 	l->count--;
 }
 
@@ -229,7 +228,7 @@ static void ack_older(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, 
 	uint32_t last = inclusive ? psn : (psn - 1) & RS_PSN_MASK, unseen = 0;
 	int looked = 0; /* 1: none unseen, 2: `unseen` is the newest */
 	while (l->count) {
-		struct rs_pending *p = &l->ring[l->head];
+		struct rs_pending *p = &rs_lat_ring(l)[l->head];
 		uint32_t end = (p->psn + (p->npkts ? p->npkts : 1) - 1) & RS_PSN_MASK;
 		int32_t d = rs_psn_diff(end, psn);
 		if (d > 0 || (d == 0 && !inclusive))
@@ -241,7 +240,7 @@ static void ack_older(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, 
 				rs_rare_w(req)->lat_acked_across_gap++;
 				a->psns.acked_across_gap++;
 			} else {
-				lat_sample(a, l, RS_LAT_ACK, ts, p);
+				lat_sample(a, req, RS_LAT_ACK, ts, p);
 			}
 		}
 		pending_pop(l);
@@ -251,7 +250,7 @@ static void ack_older(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, 
 static struct rs_pending *pending_find(struct rs_latency *l, uint32_t psn, uint8_t what)
 {
 	for (uint32_t i = 0; i < l->count; i++) {
-		struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
+		struct rs_pending *p = &rs_lat_ring(l)[(l->head + i) & rs_lat_mask(l)];
 		if (p->psn == psn && p->what == what)
 			return p;
 	}
@@ -284,11 +283,11 @@ static void learn_pmtu(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	}
 }
 
-static void note_rkey(struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va, uint64_t len,
-		      const struct rs_fref *at)
+static void note_rkey(struct rs_analyzer *a, struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va,
+		      uint64_t len, const struct rs_fref *at)
 {
 	if (!fl->rkeys)
-		fl->rkeys = g_new0(struct rs_rkeys, 1);
+		fl->rkeys = rs_pool_alloc0(&a->pool_rkeys);
 	struct rs_rkeys *r = fl->rkeys;
 	struct rs_rkey_use *u = NULL, *use = rs_rkey_uses(r);
 	for (uint32_t i = 0; i < r->n; i++)
@@ -302,7 +301,8 @@ static void note_rkey(struct rs_flow *fl, uint32_t rkey, uint8_t op, uint64_t va
 			return;
 		}
 		u = rs_rkey_new(r);
-		*u = (struct rs_rkey_use){ .rkey = rkey, .va_lo = va, .va_hi = va + len, .first = *at };
+		*u = (struct rs_rkey_use){ .rkey = rkey, .va_lo = va, .va_hi = va + len, .first_file = at->file,
+					    .first_frame = at->frame };
 	}
 	u->ops |= op;
 	if (va < u->va_lo)
@@ -501,11 +501,11 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 			rs_anomaly(a, RS_AN_RETH_LENGTH, 0, fl, &at, 1);
 		if (f->ext & RS_EXT_RETH) {
 			uint8_t opbit = op->kind == RS_KIND_READ_REQ ? 1 : op->kind == RS_KIND_FLUSH ? 8 : op->kind == RS_KIND_ATOMIC_WRITE ? 4 : 2;
-			note_rkey(fl, f->reth.rkey, opbit, f->reth.va, f->reth.dmalen, &at);
+			note_rkey(a, fl, f->reth.rkey, opbit, f->reth.va, f->reth.dmalen, &at);
 			check_rkey(a, fl, f, f->reth.rkey, &at);
 		}
 		if (f->ext & RS_EXT_ATOMICETH) {
-			note_rkey(fl, f->atomic.rkey, 4, f->atomic.va, 8, &at);
+			note_rkey(a, fl, f->atomic.rkey, 4, f->atomic.va, 8, &at);
 			check_rkey(a, fl, f, f->atomic.rkey, &at);
 		}
 		if (f->ext & RS_EXT_IETH)
@@ -517,11 +517,11 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	/* Remember what waits for an answer (latency; pairing). */
 	if (d >= 0 && fl->transport != RS_TR_UC) {
 		if (op->kind == RS_KIND_READ_REQ)
-			pending_add(fl, psn, RS_PEND_READ, adv_known ? adv : 0, m->ts_ns); /* 0: length unknown */
+			pending_add(a, fl, psn, RS_PEND_READ, adv_known ? adv : 0, m->ts_ns); /* 0: length unknown */
 		else if (op->kind == RS_KIND_CMP_SWAP || op->kind == RS_KIND_FETCH_ADD)
-			pending_add(fl, psn, RS_PEND_ATOMIC, 1, m->ts_ns);
+			pending_add(a, fl, psn, RS_PEND_ATOMIC, 1, m->ts_ns);
 		else if (f->bth.ackreq && !acked_before_seen(a, fl, psn))
-			pending_add(fl, psn, RS_PEND_ACKREQ, 1, m->ts_ns);
+			pending_add(a, fl, psn, RS_PEND_ACKREQ, 1, m->ts_ns);
 	}
 	if (a->opts.keep_ladder)
 		rs_conn_ladder(a, fl, f, m, retrans, d > 0 ? (uint32_t)d : 0);
@@ -615,7 +615,7 @@ static void read_tails_missed(struct rs_analyzer *a, struct rs_flow *fl, const s
 			      uint32_t to, const struct rs_fref *at)
 {
 	for (uint32_t i = 0; i < l->count; i++) {
-		const struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
+		const struct rs_pending *p = &rs_lat_ring_c(l)[(l->head + i) & rs_lat_mask(l)];
 		if (p->what != RS_PEND_READ || !p->npkts)
 			continue;
 		uint32_t lo = rs_psn_diff(p->psn, from) > 0 ? p->psn : from;
@@ -649,7 +649,8 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		/* Any answer: the requester's timer restarts, its QP is alive. */
 		if (req->lat) {
 			req->lat->last_rsp_ts = m->ts_ns;
-			req->lat->last_rsp_at = at;
+			req->lat->last_rsp_file = at.file;
+			req->lat->last_rsp_frame = at.frame;
 		}
 		if (req->req.loss)
 			req->req.loss->silent_retries = 0;
@@ -697,8 +698,8 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			if (op->kind == RS_KIND_ATOMIC_ACK) {
 				struct rs_pending *p = pending_find(l, psn, RS_PEND_ATOMIC);
 				ack_older(a, req, psn, m->ts_ns, false);
-				if (p && l->count && &l->ring[l->head] == p) {
-					lat_sample(a, l, RS_LAT_ATOMIC, m->ts_ns, p);
+				if (p && l->count && &rs_lat_ring(l)[l->head] == p) {
+					lat_sample(a, req, RS_LAT_ATOMIC, m->ts_ns, p);
 					pending_pop(l);
 				}
 			} else {
@@ -707,18 +708,18 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 					struct rs_pending *p = pending_find(l, psn, RS_PEND_READ);
 					if (p && !p->first_seen) {
 						p->first_seen = true;
-						lat_sample(a, l, RS_LAT_READ_FIRST, m->ts_ns, p);
+						lat_sample(a, req, RS_LAT_READ_FIRST, m->ts_ns, p);
 					}
 				}
 				if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY) {
 					if (l->count) {
-						struct rs_pending *p = &l->ring[l->head];
+						struct rs_pending *p = &rs_lat_ring(l)[l->head];
 						/* The last response packet of the oldest READ; if its
 						 * packet count was unknown, the one in progress. */
 						bool last = p->npkts ? ((p->psn + p->npkts - 1) & RS_PSN_MASK) == psn
 								     : p->first_seen || op->pos == RS_POS_ONLY;
 						if (p->what == RS_PEND_READ && last) {
-							lat_sample(a, l, RS_LAT_READ_LAST, m->ts_ns, p);
+							lat_sample(a, req, RS_LAT_READ_LAST, m->ts_ns, p);
 							pending_pop(l);
 						}
 					}

@@ -153,7 +153,7 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 void rs_pending_resent(struct rs_latency *l, uint32_t psn)
 {
 	for (uint32_t i = 0; l && i < l->count; i++) {
-		struct rs_pending *p = &l->ring[(l->head + i) & (l->cap - 1)];
+		struct rs_pending *p = &rs_lat_ring(l)[(l->head + i) & rs_lat_mask(l)];
 		if (rs_psn_diff(p->psn + (p->npkts ? p->npkts : 1) - 1, psn) >= 0)
 			p->resent = 1;
 	}
@@ -199,7 +199,8 @@ static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_ps
 		from = fl->lat->last_rsp_ts;
 	l->cause_wait_ns = ts > from ? ts - from : 0;
 	l->cause_at = (struct rs_fref){ 0, 0 };
-	l->episode_answered = fl->lat ? fl->lat->last_rsp_at : (struct rs_fref){ 0, 0 };
+	l->episode_answered = fl->lat ? (struct rs_fref){ fl->lat->last_rsp_file, fl->lat->last_rsp_frame }
+				      : (struct rs_fref){ 0, 0 };
 	l->cause = cause_without_nak(fl, op, ts);
 }
 

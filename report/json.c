@@ -443,9 +443,9 @@ static void latency(struct rs_json *j, struct rs_flow *fl)
 		rs_json_u64(j, "max", l->max);
 		rs_json_end_obj(j);
 	}
-	rs_json_u64(j, "untimed_requests", fl->lat ? fl->lat->overflow : 0);
-	rs_json_u64(j, "clock_went_backwards", fl->lat ? fl->lat->clock_backwards : 0);
-	rs_json_u64(j, "resent_not_timed", fl->lat ? fl->lat->karn : 0);
+	rs_json_u64(j, "untimed_requests", rs_rare(fl)->lat_overflow);
+	rs_json_u64(j, "clock_went_backwards", rs_rare(fl)->lat_clock_backwards);
+	rs_json_u64(j, "resent_not_timed", rs_rare(fl)->lat_karn);
 	rs_json_u64(j, "acked_before_seen", rs_rare(fl)->lat_acked_before_seen);
 	rs_json_u64(j, "acked_across_gap", rs_rare(fl)->lat_acked_across_gap);
 	rs_json_end_obj(j);
@@ -530,7 +530,7 @@ static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl)
 		rs_json_u64(j, "va_end", u->va_hi);
 		rs_json_u64(j, "bytes", u->bytes);
 		rs_json_u64(j, "uses", u->count);
-		rs_json_u64(j, "first_frame", u->first.frame);
+		rs_json_u64(j, "first_frame", (uint64_t)u->first_frame);
 		rs_json_end_obj(j);
 	}
 	rs_json_end_arr(j);
@@ -546,7 +546,7 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		struct rs_addr sa, da;
 		rs_flowkey_addr(&fl->key, false, &sa);
 		rs_flowkey_addr(&fl->key, true, &da);
-		item_begin(j, nd, NULL, "queue_pair", a, fl->first.file);
+		item_begin(j, nd, NULL, "queue_pair", a, rs_flow_first(a, fl).file);
 		rs_json_str(j, "src", rs_addr_format(&sa, s));
 		rs_json_str(j, "dst", rs_addr_format(&da, d));
 		rs_json_str(j, "address_kind", addr_kind_name(sa.kind));
@@ -564,8 +564,8 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 			rs_json_u64(j, "connection", fl->conn->id);
 		else
 			rs_json_null(j, "connection");
-		rs_json_u64(j, "first_frame", fl->first.frame);
-		rs_json_u64(j, "last_frame", fl->last.frame);
+		rs_json_u64(j, "first_frame", rs_flow_first(a, fl).frame);
+		rs_json_u64(j, "last_frame", fl->last_frame);
 		rs_json_u64(j, "first_time_ns", fl->first_ts);
 		rs_json_u64(j, "last_time_ns", fl->last_ts);
 		rs_json_u64(j, "packets", fl->packets);

@@ -254,8 +254,9 @@ static void legend_text(struct rs_view *v, const struct rs_analyzer *a, const st
 {
 	char full[256], frame[40] = "";
 	double px = g->mr - 40 - 8;
+	const struct rs_fref first = rs_flow_first(a, fl);
 	if (twin)
-		snprintf(frame, sizeof frame, "%sfrom frame %" PRIu64, g->multi ? ", " : " (", fl->first.frame);
+		snprintf(frame, sizeof frame, "%sfrom frame %" PRIu64, g->multi ? ", " : " (", first.frame);
 	l2[0] = '\0';
 	if (!g->multi) {
 		double fem = em_width(frame) + (twin ? em_width(")") : 0);
@@ -264,10 +265,10 @@ static void legend_text(struct rs_view *v, const struct rs_analyzer *a, const st
 		return;
 	}
 	flow_label_fit(v, fl, px / LEGEND_PX, l1, len);
-	const struct rs_file *fi = fl->first.file < a->files->len ? a->files->pdata[fl->first.file] : NULL;
+	const struct rs_file *fi = first.file < a->files->len ? a->files->pdata[first.file] : NULL;
 	const char *name = fi ? fi->name : "?", *slash = strrchr(name, '/');
 	char no[24];
-	snprintf(no, sizeof no, "file %" PRIu32 ": ", fl->first.file + 1);
+	snprintf(no, sizeof no, "file %" PRIu32 ": ", first.file + 1);
 	fit_middle(slash ? slash + 1 : name, px / NOTE_PX - em_width(no) - em_width(frame), full, sizeof full);
 	snprintf(l2, len, "%s%s%s", no, full, frame);
 }

@@ -70,7 +70,7 @@ static void measure(const struct rs_view *v, struct qp_cols *c)
 		const struct rs_flow *fl = v->flows->pdata[i];
 		char b[192];
 		c->label = max_int(c->label, rs_dwidth(rs_fmt_flow_pair(v->names, &fl->key, " ", b, sizeof b)));
-		c->pkts = max_int(c->pkts, snprintf(b, sizeof b, "%" PRIu64, fl->packets));
+		c->pkts = max_int(c->pkts, snprintf(b, sizeof b, "%" PRIu64, (uint64_t)fl->packets));
 		c->payload = max_int(c->payload, rs_dwidth(rs_fmt_bytes(fl->payload, b, sizeof b)));
 		c->msgs = max_int(c->msgs, rs_dwidth(rs_fmt_msgs(rs_msgs(fl), b, sizeof b)));
 		c->problems = max_int(c->problems, rs_dwidth(problems(fl, b, sizeof b)));
@@ -260,7 +260,7 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 	if (a->evicted) {
 		char line[160];
 		snprintf(line, sizeof line, "(%" PRIu64 " evicted half-flows: %" PRIu64 " packets, %" PRIu64 " payload bytes)",
-			 a->evicted, a->evicted_sum.packets, a->evicted_sum.payload);
+			 a->evicted, (uint64_t)a->evicted_sum.packets, a->evicted_sum.payload);
 		rs_para(out, width, "  ", "   ", line);
 	}
 }
@@ -301,7 +301,7 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		for (int k = 0; k < RS_LAT__COUNT; k++)
 			any |= (fl->lat->single & 1u << k) || (fl->lat->by_kind[k].v && fl->lat->by_kind[k].v->n > 0);
 		const struct rs_flow_rare *rare = rs_rare(fl);
-		if (!any && !fl->lat->karn && !rare->lat_acked_before_seen && !rare->lat_acked_across_gap)
+		if (!any && !rare->lat_karn && !rare->lat_acked_before_seen && !rare->lat_acked_across_gap)
 			continue;
 		if (!header) {
 			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
@@ -337,10 +337,11 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 			rs_outbuf_putc(&r, '\n');
 		}
 		rs_outbuf_flush(&r);
-		if (fl->lat->karn) {
+		uint64_t karn = rs_rare(fl)->lat_karn;
+		if (karn) {
 			char k[160];
 			snprintf(k, sizeof k, "not timed: %" PRIu64 " answer%s to requests re-sent before the answer came "
-				 "(Karn's rule: which sending it answers is unknown)", fl->lat->karn, fl->lat->karn == 1 ? "" : "s");
+				 "(Karn's rule: which sending it answers is unknown)", karn, karn == 1 ? "" : "s");
 			rs_para(out, width, "    ", "    ", k);
 		}
 		untimed_order(out, width, rare);

@@ -207,12 +207,12 @@ START_TEST(rkeys_one_then_many)
 	ck_assert_uint_eq(u[0].bytes, 128);
 	ck_assert_uint_eq(u[0].va_lo, 0);
 	ck_assert_uint_eq(u[0].va_hi, 0x1000 + 64);
-	ck_assert_uint_eq(u[0].first.frame, 1);
+	ck_assert_uint_eq(u[0].first_frame, 1);
 	ck_assert_uint_eq(u[1].rkey, 0x102);
 	ck_assert_uint_eq(u[1].va_lo, 0x2000);
 	ck_assert_uint_eq(u[31].rkey, 0x120);
 	ck_assert_uint_eq(u[31].count, 1);
-	ck_assert_uint_eq(u[31].first.frame, 33);
+	ck_assert_uint_eq(u[31].first_frame, 33);
 }
 END_TEST
 
@@ -948,7 +948,9 @@ END_TEST
  * goes to a vector at once. */
 START_TEST(latency_first_sample_in_place)
 {
-	struct rs_latency *l = rs_latency_new();
+	struct rs_pool pool;
+	rs_pool_init(&pool, sizeof(struct rs_latency));
+	struct rs_latency *l = rs_latency_new(&pool);
 	struct rs_latvec direct[RS_LAT__COUNT];
 	memset(direct, 0, sizeof direct);
 	static const uint64_t acks[] = { 7000, 5000, 9000, 6000 };
@@ -980,7 +982,8 @@ START_TEST(latency_first_sample_in_place)
 	}
 	ck_assert_uint_eq(rs_latvec_of(l, RS_LAT_ACK)->min, 5000);
 	ck_assert_uint_eq(rs_lat_quantile(rs_latvec_of(l, RS_LAT_ACK), 0.5), 6000);
-	rs_latency_free(l);
+	rs_latency_free(&pool, l);
+	rs_pool_release(&pool);
 }
 END_TEST
 
@@ -988,14 +991,17 @@ END_TEST
  * beyond that turns them into the whole struct, with every count kept. */
 START_TEST(message_counters_past_32_bits)
 {
+	struct rs_pool few[2];
+	rs_pool_init(&few[0], RS_MSGS_FEW_SIZE(RS_MSGS_FEW_SMALL));
+	rs_pool_init(&few[1], RS_MSGS_FEW_SIZE(RS_MSGS_FEW));
 	struct rs_flow fl;
 	memset(&fl, 0, sizeof fl);
-	rs_msgs_note(&fl, RS_MSG_WRITE, 1, 4000000000u);
-	rs_msgs_size(&fl, 32, 4000000000u);
+	rs_msgs_note(few, &fl, RS_MSG_WRITE, 1, 4000000000u);
+	rs_msgs_size(few, &fl, 32, 4000000000u);
 	ck_assert(!fl.msgs_full);
-	rs_msgs_note(&fl, RS_MSG_WRITE, 1, 300000000u); /* 4.3e9 in all */
+	rs_msgs_note(few, &fl, RS_MSG_WRITE, 1, 300000000u); /* 4.3e9 in all */
 	ck_assert(fl.msgs_full);
-	rs_msgs_size(&fl, 29, 300000000u);
+	rs_msgs_size(few, &fl, 29, 300000000u);
 	const struct rs_flow_msgs *m = rs_msgs(&fl);
 	ck_assert_uint_eq(m->msgs[RS_MSG_WRITE], 2);
 	ck_assert_uint_eq(m->msg_bytes[RS_MSG_WRITE], 4300000000ull);
@@ -1006,8 +1012,8 @@ START_TEST(message_counters_past_32_bits)
 	g_free(fl.m);
 
 	memset(&fl, 0, sizeof fl); /* a size of 2^32 or more on its own */
-	rs_msgs_note(&fl, RS_MSG_READ, 1, 0);
-	rs_msgs_size(&fl, 32, 5000000000ull);
+	rs_msgs_note(few, &fl, RS_MSG_READ, 1, 0);
+	rs_msgs_size(few, &fl, 32, 5000000000ull);
 	ck_assert(fl.msgs_full);
 	m = rs_msgs(&fl);
 	ck_assert_uint_eq(m->msgs[RS_MSG_READ], 1);
@@ -1017,12 +1023,14 @@ START_TEST(message_counters_past_32_bits)
 	g_free(fl.m);
 
 	memset(&fl, 0, sizeof fl); /* stray bytes alone: the counters exist, with no size */
-	rs_msgs_note(&fl, RS_MSG_SEND, 0, 0);
+	rs_msgs_note(few, &fl, RS_MSG_SEND, 0, 0);
 	ck_assert_ptr_nonnull(fl.m);
 	m = rs_msgs(&fl);
 	ck_assert_uint_eq(m->msg_min, UINT64_MAX);
 	ck_assert_uint_eq(m->msg_max, 0);
-	g_free(fl.m);
+	ck_assert(!fl.msgs_full);
+	rs_pool_release(&few[0]); /* the few counters came from them */
+	rs_pool_release(&few[1]);
 }
 END_TEST
 
