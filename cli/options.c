@@ -598,7 +598,7 @@ static int take_positional(int argc, char **argv, gchar **read_files, struct rs_
 	}
 
 	/* Positional arguments: leading capture files (unless -r/-i), then the filter. */
-	GPtrArray *files = g_ptr_array_new();
+	GPtrArray *files = g_ptr_array_new_with_free_func(g_free); /* not freed when handed over: g_ptr_array_free(files, FALSE) */
 	for (gchar **f = read_files; f && *f; f++)
 		g_ptr_array_add(files, g_strdup(*f));
 	int i = 1;
