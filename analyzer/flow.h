@@ -234,6 +234,8 @@ struct rs_openmsg {
 	 * First comes late (reordered) within head_missing PSNs before it. */
 	bool headless;
 	uint16_t npkts;       /* packets seen (counted as orphans if still headless) */
+	uint32_t newest;      /* its newest PSN seen (its Last's, once seen) */
+	uint32_t end_hi;      /* ended: the PSN before the message that followed (its end lies in [newest, end_hi]) */
 };
 
 /* A request waiting for its response (for latency and pairing). */
@@ -392,6 +394,7 @@ struct rs_tl {
 };
 
 struct rs_conn;
+struct rs_msnq;
 
 /*
  * The fields are ordered by how often they are touched: what frames read
@@ -441,10 +444,10 @@ struct rs_flow {
 	bool msgs_full;           /* m is a struct rs_flow_msgs, not a struct rs_msgs_few */
 	uint32_t ack_psn;
 	/* Responses carried by this flow. ack_msn and ack_msgs (24 bits, as
-	 * the MSN): the AETH MSN of the newest ACK at which the peer's request
-	 * stream was settled, and the messages the peer had counted then
-	 * (message.c rs_msg_msn), sharing the counters' words (a million
-	 * half-flows must fit in 1 GB). */
+	 * the MSN): the AETH MSN of the ACK the peer's MSN reckoning last
+	 * stood on, and how many of the messages seen on the peer's request
+	 * stream ended at or before its PSN (msn.c), sharing the counters'
+	 * words (a million half-flows must fit in 1 GB). */
 	uint64_t acks : 40, ack_msn : 24;
 	uint64_t acked_pkts : 40, ack_msgs : 24;
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
@@ -584,12 +587,13 @@ struct rs_flow_rare {
 	uint64_t incomplete_msgs; /* started, never finished */
 	uint64_t tail_missed;     /* messages counted though the capture missed their Last */
 	uint64_t msgs_uncaptured; /* requests: messages none of whose packets were captured, by the ACKs' MSN */
-	bool msn_unusable;        /* ... until the MSN counted fewer messages than were seen: not an MSN */
+	struct rs_msnq *msnq;     /* requests: message ends the MSN reckoning keeps (msn.c), once it needs them */
 	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
 	uint64_t dup_acks;
 	uint64_t naks[8];         /* by NAK code (0-4; 5-7 reserved) */
 	uint64_t rnr_naks;
 	uint8_t rnr_timer_min, rnr_timer_max;
+	bool msn_unusable;        /* requests: the MSN counted fewer messages than were seen: not an MSN */
 	/* Congestion. */
 	uint64_t ecn_ce, fecn, becn, cnps;
 	/* RoCE v2 DSCP and ECN beyond the usual (congestion.c): the others
