@@ -20,10 +20,11 @@
 #include "analyzer/internal.h"
 
 /* Message ends kept: more are forgotten (the reckoning waits for an ACK
- * beyond all of them). */
+ * beyond all of them). An ACK scans them all. */
 #define RS_MSNQ_FIRST 16
-#define RS_MSNQ_MAX 4096
-/* ACKs that wait for the first base. */
+#define RS_MSNQ_MAX 1024
+/* ACKs that wait. With a base, when this many wait, the MSN shares their
+ * advances out rather than the base stay behind (and the kept ends grow). */
 #define RS_MSN_PEND 8
 
 struct rs_msnq {
@@ -35,7 +36,7 @@ struct rs_msnq {
 	bool pre, contig;
 	uint32_t n, cap;
 	struct rs_msnend { uint32_t lo, hi; } *e; /* each one settled since: it ended in [lo, hi] */
-	/* ACKs with no base before them that cannot be reckoned yet. */
+	/* ACKs that cannot be reckoned yet, oldest first. */
 	uint32_t npend;
 	struct rs_msnack { uint32_t psn, msn; } pend[RS_MSN_PEND];
 };
@@ -327,11 +328,15 @@ void rs_msg_msn(struct rs_analyzer *a, struct rs_flow *rsp, struct rs_flow *req,
 		return;
 	/* It waits for what comes after it to tell (a stream without a base
 	 * that settled messages before it is tracked is left to a later
-	 * ACK); the newest replaces the last of those waiting when they are
-	 * too many. */
+	 * ACK); without a base, the newest replaces the last of those
+	 * waiting when they are too many. */
 	if (!q && (rsp->msn_base || rs_msg_settled(req) == 0))
 		q = track(a, req, newest, true);
-	if (q)
+	if (!q)
+		return;
+	if (q->npend == RS_MSN_PEND && rsp->msn_base)
+		resolve(a, rsp, req, q, true);
+	if (!rs_rare(req)->msn_unusable)
 		q->pend[q->npend < RS_MSN_PEND ? q->npend++ : RS_MSN_PEND - 1] = (struct rs_msnack){ psn, msn };
 }
 
