@@ -227,15 +227,19 @@ struct rs_openmsg {
 	uint32_t head_missing;/* PSNs skipped just before first_psn that are its own (its First among them) */
 	uint8_t family;       /* 0 SEND, 1 WRITE */
 	uint8_t kind;         /* enum rs_msg + 1 once the Last is seen */
-	bool has_last_psn;
-	bool ended;           /* a later message began: its Last was skipped */
-	bool lossy;           /* some of its PSNs were skipped */
+	bool has_last_psn : 1;
+	bool ended : 1;       /* a later message began: its Last was skipped */
+	bool lossy : 1;       /* some of its PSNs were skipped */
 	/* The stream began inside it: its packets are orphans, unless its
 	 * First comes late (reordered) within head_missing PSNs before it. */
-	bool headless;
+	bool headless : 1;
+	/* A packet after its newest went to another message (of either
+	 * family): it ended at or before end_hi (IBA 9.5: a QP's requests
+	 * are sequential), whatever reassembly later joins to it. */
+	bool bounded : 1;
 	uint16_t npkts;       /* packets seen (counted as orphans if still headless) */
-	uint32_t newest;      /* its newest PSN seen (its Last's, once seen) */
-	uint32_t end_hi;      /* ended: the PSN before the message that followed (its end lies in [newest, end_hi]) */
+	uint32_t newest;      /* its newest PSN seen (its Last's, once seen), up to end_hi */
+	uint32_t end_hi;      /* ended or bounded: its end lies in [newest, end_hi] */
 };
 
 /* A request waiting for its response (for latency and pairing). */

@@ -76,6 +76,32 @@ static void open_remove(struct rs_flow *fl, unsigned i)
 	fl->nopen--;
 }
 
+/* The last PSN an open message can have ended at, given `hi`. */
+static uint32_t open_hi(const struct rs_openmsg *o, uint32_t hi)
+{
+	return o->bounded && rs_psn_diff(o->end_hi, hi) < 0 ? o->end_hi : hi & RS_PSN_MASK;
+}
+
+/* A packet of the message: its newest PSN, unless past its bound. */
+static void open_saw(struct rs_openmsg *o, uint32_t psn)
+{
+	if (rs_psn_diff(psn, o->newest) > 0 && !(o->bounded && rs_psn_diff(psn, o->end_hi) > 0))
+		o->newest = psn;
+}
+
+/* An in-order packet at `psn` went elsewhere: the messages still being
+ * received whose newest packet is older ended before it. */
+static void open_bound(struct rs_flow *fl, uint32_t psn)
+{
+	for (unsigned i = 0; i < fl->nopen; i++) {
+		struct rs_openmsg *o = &fl->open[i];
+		if (!o->kind && !o->ended && !o->bounded && rs_psn_diff(psn, o->newest) > 0) {
+			o->bounded = true;
+			o->end_hi = (psn - 1) & RS_PSN_MASK;
+		}
+	}
+}
+
 /* The message a packet with this PSN belongs to: the newest open one that
  * starts at or before it, counting the head it is missing (a First that
  * comes late belongs to the message its Middles opened). */
@@ -124,7 +150,7 @@ static void open_end_before(struct rs_analyzer *a, struct rs_flow *fl, int famil
 		if (o->family != family || o->kind || o->ended)
 			continue;
 		o->ended = true;
-		o->end_hi = (psn - 1) & RS_PSN_MASK;
+		o->end_hi = open_hi(o, psn - 1);
 		if (!o->headless)
 			rs_msn_settled(a, fl, o->newest, o->end_hi, false);
 	}
@@ -181,8 +207,7 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
 	struct rs_openmsg *o = &fl->open[i];
 	o->bytes += len;
 	o->npkts++;
-	if (rs_psn_diff(psn, o->newest) > 0)
-		o->newest = psn;
+	open_saw(o, psn);
 	bool settled = !o->headless && (o->kind || o->ended);
 	if (op->pos == RS_POS_FIRST)
 		o->headless = false; /* it came late: the stream did not begin inside it */
@@ -191,7 +216,7 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
 	if (op->pos == RS_POS_LAST)
 		o->kind = (uint8_t)(m + 1);
 	if (!settled && !o->headless && (o->kind || o->ended))
-		rs_msn_settled(a, fl, o->newest, o->kind ? o->newest : o->end_hi, true);
+		rs_msn_settled(a, fl, o->newest, o->kind ? open_hi(o, o->newest) : o->end_hi, true);
 	open_finish_if_done(a, fl, (unsigned)i);
 }
 
@@ -199,7 +224,7 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
  * `gap` is how many PSNs were skipped just before this packet (0 if none),
  * `in_order` false for a late first sighting (a gap fill).
  */
-void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *f, bool in_order,
+static void reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *f, bool in_order,
 		       uint32_t gap)
 {
 	const struct rs_opinfo *op = rs_opinfo(f->opcode);
@@ -209,8 +234,6 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	if (m == RS_MSG_NONE)
 		return;
 
-	if (in_order)
-		rs_msn_take(a, fl, psn, gap);
 	if (m >= RS_MSG_READ) /* a single request packet: its message ends there */
 		rs_msn_settled(a, fl, psn, psn, !in_order);
 	switch (op->kind) {
@@ -273,10 +296,11 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			struct rs_openmsg *o = &fl->open[i];
 			uint32_t past = (uint32_t)rs_psn_diff(psn, o->last_psn) - 1;
 			open_unmiss(o, past < gap ? past : gap);
+			uint32_t end = open_hi(o, o->last_psn);
 			if (!o->ended && !o->headless)
-				rs_msn_settled(a, fl, o->last_psn, o->last_psn, false);
+				rs_msn_settled(a, fl, end, end, false);
 			o->ended = true;
-			o->end_hi = o->last_psn;
+			o->end_hi = end;
 			i = open_push(a, fl, psn, family, 0);
 		} else if (i < 0) {
 			if (!fl->seen_first && !gap) {
@@ -303,11 +327,11 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		}
 		fl->open[i].bytes += len;
 		fl->open[i].npkts++;
-		fl->open[i].newest = psn;
+		open_saw(&fl->open[i], psn);
 		if (op->pos == RS_POS_LAST) {
 			struct rs_openmsg *o = &fl->open[i];
 			if (!o->ended && !o->headless)
-				rs_msn_settled(a, fl, psn, psn, false);
+				rs_msn_settled(a, fl, o->newest, open_hi(o, psn), false);
 			o->kind = (uint8_t)(m + 1);
 			open_finish_if_done(a, fl, (unsigned)i);
 		}
@@ -322,6 +346,16 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	default:
 		break;
 	}
+}
+
+void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *f, bool in_order,
+		       uint32_t gap)
+{
+	if (in_order)
+		rs_msn_take(a, fl, f->psn, gap);
+	reassemble(a, fl, f, in_order, gap);
+	if (in_order && fl->nopen)
+		open_bound(fl, f->psn);
 }
 
 /* At the end: a message whose Last was seen counts even if some PSNs never

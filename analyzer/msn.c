@@ -163,11 +163,13 @@ void rs_msn_settled(struct rs_analyzer *a, struct rs_flow *req, uint32_t lo, uin
 		push(q, lo, hi);
 }
 
-/* Messages still being received (no Last, no later message yet) that may
- * have ended at or before `psn`. */
+/* Messages still being received (no Last, no later message of their
+ * family yet) that may have ended at or before `psn`: not those a later
+ * packet shows ended before it. */
 static bool busy_before(const struct rs_openmsg *o, uint32_t psn)
 {
-	return !o->headless && !o->kind && !o->ended && rs_psn_diff(psn, o->newest) > 0;
+	return !o->headless && !o->kind && !o->ended && rs_psn_diff(psn, o->newest) > 0 &&
+	       !(o->bounded && rs_psn_diff(o->end_hi, psn) <= 0);
 }
 
 /* The base moves to this ACK; what ended at or before it is forgotten. */
@@ -226,6 +228,7 @@ static void assign(struct rs_analyzer *a, struct rs_flow *req, struct rs_msnq *q
 		if (busy_before(o, psn)) {
 			o->ended = true; /* its Last was not captured */
 			o->end_hi = psn;
+			o->bounded = true;
 			extra--;
 			*sure = (*sure + 1) & RS_PSN_MASK;
 		}
