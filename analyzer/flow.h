@@ -247,13 +247,19 @@ struct rs_openmsg {
 	uint32_t head_missing;/* PSNs skipped just before first_psn that are its own (its First among them) */
 	uint8_t family;       /* 0 SEND, 1 WRITE */
 	uint8_t kind;         /* enum rs_msg + 1 once the Last is seen */
-	bool has_last_psn;
-	bool ended;           /* a later message began: its Last was skipped */
-	bool lossy;           /* some of its PSNs were skipped */
+	bool has_last_psn : 1;
+	bool ended : 1;       /* a later message began: its Last was skipped */
+	bool lossy : 1;       /* some of its PSNs were skipped */
 	/* The stream began inside it: its packets are orphans, unless its
 	 * First comes late (reordered) within head_missing PSNs before it. */
-	bool headless;
+	bool headless : 1;
+	/* A packet after its newest went to another message (of either
+	 * family): it ended at or before end_hi (IBA 9.5: a QP's requests
+	 * are sequential), whatever reassembly later joins to it. */
+	bool bounded : 1;
 	uint16_t npkts;       /* packets seen (counted as orphans if still headless) */
+	uint32_t newest;      /* its newest PSN seen (its Last's, once seen), up to end_hi */
+	uint32_t end_hi;      /* ended or bounded: its end lies in [newest, end_hi] */
 };
 
 /* A request waiting for its response (for latency and pairing). */
@@ -445,6 +451,7 @@ struct rs_tl {
 };
 
 struct rs_conn;
+struct rs_msnq;
 
 /*
  * The fields are ordered by how often they are touched: what frames read
@@ -492,10 +499,10 @@ struct rs_flow {
 	struct rs_openmsg *open;
 	struct rs_rkeys *rkeys;
 	/* Responses carried by this flow. ack_msn and ack_msgs (24 bits, as
-	 * the MSN): the AETH MSN of the newest ACK at which the peer's request
-	 * stream was settled, and the messages the peer had counted then
-	 * (message.c rs_msg_msn), sharing the counters' words (a million
-	 * half-flows must fit in 0.5 GB). */
+	 * the MSN): the AETH MSN of the ACK the peer's MSN reckoning last
+	 * stood on, and how many of the messages seen on the peer's request
+	 * stream ended at or before its PSN (msn.c), sharing the counters'
+	 * words (a million half-flows must fit in 0.5 GB). */
 	uint64_t acks : 40, ack_msn : 24;
 	uint64_t acked_pkts : 40, ack_msgs : 24;
 	uint64_t read_resp_payload; /* unique READ response bytes sent on this flow */
@@ -660,7 +667,7 @@ struct rs_flow_rare {
 	uint64_t incomplete_msgs; /* started, never finished */
 	uint64_t tail_missed;     /* messages counted though the capture missed their Last */
 	uint64_t msgs_uncaptured; /* requests: messages none of whose packets were captured, by the ACKs' MSN */
-	bool msn_unusable;        /* ... until the MSN counted fewer messages than were seen: not an MSN */
+	struct rs_msnq *msnq;     /* requests: message ends the MSN reckoning keeps (msn.c), once it needs them */
 	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
 	uint64_t dup_acks;
 	/* Requesters: AckReq requests not timed because the capture cannot say
@@ -678,6 +685,7 @@ struct rs_flow_rare {
 	 * backwards, answered after a re-send (Karn's rule). Not added up by
 	 * rs_rare_add(): evicted flows' latency is not kept. */
 	uint64_t lat_overflow, lat_clock_backwards, lat_karn;
+	bool msn_unusable;        /* requests: the MSN counted fewer messages than were seen: not an MSN */
 	/* Congestion. */
 	uint64_t ecn_ce, fecn, becn, cnps;
 	/* RoCE v2 DSCP and ECN beyond the usual (congestion.c): the others

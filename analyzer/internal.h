@@ -90,7 +90,8 @@ struct rs_analyzer {
 		uint64_t msgs_uncaptured; /* messages none of whose packets were captured (message.c rs_msg_msn) */
 	} psns;
 	uint64_t fl_prev_ts;      /* the current frame's half-flow: its last_ts before this frame */
-	bool in_ack;              /* an ACK is handing the packets it settled to reassembly (message.c) */
+	bool in_ack;              /* an ACK is handing the packets it settled to reassembly, then reckoning (msn.c) */
+	uint32_t ack_prev;        /* while in_ack: the responder's newest ACK PSN before this ACK (msn.c) */
 
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
@@ -252,10 +253,28 @@ void rs_msg_finish(struct rs_analyzer *a, struct rs_flow *fl);
  * `expected`, the PSN the stream expected before it. */
 void rs_msg_feed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *p, int32_t d, uint32_t expected);
 void rs_msg_acked(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn);
-/* An ACK on rsp with this PSN and MSN, its requester stream req settled up
- * to it: the messages the capture missed whole, by the MSN (message.c). */
-void rs_msg_msn(struct rs_analyzer *a, struct rs_flow *rsp, struct rs_flow *req, uint32_t psn, uint32_t msn);
 void rs_msgq_finish(struct rs_analyzer *a, struct rs_flow *fl);
+/* The PSN reassembly takes next (the newest it took, plus one). */
+uint32_t rs_msgq_expect(const struct rs_flow *fl);
+
+/* msn.c: the messages the capture missed whole, by the responder's MSN.
+ * rs_msg_msn: an ACK on rsp with this PSN and MSN, its requester stream
+ * req handed to reassembly up to it, and on from `expect` (rs_msgq_expect;
+ * a->ack_prev: rsp's ACK PSN before).
+ * message.c tells it what reassembly does: rs_msn_take before an in-order
+ * packet (`gap` PSNs skipped just before it), rs_msn_headless when the
+ * stream begins inside a message, rs_msn_settled when a message becomes
+ * one the counts will hold (it ended in [lo, hi]; `late`: out of PSN
+ * order). rs_msg_settled: the messages counted or to be counted, mod 2^24.
+ * rs_msn_finish before reassembly gives up what is open; rs_msnq_free. */
+void rs_msg_msn(struct rs_analyzer *a, struct rs_flow *rsp, struct rs_flow *req, uint32_t psn, uint32_t msn,
+		uint32_t expect);
+void rs_msn_take(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint32_t gap);
+void rs_msn_headless(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn);
+void rs_msn_settled(struct rs_analyzer *a, struct rs_flow *req, uint32_t lo, uint32_t hi, bool late);
+uint32_t rs_msg_settled(const struct rs_flow *fl);
+void rs_msn_finish(struct rs_analyzer *a, struct rs_flow *req);
+void rs_msnq_free(struct rs_msnq *q);
 
 /* nvme.c: the connection's upper-layer protocol (from its service ID, once
  * known) and NVMe-oF queues. */

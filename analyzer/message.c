@@ -61,21 +61,6 @@ void rs_flow_size_sample(struct rs_analyzer *a, struct rs_flow *fl, uint64_t siz
 	rs_msgs_size(a->pool_few, fl, b, size);
 }
 
-/* A message that ends at `psn`, seen after an ACK that covered it (a sniffer
- * may write the two directions out of order): the MSN reckoning at that ACK
- * (rs_msg_msn) took it for one the capture missed. */
-static void msg_after_ack(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn)
-{
-	struct rs_flow *rsp = fl->peer;
-	if (a->in_ack || !rsp || !rsp->msn_base || rs_psn_diff(psn, rsp->ack_psn) > 0)
-		return;
-	rsp->ack_msgs = (rsp->ack_msgs + 1) & RS_PSN_MASK;
-	if (fl->rare && fl->rare->msgs_uncaptured) {
-		fl->rare->msgs_uncaptured--;
-		a->psns.msgs_uncaptured--;
-	}
-}
-
 static void complete(struct rs_analyzer *a, struct rs_flow *fl, enum rs_msg m, uint64_t bytes)
 {
 	rs_msgs_note(a->pool_few, fl, m, 1, bytes);
@@ -89,6 +74,32 @@ static void open_remove(struct rs_flow *fl, unsigned i)
 {
 	memmove(&fl->open[i], &fl->open[i + 1], (fl->nopen - i - 1) * sizeof fl->open[0]);
 	fl->nopen--;
+}
+
+/* The last PSN an open message can have ended at, given `hi`. */
+static uint32_t open_hi(const struct rs_openmsg *o, uint32_t hi)
+{
+	return o->bounded && rs_psn_diff(o->end_hi, hi) < 0 ? o->end_hi : hi & RS_PSN_MASK;
+}
+
+/* A packet of the message: its newest PSN, unless past its bound. */
+static void open_saw(struct rs_openmsg *o, uint32_t psn)
+{
+	if (rs_psn_diff(psn, o->newest) > 0 && !(o->bounded && rs_psn_diff(psn, o->end_hi) > 0))
+		o->newest = psn;
+}
+
+/* An in-order packet at `psn` went elsewhere: the messages still being
+ * received whose newest packet is older ended before it. */
+static void open_bound(struct rs_flow *fl, uint32_t psn)
+{
+	for (unsigned i = 0; i < fl->nopen; i++) {
+		struct rs_openmsg *o = &fl->open[i];
+		if (!o->kind && !o->ended && !o->bounded && rs_psn_diff(psn, o->newest) > 0) {
+			o->bounded = true;
+			o->end_hi = (psn - 1) & RS_PSN_MASK;
+		}
+	}
 }
 
 /* The message a packet with this PSN belongs to: the newest open one that
@@ -130,13 +141,19 @@ static void open_give_up(struct rs_analyzer *a, struct rs_flow *fl)
 	open_remove(fl, 0);
 }
 
-/* A message starts here: every open one of its family still waiting for its
- * Last has ended (a QP's requests are sequential, IBA 9.5). */
-static void open_end_before(struct rs_flow *fl, int family)
+/* A message starts at `psn`: every open one of its family still waiting for
+ * its Last has ended before it (a QP's requests are sequential, IBA 9.5). */
+static void open_end_before(struct rs_analyzer *a, struct rs_flow *fl, int family, uint32_t psn)
 {
-	for (unsigned i = 0; i < fl->nopen; i++)
-		if (fl->open[i].family == family && !fl->open[i].kind)
-			fl->open[i].ended = true;
+	for (unsigned i = 0; i < fl->nopen; i++) {
+		struct rs_openmsg *o = &fl->open[i];
+		if (o->family != family || o->kind || o->ended)
+			continue;
+		o->ended = true;
+		o->end_hi = open_hi(o, psn - 1);
+		if (!o->headless)
+			rs_msn_settled(a, fl, o->newest, o->end_hi, false);
+	}
 }
 
 /* Fewer of a message's PSNs are missing than the gap before a packet said:
@@ -164,7 +181,8 @@ static int open_push(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn, in
 	}
 	if (!fl->open)
 		fl->open = g_new(struct rs_openmsg, RS_OPEN_MSGS);
-	fl->open[fl->nopen] = (struct rs_openmsg){ .first_psn = psn, .missing = missing, .family = (uint8_t)family };
+	fl->open[fl->nopen] = (struct rs_openmsg){ .first_psn = psn, .missing = missing, .family = (uint8_t)family,
+						   .newest = psn };
 	return fl->nopen++;
 }
 
@@ -175,6 +193,7 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
 {
 	if (op->pos == RS_POS_ONLY) {
 		/* A whole message that came late. */
+		rs_msn_settled(a, fl, psn, psn, true);
 		complete(a, fl, m, len);
 		rs_flow_set_last_kind(fl, family, m + 1u);
 		return;
@@ -188,12 +207,16 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
 	struct rs_openmsg *o = &fl->open[i];
 	o->bytes += len;
 	o->npkts++;
+	open_saw(o, psn);
+	bool settled = !o->headless && (o->kind || o->ended);
 	if (op->pos == RS_POS_FIRST)
 		o->headless = false; /* it came late: the stream did not begin inside it */
 	if (o->missing)
 		o->missing--;
 	if (op->pos == RS_POS_LAST)
 		o->kind = (uint8_t)(m + 1);
+	if (!settled && !o->headless && (o->kind || o->ended))
+		rs_msn_settled(a, fl, o->newest, o->kind ? open_hi(o, o->newest) : o->end_hi, true);
 	open_finish_if_done(a, fl, (unsigned)i);
 }
 
@@ -201,7 +224,7 @@ static void late_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct 
  * `gap` is how many PSNs were skipped just before this packet (0 if none),
  * `in_order` false for a late first sighting (a gap fill).
  */
-void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *f, bool in_order,
+static void reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *f, bool in_order,
 		       uint32_t gap)
 {
 	const struct rs_opinfo *op = rs_opinfo(f->opcode);
@@ -211,8 +234,8 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	if (m == RS_MSG_NONE)
 		return;
 
-	if (in_order && (op->pos == RS_POS_ONLY || op->pos == RS_POS_LAST))
-		msg_after_ack(a, fl, psn);
+	if (m >= RS_MSG_READ) /* a single request packet: its message ends there */
+		rs_msn_settled(a, fl, psn, psn, !in_order);
 	switch (op->kind) {
 	case RS_KIND_READ_REQ:
 		/* The bytes are counted from the responses (read_resp_payload of
@@ -250,7 +273,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	switch (op->pos) {
 	case RS_POS_FIRST:
 		fl->seen_first = true;
-		open_end_before(fl, family);
+		open_end_before(a, fl, family, psn);
 		i = open_push(a, fl, psn, family, 0);
 		fl->open[i].bytes = len;
 		if (family == 1 && f->reth) {
@@ -273,7 +296,11 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			struct rs_openmsg *o = &fl->open[i];
 			uint32_t past = (uint32_t)rs_psn_diff(psn, o->last_psn) - 1;
 			open_unmiss(o, past < gap ? past : gap);
+			uint32_t end = open_hi(o, o->last_psn);
+			if (!o->ended && !o->headless)
+				rs_msn_settled(a, fl, end, end, false);
 			o->ended = true;
+			o->end_hi = end;
 			i = open_push(a, fl, psn, family, 0);
 		} else if (i < 0) {
 			if (!fl->seen_first && !gap) {
@@ -283,6 +310,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 				 * is in the gap). */
 				i = open_push(a, fl, psn, family, 0);
 				fl->open[i].headless = true;
+				rs_msn_headless(a, fl, psn);
 				fl->open[i].head_missing = RS_START_LATE;
 				fl->open[i].npkts = 1;
 				fl->open[i].bytes += len;
@@ -299,14 +327,19 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		}
 		fl->open[i].bytes += len;
 		fl->open[i].npkts++;
+		open_saw(&fl->open[i], psn);
 		if (op->pos == RS_POS_LAST) {
-			fl->open[i].kind = (uint8_t)(m + 1);
+			struct rs_openmsg *o = &fl->open[i];
+			if (!o->ended && !o->headless)
+				rs_msn_settled(a, fl, o->newest, open_hi(o, psn), false);
+			o->kind = (uint8_t)(m + 1);
 			open_finish_if_done(a, fl, (unsigned)i);
 		}
 		break;
 	case RS_POS_ONLY:
 		fl->seen_first = true;
-		open_end_before(fl, family);
+		open_end_before(a, fl, family, psn);
+		rs_msn_settled(a, fl, psn, psn, false);
 		complete(a, fl, m, len);
 		rs_flow_set_last_kind(fl, family, m + 1u);
 		break;
@@ -315,71 +348,14 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	}
 }
 
-/* The messages the stream has counted or will count (open ones whose end
- * is known: they are given up later), mod 2^24 like the MSN, and in *busy
- * the open ones still being received; -1 if the capture began inside one. */
-static int32_t settled_msgs(const struct rs_flow *fl, uint32_t *busy)
+void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *f, bool in_order,
+		       uint32_t gap)
 {
-	uint64_t n = 0;
-	*busy = 0;
-	for (unsigned i = 0; i < fl->nopen; i++) {
-		if (fl->open[i].headless)
-			return -1;
-		if (fl->open[i].kind || fl->open[i].ended)
-			n++;
-		else
-			(*busy)++;
-	}
-	const struct rs_flow_msgs *m = rs_msgs(fl);
-	for (unsigned k = 0; k < RS_MSG__COUNT; k++)
-		n += m->msgs[k];
-	return (int32_t)(n & RS_PSN_MASK);
-}
-
-/*
- * Messages the capture missed whole (IBA vol 1 9.7.5: an ACK's MSN is the
- * responder's count of completed messages). Reckoned between two ACKs at
- * which every request packet up to the ACK's PSN has been handed to
- * reassembly (the ACK names the newest request PSN or one beyond it): the
- * MSN's advance less the messages counted meanwhile is the number none of
- * whose packets were captured. An ACK beyond the newest PSN seen can end
- * the messages still being received (their Last was not captured): the
- * MSN says how many did. A count that ever exceeds the MSN's advance means
- * the field is not an MSN (DC ACKs carry 0): the stream is not reckoned
- * again.
- */
-void rs_msg_msn(struct rs_analyzer *a, struct rs_flow *rsp, struct rs_flow *req, uint32_t psn, uint32_t msn)
-{
-	if (rsp->is_dc || req->is_dc || !req->req.started || rs_rare(req)->msn_unusable)
-		return;
-	int32_t beyond = rs_psn_diff(psn, (req->req.next - 1) & RS_PSN_MASK);
-	uint32_t busy;
-	int32_t now = beyond < 0 ? -1 : settled_msgs(req, &busy);
-	if (now < 0 || (!rsp->msn_base && busy && beyond > 0))
-		return; /* ... or a message being received may have ended here, unknown how many */
-	if (rsp->msn_base) {
-		uint32_t said = (msn - (uint32_t)rsp->ack_msn) & RS_PSN_MASK;
-		uint32_t seen = ((uint32_t)now - (uint32_t)rsp->ack_msgs) & RS_PSN_MASK;
-		if (seen > said) {
-			rs_rare_w(req)->msn_unusable = true;
-			return;
-		}
-		uint32_t extra = said - seen;
-		for (unsigned i = 0; i < req->nopen && beyond > 0 && extra; i++)
-			if (!req->open[i].kind && !req->open[i].ended) {
-				req->open[i].ended = true;
-				extra--;
-				busy--;
-				now = (now + 1) & RS_PSN_MASK;
-			}
-		if (extra) {
-			rs_rare_w(req)->msgs_uncaptured += extra;
-			a->psns.msgs_uncaptured += extra;
-		}
-	}
-	rsp->ack_msn = msn & RS_PSN_MASK;
-	rsp->ack_msgs = (uint32_t)now;
-	rsp->msn_base = true;
+	if (in_order)
+		rs_msn_take(a, fl, f->psn, gap);
+	reassemble(a, fl, f, in_order, gap);
+	if (in_order && fl->nopen)
+		open_bound(fl, f->psn);
 }
 
 /* At the end: a message whose Last was seen counts even if some PSNs never

@@ -102,3 +102,9 @@ void rs_msgq_finish(struct rs_analyzer *a, struct rs_flow *fl)
 		while (mq->n)
 			hand_on(a, fl, mq);
 }
+
+uint32_t rs_msgq_expect(const struct rs_flow *fl)
+{
+	const struct rs_msgq *mq = fl->req.loss ? fl->req.loss->mq : NULL;
+	return mq && mq->n ? mq->expect : fl->req.next;
+}

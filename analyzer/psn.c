@@ -543,6 +543,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		if (op->kind != RS_KIND_ACK)
 			break; /* READ responses and atomic ACKs carry an ACK syndrome too */
 		fl->acks++;
+		a->ack_prev = fl->ack_psn;
 		if (fl->have_ack_psn) {
 			int32_t d = rs_psn_diff(psn, fl->ack_psn);
 			if (d > 0) {
@@ -566,10 +567,12 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 			ack_older(a, req, psn, ts, true);
 		if (req) {
 			rs_psn_settle(a, req, (psn + 1) & RS_PSN_MASK);
-			a->in_ack = true; /* packets the ACK releases are not later than it */
+			/* The packets the ACK releases are not later than it; until
+			 * it is reckoned, a->ack_prev is the ACK PSN before it. */
+			a->in_ack = true;
 			rs_msg_acked(a, req, psn);
+			rs_msg_msn(a, fl, req, psn, f->aeth.msn, rs_msgq_expect(req));
 			a->in_ack = false;
-			rs_msg_msn(a, fl, req, psn, f->aeth.msn);
 			rs_rnr_progress(req);
 		}
 		break;
@@ -740,5 +743,6 @@ void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 	end_episode(a, fl, &fl->rsp, true);
 	rs_settle_dead(a, fl);
 	rs_msgq_finish(a, fl);
+	rs_msn_finish(a, fl);
 	rs_msg_finish(a, fl);
 }
