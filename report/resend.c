@@ -43,8 +43,8 @@ static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n
 		[RS_RESEND_RNR] = "after an RNR NAK",
 		[RS_RESEND_TIMEOUT] = "on timeout, no NAK",
 		[RS_RESEND_READ] = "as READ retries",
-		[RS_RESEND_UNKNOWN] = "with no NAK in a capture that holds none of the responder's packets from "
-				      "before them (cause unknown)",
+		[RS_RESEND_UNKNOWN] = ("with no NAK in a capture that holds none of the responder's packets from "
+				       "before them (cause unknown)"),
 	};
 	const char *sep = ": ";
 	for (int c = 0; c < RS_RESEND__COUNT; c++) {
