@@ -403,8 +403,9 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 		/* fall through */
 	default:
 		/* A re-send from before the capture began moves the start back
-		 * as a late packet does (resend.c rs_behind). */
-		if (rs_psn_diff(s->first, psn) > 0 && rs_psn_diff(s->first, psn) <= RS_START_LATE)
+		 * as a late packet does (resend.c rs_behind; it does nothing for
+		 * a PSN at or after the start). */
+		if (rs_psn_diff(s->first, psn) <= RS_START_LATE)
 			rs_psn_start_back(a, s, psn);
 		fresh = backward(a, fl, s, psn, adv, true, &at, f->payload_len);
 		if (s->loss->episode_len == 1) {

@@ -75,7 +75,6 @@ static void psn_lines(FILE *out, int width, const struct rs_analyzer *a)
 	if (!t->missing)
 		return;
 	struct rs_gaps g = rs_gaps_of_capture(t);
-	uint64_t overtaken = t->fills_overtaken < g.resent ? t->fills_overtaken : g.resent;
 	char line[256];
 	snprintf(line, sizeof line, "%" PRIu64 " of %" PRIu64 " request PSNs in the capture (%.1f%%); %" PRIu64 " skipped:",
 		 t->range - g.absent, t->range, 100.0 * (double)(t->range - g.absent) / (double)t->range, g.skipped);
@@ -89,9 +88,9 @@ static void psn_lines(FILE *out, int width, const struct rs_analyzer *a)
 		/* Lost on the way or missed by the capture: a go-back-N
 		 * responder drops what follows a loss, so its answers cannot
 		 * tell; "lost" above is only what a NAK named. */
-		{ g.resent - overtaken, "re-sent by the requester, the first copy not captured (lost on the way here, "
+		{ g.resent - g.overtaken, "re-sent by the requester, the first copy not captured (lost on the way here, "
 					"or missed by the capture)" },
-		{ overtaken, "re-sent by the requester before their first copy, which came after (reordered)" },
+		{ g.overtaken, "re-sent by the requester before their first copy, which came after (reordered)" },
 		{ g.reordered, "arrived late (reordered)" },
 		{ g.undetermined, "undetermined: no ACK in the capture covers them" },
 	};

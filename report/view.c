@@ -10,16 +10,19 @@
 
 /* Skipped PSNs were filled later (a NAK had named some of them, single late
  * packets among them), settled by the responder (uncaptured, or named by a
- * NAK and never re-sent), or neither. */
+ * NAK and never re-sent), or neither. Of the re-sent, those whose first
+ * sending came after them (overtaken) had it in the capture after all. */
 static struct rs_gaps gaps(uint64_t missing, uint64_t fills, uint64_t ooo, uint64_t naked_fills, uint64_t uncaptured,
-			   uint64_t unseen_lost)
+			   uint64_t unseen_lost, uint64_t fills_overtaken)
 {
+	uint64_t resent = fills - ooo - naked_fills;
 	return (struct rs_gaps){
 		.skipped = missing,
 		.absent = missing - fills,
 		.not_captured = uncaptured,
 		.lost = naked_fills + unseen_lost,
-		.resent = fills - ooo - naked_fills,
+		.resent = resent,
+		.overtaken = fills_overtaken < resent ? fills_overtaken : resent,
 		.reordered = ooo,
 		.undetermined = missing - fills - uncaptured - unseen_lost,
 	};
@@ -27,22 +30,18 @@ static struct rs_gaps gaps(uint64_t missing, uint64_t fills, uint64_t ooo, uint6
 
 struct rs_gaps rs_gaps_of_stream(const struct rs_psn_loss *s)
 {
-	return gaps(s->missing, s->fills, s->ooo, s->naked_fills, s->uncaptured, s->unseen_lost);
+	return gaps(s->missing, s->fills, s->ooo, s->naked_fills, s->uncaptured, s->unseen_lost, s->fills_overtaken);
 }
 
 struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t)
 {
-	return gaps(t->missing, t->fills, t->ooo, t->naked_fills, t->uncaptured, t->unseen_lost);
+	return gaps(t->missing, t->fills, t->ooo, t->naked_fills, t->uncaptured, t->unseen_lost, t->fills_overtaken);
 }
 
 /* What became of the PSNs a stream skipped, most certain first. */
 void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len)
 {
-	const struct rs_psn_loss *l = rs_loss(response ? &fl->rsp : &fl->req);
-	struct rs_gaps g = rs_gaps_of_stream(l);
-	/* A re-send filling a PSN whose first sending came after it (overtook
-	 * it: late_sendings) had its first copy in the capture after all. */
-	uint64_t overtaken = response ? 0 : l->fills_overtaken < g.resent ? l->fills_overtaken : g.resent;
+	struct rs_gaps g = rs_gaps_of_stream(rs_loss(response ? &fl->rsp : &fl->req));
 	const char *why = response ? "READ responses are never acknowledged"
 			  : fl->transport == RS_TR_UC || fl->transport == RS_TR_UD ? "this transport has no acknowledgements"
 			  : "no acknowledgement in the capture covers them";
@@ -53,10 +52,10 @@ void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t 
 		{ g.not_captured, "%" PRIu64 " not captured (acknowledged by the responder, never NAKed or re-sent: "
 				  "the capture dropped them, not the network)" },
 		{ g.lost, "%" PRIu64 " lost (NAKed by the responder as missing)" },
-		{ g.resent - overtaken, response ? "%" PRIu64 " re-sent by the responder (answering the requester's READ "
+		{ g.resent - g.overtaken, response ? "%" PRIu64 " re-sent by the responder (answering the requester's READ "
 						   "retry), their first copy not in the capture"
 						 : "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
-		{ overtaken, "%" PRIu64 " re-sent by the requester before their first copy, which came after "
+		{ g.overtaken, "%" PRIu64 " re-sent by the requester before their first copy, which came after "
 			     "(reordered)" },
 		{ g.reordered, "%" PRIu64 " arrived late (reordered)" },
 		{ g.undetermined, "%" PRIu64 " undetermined (not in the capture; %s)" },

@@ -58,6 +58,7 @@ const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *bu
 struct rs_gaps {
 	uint64_t skipped, absent; /* absent: skipped and never seen later */
 	uint64_t not_captured, lost, resent, reordered, undetermined;
+	uint64_t overtaken; /* of the re-sent, those whose first sending came after them */
 };
 struct rs_gaps rs_gaps_of_stream(const struct rs_psn_loss *s);
 struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t);
