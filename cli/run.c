@@ -170,6 +170,8 @@ static bool post_over_snap(struct rs_feed *fd, const char *path, uint32_t snaple
 
 /* Put the frame in m at m->n, decoded or (fd->defer) its bytes copied for
  * the delivering side to decode; false: --since/--until leave it out. */
+#define WRITE_AHEAD 4
+
 static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, int dlt,
 		       struct file_state *fs)
 {
@@ -186,6 +188,10 @@ static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_pac
 	}
 	if (m->undecoded)
 		m->undecoded[i] = 0;
+	/* The slot's frame a few ahead was last read by the other thread:
+	 * ask for its lines now rather than wait for them at each store. */
+	if (i + WRITE_AHEAD < fd->batch)
+		rs_frame_prefetch_write(&m->f[i + WRITE_AHEAD]);
 	rs_dissect(&o->dissect, dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
 	if (o->have_since || o->have_until) {
 		enum rs_pick by_time = rs_select_time(o, &fs->sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns));

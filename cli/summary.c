@@ -63,9 +63,12 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
  * the caches by then. The analyzer remembers the last 8 frames announced
  * (its prefetch stages, analyzer/flowtable.c): a frame is added before the
  * 8th after it is announced. The first frames of a batch are announced
- * together.
+ * together. Announcing reads the frame, which the reading thread wrote
+ * (cli/pipeline.c): its lines are asked for FRAME_AHEAD frames earlier
+ * still, so that the announcement does not wait for them.
  */
 #define AHEAD 7
+#define FRAME_AHEAD 4
 
 static void frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
 {
@@ -73,6 +76,10 @@ static void frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame
 	for (size_t i = 0; i < n && i < AHEAD; i++)
 		rs_analyzer_prefetch(s->a, &f[i]);
 	for (size_t i = 0; i < n; i++) {
+		if (i + AHEAD + FRAME_AHEAD < n) {
+			rs_frame_prefetch(&f[i + AHEAD + FRAME_AHEAD]);
+			__builtin_prefetch(&pkt[i + AHEAD + FRAME_AHEAD]);
+		}
 		if (i + AHEAD < n)
 			rs_analyzer_prefetch(s->a, &f[i + AHEAD]);
 		frame(ctx, &pkt[i], &f[i]);

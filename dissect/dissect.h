@@ -214,6 +214,11 @@ struct rs_frame {
 	uint8_t eth_dst[6], eth_src[6];
 	uint16_t ethertype;             /* the innermost one */
 	uint8_t nvlan;
+	/* Like ip_proto, ip_frag and ip_csum below, a field only the
+	 * walkthrough shows; among the hot ones, not with the others, because
+	 * every frame writes it. */
+	uint16_t link_type;             /* the type field of the Ethernet or Linux cooked header itself
+	                                 * (a VLAN TPID when tagged; `ethertype` is the innermost) */
 
 	/* Network layer (RoCE v2) and the endpoints for every kind. */
 	struct rs_addr src, dst;
@@ -221,6 +226,9 @@ struct rs_frame {
 	uint8_t dscp, ecn;    /* ECN 3 = Congestion Experienced */
 	uint8_t ttl;          /* IPv4 TTL or IPv6 hop limit */
 	uint16_t ip_id;
+	uint8_t ip_proto;     /* IPv4 Protocol, or the IPv6 header's Next Header (the walkthrough's) */
+	uint16_t ip_frag;     /* IPv4 flags and fragment offset (the walkthrough's) */
+	uint16_t ip_csum;     /* IPv4 header checksum as sent, not verified (the walkthrough's) */
 	uint32_t flow_label;
 	uint16_t ip_hdr_len;
 	uint32_t ip_total_len;
@@ -278,13 +286,8 @@ struct rs_frame {
 	bool erf_ext;                   /* the type byte's bit 7: extension headers follow */
 	uint8_t erf_flags;
 	uint16_t erf_rlen, erf_lctr;    /* ERF record length, loss counter */
-	uint16_t link_type;             /* the type field of the Ethernet or Linux cooked header itself
-	                                 * (a VLAN TPID when tagged; `ethertype` is the innermost) */
 	uint16_t sll_halen;             /* Linux cooked header: link-layer address length ... */
 	uint8_t sll_addr[8];            /* ... and address */
-	uint8_t ip_proto;               /* IPv4 Protocol, or the IPv6 header's Next Header */
-	uint16_t ip_frag;               /* IPv4 flags and fragment offset */
-	uint16_t ip_csum;               /* IPv4 header checksum as sent (not verified) */
 	uint8_t nip6ext;                /* IPv6 extension headers (RS_L_IPV6_EXT layers, in order): */
 	uint8_t ip6ext_next[RS_MAX_IP6EXT], ip6ext_len[RS_MAX_IP6EXT]; /* their Next Header, Hdr Ext Len */
 	/* A native InfiniBand payload that begins as IPoIB does (RFC 4391: an
@@ -303,6 +306,25 @@ struct rs_frame {
 	struct rs_pfc pfc;     /* with RS_HAVE_PFC */
 	struct rs_nvme nvme;   /* with RS_HAVE_NVME */
 };
+
+/* The bytes of a frame every RoCE frame fills (and the analysis reads):
+ * from the start up to the other link layers. A frame is written by one
+ * thread and read by another (cli/pipeline.c); a caller that knows which
+ * frame it will touch next fetches these lines ahead, for reading or for
+ * writing. A hint only. */
+#define RS_FRAME_HOT_BYTES offsetof(struct rs_frame, vlan_tpid)
+
+static inline void rs_frame_prefetch(const struct rs_frame *f)
+{
+	for (size_t off = 0; off < RS_FRAME_HOT_BYTES; off += 64)
+		__builtin_prefetch((const char *)f + off, 0);
+}
+
+static inline void rs_frame_prefetch_write(struct rs_frame *f)
+{
+	for (size_t off = 0; off < RS_FRAME_HOT_BYTES; off += 64)
+		__builtin_prefetch((char *)f + off, 1);
+}
 
 struct rs_dissect_opts {
 	uint16_t extra_ports[RS_MAX_EXTRA_PORTS]; /* UDP ports decoded as RoCE v2 besides 4791 */
