@@ -8,7 +8,7 @@
 #   make bench-capture   frames lost by rocestat and tcpdump on a top-speed replay (root)
 #   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
 #   make tsan            the tests of the two-thread pipeline against a ThreadSanitizer
-#                        build (build-tsan/)
+#                        build (build-tsan/); make tsan-live: check-live's against it (root)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
 #   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
 #                        BENCH_DIR= (default: a new temporary directory, removed after);
@@ -54,7 +54,7 @@ ifeq ($(SAN),1)
   LDFLAGS  += $(SANFLAGS)
   BIN      := $(BUILD)/rocestat
 else ifeq ($(TSAN),1)
-  # ThreadSanitizer: the threads of the offline loop (cli/pipeline.c).
+  # ThreadSanitizer: the two threads of the offline and live loops (cli/pipeline.c).
   BUILD    ?= build-tsan
   SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
   BASE_CFLAGS += $(SANFLAGS)
@@ -109,7 +109,7 @@ TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
 .PHONY: all check builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
-	sanitize tsan golden-update install uninstall clean bench bench-tools \
+	sanitize tsan tsan-live golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
 all: $(BIN)
@@ -323,6 +323,19 @@ TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
 tsan:
 	$(MAKE) TSAN=1 build-tsan/rocestat
 	TSAN_OPTIONS="$(TSAN_OPTIONS)" $(MAKE) TSAN=1 threads jobs golden interrupt
+
+# The live capture's two threads (cli/livefeed.c through cli/pipeline.c)
+# under ThreadSanitizer: tests/live_netns.sh against build-tsan/rocestat.
+# Root, as check-live. A report fails the run: written to files (the
+# capture's stderr is the test's to read), then printed.
+TSAN_LIVE_LOGS := $(abspath build-tsan)/live-tsan
+tsan-live:
+	$(MAKE) TSAN=1 build-tsan/rocestat
+	rm -rf $(TSAN_LIVE_LOGS) && mkdir -m 1777 -p $(TSAN_LIVE_LOGS)
+	TSAN_OPTIONS="$(TSAN_OPTIONS) log_path=$(TSAN_LIVE_LOGS)/report" ROCESTAT=$(abspath build-tsan/rocestat) \
+	    CAPTURES=$(CAPTURES) bash tests/live_netns.sh
+	@if ls $(TSAN_LIVE_LOGS)/report* >/dev/null 2>&1; then cat $(TSAN_LIVE_LOGS)/report*; \
+	    echo "tsan-live: ThreadSanitizer reports above"; exit 1; fi
 
 golden-update: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update

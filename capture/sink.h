@@ -36,10 +36,12 @@ struct rs_sink {
 	void (*tick)(void *ctx, uint64_t now_ns);
 	/* Live only, may be NULL: the capture's counts, once, just before end_file. */
 	void (*capture_stats)(void *ctx, const struct rs_capture_stats *st);
-	/* Optional: the frames `n` at a time, in place of frame(), when
-	 * rs_run_files feeds the sink: decoded, without their bytes (pkt[i].data
-	 * is NULL), possibly in another thread than the one that read them
-	 * (cli/pipeline.c). Such a sink cannot stop the run. */
+	/* Optional: the frames `n` at a time, in place of frame(), when the
+	 * offline or the live loop feeds the sink: decoded, without their bytes
+	 * (pkt[i].data is NULL), possibly in another thread than the one that
+	 * read or captured them (cli/pipeline.c; all of the sink's calls are
+	 * then made in that other thread, in the same order). Such a sink
+	 * cannot stop the run. */
 	void (*frames)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n);
 	/* Reading the current file stopped early; `message` names file and frame. */
 	void (*file_error)(void *ctx, const char *message);

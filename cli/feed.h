@@ -1,16 +1,19 @@
 /*
- * feed.h — between the offline reading loop (run.c) and the sink: what the
- * loop reads is put, in order, into messages (a batch of frames, or an
- * event such as the start of a file or a read error), and each message is
- * delivered to the sink by rs_deliver(). In one thread the loop delivers
- * each message itself; in two (pipeline.c) the reading thread hands the
- * messages over and the calling thread delivers them. Either way the sink
- * sees the same calls in the same order, and everything for standard error
- * is printed on delivery, so that it comes in the same order too.
- * Private to cli/.
+ * feed.h — between a loop that produces frames and the sink: the offline
+ * reading loop (run.c) or the live capture loop (livefeed.c) puts what it
+ * gets, in order, into messages (a batch of frames, or an event such as the
+ * start of a file, a read error or a live tick), and each message is
+ * delivered to the sink by rs_deliver() (feed.c). In one thread the loop
+ * delivers each message itself; in two (pipeline.c) the producing thread
+ * hands the messages over and the calling thread delivers them. Either way
+ * the sink sees the same calls in the same order, and everything for
+ * standard error is printed on delivery, so that it comes in the same order
+ * too. Private to cli/.
  */
 #ifndef RS_CLI_FEED_H
 #define RS_CLI_FEED_H
+
+#include <signal.h>
 
 #include "cli/cli.h"
 
@@ -28,6 +31,8 @@ enum rs_msg_kind {
 	RS_MSG_NOTE,       /* text: said on standard error, nothing more (--frames past the end) */
 	RS_MSG_END,        /* name: the file is done */
 	RS_MSG_USAGE,      /* text: a bad filter; the run stops */
+	RS_MSG_TICK,       /* now_ns: the live period ended (sink->tick) */
+	RS_MSG_ERROR,      /* text: said on standard error, exit status RS_EXIT_INPUT (live: -w, the device) */
 	RS_MSG_DONE,       /* nothing more comes */
 };
 
@@ -36,6 +41,7 @@ struct rs_msg {
 	const char *name;
 	int dlt;
 	uint64_t frame_no, count;
+	uint64_t now_ns;       /* RS_MSG_TICK: the wall clock, ns since the epoch */
 	char text[RS_ERRBUF_SIZE];
 	uint32_t n;
 	struct rs_packet *pkt; /* [RS_BATCH]; data NULL unless the sink takes frames one by one */
@@ -56,11 +62,12 @@ struct rs_msg {
 void rs_msg_init(struct rs_msg *m, bool with_bytes);
 void rs_msg_clear(struct rs_msg *m);
 
-/* The reading side. post() hands `m` on and returns the message to fill
+/* The producing side. post() hands `m` on and returns the message to fill
  * next (RS_MSG_FRAMES, empty), or NULL when the run is to stop (the sink
  * said so, or the delivering side gave up). */
 struct rs_feed {
 	const struct rs_cli_opts *o;
+	void *source;    /* the producer's own state (livefeed.c's struct rs_capture), or NULL */
 	unsigned batch;  /* frames a message: 1 when frames keep their bytes (the sink takes them one by one) */
 	struct rs_msg *(*post)(struct rs_feed *fd, struct rs_msg *m);
 	void *ctx;       /* post()'s */
@@ -72,9 +79,26 @@ struct rs_feed {
 	bool defer;
 };
 
-/* Read every file of fd->o (run.c), posting what it reads and finally
- * RS_MSG_DONE (unless post() said stop). Returns at the end of the run. */
+/* A producer: posts what it gets and finally RS_MSG_DONE (unless post()
+ * said stop); returns at the end of the run. */
+typedef void rs_produce_fn(struct rs_feed *fd);
+
+/* Read every file of fd->o (run.c). */
 void rs_feed_files(struct rs_feed *fd);
+
+/* Helpers of the producers (feed.c). rs_feed_post: post fd->m and start an
+ * empty batch in the message post() returns. rs_feed_flush: the same if
+ * fd->m holds frames. rs_feed_event: an event after the frames before it.
+ * Each returns false when the run is to stop. */
+bool rs_feed_post(struct rs_feed *fd);
+bool rs_feed_flush(struct rs_feed *fd);
+bool rs_feed_event(struct rs_feed *fd, enum rs_msg_kind kind, const char *name, const char *text);
+/* Whether the sink said stop (one thread only). */
+bool rs_feed_stopped(const struct rs_feed *fd);
+/* Put pkt at m->n with its bytes copied for the delivering side to decode,
+ * when fd->defer asks for it and they fit: true. Else false, and the
+ * caller decodes it into m->f[m->n]. */
+bool rs_feed_defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt);
 
 /* The delivering side: state carried from message to message. */
 struct rs_delivery {
@@ -91,9 +115,34 @@ bool rs_deliver(struct rs_delivery *d, struct rs_msg *m);
 /* Whether SIGINT or SIGTERM came (run.c); safe from any thread. */
 bool rs_stop_requested(void);
 
-/* pipeline.c: the same run with the reading in a thread of its own.
- * Returns an RS_EXIT_ code; false in *ran when no thread could be started
- * (then nothing was read, and the caller reads in this thread). */
-int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, bool *ran);
+/* Run `produce` (with `source` in fd->source) through the sink (feed.c):
+ * in a thread of its own when the sink takes batches and -j allows two
+ * threads, else in this one. Returns the delivery's RS_EXIT_ code. */
+int rs_feed_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source);
+
+/* pipeline.c: the run with the producing in a thread of its own, SIGINT
+ * and SIGTERM going to that thread. Returns an RS_EXIT_ code; false in
+ * *ran when no thread could be started (then nothing was produced, and
+ * the caller produces in this thread). */
+int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source,
+		    bool *ran);
+
+/* livefeed.c: the live capture loop, a producer. Everything but the loop
+ * (opening the device and the -w output, the sink's begin_file,
+ * capture_stats and end_file) is live.c's. */
+struct rs_live;
+struct rs_writer;
+struct rs_capture {
+	struct rs_live *l;
+	struct rs_writer *writer;         /* -w, or NULL; closed by the loop at its end */
+	int dlt;
+	volatile sig_atomic_t *signalled; /* set by SIGINT/SIGTERM (live.c) */
+	/* Set by the loop for the caller, read once it returned. */
+	struct rs_capture_stats stats;
+	bool have_stats;
+	char stats_err[RS_ERRBUF_SIZE];
+	int rc;                           /* RS_EXIT_INPUT when an error ended the capture, else RS_EXIT_OK */
+};
+void rs_feed_live(struct rs_feed *fd);
 
 #endif

@@ -1,30 +1,39 @@
 /*
- * live.c — `rocestat -i IFACE`: the live loop, and `-D`.
+ * live.c — `rocestat -i IFACE`: opening the capture, and `-D`.
  *
  * The order matters and is tcpdump's: open the device (needs privileges),
  * then drop them (-Z), then create the -w output (so it belongs to the user
- * we became). Frames go through the dissector into the -w writer and the
- * sink, exactly as rs_run_files feeds a sink, so --fields and --walk work
- * live and the analyzer's sink plugs in the same way; the sink's tick runs
- * every --refresh seconds even when nothing arrives.
+ * we became). The capture loop itself (livefeed.c) is a producer of the
+ * messages rs_run_files' reading loop produces (feed.h): frames go through
+ * the dissector into the -w writer and, a batch at a time, to the sink, so
+ * --fields and --walk work live and the analyzer's sink plugs in the same
+ * way; the sink's tick runs every --refresh seconds even when nothing
+ * arrives. When the sink takes batches and -j allows two threads, the loop
+ * runs in a thread of its own that only captures, writes and dissects, and
+ * this thread analyses (pipeline.c): a slow analysis then holds up the
+ * capture only once the ring is full, and the kernel drops fewer frames.
+ * The walkthrough (it needs each frame's bytes) and -j 1 run in one thread.
+ * Either way the sink sees begin_file, the frames and ticks in order,
+ * capture_stats and end_file, as in one thread.
  *
- * SIGINT/SIGTERM only set a flag: the wait in poll(2) ends with EINTR, the
- * loop stops, the output is flushed, closed and renamed into place, then the
- * sink's end_file runs and the counts are printed. A second signal kills at
- * once (SA_RESETHAND), leaving only the temporary file.
+ * SIGINT/SIGTERM only set a flag: the wait in poll(2) ends with EINTR (in
+ * the capturing thread: the other blocks them), the loop stops, the output
+ * is flushed, closed and renamed into place, then the sink's end_file runs
+ * and the counts are printed. A second signal kills at once (SA_RESETHAND),
+ * leaving only the temporary file.
  */
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <pcap/pcap.h>
 
 #include "capture/live.h"
 #include "capture/rdmadev.h"
 #include "capture/writer.h"
 #include "cli/cli.h"
+#include "cli/feed.h"
 #include "report/report.h"
 
 static volatile sig_atomic_t got_signal;
@@ -32,66 +41,6 @@ static volatile sig_atomic_t got_signal;
 static void on_signal(int sig)
 {
 	got_signal = sig;
-}
-
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-struct loop {
-	const struct rs_cli_opts *o;
-	const struct rs_sink *sink;
-	struct rs_writer *writer;
-	int dlt;
-	int64_t seen;
-	struct rs_select sel;
-	bool stop;
-	int rc;
-};
-
-/* --frames and --since/--until as for files: frames before the range are
- * neither written nor analysed; the first one past it ends the capture. */
-static bool on_frame(void *vctx, const struct rs_packet *pkt)
-{
-	struct loop *c = vctx;
-	struct rs_frame f;
-	char err[RS_ERRBUF_SIZE];
-
-	enum rs_pick pick = rs_select_number(c->o, pkt->frame_no);
-	bool decoded = pick == RS_PICK_TAKE || c->o->context_frames;
-	if (decoded)
-		rs_dissect(&c->o->dissect, c->dlt, pkt->data, pkt->caplen, pkt->wirelen, &f);
-	if (pick == RS_PICK_TAKE)
-		pick = rs_select_time(c->o, &c->sel, rs_frame_time_ns(&f, pkt->ts_ns));
-	if (pick == RS_PICK_AFTER) {
-		c->stop = true;
-		return false;
-	}
-	if (pick == RS_PICK_SKIP && c->o->context_frames) {
-		/* Shown to the view for its analysis only (cli.h, context_frames);
-		 * neither written nor counted. */
-		struct rs_packet ctx = *pkt;
-		ctx.context = true;
-		return c->sink->frame(c->sink->ctx, &ctx, &f);
-	}
-	if (pick == RS_PICK_SKIP)
-		return true;
-	if (f.outcome != RS_OK && f.outcome != RS_NOT_ROCE && c->rc == RS_EXIT_OK)
-		c->rc = RS_EXIT_ANOMALIES;
-	if (c->writer && !rs_writer_write(c->writer, pkt, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
-		c->rc = RS_EXIT_INPUT;
-		c->stop = true;
-		return false;
-	}
-	if (!c->sink->frame(c->sink->ctx, pkt, &f) || (c->o->count && ++c->seen >= c->o->count)) {
-		c->stop = true;
-		return false;
-	}
-	return true;
 }
 
 /* Does libpcap offer this name itself (a netdev, "any", an RDMA sniffer)? */
@@ -165,7 +114,7 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		return RS_EXIT_USAGE;
 	}
 
-	struct loop c = { .o = o, .sink = sink, .dlt = rs_live_datalink(l), .rc = RS_EXIT_OK };
+	struct rs_capture c = { .l = l, .dlt = rs_live_datalink(l), .signalled = &got_signal, .rc = RS_EXIT_OK };
 	if (o->write_file) {
 		struct rs_writer_config wc = {
 			.path = o->write_file, .dlt = c.dlt, .snaplen = (uint32_t)rs_live_snaplen(l),
@@ -193,72 +142,23 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 
 	if (sink->begin_file)
 		sink->begin_file(sink->ctx, dev, c.dlt);
-	/* Live, a relative --since/--until counts from now, the start of the
-	 * capture: a window that waited for a first frame would never end on
-	 * a quiet link. */
-	c.sel.t0 = clock_ns(CLOCK_REALTIME);
-	c.sel.have_t0 = true;
-	uint64_t period = (uint64_t)(o->refresh * 1e9);
-	uint64_t next_tick = clock_ns(CLOCK_MONOTONIC) + period;
-	while (!got_signal && !c.stop) {
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-		/* Short waits keep a signal that lands between the flag test and
-		 * poll(2) from being noticed late. */
-		uint64_t wait_ms = now >= next_tick ? 0 : (next_tick - now) / 1000000u;
-		if (wait_ms > 200)
-			wait_ms = 200;
-		int max = o->count ? (int)(o->count - c.seen < 1000000 ? o->count - c.seen : 1000000) : 0;
-		if (rs_live_dispatch(l, (int)wait_ms, max, on_frame, &c, err) < 0) {
-			fprintf(stderr, "rocestat: %s\n", err);
-			c.rc = RS_EXIT_INPUT;
-			break;
-		}
-		/* --until ends the capture on time even when no frame comes to
-		 * say so. */
-		if (rs_select_until_passed(o, &c.sel, clock_ns(CLOCK_REALTIME) / 1e9))
-			break;
-		now = clock_ns(CLOCK_MONOTONIC);
-		if (now >= next_tick && !c.stop) {
-			uint64_t wall = clock_ns(CLOCK_REALTIME);
-			if (c.writer && !rs_writer_tick(c.writer, wall, err)) {
-				fprintf(stderr, "rocestat: %s\n", err);
-				c.rc = RS_EXIT_INPUT;
-				break;
-			}
-			if (sink->tick)
-				sink->tick(sink->ctx, wall);
-			while (next_tick <= now)
-				next_tick += period;
-		}
-	}
-
-	/* The end: complete the output first, so that the file is whole and
-	 * under its name before anything else is said. */
-	struct rs_capture_stats st = { 0 };
-	struct rs_live_stats ls;
-	bool have = rs_live_stats(l, &ls, err);
-	st.captured = ls.captured;
-	st.received = ls.received;
-	st.dropped = ls.dropped;
-	st.ifdropped = ls.ifdropped;
-	if (c.writer && !rs_writer_close(c.writer, err)) {
-		if (c.rc != RS_EXIT_INPUT) /* a write error was reported already */
-			fprintf(stderr, "rocestat: %s\n", err);
-		c.rc = RS_EXIT_INPUT;
-	}
+	int rc = rs_feed_run(o, sink, rs_feed_live, &c);
+	if (c.rc > rc)
+		rc = c.rc; /* RS_EXIT_INPUT > RS_EXIT_ANOMALIES > RS_EXIT_OK */
+	/* The -w output is complete and under its name by now (livefeed.c). */
 	if (sink->capture_stats)
-		sink->capture_stats(sink->ctx, &st);
+		sink->capture_stats(sink->ctx, &c.stats);
 	if (sink->end_file)
 		sink->end_file(sink->ctx, dev);
 	if (got_signal)
 		fputc('\n', stderr); /* after the ^C the terminal echoed */
-	print_stats(&st, have);
-	if (!have)
-		fprintf(stderr, "rocestat: %s\n", err);
+	print_stats(&c.stats, c.have_stats);
+	if (!c.have_stats)
+		fprintf(stderr, "rocestat: %s\n", c.stats_err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	rs_live_close(l);
-	return c.rc;
+	return rc;
 }
 
 /* tcpdump -D's flags, in its words. */

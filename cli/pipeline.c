@@ -1,42 +1,47 @@
 /*
- * pipeline.c — the offline loop in two threads: a thread of its own reads
- * the files, dissects every frame and checks its ICRC (rs_feed_files,
- * run.c); the calling thread hands what was read to the sink (rs_deliver),
- * a batch of frames at a time, and the sink (the analyzer, or the --fields
- * writer) works there. Which work goes where was measured: see
- * bench/NOTES.md.
+ * pipeline.c — a run in two threads: a thread of its own produces the
+ * frames and dissects them (rs_feed_files, run.c: reads the files and
+ * checks every ICRC; rs_feed_live, livefeed.c: captures, writes -w and
+ * posts the live ticks); the calling thread hands what was produced to the
+ * sink (rs_deliver, feed.c), a batch of frames at a time, and the sink (the
+ * analyzer, or the --fields writer) works there. Which work goes where was
+ * measured: see bench/NOTES.md.
  *
  * The messages pass through a ring of RING slots, each with room for a
- * batch: the reading thread fills a slot in place and publishes it, the
+ * batch: the producing thread fills a slot in place and publishes it, the
  * calling thread delivers it and gives it back, so a frame is written once,
  * where the sink reads it, and nothing is copied. A slot changes hands
  * under a mutex, once a batch. A side that finds the ring empty (or full)
- * sleeps until WAKE slots are ready (or free), or an event is: woken for
- * every batch, the faster side spent more time waking than working.
+ * sleeps until WAKE slots are ready (or free), or a message that is not to
+ * wait is: woken for every batch, the faster side spent more time waking
+ * than working. An event does not wait, and neither does a batch posted
+ * before it was full: the live loop posts what each round of capture gave,
+ * and on a quiet link that is to be shown now, not when four have come.
  *
  * Decoding a frame and checking its ICRC costs more than analysing it, so
- * the reading thread would be the slower one. When fewer than DEFER_BELOW
+ * the producing thread would be the slower one. When fewer than DEFER_BELOW
  * batches wait in the ring (the delivering side is ahead of it), the next
  * batch goes undecoded: its frames' bytes are copied into the slot
  * (RS_DEFER_BYTES) and the delivering thread decodes them before handing
- * them to the sink, which costs it more than the copy saves the reader.
+ * them to the sink, which costs it more than the copy saves the producer.
  * The two sides even out around DEFER_BELOW waiting batches. Never with a
  * time window (--since/--until pick frames by their decoded time). Which
  * thread decoded a frame changes nothing in it: rs_dissect() is pure.
  *
  * The sink sees the same calls in the same order as in one thread: the
- * messages are delivered in the order they were read, by one thread, and
- * whatever goes to standard error is printed on delivery too. So no result
- * depends on timing; the one thing that does is where an interruption
- * falls, as in one thread.
+ * messages are delivered in the order they were produced, by one thread,
+ * and whatever goes to standard error is printed on delivery too. So no
+ * result depends on timing; the one thing that does is where an
+ * interruption falls, as in one thread.
  *
  * POSIX threads, mutex and condition variables rather than GLib's: GLib's
  * mutex is a futex of its own on Linux, which ThreadSanitizer (make tsan)
  * cannot see, so it would report every hand-over as a race.
  *
- * SIGINT and SIGTERM go to the reading thread: the calling thread blocks
- * them while the pipeline runs, so that a read waiting on a pipe is the one
- * the signal interrupts (run.c: EINTR there is the interruption).
+ * SIGINT and SIGTERM go to the producing thread: the calling thread blocks
+ * them while the pipeline runs, so that a read waiting on a pipe (run.c:
+ * EINTR there is the interruption) or the live capture's wait in poll(2)
+ * is the one the signal interrupts.
  */
 #include <glib.h>
 #include <pthread.h>
@@ -62,31 +67,39 @@ struct pipe {
 	struct rs_msg slot[RING];
 	unsigned head;   /* the oldest published slot: the one being delivered */
 	unsigned count;  /* published and not given back */
-	bool abort;      /* the delivering side stopped: the reading one is to stop too */
-	unsigned events; /* published messages that are not frames (they wake the delivering side) */
-	bool reader_waits, deliverer_waits;
+	bool abort;      /* the delivering side stopped: the producing one is to stop too */
+	unsigned events; /* published messages that are not to wait (they wake the delivering side) */
+	bool producer_waits, deliverer_waits;
 	bool may_defer;  /* no time window: frames may be left undecoded */
 	struct rs_feed feed;
+	rs_produce_fn *produce;
 	sigset_t signals;
 };
 
-/* The reading side: publish m, and wait for a free slot to fill next. */
+/* Events, and batches posted before they were full, are delivered without
+ * waiting for WAKE slots. */
+static bool urgent(const struct pipe *p, const struct rs_msg *m)
+{
+	return m->kind != RS_MSG_FRAMES || m->n < p->feed.batch;
+}
+
+/* The producing side: publish m, and wait for a free slot to fill next. */
 static struct rs_msg *publish(struct rs_feed *fd, struct rs_msg *m)
 {
 	struct pipe *p = fd->ctx; /* m is the slot at head + count, given out before */
 	pthread_mutex_lock(&p->lock);
 	p->count++;
-	if (m->kind != RS_MSG_FRAMES)
+	if (urgent(p, m))
 		p->events++;
 	if (p->deliverer_waits && (p->count >= WAKE || p->events))
 		pthread_cond_signal(&p->filled);
 	struct rs_msg *next = NULL;
 	if (m->kind != RS_MSG_DONE) {
 		if (p->count == RING) {
-			p->reader_waits = true;
+			p->producer_waits = true;
 			while (p->count > RING - WAKE && !p->abort)
 				pthread_cond_wait(&p->emptied, &p->lock);
-			p->reader_waits = false;
+			p->producer_waits = false;
 		}
 		if (!p->abort)
 			next = &p->slot[(p->head + p->count) % RING];
@@ -98,11 +111,11 @@ static struct rs_msg *publish(struct rs_feed *fd, struct rs_msg *m)
 	return next;
 }
 
-static void *reader_main(void *data)
+static void *producer_main(void *data)
 {
 	struct pipe *p = data;
 	pthread_sigmask(SIG_UNBLOCK, &p->signals, NULL);
-	rs_feed_files(&p->feed);
+	p->produce(&p->feed);
 	return NULL;
 }
 
@@ -117,7 +130,7 @@ static struct rs_msg *next_message(struct pipe *p)
 		p->deliverer_waits = false;
 	}
 	struct rs_msg *m = &p->slot[p->head];
-	if (m->kind != RS_MSG_FRAMES)
+	if (urgent(p, m))
 		p->events--;
 	pthread_mutex_unlock(&p->lock);
 	return m;
@@ -130,12 +143,13 @@ static void give_back(struct pipe *p, bool stop)
 	p->count--;
 	if (stop)
 		p->abort = true;
-	if ((p->reader_waits && p->count <= RING - WAKE) || stop)
+	if ((p->producer_waits && p->count <= RING - WAKE) || stop)
 		pthread_cond_signal(&p->emptied);
 	pthread_mutex_unlock(&p->lock);
 }
 
-int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, bool *ran)
+int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source,
+		    bool *ran)
 {
 	struct pipe *p = g_new0(struct pipe, 1);
 	pthread_mutex_init(&p->lock, NULL);
@@ -144,15 +158,17 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, boo
 	for (unsigned i = 0; i < RING; i++)
 		rs_msg_init(&p->slot[i], true);
 	p->may_defer = !o->have_since && !o->have_until;
-	p->feed = (struct rs_feed){ .o = o, .batch = RS_BATCH, .post = publish, .ctx = p, .m = &p->slot[0] };
+	p->feed = (struct rs_feed){ .o = o, .source = source, .batch = RS_BATCH, .post = publish, .ctx = p,
+				    .m = &p->slot[0] };
+	p->produce = produce;
 
 	sigset_t old;
 	sigemptyset(&p->signals);
 	sigaddset(&p->signals, SIGINT);
 	sigaddset(&p->signals, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &p->signals, &old);
-	pthread_t reader;
-	*ran = pthread_create(&reader, NULL, reader_main, p) == 0;
+	pthread_t producer;
+	*ran = pthread_create(&producer, NULL, producer_main, p) == 0;
 	struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
 	if (*ran) {
 		bool more = true;
@@ -161,7 +177,7 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, boo
 			more = m->kind != RS_MSG_DONE && rs_deliver(&d, m);
 			give_back(p, !more);
 		}
-		pthread_join(reader, NULL);
+		pthread_join(producer, NULL);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 

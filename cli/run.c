@@ -8,10 +8,10 @@
  * The loop puts what it reads into messages (cli/feed.h): frames in
  * batches for a sink that takes them, one by one with their bytes for one
  * that does not, and the events of each file between them. rs_deliver()
- * hands each message to the sink. With more than one thread (-j) and a
- * sink that takes batches, the reading runs in a thread of its own
+ * (feed.c) hands each message to the sink. With more than one thread (-j)
+ * and a sink that takes batches, the reading runs in a thread of its own
  * (pipeline.c) and this one delivers; else this thread does both, a
- * message at a time.
+ * message at a time (rs_feed_run).
  */
 #include <glib.h>
 #include <signal.h>
@@ -88,62 +88,7 @@ bool rs_stop_requested(void)
 	return atomic_load_explicit(&stop_flag, memory_order_relaxed) != 0;
 }
 
-void rs_msg_init(struct rs_msg *m, bool with_bytes)
-{
-	memset(m, 0, sizeof *m);
-	m->pkt = g_new(struct rs_packet, RS_BATCH);
-	m->f = g_new(struct rs_frame, RS_BATCH);
-	if (with_bytes) {
-		m->undecoded = g_new(uint8_t, RS_BATCH);
-		m->bytes = g_malloc(RS_DEFER_BYTES);
-	}
-}
-
-void rs_msg_clear(struct rs_msg *m)
-{
-	g_free(m->pkt);
-	g_free(m->f);
-	g_free(m->undecoded);
-	g_free(m->bytes);
-}
-
 /* ---- reading ------------------------------------------------------------- */
-
-/* Post fd->m and start an empty batch in what post() returns; false: stop. */
-static bool post(struct rs_feed *fd)
-{
-	fd->m = fd->post(fd, fd->m);
-	if (!fd->m)
-		return false;
-	fd->m->kind = RS_MSG_FRAMES;
-	fd->m->n = 0;
-	fd->m->nundecoded = 0;
-	fd->m->used = 0;
-	return true;
-}
-
-/* The frames read so far, if any; false: stop. */
-static bool post_frames(struct rs_feed *fd)
-{
-	return !fd->m || fd->m->n == 0 ? fd->m != NULL : post(fd);
-}
-
-/* An event, after the frames before it; false: stop. */
-static bool post_event(struct rs_feed *fd, enum rs_msg_kind kind, const char *name, const char *text)
-{
-	if (!post_frames(fd))
-		return false;
-	struct rs_msg *m = fd->m;
-	m->kind = kind;
-	m->name = name;
-	snprintf(m->text, sizeof m->text, "%s", text ? text : "");
-	return post(fd);
-}
-
-static bool sink_stopped(const struct rs_feed *fd)
-{
-	return fd->stopped && *fd->stopped;
-}
 
 struct file_state {
 	struct rs_select sel;
@@ -161,37 +106,22 @@ static bool post_over_snap(struct rs_feed *fd, const char *path, uint32_t snaple
 		 "(%llu frame%s); libpcap kept the first %u bytes",
 		 path, (unsigned long long)first, len, snaplen, (unsigned long long)count, count == 1 ? "" : "s",
 		 snaplen);
-	if (!post_frames(fd))
+	if (!rs_feed_flush(fd))
 		return false;
 	fd->m->frame_no = first;
 	fd->m->count = count;
-	return post_event(fd, RS_MSG_WARNING, path, warn);
+	return rs_feed_event(fd, RS_MSG_WARNING, path, warn);
 }
 
 /* Put the frame in m at m->n, decoded or (fd->defer) its bytes copied for
  * the delivering side to decode; false: --since/--until leave it out. */
-#define WRITE_AHEAD 4
-
 static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, int dlt,
 		       struct file_state *fs)
 {
 	const struct rs_cli_opts *o = fd->o;
 	uint32_t i = m->n;
-	m->pkt[i] = *pkt;
-	if (fd->defer && m->used + pkt->caplen <= RS_DEFER_BYTES) {
-		memcpy(m->bytes + m->used, pkt->data, pkt->caplen);
-		m->pkt[i].data = m->bytes + m->used;
-		m->used += pkt->caplen;
-		m->undecoded[i] = 1;
-		m->nundecoded++;
+	if (rs_feed_defer(fd, m, pkt))
 		return true;
-	}
-	if (m->undecoded)
-		m->undecoded[i] = 0;
-	/* The slot's frame a few ahead was last read by the other thread:
-	 * ask for its lines now rather than wait for them at each store. */
-	if (i + WRITE_AHEAD < fd->batch)
-		rs_frame_prefetch_write(&m->f[i + WRITE_AHEAD]);
 	rs_dissect(&o->dissect, dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
 	if (o->have_since || o->have_until) {
 		enum rs_pick by_time = rs_select_time(o, &fs->sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns));
@@ -220,7 +150,7 @@ static bool note_past_end(struct rs_feed *fd, const char *path, uint64_t last_no
 	char note[RS_ERRBUF_SIZE];
 	snprintf(note, sizeof note, "%s has %llu frame%s: --frames asks for frame %llu, past its end", path,
 		 (unsigned long long)last_no, last_no == 1 ? "" : "s", (unsigned long long)beyond);
-	return post_event(fd, RS_MSG_NOTE, path, note);
+	return rs_feed_event(fd, RS_MSG_NOTE, path, note);
 }
 
 /* Read one file; false: stop the run. */
@@ -233,18 +163,18 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 	if (!src) {
 		/* A bad filter is the same for every file: say it once. */
 		if (bad_filter) {
-			post_event(fd, RS_MSG_USAGE, path, err);
+			rs_feed_event(fd, RS_MSG_USAGE, path, err);
 			return false;
 		}
-		return post_event(fd, RS_MSG_OPEN_ERROR, path, err);
+		return rs_feed_event(fd, RS_MSG_OPEN_ERROR, path, err);
 	}
 	int dlt = rs_source_datalink(src);
 	uint32_t snaplen = (uint32_t)rs_source_snaplen(src);
 	uint64_t over_snap = 0, over_first = 0;
 	uint32_t over_len = 0;
-	if (post_frames(fd))
+	if (rs_feed_flush(fd))
 		fd->m->dlt = dlt;
-	bool stop = !post_event(fd, RS_MSG_BEGIN, path, NULL) || sink_stopped(fd);
+	bool stop = !rs_feed_event(fd, RS_MSG_BEGIN, path, NULL) || rs_feed_stopped(fd);
 	struct rs_packet pkt;
 	enum rs_next n = RS_NEXT_END;
 	uint64_t last_no = 0;
@@ -272,11 +202,11 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 			continue;
 		bool shown = !m->pkt[m->n].context;
 		if (++m->n == fd->batch)
-			stop = !post(fd) || sink_stopped(fd);
+			stop = !rs_feed_post(fd) || rs_feed_stopped(fd);
 		if (o->count && shown && ++fs->taken >= o->count)
 			stop = true;
 	}
-	if (!post_frames(fd) || (over_snap && !post_over_snap(fd, path, snaplen, over_first, over_snap, over_len))) {
+	if (!rs_feed_flush(fd) || (over_snap && !post_over_snap(fd, path, snaplen, over_first, over_snap, over_len))) {
 		rs_source_close(src);
 		return false;
 	}
@@ -284,11 +214,11 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 	 * fails with EINTR; that is the interruption, not a broken file. */
 	if (n == RS_NEXT_ERROR && rs_stop_requested())
 		stop = true;
-	else if (n == RS_NEXT_ERROR && !post_event(fd, RS_MSG_FILE_ERROR, path, err))
+	else if (n == RS_NEXT_ERROR && !rs_feed_event(fd, RS_MSG_FILE_ERROR, path, err))
 		stop = true;
 	if (n == RS_NEXT_END && !stop && !note_past_end(fd, path, last_no))
 		stop = true;
-	if (!post_event(fd, RS_MSG_END, path, NULL))
+	if (!rs_feed_event(fd, RS_MSG_END, path, NULL))
 		stop = true;
 	rs_source_close(src);
 	return !stop;
@@ -302,97 +232,13 @@ void rs_feed_files(struct rs_feed *fd)
 	for (char **path = fd->o->files; *path; path++)
 		if (!feed_file(fd, *path, &fs))
 			break;
-	if (post_frames(fd)) {
+	if (rs_feed_flush(fd)) {
 		fd->m->kind = RS_MSG_DONE;
 		fd->post(fd, fd->m);
 	}
 }
 
-/* ---- delivering ------------------------------------------------------------ */
-
-static void worse(int *rc, int code)
-{
-	if (code > *rc)
-		*rc = code; /* RS_EXIT_INPUT > RS_EXIT_ANOMALIES > RS_EXIT_OK */
-}
-
-static void deliver_frames(struct rs_delivery *d, struct rs_msg *m)
-{
-	const struct rs_sink *s = d->sink;
-	for (uint32_t i = 0; m->nundecoded && i < m->n; i++)
-		if (m->undecoded[i]) {
-			const struct rs_packet *pkt = &m->pkt[i];
-			rs_dissect(d->dissect, m->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
-			m->pkt[i].data = NULL;
-		}
-	for (uint32_t i = 0; i < m->n && !d->stopped; i++) {
-		if (m->f[i].outcome != RS_OK && m->f[i].outcome != RS_NOT_ROCE)
-			worse(&d->rc, RS_EXIT_ANOMALIES);
-		if (!s->frames && !s->frame(s->ctx, &m->pkt[i], &m->f[i]))
-			d->stopped = true;
-	}
-	if (s->frames)
-		s->frames(s->ctx, m->pkt, m->f, m->n);
-	/* The analysis heap grows as frames come: mark it every 4096 frames. */
-	if ((d->frames >> 12) != ((d->frames + m->n) >> 12))
-		rs_heap_hugepages_update();
-	d->frames += m->n;
-}
-
-bool rs_deliver(struct rs_delivery *d, struct rs_msg *m)
-{
-	const struct rs_sink *s = d->sink;
-	switch (m->kind) {
-	case RS_MSG_FRAMES:
-		deliver_frames(d, m);
-		break;
-	case RS_MSG_BEGIN:
-		if (s->begin_file)
-			s->begin_file(s->ctx, m->name, m->dlt);
-		break;
-	case RS_MSG_WARNING:
-		fprintf(stderr, "rocestat: %s\n", m->text);
-		if (s->file_warning)
-			s->file_warning(s->ctx, m->frame_no, m->count, m->text);
-		worse(&d->rc, RS_EXIT_ANOMALIES);
-		break;
-	case RS_MSG_NOTE:
-		fprintf(stderr, "rocestat: %s\n", m->text);
-		break;
-	case RS_MSG_FILE_ERROR:
-		fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", m->text);
-		if (s->file_error)
-			s->file_error(s->ctx, m->text);
-		worse(&d->rc, RS_EXIT_INPUT);
-		break;
-	case RS_MSG_OPEN_ERROR:
-		fprintf(stderr, "rocestat: %s\n", m->text);
-		if (s->open_error)
-			s->open_error(s->ctx, m->name, m->text);
-		worse(&d->rc, RS_EXIT_INPUT);
-		break;
-	case RS_MSG_END:
-		if (s->end_file)
-			s->end_file(s->ctx, m->name);
-		break;
-	case RS_MSG_USAGE:
-		fprintf(stderr, "rocestat: %s\n", m->text);
-		d->rc = RS_EXIT_USAGE;
-		d->stopped = true;
-		break;
-	case RS_MSG_DONE:
-		break;
-	}
-	return !d->stopped;
-}
-
 /* ---- the run ------------------------------------------------------------- */
-
-static struct rs_msg *deliver_here(struct rs_feed *fd, struct rs_msg *m)
-{
-	rs_deliver(fd->ctx, m);
-	return m;
-}
 
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 {
@@ -401,20 +247,7 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	int rc = RS_EXIT_OK;
-	bool ran = false;
-	if (sink->frames && o->threads > 1)
-		rc = rs_pipeline_run(o, sink, &ran);
-	if (!ran) {
-		struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
-		struct rs_msg m;
-		rs_msg_init(&m, false);
-		struct rs_feed fd = { .o = o, .batch = sink->frames ? RS_BATCH : 1, .post = deliver_here, .ctx = &d,
-				      .m = &m, .stopped = &d.stopped };
-		rs_feed_files(&fd);
-		rs_msg_clear(&m);
-		rc = d.rc;
-	}
+	int rc = rs_feed_run(o, sink, rs_feed_files, NULL);
 	if (rc == RS_EXIT_USAGE)
 		return rc;
 	if (rs_stop_requested())

@@ -4,7 +4,8 @@
 # two-thread pipeline under ThreadSanitizer; each libFuzzer target for
 # 60 s, the suite under valgrind memcheck, 10M QPNs through --max-flows
 # (make check-big); then the live-capture tests on network namespaces of our
-# own and the end-to-end test on two QEMU guests with rdma_rxe.
+# own (and again under ThreadSanitizer: the live capture's two threads) and
+# the end-to-end test on two QEMU guests with rdma_rxe.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh test
@@ -15,4 +16,5 @@ make -s fuzz FUZZ_SECONDS=60
 make -s valgrind
 make -s check-big
 make -s check-live      # root: network namespaces, veth, tcpreplay
+make -s tsan-live       # root: the same against the ThreadSanitizer build
 make -s check-vm        # root: two QEMU guests with real rdma_rxe, end to end

@@ -36,7 +36,7 @@ done
 [ -x "$ROCESTAT" ] || die "no rocestat binary at $ROCESTAT (set ROCESTAT)"
 [ -f "$CAPTURES/rping_s64.pcap" ] || die "no captures in $CAPTURES (set CAPTURES)"
 
-netns_extra_cleanup() { umount "$TMP/ro" "$TMP/full" 2>/dev/null; }
+netns_extra_cleanup() { [ -n "${BG_PID:-}" ] && kill "$BG_PID" 2>/dev/null; umount "$TMP/ro" "$TMP/full" 2>/dev/null; }
 . "$HERE/netns_pair.sh"
 
 in_rx() { ip netns exec "$NS_RX" "$@"; }
@@ -66,6 +66,40 @@ start_capture() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# start_second NAME ARGS...: another rocestat beside the one of
+# start_capture, stdout to $TMP/NAME.out and stderr to $TMP/NAME.err, its pid
+# in $BG_PID; returns once it says it is capturing.
+start_second() {
+	local name=$1
+	shift
+	: >"$TMP/$name.err"
+	ip netns exec "$NS_RX" "$ROCESTAT" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	BG_PID=$!
+	for _ in $(seq 100); do
+		grep -q "^rocestat: capturing on" "$TMP/$name.err" && return 0
+		kill -0 "$BG_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	return 1
+}
+
+# same_json A B: two summaries in JSON agree in everything but the input's
+# name (an interface or a file), and count frames.
+same_json() {
+	python3 - "$1" "$2" <<'EOF2'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (a, b):
+    for f in d["capture"]["files"]:
+        f.pop("name")
+assert a["capture"]["frames"] > 0, "no frames"
+if a != b:
+    ka = {k for k in a if a[k] != b.get(k)}
+    sys.exit("the summaries differ in %s" % sorted(ka))
+print("%d frames, %d QPs, %d connections" % (a["capture"]["frames"], len(a["qps"]), len(a["connections"])))
+EOF2
 }
 
 # stop_capture: SIGINT, then the exit status in $RS_RC.
@@ -177,6 +211,68 @@ EOF
 		python3 -c "import json,sys; d=json.load(open('$TMP/out')); sys.exit(0 if any(c['state'] in ('established','closed') for c in d['connections']) else 1)"
 	check "live view: one key=value line per interval on stderr (not a terminal)" grep -q '^time=.* frames=' "$TMP/err"
 fi
+
+# ---- two threads at a high rate: the analysis of the file it wrote -----------
+# -j 2: one thread captures, writes -w and decodes, the other analyses
+# (cli/livefeed.c through cli/pipeline.c), full batches through the ring. A
+# frame the kernel drops at this rate is neither written nor analysed, so
+# the live summary must be the offline one (-j 1: one thread) of the file.
+if start_capture -i "$RX" -n -j 2 --format json --refresh 0.1 -w "$TMP/fast.pcap"; then
+	replay --topspeed --loop=5 "$BIG"
+	stop_capture
+	"$ROCESTAT" -n -j 1 --format json "$TMP/fast.pcap" >"$TMP/fast-offline.json" 2>/dev/null
+	n=$($FRAMECMP count "$TMP/fast.pcap" 2>&1)
+	check "-j 2 at top speed: the live summary (JSON) is the offline one of the -w file ($n frames; $(grep -h 'dropped by kernel' "$TMP/err"))" \
+		same_json "$TMP/out" "$TMP/fast-offline.json"
+	check "-j 2 at top speed: more frames than one batch (256) went through ($n)" test "$n" -gt 1024
+	check "-j 2 at top speed: exit status ($RS_RC) is the offline verdict" \
+		sh -c "'$ROCESTAT' -n -j 1 '$TMP/fast.pcap' >/dev/null 2>&1; test \$? = '$RS_RC'"
+fi
+
+# ---- -j 1 and -j 2 at once on the same replay: the same summary --------------
+# Two captures on one interface get the same frames with the same kernel
+# timestamps: one thread (-j 1) and two (-j 2) must say the same, and what
+# each says is the offline summary of what it wrote.
+if start_second j1 -i "$RX" -B 65536 -n -j 1 --format json --refresh 0.1 -w "$TMP/j1.pcap" &&
+	start_capture -i "$RX" -B 65536 -n -j 2 --format json --refresh 0.1 -w "$TMP/j2.pcap"; then
+	replay --pps=20000 "$BIG"
+	sleep 0.3 # the last frames are through the veth; let them be read
+	kill -INT "$BG_PID" 2>/dev/null
+	wait "$BG_PID"
+	J1_RC=$?
+	BG_PID=
+	stop_capture
+	"$ROCESTAT" -n -j 1 --format json "$TMP/j1.pcap" >"$TMP/j1-offline.json" 2>/dev/null
+	check "-j 1 live: the summary is the offline one of its -w file" same_json "$TMP/j1.out" "$TMP/j1-offline.json"
+	check "-j 1 and -j 2 captured the same frames, every RoCE frame of the replay" \
+		sh -c "$FRAMECMP roce '$BIG' '$TMP/j1.pcap' && $FRAMECMP roce '$BIG' '$TMP/j2.pcap'"
+	check "-j 1 and -j 2 on the same replay: the same summary (JSON)" same_json "$TMP/j1.out" "$TMP/out"
+	check "-j 1 and -j 2: the same exit status ($J1_RC, $RS_RC)" test "$J1_RC" = "$RS_RC"
+else
+	not_ok "-j 1 and -j 2 at once: both started" "$(cat "$TMP/j1.err" "$TMP/err" 2>/dev/null)"
+	[ -n "${BG_PID:-}" ] && kill "$BG_PID" 2>/dev/null
+	[ -n "${RS_PID:-}" ] && stop_capture
+fi
+
+# ---- --fields live: the lines come while the capture runs -------------------
+# A few frames, then a quiet link: their lines must be out before the
+# capture ends (each round of capture is handed on at once, and --fields
+# writes out what it holds at every --refresh tick), in two threads and in
+# one. tshark counts the RoCE frames among the first 7 of the source.
+want=$(( $(tshark -r "$SRC" -c 7 -Y 'udp.dstport==4791' 2>/dev/null | wc -l) + 1 ))
+for j in 2 1; do
+	if start_capture -i "$RX" -B 65536 -j "$j" --fields --refresh 0.2; then
+		replay --pps=3000 --limit=7 "$SRC"
+		sleep 1.5
+		got=$(wc -l <"$TMP/out")
+		running=no
+		kill -0 "$RS_PID" 2>/dev/null && running=yes
+		stop_capture
+		check "--fields -j $j, a quiet link after 7 frames: the header and $((want - 1)) lines before the end (got $got, still capturing: $running)" \
+			test "$running" = yes -a "$got" = "$want"
+		check "--fields -j $j: nothing more at the end" test "$(wc -l <"$TMP/out")" = "$want"
+	fi
+done
 
 # ---- a replayed capture: two connections, nothing re-sent, a wire rate -----
 # samples/impair/replay_loop.pcap holds the same test twice (the same QP

@@ -232,6 +232,17 @@ static void end_file(void *vctx, const char *name)
 	vfeed_end(&c->vf);
 }
 
+/* Live only: at every --refresh tick what is held goes out, so that the
+ * lines of a capture come while it runs (the buffer would keep them until
+ * a megabyte had come, or the end). */
+static void tick(void *vctx, uint64_t now_ns)
+{
+	struct fields_ctx *c = vctx;
+	(void)now_ns;
+	flush_buf(c);
+	fflush(c->out);
+}
+
 static const char digits2[200] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -508,7 +519,8 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 		ctx.sel[ctx.nsel++] = k;
 		ctx.verdicts |= k >= N_BASE; /* a verdict column needs the analysis */
 	}
-	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file };
+	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file,
+				 .tick = tick };
 }
 
 uint64_t rs_fields_picked(const struct rs_sink *s)

@@ -1,0 +1,217 @@
+/*
+ * feed.c — what the producers (run.c's files, livefeed.c's capture) and the
+ * delivery share: the messages, posting them, delivering them to the sink,
+ * and the choice between one thread and two (rs_feed_run).
+ */
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/feed.h"
+
+void rs_msg_init(struct rs_msg *m, bool with_bytes)
+{
+	memset(m, 0, sizeof *m);
+	m->pkt = g_new(struct rs_packet, RS_BATCH);
+	m->f = g_new(struct rs_frame, RS_BATCH);
+	if (with_bytes) {
+		m->undecoded = g_new(uint8_t, RS_BATCH);
+		m->bytes = g_malloc(RS_DEFER_BYTES);
+	}
+}
+
+void rs_msg_clear(struct rs_msg *m)
+{
+	g_free(m->pkt);
+	g_free(m->f);
+	g_free(m->undecoded);
+	g_free(m->bytes);
+}
+
+/* ---- producing ------------------------------------------------------------ */
+
+bool rs_feed_post(struct rs_feed *fd)
+{
+	fd->m = fd->post(fd, fd->m);
+	if (!fd->m)
+		return false;
+	fd->m->kind = RS_MSG_FRAMES;
+	fd->m->n = 0;
+	fd->m->nundecoded = 0;
+	fd->m->used = 0;
+	return true;
+}
+
+bool rs_feed_flush(struct rs_feed *fd)
+{
+	return !fd->m || fd->m->n == 0 ? fd->m != NULL : rs_feed_post(fd);
+}
+
+bool rs_feed_event(struct rs_feed *fd, enum rs_msg_kind kind, const char *name, const char *text)
+{
+	if (!rs_feed_flush(fd))
+		return false;
+	struct rs_msg *m = fd->m;
+	m->kind = kind;
+	m->name = name;
+	snprintf(m->text, sizeof m->text, "%s", text ? text : "");
+	return rs_feed_post(fd);
+}
+
+bool rs_feed_stopped(const struct rs_feed *fd)
+{
+	return fd->stopped && *fd->stopped;
+}
+
+#define WRITE_AHEAD 4
+
+bool rs_feed_defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt)
+{
+	uint32_t i = m->n;
+	m->pkt[i] = *pkt;
+	if (fd->defer && m->used + pkt->caplen <= RS_DEFER_BYTES) {
+		memcpy(m->bytes + m->used, pkt->data, pkt->caplen);
+		m->pkt[i].data = m->bytes + m->used;
+		m->used += pkt->caplen;
+		m->undecoded[i] = 1;
+		m->nundecoded++;
+		return true;
+	}
+	if (m->undecoded)
+		m->undecoded[i] = 0;
+	/* The caller decodes into the slot's frame i; the frame a few ahead
+	 * was last read by the other thread: its lines are asked for now
+	 * rather than waited for at each store. */
+	if (i + WRITE_AHEAD < fd->batch)
+		rs_frame_prefetch_write(&m->f[i + WRITE_AHEAD]);
+	return false;
+}
+
+/* ---- delivering ------------------------------------------------------------ */
+
+static void worse(int *rc, int code)
+{
+	if (code > *rc)
+		*rc = code; /* RS_EXIT_INPUT > RS_EXIT_ANOMALIES > RS_EXIT_OK */
+}
+
+static void deliver_frames(struct rs_delivery *d, struct rs_msg *m)
+{
+	const struct rs_sink *s = d->sink;
+	for (uint32_t i = 0; m->nundecoded && i < m->n; i++)
+		if (m->undecoded[i]) {
+			const struct rs_packet *pkt = &m->pkt[i];
+			rs_dissect(d->dissect, m->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+			m->pkt[i].data = NULL;
+		}
+	for (uint32_t i = 0; i < m->n && !d->stopped; i++) {
+		if (m->f[i].outcome != RS_OK && m->f[i].outcome != RS_NOT_ROCE)
+			worse(&d->rc, RS_EXIT_ANOMALIES);
+		if (!s->frames && !s->frame(s->ctx, &m->pkt[i], &m->f[i]))
+			d->stopped = true;
+	}
+	if (s->frames)
+		s->frames(s->ctx, m->pkt, m->f, m->n);
+	/* The analysis heap grows as frames come: mark it every 4096 frames. */
+	if ((d->frames >> 12) != ((d->frames + m->n) >> 12))
+		rs_heap_hugepages_update();
+	d->frames += m->n;
+}
+
+/* The events of a file (run.c). */
+static void deliver_file_event(struct rs_delivery *d, struct rs_msg *m)
+{
+	const struct rs_sink *s = d->sink;
+	switch (m->kind) {
+	case RS_MSG_WARNING:
+		fprintf(stderr, "rocestat: %s\n", m->text);
+		if (s->file_warning)
+			s->file_warning(s->ctx, m->frame_no, m->count, m->text);
+		worse(&d->rc, RS_EXIT_ANOMALIES);
+		break;
+	case RS_MSG_FILE_ERROR:
+		fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", m->text);
+		if (s->file_error)
+			s->file_error(s->ctx, m->text);
+		worse(&d->rc, RS_EXIT_INPUT);
+		break;
+	case RS_MSG_OPEN_ERROR:
+		fprintf(stderr, "rocestat: %s\n", m->text);
+		if (s->open_error)
+			s->open_error(s->ctx, m->name, m->text);
+		worse(&d->rc, RS_EXIT_INPUT);
+		break;
+	default:
+		break;
+	}
+}
+
+bool rs_deliver(struct rs_delivery *d, struct rs_msg *m)
+{
+	const struct rs_sink *s = d->sink;
+	switch (m->kind) {
+	case RS_MSG_FRAMES:
+		deliver_frames(d, m);
+		break;
+	case RS_MSG_BEGIN:
+		if (s->begin_file)
+			s->begin_file(s->ctx, m->name, m->dlt);
+		break;
+	case RS_MSG_WARNING:
+	case RS_MSG_FILE_ERROR:
+	case RS_MSG_OPEN_ERROR:
+		deliver_file_event(d, m);
+		break;
+	case RS_MSG_NOTE:
+		fprintf(stderr, "rocestat: %s\n", m->text);
+		break;
+	case RS_MSG_END:
+		if (s->end_file)
+			s->end_file(s->ctx, m->name);
+		break;
+	case RS_MSG_USAGE:
+		fprintf(stderr, "rocestat: %s\n", m->text);
+		d->rc = RS_EXIT_USAGE;
+		d->stopped = true;
+		break;
+	case RS_MSG_TICK:
+		if (s->tick)
+			s->tick(s->ctx, m->now_ns);
+		break;
+	case RS_MSG_ERROR:
+		fprintf(stderr, "rocestat: %s\n", m->text);
+		worse(&d->rc, RS_EXIT_INPUT);
+		break;
+	case RS_MSG_DONE:
+		break;
+	}
+	return !d->stopped;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static struct rs_msg *deliver_here(struct rs_feed *fd, struct rs_msg *m)
+{
+	rs_deliver(fd->ctx, m);
+	return m;
+}
+
+int rs_feed_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source)
+{
+	int rc = RS_EXIT_OK;
+	bool ran = false;
+	if (sink->frames && o->threads > 1)
+		rc = rs_pipeline_run(o, sink, produce, source, &ran);
+	if (!ran) {
+		struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
+		struct rs_msg m;
+		rs_msg_init(&m, false);
+		struct rs_feed fd = { .o = o, .source = source, .batch = sink->frames ? RS_BATCH : 1,
+				      .post = deliver_here, .ctx = &d, .m = &m, .stopped = &d.stopped };
+		produce(&fd);
+		rs_msg_clear(&m);
+		rc = d.rc;
+	}
+	return rc;
+}
