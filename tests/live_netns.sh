@@ -57,12 +57,17 @@ start_capture() {
 	# exec execs it) for the signals sent to it.
 	ip netns exec "$NS_RX" "$ROCESTAT" "$@" >"$TMP/out" 2>"$TMP/err" &
 	RS_PID=$!
+	wait_capturing "$TMP/err" "$RS_PID"
+}
+
+# wait_capturing ERR PID: true once the rocestat of PID says in ERR that
+# its capture is open; false if it ends first or takes over 5 s. An RDMA
+# device's resolution ("rxe0 is a Soft-RoCE device on X; capturing on X")
+# comes before that line and must not start the replay.
+wait_capturing() {
 	for _ in $(seq 100); do
-		# The line rocestat prints once the capture is open; an RDMA
-		# device's resolution ("rxe0 is a Soft-RoCE device on X;
-		# capturing on X") comes before it and must not start the replay.
-		grep -q "^rocestat: capturing on" "$TMP/err" && return 0
-		kill -0 "$RS_PID" 2>/dev/null || break
+		grep -q "^rocestat: capturing on" "$1" && return 0
+		kill -0 "$2" 2>/dev/null || break
 		sleep 0.05
 	done
 	return 1
@@ -77,12 +82,7 @@ start_second() {
 	: >"$TMP/$name.err"
 	ip netns exec "$NS_RX" "$ROCESTAT" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	BG_PID=$!
-	for _ in $(seq 100); do
-		grep -q "^rocestat: capturing on" "$TMP/$name.err" && return 0
-		kill -0 "$BG_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	return 1
+	wait_capturing "$TMP/$name.err" "$BG_PID"
 }
 
 # same_json A B: two summaries in JSON agree in everything but the input's
