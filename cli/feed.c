@@ -66,7 +66,10 @@ bool rs_feed_stopped(const struct rs_feed *fd)
 
 #define WRITE_AHEAD 4
 
-bool rs_feed_defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt)
+/* Put pkt at m->n with its bytes copied for the delivering side to decode,
+ * when fd->defer asks for it and they fit: true. Else false, and the
+ * caller decodes it into m->f[m->n]. */
+static bool defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt)
 {
 	uint32_t i = m->n;
 	m->pkt[i] = *pkt;
@@ -86,6 +89,22 @@ bool rs_feed_defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet 
 	if (i + WRITE_AHEAD < fd->batch)
 		rs_frame_prefetch_write(&m->f[i + WRITE_AHEAD]);
 	return false;
+}
+
+enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, int dlt,
+			  struct rs_select *sel)
+{
+	const struct rs_cli_opts *o = fd->o;
+	uint32_t i = m->n;
+	if (defer(fd, m, pkt))
+		return RS_PICK_TAKE;
+	rs_dissect(&o->dissect, dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+	enum rs_pick pick = RS_PICK_TAKE;
+	if (sel && (o->have_since || o->have_until))
+		pick = rs_select_time(o, sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns));
+	if (fd->batch > 1)
+		m->pkt[i].data = NULL;
+	return pick;
 }
 
 /* ---- delivering ------------------------------------------------------------ */

@@ -95,10 +95,15 @@ bool rs_feed_flush(struct rs_feed *fd);
 bool rs_feed_event(struct rs_feed *fd, enum rs_msg_kind kind, const char *name, const char *text);
 /* Whether the sink said stop (one thread only). */
 bool rs_feed_stopped(const struct rs_feed *fd);
-/* Put pkt at m->n with its bytes copied for the delivering side to decode,
- * when fd->defer asks for it and they fit: true. Else false, and the
- * caller decodes it into m->f[m->n]. */
-bool rs_feed_defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt);
+/* Put pkt at m->n (the caller advances m->n if it keeps it): with its
+ * bytes copied for the delivering side to decode, when fd->defer asks for
+ * it and they fit, else decoded into m->f[m->n] and its bytes forgotten
+ * (they are gone once the next frame is read). Returns the pick of
+ * --since/--until by the decoded time when `sel` is given; RS_PICK_TAKE
+ * otherwise, and for a frame left undecoded (pipeline.c leaves none under
+ * a time window). */
+enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, int dlt,
+			  struct rs_select *sel);
 
 /* The delivering side: state carried from message to message. */
 struct rs_delivery {

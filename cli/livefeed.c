@@ -54,24 +54,17 @@ static void fail(struct live_feed *lf, const char *err)
 static bool take(struct live_feed *lf, const struct rs_packet *pkt, bool *context)
 {
 	struct rs_feed *fd = lf->fd;
-	const struct rs_cli_opts *o = fd->o;
 	struct rs_msg *m = fd->m;
-	uint32_t i = m->n;
 	m->dlt = lf->c->dlt;
-	if (!rs_feed_defer(fd, m, pkt)) {
-		rs_dissect(&o->dissect, m->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
-		if (!*context && (o->have_since || o->have_until)) {
-			enum rs_pick by_time = rs_select_time(o, &lf->sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns));
-			if (by_time == RS_PICK_AFTER)
-				lf->stop = true;
-			if (by_time == RS_PICK_AFTER || (by_time == RS_PICK_SKIP && !o->context_frames))
-				return false;
-			*context = by_time == RS_PICK_SKIP;
-		}
-		if (fd->batch > 1)
-			m->pkt[i].data = NULL; /* libpcap's, gone after this call */
-	}
-	m->pkt[i].context = *context;
+	/* A frame already outside --frames is not picked by time too. */
+	enum rs_pick by_time = rs_feed_take(fd, m, pkt, m->dlt, *context ? NULL : &lf->sel);
+	if (by_time == RS_PICK_AFTER)
+		lf->stop = true;
+	if (by_time == RS_PICK_AFTER || (by_time == RS_PICK_SKIP && !fd->o->context_frames))
+		return false;
+	if (by_time == RS_PICK_SKIP)
+		*context = true;
+	m->pkt[m->n].context = *context;
 	return true;
 }
 

@@ -118,20 +118,11 @@ static bool post_over_snap(struct rs_feed *fd, const char *path, uint32_t snaple
 static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, int dlt,
 		       struct file_state *fs)
 {
-	const struct rs_cli_opts *o = fd->o;
-	uint32_t i = m->n;
-	if (rs_feed_defer(fd, m, pkt))
-		return true;
-	rs_dissect(&o->dissect, dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
-	if (o->have_since || o->have_until) {
-		enum rs_pick by_time = rs_select_time(o, &fs->sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns));
-		if (by_time == RS_PICK_SKIP && o->context_frames)
-			m->pkt[i].context = true;
-		else if (by_time != RS_PICK_TAKE)
-			return false;
-	}
-	if (fd->batch > 1)
-		m->pkt[i].data = NULL; /* gone once the next frame is read */
+	enum rs_pick by_time = rs_feed_take(fd, m, pkt, dlt, &fs->sel);
+	if (by_time == RS_PICK_SKIP && fd->o->context_frames)
+		m->pkt[m->n].context = true;
+	else if (by_time != RS_PICK_TAKE)
+		return false;
 	return true;
 }
 
