@@ -337,6 +337,16 @@ if start_capture -i "$RX" -B 65536 --until 1 -w "$TMP/u1q.pcap"; then
 	fi
 fi
 
+# ---- --since T picks frames by time: those sent before T are left out ------
+if start_capture -i "$RX" -B 65536 --since 1 -w "$TMP/s1.pcap"; then
+	replay --pps=3000 --limit=7 "$SRC" # 2 ARP + 5 RoCE, within the first second: before the window
+	sleep 1.5
+	replay --pps=3000 --limit=12 "$SRC" # 2 ARP + 10 RoCE, in the window
+	stop_capture
+	check "--since 1: only the 10 RoCE frames sent after the first second" \
+		$FRAMECMP roce "$SRC" "$TMP/s1.pcap" --first 10
+fi
+
 # ---- -s 128 keeps headers; the decode still uses wire lengths ---------------------
 if start_capture -i "$RX" -B 65536 -s 128 -w "$TMP/s128.pcap"; then
 	replay --pps=3000 "$SRC"
