@@ -24,6 +24,9 @@ struct rs_capture_stats {
 };
 
 /* A consumer of decoded frames. Return false from `frame` to stop early.
+ * With -j 2 (cli/pipeline.c) every call is made in another thread than the
+ * one that read or captured the frames, in the same order; the frame's
+ * bytes (pkt->data) are then a copy, valid during the call.
  * In a live capture (cli/live.c) the "file" is the interface: begin_file
  * gets its name, end_file comes after the -w output is complete. */
 struct rs_sink {

@@ -10,14 +10,15 @@
 #include "cli/cli.h"
 #include "cli/feed.h"
 
-void rs_msg_init(struct rs_msg *m, bool with_bytes)
+void rs_msg_init(struct rs_msg *m, size_t bytes)
 {
 	memset(m, 0, sizeof *m);
 	m->pkt = g_new(struct rs_packet, RS_BATCH);
 	m->f = g_new(struct rs_frame, RS_BATCH);
-	if (with_bytes) {
+	if (bytes) {
 		m->undecoded = g_new(uint8_t, RS_BATCH);
-		m->bytes = g_malloc(RS_DEFER_BYTES);
+		m->bytes = g_malloc(bytes);
+		m->room = bytes;
 	}
 }
 
@@ -40,6 +41,25 @@ bool rs_feed_post(struct rs_feed *fd)
 	fd->m->n = 0;
 	fd->m->nundecoded = 0;
 	fd->m->used = 0;
+	fd->m->full = false;
+	return true;
+}
+
+bool rs_feed_room(struct rs_feed *fd, uint32_t caplen)
+{
+	if (!fd->keep_bytes)
+		return true;
+	struct rs_msg *m = fd->m;
+	if (m->n && m->used + caplen > m->room) {
+		m->full = true;
+		if (!rs_feed_post(fd))
+			return false;
+		m = fd->m;
+	}
+	if (caplen > m->room) { /* the slot is empty: none of its bytes is in use */
+		m->bytes = g_realloc(m->bytes, caplen);
+		m->room = caplen;
+	}
 	return true;
 }
 
@@ -66,17 +86,21 @@ bool rs_feed_stopped(const struct rs_feed *fd)
 
 #define WRITE_AHEAD 4
 
-/* Put pkt at m->n with its bytes copied for the delivering side to decode,
- * when fd->defer asks for it and they fit: true. Else false, and the
- * caller decodes it into m->f[m->n]. */
+/* Put pkt at m->n, its bytes copied into the message when the sink keeps
+ * them (rs_feed_room made room) or when fd->defer asks for it and they
+ * fit. True: left for the delivering side to decode (fd->defer). Else
+ * false, and the caller decodes it into m->f[m->n]. */
 static bool defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt)
 {
 	uint32_t i = m->n;
 	m->pkt[i] = *pkt;
-	if (fd->defer && m->used + pkt->caplen <= RS_DEFER_BYTES) {
+	bool fits = m->used + pkt->caplen <= (fd->keep_bytes ? m->room : RS_DEFER_BYTES);
+	if (fits && (fd->keep_bytes || fd->defer)) {
 		memcpy(m->bytes + m->used, pkt->data, pkt->caplen);
 		m->pkt[i].data = m->bytes + m->used;
 		m->used += pkt->caplen;
+	}
+	if (fits && fd->defer) {
 		m->undecoded[i] = 1;
 		m->nundecoded++;
 		return true;
@@ -102,7 +126,7 @@ enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_msg *m, const struct rs_
 	enum rs_pick pick = RS_PICK_TAKE;
 	if (sel && (o->have_since || o->have_until))
 		pick = rs_select_time(o, sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns));
-	if (fd->batch > 1)
+	if (fd->batch > 1 && !fd->keep_bytes)
 		m->pkt[i].data = NULL;
 	return pick;
 }
@@ -122,7 +146,8 @@ static void deliver_frames(struct rs_delivery *d, struct rs_msg *m)
 		if (m->undecoded[i]) {
 			const struct rs_packet *pkt = &m->pkt[i];
 			rs_dissect(d->dissect, m->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
-			m->pkt[i].data = NULL;
+			if (s->frames)
+				m->pkt[i].data = NULL;
 		}
 	for (uint32_t i = 0; i < m->n && !d->stopped; i++) {
 		if (m->f[i].outcome != RS_OK && m->f[i].outcome != RS_NOT_ROCE)
@@ -220,12 +245,12 @@ int rs_feed_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_prod
 {
 	int rc = RS_EXIT_OK;
 	bool ran = false;
-	if (sink->frames && o->threads > 1)
+	if (o->threads > 1)
 		rc = rs_pipeline_run(o, sink, produce, source, &ran);
 	if (!ran) {
 		struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
 		struct rs_msg m;
-		rs_msg_init(&m, false);
+		rs_msg_init(&m, 0);
 		struct rs_feed fd = { .o = o, .source = source, .batch = sink->frames ? RS_BATCH : 1,
 				      .post = deliver_here, .ctx = &d, .m = &m, .stopped = &d.stopped };
 		produce(&fd);

@@ -44,22 +44,28 @@ struct rs_msg {
 	uint64_t now_ns;       /* RS_MSG_TICK: the wall clock, ns since the epoch */
 	char text[RS_ERRBUF_SIZE];
 	uint32_t n;
-	struct rs_packet *pkt; /* [RS_BATCH]; data NULL unless the sink takes frames one by one */
+	/* [RS_BATCH]; data NULL when the sink takes batches (it reads no
+	 * bytes), else the frame's bytes: the reader's own in one thread, a
+	 * copy in `bytes` in two (rs_feed.keep_bytes). */
+	struct rs_packet *pkt;
 	struct rs_frame *f;    /* [RS_BATCH] */
 	/* Frames left for the delivering side to decode (pipeline.c): their
 	 * bytes are copied into `bytes`, pkt[i].data points there, and f[i] is
 	 * filled on delivery. */
 	uint8_t *undecoded;    /* [RS_BATCH], 1: frame i is one; NULL: never */
 	uint32_t nundecoded;
-	uint8_t *bytes;        /* [RS_DEFER_BYTES] */
-	size_t used;
+	uint8_t *bytes;        /* [room] */
+	size_t used, room;
+	bool full;             /* posted before RS_BATCH frames because `bytes` was full */
 };
 
-/* Room for the bytes of the frames of a batch left undecoded. */
+/* Room for the bytes of the frames of a batch: left undecoded, or kept for
+ * a sink that reads them (a bigger record grows it). */
 #define RS_DEFER_BYTES (256u << 10)
+#define RS_KEEP_BYTES (1u << 20)
 
-/* with_bytes: room for frames left undecoded (the pipeline's). */
-void rs_msg_init(struct rs_msg *m, bool with_bytes);
+/* bytes: room for the frames' bytes (the pipeline's), 0: none. */
+void rs_msg_init(struct rs_msg *m, size_t bytes);
 void rs_msg_clear(struct rs_msg *m);
 
 /* The producing side. post() hands `m` on and returns the message to fill
@@ -77,6 +83,10 @@ struct rs_feed {
 	 * to decode (set by post(); never with a time window, which needs each
 	 * frame's own time to pick it). */
 	bool defer;
+	/* The sink reads every frame's bytes (it takes them one by one: the
+	 * walkthrough, --annotate, -r ... -w) and gets them in another thread:
+	 * each frame's are copied into its message (rs_feed_room first). */
+	bool keep_bytes;
 };
 
 /* A producer: posts what it gets and finally RS_MSG_DONE (unless post()
@@ -93,6 +103,9 @@ void rs_feed_files(struct rs_feed *fd);
 bool rs_feed_post(struct rs_feed *fd);
 bool rs_feed_flush(struct rs_feed *fd);
 bool rs_feed_event(struct rs_feed *fd, enum rs_msg_kind kind, const char *name, const char *text);
+/* Before taking a frame of caplen bytes: when its bytes are to be kept
+ * and the batch has no room left for them, post it. False: stop. */
+bool rs_feed_room(struct rs_feed *fd, uint32_t caplen);
 /* Whether the sink said stop (one thread only). */
 bool rs_feed_stopped(const struct rs_feed *fd);
 /* Put pkt at m->n (the caller advances m->n if it keeps it): with its
@@ -121,8 +134,7 @@ bool rs_deliver(struct rs_delivery *d, struct rs_msg *m);
 bool rs_stop_requested(void);
 
 /* Run `produce` (with `source` in fd->source) through the sink (feed.c):
- * in a thread of its own when the sink takes batches and -j allows two
- * threads, else in this one. Returns the delivery's RS_EXIT_ code. */
+ * in a thread of its own when -j allows two threads, else in this one. Returns the delivery's RS_EXIT_ code. */
 int rs_feed_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source);
 
 /* pipeline.c: the run with the producing in a thread of its own, SIGINT

@@ -8,11 +8,11 @@
  * the dissector into the -w writer and, a batch at a time, to the sink, so
  * --fields and --walk work live and the analyzer's sink plugs in the same
  * way; the sink's tick runs every --refresh seconds even when nothing
- * arrives. When the sink takes batches and -j allows two threads, the loop
- * runs in a thread of its own that only captures, writes and dissects, and
- * this thread analyses (pipeline.c): a slow analysis then holds up the
- * capture only once the ring is full, and the kernel drops fewer frames.
- * The walkthrough (it needs each frame's bytes) and -j 1 run in one thread.
+ * arrives. When -j allows two threads, the loop runs in a thread of its
+ * own that only captures, writes and dissects, and this thread analyses
+ * (pipeline.c): a slow analysis then holds up the capture only once the
+ * ring is full, and the kernel drops fewer frames. With -j 1 both run in
+ * this thread.
  * Either way the sink sees begin_file, the frames and ticks in order,
  * capture_stats and end_file, as in one thread.
  *

@@ -3,7 +3,7 @@
  * wait for frames, select them (--frames, --since/--until, -c), write them
  * to -w, dissect them into a batch, and post the batch, the -G/--refresh
  * ticks and any error. rs_feed_run() runs it in a thread of its own when
- * the sink takes batches (the analysis then runs in the calling thread,
+ * -j allows two (the analysis then runs in the calling thread,
  * pipeline.c), else in the calling thread, delivering as it goes.
  *
  * The loop ends on SIGINT/SIGTERM (the flag set by live.c's handler: the
@@ -83,6 +83,10 @@ static bool on_frame(void *vctx, const struct rs_packet *pkt)
 	if (pick == RS_PICK_AFTER || (pick == RS_PICK_SKIP && !o->context_frames))
 		return !lf->stop;
 	bool context = pick == RS_PICK_SKIP;
+	if (!rs_feed_room(fd, pkt->caplen)) {
+		lf->stop = true;
+		return false;
+	}
 	if (!take(lf, pkt, &context))
 		return !lf->stop;
 	/* A frame -w could not take is not analysed either (it stays out of

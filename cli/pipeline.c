@@ -4,8 +4,16 @@
  * checks every ICRC; rs_feed_live, livefeed.c: captures, writes -w and
  * posts the live ticks); the calling thread hands what was produced to the
  * sink (rs_deliver, feed.c), a batch of frames at a time, and the sink (the
- * analyzer, or the --fields writer) works there. Which work goes where was
- * measured: see bench/NOTES.md.
+ * analyzer, the --fields writer, the walkthrough, --annotate or the -r ...
+ * -w extraction) works there. Which work goes where was measured: see
+ * bench/NOTES.md.
+ *
+ * A sink that takes frames one by one reads their bytes (the walkthrough's
+ * hex, the frames --annotate and -w write), and the producer's are gone
+ * once it reads on: each frame's bytes are copied into its slot
+ * (RS_KEEP_BYTES, rs_feed_room), and a batch whose bytes fill the slot is
+ * handed over before it has its RS_BATCH frames. A sink that takes batches
+ * reads no bytes, and gets none.
  *
  * The messages pass through a ring of RING slots, each with room for a
  * batch: the producing thread fills a slot in place and publishes it, the
@@ -80,7 +88,7 @@ struct pipe {
  * waiting for WAKE slots. */
 static bool urgent(const struct pipe *p, const struct rs_msg *m)
 {
-	return m->kind != RS_MSG_FRAMES || m->n < p->feed.batch;
+	return m->kind != RS_MSG_FRAMES || (m->n < p->feed.batch && !m->full);
 }
 
 /* The producing side: publish m, and wait for a free slot to fill next. */
@@ -155,11 +163,13 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->filled, NULL);
 	pthread_cond_init(&p->emptied, NULL);
+	/* A sink that takes frames one by one reads their bytes. */
+	bool keep = !sink->frames;
 	for (unsigned i = 0; i < RING; i++)
-		rs_msg_init(&p->slot[i], true);
+		rs_msg_init(&p->slot[i], keep ? RS_KEEP_BYTES : RS_DEFER_BYTES);
 	p->may_defer = !o->have_since && !o->have_until;
 	p->feed = (struct rs_feed){ .o = o, .source = source, .batch = RS_BATCH, .post = publish, .ctx = p,
-				    .m = &p->slot[0] };
+				    .m = &p->slot[0], .keep_bytes = keep };
 	p->produce = produce;
 
 	sigset_t old;

@@ -187,6 +187,10 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 			over_first = pkt.frame_no;
 			over_len = pkt.file_caplen;
 		}
+		if (!rs_feed_room(fd, pkt.caplen)) {
+			stop = true;
+			break;
+		}
 		struct rs_msg *m = fd->m;
 		m->dlt = dlt;
 		if (!take_frame(fd, m, &pkt, dlt, fs))

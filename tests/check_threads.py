@@ -7,7 +7,10 @@ timing could show: many batches and events, a read error mid-file (the
 frames before it kept), records longer than the snapshot length (a warning
 after the frames), an input that cannot be opened among others, a bad
 filter, -c ending mid-batch, --frames, --since/--until, --fields (another
-sink that takes batches), standard input, and a pipe. Then SIGINT and
+sink that takes batches), standard input, and a pipe; the sinks that read
+each frame's bytes (-V, --annotate, -r ... -w: the written file compared
+too, and a write that fails), with frames big enough to fill a batch's
+room before its count. Then SIGINT and
 SIGTERM in the middle of a pipe that stays open: the run reports what was
 read, with either number of threads.
 
@@ -46,20 +49,31 @@ def fail(msg):
 
 
 def run(jobs, args, tmp, stdin=None):
-    """(stdout, stderr, status, timeline, plot) of one run."""
+    """(stdout, stderr, status, timeline, plot, written) of one run: OUT in
+    args names a file the run writes (-w, --annotate), and `written` holds
+    its bytes."""
     outs = {}
     extra = []
     if "TL" in args:
         args = [a for a in args if a != "TL"]
         extra = ["--timeline", os.path.join(tmp, "tl.csv"), "--plot", os.path.join(tmp, "plot.svg")]
+    out_path = None
+    for i, a in enumerate(args):
+        if a.startswith("OUT."):
+            out_path = os.path.join(tmp, a)
+            args = args[:i] + [out_path] + args[i + 1:]
     r = subprocess.run([ROCESTAT, "-j", str(jobs)] + extra + args, stdin=stdin, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=TIMEOUT)
+    written = None
+    if out_path and os.path.exists(out_path):
+        written = open(out_path, "rb").read()
+        os.unlink(out_path)
     for name in ("tl.csv", "plot.svg"):
         path = os.path.join(tmp, name)
         outs[name] = open(path, "rb").read() if os.path.exists(path) else None
         if os.path.exists(path):
             os.unlink(path)
-    return r.stdout, r.stderr, r.returncode, outs["tl.csv"], outs["plot.svg"]
+    return r.stdout, r.stderr, r.returncode, outs["tl.csv"], outs["plot.svg"], written
 
 
 def same(label, args, tmp, stdin_path=None):
@@ -74,7 +88,7 @@ def same(label, args, tmp, stdin_path=None):
             if fh:
                 fh.close()
     if got[0] != got[1]:
-        what = [n for n, a, b in zip(("stdout", "stderr", "status", "timeline", "plot"), got[0], got[1]) if a != b]
+        what = [n for n, a, b in zip(("stdout", "stderr", "status", "timeline", "plot", "written file"), got[0], got[1]) if a != b]
         fail("%s: -j 2 differs from -j 1 in %s (rocestat %s)" % (label, ", ".join(what), " ".join(args)))
     if got[0][2] not in (0, 1, 2, 3):
         fail("%s: exit status %d" % (label, got[0][2]))
@@ -93,6 +107,27 @@ ARGS = [
     ["--max-flows", "4", "--format", "json"],
     ["--ladder"],
 ]
+
+# Sinks that read every frame's bytes (they take frames one by one): in two
+# threads each frame's bytes travel with it, and a batch is posted early
+# when they fill its room (the jumbo input below).
+BYTES_ARGS = [
+    ["-V"],
+    ["-V", "--qp", "0x12", "--frames", "3-900"],
+    ["--annotate", "OUT.pcapng"],
+    ["-r", "-", "-w", "OUT.pcap"],
+    ["-r", "-", "-w", "OUT.pcap", "--qp", "0x11"],
+    ["-r", "-", "-w", "OUT.pcap", "--since", "0.0005", "-c", "700"],
+    ["-r", "-", "-w", "OUT.pcap", "--format", "json"],
+    ["-r", "-", "-w", "/dev/full"],
+]
+
+
+def bytes_args(args, path):
+    """args with the input in place of "-" after -r, else appended."""
+    if "-r" in args:
+        return [path if a == "-" else a for a in args]
+    return args + [path]
 
 
 def made_inputs(tmp):
@@ -114,6 +149,10 @@ def made_inputs(tmp):
     # pcapng: libpcap reads it, not the chunked reader.
     paths["ng"] = os.path.join(tmp, "many.pcapng")
     open(paths["ng"], "wb").write(gen.pcapng(gen.rc_write_stream(700, 3)))
+    # Jumbo frames (8 KiB MTU): a batch's bytes fill its room long before
+    # it holds its 256 frames.
+    paths["jumbo"] = os.path.join(tmp, "jumbo.pcap")
+    open(paths["jumbo"], "wb").write(gen.pcap(gen.rc_write_stream(400, 3, mtu=8192)))
     paths["junk"] = os.path.join(tmp, "junk.pcap")
     open(paths["junk"], "wb").write(b"not a capture at all\n")
     return paths
@@ -174,6 +213,19 @@ def main():
             for args in ARGS:
                 same(os.path.basename(f), args + [f], tmp)
         m = made_inputs(tmp)
+        for f in files[:6] + [m["many"], m["jumbo"], m["cut"], m["ng"]]:
+            for args in BYTES_ARGS:
+                got = same(os.path.basename(f), bytes_args(args, f), tmp)
+                if "/dev/full" in args and (got[2] != 3 or b"/dev/full" not in got[1]):
+                    fail("-w /dev/full: exit %d, stderr %r" % (got[2], got[1][:200]))
+        # The frames written are the input's (framecmp.py reads both
+        # files with code of its own; -w writes nanosecond timestamps).
+        out = os.path.join(tmp, "jumbo-out.pcap")
+        subprocess.run([ROCESTAT, "-j", "2", "-r", m["jumbo"], "-w", out], timeout=TIMEOUT)
+        cmp = subprocess.run([sys.executable, os.path.join(HERE, "framecmp.py"), "all", m["jumbo"], out],
+                             stderr=subprocess.PIPE, timeout=TIMEOUT)
+        if cmp.returncode != 0:
+            fail("-j 2 -r jumbo.pcap -w: not the input's frames: %r" % cmp.stderr[:200])
         for name in ("many", "cut", "over", "ng"):
             for args in ARGS + [["--qp", "0x12", "--format", "json"]]:
                 same(name, args + [m[name]], tmp)
