@@ -134,6 +134,11 @@ void rs_liveview_free(struct rs_liveview *v);
 /* Returns 0 to run, a positive RS_EXIT_ code to exit with, or -1 to exit 0
  * (--version, --help). */
 int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o);
+/* argv.c: argv (argc words) with each short option's value given in its
+ * word (-c5) cut into a word of its own (-c 5), for GLib's parser;
+ * short_with_value: the short options that take a value, long_with_value:
+ * the long ones (NULL-terminated). A new vector of new strings (g_strfreev). */
+char **rs_cli_split_values(int argc, char **argv, const char *short_with_value, const char *const *long_with_value);
 void rs_cli_free(struct rs_cli_opts *o);
 
 /* help.c: --help wrapped to the terminal's width (80 through a pipe), and

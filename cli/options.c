@@ -348,7 +348,21 @@ struct given {
 	gdouble refresh;
 	gboolean version, fields, verdicts, walk, ladder, no_resolve, quiet, compare;
 	gboolean list, all, help, bits;
+	/* The options that take a value (for rs_cli_split_values). */
+	GString *short_with_value;
+	GPtrArray *long_with_value;
 };
+
+static void note_values(struct given *gv, const GOptionEntry *e)
+{
+	for (; e->long_name; e++) {
+		if (e->arg == G_OPTION_ARG_NONE || (e->flags & (G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_OPTIONAL_ARG)))
+			continue;
+		if (e->short_name)
+			g_string_append_c(gv->short_with_value, e->short_name);
+		g_ptr_array_add(gv->long_with_value, (gpointer)e->long_name);
+	}
+}
 
 /* The option table, pointing into gv and o. */
 static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
@@ -420,6 +434,13 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 	g_option_group_add_entries(g, select);
 	g_option_group_add_entries(g, output);
 	g_option_group_add_entries(g, perf);
+	gv->short_with_value = g_string_new(NULL);
+	gv->long_with_value = g_ptr_array_new();
+	note_values(gv, input);
+	note_values(gv, select);
+	note_values(gv, output);
+	note_values(gv, perf);
+	g_ptr_array_add(gv->long_with_value, NULL);
 	g_option_context_set_main_group(ctx, g);
 	g_option_context_set_help_enabled(ctx, FALSE); /* help.c lays it out */
 	g_option_context_set_summary(ctx,
@@ -661,10 +682,12 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 
 	GError *err = NULL;
 	int rc = 0;
+	char **args = rs_cli_split_values(argc, argv, gv.short_with_value->str,
+					  (const char *const *)gv.long_with_value->pdata);
 	if (argc == 1) {
 		rs_cli_print_usage(stderr);
 		rc = RS_EXIT_USAGE;
-	} else if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+	} else if (!g_option_context_parse_strv(ctx, &args, &err)) {
 		fprintf(stderr, "rocestat: %s (see rocestat --help)\n", err->message);
 		g_error_free(err);
 		rc = RS_EXIT_USAGE;
@@ -675,13 +698,16 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		printf("rocestat %s\n", ROCESTAT_VERSION);
 		rc = -1;
 	} else if ((rc = take_values(&gv, o)) == 0 && (rc = check_combinations(o)) == 0) {
-		rc = take_positional(argc, argv, gv.read_files, o);
+		rc = take_positional((int)g_strv_length(args), args, gv.read_files, o);
 		size_t n = 0;
 		while (rc == 0 && o->compare && o->files && o->files[n])
 			n++;
 		if (rc == 0 && o->compare && n != 2)
 			rc = fail("--compare takes two capture files, A and B (%zu given)", n);
 	}
+	g_strfreev(args);
+	g_string_free(gv.short_with_value, TRUE);
+	g_ptr_array_free(gv.long_with_value, TRUE);
 	g_strfreev(gv.read_files);
 	g_strfreev(gv.select);
 	g_free(gv.color);

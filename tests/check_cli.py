@@ -577,6 +577,33 @@ def newcomer():
           repr(r.stdout))
 
 
+def attached_values(tmp):
+    """tcpdump's -c5, -s0, -nrFILE: a short option's value in its own word
+    (GLib's parser alone reads -c5 as -c and -5). Expected values are the
+    options' meaning: -c N frames, -s N in the written file's header."""
+    def frames(args):
+        r = run(args + ["--format", "json"])
+        check("%s: exit status" % " ".join(args), r.returncode in (0, 1), "got %d, %r" % (r.returncode, r.stderr))
+        return json.loads(r.stdout)["capture"]["frames"] if r.returncode in (0, 1) else None
+    check("-c5: 5 frames", frames(["-c5", RPING]) == 5)
+    check("-nc3: 3 frames", frames(["-nc3", RPING]) == 3)
+    check("-nr FILE as -n -r FILE", run(["-nr", RPING]).stdout == run(["-r", RPING]).stdout)
+    glued = run(["-nr" + RPING])
+    check("-nrFILE as -n -r FILE", glued.returncode in (0, 1) and glued.stdout == run(["-r", RPING]).stdout,
+          "exit %d, stderr %r" % (glued.returncode, glued.stderr))
+    check("-j1 as -j 1", run(["-j1", LOSS]).stdout == run(["-j", "1", LOSS]).stdout != "")
+    out = os.path.join(tmp, "s128.pcap")
+    r = run(["-s128", "-r", RPING, "-w", out])
+    head = open(out, "rb").read(24) if os.path.exists(out) else b""
+    check("-s128 -w: the header's snapshot length is 128", r.returncode == 0 and len(head) == 24 and
+          int.from_bytes(head[16:20], "little") == 128, "exit %d, stderr %r" % (r.returncode, r.stderr))
+    r = run(["--fields", "-epsn", "-c", "40", RPING])
+    check("-epsn: the psn column", r.returncode == 0 and r.stdout.splitlines()[:1] == ["psn"], repr(r.stdout[:80]))
+    # A word that is an option's value stays whole, even if it looks like one.
+    for args in (["-e", "-c5"], ["--field", "-c5"]):
+        refused(" ".join(args), ["--fields"] + args + [RPING], "-e -c5: no such column")
+
+
 def main():
     newcomer()
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
@@ -600,6 +627,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rocestat-cli.") as tmp:
         extract_with_reports(tmp)
         frames_to_file(tmp)
+        attached_values(tmp)
     print("check_cli: %d checks, %d failed" % (check.checks, check.failures))
     return 1 if check.failures else 0
 
