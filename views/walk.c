@@ -265,9 +265,8 @@ static const struct rs_frame *capsule_or_payload(struct walk *w, const struct rs
 	return &plain;
 }
 
-static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
+static bool show(struct walk *w, const struct rs_packet *pkt, const struct rs_frame *f)
 {
-	struct walk *w = ctx;
 	uint64_t ts = rs_frame_time_ns(f, pkt->ts_ns);
 
 	w->pkt = pkt;
@@ -313,6 +312,19 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	}
 	w->prev_ns = ts;
 	return !ferror(w->out);
+}
+
+/* The stream is locked once a frame rather than at each of the hundreds of
+ * stdio calls that print it: once the process has a second thread (-j 2,
+ * cli/pipeline.c) glibc locks the stream at every call, and the walk
+ * writes the hex dump's text a character at a time. */
+static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
+{
+	struct walk *w = ctx;
+	flockfile(w->out);
+	bool more = show(w, pkt, f);
+	funlockfile(w->out);
+	return more;
 }
 
 struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp, int64_t conn)
