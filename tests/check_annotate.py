@@ -40,7 +40,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields  # noqa: E402
 
 ck = Checks("check_annotate")
 REQUESTS = set(range(0x00, 0x0C))  # RC SEND and RDMA WRITE packets
@@ -98,14 +98,7 @@ def read_any(path):
 
 
 def tshark(path, fields, flt=None):
-    cmd = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f"] + \
-        tshark_heuristics_off()
-    if flt:
-        cmd += ["-Y", flt]
-    for f in fields:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return [dict(zip(fields, (ln.split("\t") + [""] * len(fields)))) for ln in out.splitlines()]
+    return [dict(zip(fields, r)) for r in tshark_fields(path, fields, flt, occurrence="f")]
 
 
 def num(v):

@@ -25,7 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
-from testlib import ROCESTAT, ROOT, SHARED, Checks  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields as tshark_rows  # noqa: E402
 
 C = os.path.join(SHARED, "captures")
 RPING = os.path.join(C, "rping_s64.pcap")
@@ -226,11 +226,7 @@ def frames_to_file(tmp):
 
 
 def tshark_fields(path, *fields, filt=None):
-    cmd = ["tshark", "-r", path, "-T", "fields"] + [x for f in fields for x in ("-e", f)]
-    if filt:
-        cmd += ["-Y", filt]
-    out = subprocess.run(cmd, capture_output=True, text=True).stdout
-    return [ln.split("\t") for ln in out.splitlines()]
+    return tshark_rows(path, fields, filt, heuristics_off=False)
 
 
 def drill_down():

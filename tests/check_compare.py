@@ -52,7 +52,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap, write_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields  # noqa: E402
 
 ck = Checks("check_compare")
 A = os.path.join(SHARED, "captures", "loss_write_bw.pcap")
@@ -118,12 +118,9 @@ def ns(text):
 
 
 def tshark_rows(path):
-    out = subprocess.run(["tshark", "-n", "-r", path, "-T", "fields", "-e", "frame.number", "-e", "ip.src", "-e",
-                          "ip.dst", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.psn"]
-                         + tshark_heuristics_off(), capture_output=True, text=True, check=True).stdout
     rows = {}
-    for ln in out.splitlines():
-        n, s, d, q, psn = (ln.split("\t") + [""] * 5)[:5]
+    for n, s, d, q, psn in tshark_fields(path, ["frame.number", "ip.src", "ip.dst", "infiniband.bth.destqp",
+                                                "infiniband.bth.psn"]):
         rows[int(n)] = (s, d, int(q, 16) if q.startswith("0x") else int(q), int(psn)) if psn else None
     return rows
 

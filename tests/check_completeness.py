@@ -56,7 +56,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap, write_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields  # noqa: E402
 
 FIELDS = ["ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.grh.sgid", "infiniband.grh.dgid",
           "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome",
@@ -85,14 +85,8 @@ def first(v):
 
 
 def tshark_frames(path):
-    cmd = ["tshark", "-r", path, "-T", "fields", "-E", "occurrence=f", "--disable-protocol", "tftp"]
-    cmd += tshark_heuristics_off()
-    for f in FIELDS:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     frames = []
-    for line in out.splitlines():
-        v = (line.split("\t") + [""] * len(FIELDS))[:len(FIELDS)]
+    for v in tshark_fields(path, FIELDS, occurrence="f", disable_protocols=["tftp"]):
         if not v[6] or not v[8]:
             continue
         src = v[0] or v[2] or v[4]
@@ -403,14 +397,9 @@ def unknowable(path, kept):
 
 
 def tshark_frames_msn(path):
-    cmd = ["tshark", "-r", path, "-Y", "infiniband.bth", "-T", "fields", "-E", "occurrence=f",
-           "--disable-protocol", "tftp"] + tshark_heuristics_off()
-    for f in ("ip.src", "ip.dst", "infiniband.grh.sgid", "infiniband.grh.dgid", "infiniband.bth.opcode",
-              "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome", "infiniband.aeth.msn"):
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        v = (line.split("\t") + [""] * 9)[:9]
+    fields = ["ip.src", "ip.dst", "infiniband.grh.sgid", "infiniband.grh.dgid", "infiniband.bth.opcode",
+              "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome", "infiniband.aeth.msn"]
+    for v in tshark_fields(path, fields, "infiniband.bth", occurrence="f", disable_protocols=["tftp"]):
         syn = int(v[7], 0) if v[7] else None
         yield (v[0] or v[2], v[1] or v[3], int(v[4], 0), int(v[5], 0), int(v[6], 0),
                None if syn is None else (syn, int(v[8], 0)), None)

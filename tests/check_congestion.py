@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields  # noqa: E402
 
 ck = Checks("check_congestion")
 GEN = os.environ.get("BENCH_GEN", os.path.join(ROOT, "build", "bench", "gen"))
@@ -173,11 +173,7 @@ run("--link-speed", "0", pcap, rc=2)
 
 # ---- 2. tshark -------------------------------------------------------------
 def tshark(path, fields, flt):
-    args = ["tshark", "-r", path, "-Y", flt, "-T", "fields", "-E", "separator=,"] + tshark_heuristics_off()
-    for f in fields:
-        args += ["-e", f]
-    out = subprocess.run(args, capture_output=True, text=True).stdout
-    return [line.split(",") for line in out.splitlines() if line]
+    return tshark_fields(path, fields, flt)
 
 
 rows = tshark(pcap, ["eth.src", "macc.opcode", "macc.cbfc.enbv", "macc.pause_time"] +

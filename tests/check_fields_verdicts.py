@@ -33,7 +33,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields  # noqa: E402
 
 ck = Checks("check_fields_verdicts")
 
@@ -67,13 +67,8 @@ def num(v):
 
 
 def tshark(path):
-    cmd = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f",
-           "--disable-protocol", "tftp"] + tshark_heuristics_off()
-    for f in FIELDS:
-        cmd += ["-e", f]
     rows = []
-    for line in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines():
-        vals = line.split("\t") + [""] * len(FIELDS)
+    for vals in tshark_fields(path, FIELDS, occurrence="f", disable_protocols=["tftp"]):
         r = dict(zip(FIELDS, vals))
         if r["infiniband.bth.opcode"] == "":
             continue

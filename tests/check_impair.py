@@ -63,7 +63,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, Checks  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields as tshark_rows  # noqa: E402
 
 WR_KIND = {"SEND": "send", "SEND_WITH_IMM": "send_imm", "RDMA_WRITE": "write",
            "RDMA_WRITE_WITH_IMM": "write_imm", "RDMA_READ": "read",
@@ -140,9 +140,7 @@ class Expect:
 
 def tshark_fields(pcap, flt, field):
     """One field's values in the frames tshark's display filter keeps."""
-    out = subprocess.run(["tshark", "-r", pcap, "-Y", flt, "-T", "fields", "-e", field],
-                         capture_output=True, text=True, check=True).stdout
-    return [v for v in out.split() if v]
+    return [v for r in tshark_rows(pcap, [field], flt, heuristics_off=False) for v in r[0].split() if v]
 
 
 def rocestat_json(pcap, rocestat):

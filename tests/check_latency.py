@@ -54,13 +54,8 @@ def gid(g):
 
 
 def tshark(path):
-    args = ["tshark", "-r", path] + testlib.tshark_heuristics_off() + ["-Y", "infiniband.bth", "-T", "fields"]
-    for f in FIELDS:
-        args += ["-e", f]
-    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     pkts = []
-    for line in out.splitlines():
-        c = line.split("\t")
+    for c in testlib.tshark_fields(path, FIELDS, "infiniband.bth"):
         if not c[6]:
             continue
         frac = c[1].split(".")[1] if "." in c[1] else ""

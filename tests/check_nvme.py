@@ -28,7 +28,7 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcaprecs  # noqa: E402
-from testlib import ROCESTAT, ROOT, SHARED, Checks  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields  # noqa: E402
 
 ck = Checks("check_nvme")
 DISCOVER = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-discover.pcap")
@@ -47,13 +47,10 @@ def num(s):
 
 
 def tshark(path):
-    args = ["tshark", "-r", path, "-Y", "infiniband", "-T", "fields", "-E", "occurrence=f", "-E", "separator=\t"]
-    for f in TF:
-        args += ["-e", f]
-    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     rows = {}
-    for line in out.splitlines():
-        c = dict(zip(TF, line.split("\t")))
+    # tshark's heuristic nvme-rdma dissector is the oracle here: left on.
+    for vals in tshark_fields(path, TF, "infiniband", occurrence="f", heuristics_off=False):
+        c = dict(zip(TF, vals))
         n = int(c["frame.number"])
         r = {"ts": int(Decimal(c["frame.time_epoch"]) * 1000000000), "op": num(c["infiniband.bth.opcode"]),
              "destqp": num(c["infiniband.bth.destqp"])}

@@ -33,7 +33,7 @@ import tempfile
 import xml.dom.minidom
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, tshark_fields as tshark_rows  # noqa: E402
 
 GOLDEN = os.path.join(ROOT, "tests", "golden")
 
@@ -48,19 +48,8 @@ def check(cond, what):
         failures.append(what)
 
 
-def tshark(path, fields, extra=()):
-    cmd = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f"]
-    cmd += tshark_heuristics_off()
-    cmd += list(extra)
-    for f in fields:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    rows = []
-    for line in out.splitlines():
-        v = line.split("\t")
-        v += [""] * (len(fields) - len(v))
-        rows.append(dict(zip(fields, v)))
-    return rows
+def tshark(path, fields):
+    return [dict(zip(fields, v)) for v in tshark_rows(path, fields, occurrence="f")]
 
 
 def num(v):
@@ -339,9 +328,7 @@ def check_text_vs_json(name, textpath, d):
 
 
 def tshark_fields(path, *fields):
-    out = subprocess.run(["tshark", "-r", path, "-T", "fields"] + [x for f in fields for x in ("-e", f)],
-                         capture_output=True, text=True).stdout
-    return [ln.split("\t") for ln in out.splitlines()]
+    return tshark_rows(path, fields, heuristics_off=False)
 
 
 def timeline_rows(path, interval):
@@ -435,14 +422,12 @@ def tshark_events(path):
     CNPs (opcode 0x81) and retransmitted request packets (a PSN behind the
     highest its stream has sent, 24-bit serial arithmetic) in tshark's
     decode of path."""
-    out = subprocess.run(["tshark", "-r", path, "-Y", "infiniband.bth", "-T", "fields", "-e", "ip.src", "-e", "ipv6.src",
-                          "-e", "infiniband.lrh.slid", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.opcode",
-                          "-e", "infiniband.bth.psn", "-e", "infiniband.aeth.syndrome"],
-                         capture_output=True, text=True).stdout
+    rows = tshark_rows(path, ["ip.src", "ipv6.src", "infiniband.lrh.slid", "infiniband.bth.destqp",
+                              "infiniband.bth.opcode", "infiniband.bth.psn", "infiniband.aeth.syndrome"],
+                       "infiniband.bth", heuristics_off=False)
     ev = {"NAKs": 0, "RNR NAKs": 0, "CNPs": 0, "retransmitted packets": 0}
     top = {}
-    for ln in out.splitlines():
-        src4, src6, slid, qp, op, psn, syn = ln.split("\t")
+    for src4, src6, slid, qp, op, psn, syn in rows:
         op, qp, psn = int(op), int(qp, 16), int(psn)
         if syn:
             v = int(syn, 0)

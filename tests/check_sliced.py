@@ -39,7 +39,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
 
-from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields  # noqa: E402
 NCCL = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__rdma-nccl2.pcap")
 CUT = 128
 
@@ -63,12 +63,8 @@ def sliced_totals(rep):
 
 
 def tshark(path, fields):
-    cmd = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f",
-           "-Y", "infiniband.bth"]
-    for f in fields:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return [dict(zip(fields, ln.split("\t"))) for ln in out.splitlines()]
+    return [dict(zip(fields, v)) for v in tshark_fields(path, fields, "infiniband.bth", occurrence="f",
+                                                         heuristics_off=False)]
 
 
 EXT = {"infiniband.rdeth": 4, "infiniband.deth": 8, "infiniband.reth": 16, "infiniband.atomiceth": 28,

@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields, tshark_heuristics_off  # noqa: E402
 
 check = Checks("check_sniffer")
 RESPONSES = {0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12}
@@ -43,13 +43,8 @@ FIELDS = ["eth.src", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.grh
 
 
 def tshark_rows(path):
-    cmd = ["tshark", "-n", "-r", path, "-Y", "infiniband", "--disable-protocol", "tftp", "-T", "fields",
-           "-E", "occurrence=f"] + tshark_heuristics_off()
-    for f in FIELDS:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        yield dict(zip(FIELDS, line.split("\t")))
+    for v in tshark_fields(path, FIELDS, "infiniband", occurrence="f", disable_protocols=["tftp"]):
+        yield dict(zip(FIELDS, v))
 
 
 def endpoints(r):

@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, tshark_fields  # noqa: E402
 
 # Why our expected value differs from what tshark prints. Each entry is used
 # by name below, so an unused or wrong one cannot hide in the list.
@@ -122,16 +122,8 @@ def hexbytes(v):
 
 def tshark_frames(path):
     # tftp: a Huawei NIC's RoCE v2 source port 69 (the QPN) is not TFTP.
-    cmd = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a",
-           "-E", "aggregator=,", "--disable-protocol", "tftp"]
-    cmd += tshark_heuristics_off()
-    for f in TSHARK_FIELDS:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     frames = {}
-    for line in out.splitlines():
-        vals = line.split("\t")
-        vals += [""] * (len(TSHARK_FIELDS) - len(vals))
+    for vals in tshark_fields(path, TSHARK_FIELDS, occurrence="a", aggregator=",", disable_protocols=["tftp"]):
         row = dict(zip(TSHARK_FIELDS, vals))
         if row["infiniband.bth.opcode"]:
             frames[int(row["frame.number"])] = row

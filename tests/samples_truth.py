@@ -38,6 +38,7 @@ import subprocess
 import sys
 
 import pcaprecs  # tests/pcaprecs.py, beside this script
+from testlib import tshark_fields  # tests/testlib.py, beside it too
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -166,16 +167,9 @@ def payload_len(roce, op, padcnt):
 
 def frames_tshark(pcap):
     raw = {frame: roce for frame, _, _, roce in roce_payloads(pcap)}
-    cmd = ["tshark", "-r", pcap, "-Y", "infiniband", "-T", "fields",
-           "-E", "separator=/t", "-E", "occurrence=f"]
-    for _, f in TSHARK_MAP:
-        cmd += ["-e", f]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError("tshark failed: " + p.stderr.strip()[:300])
     rows = []
-    for line in p.stdout.splitlines():
-        vals = dict(zip([k for k, _ in TSHARK_MAP], line.split("\t")))
+    for line in tshark_fields(pcap, [f for _, f in TSHARK_MAP], "infiniband", occurrence="f", heuristics_off=False):
+        vals = dict(zip([k for k, _ in TSHARK_MAP], line))
         r = {k: None for k in FIELDS}
         r["frame"] = int(vals["frame"])
         r["time"] = vals["time"]

@@ -204,7 +204,8 @@ def tshark(path):
     cmd = ["tshark", "-n", "-r", path, "-T", "pdml"]
     for h in HEURISTICS_OFF:
         cmd += ["--disable-heuristic", h]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    err = tempfile.TemporaryFile()  # a file, not a pipe: tshark never blocks on it
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
     frames, cur = {}, None
     for ev, el in ET.iterparse(proc.stdout, events=("start", "end")):
         if ev == "start" and el.tag == "packet":
@@ -219,7 +220,14 @@ def tshark(path):
             frames[int(cur["frame.number"][0]["show"])] = cur
             cur = None
             el.clear()
-    proc.wait()
+    rc = proc.wait()
+    err.seek(0)
+    why = err.read().decode(errors="replace").strip()[:500]
+    err.close()
+    # An oracle that failed (a file cut short, an argument tshark refuses)
+    # must fail the check, not read as a file without frames.
+    if rc != 0:
+        raise RuntimeError("tshark exited %d on %s: %s" % (rc, path, why))
     return frames
 
 
