@@ -91,41 +91,64 @@ static void marks(struct walk *w, const struct mark *m, unsigned n)
 	}
 }
 
+/* wsgr() and wsgr_off() into a line being built (w->color on). */
+static char *put_sgr(char *q, const char *sgr)
+{
+	if (sgr && *sgr)
+		q += sprintf(q, "\033[%sm", sgr);
+	return q;
+}
+
+static char *put_sgr_off(char *q)
+{
+	memcpy(q, "\033[0m", 4);
+	return q + 4;
+}
+
+/* One line of the dump, built in a buffer and written at once: the dump is
+ * most of the walkthrough's text, and a stdio call per byte cost more than
+ * everything else it prints. */
 static void line(struct walk *w, uint32_t base, unsigned n, const int *own)
 {
+	static const char hex[] = "0123456789abcdef";
+	/* the offset, 16 bytes in hex and as text, and at most two colour
+	 * changes a byte (each under 16 characters) */
+	char buf[64 + PER_LINE * 4 + 2 * PER_LINE * 2 * 16];
 	const uint8_t *p = w->pkt->data + base;
 	int cur = -2;
 
-	fprintf(w->out, "    %04x  ", base);
+	char *q = buf + sprintf(buf, "    %04x  ", base);
 	for (unsigned j = 0; j < PER_LINE; j++) {
 		if (j == 8)
-			fputc(' ', w->out);
+			*q++ = ' ';
 		if (j >= n) {
-			fputs("   ", w->out);
+			memcpy(q, "   ", 3);
+			q += 3;
 			continue;
 		}
 		if (w->color && own[j] != cur) {
-			wsgr_off(w);
-			wsgr(w, sgr_of(w, own[j]));
+			q = put_sgr(put_sgr_off(q), sgr_of(w, own[j]));
 			cur = own[j];
 		}
-		fprintf(w->out, "%02x ", p[j]);
+		*q++ = hex[p[j] >> 4];
+		*q++ = hex[p[j] & 15];
+		*q++ = ' ';
 	}
 	if (w->color)
-		wsgr_off(w);
+		q = put_sgr_off(q);
 	cur = -2;
-	fputc(' ', w->out);
+	*q++ = ' ';
 	for (unsigned j = 0; j < n; j++) {
 		if (w->color && own[j] != cur) {
-			wsgr_off(w);
-			wsgr(w, sgr_of(w, own[j]));
+			q = put_sgr(put_sgr_off(q), sgr_of(w, own[j]));
 			cur = own[j];
 		}
-		fputc(p[j] >= 0x20 && p[j] < 0x7F ? p[j] : '.', w->out);
+		*q++ = p[j] >= 0x20 && p[j] < 0x7F ? (char)p[j] : '.';
 	}
 	if (w->color)
-		wsgr_off(w);
-	fputc('\n', w->out);
+		q = put_sgr_off(q);
+	*q++ = '\n';
+	fwrite(buf, 1, (size_t)(q - buf), w->out);
 }
 
 void walk_hexdump(struct walk *w)

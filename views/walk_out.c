@@ -95,9 +95,11 @@ const char *wlayer_sgr(unsigned id)
 
 static int pad_to(struct walk *w, int col, int target)
 {
+	static const char spaces[] = "                                ";
 	while (col < target) {
-		fputc(' ', w->out);
-		col++;
+		int k = target - col < (int)sizeof spaces - 1 ? target - col : (int)sizeof spaces - 1;
+		fwrite(spaces, 1, (size_t)k, w->out);
+		col += k;
 	}
 	return col;
 }
