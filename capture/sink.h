@@ -46,6 +46,10 @@ struct rs_sink {
 	 * then made in that other thread, in the same order). Such a sink
 	 * cannot stop the run. */
 	void (*frames)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n);
+	/* Optional: the input paused (a pipe with nothing to read now, as from
+	 * tcpdump -U -w -): what the sink holds back for its output should go
+	 * out now. */
+	void (*idle)(void *ctx);
 	/* Reading the current file stopped early; `message` names file and frame. */
 	void (*file_error)(void *ctx, const char *message);
 	/* An input could not be opened at all (no begin_file for it); `message`

@@ -13,6 +13,7 @@
  * ROCESTAT_READER=libpcap keeps libpcap reading every file.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ struct rs_source {
 	enum { TRACK_NONE, TRACK_COUNT, TRACK_FTELL } track;
 	long pos;
 	long rec_hdr; /* TRACK_COUNT: the size of a record header */
+	int stream_fd; /* a pipe, terminal or socket libpcap reads; else -1 */
 };
 
 /* The record header size of the pcap file libpcap has just opened (24 in
@@ -195,6 +197,9 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 		return NULL;
 	}
 	s->pcap = p;
+	struct stat in;
+	s->stream_fd = !pcap_file(p) || fstat(fileno(pcap_file(p)), &in) != 0 || S_ISREG(in.st_mode)
+			       ? -1 : fileno(pcap_file(p));
 	const char *reader = getenv("ROCESTAT_READER");
 	if (!reader || strcmp(reader, "libpcap") != 0)
 		s->rd = rs_pcapfile_open(p, path);
@@ -218,6 +223,14 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 		s->have_filter = true;
 	}
 	return s;
+}
+
+bool rs_source_waiting(const struct rs_source *s)
+{
+	if (s->stream_fd < 0)
+		return false;
+	struct pollfd pfd = { .fd = s->stream_fd, .events = POLLIN };
+	return poll(&pfd, 1, 0) == 0;
 }
 
 enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE])

@@ -54,6 +54,11 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 				      bool *bad_filter);
 
 enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE]);
+/* Would the next rs_source_next() wait for its input? True only for a
+ * pipe, terminal or socket with nothing to read at this moment (a frame
+ * may still sit in libpcap's buffer: then the read does not wait after
+ * all); a file is never waited for. */
+bool rs_source_waiting(const struct rs_source *s);
 
 int rs_source_datalink(const struct rs_source *s);
 const char *rs_source_name(const struct rs_source *s);

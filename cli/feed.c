@@ -4,6 +4,8 @@
  * and the choice between one thread and two (rs_feed_run).
  */
 #include <glib.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +44,7 @@ bool rs_feed_post(struct rs_feed *fd)
 	fd->m->nundecoded = 0;
 	fd->m->used = 0;
 	fd->m->full = false;
+	fd->m->idle = false;
 	return true;
 }
 
@@ -50,6 +53,9 @@ bool rs_feed_room(struct rs_feed *fd, uint32_t caplen)
 	if (!fd->keep_bytes)
 		return true;
 	struct rs_msg *m = fd->m;
+	/* The bytes in use end with the last frame kept: one copied and then
+	 * left out (--since/--until, after its decoded time) is taken back. */
+	m->used = m->n ? (size_t)(m->pkt[m->n - 1].data - m->bytes) + m->pkt[m->n - 1].caplen : 0;
 	if (m->n && m->used + caplen > m->room) {
 		m->full = true;
 		if (!rs_feed_post(fd))
@@ -95,6 +101,9 @@ static bool defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *
 	uint32_t i = m->n;
 	m->pkt[i] = *pkt;
 	bool fits = m->used + pkt->caplen <= (fd->keep_bytes ? m->room : RS_DEFER_BYTES);
+	/* rs_feed_room() made room: the sink is never handed the reader's
+	 * bytes, which are gone once it reads on. */
+	g_assert(fits || !fd->keep_bytes);
 	if (fits && (fd->keep_bytes || fd->defer)) {
 		memcpy(m->bytes + m->used, pkt->data, pkt->caplen);
 		m->pkt[i].data = m->bytes + m->used;
@@ -157,6 +166,8 @@ static void deliver_frames(struct rs_delivery *d, struct rs_msg *m)
 	}
 	if (s->frames)
 		s->frames(s->ctx, m->pkt, m->f, m->n);
+	if (m->idle && s->idle)
+		s->idle(s->ctx);
 	/* The analysis heap grows as frames come: mark it every 4096 frames. */
 	if ((d->frames >> 12) != ((d->frames + m->n) >> 12))
 		rs_heap_hugepages_update();
@@ -237,7 +248,18 @@ bool rs_deliver(struct rs_delivery *d, struct rs_msg *m)
 
 static struct rs_msg *deliver_here(struct rs_feed *fd, struct rs_msg *m)
 {
+	/* SIGINT and SIGTERM are to interrupt a read that waits on a pipe or a
+	 * device (run.c, livefeed.c), not the sink's writes: a write to a full
+	 * pipe cut short by the signal (EINTR) loses what the stream held. They
+	 * wait while the message is delivered, as in two threads, where the
+	 * delivering thread blocks them throughout (pipeline.c). */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rs_deliver(fd->ctx, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return m;
 }
 

@@ -57,6 +57,7 @@ struct rs_msg {
 	uint8_t *bytes;        /* [room] */
 	size_t used, room;
 	bool full;             /* posted before RS_BATCH frames because `bytes` was full */
+	bool idle;             /* posted because the input would wait: the sink's idle() follows */
 };
 
 /* Room for the bytes of the frames of a batch: left undecoded, or kept for

@@ -169,7 +169,23 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 	struct rs_packet pkt;
 	enum rs_next n = RS_NEXT_END;
 	uint64_t last_no = 0;
-	while (!stop && (n = rs_source_next(src, &pkt, err)) == RS_NEXT_FRAME) {
+	bool fresh = false; /* frames taken since the input last paused */
+	for (;;) {
+		/* A pipe with nothing to read now (tcpdump -U -w - | rocestat -r -):
+		 * the frames of the batch go to the sink before the read waits, as
+		 * a live capture's do, rather than when the batch is full, and the
+		 * sink shows what it holds (idle). */
+		if (!stop && fresh && rs_source_waiting(src)) {
+			fd->m->idle = true;
+			stop = !rs_feed_post(fd) || rs_feed_stopped(fd);
+			fresh = false;
+		}
+		/* A signal held back while the sink wrote (feed.c) came just now:
+		 * the read below would not see it. */
+		if (!stop && rs_stop_requested())
+			stop = true;
+		if (stop || (n = rs_source_next(src, &pkt, err)) != RS_NEXT_FRAME)
+			break;
 		last_no = pkt.frame_no;
 		if (rs_stop_requested()) {
 			stop = true;
@@ -195,6 +211,7 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 		m->dlt = dlt;
 		if (!take_frame(fd, m, &pkt, dlt, fs))
 			continue;
+		fresh = true;
 		bool shown = !m->pkt[m->n].context;
 		if (++m->n == fd->batch)
 			stop = !rs_feed_post(fd) || rs_feed_stopped(fd);

@@ -22,6 +22,7 @@ ThreadSanitizer build). Exit status 0 when every case holds.
 import glob
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -120,11 +121,18 @@ BYTES_ARGS = [
     ["-r", "-", "-w", "OUT.pcap", "--since", "0.0005", "-c", "700"],
     ["-r", "-", "-w", "OUT.pcap", "--format", "json"],
     ["-r", "-", "-w", "/dev/full"],
+    # More than a slot's bytes read and left out before the window opens.
+    ["-r", "-", "-w", "OUT.pcap", "--since", "4"],
+    ["--annotate", "OUT.pcapng", "--until", "3"],
+    ["--compare", "IN", "IN"],
+    ["--compare", "--since", "4", "IN", "IN"],
 ]
 
 
 def bytes_args(args, path):
-    """args with the input in place of "-" after -r, else appended."""
+    """args with the input in place of IN, or of "-" after -r, else appended."""
+    if "IN" in args:
+        return [path if a == "IN" else a for a in args]
     if "-r" in args:
         return [path if a == "-" else a for a in args]
     return args + [path]
@@ -179,16 +187,23 @@ def pipe_interrupted(tmp, sig, args):
                 pass
         w = threading.Thread(target=writer, daemon=True)
         w.start()
-        p = subprocess.Popen([ROCESTAT, "-n", "-j", str(jobs)] + args + [fifo], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        time.sleep(0.5)
-        p.send_signal(sig)
-        try:
-            out, err = p.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            out, err = p.communicate()
-            fail("-j %d, signal %d on a pipe: still running a minute later" % (jobs, sig))
+        # Standard output into a file, which never makes a write wait: so
+        # every frame has been read when the signal comes. (Into a pipe
+        # nobody reads, the output would hold up the reading once the pipe
+        # is full, and the signal would end the run with frames unread.)
+        out_path = os.path.join(tmp, "out-%d-%d" % (jobs, sig))
+        with open(out_path, "wb") as out_f:
+            p = subprocess.Popen([ROCESTAT, "-n", "-j", str(jobs)] + args + [fifo], stdout=out_f,
+                                 stderr=subprocess.PIPE)
+            time.sleep(0.5)
+            p.send_signal(sig)
+            try:
+                _, err = p.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                _, err = p.communicate()
+                fail("-j %d, signal %d on a pipe: still running a minute later" % (jobs, sig))
+        out = open(out_path, "rb").read()
         release.set()
         w.join(5)
         os.unlink(fifo)
@@ -200,6 +215,54 @@ def pipe_interrupted(tmp, sig, args):
                 fail("%s: %d lines" % (label, out.count(b"\n")))
         elif json.loads(out)["capture"]["frames"] != 900:
             fail("%s: %d frames" % (label, json.loads(out)["capture"]["frames"]))
+
+
+def pipe_streams(tmp, args, want):
+    """rocestat -j N ARGS reading a pipe that stays open after some frames:
+    the output for them comes while the pipe is still open (a view of
+    tcpdump -U -w - | rocestat -r -), not when it closes. want(out): the
+    output holds them all."""
+    global cases
+    stream = gen.pcap(gen.rc_write_stream(5, 2))
+    for jobs in (1, 2):
+        cases += 1
+        fifo = os.path.join(tmp, "stream-%d.fifo" % jobs)
+        os.mkfifo(fifo)
+        release = threading.Event()
+
+        def writer():
+            try:
+                with open(fifo, "wb") as f:
+                    f.write(stream)
+                    f.flush()
+                    release.wait(60)
+            except BrokenPipeError:
+                pass
+        w = threading.Thread(target=writer, daemon=True)
+        w.start()
+        p = subprocess.Popen([ROCESTAT, "-n", "-j", str(jobs)] + args + ["-r", fifo], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        out = b""
+        deadline = time.monotonic() + 10
+        while not want(out) and time.monotonic() < deadline:
+            ready, _, _ = select.select([p.stdout], [], [], 0.2)
+            if ready:
+                chunk = os.read(p.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                out += chunk
+        label = "-j %d %s from a pipe kept open" % (jobs, " ".join(args))
+        if not want(out):
+            fail("%s: the frames written so far not shown within 10 s (%d bytes: %r)" % (label, len(out), out[-120:]))
+        release.set()
+        try:
+            p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            fail("%s: still running a minute after the pipe closed" % label)
+        w.join(5)
+        os.unlink(fifo)
 
 
 def main():
@@ -251,6 +314,9 @@ def main():
         for sig in (signal.SIGINT, signal.SIGTERM):
             pipe_interrupted(tmp, sig, ["--format", "json"])
         pipe_interrupted(tmp, signal.SIGINT, ["--fields"])
+        # rc_write_stream(5, 2): 5 messages of two packets and an ACK each.
+        pipe_streams(tmp, ["--fields"], lambda out: out.count(b"\n") >= 1 + 15)
+        pipe_streams(tmp, ["-V"], lambda out: b"Frame 15 " in out)
     print("check_threads: %d cases, %d failed" % (cases, failures))
     return 1 if failures else 0
 

@@ -232,15 +232,20 @@ static void end_file(void *vctx, const char *name)
 	vfeed_end(&c->vf);
 }
 
-/* Live only: at every --refresh tick what is held goes out, so that the
- * lines of a capture come while it runs (the buffer would keep them until
- * a megabyte had come, or the end). */
-static void tick(void *vctx, uint64_t now_ns)
+/* At every live --refresh tick, and when a pipe read from pauses, what is
+ * held goes out, so that the lines of a capture come while it runs (the
+ * buffer would keep them until a megabyte had come, or the end). */
+static void idle(void *vctx)
 {
 	struct fields_ctx *c = vctx;
-	(void)now_ns;
 	flush_buf(c);
 	fflush(c->out);
+}
+
+static void tick(void *vctx, uint64_t now_ns)
+{
+	(void)now_ns;
+	idle(vctx);
 }
 
 static const char digits2[200] =
@@ -520,7 +525,7 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 		ctx.verdicts |= k >= N_BASE; /* a verdict column needs the analysis */
 	}
 	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file,
-				 .tick = tick };
+				 .tick = tick, .idle = idle };
 }
 
 uint64_t rs_fields_picked(const struct rs_sink *s)

@@ -327,6 +327,13 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return more;
 }
 
+/* The input paused (a pipe): the frames walked so far are shown. */
+static void idle(void *ctx)
+{
+	struct walk *w = ctx;
+	fflush(w->out);
+}
+
 struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp, int64_t conn)
 {
 	return rs_walk_sink_ulp(out, color, qp, conn, NULL, 0);
@@ -341,7 +348,7 @@ struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, int64_t qp, int64_t conn,
 	for (unsigned i = 0; i < n_ulp && i < sizeof w.vf.ulp / sizeof w.vf.ulp[0]; i++)
 		w.vf.ulp[w.vf.n_ulp++] = ulp[i];
 	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
-				 .file_error = file_error };
+				 .file_error = file_error, .idle = idle };
 }
 
 uint64_t rs_walk_picked(const struct rs_sink *s)
