@@ -225,9 +225,24 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 	return s;
 }
 
+/* Does libpcap's stream hold bytes read from the input and not yet used?
+ * Then the next frame, or its start, is there already, and asking the
+ * kernel (a system call a frame, which cost as much as the rest of the
+ * reading from a fast pipe) is not needed. glibc's FILE shows its read
+ * buffer in public fields; elsewhere the kernel is always asked. */
+static bool stream_buffered(FILE *f)
+{
+#ifdef __GLIBC__
+	return f->_IO_read_ptr < f->_IO_read_end;
+#else
+	(void)f;
+	return false;
+#endif
+}
+
 bool rs_source_waiting(const struct rs_source *s)
 {
-	if (s->stream_fd < 0)
+	if (s->stream_fd < 0 || stream_buffered(pcap_file(s->pcap)))
 		return false;
 	struct pollfd pfd = { .fd = s->stream_fd, .events = POLLIN };
 	return poll(&pfd, 1, 0) == 0;
