@@ -166,6 +166,25 @@ def made_inputs(tmp):
     return paths
 
 
+def fifo_writer(fifo, stream):
+    """Make the FIFO and write `stream` into it from a thread that keeps it
+    open until the returned event is set: (event, thread)."""
+    os.mkfifo(fifo)
+    release = threading.Event()
+
+    def writer():
+        try:
+            with open(fifo, "wb") as f:
+                f.write(stream)
+                f.flush()
+                release.wait(60)
+        except BrokenPipeError:
+            pass
+    w = threading.Thread(target=writer, daemon=True)
+    w.start()
+    return release, w
+
+
 def pipe_interrupted(tmp, sig, args):
     """rocestat -j N reading a pipe that stays open, stopped by `sig` once
     the frames have been written: what was read is reported."""
@@ -174,19 +193,7 @@ def pipe_interrupted(tmp, sig, args):
     for jobs in (1, 2):
         cases += 1
         fifo = os.path.join(tmp, "in-%d-%d.fifo" % (jobs, sig))
-        os.mkfifo(fifo)
-        release = threading.Event()
-
-        def writer():
-            try:
-                with open(fifo, "wb") as f:
-                    f.write(stream)
-                    f.flush()
-                    release.wait(60)
-            except BrokenPipeError:
-                pass
-        w = threading.Thread(target=writer, daemon=True)
-        w.start()
+        release, w = fifo_writer(fifo, stream)
         # Standard output into a file, which never makes a write wait: so
         # every frame has been read when the signal comes. (Into a pipe
         # nobody reads, the output would hold up the reading once the pipe
@@ -227,19 +234,7 @@ def pipe_streams(tmp, args, want):
     for jobs in (1, 2):
         cases += 1
         fifo = os.path.join(tmp, "stream-%d.fifo" % jobs)
-        os.mkfifo(fifo)
-        release = threading.Event()
-
-        def writer():
-            try:
-                with open(fifo, "wb") as f:
-                    f.write(stream)
-                    f.flush()
-                    release.wait(60)
-            except BrokenPipeError:
-                pass
-        w = threading.Thread(target=writer, daemon=True)
-        w.start()
+        release, w = fifo_writer(fifo, stream)
         p = subprocess.Popen([ROCESTAT, "-n", "-j", str(jobs)] + args + ["-r", fifo], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
         out = b""
