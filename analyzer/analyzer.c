@@ -175,7 +175,24 @@ static void frame_marks(struct rs_analyzer *a, struct rs_flow *fl, struct rs_tl 
 
 }
 
-void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f)
+/*
+ * A RoCE v1 frame's GIDs as the addresses RoCE v2 carries (rs_addr_roce), in
+ * a copy: the analysis keys hosts, connections and rkeys by address, and one
+ * QP pair is one pair of hosts whichever version each frame used. Its GRH
+ * keeps the GIDs as captured. v1 is rare: the copy costs nothing where it
+ * is not.
+ */
+static const struct rs_frame *canon_v1(const struct rs_frame *f, struct rs_frame *buf)
+{
+	if (__builtin_expect(f->roce != RS_ROCE_V1, 1))
+		return f;
+	*buf = *f;
+	rs_addr_roce(&f->src, &buf->src);
+	rs_addr_roce(&f->dst, &buf->dst);
+	return buf;
+}
+
+static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f)
 {
 	struct rs_fref at = { a->cur_file, m->frame_no };
 
@@ -239,6 +256,13 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 	struct rs_flowkey k;
 	rs_flowkey_from_frame(&k, f);
 	struct rs_flow *fl = rs_flow_get(a, &k, f, m);
+	unsigned ver = f->roce == RS_ROCE_V1 ? 1 : f->roce == RS_ROCE_V2 ? 2 : 0;
+	if (__builtin_expect((fl->roce_seen & ver) != ver, 0)) {
+		/* A RoCE version the flow had not carried: the host pair mixes them. */
+		if (fl->roce_seen)
+			rs_versions_note(a, f, m);
+		fl->roce_seen |= ver;
+	}
 	fl->packets++;
 	fl->wire_bytes += m->wirelen;
 	fl->last_frame = at.frame;
@@ -287,12 +311,20 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
 		rs_track_request(a, fl, f, m);
 }
 
+void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f)
+{
+	struct rs_frame buf;
+	add(a, m, canon_v1(f, &buf));
+}
+
 void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,
 		       struct rs_verdict *v)
 {
+	struct rs_frame buf;
+	f = canon_v1(f, &buf);
 	rs_v_begin(a, m, f, v);
 	a->v = v; /* the trackers fill in the rest as they go (verdict.h) */
-	rs_analyzer_add(a, m, f);
+	add(a, m, f);
 	a->v = NULL;
 	/* After the frame: a response pairs its half-flow with the requests'. */
 	if (!v->qp_known && f->roce != RS_ROCE_NONE && (f->have & RS_HAVE_BTH)) {

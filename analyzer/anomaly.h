@@ -41,10 +41,13 @@ enum rs_anom {
 	RS_AN__COUNT
 };
 
+/* A DSCP is a finding only against what the user stated (--dscp), or where
+ * the capture contradicts itself; 26 and 48 are a convention, not a rule. */
 enum rs_dscp_flag {
 	RS_DSCP_ASYM = 0,   /* the two directions of a connection use different DSCPs */
-	RS_DSCP_DATA = 1,   /* data packets not with the expected data DSCP */
-	RS_DSCP_CNPS = 2,   /* CNPs not with the expected CNP DSCP */
+	RS_DSCP_DATA = 1,   /* data packets not with the data DSCP --dscp gave */
+	RS_DSCP_CNPS = 2,   /* CNPs not with the CNP DSCP --dscp gave */
+	RS_DSCP_SPLIT = 3,  /* one half-flow's packets over several DSCPs */
 };
 
 struct rs_anomaly {

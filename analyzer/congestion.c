@@ -252,7 +252,7 @@ void rs_cong_pfc(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 
 bool rs_flow_is_v2(const struct rs_flow *fl)
 {
-	return fl->key.roce == RS_ROCE_V2;
+	return (fl->roce_seen & 2) != 0;
 }
 
 void rs_flow_ecns(const struct rs_flow *fl, uint64_t ecn[4])
@@ -379,9 +379,13 @@ static void flow_flags(struct rs_analyzer *a, struct rs_flow *fl)
 	struct rs_cong_state *c = a->cong;
 	const struct rs_flow_rare *r = rs_rare(fl);
 	const struct rs_fref first = rs_flow_first(a, fl);
-	if (r->dscp_data_bad && (c->dscp_given || c->ecn_used || a->cnps))
+	uint8_t dv[2];
+	uint64_t dn[2];
+	if (r->dscp_data_bad && a->opts.dscp_data1)
 		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_DATA, fl, &first, r->dscp_data_bad);
-	if (r->cnp_dscp_bad)
+	else if (rs_flow_dscps(a, fl, dv, dn, 2) == 2)
+		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_SPLIT, fl, &first, dn[1]);
+	if (r->cnp_dscp_bad && a->opts.dscp_cnp1)
 		rs_anomaly(a, RS_AN_DSCP, RS_DSCP_CNPS, fl, &first, r->cnp_dscp_bad);
 	const struct rs_flow *peer = fl->peer;
 	if (peer && fl->id < peer->id && rs_flow_is_v2(peer)) {

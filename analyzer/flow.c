@@ -10,8 +10,43 @@
 
 const struct rs_flow_msgs rs_flow_no_msgs;
 const struct rs_flow_rare rs_flow_no_rare;
+void rs_addr_roce(const struct rs_addr *ad, struct rs_addr *out)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF };
+	memset(out, 0, sizeof *out);
+	if (ad->kind == RS_ADDR_IPV4) {
+		memcpy(out->b, ad->b, 4);
+		out->kind = RS_ADDR_IPV4;
+	} else if (memcmp(ad->b, mapped, 12) == 0) {
+		memcpy(out->b, ad->b + 12, 4);
+		out->kind = RS_ADDR_IPV4;
+	} else {
+		memcpy(out->b, ad->b, 16);
+		out->kind = RS_ADDR_IPV6;
+	}
+}
+
+/* A RoCE v1 frame's key: its GIDs as the addresses RoCE v2 carries, so
+ * that one QP pair is one flow whichever version each frame used. */
+static void v1_key(struct rs_flowkey *k, const struct rs_frame *f)
+{
+	struct rs_addr s, d;
+	rs_addr_roce(&f->src, &s);
+	rs_addr_roce(&f->dst, &d);
+	memset(k, 0, sizeof *k);
+	k->roce = RS_ROCE_V2;
+	k->akind = s.kind;
+	k->qpn = f->bth.destqp;
+	memcpy(k->src, s.b, 16);
+	memcpy(k->dst, d.b, 16);
+}
+
 void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f)
 {
+	if (__builtin_expect(f->roce == RS_ROCE_V1, 0)) {
+		v1_key(k, f);
+		return;
+	}
 	/* roce, akind, pad and qpn in one 8-byte store: the key is read back
 	 * as five 8-byte words at once, and a word pieced together from four
 	 * small stores cannot be forwarded from the store buffer (a stall of

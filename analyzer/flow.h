@@ -114,6 +114,15 @@ struct rs_so_put {
 	bool new_run, split, copy;
 };
 
+/* The newest sending of a PSN seen (IPv4): its IP ID and ICRC, and whether it
+ * was counted as a re-send, or as a re-send that filled a skipped PSN. */
+struct rs_idsent {
+	uint32_t psn : 24;
+	uint32_t valid : 1, resent : 1, fill : 1, icrc_ok : 1;
+	uint16_t id;
+	uint32_t icrc;
+};
+
 struct rs_psn_loss {
 	bool in_episode;
 	bool episode_dup;     /* the current backward run re-sent a packet seen before, */
@@ -141,6 +150,10 @@ struct rs_psn_loss {
 	uint64_t uncaptured;
 	uint64_t unseen_lost;
 	uint64_t naked_fills; /* fills of a PSN a sequence error NAK had named */
+	uint64_t read_reserved; /* PSNs first skipped, then found reserved by a READ request behind */
+	/* Responses only: sent again, READ responses [0] and atomic ACKs [1],
+	 * and of those the first copy of their PSN in the capture. */
+	uint64_t rsp_again[2], rsp_again_first[2];
 	uint32_t nak_psn;     /* the PSN the newest sequence error NAK named ... */
 	bool nak_named;       /* ... while it is still missing here */
 	struct rs_lossmap *lost;
@@ -155,9 +168,9 @@ struct rs_psn_loss {
 	uint64_t late_ns_max;
 	struct rs_gapref { uint32_t psn, n; uint64_t ts; } gapref[8];
 	uint8_t gapref_next;
-	/* IPv4: the newest IP ID seen for each of the last RS_IDS PSNs (psn << 16
-	 * | id, bit 63 set), kept once the stream had a gap or a packet behind. */
-	uint64_t *ids;
+	/* IPv4: the newest sending seen of each of the last RS_IDS PSNs (resend.c),
+	 * kept once the stream had a gap or a packet behind. */
+	struct rs_idsent *ids;
 	/* IPv4 with trusted numbers: the packets in the order the requester
 	 * sent them (sendorder.c); re-send runs are counted there, and each
 	 * re-sent packet takes its run's cause. */
@@ -188,17 +201,35 @@ struct rs_psn_loss {
 	uint64_t silent_first_ts, silent_last_ts;
 	struct rs_fref silent_from;   /* the first of those retries */
 	struct rs_fref answered_at;   /* the responder's last answer before them (frame 0: none) */
-	/* Settled at the end (rs_psn_finish): enum rs_dead. */
+	/* Settled at the end (rs_psn_finish): enum rs_dead, and for a
+	 * requester that stopped unanswered, why the file cannot call it retry
+	 * exhaustion (enum rs_dead_why) and whether a DREQ followed. */
 	uint8_t dead;
+	uint8_t dead_why;
+	bool dead_torn_down;
 	uint64_t silence_ns;  /* from the requester's last packet to the end of the capture */
 };
 
-/* How a requester ended (rs_psn_finish). */
+/* How a requester ended (rs_psn_finish). Retry exhaustion is said only
+ * where the file proves it: as many unanswered re-sends as the Retry Count
+ * its CM REQ set (below 7), or one more RNR NAK in a row than its RNR
+ * Retry Count (below 7), then silence. A requester that stopped in any
+ * other way stopped for a reason the capture does not show. */
 enum rs_dead {
 	RS_DEAD_NO = 0,
-	RS_DEAD_RETRY,        /* re-sent with no answer, then silent: retry count exhausted */
+	RS_DEAD_RETRY,        /* Retry Count re-sends unanswered, then silent: retry count exhausted */
 	RS_DEAD_RETRYING,     /* still re-sending unanswered when the capture ended */
-	RS_DEAD_RNR,          /* RNR NAKed, then silent: RNR retry count exhausted */
+	RS_DEAD_RNR,          /* RNR Retry Count + 1 RNR NAKs in a row, then silent: exhausted */
+	RS_DEAD_SILENT,       /* re-sent unanswered, then silent: why, the file cannot tell */
+	RS_DEAD_RNR_SILENT,   /* RNR NAKed, then silent: why, the file cannot tell */
+};
+/* Why a requester that stopped is not called exhausted. */
+enum rs_dead_why {
+	RS_WHY_NONE = 0,
+	RS_WHY_NO_COUNT,      /* the CM message with its retry count is not in the file */
+	RS_WHY_FOREVER,       /* a count of 7: RNR for ever (IBA), transport for ever on rdma_rxe */
+	RS_WHY_MORE,          /* more re-sends (RNR NAKs) than the count allows */
+	RS_WHY_FEWER,         /* fewer than the count allows */
 };
 
 /* One PSN stream (requests, or responses) of a half-flow. */
@@ -462,7 +493,7 @@ struct rs_msnq;
  * once did. Flows are 32-byte aligned (flowtable.c), so the hot bytes,
  * four and a quarter lines, touch five lines wherever a flow starts. The
  * opcode counts are 8 bits wide (the carries go to x->ophist_hi, see
- * rs_flow_ophist()); frame numbers take 48 bits (2.8e14 frames: a capture
+ * rs_flow_ophist()); frame numbers take 46 or 48 bits (7e13 frames: a capture
  * file of petabytes), and the flags and small counts the other 16 bits of
  * their words, the last kinds the top of ack_psn's (not of packets': a
  * word counted per frame is cheaper whole): a flow takes 320 bytes, not
@@ -476,7 +507,8 @@ struct rs_flow {
 	uint32_t last_kind0 : 4, last_kind1 : 4; /* rs_flow_last_kind() */
 	uint64_t packets;
 	uint64_t wire_bytes;
-	uint64_t last_frame : 48; /* the newest frame's number */
+	uint64_t last_frame : 46; /* the newest frame's number */
+	uint64_t roce_seen : 2;   /* RoCE versions of its frames: 1 v1, 2 v2 (rs_flow_roce_seen) */
 	uint64_t transport : 8;   /* RS_TR_* of its packets */
 	uint64_t nopen : 4;       /* open messages (at most RS_OPEN_MSGS) */
 	bool seen_first : 1;      /* a message start was seen: later heads are lost, not before the capture */
@@ -739,7 +771,11 @@ struct rs_hostpair {
 guint rs_hostpair_hash(gconstpointer k);
 gboolean rs_hostpair_equal(gconstpointer a, gconstpointer b);
 
-/* flow.c: keys from frames, and back. */
+/* flow.c: keys from frames, and back. RoCE v1 and v2 frames of one QP pair
+ * have one key: key.roce is RS_ROCE_V2 for both, and a v1 GID is the address
+ * v2 carries (rs_addr_roce: an IPv4-mapped GID, RFC 4291 2.5.5.2, is the
+ * IPv4 address; any other GID an IPv6 one). */
+void rs_addr_roce(const struct rs_addr *ad, struct rs_addr *out);
 void rs_flowkey_from_frame(struct rs_flowkey *k, const struct rs_frame *f);
 void rs_flowkey_reverse(struct rs_flowkey *r, const struct rs_flowkey *k, uint32_t qpn);
 void rs_flowkey_addr(const struct rs_flowkey *k, bool dst, struct rs_addr *out);

@@ -182,6 +182,12 @@ uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
 enum rs_behind { RS_BEHIND_RESENT, RS_BEHIND_RUN_LATE, RS_BEHIND_COPY, RS_BEHIND_LATE, RS_BEHIND_LATE_SENDING,
 		 RS_BEHIND_LATE_FILLED, RS_BEHIND_STAND_IN };
 void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool fill);
+/* A frame's fingerprint for telling a copy from another sending: its ICRC
+ * as captured, with bit 32 set; 0 when the ICRC was not captured. */
+static inline uint64_t rs_frame_fp(const struct rs_frame *f)
+{
+	return f->icrc_status != RS_CRC_UNCHECKED ? 1ull << 32 | f->icrc : 0;
+}
 
 /* Reordering can delay the first packets by this many PSNs at most: for the
  * stream to start at the Starting PSN rather than at its first arrival, and
@@ -221,7 +227,8 @@ struct rs_so_run {
 	uint64_t wait_ns;
 };
 struct rs_sendorder *rs_so_new(uint16_t id, uint32_t last);
-struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv);
+/* fp: a frame's fingerprint, rs_frame_fp(): its ICRC, and bit 32 set when it was captured. */
+struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv, uint64_t fp);
 struct rs_so_run *rs_so_run(struct rs_sendorder *so, uint16_t label);
 
 /* lossmap.c: skipped PSNs, and how the responder settled them. */

@@ -419,6 +419,22 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 	return fresh;
 }
 
+/* A READ request behind the expected PSN (late, or asked again) reserves
+ * the PSNs after its own for its responses (IBA 9.7.1): those the stream
+ * skipped were never request PSNs to miss, whatever became of the READ's
+ * first sending. They leave the skipped count. */
+static void read_reserves(struct rs_analyzer *a, struct rs_psn *s, uint32_t psn, uint32_t adv)
+{
+	struct rs_psn_loss *l = s->loss;
+	for (uint32_t k = 1; l && k < adv; k++) {
+		if (!rs_lossmap_take(l, (psn + k) & RS_PSN_MASK))
+			continue;
+		l->missing--;
+		a->psns.missing--;
+		l->read_reserved++;
+	}
+}
+
 void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
 		      const struct rs_frame_meta *m)
 {
@@ -483,6 +499,8 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		rs_ipid_note(s, f, !late_new);
 	} else {
 		fresh = behind_request(a, fl, f, m, adv, &retrans);
+		if (adv > 1)
+			read_reserves(a, s, psn, adv);
 	}
 	rs_so_settle(a, fl, op, m->ts_ns);
 	rs_ids_note(s, f, retrans, retrans && fresh);
@@ -690,6 +708,12 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		} else {
 			fresh = backward(a, fl, s, psn, 1, true, &at, f->payload_len);
 			retrans = true;
+			/* The responder answers again what the requester asked
+			 * again: a READ's responses, or its replay of an atomic
+			 * it already executed (IBA 9.4.5). */
+			int k = op->kind == RS_KIND_ATOMIC_ACK;
+			s->loss->rsp_again[k]++;
+			s->loss->rsp_again_first[k] += fresh;
 		}
 		if (a->v)
 			rs_v_psn(a->v, d > 0 && starts ? 0 : d, fresh);

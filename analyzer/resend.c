@@ -53,12 +53,9 @@ int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f)
 	return (int16_t)(f->ip_id - (uint16_t)s->ipid) <= 0;
 }
 
-#define RS_IDS 64
-
-/* Bit 62 of an entry: that sending was counted as a re-send; bit 61: one
- * that filled a skipped PSN. */
-#define RS_IDS_RESENT (1ull << 62)
-#define RS_IDS_FILL (1ull << 61)
+/* PSNs whose newest sending is remembered: a window deep enough for the
+ * re-sends of one go-back-N to be told from copies and late originals. */
+#define RS_IDS 256
 
 void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool fill)
 {
@@ -66,12 +63,12 @@ void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool f
 	if (!l || f->ip_version != 4)
 		return;
 	if (!l->ids)
-		l->ids = g_new0(uint64_t, RS_IDS);
-	uint64_t *e = &l->ids[f->bth.psn % RS_IDS];
-	bool same = (*e >> 63) && ((*e >> 16) & RS_PSN_MASK) == f->bth.psn;
-	if (!same || (int16_t)(f->ip_id - (uint16_t)*e) > 0)
-		*e = 1ull << 63 | (resent ? RS_IDS_RESENT : 0) | (fill ? RS_IDS_FILL : 0) | (uint64_t)f->bth.psn << 16 |
-		     f->ip_id;
+		l->ids = g_new0(struct rs_idsent, RS_IDS);
+	struct rs_idsent *e = &l->ids[f->bth.psn % RS_IDS];
+	bool same = e->valid && e->psn == f->bth.psn;
+	if (!same || (int16_t)(f->ip_id - e->id) > 0)
+		*e = (struct rs_idsent){ .psn = f->bth.psn, .valid = 1, .resent = resent, .fill = fill,
+					 .icrc_ok = f->icrc_status != RS_CRC_UNCHECKED, .id = f->ip_id, .icrc = f->icrc };
 }
 
 /* Sent while the last re-send run (now ended) went on: after it began,
@@ -82,17 +79,32 @@ static bool in_last_run(const struct rs_psn_loss *l, const struct rs_frame *f)
 	       (int16_t)(f->ip_id - l->episode_ipid) > 0;
 }
 
-/* The entry for this PSN, or 0. */
-static uint64_t ids_seen(const struct rs_psn_loss *l, uint32_t psn)
+/* The newest sending seen of this PSN, or NULL. */
+static const struct rs_idsent *ids_seen(const struct rs_psn_loss *l, uint32_t psn)
 {
-	uint64_t e = l && l->ids ? l->ids[psn % RS_IDS] : 0;
-	return (e >> 63) && ((e >> 16) & RS_PSN_MASK) == psn ? e : 0;
+	const struct rs_idsent *e = l && l->ids ? &l->ids[psn % RS_IDS] : NULL;
+	return e && e->valid && e->psn == psn ? e : NULL;
+}
+
+/*
+ * The only proof of a copy the network made: this very datagram was seen
+ * before. Its sender's number for this PSN is the one of a sending seen
+ * (the newest of the PSN, or one in the sender's order window), and where
+ * both ICRCs were captured they are equal (the ICRC covers the IP ID and
+ * every byte from the BTH on). Two sendings of a PSN under different
+ * numbers are two sendings, whatever else they share.
+ */
+static bool copy_seen(const struct rs_psn_loss *l, const struct rs_frame *f, const struct rs_idsent *seen)
+{
+	if (seen && seen->id == f->ip_id)
+		return !seen->icrc_ok || f->icrc_status == RS_CRC_UNCHECKED || seen->icrc == f->icrc;
+	return l && l->so && l->so_put.copy;
 }
 
 /*
  * A request behind the expected PSN, by its IP ID (IPv4):
  *   sent after every packet seen:              re-sent (RS_BEHIND_RESENT)
- *   the same datagram as a copy seen:          a copy the network made
+ *   the same datagram as a sending seen:       a copy the network made
  *   an earlier sending of a PSN whose later,
  *   counted re-send came first:                a late sending
  *   ... whose later sending came first as a
@@ -102,6 +114,9 @@ static uint64_t ids_seen(const struct rs_psn_loss *l, uint32_t psn)
  *   sent during the current re-send run:       one of the run's, late
  *                                              (RS_BEHIND_RUN_LATE)
  *   sent before, its PSN not seen yet:         a late arrival
+ *   sent before, its PSN seen under another
+ *   number no longer remembered:               a re-send of an earlier run,
+ *                                              late (RS_BEHIND_RUN_LATE)
  * A packet just before the stream's first PSN was never seen: late. Without
  * IP IDs, every other such packet counts as re-sent.
  */
@@ -116,35 +131,35 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 		return RS_BEHIND_LATE;
 	if (rs_ipid_older(s, f) != 1)
 		return RS_BEHIND_RESENT;
-	if (f->ip_id == (uint16_t)s->ipid)
-		return RS_BEHIND_COPY; /* the newest datagram again */
-	/* What this PSN was last seen as: the same datagram; a later sending
-	 * counted as a re-send (this is the original, overtaken); a later
-	 * sending seen first as a new PSN (that was the re-send: this one
-	 * stands in for it in the counts); or an earlier sending. */
-	uint64_t seen = ids_seen(s->loss, psn);
-	if (seen && f->ip_id == (uint16_t)seen)
+	const struct rs_psn_loss *l = s->loss;
+	const struct rs_idsent *seen = ids_seen(l, psn);
+	if (copy_seen(l, f, seen))
 		return RS_BEHIND_COPY;
-	if (seen && (int16_t)(f->ip_id - (uint16_t)seen) < 0)
-		return seen & RS_IDS_FILL ? RS_BEHIND_LATE_FILLED
-		       : seen & RS_IDS_RESENT ? RS_BEHIND_LATE_SENDING : RS_BEHIND_STAND_IN;
+	/* What this PSN was last seen as: a later sending counted as a
+	 * re-send (this is the original, overtaken); a later sending seen
+	 * first as a new PSN (that was the re-send: this one stands in for it
+	 * in the counts); or an earlier sending. */
+	if (seen && (int16_t)(f->ip_id - seen->id) < 0)
+		return seen->fill ? RS_BEHIND_LATE_FILLED : seen->resent ? RS_BEHIND_LATE_SENDING : RS_BEHIND_STAND_IN;
 	if (seen)
-		return s->loss->in_episode ? RS_BEHIND_RUN_LATE : RS_BEHIND_RESENT;
+		return l->in_episode ? RS_BEHIND_RUN_LATE : RS_BEHIND_RESENT;
 	/* The newest packet's own PSN under another number: two sendings of
 	 * it, the later one came first. */
 	if (psn == ((s->next - 1) & RS_PSN_MASK) && f->ip_id != (uint16_t)s->ipid)
 		return RS_BEHIND_RESENT;
-	const struct rs_psn_loss *l = s->loss;
-	bool missing = l && l->lost && rs_lossmap_has(l->lost, psn);
 	/* Sent after the newest re-send run began: one of its packets (the
 	 * run may have ended already, its packets overtaken). */
 	if (l && (l->in_episode || in_last_run(l, f)) && (int16_t)(f->ip_id - l->episode_ipid) > 0 &&
-	    rs_psn_diff(psn, l->episode_resume) < 0) {
-		int32_t off = rs_psn_diff(psn, l->episode_base);
-		bool shown = off >= 0 && off < 64 && (l->episode_seen >> off & 1);
-		return shown ? RS_BEHIND_COPY : RS_BEHIND_RUN_LATE;
-	}
-	return missing || before_first ? RS_BEHIND_LATE : RS_BEHIND_COPY;
+	    rs_psn_diff(psn, l->episode_resume) < 0)
+		return RS_BEHIND_RUN_LATE;
+	bool missing = l && l->lost && rs_lossmap_has(l->lost, psn);
+	if (missing || before_first)
+		return RS_BEHIND_LATE;
+	/* Its PSN was seen, under a number no longer remembered: a sending
+	 * that left before the newest packet, so a re-send of the current run
+	 * or an earlier one arriving late (or the first sending, overtaken by
+	 * its re-send): counted with the run its number puts it in. */
+	return RS_BEHIND_RUN_LATE;
 }
 
 /* Karn's rule: an answer to a request that was sent more than once cannot
@@ -269,12 +284,15 @@ bool rs_so_active(const struct rs_psn *s)
 void rs_so_feed(struct rs_flow *fl, const struct rs_frame *f, uint32_t adv)
 {
 	struct rs_psn *s = &fl->req;
-	if (f->ip_version != 4 || !s->ipid_seen || s->ipid_bad || (!s->loss && f->bth.psn == s->next))
+	if (f->ip_version != 4 || !s->ipid_seen || s->ipid_bad || (!s->loss && f->bth.psn == s->next)) {
+		if (s->loss)
+			s->loss->so_put = (struct rs_so_put){ 0 };
 		return;
+	}
 	struct rs_psn_loss *l = rs_loss_w(s);
 	if (!l->so)
 		l->so = rs_so_new((uint16_t)s->ipid, (s->next - 1) & RS_PSN_MASK);
-	l->so_put = rs_so_put(l->so, f->ip_id, f->bth.psn, adv ? adv : 1);
+	l->so_put = rs_so_put(l->so, f->ip_id, f->bth.psn, adv ? adv : 1, rs_frame_fp(f));
 }
 
 /* Give the runs the packet just fed began their causes and count them:
@@ -456,15 +474,18 @@ void rs_rnr_progress(struct rs_flow *req)
 }
 
 /*
- * A requester whose last packets were re-sent with no answer has given up
- * once its retry count ran out: its QP is in error (IBV_WC_RETRY_EXC_ERR;
- * after RNR NAKs, IBV_WC_RNR_RETRY_EXC_ERR). The capture shows it by any of:
- * as many retries as the Retry Count its CM exchange set (RNR NAKs: one more
- * than the RNR Retry Count, unless 7, for ever); the connection torn down
- * (DREQ) after them with no answer; or silence for longer than twice its own
- * retry interval (four RNR timers). Only said of a responder that answered
- * before: a capture of one direction shows no answers at all, and that is
- * the capture, not a dead QP.
+ * A requester whose last packets were re-sent with no answer, and that then
+ * fell silent, stopped. The capture proves why only when the count its CM
+ * exchange set explains it (IBA 9.7.6.1.3, 9.7.5.2.8): as many unanswered
+ * re-sends as the REQ's Retry Count (its QP is then in error,
+ * IBV_WC_RETRY_EXC_ERR), or one RNR NAK more in a row than the RNR Retry
+ * Count (IBV_WC_RNR_RETRY_EXC_ERR; 7 retries for ever). Any other count, or
+ * no CM message in the file, and the file cannot say why it stopped: the
+ * application may have been stopped, its QP destroyed or modified. It
+ * stopped once it was silent for a re-send period after its last re-send
+ * (four RNR timers), or the connection was torn down (DREQ) after them.
+ * Only said of a responder that answered before: a capture of one
+ * direction shows no answers at all, and that is the capture, not a QP.
  */
 static bool torn_down_after(const struct rs_conn *c, uint64_t t)
 {
@@ -472,15 +493,32 @@ static bool torn_down_after(const struct rs_conn *c, uint64_t t)
 	return c && c->kind == RS_CONN_RC && c->n[dreq] && c->ts[dreq] > t;
 }
 
+static uint8_t why_not(int count, uint64_t seen, uint64_t allowed)
+{
+	if (count < 0)
+		return RS_WHY_NO_COUNT;
+	return seen > allowed ? RS_WHY_MORE : RS_WHY_FEWER;
+}
+
 static void settle_timeouts(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l)
 {
 	const struct rs_conn *c = fl->conn;
 	uint64_t every = l->silent_retries > 1 ? (l->silent_last_ts - l->silent_first_ts) / (l->silent_retries - 1)
 					       : l->timeout_max_ns;
-	bool all_used = c && c->have_req_retry && c->retry_count && c->retry_count < 7 &&
-			l->silent_retries >= c->retry_count && l->silence_ns >= every / 2;
-	bool gave_up = l->silence_ns > 2 * every || all_used || torn_down_after(c, l->silent_last_ts);
-	l->dead = gave_up ? RS_DEAD_RETRY : RS_DEAD_RETRYING;
+	int count = c && c->have_req_retry ? c->retry_count : -1;
+	bool exact = count >= 0 && l->silent_retries == (uint32_t)count;
+	l->dead_torn_down = torn_down_after(c, l->silent_last_ts);
+	/* The error comes one timeout after the last retry: the capture may
+	 * end before the next re-send was due. */
+	bool stopped = l->silence_ns > every || (exact && l->silence_ns >= every / 2) || l->dead_torn_down;
+	if (!stopped)
+		l->dead = RS_DEAD_RETRYING;
+	else if (exact)
+		l->dead = RS_DEAD_RETRY;
+	else {
+		l->dead = RS_DEAD_SILENT;
+		l->dead_why = why_not(count, l->silent_retries, (uint64_t)count);
+	}
 	rs_anomaly(a, RS_AN_DEAD_QP, l->dead, fl, &l->silent_from, l->silent_retries);
 }
 
@@ -490,12 +528,17 @@ static void settle_rnr(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_
 	bool client = c && c->c2s == fl;
 	int count = !c ? -1 : client ? (c->have_rep_rnr ? c->rnr_retry_rep : -1) : (c->have_req_retry ? c->rnr_retry_req : -1);
 	uint64_t timer = (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000;
-	bool all_used = count >= 0 && count < 7 && l->rnr_streak > (uint32_t)count;
 	bool quiet = a->last_ts > l->nak_ts && a->last_ts - l->nak_ts > 4 * timer && l->silence_ns > 4 * timer;
-	if (all_used || quiet || torn_down_after(c, l->nak_ts)) {
+	l->dead_torn_down = torn_down_after(c, l->nak_ts);
+	if (count >= 0 && count < 7 && l->rnr_streak == (uint32_t)count + 1) {
 		l->dead = RS_DEAD_RNR;
-		rs_anomaly(a, RS_AN_DEAD_QP, l->dead, fl, &l->nak_at, l->rnr_streak);
+	} else if (quiet || l->dead_torn_down) {
+		l->dead = RS_DEAD_RNR_SILENT;
+		l->dead_why = count == 7 ? RS_WHY_FOREVER : why_not(count, l->rnr_streak, (uint64_t)count + 1);
+	} else {
+		return;
 	}
+	rs_anomaly(a, RS_AN_DEAD_QP, l->dead, fl, &l->nak_at, l->rnr_streak);
 }
 
 void rs_settle_dead(struct rs_analyzer *a, struct rs_flow *fl)

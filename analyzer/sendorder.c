@@ -28,6 +28,9 @@ struct rs_so_ent {
 	uint32_t last; /* the last PSN it used (a READ request uses one per response) */
 	uint16_t id;
 	uint16_t run; /* 0: empty slot */
+	uint32_t icrc; /* its ICRC as captured, if icrc_ok: the datagram's bytes in 32 bits */
+	bool icrc_ok;
+	bool seed;     /* the stream's newest packet when the window began: only its last PSN is known */
 };
 
 struct rs_sendorder {
@@ -63,7 +66,7 @@ struct rs_sendorder *rs_so_new(uint16_t id, uint32_t last)
 	struct rs_sendorder *so = g_new0(struct rs_sendorder, 1);
 	so->next_label = 1;
 	so->newest = id;
-	*slot(so, id) = (struct rs_so_ent){ last, last, id, new_label(so) };
+	*slot(so, id) = (struct rs_so_ent){ .psn = last, .last = last, .id = id, .run = new_label(so), .seed = true };
 	return so;
 }
 
@@ -112,7 +115,15 @@ static uint16_t split(struct rs_sendorder *so, uint16_t from, uint16_t old)
 	return l;
 }
 
-struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv)
+/* A datagram seen again: the same number for the same PSN, and where both
+ * ICRCs were captured, the same ICRC (it covers the IP header, the IP ID
+ * among it, and every byte from the BTH on). */
+static bool same_datagram(const struct rs_so_ent *e, uint32_t psn, uint32_t last, uint64_t fp)
+{
+	return e->last == last && (e->seed || e->psn == psn) && (!e->icrc_ok || !(fp >> 32) || e->icrc == (uint32_t)fp);
+}
+
+struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv, uint64_t fp)
 {
 	uint32_t last = (psn + adv - 1) & RS_PSN_MASK;
 	struct rs_so_put r = { 0 };
@@ -121,8 +132,10 @@ struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, u
 		return r; /* older than the window: its place is unknown */
 	const struct rs_so_ent *same = present(so, id);
 	if (same) {
-		r.copy = true;
-		r.label = same->run;
+		/* The same number for another PSN or other bytes is no copy, nor
+		 * a place in the sender's order: it is left out of both. */
+		r.copy = same_datagram(same, psn, last, fp);
+		r.label = r.copy ? same->run : 0;
 		return r;
 	}
 	if (d > 0) {
@@ -142,7 +155,7 @@ struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, u
 		} else {
 			r.label = pred ? pred->run : new_label(so);
 		}
-		*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label };
+		*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label, (uint32_t)fp, (fp >> 32) != 0, false };
 		return r;
 	}
 	const struct rs_so_ent *pred = neighbour(so, id, -1), *succ = neighbour(so, id, +1);
@@ -162,7 +175,7 @@ struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, u
 	}
 	if (!r.label)
 		r.label = new_label(so);
-	*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label };
+	*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label, (uint32_t)fp, (fp >> 32) != 0, false };
 	/* Sent between two packets of one run, going forward after it went
 	 * back: the packet after it went back, a run of its own. */
 	if (succ && b_xs && !b_ps) {

@@ -1,7 +1,7 @@
 /*
  * versions.c — RoCE v1 and v2 between the same two hosts (IBA Annex
- * A17.1: the same pair of ports must not mix them). Checked once per new
- * half-flow.
+ * A17.1: the same pair of ports must not mix them). Checked once per
+ * half-flow and version (the versions of a QP pair share one half-flow).
  */
 #include <string.h>
 
@@ -10,22 +10,13 @@
 
 /* ---- RoCE v1 and v2 between the same hosts ------------------------------------------ */
 
-/* Put v1 GIDs and v2 addresses in one form: IPv4-mapped GIDs (::ffff:a.b.c.d,
- * RFC 4291 2.5.5.2) become the IPv4 address they carry. */
+/* v1 GIDs and v2 addresses in one form (rs_addr_roce). */
 static void normalise(uint8_t out[16], const struct rs_addr *ad, uint8_t *kind)
 {
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF };
-	memset(out, 0, 16);
-	if (ad->kind == RS_ADDR_IPV4) {
-		memcpy(out, ad->b, 4);
-		*kind = RS_ADDR_IPV4;
-	} else if (memcmp(ad->b, mapped, 12) == 0) {
-		memcpy(out, ad->b + 12, 4);
-		*kind = RS_ADDR_IPV4;
-	} else {
-		memcpy(out, ad->b, 16);
-		*kind = RS_ADDR_IPV6;
-	}
+	struct rs_addr r;
+	rs_addr_roce(ad, &r);
+	memcpy(out, r.b, 16);
+	*kind = r.kind;
 }
 
 static gboolean version_unmixed(gpointer key, gpointer value, gpointer data)

@@ -120,8 +120,15 @@ void rs_text_congestion(FILE *out, const struct rs_view *v)
 	const struct rs_cong_state *c = rs_cong(v->a);
 	if (!rs_cong_any(v->a))
 		return;
-	fprintf(out, "\n%sCongestion and QoS%s (expected DSCP: data %u, CNP %u%s)\n", BOLD(v->o), OFF(v->o),
-		c->dscp_data, c->dscp_cnp, c->dscp_given ? ", --dscp" : ", the common convention");
+	const struct rs_analyzer_opts *op = &v->a->opts;
+	if (op->dscp_data1 && op->dscp_cnp1)
+		fprintf(out, "\n%sCongestion and QoS%s (expected DSCP: data %u, CNP %u)\n", BOLD(v->o), OFF(v->o),
+			c->dscp_data, c->dscp_cnp);
+	else if (op->dscp_data1 || op->dscp_cnp1)
+		fprintf(out, "\n%sCongestion and QoS%s (expected DSCP: %s %u)\n", BOLD(v->o), OFF(v->o),
+			op->dscp_data1 ? "data" : "CNP", op->dscp_data1 ? c->dscp_data : c->dscp_cnp);
+	else
+		fprintf(out, "\n%sCongestion and QoS%s (DSCPs not checked: --dscp data=N,cnp=M)\n", BOLD(v->o), OFF(v->o));
 	unsigned shown = 0, more = 0;
 	uint64_t quiet_flows = 0, quiet_pkts = 0;
 	for (guint i = 0; i < v->flows->len; i++) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/congestion.h"
+#include "report/json_anom.h"
 #include "report/json_nvme.h"
 #include "report/jsonw.h"
 #include "report/view.h"
@@ -357,7 +358,8 @@ static void resends(struct rs_json *j, const struct rs_psn_loss *l)
 {
 	static const char *const dead[] = {
 		[RS_DEAD_RETRY] = "retry_exhausted", [RS_DEAD_RETRYING] = "still_retrying",
-		[RS_DEAD_RNR] = "rnr_retry_exhausted",
+		[RS_DEAD_RNR] = "rnr_retry_exhausted", [RS_DEAD_SILENT] = "stopped_unanswered",
+		[RS_DEAD_RNR_SILENT] = "stopped_after_rnr",
 	};
 	rs_json_u64(j, "network_duplicates", l->netdup);
 	rs_json_u64(j, "late_after_resend", l->late_sendings);
@@ -553,7 +555,8 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		rs_json_u64(j, "dest_qp", fl->key.qpn);
 		/* QP0 and QP1 are the subnet's and the CM's (IBA 3.9.1, 13.5.1). */
 		rs_json_str(j, "qp_role", !fl->is_cm_qp ? "data" : fl->key.qpn ? "gsi" : "smi");
-		rs_json_str(j, "roce", rs_roce_name((enum rs_roce)fl->key.roce));
+		rs_json_str(j, "roce", fl->key.roce != RS_ROCE_V2 ? rs_roce_name((enum rs_roce)fl->key.roce)
+				       : fl->roce_seen == 3 ? "v1+v2" : fl->roce_seen == 1 ? "v1" : "v2");
 		rs_json_str(j, "transport", rs_flow_transport_name(fl));
 		rs_json_str(j, "pairing", fl->is_cm_qp ? "none" : rs_flow_pairing(fl));
 		if (fl->peer)
@@ -666,6 +669,7 @@ static void anomalies(struct rs_json *j, const struct rs_view *v, const struct n
 		anomaly_subject(j, v, an);
 		rs_json_u64(j, "count", an->count);
 		rs_json_str(j, "description", rs_anomaly_describe(v, an, d, sizeof d));
+		rs_json_anomaly_details(j, v, an);
 		rs_json_arr(j, "frames");
 		for (uint32_t k = 0; k < an->nframes; k++)
 			rs_json_u64(j, NULL, an->frames[k].frame);

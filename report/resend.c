@@ -119,20 +119,64 @@ static void announced(const struct rs_flow *fl, bool rnr, uint64_t period_ns, ch
 	}
 }
 
-static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint64_t count, char *buf, size_t len)
+/* Why the file cannot call a requester that stopped exhausted. */
+static void why_stopped(const struct rs_flow *fl, bool rnr, char *buf, size_t len, size_t *n)
 {
 	const struct rs_psn_loss *l = rs_loss(&fl->req);
-	char t1[32], t2[32], t3[32];
+	const struct rs_conn *c = fl->conn;
+	bool client = c && c->c2s == fl;
+	const char *msg = rnr ? (client ? "REP" : "REQ") : "REQ";
+	unsigned count = !c ? 0 : rnr ? (client ? c->rnr_retry_rep : c->rnr_retry_req) : c->retry_count;
+	switch (l->dead_why) {
+	case RS_WHY_NO_COUNT:
+		put(buf, len, n, "; the CM %s with its %sRetry Count is not in the file, so the capture cannot show "
+		    "whether its retry count ran out or it was stopped", msg, rnr ? "RNR " : "");
+		break;
+	case RS_WHY_FOREVER:
+		put(buf, len, n, "; its RNR Retry Count 7 retries for ever, so its retry count did not run out: the "
+		    "capture cannot show why it stopped");
+		break;
+	case RS_WHY_MORE:
+		put(buf, len, n, "; that is more than the %sRetry Count %u of its CM %s allows%s, so its retry count "
+		    "did not run out: the capture cannot show why it stopped", rnr ? "RNR " : "", count, msg,
+		    !rnr && count == 7 ? " (rdma_rxe retries for ever at 7)" : "");
+		break;
+	default:
+		put(buf, len, n, "; that is fewer than the %sRetry Count %u of its CM %s allows, so its retry count "
+		    "did not run out: the capture cannot show why it stopped", rnr ? "RNR " : "", count, msg);
+		break;
+	}
+	if (l->dead_torn_down)
+		put(buf, len, n, "; the connection was torn down (DREQ) after them");
+}
+
+static void dead_rnr(const char *who, const struct rs_flow *fl, uint32_t code, uint64_t count, char *buf,
+		     size_t len)
+{
+	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	char t1[32];
 	size_t n = 0;
+	put(buf, len, &n, "%s: %" PRIu64 " RNR NAK%s in a row (the last at frame %" PRIu64 ", %s before the end of "
+	    "the capture)", who, count, count == 1 ? "" : "s", l->nak_at.frame, rs_fmt_ns(l->silence_ns, t1, sizeof t1));
 	if (code == RS_DEAD_RNR) {
-		put(buf, len, &n,
-		    "%s: the requester gave up after %" PRIu64 " RNR NAK%s in a row (the last at frame %" PRIu64
-		    ", %s before the end of the capture): its RNR retry count ran out "
-		    "(IBV_WC_RNR_RETRY_EXC_ERR); the connection failed",
-		    who, count, count == 1 ? "" : "s", l->nak_at.frame, rs_fmt_ns(l->silence_ns, t1, sizeof t1));
+		put(buf, len, &n, ", one more than its RNR Retry Count: the requester gave up, its RNR retry count ran "
+		    "out (IBV_WC_RNR_RETRY_EXC_ERR); the connection failed");
 		announced(fl, true, 0, buf, len, &n);
 		return;
 	}
+	put(buf, len, &n, ", then the requester sent nothing more");
+	why_stopped(fl, true, buf, len, &n);
+}
+
+static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint64_t count, char *buf, size_t len)
+{
+	if (code == RS_DEAD_RNR || code == RS_DEAD_RNR_SILENT) {
+		dead_rnr(who, fl, code, count, buf, len);
+		return;
+	}
+	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	char t1[32], t2[32], t3[32];
+	size_t n = 0;
 	uint64_t span = l->silent_last_ts - l->silent_first_ts;
 	put(buf, len, &n, "%s: no answer after frame %" PRIu64 "; the requester re-sent %" PRIu64 " time%s from frame %" PRIu64,
 	    who, l->answered_at.frame, count, count == 1 ? "" : "s", l->silent_from.frame);
@@ -141,11 +185,18 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 		    rs_fmt_ns(span, t3, sizeof t3));
 	if (code == RS_DEAD_RETRY)
 		put(buf, len, &n,
-		    ", then stopped (%s before the end of the capture): its retry count ran out "
-		    "(IBV_WC_RETRY_EXC_ERR, \"transport retry counter exceeded\"); the connection failed",
+		    ", then stopped (%s before the end of the capture): as many re-sends as its CM REQ's Retry Count, "
+		    "so its retry count ran out (IBV_WC_RETRY_EXC_ERR, \"transport retry counter exceeded\"%s); "
+		    "the connection failed",
+		    rs_fmt_ns(l->silence_ns, t1, sizeof t1),
+		    fl->conn && fl->conn->retry_count == 7 ? ", on a NIC that follows the IBA: rdma_rxe retries for ever at 7" : "");
+	else if (code == RS_DEAD_SILENT)
+		put(buf, len, &n, ", then sent nothing more (%s before the end of the capture)",
 		    rs_fmt_ns(l->silence_ns, t1, sizeof t1));
 	else
 		put(buf, len, &n, ", and was still re-sending when the capture ended");
+	if (code == RS_DEAD_SILENT)
+		why_stopped(fl, false, buf, len, &n);
 	int64_t unacked = rs_flow_unacked(fl);
 	if (unacked == 1)
 		put(buf, len, &n, "; request PSN 0x%06" PRIx32 " never acknowledged", rs_flow_unacked_from(fl));

@@ -495,12 +495,43 @@ static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, 
 		snprintf(buf, len, "%s: sent with DSCP %u, its peer's direction with DSCP %u: the two directions of the "
 			 "connection are in different traffic classes", who, x ? v1[0] : 0, x ? v2[0] : 0);
 	} else if (an->code == RS_DSCP_CNPS) {
-		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received with DSCP %u, not the expected %u%s", who, an->count,
-			 an->count == 1 ? "" : "s", rs_rare(fl)->cnp_dscp_v, c->dscp_cnp, c->dscp_given ? "" : " (--dscp cnp=N)");
+		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received with DSCP %u, not the %u --dscp gave", who, an->count,
+			 an->count == 1 ? "" : "s", rs_rare(fl)->cnp_dscp_v, c->dscp_cnp);
+	} else if (an->code == RS_DSCP_SPLIT) {
+		uint8_t dv[RS_DSCP_SEEN + 1];
+		uint64_t dn[RS_DSCP_SEEN + 1];
+		unsigned k = rs_flow_dscps(a, fl, dv, dn, RS_DSCP_SEEN + 1);
+		snprintf(buf, len, "%s: its packets in %u traffic classes (DSCP %u ×%" PRIu64 ", DSCP %u ×%" PRIu64 "%s): "
+			 "one QP's packets should share one", who, k, dv[0], dn[0], dv[1], dn[1], k > 2 ? ", …" : "");
 	} else {
-		snprintf(buf, len, "%s: %" PRIu64 " data packet%s not with the expected data DSCP %u%s", who, an->count,
-			 an->count == 1 ? "" : "s", c->dscp_data, c->dscp_given ? "" : " (--dscp data=N)");
+		snprintf(buf, len, "%s: %" PRIu64 " data packet%s not with the data DSCP %u --dscp gave", who, an->count,
+			 an->count == 1 ? "" : "s", c->dscp_data);
 	}
+}
+
+/* The responder's packets sent again: what the requester asked again (a
+ * READ's responses), or what it replays (an atomic's ACK). */
+static void describe_rsp_again(const char *who, const struct rs_flow *fl, char *buf, size_t len)
+{
+	const struct rs_psn_loss *s = rs_loss(&fl->rsp);
+	uint64_t n = s->rsp_again[0] + s->rsp_again[1], first = s->rsp_again_first[0] + s->rsp_again_first[1];
+	size_t at = 0;
+	int k = snprintf(buf, len, "%s: %" PRIu64 " response packet%s sent again, answering requests the requester "
+			 "sent again:", who, n, n == 1 ? "" : "s");
+	at = k > 0 && (size_t)k < len ? (size_t)k : len;
+	if (s->rsp_again[0] && at < len) {
+		k = snprintf(buf + at, len - at, " %" PRIu64 " READ response packet%s (the READ asked again)%s",
+			     s->rsp_again[0], s->rsp_again[0] == 1 ? "" : "s", s->rsp_again[1] ? "," : "");
+		at += k > 0 && (size_t)k < len - at ? (size_t)k : len - at;
+	}
+	if (s->rsp_again[1] && at < len) {
+		k = snprintf(buf + at, len - at, " %" PRIu64 " atomic ACK%s (the responder's replay of an atomic "
+			     "it had executed)", s->rsp_again[1], s->rsp_again[1] == 1 ? "" : "s");
+		at += k > 0 && (size_t)k < len - at ? (size_t)k : len - at;
+	}
+	if (first && at < len)
+		snprintf(buf + at, len - at, "; for %" PRIu64 " of them the first answer is not in the capture "
+			 "(lost before the capture point, or missed by it)", first);
 }
 
 const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
@@ -574,15 +605,9 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 		snprintf(buf, len, "%" PRIu64 " InfiniBand frame%s with a bad VCRC (link-level corruption)", an->count,
 			 an->count == 1 ? "" : "s");
 		break;
-	case RS_AN_RETRANS: {
-		const struct rs_psn_loss *s = rs_loss(an->code ? &fl->rsp : &fl->req);
-		snprintf(buf, len, "%s: %" PRIu64 " %s retransmitted in %" PRIu64 " go-back-N episode%s (%" PRIu64
-			 " re-sent after being seen, %" PRIu64 " filling PSNs missing here)",
-			 rs_flow_label(names, fl, who, sizeof who), an->count,
-			 an->code ? "READ response packets" : "request packets", s->episodes,
-			 s->episodes == 1 ? "" : "s", s->duplicates, s->fills - s->ooo);
+	case RS_AN_RETRANS:
+		describe_rsp_again(rs_flow_label(names, fl, who, sizeof who), fl, buf, len);
 		break;
-	}
 	case RS_AN_OOO:
 		describe_ooo(rs_flow_label(names, fl, who, sizeof who), an, buf, len);
 		break;

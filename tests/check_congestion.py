@@ -134,9 +134,17 @@ for t in truth["pauses"]:
 
 an = collections.Counter((a["type"], a["code"]) for a in doc["anomalies"])
 ck("one pause storm anomaly", an[("pause_storm", 8)] + sum(an[("pause_storm", p)] for p in range(8)) == 1, str(an))
-ck("data DSCP flag: the DSCP 10 half-flow", an[("dscp_unexpected", 1)] == 1, str(an))
-ck("CNP DSCP flag: the DSCP 46 CNPs", an[("dscp_unexpected", 2)] == 1, str(an))
+# DSCP 26 and 48 are a convention: without --dscp, a half-flow all in DSCP
+# 10 and CNPs with DSCP 46 are reported, not flagged; the asymmetric
+# connection contradicts itself, and is.
+ck("no data DSCP flag without --dscp", an[("dscp_unexpected", 1)] == 0, str(an))
+ck("no CNP DSCP flag without --dscp", an[("dscp_unexpected", 2)] == 0, str(an))
+ck("no split-DSCP flag: each half-flow keeps one DSCP", an[("dscp_unexpected", 3)] == 0, str(an))
 ck("asymmetric DSCP flag", an[("dscp_unexpected", 0)] == 1, str(an))
+doc26 = json.loads(run("--format", "json", "--dscp", "data=26,cnp=48", pcap).stdout)
+an26 = collections.Counter((a["type"], a["code"]) for a in doc26["anomalies"])
+ck("--dscp data=26: the DSCP 10 half-flow flagged", an26[("dscp_unexpected", 1)] == 1, str(an26))
+ck("--dscp cnp=48: the DSCP 46 CNPs flagged", an26[("dscp_unexpected", 2)] == 1, str(an26))
 ck("Not-ECT flag", an[("not_ect_under_congestion", 0)] == 1, str(an))
 notect = [a for a in doc["anomalies"] if a["type"] == "not_ect_under_congestion"]
 t0 = [t for t in truth["half_flows"] if t["ecn"]["0"]]
@@ -277,6 +285,7 @@ for path in hw:
         if int(dscp) != 26 and int(r[4], 0) > 1 and carries_data(int(r[5], 0), int(r[10])):
             w["data_not26"] += 1
     doc = json.loads(run("--format", "json", path).stdout)
+    given = json.loads(run("--format", "json", "--dscp", "data=26", path).stdout)
     cg = doc.get("congestion")
     ecn_used = any(w["ecn"][1] + w["ecn"][2] + w["ecn"][3] for w in want.values())
     ck(base + ": congestion section when ECN is in use", (cg is not None) == (ecn_used or any(w["cnps"] for w in want.values())))
@@ -294,14 +303,23 @@ for path in hw:
     # The data DSCP is judged on the packets that carry RDMA data only (not
     # QP0/QP1 MADs, ACKs, CNPs), counted here from tshark's opcode, QP and
     # UDP length with the IBTA's header sizes.
-    flagged = {(a["src"], a["dst"], a["dest_qp"]): a["count"] for a in doc["anomalies"]
-               if a["type"] == "dscp_unexpected" and a["code"] == 1}
-    judged = bool(ecn_used or any(w["cnps"] for w in want.values()))
+    # Only where --dscp data=26 states it; never on the convention alone.
+    def data_flags(d):
+        return {(a["src"], a["dst"], a["dest_qp"]): a["count"] for a in d["anomalies"]
+                if a["type"] == "dscp_unexpected" and a["code"] == 1}
+    ck(base + ": no data DSCP flag without --dscp", not data_flags(doc), str(data_flags(doc)))
+    flagged = data_flags(given)
     for key, w in want.items():
-        n = w["data_not26"] if judged else 0
-        ck("%s %s: data DSCP flag on %d data packets" % (base, key, n), flagged.get(key, 0) == n,
+        n = w["data_not26"]
+        ck("%s %s: --dscp data=26 flags %d data packets" % (base, key, n), flagged.get(key, 0) == n,
            "%s != %s" % (flagged.get(key), n))
     ck(base + ": no data DSCP flag on QP0/QP1", not any(k[2] <= 1 for k in flagged), str(flagged))
+    # One half-flow's packets (CNPs apart) over several DSCPs: the capture contradicts itself.
+    split = {(a["src"], a["dst"], a["dest_qp"]) for a in doc["anomalies"]
+             if a["type"] == "dscp_unexpected" and a["code"] == 3}
+    want_split = {k for k, w in want.items() if len(w["dscp"]) > 1}
+    ck(base + ": split-DSCP flags on the half-flows tshark shows in several DSCPs", split == want_split,
+       "%s != %s" % (sorted(split), sorted(want_split)))
 
 # ---- 3. the exit status ---------------------------------------------------
 plain, ptruth = gen("plain", "-n", "4000", "--conns", "400", "--hosts", "8", "--seed", "3", "--no-cm")
