@@ -222,6 +222,8 @@ static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const stru
 	}
 	if (f->roce == RS_ROCE_NONE) {
 		a->roce[0]++;
+		if (f->roce_elsewhere)
+			rs_anomaly(a, RS_AN_ROCE_ELSEWHERE, f->roce_elsewhere, NULL, &at, 1);
 		if (f->have & RS_HAVE_PFC)
 			rs_cong_pfc(a, f, m);
 		return;

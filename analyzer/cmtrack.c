@@ -259,8 +259,13 @@ static void count(struct rs_analyzer *a, struct rs_conn *c, const struct rs_fram
 	 * timeout (IBA 12.9.2). Both sides sending a DREQ at once, each with its
 	 * own transaction, is not one. */
 	unsigned dir = rs_addr_equal(&f->src, &c->client) ? 0 : 1;
-	if (c->n_dir[i][dir]++ == 0)
+	if (c->n_dir[i][dir]++ == 0) {
 		c->tid_dir[i][dir] = f->mad.hdr.tid;
+		if (attr == UMAD_CM_ATTR_DREQ)
+			c->dreq_ts[dir] = ts;
+		else if (attr == UMAD_CM_ATTR_DREP)
+			c->drep_ts[dir] = ts;
+	}
 	else if (c->tid_dir[i][dir] == f->mad.hdr.tid && attr != UMAD_CM_ATTR_MRA)
 		rs_anomaly(a, RS_AN_CM_RETRY, attr, c, at, 1);
 }

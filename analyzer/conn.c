@@ -64,6 +64,18 @@ static bool data_flowed(const struct rs_conn *c)
 	return c->c2s && c->c2s->packets && c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ];
 }
 
+bool rs_conn_dreq_drep(const struct rs_conn *c, uint64_t *dreq, uint64_t *drep)
+{
+	enum { DREQ = UMAD_CM_ATTR_DREQ - UMAD_CM_ATTR_REQ, DREP = UMAD_CM_ATTR_DREP - UMAD_CM_ATTR_REQ };
+	for (int from = 0; from < 2; from++)
+		if (c->n_dir[DREQ][from] && c->n_dir[DREP][!from] && c->drep_ts[!from] >= c->dreq_ts[from]) {
+			*dreq = c->dreq_ts[from];
+			*drep = c->drep_ts[!from];
+			return true;
+		}
+	return false;
+}
+
 enum rs_conn_state rs_conn_state_of(const struct rs_conn *c)
 {
 	const uint32_t *n = c->n;

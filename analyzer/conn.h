@@ -103,6 +103,10 @@ struct rs_conn {
 	uint32_t n[16];
 	uint32_t n_dir[16][2];    /* per sender: 0 client, 1 server */
 	uint64_t tid_dir[16][2];  /* first transaction ID of each sender (retries repeat it) */
+	/* The first DREQ and DREP of each sender: a DREP answers the other
+	 * side's DREQ, so when both sides disconnect at once (the DREQs cross)
+	 * each DREQ pairs with the other side's DREP, not with the first one. */
+	uint64_t dreq_ts[2], drep_ts[2];
 	struct rs_flow *c2s, *s2c;/* data half-flows once seen */
 	uint64_t last_ts;         /* its latest CM message (with its flows' last_ts: how idle it is) */
 	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them); NULL if none */
@@ -120,6 +124,9 @@ enum rs_conn_state {
 extern const char *const rs_conn_state_names[RS_CONN_STATES];
 
 /* conn.c */
+/* A DREQ and the DREP that answers it (the other side's): the client's
+ * DREQ if it sent one and was answered, else the server's. */
+bool rs_conn_dreq_drep(const struct rs_conn *c, uint64_t *dreq, uint64_t *drep);
 enum rs_conn_state rs_conn_state_of(const struct rs_conn *c);
 const char *rs_conn_state(const struct rs_conn *c); /* its name */
 /* When a CM exchange began: the time of its first message seen. */

@@ -181,6 +181,7 @@ void rs_loss_add(struct rs_psn_loss *d, const struct rs_psn_loss *s)
 	d->unseen_lost += s->unseen_lost;
 	d->naked_fills += s->naked_fills;
 	d->read_reserved += s->read_reserved;
+	d->resend_holes += s->resend_holes;
 	for (int k = 0; k < 2; k++) {
 		d->rsp_again[k] += s->rsp_again[k];
 		d->rsp_again_first[k] += s->rsp_again_first[k];

@@ -115,10 +115,11 @@ struct rs_so_put {
 };
 
 /* The newest sending of a PSN seen (IPv4): its IP ID and ICRC, and whether it
- * was counted as a re-send, or as a re-send that filled a skipped PSN. */
+ * was counted as a re-send, or as a re-send that filled a skipped PSN (one
+ * a sequence error NAK had named: naked). */
 struct rs_idsent {
 	uint32_t psn : 24;
-	uint32_t valid : 1, resent : 1, fill : 1, icrc_ok : 1;
+	uint32_t valid : 1, resent : 1, fill : 1, icrc_ok : 1, naked : 1;
 	uint16_t id;
 	uint32_t icrc;
 };
@@ -129,8 +130,6 @@ struct rs_psn_loss {
 	bool episode_naked;   /* ... or one a NAK named: not a late packet either way */
 	uint32_t episode_len;
 	uint32_t episode_next; /* the PSN after its newest packet's */
-	uint32_t episode_base; /* its first PSN, */
-	uint64_t episode_seen; /* ... and the PSNs it showed from there (64 of them) */
 	uint16_t episode_ipid; /* the newest IP ID before it began: later ones are the run's, */
 	uint16_t episode_end_ipid; /* ... up to the IP ID of the packet that ended it */
 	uint32_t episode_resume;   /* the next new PSN when it began: it re-sends the PSNs before */
@@ -150,6 +149,11 @@ struct rs_psn_loss {
 	uint64_t uncaptured;
 	uint64_t unseen_lost;
 	uint64_t naked_fills; /* fills of a PSN a sequence error NAK had named */
+	/* Requests, IPv4 in the sender's order: PSNs a re-send run went over
+	 * (a go-back-N re-sends every one from where it starts) that it did not
+	 * show: re-sends lost on the way, or missed by the capture. */
+	uint64_t resend_holes;
+	bool fill_naked;      /* the packet just judged was one of those */
 	uint64_t read_reserved; /* PSNs first skipped, then found reserved by a READ request behind */
 	/* Responses only: sent again, READ responses [0] and atomic ACKs [1],
 	 * and of those the first copy of their PSN in the capture. */

@@ -82,6 +82,7 @@ struct rs_analyzer {
 		uint64_t uncaptured;  /* as struct rs_psn_loss */
 		uint64_t unseen_lost;
 		uint64_t naked_fills;
+		uint64_t resend_holes;
 		uint64_t fills_overtaken;
 		uint64_t netdup;      /* copies the network made */
 		uint64_t resent[RS_RESEND__COUNT];
@@ -182,6 +183,9 @@ uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
 enum rs_behind { RS_BEHIND_RESENT, RS_BEHIND_RUN_LATE, RS_BEHIND_COPY, RS_BEHIND_LATE, RS_BEHIND_LATE_SENDING,
 		 RS_BEHIND_LATE_FILLED, RS_BEHIND_STAND_IN };
 void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool fill);
+/* Was this PSN's newest sending a re-send filling a PSN a NAK had named?
+ * (Once: the flag is cleared.) */
+bool rs_ids_naked(struct rs_psn_loss *l, uint32_t psn);
 /* A frame's fingerprint for telling a copy from another sending: its ICRC
  * as captured, with bit 32 set; 0 when the ICRC was not captured. */
 static inline uint64_t rs_frame_fp(const struct rs_frame *f)
@@ -230,6 +234,11 @@ struct rs_sendorder *rs_so_new(uint16_t id, uint32_t last);
 /* fp: a frame's fingerprint, rs_frame_fp(): its ICRC, and bit 32 set when it was captured. */
 struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv, uint64_t fp);
 struct rs_so_run *rs_so_run(struct rs_sendorder *so, uint16_t label);
+/* The packet numbered id (PSN psn) was judged re-sent. */
+void rs_so_resent(struct rs_sendorder *so, uint16_t id, uint32_t psn);
+/* Re-sends missing inside runs, of the packets that left the window since
+ * the last call and, at the end, of all (the window is retired). */
+uint64_t rs_so_holes(struct rs_sendorder *so);
 
 /* lossmap.c: skipped PSNs, and how the responder settled them. */
 void rs_lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n);

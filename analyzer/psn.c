@@ -102,21 +102,17 @@ static bool backward(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *p
 		s->episode_next = (psn + adv) & RS_PSN_MASK;
 	bool fill = sent_again(a, fl, ps, psn, payload);
 	bool naked = fill && s->nak_named && s->nak_psn == psn;
+	s->fill_naked = naked;
 	s->naked_fills += naked;
 	a->psns.naked_fills += naked && ps == &fl->req;
 	if (!s->in_episode) {
 		s->in_episode = true;
-		s->episode_base = psn;
-		s->episode_seen = 0;
 		s->episode_len = 0;
 		s->episode_dup = false;
 		s->episode_naked = false;
 		s->episode_start = *at;
 	}
 	s->episode_len++;
-	int32_t off = rs_psn_diff(psn, s->episode_base);
-	if (off >= 0 && off < 64)
-		s->episode_seen |= 1ull << off;
 	s->episode_dup |= !fill;
 	s->episode_naked |= naked;
 	return fill;
@@ -380,6 +376,12 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 	case RS_BEHIND_LATE_FILLED:
 		s->loss->fills_overtaken++;
 		a->psns.fills_overtaken++;
+		/* A NAK named its PSN, and its re-send came first: yet here is
+		 * its first sending, late. Reordered, not lost. */
+		if (rs_ids_naked(s->loss, psn)) {
+			s->loss->naked_fills--;
+			a->psns.naked_fills--;
+		}
 		/* fall through */
 	case RS_BEHIND_LATE_SENDING:
 		fresh = false;
@@ -765,6 +767,12 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	end_episode(a, fl, &fl->req, false);
+	struct rs_psn_loss *l = fl->req.loss;
+	if (l && l->so) {
+		uint64_t holes = rs_so_holes(l->so);
+		l->resend_holes += holes;
+		a->psns.resend_holes += holes;
+	}
 	end_episode(a, fl, &fl->rsp, true);
 	rs_settle_dead(a, fl);
 	rs_msgq_finish(a, fl);

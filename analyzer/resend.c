@@ -62,13 +62,25 @@ void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool f
 	struct rs_psn_loss *l = s->loss;
 	if (!l || f->ip_version != 4)
 		return;
+	if (resent && l->so)
+		rs_so_resent(l->so, f->ip_id, f->bth.psn);
 	if (!l->ids)
 		l->ids = g_new0(struct rs_idsent, RS_IDS);
 	struct rs_idsent *e = &l->ids[f->bth.psn % RS_IDS];
 	bool same = e->valid && e->psn == f->bth.psn;
 	if (!same || (int16_t)(f->ip_id - e->id) > 0)
 		*e = (struct rs_idsent){ .psn = f->bth.psn, .valid = 1, .resent = resent, .fill = fill,
+					 .naked = fill && l->fill_naked,
 					 .icrc_ok = f->icrc_status != RS_CRC_UNCHECKED, .id = f->ip_id, .icrc = f->icrc };
+}
+
+bool rs_ids_naked(struct rs_psn_loss *l, uint32_t psn)
+{
+	struct rs_idsent *e = l && l->ids ? &l->ids[psn % RS_IDS] : NULL;
+	if (!e || !e->valid || e->psn != psn || !e->naked)
+		return false;
+	e->naked = 0;
+	return true;
 }
 
 /* Sent while the last re-send run (now ended) went on: after it began,

@@ -31,9 +31,11 @@ struct rs_so_ent {
 	uint32_t icrc; /* its ICRC as captured, if icrc_ok: the datagram's bytes in 32 bits */
 	bool icrc_ok;
 	bool seed;     /* the stream's newest packet when the window began: only its last PSN is known */
+	bool resent;   /* psn.c judged it re-sent */
 };
 
 struct rs_sendorder {
+	uint64_t holes;       /* re-sends missing inside runs (retire()) */
 	uint16_t newest;      /* the highest number seen */
 	uint16_t next_label;  /* labels start at 1; 0 marks an empty slot */
 	struct rs_so_run runs[RS_SO_RUNS];
@@ -123,6 +125,40 @@ static bool same_datagram(const struct rs_so_ent *e, uint32_t psn, uint32_t last
 	return e->last == last && (e->seed || e->psn == psn) && (!e->icrc_ok || !(fp >> 32) || e->icrc == (uint32_t)fp);
 }
 
+/*
+ * An entry leaves the window: nothing will come between it and the packet
+ * sent after it any more. Both of one run, the later one re-sent, and its
+ * PSN more than one past the end of the earlier one: a go-back-N re-sends
+ * every PSN from where it starts (IBA 9.7.4.1.4), so the PSNs between were
+ * re-sent too, and the capture does not hold them (lost on the way, or
+ * missed by the capture).
+ */
+static void retire(struct rs_sendorder *so, const struct rs_so_ent *e)
+{
+	const struct rs_so_ent *n = neighbour(so, e->id, +1);
+	if (n && n->run == e->run && n->resent && rs_psn_diff(n->psn, e->last) > 1)
+		so->holes += (uint32_t)rs_psn_diff(n->psn, e->last) - 1;
+}
+
+void rs_so_resent(struct rs_sendorder *so, uint16_t id, uint32_t psn)
+{
+	struct rs_so_ent *e = slot(so, id);
+	if (e->run && e->id == id && e->psn == psn)
+		e->resent = true;
+}
+
+uint64_t rs_so_holes(struct rs_sendorder *so)
+{
+	for (int k = RS_SO - 1; k >= 0; k--) {
+		const struct rs_so_ent *e = present(so, (uint16_t)(so->newest - k));
+		if (e)
+			retire(so, e);
+	}
+	uint64_t n = so->holes;
+	so->holes = 0;
+	return n;
+}
+
 struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv, uint64_t fp)
 {
 	uint32_t last = (psn + adv - 1) & RS_PSN_MASK;
@@ -143,6 +179,12 @@ struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, u
 		 * the slots they would reuse. */
 		const struct rs_so_ent *p = present(so, so->newest);
 		struct rs_so_ent pv = p ? *p : (struct rs_so_ent){ 0 };
+		/* The entries whose slots the new numbers take leave the window. */
+		for (int k = 1; k <= d && k <= RS_SO; k++) {
+			struct rs_so_ent *old = slot(so, (uint16_t)(so->newest + k));
+			if (old->run)
+				retire(so, old);
+		}
 		for (int k = 1; k < d && k < RS_SO; k++)
 			slot(so, (uint16_t)(so->newest + k))->run = 0;
 		if (d >= RS_SO)
@@ -155,7 +197,7 @@ struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, u
 		} else {
 			r.label = pred ? pred->run : new_label(so);
 		}
-		*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label, (uint32_t)fp, (fp >> 32) != 0, false };
+		*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label, (uint32_t)fp, (fp >> 32) != 0, false, false };
 		return r;
 	}
 	const struct rs_so_ent *pred = neighbour(so, id, -1), *succ = neighbour(so, id, +1);
@@ -175,7 +217,7 @@ struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, u
 	}
 	if (!r.label)
 		r.label = new_label(so);
-	*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label, (uint32_t)fp, (fp >> 32) != 0, false };
+	*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label, (uint32_t)fp, (fp >> 32) != 0, false, false };
 	/* Sent between two packets of one run, going forward after it went
 	 * back: the packet after it went back, a run of its own. */
 	if (succ && b_xs && !b_ps) {

@@ -122,44 +122,125 @@ static void bar(char *buf, size_t len, double frac, int width)
 }
 
 /*
- * The queue-pair table for the terminal's width. Every column (about 125
- * characters and a 20-character bar) when it fits; narrower, the four
- * problem counts become one column naming the non-zero ones and the queue
- * pair's column narrows to 34, then the average rate and the state go, and
- * the bar takes what is left (none under 6 characters).
+ * The queue-pair table for the terminal's width, its columns as wide as
+ * what they show: a queue pair's QP number and its problems are never cut.
+ * Every column (a column per problem count, and a 20-character bar) when it
+ * fits; narrower, the four problem counts become one column naming the
+ * non-zero ones, then the bar, the average rate and the state go, and last
+ * the addresses are shortened from the left ("…2.56"), the QP number kept.
  */
 struct layout {
-	int qp;           /* the queue pair's column */
+	int qp;           /* the queue pair's column, in screen columns */
+	int problems;     /* the one "problems" column (when !counts) */
 	bool state, avg;
 	bool counts;      /* a column per problem count, else one "problems" column */
 	int bar;          /* characters of the throughput bar, 0: none */
 };
 
-static void layout_for(struct layout *L, int cols)
+#define QP_HEAD "queue pair (src → dst QP)"
+
+/* Screen columns of a UTF-8 string. */
+static int cols_of(const char *s)
 {
-	*L = (struct layout){ .qp = 44, .state = true, .avg = true, .counts = true, .bar = 20 };
-	/* qp tr state now avg packets retx NAK RNR CNP "  " bar */
-	if (cols >= 44 + 4 + 12 + 12 + 12 + 10 + 6 + 5 + 5 + 5 + 2 + 20)
+	int w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+static void problems_text(const struct rs_live_qp *q, char *p, size_t len)
+{
+	const struct { uint64_t n; const char *what; } c[] = {
+		{ q->retransmitted, "retx" }, { q->naks, "NAK" }, { q->rnr_naks, "RNR" }, { q->cnps, "CNP" },
+	};
+	size_t k = 0;
+	p[0] = '\0';
+	for (size_t i = 0; i < sizeof c / sizeof c[0] && k < len; i++)
+		if (c[i].n) {
+			int w = snprintf(p + k, len - k, "%s%" PRIu64 " %s", k ? " " : "", c[i].n, c[i].what);
+			k += w > 0 ? (size_t)w : 0;
+		}
+}
+
+/* "src → dst 0xQPN" in at most w screen columns: the addresses shortened
+ * from the left, each to the same share, the QP number whole. */
+static void qp_label(const struct rs_live_qp *q, int w, char *buf, size_t len)
+{
+	char num[16];
+	snprintf(num, sizeof num, " 0x%x", q->dest_qp);
+	int ls = (int)strlen(q->src), ld = (int)strlen(q->dst), room = w - 3 - (int)strlen(num);
+	if (room < 4)
+		room = 4;
+	if (ls + ld <= room) {
+		snprintf(buf, len, "%s → %s%s", q->src, q->dst, num);
+		return;
+	}
+	int ks = room / 2 > room - ld ? room / 2 : room - ld;
+	if (ks > ls)
+		ks = ls;
+	int kd = room - ks < ld ? room - ks : ld;
+	/* An address cut to k columns: "…" and its last k - 1 characters. */
+	snprintf(buf, len, "%s%s → %s%s%s", ks < ls ? "…" : "", q->src + ls - (ks < ls ? ks - 1 : ls),
+		 kd < ld ? "…" : "", q->dst + ld - (kd < ld ? kd - 1 : ld), num);
+}
+
+static void layout_for(struct layout *L, int cols, const struct rs_live_qp *rows, size_t n)
+{
+	int qp = cols_of(QP_HEAD), prob = (int)strlen("problems"), num = 0;
+	for (size_t i = 0; i < n; i++) {
+		char b[200], p[96];
+		snprintf(b, sizeof b, "%s → %s 0x%x", rows[i].src, rows[i].dst, rows[i].dest_qp);
+		if (cols_of(b) > qp)
+			qp = cols_of(b);
+		problems_text(&rows[i], p, sizeof p);
+		if ((int)strlen(p) > prob)
+			prob = (int)strlen(p);
+		snprintf(b, sizeof b, " 0x%x", rows[i].dest_qp);
+		if ((int)strlen(b) > num)
+			num = (int)strlen(b);
+	}
+	/* tr 4, state 12, now 12, average 12, packets 10, counts 22, " " and a bar */
+	*L = (struct layout){ .qp = qp, .problems = prob, .state = true, .avg = true, .counts = true, .bar = 20 };
+	if (cols >= qp + 1 + 4 + 12 + 12 + 12 + 10 + 22 + 1 + 20)
 		return;
 	L->counts = false;
-	L->qp = 34;
-	L->bar = cols - (34 + 4 + 12 + 12 + 12 + 10 + 1 + 14 + 2);
+	int rest = 1 + 4 + 12 + 12 + 12 + 10 + 1 + prob;
+	L->bar = cols - (qp + rest + 1);
 	if (L->bar >= 6)
+		return;
+	L->bar = 0;
+	if (qp + rest <= cols)
 		return;
 	L->avg = false;
-	L->bar = cols - (34 + 4 + 12 + 12 + 10 + 1 + 14 + 2);
-	if (L->bar >= 6)
+	rest -= 12;
+	if (qp + rest <= cols)
 		return;
 	L->state = false;
-	L->bar = cols - (34 + 4 + 12 + 10 + 1 + 14 + 2);
-	if (L->bar < 6)
-		L->bar = 0;
+	rest -= 12;
+	/* Only the addresses shorten, to two columns each at least. */
+	int least = 3 + num + 4;
+	L->qp = cols - rest >= least ? cols - rest : least;
+	if (L->qp > qp)
+		L->qp = qp;
+}
+
+/* s, then spaces up to w screen columns. */
+static int pad_to(char *buf, size_t len, const char *s, int w)
+{
+	int o = snprintf(buf, len, "%s", s);
+	for (int k = cols_of(s); k < w && o > 0 && (size_t)o + 1 < len; k++)
+		buf[o++] = ' ';
+	if (o > 0 && (size_t)o < len)
+		buf[o] = '\0';
+	return o;
 }
 
 static void header_row(const struct rs_liveview *v, const struct layout *L, char *line, size_t len)
 {
 	const char *B = v->color ? "\033[1m" : "", *O = v->color ? "\033[0m" : "";
-	int o = snprintf(line, len, "%s%-*s %-3s ", B, L->qp + 2, "queue pair (src → dst QP)", "tr");
+	int o = snprintf(line, len, "%s", B);
+	o += pad_to(line + o, len - (size_t)o, QP_HEAD, L->qp);
+	o += snprintf(line + o, len - (size_t)o, " %-3s ", "tr");
 	if (L->state)
 		o += snprintf(line + o, len - (size_t)o, "%-11s ", "state");
 	o += snprintf(line + o, len - (size_t)o, "%11s ", "now");
@@ -169,7 +250,7 @@ static void header_row(const struct rs_liveview *v, const struct layout *L, char
 	if (L->counts)
 		o += snprintf(line + o, len - (size_t)o, "%5s %4s %4s %4s ", "retx", "NAK", "RNR", "CNP");
 	else
-		o += snprintf(line + o, len - (size_t)o, " %-13s", "problems");
+		o += snprintf(line + o, len - (size_t)o, " %-*s", L->problems, "problems");
 	snprintf(line + o, len - (size_t)o, "%s%s", L->bar ? " throughput" : "", O);
 }
 
@@ -183,10 +264,10 @@ static void qp_row(const struct rs_liveview *v, const struct layout *L, const st
 		   char *line, size_t len)
 {
 	const char *G = v->color ? "\033[32m" : "", *O = v->color ? "\033[0m" : "";
-	char qp[160], b[160], r1[32], r2[32];
-	snprintf(qp, sizeof qp, "%s → %s 0x%x", q->src, q->dst, q->dest_qp);
-	/* Widths in bytes: the label's "→" takes three for one column. */
-	int o = snprintf(line, len, "%-*.*s %-3s ", L->qp + 2, L->qp + 2, qp, q->transport);
+	char qp[200], b[160], r1[32], r2[32];
+	qp_label(q, L->qp, qp, sizeof qp);
+	int o = pad_to(line, len, qp, L->qp);
+	o += snprintf(line + o, len - (size_t)o, " %-3s ", q->transport);
 	if (L->state)
 		o += snprintf(line + o, len - (size_t)o, "%-11.11s ", q->state);
 	o += snprintf(line + o, len - (size_t)o, "%11s ", rate(v, q->rate_now_Bps, r1, sizeof r1));
@@ -199,17 +280,11 @@ static void qp_row(const struct rs_liveview *v, const struct layout *L, const st
 		o += count_col(line + o, len - (size_t)o, v->color, q->rnr_naks, 4);
 		o += snprintf(line + o, len - (size_t)o, "%4" PRIu64 " ", q->cnps);
 	} else {
-		char p[64] = "";
-		int k = 0;
-		const struct { uint64_t n; const char *what; } c[] = {
-			{ q->retransmitted, "retx" }, { q->naks, "NAK" }, { q->rnr_naks, "RNR" }, { q->cnps, "CNP" },
-		};
-		for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
-			if (c[i].n)
-				k += snprintf(p + k, sizeof p - (size_t)k, "%s%" PRIu64 " %s", k ? " " : "", c[i].n, c[i].what);
-		bool bad = k > 0;
-		o += snprintf(line + o, len - (size_t)o, " %s%-13.13s%s", bad && v->color ? "\033[31m" : "", bad ? p : "-",
-			      bad && v->color ? "\033[0m" : "");
+		char p[96];
+		problems_text(q, p, sizeof p);
+		bool bad = p[0] != '\0';
+		o += snprintf(line + o, len - (size_t)o, " %s%-*s%s", bad && v->color ? "\033[31m" : "", L->problems,
+			      bad ? p : "-", bad && v->color ? "\033[0m" : "");
 	}
 	if (L->bar) {
 		bar(b, sizeof b, top > 0 ? q->rate_now_Bps / top : 0, L->bar);
@@ -259,7 +334,7 @@ static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct 
 		 rate(v, wire_rate, r1, sizeof r1), total);
 	put_line(v, cols, line);
 	struct layout L;
-	layout_for(&L, cols);
+	layout_for(&L, cols, v->rows, n);
 	header_row(v, &L, line, sizeof line);
 	put_line(v, cols, line);
 	double top = n ? v->rows[0].rate_now_Bps : 0;

@@ -276,6 +276,10 @@ struct rs_frame {
 	uint16_t sll_pkttype, sll_hatype;
 	uint32_t sll_ifindex;
 	uint8_t erf_type;
+	/* A non-RoCE frame to a UDP port not decoded as RoCE whose datagram reads
+	 * as RoCE v2 (a BTH, and an ICRC that matches it as RoCE v2's): that
+	 * port, for the report to name; 0 otherwise. */
+	uint16_t roce_elsewhere;
 	uint64_t erf_ts_ns;             /* the ERF record's own timestamp (finer than pcap's) */
 	uint16_t erf_wlen;              /* the ERF record's wire length: its packet's on the link */
 	uint16_t erf_hdr;               /* bytes of ERF header (and pad) before the packet */

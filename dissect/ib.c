@@ -235,6 +235,19 @@ static inline __attribute__((always_inline)) void bth_fields(struct rs_cursor *c
 	b->psn = rs_cur_be24(c);
 }
 
+bool rs_bth_shaped(const struct rs_dctx *d, uint32_t bth_off, uint32_t end)
+{
+	if (end > d->caplen || end < bth_off || end - bth_off < BTH_LEN + ICRC_LEN)
+		return false;
+	struct rs_cursor c = rs_cur_at(d, bth_off);
+	uint8_t opcode = rs_cur_u8(&c), flags = rs_cur_u8(&c);
+	if (c.overrun || (flags & 0x0F) != 0 || rs_opinfo(opcode)->kind == RS_KIND_NONE)
+		return false;
+	struct rs_cursor ic = rs_cur_at(d, end - ICRC_LEN);
+	uint32_t icrc = rs_cur_le32(&ic);
+	return !ic.overrun && icrc_compute(d, bth_off, end - ICRC_LEN) == icrc;
+}
+
 static inline __attribute__((always_inline)) void icrc_field(struct rs_cursor *c, struct rs_frame *f)
 {
 	f->icrc = rs_cur_le32(c);

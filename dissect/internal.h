@@ -56,6 +56,11 @@ static inline enum rs_outcome rs_not_roce(struct rs_frame *f)
 	return RS_NOT_ROCE;
 }
 
+/* ib.c: does the datagram's UDP payload [bth_off, end), all of it captured,
+ * read as RoCE v2 under d's carrier: a BTH of a known opcode and TVer 0,
+ * and the ICRC at its end what RoCE v2's would be? */
+bool rs_bth_shaped(const struct rs_dctx *d, uint32_t bth_off, uint32_t end);
+
 static inline void rs_layer(const struct rs_dctx *d, enum rs_layer_id id, uint32_t off, uint32_t len)
 {
 	struct rs_frame *f = d->f;

@@ -74,6 +74,27 @@ static void sliced_rewritten(struct rs_frame *f, uint32_t ip_end)
 	f->sliced_wirelen = ip_end - ((f->have & RS_HAVE_ERF) ? f->erf_hdr : 0u);
 }
 
+/* A UDP datagram to a port not decoded as RoCE: it stays non-RoCE, but one
+ * that reads as RoCE v2 (rs_bth_shaped: an ICRC matches by chance once in
+ * 2^32) leaves its port in the frame, for the report to name it and
+ * --roce-port. */
+static enum rs_outcome udp_elsewhere(struct rs_dctx *d, enum rs_carrier carrier, uint32_t net_off, uint32_t hlen,
+				     uint32_t udp_off, uint32_t end)
+{
+	struct rs_cursor c = rs_cur_at(d, udp_off + 2);
+	uint16_t dport = rs_cur_be16(&c), len = rs_cur_be16(&c);
+	if (!c.overrun && end >= udp_off && len == end - udp_off) {
+		struct rs_dctx t = *d;
+		t.carrier = carrier;
+		t.net_off = net_off;
+		t.net_hdr_len = hlen;
+		t.udp_off = udp_off;
+		if (rs_bth_shaped(&t, udp_off + UDP_HDR, end))
+			d->f->roce_elsewhere = dport;
+	}
+	return rs_not_roce(d->f);
+}
+
 struct udp_hdr {
 	uint16_t sport, dport, len, csum;
 	bool ports_cut; /* the capture stops before the end of the ports */
@@ -163,8 +184,11 @@ enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	if (hlen < IPV4_MIN_HDR)
 		return rs_fail(f, RS_MALFORMED, off, "IPv4 header length %llu is below the minimum %llu", hlen,
 			       IPV4_MIN_HDR);
-	if (h.proto != IPPROTO_UDP_ || (h.frag & IPV4_OFFSET_MASK) || !udp_dport_is_roce(d, off + hlen))
+	if (h.proto != IPPROTO_UDP_ || (h.frag & IPV4_OFFSET_MASK))
 		return rs_not_roce(f); /* a later fragment carries no UDP header */
+	if (!udp_dport_is_roce(d, off + hlen))
+		return (h.frag & IPV4_MF) || h.total < hlen ? rs_not_roce(f)
+							   : udp_elsewhere(d, RS_CARRIER_IPV4, off, hlen, off + hlen, off + h.total);
 
 	f->ip_version = 4;
 	f->dscp = h.tos >> 2;
@@ -231,7 +255,7 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	for (unsigned n = 0;; n++) {
 		if (nxt == IPPROTO_UDP_) {
 			if (!udp_dport_is_roce(d, p))
-				return rs_not_roce(f);
+				return udp_elsewhere(d, RS_CARRIER_IPV6, off, IPV6_HDR, p, end);
 			break;
 		}
 		if (nxt != 0 && nxt != 43 && nxt != 60 && nxt != 44)

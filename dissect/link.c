@@ -290,6 +290,7 @@ static void frame_reset(struct rs_frame *f, uint32_t caplen, uint32_t wirelen)
 	f->sliced_wirelen = 0;
 	f->have = 0;
 	f->ext = 0;
+	f->roce_elsewhere = 0;
 	f->why = NULL;
 	f->why_a = f->why_b = 0;
 	f->why_off = 0;

@@ -363,6 +363,7 @@ static void resends(struct rs_json *j, const struct rs_psn_loss *l)
 	};
 	rs_json_u64(j, "network_duplicates", l->netdup);
 	rs_json_u64(j, "late_after_resend", l->late_sendings);
+	rs_json_u64(j, "resends_not_captured", l->resend_holes);
 	rs_json_u64(j, "late_by_psns_max", l->late_psns_max);
 	rs_json_u64(j, "late_by_ns_max", l->late_ns_max);
 	by_cause(j, l->resent);

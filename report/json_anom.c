@@ -25,6 +25,7 @@ static void resent_requests(struct rs_json *j, const struct rs_psn_loss *l)
 	rs_json_u64(j, "episodes", l->episodes);
 	rs_json_u64(j, "resent_after_seen", l->duplicates);
 	rs_json_u64(j, "filling_missing", l->fills - l->ooo);
+	rs_json_u64(j, "resends_not_captured", l->resend_holes);
 	rs_json_u64(j, "rnr_retries_early", l->rnr_early);
 	if (l->timeouts) {
 		rs_json_obj(j, "timeout_wait_ns");

@@ -83,6 +83,9 @@ static void retrans(const char *who, const struct rs_flow *fl, uint64_t count, c
 	causes(l, buf, len, &n);
 	put(buf, len, &n, "; %" PRIu64 " episode%s (%" PRIu64 " re-sent after being seen, %" PRIu64
 	    " filling PSNs missing here)", l->episodes, l->episodes == 1 ? "" : "s", l->duplicates, l->fills - l->ooo);
+	if (l->resend_holes)
+		put(buf, len, &n, "; %" PRIu64 " more re-sent that the capture does not hold (PSNs a go-back-N went "
+		    "over without them: lost on the way, or missed by the capture)", l->resend_holes);
 }
 
 /* The Local ACK Timeout exponent whose 4.096 us x 2^t (IBA 9.7.6.1.3) is

@@ -170,6 +170,7 @@ static bool anomaly_selected(const struct rs_view *v, const struct rs_anomaly *a
 	case RS_AN_VCRC_BAD:
 	case RS_AN_EVICTED:
 	case RS_AN_MIXED_ROCE:
+	case RS_AN_ROCE_ELSEWHERE:
 		return true;
 	default:
 		break;
@@ -341,6 +342,9 @@ const char *rs_lat_label(enum rs_lat_kind k)
 double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr)
 {
 	unsigned i = from_attr - UMAD_CM_ATTR_REQ, j = to_attr - UMAD_CM_ATTR_REQ;
+	uint64_t q, p;
+	if (from_attr == UMAD_CM_ATTR_DREQ && to_attr == UMAD_CM_ATTR_DREP)
+		return rs_conn_dreq_drep(c, &q, &p) ? (p - q) / 1e6 : -1;
 	if (!c->n[i] || !c->n[j] || c->ts[j] < c->ts[i])
 		return -1;
 	return (c->ts[j] - c->ts[i]) / 1e6;
@@ -425,7 +429,7 @@ void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *an, st
 		}
 	} else if (type == RS_AN_FILE_ERROR || type == RS_AN_FILE_WARNING) {
 		out->kind = "file";
-	} else if (type == RS_AN_EVICTED) {
+	} else if (type == RS_AN_EVICTED || type == RS_AN_ROCE_ELSEWHERE) {
 		out->kind = "capture";
 	} else if (type == RS_AN_PAUSE_STORM) {
 		out->kind = "link_sender";
@@ -673,6 +677,11 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 	case RS_AN_NOT_ECT:
 	case RS_AN_CNP_RATE:
 		describe_cong(v, an, rs_flow_label(names, fl, who, sizeof who), buf, len);
+		break;
+	case RS_AN_ROCE_ELSEWHERE:
+		snprintf(buf, len, "%" PRIu64 " UDP datagram%s to port %u read%s as RoCE v2 (a BTH, and an ICRC that "
+			 "matches it) but %s not decoded: --roce-port %u decodes that port as RoCE v2", an->count,
+			 an->count == 1 ? "" : "s", an->code, an->count == 1 ? "s" : "", an->count == 1 ? "was" : "were", an->code);
 		break;
 	case RS_AN_EVICTED:
 		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under --max-flows %" PRIu64

@@ -14,7 +14,7 @@ want=${1:-build}
 BUILD="build-essential pkg-config libpcap-dev libglib2.0-dev libibumad-dev libibverbs-dev"
 TEST="$BUILD check tshark python3 python3-jsonschema tcpdump tcpreplay iproute2 librdmacm-dev
       clang libclang-rt-14-dev valgrind qemu-system-x86 busybox-static cpio xz-utils kmod nvme-cli jq sqlite3 man-db fontconfig fonts-dejavu-core
-      ca-certificates file"
+      ca-certificates file tmux"
 
 case "$want" in
 build) pkgs=$BUILD ;;

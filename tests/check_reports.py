@@ -616,6 +616,33 @@ def whitespace_outside_strings(text):
     return False
 
 
+def check_dreq_drep(name, path, d):
+    """durations_ms.dreq_to_drep: from a DREQ to the DREP that answers it,
+    the other side's, whose Remote Communication ID is the DREQ's Local one
+    (IBA 12.6.9-10). When both sides disconnect at once the two DREQs cross:
+    each pairs with the other side's DREP, never with its own side's."""
+    f = ["frame.time_epoch", "ip.src", "ipv6.src", "infiniband.mad.attributeid", "infiniband.cm.dreq.localcommid",
+         "infiniband.cm.drsp.remotecommid"]
+    rows = tshark(path, f + ["frame.number"])
+    dreqs, pairs = {}, set()
+    for r in rows:
+        if not r["infiniband.mad.attributeid"]:
+            continue
+        attr = num(r["infiniband.mad.attributeid"])
+        t = float(r["frame.time_epoch"])
+        if attr == 0x15 and r["infiniband.cm.dreq.localcommid"]:
+            dreqs.setdefault(num(r["infiniband.cm.dreq.localcommid"]), t)
+        elif attr == 0x16 and r["infiniband.cm.drsp.remotecommid"]:
+            x = num(r["infiniband.cm.drsp.remotecommid"])
+            if x in dreqs:
+                pairs.add(round((t - dreqs[x]) * 1e3, 3))
+    for c in d["connections"]:
+        v = c["durations_ms"].get("dreq_to_drep")
+        if v is not None:
+            check(any(abs(v - p) <= 0.0015 for p in pairs),
+                  "%s: connection %s dreq_to_drep %s is no DREQ→answering DREP pair %s" % (name, c["id"], v, sorted(pairs)))
+
+
 def main():
     caps = sorted(glob.glob(os.path.join(SHARED, "captures", "*.pcap")))
     pub = sorted(glob.glob(os.path.join(SHARED, "public-captures", "*.pcap")))
@@ -634,6 +661,7 @@ def main():
         logpath = os.path.join(os.path.dirname(path), base + ".log")
         mtu = log_info(logpath)[2] if os.path.exists(logpath) else 1024
         check_against_tshark(base, path, d, mtu)
+        check_dreq_drep(base, path, d)
         if os.path.exists(logpath):
             check_against_log(base, d, logpath)
             check_icrc_summary(base, d, os.path.join(os.path.dirname(path), base + ".tshark.txt"))

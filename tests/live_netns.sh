@@ -7,7 +7,7 @@
 # namespace cannot be made, it FAILS with the reason (CI runs as root); it
 # never skips.
 #
-# Debian packages: iproute2 tcpreplay tshark (tshark, capinfos) python3
+# Debian packages: iproute2 tcpreplay tshark (tshark, capinfos) python3 tmux
 # The script installs nothing.
 #
 # Environment: ROCESTAT (the binary, default ./rocestat), CAPTURES (default
@@ -470,6 +470,39 @@ check "-Z nosuchuser: exit 2, one line naming the user" one_line_error 2 "nosuch
 mkdir -p "$TMP/sys/class/infiniband/mlx5_9"
 check "-i of an RDMA device without a netdev: exit 3, one line naming it" \
 	one_line_error 3 "mlx5_9" --sysfs "$TMP/sys" -i mlx5_9
+
+# ---- the live view in a real terminal (tmux) at 80 and 120 columns ---------------
+# 32 QPs with three-digit QP numbers (a ConnectX capture): every row names its
+# QP whole (the numbers from tshark), and no line is wider than the terminal.
+HW=$(realpath -m "$CAPTURES/../hw-captures/magnate3__linux-riscv-dev__rocev2_test.pcap")
+if command -v tmux >/dev/null && [ -f "$HW" ]; then
+	tshark -n -r "$HW" -Y infiniband.bth -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u >"$TMP/qpns"
+	for w in 80 120; do
+		tmux -L rslive kill-server 2>/dev/null
+		# The screen is drawn on standard error, the terminal.
+		tmux -L rslive new-session -d -x "$w" -y 60 "ip netns exec $NS_RX $ROCESTAT -i $RX --refresh 0.2; sleep 60"
+		for _ in $(seq 100); do tmux -L rslive capture-pane -p | grep -q "rocestat live" && break; sleep 0.05; done
+		replay --pps=400 "$HW"
+		sleep 1
+		tmux -L rslive capture-pane -p >"$TMP/lv$w.txt"
+		tmux -L rslive kill-server 2>/dev/null
+		check "live view at $w columns: no line wider than the terminal" \
+			python3 -c "import sys; sys.exit(max(len(l.rstrip('\n')) for l in open('$TMP/lv$w.txt')) > $w)"
+		check "live view at $w columns: every row's QP number whole (tshark's)" python3 - "$TMP/lv$w.txt" "$TMP/qpns" <<'EOF2'
+import re, sys
+screen = open(sys.argv[1]).read()
+rows = [l for l in screen.splitlines() if " → " in l and re.search(r" (RC|UC|UD) ", l)]
+want = {int(x, 16) for x in open(sys.argv[2]).read().split() if x}
+got = [int(m.group(1), 16) for m in (re.search(r" 0x([0-9a-f]+) +(RC|UC|UD) ", l) for l in rows) if m]
+assert len(rows) >= 10 and len(got) == len(rows), "%d rows, %d with a QP number: %s" % (len(rows), len(got), rows[:3])
+bad = [q for q in got if q not in want]
+assert not bad, "QP numbers not in the capture (cut?): %s" % [hex(q) for q in bad]
+print("%d rows, all QP numbers whole" % len(rows))
+EOF2
+	done
+else
+	not_ok "live view in tmux: tmux or $HW missing (scripts/deps.sh test installs tmux)"
+fi
 
 # ---- a full disk during capture: an error naming the file, the frames kept ---------
 mkdir -p "$TMP/full" && mount -t tmpfs -o size=256k tmpfs "$TMP/full"
