@@ -192,6 +192,9 @@ static const struct rs_frame *canon_v1(const struct rs_frame *f, struct rs_frame
 	return buf;
 }
 
+static void transport(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		      const struct rs_frame_meta *m, const struct rs_opinfo *op, const struct rs_fref *at);
+
 static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f)
 {
 	struct rs_fref at = { a->cur_file, m->frame_no };
@@ -292,13 +295,22 @@ static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const stru
 	}
 	fl->payload_all += f->payload_len;
 	tl->payload += f->payload_len;
-	rs_tl_payload(a, fl, f->payload_len);
+	uint64_t fresh0 = fl->payload;
+	transport(a, fl, f, m, op, &at);
+	rs_tl_payload(a, fl, fl->payload - fresh0, f->payload_len);
+}
 
+/* What the frame says of its transport: a CNP, a UD datagram, a request or
+ * a response (psn.c). */
+static void transport(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		      const struct rs_frame_meta *m, const struct rs_opinfo *op, const struct rs_fref *at)
+{
+	const struct rs_bth *b = &f->bth;
 	if (op->kind == RS_KIND_CNP) {
 		rs_rare_w(fl)->cnps++;
 		a->cnps++;
-		tl->cnps++;
-		rs_anomaly(a, RS_AN_CNP, 0, fl, &at, 1);
+		rs_tl_of(a, fl)->cnps++;
+		rs_anomaly(a, RS_AN_CNP, 0, fl, at, 1);
 		return;
 	}
 	if ((b->opcode & 0xE0) == RS_TR_UD) {

@@ -30,6 +30,7 @@ struct rs_interval_row {
 	bool has_peer;              /* paired: peer_qp is the other direction's destination QP */
 	uint32_t peer_qp;
 	uint64_t packets, bytes, payload;
+	uint64_t goodput;           /* of payload, first sightings of their PSN */
 	uint32_t messages, retrans, naks, ecn_ce, cnps;
 	/* The intervals just before this one in which this half-flow, active
 	 * before, had no frame (in this file): rows of zeros for a plot. */

@@ -204,6 +204,9 @@ void rs_loss_add(struct rs_psn_loss *d, const struct rs_psn_loss *s)
 		if (s->timeout_max_ns > d->timeout_max_ns)
 			d->timeout_max_ns = s->timeout_max_ns;
 		d->timeouts += s->timeouts;
+		d->timeouts_early += s->timeouts_early;
+		if (s->timer_ns)
+			d->timer_ns = s->timer_ns;
 		d->timeout_sum_ns += s->timeout_sum_ns;
 	}
 }

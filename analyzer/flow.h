@@ -74,167 +74,8 @@ struct rs_fref {
 	uint64_t frame;
 };
 
-/* A bitmap of PSNs reported missing after a forward jump, so a later packet
- * can be told apart: a first sighting (a gap filled) or a duplicate. */
-struct rs_msgq;
+#include "analyzer/loss.h"
 
-struct rs_lossmap {
-	uint32_t base;                       /* PSN of bit 0 */
-	uint32_t pending;                    /* bits set */
-	uint64_t bits[RS_LOSSMAP_BITS / 64]; /* 1 = missing */
-};
-
-/* What a PSN stream lost, re-sent or reordered: allocated with the first
- * gap or packet behind the expected PSN (most streams never have one). */
-/* Why the requester put a packet on the wire again (psn.c): each packet it
- * re-sent has one cause. Copies the network made (the same IPv4 datagram
- * twice) and packets that arrived late are not re-sent: they are counted
- * apart (netdup, ooo). */
-enum rs_resend {
-	RS_RESEND_NAK,      /* go-back-N after a PSN sequence error NAK */
-	RS_RESEND_RNR,      /* after an RNR NAK, once its timer ran */
-	RS_RESEND_TIMEOUT,  /* no NAK: the requester's ACK timer fired */
-	RS_RESEND_READ,     /* a READ request asked again (its responses did not all come) */
-	/* No NAK in the capture, which holds none of the responder's packets
-	 * from before the re-send: a NAK sent before the capture began (or in
-	 * the direction it did not see) cannot be told from a timeout. */
-	RS_RESEND_UNKNOWN,
-	RS_RESEND__COUNT
-};
-const char *rs_resend_key(enum rs_resend c);
-
-/* The answer a requester owes a resend to, as the responder sent it. */
-enum rs_nak_wait { RS_NAKW_NONE, RS_NAKW_SEQ, RS_NAKW_RNR };
-
-/* Where sendorder.c filed a request (rs_so_put): the run it belongs to,
- * whether it began a run, and whether it showed that the packet sent after
- * it began one (split_label, which inherits the cause of the run it left). */
-struct rs_so_put {
-	uint16_t label, split_label;
-	bool new_run, split, copy;
-};
-
-/* The newest sending of a PSN seen (IPv4): its IP ID and ICRC, and whether it
- * was counted as a re-send, or as a re-send that filled a skipped PSN (one
- * a sequence error NAK had named: naked). */
-struct rs_idsent {
-	uint32_t psn : 24;
-	uint32_t valid : 1, resent : 1, fill : 1, icrc_ok : 1, naked : 1;
-	uint16_t id;
-	uint32_t icrc;
-};
-
-struct rs_psn_loss {
-	bool in_episode;
-	bool episode_dup;     /* the current backward run re-sent a packet seen before, */
-	bool episode_naked;   /* ... or one a NAK named: not a late packet either way */
-	uint32_t episode_len;
-	uint32_t episode_next; /* the PSN after its newest packet's */
-	uint16_t episode_ipid; /* the newest IP ID before it began: later ones are the run's, */
-	uint16_t episode_end_ipid; /* ... up to the IP ID of the packet that ended it */
-	uint32_t episode_resume;   /* the next new PSN when it began: it re-sends the PSNs before */
-	struct rs_fref episode_start;
-	uint64_t gaps;        /* forward jumps */
-	uint64_t missing;     /* PSNs skipped by forward jumps */
-	uint64_t backward;    /* packets below the expected PSN */
-	uint64_t duplicates;  /* ... of which had been seen before */
-	uint64_t fills;       /* ... of which filled a gap */
-	uint64_t ooo;         /* single late packets: out of order, not a go-back */
-	uint64_t episodes;    /* go-back-N episodes */
-	/* Skipped PSNs the responder then settled (psn.c, "capture completeness"):
-	 * acknowledged with no NAK naming them and never seen re-sent (the
-	 * capture dropped them), or named by a PSN sequence error NAK and then
-	 * never seen re-sent (lost in the network, and the re-send not captured).
-	 * The rest of missing - fills is undetermined. */
-	uint64_t uncaptured;
-	uint64_t unseen_lost;
-	uint64_t naked_fills; /* fills of a PSN a sequence error NAK had named */
-	/* Requests, IPv4 in the sender's order: PSNs a re-send run went over
-	 * (a go-back-N re-sends every one from where it starts) that it did not
-	 * show: re-sends lost on the way, or missed by the capture. */
-	uint64_t resend_holes;
-	bool fill_naked;      /* the packet just judged was one of those */
-	uint64_t read_reserved; /* PSNs first skipped, then found reserved by a READ request behind */
-	/* Responses only: sent again, READ responses [0] and atomic ACKs [1],
-	 * and of those the first copy of their PSN in the capture. */
-	uint64_t rsp_again[2], rsp_again_first[2];
-	uint32_t nak_psn;     /* the PSN the newest sequence error NAK named ... */
-	bool nak_named;       /* ... while it is still missing here */
-	struct rs_lossmap *lost;
-
-	/* Requests only (issue 28): why packets were on the wire again. */
-	uint64_t netdup;      /* copies made by the network: an IPv4 datagram seen twice */
-	uint64_t late_sendings; /* an earlier sending of a PSN, arriving after a later one (reordered) */
-	uint64_t fills_overtaken; /* ... of a skipped PSN whose re-send filled it: its first copy came after all */
-	/* How late the late ones came: behind the newest PSN, and after the
-	 * packet that skipped them (the last RS_GAPS gaps are remembered). */
-	uint32_t late_psns_max;
-	uint64_t late_ns_max;
-	struct rs_gapref { uint32_t psn, n; uint64_t ts; } gapref[8];
-	uint8_t gapref_next;
-	/* IPv4: the newest sending seen of each of the last RS_IDS PSNs (resend.c),
-	 * kept once the stream had a gap or a packet behind. */
-	struct rs_idsent *ids;
-	/* IPv4 with trusted numbers: the packets in the order the requester
-	 * sent them (sendorder.c); re-send runs are counted there, and each
-	 * re-sent packet takes its run's cause. */
-	struct rs_sendorder *so;
-	struct rs_so_put so_put; /* where the request packet just fed went */
-	bool episode_by_id;   /* the current backward run is counted that way */
-	struct rs_msgq *mq;   /* packets waiting for a gap before them (msgq.c) */
-	uint64_t resent[RS_RESEND__COUNT]; /* packets re-sent, by cause */
-	uint32_t episodes_by[RS_RESEND__COUNT];
-	uint8_t cause;        /* enum rs_resend of the current episode */
-	uint8_t nak_wait;     /* enum rs_nak_wait: a NAK the requester has not re-sent after yet */
-	uint8_t rnr_timer;    /* ... its RNR timer code */
-	uint32_t nak_psn_wait;/* ... the PSN it names */
-	uint32_t rnr_early;   /* RNR retries sooner than the RNR NAK's timer asked */
-	uint32_t rnr_streak;  /* RNR NAKs since the responder last acknowledged progress */
-	struct rs_fref nak_at;
-	uint64_t nak_ts;
-	struct rs_fref cause_at; /* the NAK behind the current episode (frame 0: none) */
-	uint64_t cause_wait_ns;  /* ... and how long after it (or after the last packet or answer) it began */
-	uint64_t episode_ts;     /* when the current episode began */
-	struct rs_fref episode_answered; /* the responder's last answer then */
-	/* Timeout retries: how long the requester waited, from its last packet
-	 * or the responder's last answer, whichever came later. */
-	uint32_t timeouts;
-	uint64_t timeout_min_ns, timeout_max_ns, timeout_sum_ns;
-	/* Timeout retries since the responder last answered: a QP dying. */
-	uint32_t silent_retries;
-	uint64_t silent_first_ts, silent_last_ts;
-	struct rs_fref silent_from;   /* the first of those retries */
-	struct rs_fref answered_at;   /* the responder's last answer before them (frame 0: none) */
-	/* Settled at the end (rs_psn_finish): enum rs_dead, and for a
-	 * requester that stopped unanswered, why the file cannot call it retry
-	 * exhaustion (enum rs_dead_why) and whether a DREQ followed. */
-	uint8_t dead;
-	uint8_t dead_why;
-	bool dead_torn_down;
-	uint64_t silence_ns;  /* from the requester's last packet to the end of the capture */
-};
-
-/* How a requester ended (rs_psn_finish). Retry exhaustion is said only
- * where the file proves it: as many unanswered re-sends as the Retry Count
- * its CM REQ set (below 7), or one more RNR NAK in a row than its RNR
- * Retry Count (below 7), then silence. A requester that stopped in any
- * other way stopped for a reason the capture does not show. */
-enum rs_dead {
-	RS_DEAD_NO = 0,
-	RS_DEAD_RETRY,        /* Retry Count re-sends unanswered, then silent: retry count exhausted */
-	RS_DEAD_RETRYING,     /* still re-sending unanswered when the capture ended */
-	RS_DEAD_RNR,          /* RNR Retry Count + 1 RNR NAKs in a row, then silent: exhausted */
-	RS_DEAD_SILENT,       /* re-sent unanswered, then silent: why, the file cannot tell */
-	RS_DEAD_RNR_SILENT,   /* RNR NAKed, then silent: why, the file cannot tell */
-};
-/* Why a requester that stopped is not called exhausted. */
-enum rs_dead_why {
-	RS_WHY_NONE = 0,
-	RS_WHY_NO_COUNT,      /* the CM message with its retry count is not in the file */
-	RS_WHY_FOREVER,       /* a count of 7: RNR for ever (IBA), transport for ever on rdma_rxe */
-	RS_WHY_MORE,          /* more re-sends (RNR NAKs) than the count allows */
-	RS_WHY_FEWER,         /* fewer than the count allows */
-};
 
 /* One PSN stream (requests, or responses) of a half-flow. */
 struct rs_psn {
@@ -479,6 +320,7 @@ struct rs_ladder_ev {
 /* Counters per timeline interval. */
 struct rs_tl {
 	uint64_t packets, bytes, payload;
+	uint64_t goodput;     /* of payload, first sightings of their PSN */
 	/* Events of one flow in one interval: 32 bits suffice (four billion in
 	 * one interval of one QP would need an interval of hours). */
 	uint32_t messages, retrans, naks, ecn_ce, cnps;
@@ -563,7 +405,7 @@ struct rs_flow {
 	uint64_t first_ts;
 	struct rs_flow_rare *rare;/* counters of what most flows never see */
 	struct rs_flow_extra *x;  /* what only some flows carry (rs_extra_w) */
-	uint64_t peak_bytes;      /* most payload bytes in one interval (folded once per interval) */
+	uint64_t peak_bytes;      /* most goodput bytes (each PSN once) in one interval (folded once per interval) */
 };
 #define RS_FLOW_HOT_BYTES offsetof(struct rs_flow, conn)
 #define RS_FLOW_ALIGN 32
@@ -700,6 +542,11 @@ static inline const struct rs_imms *rs_imms_of(const struct rs_flow *fl)
  * that does not (so a million quiet flows do not carry them). */
 struct rs_flow_rare {
 	uint64_t retrans_payload;
+	/* Peak payload rate on the wire (re-sends and copies too), where it is
+	 * not the goodput's (peak_bytes): flows that sent something again. Without
+	 * timeline rows, iv_again is what went again in the flow's current
+	 * interval. */
+	uint64_t peak_wire, iv_again;
 	uint64_t incomplete_msgs; /* started, never finished */
 	uint64_t tail_missed;     /* messages counted though the capture missed their Last */
 	uint64_t msgs_uncaptured; /* requests: messages none of whose packets were captured, by the ACKs' MSN */

@@ -182,7 +182,7 @@ uint64_t rs_flow_retransmitted(const struct rs_flow *fl);
 /* resend.c: what a request behind the expected PSN is, and why. */
 enum rs_behind { RS_BEHIND_RESENT, RS_BEHIND_RUN_LATE, RS_BEHIND_COPY, RS_BEHIND_LATE, RS_BEHIND_LATE_SENDING,
 		 RS_BEHIND_LATE_FILLED, RS_BEHIND_STAND_IN };
-void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool fill);
+void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool fill, uint64_t ts);
 /* Was this PSN's newest sending a re-send filling a PSN a NAK had named?
  * (Once: the flag is cleared.) */
 bool rs_ids_naked(struct rs_psn_loss *l, uint32_t psn);
@@ -209,7 +209,7 @@ void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s
 		     const struct rs_fref *at, uint64_t ts);
 void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l);
 void rs_so_feed(struct rs_flow *fl, const struct rs_frame *f, uint32_t adv);
-void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint64_t ts);
+void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint64_t ts, uint32_t psn);
 bool rs_so_active(const struct rs_psn *s);
 void rs_resent_late(struct rs_analyzer *a, struct rs_psn_loss *l);
 void rs_resend_uncommit(struct rs_psn_loss *l);
@@ -395,12 +395,19 @@ static inline struct rs_tl *rs_tl_of(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	return fl->tl_slot ? &g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1).c : &a->tl_void;
 }
-/* A frame's payload bytes, for the flow's peak rate when there are no rows
- * (rs_tl_touch); with rows the peak comes from them. */
-static inline void rs_tl_payload(struct rs_analyzer *a, struct rs_flow *fl, uint32_t bytes)
+/* A frame's payload: `fresh` bytes of it first sightings of their PSN (the
+ * goodput), the rest on the wire again. For the interval's row, and the
+ * flow's peak rates when there are no rows (rs_tl_touch): goodput in
+ * iv_payload, what was on the wire again in its rare counters (only flows
+ * that re-send have them). */
+static inline void rs_tl_payload(struct rs_analyzer *a, struct rs_flow *fl, uint64_t fresh, uint32_t bytes)
 {
-	if (!a->tl_rows_on)
-		fl->iv_payload += bytes;
+	rs_tl_of(a, fl)->goodput += fresh;
+	if (!a->tl_rows_on) {
+		fl->iv_payload += fresh;
+		if (__builtin_expect(bytes != fresh, 0))
+			rs_rare_w(fl)->iv_again += bytes - fresh;
+	}
 }
 void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);

@@ -4,7 +4,9 @@
  * responder settled: acknowledged without a NAK naming them (the capture
  * missed them), or named by a PSN sequence error NAK (lost in the network).
  * psn.c and resend.c use it; it calls nothing else in the analyzer but the
- * counters it keeps.
+ * counters it keeps. The evidence rules (man page, HOW ROCESTAT DECIDES):
+ * the capture is blamed only for request PSNs an ACK covers that no NAK
+ * named and no re-send showed.
  */
 #include <string.h>
 

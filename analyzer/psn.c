@@ -504,8 +504,8 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		if (adv > 1)
 			read_reserves(a, s, psn, adv);
 	}
-	rs_so_settle(a, fl, op, m->ts_ns);
-	rs_ids_note(s, f, retrans, retrans && fresh);
+	rs_so_settle(a, fl, op, m->ts_ns, psn);
+	rs_ids_note(s, f, retrans, retrans && fresh, m->ts_ns);
 	if (a->v)
 		rs_v_request(a, fl, f, m, d, fresh);
 
@@ -778,4 +778,18 @@ void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 	rs_msgq_finish(a, fl);
 	rs_msn_finish(a, fl);
 	rs_msg_finish(a, fl);
+	/* A message none of whose packets the capture holds has a PSN it never
+	 * showed: no more such messages than such PSNs, whatever the MSNs
+	 * reckoned (a reckoning off by a message must not invent one). */
+	const struct rs_psn_loss *q = rs_loss(&fl->req);
+	uint64_t absent = q->missing > q->fills ? q->missing - q->fills : 0;
+	/* ... and the PSNs past the newest request that an ACK covers. */
+	if (fl->peer && fl->peer->have_ack_psn && fl->req.started) {
+		int32_t beyond = rs_psn_diff((fl->peer->ack_psn + 1) & RS_PSN_MASK, fl->req.next);
+		absent += beyond > 0 ? (uint64_t)beyond : 0;
+	}
+	if (fl->rare && fl->rare->msgs_uncaptured > absent) {
+		a->psns.msgs_uncaptured -= fl->rare->msgs_uncaptured - absent;
+		fl->rare->msgs_uncaptured = absent;
+	}
 }

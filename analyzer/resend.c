@@ -5,7 +5,15 @@
  * timer. Runs of re-sends are counted by cause when they end; retries that
  * go unanswered until the requester falls silent mean its QP gave up. psn.c
  * calls it; it calls lossmap.c, anomaly.c and the verdict.
+ *
+ * Each verdict here follows its evidence rule, written once for users in
+ * the man page (HOW ROCESTAT DECIDES): a copy needs the same datagram seen
+ * twice, a NAK cause a NAK owed at or before the run's first PSN, retry
+ * exhaustion the count from the CM exchange. Where the file cannot tell,
+ * the verdict says so rather than guess.
  */
+#include <string.h>
+
 #include "analyzer/verdict.h"
 
 const char *rs_resend_key(enum rs_resend c)
@@ -57,7 +65,7 @@ int rs_ipid_older(const struct rs_psn *s, const struct rs_frame *f)
  * re-sends of one go-back-N to be told from copies and late originals. */
 #define RS_IDS 256
 
-void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool fill)
+void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool fill, uint64_t ts)
 {
 	struct rs_psn_loss *l = s->loss;
 	if (!l || f->ip_version != 4)
@@ -70,7 +78,7 @@ void rs_ids_note(struct rs_psn *s, const struct rs_frame *f, bool resent, bool f
 	bool same = e->valid && e->psn == f->bth.psn;
 	if (!same || (int16_t)(f->ip_id - e->id) > 0)
 		*e = (struct rs_idsent){ .psn = f->bth.psn, .valid = 1, .resent = resent, .fill = fill,
-					 .naked = fill && l->fill_naked,
+					 .naked = fill && l->fill_naked, .ts = ts,
 					 .icrc_ok = f->icrc_status != RS_CRC_UNCHECKED, .id = f->ip_id, .icrc = f->icrc };
 }
 
@@ -194,7 +202,50 @@ static uint8_t cause_without_nak(const struct rs_flow *fl, const struct rs_opinf
 	const struct rs_flow *rsp = fl->peer;
 	if (!rsp || !rsp->packets || rsp->first_ts >= ts)
 		return RS_RESEND_UNKNOWN;
-	return op->kind == RS_KIND_READ_REQ ? RS_RESEND_READ : RS_RESEND_TIMEOUT;
+	/* A READ or an atomic is asked again when its response did not come
+	 * (rdma_rxe at once when a later response arrives first). */
+	bool asks = op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_CMP_SWAP || op->kind == RS_KIND_FETCH_ADD;
+	return asks ? RS_RESEND_READ : RS_RESEND_TIMEOUT;
+}
+
+/* Drop owed NAK i, and with it every NAK owed before it (the requester
+ * ignored them, or their runs are not in the capture). */
+static void owed_drop_to(struct rs_psn_loss *l, unsigned i)
+{
+	memmove(l->owed, l->owed + i + 1, (l->nowed - i - 1) * sizeof l->owed[0]);
+	l->nowed = (uint8_t)(l->nowed - i - 1);
+	l->nak_wait = l->nowed ? l->owed[l->nowed - 1].kind : RS_NAKW_NONE;
+}
+
+/*
+ * The NAK a re-send run beginning at `psn` answers: a requester goes back to
+ * the very PSN a NAK names (IBA 9.7.5.2.2, 9.7.5.2.8; rdma_rxe resumes even
+ * mid-message), so of the NAKs owed, the one with the highest PSN at or
+ * before the run's first (whose first re-send may be missing or late). A
+ * run from before every owed NAK answers none of them. A requester answers
+ * a sequence error NAK at once or never (rdma_rxe ignores one that comes
+ * while it is already going back): one owed for longer than the ACK timeout
+ * its CM REQ carried has its re-send from the timer. Taken from the owed;
+ * NULL: none.
+ */
+static const struct rs_owed *owed_answered(const struct rs_flow *fl, struct rs_psn_loss *l, uint32_t psn, uint64_t ts)
+{
+	const struct rs_conn *c = fl->conn;
+	uint64_t t = c && c->have_req_retry && c->ack_timeout ? rs_ack_timeout_ns(c->ack_timeout) : 0;
+	int best = -1;
+	for (unsigned i = 0; i < l->nowed; i++) {
+		const struct rs_owed *e = &l->owed[i];
+		if (e->kind == RS_NAKW_SEQ && t && ts > e->ts && ts - e->ts > t)
+			continue;
+		if (rs_psn_diff(psn, e->psn) >= 0 && (best < 0 || rs_psn_diff(e->psn, l->owed[best].psn) >= 0))
+			best = (int)i;
+	}
+	if (best < 0)
+		return NULL;
+	l->taken = l->owed[best];
+	l->have_taken = true;
+	owed_drop_to(l, (unsigned)best);
+	return &l->taken;
 }
 
 /* The cause of a backward run of re-sent requests, from its first packet:
@@ -202,29 +253,28 @@ static uint8_t cause_without_nak(const struct rs_flow *fl, const struct rs_opinf
  * the run ends (commit_episode), for a run of one packet may turn out to
  * be a late one. */
 static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l,
-			 const struct rs_opinfo *op, uint64_t ts)
+			 const struct rs_opinfo *op, uint64_t ts, uint32_t psn)
 {
 	l->episode_ts = ts;
-	/* A requester answers a sequence error NAK at once, or never (rdma_rxe
-	 * ignores one that comes while it is already going back): a re-send
-	 * later than the ACK timeout its CM REQ carried is the timer's. */
-	const struct rs_conn *c = fl->conn;
-	if (l->nak_wait == RS_NAKW_SEQ && c && c->have_req_retry && c->ack_timeout && ts > l->nak_ts &&
-	    ts - l->nak_ts > rs_ack_timeout_ns(c->ack_timeout))
-		l->nak_wait = RS_NAKW_NONE;
-	if (l->nak_wait != RS_NAKW_NONE) {
-		l->cause = l->nak_wait == RS_NAKW_SEQ ? RS_RESEND_NAK : RS_RESEND_RNR;
-		l->cause_at = l->nak_at;
-		l->cause_wait_ns = ts > l->nak_ts ? ts - l->nak_ts : 0;
-		l->nak_wait = RS_NAKW_NONE;
+	const struct rs_owed *o = owed_answered(fl, l, psn, ts);
+	if (o) {
+		l->cause = o->kind == RS_NAKW_SEQ ? RS_RESEND_NAK : RS_RESEND_RNR;
+		l->cause_at = o->at;
+		l->cause_wait_ns = ts > o->ts ? ts - o->ts : 0;
 		return;
 	}
-	/* The timer runs from the requester's last packet or the responder's
-	 * last answer, whichever is later. */
+	/* How long the requester waited: since the copy its first packet
+	 * repeats (IPv4, while remembered), else since its last packet or the
+	 * responder's last answer, whichever is later. */
+	const struct rs_idsent *copy = ids_seen(l, psn);
 	uint64_t from = a->fl_prev_ts;
 	if (fl->lat && fl->lat->last_rsp_ts > from)
 		from = fl->lat->last_rsp_ts;
+	if (copy)
+		from = copy->ts;
 	l->cause_wait_ns = ts > from ? ts - from : 0;
+	const struct rs_conn *c = fl->conn;
+	l->timer_ns = c && c->have_req_retry && c->ack_timeout ? rs_ack_timeout_ns(c->ack_timeout) : 0;
 	l->cause_at = (struct rs_fref){ 0, 0 };
 	l->episode_answered = fl->lat ? (struct rs_fref){ fl->lat->last_rsp_file, fl->lat->last_rsp_frame }
 				      : (struct rs_fref){ 0, 0 };
@@ -232,14 +282,18 @@ static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_ps
 }
 
 /* One re-send run, by its cause: how many, and how long the timer waited. */
-static void count_run(struct rs_psn_loss *l, uint8_t cause, uint64_t wait)
+/* timed: wait is how long it waited (a run that turned out to have begun
+ * earlier in the sender's order has none). */
+static void count_run(struct rs_psn_loss *l, uint8_t cause, uint64_t wait, bool timed)
 {
 	l->episodes++;
 	l->episodes_by[cause]++;
-	if (cause == RS_RESEND_RNR && wait < (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000)
+	if (cause == RS_RESEND_RNR && timed && wait < (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000)
 		l->rnr_early++;
-	if (cause != RS_RESEND_TIMEOUT && cause != RS_RESEND_READ)
+	if (cause != RS_RESEND_TIMEOUT || !timed)
 		return;
+	if (l->timer_ns && wait < l->timer_ns / 2)
+		l->timeouts_early++;
 	if (!l->timeouts || wait < l->timeout_min_ns)
 		l->timeout_min_ns = wait;
 	if (wait > l->timeout_max_ns)
@@ -256,7 +310,7 @@ void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_l
 	if (!l->episode_by_id) {
 		l->resent[l->cause] += l->episode_len;
 		a->psns.resent[l->cause] += l->episode_len;
-		count_run(l, l->cause, l->cause_wait_ns);
+		count_run(l, l->cause, l->cause_wait_ns, true);
 	}
 	if (l->cause != RS_RESEND_TIMEOUT && l->cause != RS_RESEND_READ)
 		return;
@@ -276,9 +330,16 @@ void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_l
  * cause is still waiting for its re-send. */
 void rs_resend_uncommit(struct rs_psn_loss *l)
 {
-	if ((l->cause == RS_RESEND_NAK || l->cause == RS_RESEND_RNR) && l->nak_wait == RS_NAKW_NONE &&
-	    l->nak_at.file == l->cause_at.file && l->nak_at.frame == l->cause_at.frame)
-		l->nak_wait = l->cause == RS_RESEND_NAK ? RS_NAKW_SEQ : RS_NAKW_RNR;
+	if ((l->cause == RS_RESEND_NAK || l->cause == RS_RESEND_RNR) && l->have_taken &&
+	    l->taken.at.file == l->cause_at.file && l->taken.at.frame == l->cause_at.frame) {
+		if (l->nowed == RS_OWED)
+			l->nowed--;
+		memmove(l->owed + 1, l->owed, l->nowed * sizeof l->owed[0]);
+		l->owed[0] = l->taken;
+		l->nowed++;
+		l->have_taken = false;
+		l->nak_wait = l->owed[l->nowed - 1].kind;
+	}
 }
 
 /*
@@ -310,7 +371,7 @@ void rs_so_feed(struct rs_flow *fl, const struct rs_frame *f, uint32_t adv)
 /* Give the runs the packet just fed began their causes and count them:
  * after psn.c ended the run before in arrival order (which reads the
  * cause state this overwrites), at the latest once the packet is filed. */
-void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint64_t ts)
+void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint64_t ts, uint32_t psn)
 {
 	struct rs_psn_loss *l = fl->req.loss;
 	if (!l || !l->so)
@@ -319,19 +380,19 @@ void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opi
 	if (p->new_run) {
 		p->new_run = false;
 		struct rs_so_run *r = rs_so_run(l->so, p->label);
-		resend_cause(a, fl, l, op, ts);
+		resend_cause(a, fl, l, op, ts, psn);
 		if (r)
 			*r = (struct rs_so_run){ .label = p->label, .cause = l->cause, .has_cause = true,
 						 .at = l->cause_at, .wait_ns = l->cause_wait_ns };
-		count_run(l, l->cause, l->cause_wait_ns);
+		count_run(l, l->cause, l->cause_wait_ns, true);
 	}
 	if (p->split) {
 		p->split = false;
 		const struct rs_so_run *r = rs_so_run(l->so, p->split_label);
 		if (r && r->has_cause)
-			count_run(l, r->cause, r->wait_ns);
+			count_run(l, r->cause, r->wait_ns, true);
 		else
-			count_run(l, cause_without_nak(fl, op, ts), 0);
+			count_run(l, cause_without_nak(fl, op, ts), 0, false);
 	}
 }
 
@@ -361,11 +422,11 @@ void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame 
 	if (l->episode_len == 1)
 		l->episode_by_id = rs_so_active(&fl->req);
 	if (l->episode_by_id) {
-		rs_so_settle(a, fl, op, ts);
+		rs_so_settle(a, fl, op, ts, f->bth.psn);
 		if (!run_cause(l)) {
 			/* Its run began before the window: the arrival order's cause. */
 			if (l->episode_len == 1)
-				resend_cause(a, fl, l, op, ts);
+				resend_cause(a, fl, l, op, ts, f->bth.psn);
 			struct rs_so_run *r = rs_so_run(l->so, l->so_put.label);
 			if (r)
 				*r = (struct rs_so_run){ .label = l->so_put.label, .cause = l->cause, .has_cause = true,
@@ -373,7 +434,7 @@ void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame 
 		}
 		count_packet(a, l);
 	} else if (l->episode_len == 1) {
-		resend_cause(a, fl, l, op, ts);
+		resend_cause(a, fl, l, op, ts, f->bth.psn);
 	}
 	rs_pending_resent(fl->lat, f->bth.psn);
 	if (a->v)
@@ -467,6 +528,9 @@ void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn,
 	 * and ignores them (rdma_rxe counts no rcvd_seq_err for them). */
 	if (kind == RS_NAKW_SEQ && l->nak_wait == RS_NAKW_RNR && rs_psn_diff(psn, l->nak_psn_wait) >= 0)
 		return;
+	if (l->nowed == RS_OWED)
+		owed_drop_to(l, 0);
+	l->owed[l->nowed++] = (struct rs_owed){ .psn = psn, .kind = kind, .timer = timer, .ts = ts, .at = *at };
 	l->nak_wait = kind;
 	l->rnr_timer = timer;
 	l->nak_psn_wait = psn;

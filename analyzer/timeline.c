@@ -38,7 +38,7 @@ static void series_add(struct rs_flow *fl, int64_t interval, const struct rs_tl 
 	struct rs_series_ev ev = { .retrans = t->retrans, .naks = t->naks - t->rnrs, .rnrs = t->rnrs, .cnps = t->cnps };
 	int64_t slot = interval >> s->shift;
 	if (s->len && s->interval[s->len - 1] == slot) {
-		s->bytes[s->len - 1] += t->payload;
+		s->bytes[s->len - 1] += t->goodput;
 		ev_add(&s->ev[s->len - 1], &ev);
 		return;
 	}
@@ -61,7 +61,7 @@ static void series_add(struct rs_flow *fl, int64_t interval, const struct rs_tl 
 		s->len = j;
 		slot = interval >> s->shift;
 		if (s->len && s->interval[s->len - 1] == slot) {
-			s->bytes[s->len - 1] += t->payload;
+			s->bytes[s->len - 1] += t->goodput;
 			ev_add(&s->ev[s->len - 1], &ev);
 			return;
 		}
@@ -73,7 +73,7 @@ static void series_add(struct rs_flow *fl, int64_t interval, const struct rs_tl 
 		s->ev = g_renew(struct rs_series_ev, s->ev, s->cap);
 	}
 	s->interval[s->len] = slot;
-	s->bytes[s->len] = t->payload;
+	s->bytes[s->len] = t->goodput;
 	s->ev[s->len] = ev;
 	s->len++;
 }
@@ -84,8 +84,10 @@ static void emit(struct rs_analyzer *a, struct rs_tl_row *row)
 {
 	struct rs_flow *fl = row->fl;
 	const struct rs_tl *t = &row->c;
-	if (t->payload > fl->peak_bytes)
-		fl->peak_bytes = t->payload;
+	if (t->goodput > fl->peak_bytes)
+		fl->peak_bytes = t->goodput;
+	if (t->payload != t->goodput && t->payload > rs_rare_w(fl)->peak_wire)
+		fl->rare->peak_wire = t->payload;
 	if (a->opts.keep_plot)
 		series_add(fl, a->cur_interval, t);
 	/* With rows, iv_tag is the interval (+1) of the flow's last row. */
@@ -98,7 +100,8 @@ static void emit(struct rs_analyzer *a, struct rs_tl_row *row)
 		struct rs_interval_row r = {
 			.start_ns = rel, .start_epoch_ns = a->t0 + rel,
 			.dest_qp = fl->key.qpn, .has_peer = fl->peer != NULL, .peer_qp = fl->peer ? fl->peer->key.qpn : 0,
-			.packets = t->packets, .bytes = t->bytes, .payload = t->payload, .messages = t->messages,
+			.packets = t->packets, .bytes = t->bytes, .payload = t->payload, .goodput = t->goodput,
+			.messages = t->messages,
 			.retrans = t->retrans, .naks = t->naks, .ecn_ce = t->ecn_ce, .cnps = t->cnps,
 			.idle_before = idle,
 			.file = a->files->len ? ((const struct rs_file *)a->files->pdata[a->cur_file])->name : NULL,
@@ -115,6 +118,11 @@ static void peak_fold(struct rs_flow *fl)
 {
 	if (fl->iv_payload > fl->peak_bytes)
 		fl->peak_bytes = fl->iv_payload;
+	if (fl->rare && fl->rare->iv_again) {
+		if (fl->iv_payload + fl->rare->iv_again > fl->rare->peak_wire)
+			fl->rare->peak_wire = fl->iv_payload + fl->rare->iv_again;
+		fl->rare->iv_again = 0;
+	}
 	fl->iv_payload = 0;
 }
 

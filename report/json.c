@@ -378,6 +378,7 @@ static void resends(struct rs_json *j, const struct rs_psn_loss *l)
 		rs_json_u64(j, "min", l->timeout_min_ns);
 		rs_json_u64(j, "mean", l->timeout_sum_ns / l->timeouts);
 		rs_json_u64(j, "max", l->timeout_max_ns);
+		rs_json_u64(j, "sooner_than_cm_timeout", l->timeouts_early);
 		rs_json_end_obj(j);
 	} else {
 		rs_json_null(j, "timeout_wait_ns");
@@ -581,6 +582,8 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		double avg = rs_flow_avg_Bps(a, fl), peak = rs_flow_peak_Bps(fl, a->opts.interval_ns);
 		rs_json_dbl(j, "average", avg < 0 ? NAN : avg);
 		rs_json_dbl(j, "peak", peak < 0 ? NAN : peak);
+		double pw = rs_flow_peak_wire_Bps(fl, a->opts.interval_ns);
+		rs_json_dbl(j, "peak_on_wire", pw < 0 ? NAN : pw);
 		rs_json_end_obj(j);
 		rs_json_obj(j, "opcodes");
 		for (int op = 0; op < 32; op++) {

@@ -32,6 +32,7 @@ static void resent_requests(struct rs_json *j, const struct rs_psn_loss *l)
 		rs_json_u64(j, "count", l->timeouts);
 		rs_json_u64(j, "min", l->timeout_min_ns);
 		rs_json_u64(j, "max", l->timeout_max_ns);
+		rs_json_u64(j, "sooner_than_cm_timeout", l->timeouts_early);
 		rs_json_end_obj(j);
 	} else {
 		rs_json_null(j, "timeout_wait_ns");
@@ -136,7 +137,7 @@ static void dscp(struct rs_json *j, const struct rs_view *v, const struct rs_flo
 void rs_json_anomaly_details(struct rs_json *j, const struct rs_view *v, const struct rs_anomaly *an)
 {
 	rs_json_obj(j, "details");
-	const struct rs_flow *fl = rs_anom_flow_subject((enum rs_anom)an->type) ? an->subject : NULL;
+	const struct rs_flow *fl = rs_anomaly_flow(v, an);
 	if (fl) {
 		switch ((enum rs_anom)an->type) {
 		case RS_AN_RETRANS:

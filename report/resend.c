@@ -31,9 +31,21 @@ static void waits(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
 	char t1[32], t2[32];
 	rs_fmt_ns(l->timeout_min_ns, t1, sizeof t1);
 	if (l->timeout_min_ns == l->timeout_max_ns)
-		put(buf, len, n, " (waited %s)", t1);
+		put(buf, len, n, " (waited %s", t1);
 	else
-		put(buf, len, n, " (waited %s to %s)", t1, rs_fmt_ns(l->timeout_max_ns, t2, sizeof t2));
+		put(buf, len, n, " (waited %s to %s", t1, rs_fmt_ns(l->timeout_max_ns, t2, sizeof t2));
+	if (l->timeouts_early == l->timeouts && l->timeouts == 2)
+		put(buf, len, n, "; both runs");
+	else if (l->timeouts_early == l->timeouts && l->timeouts > 1)
+		put(buf, len, n, "; all %" PRIu32 " runs", l->timeouts);
+	else if (l->timeouts_early == l->timeouts)
+		put(buf, len, n, "; the run");
+	else if (l->timeouts_early)
+		put(buf, len, n, "; %" PRIu32 " of the %" PRIu32 " runs", l->timeouts_early, l->timeouts);
+	if (l->timeouts_early)
+		put(buf, len, n, " sooner than half the %s Local ACK Timeout of the CM REQ lets a timer fire: the QP was "
+		    "given another timeout, or the cause is not in the capture", rs_fmt_ns(l->timer_ns, t2, sizeof t2));
+	put(buf, len, n, ")");
 }
 
 static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
@@ -42,7 +54,7 @@ static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n
 		[RS_RESEND_NAK] = "after a NAK (go-back-N)",
 		[RS_RESEND_RNR] = "after an RNR NAK",
 		[RS_RESEND_TIMEOUT] = "on timeout, no NAK",
-		[RS_RESEND_READ] = "as READ retries",
+		[RS_RESEND_READ] = "as READ or atomic retries (their responses missing)",
 		[RS_RESEND_UNKNOWN] = ("with no NAK in a capture that holds none of the responder's packets from "
 				       "before them (cause unknown)"),
 	};

@@ -69,7 +69,7 @@ static void title(FILE *out, const struct rs_analyzer *a, double iv_s)
 		const char *slash = strrchr(name, '/');
 		g_string_append_printf(files, "%s%s", i ? ", " : "", slash ? slash + 1 : name);
 	}
-	fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Payload throughput per QP: ", ML);
+	fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Goodput per QP (payload, each PSN once): ", ML);
 	xml_text(out, files->str);
 	fprintf(out, " (%g ms intervals)</text>\n", iv_s * 1e3);
 	g_string_free(files, TRUE);
@@ -410,7 +410,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		     "font-family=\"sans-serif\" font-size=\"12\">\n", g.w, g.h, g.w, g.h);
-	fprintf(out, "<title>rocestat: payload throughput per QP</title>\n");
+	fprintf(out, "<title>rocestat: goodput per QP (payload, each PSN once)</title>\n");
 	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", g.w, g.h);
 	title(out, a, iv_s);
 	axes(out, &g, xstep, ystep, units[u]);

@@ -3,7 +3,7 @@
  * the analyzer closes them (rs_analyzer_opts.interval).
  *
  *   [file,]interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,
- *   payload_bytes_on_wire,messages,retransmissions,naks,ecn_ce,cnps,
+ *   payload_bytes_on_wire,payload_bytes,messages,retransmissions,naks,ecn_ce,cnps,
  *   pause_priority,paused_ns
  *
  * The last two are empty on half-flow rows; after those come the rows of
@@ -104,7 +104,8 @@ struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp, uint64_t interval_ns, bool 
 	w->file_column = file_column;
 	rs_outbuf_init(&w->o, out, w->buf, sizeof w->buf);
 	rs_outbuf_str(&w->o, file_column ? "file," : "", 0);
-	rs_outbuf_str(&w->o, "interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,payload_bytes_on_wire,messages,"
+	rs_outbuf_str(&w->o, "interval_start,interval_start_epoch,src,dst,dest_qp,packets,bytes,payload_bytes_on_wire,"
+			     "payload_bytes,messages,"
 			     "retransmissions,naks,ecn_ce,cnps,pause_priority,paused_ns\n", 0);
 	return w;
 }
@@ -161,7 +162,8 @@ static void put_row(struct rs_tlcsv *w, const struct rs_interval_row *r, uint64_
 	p = tl_addr(w, p, &r->dst);
 	*p++ = ',';
 	p = put_hex(p, r->dest_qp);
-	const uint64_t v[] = { r->packets, r->bytes, r->payload, r->messages, r->retrans, r->naks, r->ecn_ce, r->cnps };
+	const uint64_t v[] = { r->packets, r->bytes, r->payload, r->goodput, r->messages, r->retrans, r->naks, r->ecn_ce,
+			       r->cnps };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
 		*p++ = ',';
 		p = put_u64(p, back ? 0 : v[i]);
@@ -201,8 +203,8 @@ void rs_tlcsv_pause_row(struct rs_tlcsv *w, uint64_t start_ns, uint64_t start_ep
 	size_t n = strlen(sender);
 	memcpy(p, sender, n);
 	p += n;
-	memcpy(p, ",,,0,0,0,0,0,0,0,0,", 19);
-	p += 19;
+	memcpy(p, ",,,0,0,0,0,0,0,0,0,0,", 21);
+	p += 21;
 	if (prio < 0) {
 		memcpy(p, "all", 3);
 		p += 3;

@@ -289,6 +289,14 @@ double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns)
 	return fl->peak_bytes / (interval_ns / 1e9);
 }
 
+/* The same for the payload on the wire, re-sends and copies too. */
+double rs_flow_peak_wire_Bps(const struct rs_flow *fl, uint64_t interval_ns)
+{
+	double g = rs_flow_peak_Bps(fl, interval_ns);
+	uint64_t w = fl->rare ? fl->rare->peak_wire : 0;
+	return g < 0 || w <= fl->peak_bytes ? g : w / (interval_ns / 1e9);
+}
+
 uint64_t rs_flow_read_bytes(const struct rs_flow *fl)
 {
 	return fl->peer ? fl->peer->read_resp_payload : 0;
@@ -396,6 +404,13 @@ static const char *conn_label(struct rs_names *n, const struct rs_conn *c, char 
 	snprintf(buf, len, "%s QP 0x%x → %s %s", rs_fmt_addr(n, &c->client, cl, sizeof cl), c->client_qpn,
 		 rs_fmt_addr(n, &c->server, sv, sizeof sv), rs_conn_service(c, svc, sizeof svc));
 	return buf;
+}
+
+const struct rs_flow *rs_anomaly_flow(const struct rs_view *v, const struct rs_anomaly *an)
+{
+	if (!rs_anom_flow_subject((enum rs_anom)an->type) || an->subject == &v->a->detached)
+		return NULL;
+	return an->subject;
 }
 
 void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *an, struct rs_anom_subject *out)

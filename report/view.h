@@ -29,7 +29,10 @@ void rs_view_free(struct rs_view *v);
 double rs_flow_active_s(const struct rs_flow *fl);
 /* Rates in bytes per second; negative: unknown (view.c says when). */
 double rs_flow_avg_Bps(const struct rs_analyzer *a, const struct rs_flow *fl);
+/* Peak rates over --interval: goodput (the payload of each PSN once), and
+ * the payload on the wire. */
 double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns);
+double rs_flow_peak_wire_Bps(const struct rs_flow *fl, uint64_t interval_ns);
 /* READ bytes of a requester: what its peer's responses carried. */
 uint64_t rs_flow_read_bytes(const struct rs_flow *fl);
 uint64_t rs_flow_msgs_total(const struct rs_flow *fl);
@@ -77,6 +80,10 @@ struct rs_anom_subject {
 	bool evicted;              /* the subject was evicted under --max-flows */
 };
 void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *an, struct rs_anom_subject *out);
+/* The half-flow an anomaly is about (live, or its copy once evicted); NULL
+ * when it is about something else or sums the anomalies of many evicted
+ * half-flows. */
+const struct rs_flow *rs_anomaly_flow(const struct rs_view *v, const struct rs_anomaly *an);
 /* One sentence for an anomaly. */
 const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len);
 /* Latency kind names: "read_first", ... */

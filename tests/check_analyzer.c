@@ -700,7 +700,7 @@ START_TEST(peak_is_the_busiest_interval_with_or_without_rows)
 	int rows = 0, zeros = 0;
 	while (fgets(line, sizeof line, csv)) {
 		rows++;
-		zeros += strstr(line, ",0x12,0,0,0,0,0,0,0,0,,\n") != NULL;
+		zeros += strstr(line, ",0x12,0,0,0,0,0,0,0,0,0,,\n") != NULL;
 	}
 	/* the header, the four busy intervals and the two idle ones between them */
 	ck_assert_int_eq(rows, 1 + 4 + 2);
@@ -727,7 +727,7 @@ START_TEST(timeline_long_idle_stretch_is_two_zero_rows)
 	int rows = 0;
 	while (fgets(line, sizeof line, csv)) {
 		rows++;
-		if (strstr(line, ",0x12,0,0,0,0,0,0,0,0,,\n")) {
+		if (strstr(line, ",0x12,0,0,0,0,0,0,0,0,0,,\n")) {
 			if (!first_zero[0])
 				snprintf(first_zero, sizeof first_zero, "%.12s", line);
 			snprintf(last_zero, sizeof last_zero, "%.12s", line);

@@ -340,9 +340,10 @@ def timeline_rows(path, interval):
 def check_timeline(name, path, d, interval="10ms"):
     rows = timeline_rows(path, interval)
     header = ["interval_start", "interval_start_epoch", "src", "dst", "dest_qp", "packets", "bytes",
-              "payload_bytes_on_wire", "messages", "retransmissions", "naks", "ecn_ce", "cnps", "pause_priority", "paused_ns"]
+              "payload_bytes_on_wire", "payload_bytes", "messages", "retransmissions", "naks", "ecn_ce", "cnps",
+              "pause_priority", "paused_ns"]
     check(rows and rows[0] == header, "%s: timeline header %s" % (name, rows[:1]))
-    sums, wire, busy, idle = {}, {}, {}, {}
+    sums, wire, good, busy, idle = {}, {}, {}, {}, {}
     secs = {"10ms": 10**7, "1ms": 10**6}[interval]
     for r in rows[1:]:
         check(len(r) == len(header), "%s: timeline row with %d columns" % (name, len(r)))
@@ -350,6 +351,7 @@ def check_timeline(name, path, d, interval="10ms"):
         key = (r[2], r[3], int(r[4], 16))
         sums[key] = sums.get(key, 0) + int(r[5])
         wire[key] = wire.get(key, 0) + int(r[7])
+        good[key] = good.get(key, 0) + int(r[8])
         iv = round(float(r[0]) * 1e9) // secs
         (busy if int(r[5]) > 0 else idle).setdefault(key, set()).add(iv)
     # Zero rows: exactly the intervals between a half-flow's first and last
@@ -385,18 +387,23 @@ def check_timeline(name, path, d, interval="10ms"):
         k = (q["src"], q["dst"], q["dest_qp"])
         check(wire.get(k) == q["payload_bytes_on_wire"], "%s: timeline payload_bytes_on_wire of %s/%s/%d sum to %s, "
               "JSON says %d" % ((name,) + k + (wire.get(k), q["payload_bytes_on_wire"])))
+        # Each PSN once: the summary's payload (goodput) rebuilt from the rows.
+        check(good.get(k) == q["payload_bytes"], "%s: timeline payload_bytes of %s/%s/%d sum to %s, "
+              "JSON says %d" % ((name,) + k + (good.get(k), q["payload_bytes"])))
     check_peak(name, path, interval, rows)
 
 
 def check_peak(name, path, interval, rows):
-    """A half-flow's peak rate is its most payload bytes in one interval. With
-    --timeline it comes from the rows the CSV is written from; without, from a
-    counter in the flow: the two must agree, and with the CSV's own rows."""
+    """A half-flow's peak rate is its most goodput bytes (each PSN once) in one
+    interval, peak_on_wire its most payload bytes on the wire. With
+    --timeline they come from the rows the CSV is written from; without, from
+    counters in the flow: the two must agree, and with the CSV's own rows."""
     secs = {"10ms": 0.01, "1ms": 0.001}[interval]
-    most = {}
+    most, most_wire = {}, {}
     for r in rows[1:]:
         key = (r[2], r[3], int(r[4], 16))
-        most[key] = max(most.get(key, 0), int(r[7]))
+        most[key] = max(most.get(key, 0), int(r[8]))
+        most_wire[key] = max(most_wire.get(key, 0), int(r[7]))
     with tempfile.TemporaryDirectory() as tmp:
         for extra in ([], ["--timeline", os.path.join(tmp, "t.csv")]):
             js = os.path.join(tmp, "r.json")
@@ -415,6 +422,10 @@ def check_peak(name, path, interval, rows):
                 check(got is not None and abs(got - want) <= 1e-6 * max(1.0, want),
                       "%s: peak of %s/%s/%d at %s%s is %s B/s, the timeline's busiest interval says %s" %
                       (name, key[0], key[1], key[2], interval, " with --timeline" if extra else "", got, want))
+                ww, gw = most_wire.get(key, 0) / secs, q["throughput_Bps"]["peak_on_wire"]
+                check(gw is not None and abs(gw - ww) <= 1e-6 * max(1.0, ww),
+                      "%s: peak_on_wire of %s/%s/%d at %s%s is %s B/s, the timeline's busiest interval says %s" %
+                      (name, key[0], key[1], key[2], interval, " with --timeline" if extra else "", gw, ww))
 
 
 def tshark_events(path):

@@ -186,8 +186,20 @@ def write_cut(src, dst, rewrite, locate=None):
 
 
 def data_qps(rep):
-    return {(q["src"], q["dst"], q["dest_qp"]): {k: v for k, v in q.items() if k not in NOT_COMPARED}
-            for q in rep["qps"] if q["dest_qp"] > 1}
+    out = {}
+    for q in rep["qps"]:
+        if q["dest_qp"] <= 1:
+            continue
+        d = {k: v for k, v in q.items() if k not in NOT_COMPARED}
+        # Whether timeout waits are sooner than the CM REQ's Local ACK
+        # Timeout allows needs the REQ's fields, which a cut to 128 bytes
+        # leaves out: not compared (the waits themselves are).
+        for s in ("request_psn", "response_psn"):
+            t = (d.get(s) or {}).get("timeout_wait_ns")
+            if t:
+                d[s] = dict(d[s], timeout_wait_ns={k: v for k, v in t.items() if k != "sooner_than_cm_timeout"})
+        out[(q["src"], q["dst"], q["dest_qp"])] = d
+    return out
 
 
 # (public-captures' native IB capture is left out: its own capture already
