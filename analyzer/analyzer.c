@@ -306,6 +306,10 @@ static void transport(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		      const struct rs_frame_meta *m, const struct rs_opinfo *op, const struct rs_fref *at)
 {
 	const struct rs_bth *b = &f->bth;
+	/* The copy test (rs_copy_by_timing) times a request from the packet
+	 * before it in its half-flow: only if that was the newest request. */
+	if (op->kind == RS_KIND_CNP || op->response || (b->opcode & 0xE0) == RS_TR_UD)
+		fl->req.fp_seen = false;
 	if (op->kind == RS_KIND_CNP) {
 		rs_rare_w(fl)->cnps++;
 		a->cnps++;

@@ -87,6 +87,9 @@ struct rs_psn {
 	/* IPv4 identification of the newest packet the sender put on the wire
 	 * (psn.c ipid_*): trusted once seen to climb, never once it did not. */
 	bool ipid_seen : 1, ipid_up : 1, ipid_bad : 1;
+	/* Without IP IDs (IPv6, RoCE v1, InfiniBand) ipid holds the low bits
+	 * of the newest packet's ICRC instead, when it was checked good. */
+	bool fp_seen : 1;
 	uint32_t next;        /* expected PSN of the next new packet */
 	uint64_t packets : 48;
 	uint64_t ipid : 16;

@@ -204,7 +204,9 @@ enum rs_behind rs_behind(const struct rs_psn *s, const struct rs_frame *f, uint3
 void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
 	       uint64_t ts);
 void rs_pending_resent(struct rs_latency *l, uint32_t psn);
-void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at);
+void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at, bool by_timing);
+bool rs_copy_by_timing(const struct rs_analyzer *a, const struct rs_flow *fl, const struct rs_frame *f, uint64_t ts);
+void rs_fp_note(struct rs_psn *s, const struct rs_frame *f);
 void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
 		     const struct rs_fref *at, uint64_t ts);
 void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l);

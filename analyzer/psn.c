@@ -365,10 +365,14 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 	struct rs_fref at = { a->cur_file, m->frame_no };
 	uint32_t psn = f->bth.psn;
 	bool fresh = true;
+	if (rs_copy_by_timing(a, fl, f, m->ts_ns)) {
+		rs_net_copy(a, fl, &at, true);
+		return false;
+	}
 	switch (rs_behind(s, f, psn)) {
 	case RS_BEHIND_COPY:
 		fresh = false;
-		rs_net_copy(a, fl, &at);
+		rs_net_copy(a, fl, &at, false);
 		break;
 	case RS_BEHIND_LATE:
 		rs_late_request(a, fl, s, psn, &at, m->ts_ns);
@@ -506,6 +510,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	}
 	rs_so_settle(a, fl, op, m->ts_ns, psn);
 	rs_ids_note(s, f, retrans, retrans && fresh, m->ts_ns);
+	rs_fp_note(s, f);
 	if (a->v)
 		rs_v_request(a, fl, f, m, d, fresh);
 

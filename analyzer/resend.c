@@ -453,15 +453,43 @@ void rs_resent_late(struct rs_analyzer *a, struct rs_psn_loss *l)
 		rs_v_resend(a, l->cause, &l->cause_at, l->cause_wait_ns);
 }
 
-/* A copy of a request the network made: nothing was re-sent. */
-void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at)
+/* A copy of a request the network made: nothing was re-sent. by_timing:
+ * proved by its bytes and timing (no IP ID), not by its IP ID. */
+void rs_net_copy(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at, bool by_timing)
 {
 	struct rs_psn_loss *l = rs_loss_w(&fl->req);
 	l->netdup++;
 	a->psns.netdup++;
-	rs_anomaly(a, RS_AN_NETDUP, 0, fl, at, 1);
+	rs_anomaly(a, RS_AN_NETDUP, by_timing, fl, at, 1);
 	if (a->v)
 		rs_v_not_resent(a->v, false);
+}
+
+/*
+ * Without an IP ID (IPv6, RoCE v1, InfiniBand) a copy the network made and
+ * a re-send carry the same bytes; only timing tells them apart. The
+ * requester re-sends a PSN after a timer (the shortest Local ACK Timeout
+ * is 4.096 us x 2^1), after an RNR NAK's timer (the shortest 10 us) or
+ * after a NAK, which a later packet must have provoked. So the packet
+ * right after its stream's newest one, with the same good ICRC (the same
+ * PSN and bytes), sooner than the shortest timer, is a copy.
+ */
+#define RS_COPY_WINDOW_NS 8192
+
+bool rs_copy_by_timing(const struct rs_analyzer *a, const struct rs_flow *fl, const struct rs_frame *f, uint64_t ts)
+{
+	const struct rs_psn *s = &fl->req;
+	return f->ip_version != 4 && s->fp_seen && f->icrc_status == RS_CRC_OK &&
+	       (uint16_t)f->icrc == (uint16_t)s->ipid && ts >= a->fl_prev_ts && ts - a->fl_prev_ts < RS_COPY_WINDOW_NS;
+}
+
+/* The newest packet's fingerprint, for rs_copy_by_timing. */
+void rs_fp_note(struct rs_psn *s, const struct rs_frame *f)
+{
+	if (f->ip_version == 4)
+		return;
+	s->fp_seen = f->icrc_status == RS_CRC_OK;
+	s->ipid = (uint16_t)f->icrc;
 }
 
 /* How late: behind the newest PSN seen, and after the packet that

@@ -151,7 +151,7 @@ void rs_json_anomaly_details(struct rs_json *j, const struct rs_view *v, const s
 			rs_json_u64(j, "late_by_ns_max", rs_loss(&fl->req)->late_ns_max);
 			break;
 		case RS_AN_NETDUP:
-			rs_json_str(j, "evidence", "same_ipv4_id_and_icrc");
+			rs_json_str(j, "evidence", an->code ? "same_bytes_sooner_than_any_timer" : "same_ipv4_id_and_icrc");
 			break;
 		case RS_AN_GAP:
 			psn_gap(j, rs_loss(an->code ? &fl->rsp : &fl->req));

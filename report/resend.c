@@ -231,11 +231,17 @@ bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf,
 		retrans(who, fl, an->count, buf, len);
 		return true;
 	case RS_AN_NETDUP:
-		snprintf(buf, len,
-			 "%s: %" PRIu64 " request packet%s duplicated by the network: the same IPv4 datagram "
-			 "(same IP ID) twice; the requester sent %s once",
-			 who, an->count, an->count == 1 ? "" : "s",
-			 an->count == 1 ? "it" : "each");
+		if (an->code)
+			snprintf(buf, len,
+				 "%s: %" PRIu64 " request packet%s duplicated by the network: the same bytes twice, the "
+				 "second within 8.2 µs of the first, sooner than any timer lets a requester re-send; "
+				 "the requester sent %s once",
+				 who, an->count, an->count == 1 ? "" : "s", an->count == 1 ? "it" : "each");
+		else
+			snprintf(buf, len,
+				 "%s: %" PRIu64 " request packet%s duplicated by the network: the same IPv4 datagram "
+				 "(same IP ID) twice; the requester sent %s once",
+				 who, an->count, an->count == 1 ? "" : "s", an->count == 1 ? "it" : "each");
 		return true;
 	case RS_AN_DEAD_QP:
 		dead(who, fl, an->code, an->count, buf, len);

@@ -14,6 +14,8 @@ so it knows what rocestat must say:
     frames it moved, each a late first sighting whose IP ID is older than
     the frames it was moved behind (a moved frame that was itself a re-send
     of a PSN seen before is a late re-send, and counted apart).
+  - IPv6 (no IP ID): copies 1 us after their original are copies; 20 us
+    after, the file cannot tell them from re-sends: never called copies.
   - both: nothing the requester did changed, so every QP's messages by
     kind, message bytes, payload bytes, re-sent packets and their causes
     equal those of the untouched capture; with duplicates only, the number
@@ -222,8 +224,75 @@ def main():
                     check("%s: %s QP %d no re-send given a cause the original lacks" % (tag, k[0], k[2]),
                           not extra, "expected %s, rocestat %s" % (w_by, g_by))
                 check("%s: %s QP %d unchanged" % (tag, k[0], k[2]), w == g, "expected %s, rocestat %s" % (w, g))
+    ipv6_copies(tmp)
     print("check_reorder_dup: %d checks, %d failed" % (check.checks, check.failures))
     return 1 if check.failures else 0
+
+
+def bth6(b):
+    """(src, dst, opcode, destqp, psn) of a RoCE v2 / IPv6 frame, or None."""
+    if len(b) < 14 + 40 + 8 + 12 or b[12:14] != b"\x86\xdd" or b[20] != 17:
+        return None
+    if struct.unpack(">H", b[54 + 2:54 + 4])[0] != 4791:
+        return None
+    o = 14 + 40 + 8
+    return (b[22:38], b[38:54], b[o], struct.unpack(">I", b[o + 4:o + 8])[0] & MASK,
+            struct.unpack(">I", b[o + 8:o + 12])[0] & MASK)
+
+
+def copy_after(recs, p, rng, delay_ns):
+    """Copies of IPv6 request frames, delay_ns after their original (only
+    where the next frame comes later still, so the order stays)."""
+    out, copies = [], []
+    for i, r in enumerate(recs):
+        out.append(r)
+        t = r[0] * 10**9 + r[1]
+        nxt = recs[i + 1][0] * 10**9 + recs[i + 1][1] if i + 1 < len(recs) else t + 2 * delay_ns
+        if is_request(bth6(r[4])) and nxt > t + delay_ns and rng.random() < p:
+            t += delay_ns
+            out.append((t // 10**9, t % 10**9, r[2], r[3], r[4]))
+            copies.append(len(out))
+    return out, copies
+
+
+def ipv6_copies(tmp):
+    """Without an IP ID a copy the network made has the bytes of a re-send;
+    only timing tells them apart (man page, HOW ROCESTAT DECIDES): the same
+    bytes right after the original, sooner than the shortest timer
+    (4.096 us x 2^1) lets a requester re-send, is a copy (netem duplicate
+    puts it there, the capture of samples/impair/dup_write shows 0.5-2.4 us);
+    the same bytes 20 us later could be either, and is never called a copy."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(SHARED, "captures", "ipv6_rping.pcap"),
+                 os.path.join(here, "..", "samples", "rxe_send_ipv6.pcap")):
+        name = os.path.basename(path)[:-5]
+        if not check("%s exists" % name, os.path.exists(path), path):
+            continue
+        lt, recs, _ = read_pcap(path)
+        base = report(path)
+        for delay, is_copy in ((1000, True), (20000, False)):
+            rng = random.Random(len(name) + delay)
+            dup, copies = copy_after(recs, 0.3 if len(recs) > 100 else 1.0, rng, delay)
+            f = os.path.join(tmp, "%s_copy%d.pcap" % (name, delay))
+            write_pcap(f, lt, dup)
+            d = report(f)
+            tag = "%s, IPv6, %d copies %d ns after their original" % (name, len(copies), delay)
+            check(tag + ": some copies made", len(copies) > 0, "none")
+            got = d["capture"]["request_psns"]["network_duplicates"]
+            want = len(copies) if is_copy else 0
+            check(tag + ": network_duplicates", got == want, "rocestat %d, expected %d" % (got, want))
+            v = resend_verdicts(f)
+            marked = sorted(k for k, x in v.items() if x == "network_copy")
+            check(tag + ": the frames --verdicts calls network copies", marked == (copies if is_copy else []),
+                  "marked %s, copies %s" % (marked[:8], copies[:8]))
+            ev = sorted({a["details"].get("evidence") for a in d["anomalies"] if a["type"] == "network_duplicate"})
+            check(tag + ": the evidence named", ev == (["same_bytes_sooner_than_any_timer"] if is_copy else []),
+                  "rocestat %s" % ev)
+            if is_copy:
+                want_q, got_q = per_qp(base, True), per_qp(d, True)
+                for k in want_q:
+                    check("%s: %s QP %d unchanged" % (tag, k[0], k[2]), want_q[k] == got_q.get(k),
+                          "expected %s, rocestat %s" % (want_q[k], got_q.get(k)))
 
 
 def base_ooo(base, x):
