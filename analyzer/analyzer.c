@@ -172,6 +172,8 @@ static void frame_marks(struct rs_analyzer *a, struct rs_flow *fl, struct rs_tl 
 	}
 	if (f->ip_version && (f->ecn != 2 || f->dscp != a->dscp_data || op->kind == RS_KIND_CNP))
 		rs_cong_frame(a, fl, f, m->ts_ns);
+	else if (f->roce == RS_ROCE_V1 && f->grh.tclass >> 2 != a->dscp_data)
+		rs_cong_v1(fl, f);
 
 }
 

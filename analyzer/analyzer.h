@@ -54,6 +54,7 @@ struct rs_cm_event {
 struct rs_analyzer_opts {
 	uint64_t interval_ns;  /* timeline / peak-rate bucket (default 10 ms) */
 	uint64_t max_flows;    /* 0 = unlimited; else evict the idlest half-flow */
+	bool max_flows_default; /* the cap is the memory share's default, not the user's */
 	bool keep_ladder;      /* record per-connection events for --ladder */
 	bool keep_plot;        /* keep per-flow throughput series for --plot */
 	/* Called for each CM event worth a line in the live view (the first

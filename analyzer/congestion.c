@@ -140,6 +140,17 @@ static bool carries_data(const struct rs_frame *f)
 	return f->payload_len && k != RS_KIND_NONE && k != RS_KIND_ACK && k != RS_KIND_ATOMIC_ACK && k != RS_KIND_CNP;
 }
 
+/* A RoCE v1 frame's traffic class: its GRH's, which RoCE v2 carries as the
+ * IP DS field (the DSCP, its six high bits). Counted with the v2 frames'
+ * DSCPs, so a QP pair that mixes the versions is not split by a default; it
+ * has no ECN field (the low bits say nothing of congestion in v1). */
+void rs_cong_v1(struct rs_flow *fl, const struct rs_frame *f)
+{
+	struct rs_flow_rare *r = rs_rare_w(fl);
+	rs_dscp_count(r, f->grh.tclass >> 2, 1);
+	r->dscp_data_bad += carries_data(f);
+}
+
 void rs_cong_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, uint64_t ts)
 {
 	bool cnp = rs_opinfo(f->bth.opcode)->kind == RS_KIND_CNP;

@@ -355,6 +355,7 @@ void rs_cong_init(struct rs_analyzer *a);
 void rs_cong_free(struct rs_analyzer *a);
 /* A RoCE v2 frame of half-flow fl (after its CE and CNP counts). */
 void rs_cong_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, uint64_t ts);
+void rs_cong_v1(struct rs_flow *fl, const struct rs_frame *f);
 void rs_cong_pfc(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
 void rs_cong_finish(struct rs_analyzer *a);
 

@@ -645,10 +645,12 @@ static void read_tails_missed(struct rs_analyzer *a, struct rs_flow *fl, const s
 {
 	for (uint32_t i = 0; i < l->count; i++) {
 		const struct rs_pending *p = &rs_lat_ring_c(l)[(l->head + i) & rs_lat_mask(l)];
-		if (p->what != RS_PEND_READ || !p->npkts)
+		/* An atomic gets an answer of its own (IBA 9.4.5), one PSN. */
+		uint32_t span = p->what == RS_PEND_ATOMIC ? 1 : p->what == RS_PEND_READ ? p->npkts : 0;
+		if (!span)
 			continue;
 		uint32_t lo = rs_psn_diff(p->psn, from) > 0 ? p->psn : from;
-		uint32_t end = (p->psn + p->npkts) & RS_PSN_MASK;
+		uint32_t end = (p->psn + span) & RS_PSN_MASK;
 		uint32_t hi = rs_psn_diff(end, to) < 0 ? end : to;
 		int32_t n = rs_psn_diff(hi, lo);
 		if (n <= 0)

@@ -225,7 +225,7 @@ rm -f "$FEW"
 
 # Memory: one million distinct QPs (DISTINCT_CONNS connections, two QPs each).
 gen -q "$DISTINCT" -n $((DISTINCT_CONNS * 4)) --conns "$DISTINCT_CONNS" --no-cm --rr --max-msg 256
-once m1 "$ROCESTAT" --format json -o "$DIR/distinct.json" "$DISTINCT"
+once m1 "$ROCESTAT" --max-flows 0 --format json -o "$DIR/distinct.json" "$DISTINCT"
 HF=$(sed -n 's/.*"half_flows": \([0-9]*\).*/\1/p' "$DIR/distinct.json" | head -1)
 once m2 "$ROCESTAT" --max-flows "$MAX_FLOWS" --format json -o "$DIR/distinct-cap.json" "$DISTINCT"
 EV=$(sed -n 's/.*"half_flows_evicted": \([0-9]*\).*/\1/p' "$DIR/distinct-cap.json" | head -1)

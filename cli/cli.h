@@ -84,6 +84,7 @@ struct rs_cli_opts {
 	int color;              /* resolved --color */
 	int threads;            /* -j: threads the offline loop may use (1: read and analyse in one) */
 	uint64_t max_flows;     /* --max-flows: cap on tracked half-flows (0 = no cap) */
+	bool max_flows_default; /* ... not given: the memory share's default */
 	uint8_t dscp_data1, dscp_cnp1; /* --dscp: the expected DSCPs + 1 (0: the defaults) */
 	uint32_t link_gbps;     /* --link-speed (0: the default, 100) */
 	uint64_t cnp_threshold1; /* --cnp-threshold + 1 (0: none) */

@@ -338,6 +338,26 @@ G_GNUC_PRINTF(1, 2) static int fail(const char *fmt, ...)
  * given" needs a value of its own. */
 enum { NOT_GIVEN = -2147483647 - 1 };
 
+/*
+ * Without --max-flows, the cap keeps a flood (a hostile capture, or a huge
+ * one) within RS_MEM_SHARE of physical memory: a half-flow of any kind
+ * takes at most ~1.2 KiB with its hash entry and sampled state (IPv6
+ * addresses the most), a CM connection ~1.4 KiB and counts as two
+ * (the cap keeps N/2); RS_FLOW_BYTES leaves a margin above both.
+ */
+#define RS_MEM_SHARE 32
+#define RS_FLOW_BYTES 1536
+#define RS_MIN_DEFAULT_FLOWS 10000
+
+static uint64_t default_max_flows(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || size <= 0)
+		return 524288; /* as on a 24 GiB machine */
+	uint64_t n = (uint64_t)pages * (uint64_t)size / RS_MEM_SHARE / RS_FLOW_BYTES;
+	return n < RS_MIN_DEFAULT_FLOWS ? RS_MIN_DEFAULT_FLOWS : n;
+}
+
 /* What the command line gave, before it is checked and put into the options. */
 struct given {
 	gchar **read_files;
@@ -422,7 +442,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 	};
 	GOptionEntry perf[] = {
 		{ "jobs", 'j', 0, G_OPTION_ARG_INT, &gv->jobs, "Use up to N threads: one reads and decodes while another analyses (default: the number of CPUs; 1: one thread)", "N" },
-		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &gv->max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest", "N" },
+		{ "max-flows", 0, 0, G_OPTION_ARG_INT64, &gv->max_flows, "Track at most N half-flows (and N/2 CM connections); evict (and report) the idlest (default: 1/32 of physical memory's worth; 0: no cap)", "N" },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &gv->version, "Print the version and exit", NULL },
 		{ "help", 'h', 0, G_OPTION_ARG_NONE, &gv->help, "Show this help and exit", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -514,9 +534,10 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 		return fail("-j %d: expected between 1 and 256 threads", gv->jobs);
 	/* Not given: as many as the CPUs this process may run on. */
 	o->threads = gv->jobs != NOT_GIVEN ? gv->jobs : (int)MIN(g_get_num_processors(), 256u);
-	if (gv->max_flows < 0)
+	if (gv->max_flows != NOT_GIVEN && gv->max_flows < 0)
 		return fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", gv->max_flows);
-	o->max_flows = (uint64_t)gv->max_flows;
+	o->max_flows_default = gv->max_flows == NOT_GIVEN;
+	o->max_flows = o->max_flows_default ? default_max_flows() : (uint64_t)gv->max_flows;
 	if (!gv->format || strcmp(gv->format, "text") == 0)
 		o->format = RS_FORMAT_TEXT;
 	else if (strcmp(gv->format, "json") == 0)
@@ -672,7 +693,7 @@ static int take_positional(int argc, char **argv, gchar **read_files, struct rs_
 
 int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 {
-	struct given gv = { .count = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = NOT_GIVEN, .top = 8, .refresh = 1.0,
+	struct given gv = { .count = NOT_GIVEN, .max_flows = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = NOT_GIVEN, .top = 8, .refresh = 1.0,
 			    .width = NOT_GIVEN };
 	memset(o, 0, sizeof *o);
 	o->qp = -1;

@@ -133,6 +133,7 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 	struct rs_analyzer_opts ao = {
 		.interval_ns = o->interval_ns,
 		.max_flows = o->max_flows,
+		.max_flows_default = o->max_flows_default,
 		.n_ulp = o->n_ulp,
 		.keep_ladder = o->ladder,
 		.keep_plot = o->plot != NULL,

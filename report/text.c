@@ -285,6 +285,9 @@ static void conns_evicted_line(FILE *out, int width, const struct rs_analyzer *a
 			g_string_append_printf(s, "%s%" PRIu64 " %s", sep, a->conns_evicted_by_state[k], rs_conn_state_names[k]);
 			sep = ", ";
 		}
+	if (a->opts.max_flows_default)
+		g_string_append_printf(s, "; the default cap keeps %" PRIu64 " (1/32 of physical memory's worth; "
+				       "--max-flows N keeps N/2, 0 all)", a->opts.max_flows / 2 ? a->opts.max_flows / 2 : 1);
 	g_string_append(s, ")");
 	rs_para(out, width, "  ", "   ", s->str);
 	g_string_free(s, TRUE);

@@ -53,7 +53,7 @@ void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t 
 				  "the capture dropped them, not the network)" },
 		{ g.lost, "%" PRIu64 " lost (NAKed by the responder as missing)" },
 		{ g.resent - g.overtaken, response ? "%" PRIu64 " re-sent by the responder (answering the requester's READ "
-						   "retry), their first copy not in the capture"
+						   "or atomic retry), their first copy not in the capture"
 						 : "%" PRIu64 " re-sent by the requester, their first copy not in the capture" },
 		{ g.overtaken, "%" PRIu64 " re-sent by the requester before their first copy, which came after "
 			     "(reordered)" },
@@ -459,6 +459,17 @@ static const char *subject_noun(enum rs_anom t)
 	return rs_anom_flow_subject(t) ? "half-flow" : "connection";
 }
 
+static void describe_evicted(const struct rs_analyzer *a, uint64_t count, char *buf, size_t len)
+{
+	if (a->opts.max_flows_default)
+		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under the default cap of %" PRIu64
+			 " (1/32 of physical memory's worth; --max-flows N sets another, 0 none); their counters "
+			 "are summed in the evicted total", count, a->opts.max_flows);
+	else
+		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under --max-flows %" PRIu64
+			 "; their counters are summed in the evicted total", count, a->opts.max_flows);
+}
+
 static const char *describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len);
 
 /* The sentence of a connection's anomaly. */
@@ -699,9 +710,7 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 			 an->count == 1 ? "" : "s", an->code, an->count == 1 ? "s" : "", an->count == 1 ? "was" : "were", an->code);
 		break;
 	case RS_AN_EVICTED:
-		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under --max-flows %" PRIu64
-			 "; their counters are summed in the evicted total",
-			 an->count, a->opts.max_flows);
+		describe_evicted(a, an->count, buf, len);
 		break;
 	default:
 		snprintf(buf, len, "?");

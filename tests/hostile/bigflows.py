@@ -29,13 +29,15 @@ Before that, with the bench generator (BENCH_GEN, bench/gen.c), two
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bigflows_gen  # noqa: E402
+import bigflows_gen
+import floods  # noqa: E402
 
 ROCESTAT = os.environ.get('ROCESTAT', './rocestat')
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
@@ -115,8 +117,70 @@ def cm_churn_check(results):
           rss_big < 1.1 * rss_small, True)
 
 
+FLOOD_N = 1_000_000
+FLOOD_RSS_MB = 1000
+
+
+def spawn(args, out_path):
+    """Run rocestat with stdout to out_path: (exit status, stderr, peak RSS MB)."""
+    err_path = out_path + '.err'
+    with open(out_path, 'wb') as out, open(err_path, 'wb') as err:
+        pid = os.posix_spawn(ROCESTAT, [ROCESTAT] + args, os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, out.fileno(), 1), (os.POSIX_SPAWN_DUP2, err.fileno(), 2)])
+    _, status, ru = os.wait4(pid, 0)
+    return os.waitstatus_to_exitcode(status), slurp(err_path), ru.ru_maxrss / 1024
+
+
+def head_number(path, key):
+    """A number of the report's capture object, near its start (the report
+    of a flood is gigabytes: not parsed whole)."""
+    with open(path, 'rb') as f:
+        m = re.search(rb'"%s": (\d+)' % key.encode(), f.read(1 << 16))
+    return int(m.group(1)) if m else None
+
+
+def floods_check(tmp):
+    """The four floods of a million without any option: the default cap,
+    1/32 of physical memory at 1.5 KiB a half-flow (man page, --max-flows),
+    keeps peak RSS under 1 GB in text and in JSON (the previous binary took
+    1.15 GB for IPv6 sources, 1.44 GB for CM REQs)."""
+    cap = max(10000, os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') // 32 // 1536)
+    for kind in ('qps', 'ud', 'v6src', 'cmreq'):
+        path = os.path.join(tmp, 'flood-%s.pcap' % kind)
+        floods.write(kind, path, FLOOD_N)
+        # Both runs before the text report is read: a child spawned from a
+        # Python holding it would count Python's RSS in its own peak.
+        out, out_text = os.path.join(tmp, 'flood.json'), os.path.join(tmp, 'flood.txt')
+        rc2, err2, rss_json = spawn(['-n', '--format', 'json', path], out)
+        rc, err, rss_text = spawn(['-n', path], out_text)
+        size = os.path.getsize(out)
+        text = ' '.join(slurp(out_text).split())  # the report's lines are wrapped
+        os.unlink(out_text)
+        print('check-big: flood %s, %d frames, no options: text %.0f MB, JSON %.0f MB (report %d MB)'
+              % (kind, FLOOD_N, rss_text, rss_json, size >> 20))
+        check('flood %s: exit status, stderr (text, JSON)' % kind, (rc, err, rc2, err2), (1, '', 1, ''))
+        check('flood %s: peak RSS under %d MB in text and JSON' % (kind, FLOOD_RSS_MB),
+              max(rss_text, rss_json) < FLOOD_RSS_MB, True)
+        if kind == 'cmreq':
+            evicted = head_number(out, 'connections_evicted')
+            check('flood cmreq: connections evicted beyond the default cap / 2', evicted is not None and
+                  evicted >= FLOOD_N - cap // 2, True)
+            check('flood cmreq: the text says the cap was the default',
+                  'the default cap keeps %d ' % (cap // 2) in text, True)
+        else:
+            kept, evicted = head_number(out, 'half_flows'), head_number(out, 'half_flows_evicted')
+            check('flood %s: half-flows kept <= the default cap %d' % (kind, cap), kept is not None and kept <= cap,
+                  True)
+            check('flood %s: kept + evicted = the half-flows written' % kind, (kept or 0) + (evicted or 0), FLOOD_N)
+            check('flood %s: the text says the cap was the default' % kind,
+                  'evicted to stay under the default cap of %d ' % cap in text, True)
+        os.unlink(out)
+        os.unlink(path)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix='rocestat-big.') as tmp:
+        floods_check(tmp)
         cm = cm_churn_run(tmp)  # before any JSON is parsed here (see run())
         path = os.path.join(tmp, 'qpns.pcap')
         t0 = time.time()
