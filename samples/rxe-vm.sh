@@ -19,6 +19,8 @@
 #                    SENDS (e.g. "delay 5ms reorder 25%", "loss 3%",
 #                    "duplicate 5%", "corrupt 2%"); see samples/README.md for
 #                    what the capture then shows
+#   --note TEXT      a remark on the sample's ground truth, kept in
+#                    NAME.truth.json's notes (side "sample"); repeatable
 #   --replay rerun|loop
 #                    two runs in one capture (mergecap -a): rerun = the
 #                    scenario run twice (fresh guests each time), loop = one
@@ -43,10 +45,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=samples/lib/vm.sh
 . "$HERE/lib/vm.sh"
 
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 SCENARIO="" NAME="" OUT=$SAMPLES_DIR IPV6=0 CAPTURE=${ROCEGEN_CAPTURE:-rocestat} KEEP=0 HOSTMODE=0
-NETEM_SERVER="" NETEM_CLIENT="" REPLAY=""
+NETEM_SERVER="" NETEM_CLIENT="" REPLAY="" NOTES=()
 ALL_ARGS=("$@")
 GEN_ARGS=()
 while [ $# -gt 0 ]; do
@@ -54,6 +56,7 @@ while [ $# -gt 0 ]; do
         --netem-server) NETEM_SERVER=$2; shift 2 ;;
         --netem-client) NETEM_CLIENT=$2; shift 2 ;;
         --replay) REPLAY=$2; shift 2 ;;
+        --note) NOTES+=(--note "$2"); shift 2 ;;
         --name) NAME=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         -6|--ipv6) IPV6=1; shift ;;
@@ -333,6 +336,7 @@ fi
 python3 "$VM_LIB_DIR/truth-merge.py" --name "$NAME" --kernel "$KVER" --capture "$CAPTURE" \
     --netem-server "$NETEM_SERVER" --netem-client "$NETEM_CLIENT" \
     --counters-server "$WORK/server" --counters-client "$WORK/client" \
+    ${NOTES[@]+"${NOTES[@]}"} \
     "$WORK/server/truth.json" "$WORK/client/truth.json" > "$WORK/merged.json" ||
     vm_die "$NAME: cannot merge the ground truth"
 cp "$WORK/server/capture.pcap" "$OUT/$NAME.pcap"

@@ -44,7 +44,11 @@ def outcome(scenario, srv, cli):
     if not c["established"]:
         return {"outcome": "failed"}
     out = {"outcome": "established", "disconnect_initiator": None}
-    if s.get("sent_dreq"):
+    if s.get("sent_dreq") and c.get("sent_dreq"):
+        # each side called rdma_disconnect before it had heard the other's
+        # DREQ (disconnect-both): the two DREQs crossed
+        out = {"outcome": "disconnected", "disconnect_initiator": "both"}
+    elif s.get("sent_dreq"):
         out = {"outcome": "disconnected", "disconnect_initiator": "server"}
     elif c.get("sent_dreq"):
         out["disconnect_initiator"] = "client"
@@ -152,11 +156,55 @@ def main():
     ap.add_argument("--counters-client", default="")
     ap.add_argument("server")
     ap.add_argument("client")
+    ap.add_argument("--note", action="append", default=[],
+                    help="a remark on the sample's ground truth (notes, side \"sample\")")
     a = ap.parse_args()
     with open(a.server) as f:
         srv = json.load(f)
     with open(a.client) as f:
         cli = json.load(f)
+    if "connections" in srv or "connections" in cli:
+        merged = merge_multi(a, srv, cli)
+    else:
+        merged = merge_pair(a, srv, cli)
+    merged["notes"] += [{"side": "sample", "text": t} for t in a.note]
+    json.dump(merged, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+def merge_multi(a, srv, cli):
+    """rocegen --qps N: each side's file holds N connections' truths, in
+    port order. The result is the first connection's merged truth with
+    the per-connection parts (server, client, cm and the lists) replaced:
+    "connections" holds every connection's, and each list item at the top
+    also says which connection (index) it belongs to."""
+    pairs = list(zip(srv["connections"], cli["connections"]))
+    if len(srv["connections"]) != len(cli["connections"]) or None in sum(pairs, ()):
+        sys.exit("truth-merge: the two sides' connections do not pair up")
+    conns = [merge_pair(a, s, c) for s, c in pairs]
+    top = dict(conns[0])
+    top["qps"] = len(conns)
+    top["ok"] = bool(srv["ok"] and cli["ok"] and all(m["ok"] for m in conns))
+    top["params"] = dict(top["params"], port=[m["params"]["port"] for m in conns])
+    for key in ("server", "client"):
+        top[key] = None     # see connections[i]
+    outcomes = {json.dumps(m["cm"], sort_keys=True) for m in conns}
+    top["cm"] = conns[0]["cm"] if len(outcomes) == 1 else {"outcome": "per connection"}
+    common = ("format", "name", "scenario", "generator", "netem", "rxe_counters")
+    top["connections"] = []
+    for i, m in enumerate(conns):
+        one = {k: v for k, v in m.items() if k not in common}
+        one["connection"] = i
+        top["connections"].append(one)
+    for key in LISTS:
+        top[key] = [dict(item, connection=i) for i, m in enumerate(conns) for item in m[key]]
+    return top
+
+
+LISTS = ("cm_events", "work_requests", "receives", "completions", "notes")
+
+
+def merge_pair(a, srv, cli):
     if srv["scenario"] != cli["scenario"] or srv["params"] != cli["params"]:
         sys.exit("truth-merge: the two sides ran different scenarios or options")
 
@@ -180,7 +228,7 @@ def main():
         "rxe_counters": {"server": counters(a.counters_server),
                          "client": counters(a.counters_client)},
     }
-    for key in ("cm_events", "work_requests", "receives", "completions", "notes"):
+    for key in LISTS:
         items = []
         for side, src in (("server", srv), ("client", cli)):
             for item in src[key]:
@@ -190,8 +238,7 @@ def main():
                 else:
                     items.append({"side": side, "text": item})
         merged[key] = items
-    json.dump(merged, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    return merged
 
 
 if __name__ == "__main__":

@@ -41,6 +41,10 @@ static void usage(FILE *f)
 "  dead-peer   the client WRITEs COUNT; once STOP_AFTER have landed the\n"
 "              server destroys its QP without a DREQ, so the client's\n"
 "              retries go unanswered until transport retry exceeded\n"
+"              (or, with --give-up, until the client stops waiting)\n"
+"  disconnect-both  the server SENDs one message; both sides then call\n"
+"              rdma_disconnect at about the same time (the client waits\n"
+"              --cross-delay ms first), so the two DREQs cross\n"
 "\n"
 "Options:\n"
 "  --server ADDR      run the server side, bound to ADDR\n"
@@ -65,6 +69,12 @@ static void usage(FILE *f)
 "                     accepts (default 0)\n"
 "  --stop-after K     dead-peer: messages the server takes before its QP\n"
 "                     goes (default COUNT/4, at least 1)\n"
+"  --give-up MS       dead-peer client: stop waiting MS after the first WRITE\n"
+"                     and disconnect (for --retry-cnt 7, retried for ever)\n"
+"  --cross-delay MS   disconnect-both: the client's wait (default 20; give\n"
+"                     both guests a netem delay of about that much)\n"
+"  --qps N            N connections at once, one process each, on ports\n"
+"                     PORT..PORT+N-1; --truth FILE then holds all N\n"
 "  --list             print the scenario names\n"
 "  -h, --help         this text\n"
 "\n"
@@ -86,7 +96,8 @@ static void parse(int argc, char **argv, struct options *o)
 {
 	enum { O_SERVER = 256, O_CLIENT, O_PORT, O_SIZE, O_COUNT, O_DEPTH, O_INLINE,
 	       O_TRUTH, O_READY, O_TIMEOUT, O_RNR, O_LIST,
-	       O_RETRY, O_RNR_RETRY, O_ACK_TIMEOUT, O_PREPOST, O_STOP_AFTER };
+	       O_RETRY, O_RNR_RETRY, O_ACK_TIMEOUT, O_PREPOST, O_STOP_AFTER,
+	       O_GIVE_UP, O_CROSS_DELAY, O_QPS };
 	static const struct option longs[] = {
 		{ "server", required_argument, NULL, O_SERVER },
 		{ "client", required_argument, NULL, O_CLIENT },
@@ -106,6 +117,9 @@ static void parse(int argc, char **argv, struct options *o)
 		{ "ack-timeout", required_argument, NULL, O_ACK_TIMEOUT },
 		{ "prepost", required_argument, NULL, O_PREPOST },
 		{ "stop-after", required_argument, NULL, O_STOP_AFTER },
+		{ "give-up", required_argument, NULL, O_GIVE_UP },
+		{ "cross-delay", required_argument, NULL, O_CROSS_DELAY },
+		{ "qps", required_argument, NULL, O_QPS },
 		{ "list", no_argument, NULL, O_LIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -115,7 +129,8 @@ static void parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .port = "7471", .size = 64, .count = 4, .depth = 8,
 			       .timeout_s = 60, .rnr_delay_ms = 1000, .retry_cnt = 7,
-			       .rnr_retry = 7, .ack_timeout = -1 };
+			       .rnr_retry = 7, .ack_timeout = -1,
+			       .cross_delay_ms = 20, .qps = 1 };
 	while ((ch = getopt_long(argc, argv, "46h", longs, NULL)) != -1) {
 		switch (ch) {
 		case O_SERVER:
@@ -146,6 +161,11 @@ static void parse(int argc, char **argv, struct options *o)
 			break;
 		case O_PREPOST: o->prepost = parse_uint(optarg, "--prepost", 0, 1024); break;
 		case O_STOP_AFTER: o->stop_after = parse_uint(optarg, "--stop-after", 1, 4096); break;
+		case O_GIVE_UP: o->give_up_ms = parse_uint(optarg, "--give-up", 1, 600000); break;
+		case O_CROSS_DELAY:
+			o->cross_delay_ms = parse_uint(optarg, "--cross-delay", 0, 10000);
+			break;
+		case O_QPS: o->qps = parse_uint(optarg, "--qps", 1, 64); break;
 		case O_LIST:
 			for (int i = 0; i < SC_COUNT; i++)
 				printf("%s\n", scenario_name((enum scenario)i));
@@ -190,26 +210,32 @@ static void parse(int argc, char **argv, struct options *o)
 	}
 }
 
-int main(int argc, char **argv)
+/* One connection: the scenario, then this side's truth. */
+static int run_one(struct options *opt)
 {
-	struct options opt;
-	struct conn c;
-	parse(argc, argv, &opt);
+	static struct conn c;
 	memset(&c, 0, sizeof(c));
-	c.opt = &opt;
-	c.side = opt.server ? "server" : "client";
+	c.opt = opt;
+	c.side = opt->server ? "server" : "client";
 	c.t0 = now_s();
 	die_conn = &c;
-	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	if (opt.server)
+	if (opt->server)
 		run_server(&c);
 	else
 		run_client(&c);
 
 	die_conn = NULL;
 	truth_write(&c);
-	fprintf(stderr, "rocegen %s: scenario %s %s\n", c.side, scenario_name(opt.scenario),
+	fprintf(stderr, "rocegen %s: scenario %s %s\n", c.side, scenario_name(opt->scenario),
 		c.failed ? "FAILED" : "done");
 	return c.failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	parse(argc, argv, &opt);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return opt.qps > 1 ? multi_run(&opt, run_one) : run_one(&opt);
 }

@@ -17,7 +17,8 @@
 enum scenario {
 	SC_SEND, SC_SEND_IMM, SC_WRITE, SC_WRITE_IMM, SC_READ,
 	SC_ATOMIC_CAS, SC_ATOMIC_FAA, SC_MIXED, SC_UD, SC_REJECT,
-	SC_RNR, SC_BAD_RKEY, SC_DISCONNECT, SC_RNR_EXHAUST, SC_DEAD_PEER, SC_COUNT
+	SC_RNR, SC_BAD_RKEY, SC_DISCONNECT, SC_RNR_EXHAUST, SC_DEAD_PEER,
+	SC_DISCONNECT_BOTH, SC_COUNT
 };
 
 struct options {
@@ -41,6 +42,9 @@ struct options {
 	int ack_timeout;	/* Local ACK Timeout exponent; -1: rdma_cm's choice */
 	unsigned prepost;	/* rnr, rnr-exhaust: receives posted before accepting */
 	unsigned stop_after;	/* dead-peer: the server's QP goes after this many */
+	unsigned give_up_ms;	/* dead-peer client: stop waiting after this long; 0: never */
+	unsigned cross_delay_ms; /* disconnect-both client: wait before rdma_disconnect */
+	unsigned qps;		/* connections, one process each (main.c) */
 };
 
 /* What a side advertises in its CM private data: where the peer may
@@ -170,6 +174,9 @@ void truth_side(struct conn *c);
 void truth_write(struct conn *c);
 const char *wr_opcode_name(enum ibv_wr_opcode op);
 const char *wc_opcode_name(enum ibv_wc_opcode op);
+
+/* multi.c: --qps, one process per connection running `one` */
+int multi_run(const struct options *o, int (*one)(struct options *));
 
 /* scenarios.c */
 void run_server(struct conn *c);

@@ -125,16 +125,33 @@ static void send_messages(struct conn *c, enum ibv_wr_opcode op, unsigned count)
 	wait_sends(c, c->send_done + c->send_err + c->send_outstanding);
 }
 
+/* send_until_error's waits, cut short at the give-up time (0: never). */
+static bool slot_or_given_up(const struct conn *c, const void *arg)
+{
+	double t = *(const double *)arg;
+	return c->send_outstanding < c->opt->depth || (t > 0 && now_s() >= t);
+}
+
+static bool idle_or_given_up(const struct conn *c, const void *arg)
+{
+	double t = *(const double *)arg;
+	return c->send_outstanding == 0 || (t > 0 && now_s() >= t);
+}
+
 /* Post like send_messages, but stop posting at the first failed
  * completion (the QP is in error from then on: later WRs would only be
- * flushed without reaching the wire) and wait for what is outstanding. */
-static void send_until_error(struct conn *c, enum ibv_wr_opcode op, unsigned count)
+ * flushed without reaching the wire) and wait for what is outstanding.
+ * With --give-up the waiting ends after that long even if nothing failed
+ * (a requester with retry_cnt 7, which RXE retries for ever); returns
+ * whether it gave up. */
+static bool send_until_error(struct conn *c, enum ibv_wr_opcode op, unsigned count)
 {
 	uint32_t size = c->opt->size;
 	unsigned posted = 0;
+	double give_up = c->opt->give_up_ms ? now_s() + c->opt->give_up_ms / 1000.0 : 0;
 	for (unsigned i = 0; i < count; i++) {
-		wait_send_slot(c);
-		if (c->send_err)
+		pump_until(c, slot_or_given_up, &give_up, "a free send queue slot");
+		if (c->send_err || c->send_outstanding >= c->opt->depth)
 			break;
 		struct send_args a = {
 			.opcode = op,
@@ -149,9 +166,15 @@ static void send_until_error(struct conn *c, enum ibv_wr_opcode op, unsigned cou
 		post_send(c, &a);
 		posted++;
 	}
-	wait_sends(c, c->send_done + c->send_err + c->send_outstanding);
+	pump_until(c, idle_or_given_up, &give_up, "send completions");
+	bool gave_up = c->send_outstanding > 0;
 	note(c, "posted %u of %u, %u completed, %u failed (first failure: status %d)",
 	     posted, count, c->send_done, c->send_err, c->first_send_err);
+	if (gave_up)
+		note(c, "gave up after %u ms with %u WRs outstanding and no failed completion "
+		     "(retry_cnt %u): disconnecting, so they complete as flushed",
+		     c->opt->give_up_ms, c->send_outstanding, c->opt->retry_cnt);
+	return gave_up;
 }
 
 /* How many WRITE slots, from the first, hold their whole message. */
@@ -409,6 +432,14 @@ void run_server(struct conn *c)
 		cm_disconnect(c);
 		cm_teardown(c);
 		return;
+	case SC_DISCONNECT_BOTH:
+		/* Its completion means the client has the SEND: disconnect at
+		 * once; the client does too, so the two DREQs cross. */
+		send_messages(c, IBV_WR_SEND, 1);
+		note(c, "disconnecting as soon as the SEND completed");
+		cm_disconnect(c);
+		cm_teardown(c);
+		return;
 	default:
 		break;
 	}
@@ -433,6 +464,8 @@ void run_client(struct conn *c)
 	cm_client_resolve(c, o->scenario == SC_UD ? IBV_QPT_UD : IBV_QPT_RC);
 	if (o->scenario == SC_UD)
 		prepost_receives(c, o->count);
+	if (o->scenario == SC_DISCONNECT_BOTH)
+		post_recv_slot(c, 0, o->size);
 	if (o->scenario == SC_DISCONNECT) {
 		/* More receives than the server will use: the rest are flushed. */
 		for (unsigned k = 0; k < o->depth; k++)
@@ -487,9 +520,21 @@ void run_client(struct conn *c)
 		       "a SEND failed with RNR retry exceeded", (unsigned)c->first_send_err);
 		break;
 	case SC_DEAD_PEER:
-		send_until_error(c, IBV_WR_RDMA_WRITE, o->count);
-		verify(c, c->first_send_err == IBV_WC_RETRY_EXC_ERR,
-		       "a WRITE failed with transport retry exceeded", (unsigned)c->first_send_err);
+		if (send_until_error(c, IBV_WR_RDMA_WRITE, o->count))
+			verify(c, c->send_err == 0, "no failed WRITE before giving up", c->send_err);
+		else
+			verify(c, c->first_send_err == IBV_WC_RETRY_EXC_ERR,
+			       "a WRITE failed with transport retry exceeded",
+			       (unsigned)c->first_send_err);
+		break;
+	case SC_DISCONNECT_BOTH:
+		/* The server's SEND arrived; its ACK reaches the server one
+		 * one-way delay later, and the server disconnects then. Waiting
+		 * about that delay here sends both DREQs at once. */
+		wait_recvs(c, 1);
+		check_receives(c, false, true);
+		sleep_ms(o->cross_delay_ms);
+		note(c, "disconnecting %u ms after the server's SEND arrived", o->cross_delay_ms);
 		break;
 	case SC_UD:
 		ud_client(c);

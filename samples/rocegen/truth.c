@@ -190,7 +190,15 @@ void truth_write(struct conn *c)
 		fprintf(f, "%d", o->ack_timeout);
 	else
 		fprintf(f, "null");
-	fprintf(f, ", \"prepost\": %u, \"stop_after\": %u},\n", o->prepost, o->stop_after);
+	fprintf(f, ", \"prepost\": %u, \"stop_after\": %u", o->prepost, o->stop_after);
+	/* Only when given, so that the older samples' params stay as they were. */
+	if (o->give_up_ms)
+		fprintf(f, ", \"give_up_ms\": %u", o->give_up_ms);
+	if (o->scenario == SC_DISCONNECT_BOTH)
+		fprintf(f, ", \"cross_delay_ms\": %u", o->cross_delay_ms);
+	if (o->qps > 1)
+		fprintf(f, ", \"qps\": %u", o->qps);
+	fprintf(f, "},\n");
 	fprintf(f, "  \"ok\": %s,\n", c->failed ? "false" : "true");
 	fprintf(f, "  \"self\": %s,\n", c->j_side.s ? c->j_side.s : "null");
 	write_cm_summary(f, c);

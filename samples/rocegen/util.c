@@ -22,6 +22,7 @@ static const char *const scenario_names[SC_COUNT] = {
 	[SC_DISCONNECT] = "disconnect",
 	[SC_RNR_EXHAUST] = "rnr-exhaust",
 	[SC_DEAD_PEER] = "dead-peer",
+	[SC_DISCONNECT_BOTH] = "disconnect-both",
 };
 
 double now_s(void)
