@@ -207,7 +207,7 @@ def check_frames(cap, rows):
                 k = cap.byn.get(m) if m is not None else None
                 g = groups[(res, v["resend_after"], v["resend_wait_ns"])]
                 start = min(g, key=lambda x: x["t"])
-                rf = firsts[n]
+                rf = firsts[n][0]
                 ok = k is not None and k in resp and is_nak(k, res == "after_rnr_nak") and k["t"] <= start["t"] \
                     and pdiff(rf, k["psn"]) >= 0
                 ck(tag + " resend=%s resend_after=%s" % (res, m), ok,
@@ -226,21 +226,31 @@ def check_frames(cap, rows):
             elif res == "timeout":
                 g = groups[(res, v["resend_after"], v["resend_wait_ns"])]
                 w = ival(v["resend_wait_ns"])
+                start = min(g, key=lambda x: x["t"])
+                rf, rfr = firsts[n]
                 meas = []
-                for x in g:
-                    prev = [b for b in frames if b["psn"] == x["psn"] and b["n"] < x["n"]]
-                    if prev:
-                        meas.append(x["t"] - prev[-1]["t"])
+                for x in {start["n"]: start, rfr["n"]: rfr if rfr in g else start}.values():
+                    if r["ipid"] is not None:       # IPv4: from the copy its first packet repeats
+                        prev = [b for b in frames if b["psn"] == x["psn"] and b["n"] < x["n"]]
+                        meas += [x["t"] - prev[-1]["t"]] if prev else []
+                    else:                           # else its last packet or the responder's last answer
+                        mine = [b for b in cap.frames if b["n"] < x["n"] and b["op"] is not None and
+                                (b["src"], b["dst"]) == (r["src"], r["dst"])]
+                        ans = [k for k in resp if k["n"] < x["n"]]
+                        meas += [x["t"] - y[-1]["t"] for y in (mine, ans) if y]
                 ck(tag + " resend=timeout resend_wait_ns=%s" % w,
                    w is not None and any(abs(w - d) <= US for d in meas),
-                   "not the time from the copy the run's first packet repeats (%s)" % meas[:3])
-                if r is g[0] or r is min(g, key=lambda x: x["t"]):
+                   "not the time %s (%s)" % ("from the copy the run's first packet repeats" if r["ipid"] is not None
+                                             else "from its last packet or the responder's last answer", meas[:3]))
+                if r is start:
                     waits.append(meas)
-                start = min(g, key=lambda x: x["t"])
-                rf = firsts[n]
+
+                def answered(k):
+                    return any(b["psn"] == k["psn"] and b["t"] > k["t"] and
+                               (id_below(b["ipid"], rfr["ipid"]) if r["ipid"] is not None else b["t"] < start["t"])
+                               for b in frames)
                 owed = [k for k in resp if is_nak(k) and k["t"] < start["t"] and pdiff(rf, k["psn"]) >= 0 and
-                        not (T and start["t"] - k["t"] > T) and
-                        not any(b["psn"] == k["psn"] and k["t"] < b["t"] < start["t"] for b in frames)]
+                        not (T and start["t"] - k["t"] > T) and not answered(k)]
                 ck(tag + " resend=timeout (no NAK owed)", not owed,
                    "sequence error NAK in frame %d (PSN %d) owed" % (owed[0]["n"], owed[0]["psn"]) if owed else "")
                 ck(tag + " resend=timeout (responder heard)", bool(resp_before), "no responder packet before it")
@@ -415,8 +425,8 @@ def check_dscp(cap, a, key, tag):
         return
     mine = {}
     for r in cap.frames:
-        if r["v2"] and r["op"] != 0x81 and r["ip.dsfield.dscp"] is not None:
-            mine.setdefault((r["src"], r["dst"], r["qp"]), set()).add(r["ip.dsfield.dscp"])
+        if r["op"] is not None and r["op"] != 0x81 and r["dscp"] is not None:
+            mine.setdefault((r["src"], r["dst"], r["qp"]), set()).add(r["dscp"])
     own = mine.get(key, set())
     if kind == "split":
         ck(tag + " kind=split", len(own) > 1, "tshark reads DSCPs %s" % sorted(own))
@@ -511,6 +521,9 @@ def truth_budgets(path, cap):
         net, rc = t.get("netem") or {}, t.get("rxe_counters") or {}
         for side in ("client", "server"):
             ip = (t.get(side) or {}).get("ip")
+            if not ip and t.get("connections"):        # a --qps run: the first connection's hosts
+                srv = t["connections"][0].get("server") or {}
+                ip = srv.get("ip") if side == "server" else srv.get("peer_ip")
             if not ip or not net.get(side) or side not in rc:
                 continue
             sent = (rc[side].get("delta") or {}).get("sent_pkts", 0)
@@ -533,6 +546,7 @@ def captures():
 
 
 def one(path):
+    ck.files.add(os.path.basename(path))
     frames = tshark(path)
     cap = Cap(path, frames)
     rows = rocestat_rows(path)

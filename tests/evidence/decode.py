@@ -14,6 +14,7 @@ from testlib import ROOT, tshark_heuristics_off  # noqa: E402
 F = ["frame.number", "frame.time_epoch", "ip.src", "ip.dst", "ip.id", "ip.dsfield.dscp", "ip.hdr_len",
      "ip.len", "ip.flags", "ip.frag_offset", "ip.proto", "ipv6.src", "ipv6.dst", "ipv6.plen", "ipv6.nxt",
      "udp.srcport", "udp.dstport", "udp.length", "udp.payload", "infiniband.grh.sgid", "infiniband.grh.dgid",
+     "infiniband.grh.tclass", "ipv6.tclass.dscp",
      "infiniband.lrh.slid", "infiniband.lrh.dlid", "infiniband.bth.opcode", "infiniband.bth.destqp",
      "infiniband.bth.psn", "infiniband.bth.padcnt", "infiniband.aeth.syndrome", "infiniband.reth.dmalen",
      "infiniband.invariant.crc", "infiniband.mad.attributeid", "infiniband.cm.req", "infiniband.cm.req.localqpn",
@@ -89,6 +90,8 @@ def tshark(path):
             r["src"] = r["dst"] = r["ipid"] = None
         r["op"], r["qp"], r["psn"] = r["infiniband.bth.opcode"], r["infiniband.bth.destqp"], r["infiniband.bth.psn"]
         r["syn"] = r["infiniband.aeth.syndrome"]
+        r["dscp"] = r["ip.dsfield.dscp"] if r["ip.src"] else r["ipv6.tclass.dscp"] if r["ipv6.src"] else \
+            r["infiniband.grh.tclass"] >> 2 if r["infiniband.grh.tclass"] is not None else None
         r["v2"] = r["udp.dstport"] == 4791 and r["op"] is not None
         frames.append(r)
     return frames
@@ -235,12 +238,12 @@ def sender_order(frames):
 
 
 def run_firsts(frames):
-    """frame -> the PSN its run starts at, a run beginning where the sender went
-    back (its PSN not above the one it sent before)."""
+    """frame -> (the PSN its run starts at, that first frame), a run beginning
+    where the sender went back (its PSN not above the one it sent before)."""
     first, prev, start = {}, None, None
     for r in sender_order(frames):
         if prev is None or pdiff(r["psn"], prev) <= 0:
-            start = r["psn"]
+            start = (r["psn"], r)
         first[r["n"]] = start
         prev = r["psn"]
     return first
