@@ -9,6 +9,8 @@
 #   make sanitize        the same test suite against an ASan+UBSan build (build-san/)
 #   make tsan            the tests of the two-thread pipeline against a ThreadSanitizer
 #                        build (build-tsan/); make tsan-live: check-live's against it (root)
+#   make evidence        every verdict against the evidence in tshark's decode of the captures
+#                        (tests/check_evidence.py; part of make check)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
 #   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
 #                        BENCH_DIR= (default: a new temporary directory, removed after);
@@ -108,7 +110,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
+.PHONY: all check builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
 	sanitize tsan tsan-live golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -167,7 +169,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt
+check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -240,6 +242,12 @@ nvme: $(BIN)
 # --fields --verdicts against what tshark's decode and the IBA rules give.
 verdicts: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_fields_verdicts.py
+
+# Every verdict (copies, re-sends and their causes, late packets, skipped PSNs,
+# retry exhaustion, DSCP, one-way captures, DREQ/DREP) against the evidence in
+# tshark's decode of the capture.
+evidence: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_evidence.py
 
 # --annotate: the comments against tshark's decode, the frames against the input.
 annotate: $(BIN)
