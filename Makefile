@@ -407,6 +407,7 @@ regress: $(REPLAY_BINS)
 
 hostile: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/run.py
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/outputs.py
 
 interrupt: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/interrupt.py

@@ -14,6 +14,7 @@
 #include "capture/sink.h"
 #include "capture/source.h"
 #include "dissect/dissect.h"
+#include "report/escape.h"
 #include "views/views.h"
 
 /* Exit codes (also in the man page). */
