@@ -37,6 +37,7 @@ struct rs_summary {
 	bool failed;              /* could not even start (an output could not be opened) */
 	bool have_stats;
 	struct rs_capture_stats stats;
+	uint64_t frames_read;     /* frames handed to the analyzer, all files */
 };
 
 static void begin_file(void *ctx, const char *name, int dlt)
@@ -55,6 +56,7 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		.caplen = pkt->caplen,
 	};
 	rs_analyzer_add(s->a, &m, f);
+	s->frames_read++;
 	return true;
 }
 
@@ -335,10 +337,11 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .conn = o->conn, .bits = o->bits, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
 				     .width = rs_text_width(o), .host = o->host };
-	/* Not one input could be opened (a misspelt name, say): the report on
-	 * standard output says so, but report files (-o, --plot, --timeline)
-	 * from an earlier run are kept rather than replaced by empty ones. */
-	bool keep_files = rc == RS_EXIT_INPUT && !rs_analyzer_opened_any(s->a);
+	/* Not one frame could be read (a misspelt name, a file cut in its
+	 * first record): the report on standard output says so, but report
+	 * files (-o, --plot, --timeline) from an earlier run are kept rather
+	 * than replaced by empty ones. */
+	bool keep_files = rc == RS_EXIT_INPUT && (!rs_analyzer_opened_any(s->a) || s->frames_read == 0);
 	int wrc = RS_EXIT_OK;
 	if (keep_files && o->output)
 		; /* nothing to say that stderr has not said */

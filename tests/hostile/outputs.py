@@ -159,7 +159,37 @@ def case_full_stdout(tmp):
               (rc, err.count('\n'), err.rstrip('\n').endswith(': ' + why)), (3, 1, True))
 
 
-CASES = [case_dashes, case_control_names, case_full_stdout]
+# ---- a run that read nothing keeps the earlier report -----------------------
+def case_kept_report(tmp):
+    good = write(os.path.join(tmp, 'good.pcap'), FULL)
+    # Cut inside the first record's header, and inside its body.
+    cuts = {'header': FULL[:24 + 7], 'body': FULL[:24 + 16 + 10]}
+    outs = {'-o': 'rep.json', '--timeline': 'tl.csv', '--plot': 'plot.svg'}
+    for how, blob in cuts.items():
+        bad = write(os.path.join(tmp, 'cut_%s.pcap' % how), blob)
+        for o, name in outs.items():
+            write(os.path.join(tmp, name), b'EARLIER\n')
+        args = ['--format', 'json']
+        for o, name in outs.items():
+            args += [o, os.path.join(tmp, name)]
+        rc, out, err = run(args + [bad])
+        check('kept_report', 'first record cut in its %s: exit 3, tshark reads no frame either' % how,
+              (rc, tshark_frames(bad)), (3, 0))
+        for o, name in outs.items():
+            with open(os.path.join(tmp, name), 'rb') as f:
+                check('kept_report', 'first record cut in its %s: the earlier %s file kept' % (how, o),
+                      f.read(), b'EARLIER\n')
+        check('kept_report', 'first record cut in its %s: no temporary file left' % how,
+              sorted(n for n in os.listdir(tmp) if n not in outs.values() and not n.endswith('.pcap')), [])
+    # A run that read frames replaces them (exit 0: the stream is clean).
+    rc, out, err = run(['--format', 'json', '-o', os.path.join(tmp, 'rep.json'), good])
+    with open(os.path.join(tmp, 'rep.json')) as f:
+        js = json.load(f)
+    check('kept_report', 'a run that read frames: the report replaced', (rc, js['capture']['frames']),
+          (0, tshark_frames(good)))
+
+
+CASES = [case_dashes, case_control_names, case_full_stdout, case_kept_report]
 
 
 def main():
