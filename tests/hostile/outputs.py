@@ -189,7 +189,101 @@ def case_kept_report(tmp):
           (0, tshark_frames(good)))
 
 
-CASES = [case_dashes, case_control_names, case_full_stdout, case_kept_report]
+# ---- the file replaced: permissions, mode, owner, symbolic links -----------
+NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
+
+
+def as_nobody(args, cwd):
+    return run(args, cwd=cwd, pre=NOBODY)
+
+
+def owner_mode(path):
+    st = os.stat(path)
+    return st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)
+
+
+def case_permissions(tmp):
+    import grp
+    import pwd
+    if os.geteuid() != 0 or not shutil.which('setpriv'):
+        check('permissions', 'run as root with setpriv, to test as nobody (not a skip)', False, True)
+        return
+    nobody, nogroup = pwd.getpwnam('nobody').pw_uid, grp.getgrnam('nogroup').gr_gid
+    # A directory anyone may write (not sticky): a rename in it needs no
+    # more, so only rocestat's own checks stand between nobody and the files.
+    os.chmod(tmp, 0o777)
+    good = write(os.path.join(tmp, 'good.pcap'), FULL)
+    os.chmod(good, 0o644)
+    denied = os.strerror(errno.EACCES)
+
+    def fresh(name, mode, uid=0, gid=0, blob=b'EARLIER\n'):
+        path = write(os.path.join(tmp, name), blob)
+        os.chown(path, uid, gid)
+        os.chmod(path, mode)
+        return path
+
+    # tcpdump, the reference: it refuses a 0444 file of root's.
+    ro = fresh('ro.pcap', 0o444)
+    p = subprocess.run(NOBODY + ['tcpdump', '-r', good, '-w', ro], capture_output=True, text=True)
+    check('permissions', 'tcpdump -w on a 0444 file of root: refused, "%s"' % denied,
+          (p.returncode != 0, denied in p.stderr), (True, True))
+    for opt, name in (('-o', 'ro.json'), ('--timeline', 'ro.csv'), ('-w', 'ro.pcap'), ('--annotate', 'ro.pcapng')):
+        path = fresh(name, 0o444)
+        extra = ['--format', 'json', '-o', os.devnull] if opt == '--timeline' else \
+            ['--format', 'json'] if opt == '-o' else []
+        rc, out, err = as_nobody(extra + (['-r', good] if opt == '-w' else []) + [opt, path] +
+                                 ([] if opt == '-w' else [good]), tmp)
+        with open(path, 'rb') as f:
+            got = f.read()
+        check('permissions', '%s on a 0444 file of root, as nobody: refused like tcpdump, file kept' % opt,
+              (rc, err, got == b'EARLIER\n', owner_mode(path)), (3, 'rocestat: %s: %s\n' % (path, denied), True, (0, 0, 0o444)))
+    # nobody's own 0444 file: still not writable (no w bit), as for tcpdump.
+    path = fresh('mine_ro.json', 0o444, nobody, nogroup)
+    rc, out, err = as_nobody(['--format', 'json', '-o', path, good], tmp)
+    check('permissions', '-o on nobody\'s own 0444 file: refused, kept', (rc, err, open(path, 'rb').read() == b'EARLIER\n'),
+          (3, 'rocestat: %s: %s\n' % (path, denied), True))
+    # A symbolic link to a file nobody may not write: refused, target and link kept.
+    target = fresh('target_ro.json', 0o644)
+    link = os.path.join(tmp, 'link_ro.json')
+    os.symlink('target_ro.json', link)
+    rc, out, err = as_nobody(['--format', 'json', '-o', link, good], tmp)
+    check('permissions', '-o through a link to a file of root: refused, target and link kept',
+          (rc, err, open(target, 'rb').read() == b'EARLIER\n', os.readlink(link)),
+          (3, 'rocestat: %s: %s\n' % (link, denied), True, 'target_ro.json'))
+    # A link to nobody's own 0640 file: written through, the link stays, the mode too.
+    frames = tshark_frames(good)
+    for opt, name in (('-o', 'mine.json'), ('-w', 'mine.pcap')):
+        target = fresh(name, 0o640, nobody, nogroup)
+        link = os.path.join(tmp, 'link_' + name)
+        os.symlink(name, link)
+        args = ['-r', good, '-w', link] if opt == '-w' else ['--format', 'json', '-o', link, good]
+        rc, out, err = as_nobody(args, tmp)
+        written = tshark_frames(target) if opt == '-w' else json.load(open(target))['capture']['frames']
+        check('permissions', '%s through a link to nobody\'s 0640 file: written through, link and mode kept' % opt,
+              (rc, err, os.path.islink(link), written, owner_mode(target)),
+              (0, '', True, frames, (nobody, nogroup, 0o640)))
+    # A file of root's that group nogroup may write (0664): written, its
+    # owner and mode kept (nobody cannot give a file to root: in place).
+    for opt, name in (('-o', 'group.json'), ('-w', 'group.pcap')):
+        path = fresh(name, 0o664, 0, nogroup)
+        args = ['-r', good, '-w', path] if opt == '-w' else ['--format', 'json', '-o', path, good]
+        rc, out, err = as_nobody(args, tmp)
+        written = tshark_frames(path) if opt == '-w' else json.load(open(path))['capture']['frames']
+        check('permissions', '%s on a group-writable file of root: written, owner and mode kept' % opt,
+              (rc, err, written, owner_mode(path)), (0, '', frames, (0, nogroup, 0o664)))
+    # Root replacing nobody's 0600 file: owner and mode kept, as tcpdump's truncation keeps them.
+    for opt, name in (('-o', 'theirs.json'), ('-w', 'theirs.pcap')):
+        path = fresh(name, 0o600, nobody, nogroup)
+        args = ['-r', good, '-w', path] if opt == '-w' else ['--format', 'json', '-o', path, good]
+        rc, out, err = run(args, cwd=tmp)
+        check('permissions', '%s by root over nobody\'s 0600 file: owner and mode kept' % opt,
+              (rc, err, owner_mode(path)), (0, '', (nobody, nogroup, 0o600)))
+    check('permissions', 'no temporary file left',
+          sorted(n for n in os.listdir(tmp) if '.XXX' in n or n.startswith('.') or
+                 (len(n.rsplit('.', 1)[-1]) == 6 and n.count('.') >= 2)), [])
+
+
+CASES = [case_dashes, case_control_names, case_full_stdout, case_kept_report, case_permissions]
 
 
 def main():
