@@ -531,6 +531,18 @@ bool rs_writer_write_comment(struct rs_writer *w, const struct rs_packet *pkt, c
 	if (clen > 65532)
 		clen = 65532;
 	size_t rec = w->pcapng ? 32u + pad4(len) + (clen ? 8u + pad4((uint32_t)clen) : 0) : 16u + len;
+	/* A pcap file's seconds are unsigned 32-bit: a later time (from a
+	 * pcapng file) would be written wrong, not cut. */
+	if (!w->pcapng && pkt->ts_ns / 1000000000u > UINT32_MAX) {
+		if (!flush_buf(w, errbuf)) /* the frames before it are kept */
+			return false;
+		rs_errf(w->err, sizeof w->err, "%s: frame %llu: its time (%llu s since 1970) is past what a pcap file "
+			"holds (2106-02-07 06:28:15 UTC); write a .pcapng file", shown_name(w),
+			(unsigned long long)pkt->frame_no, (unsigned long long)(pkt->ts_ns / 1000000000u));
+		w->failed = true;
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
+		return false;
+	}
 
 	if (w->cfg.rotate_seconds && w->have_period &&
 	    pkt->ts_ns >= w->period_start_ns + (uint64_t)w->cfg.rotate_seconds * 1000000000u) {
