@@ -415,6 +415,8 @@ regress: $(REPLAY_BINS)
 
 hostile: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/run.py
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/outputs.py
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/time2038.py
 
 interrupt: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/interrupt.py

@@ -217,10 +217,14 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 		return fail(r, "truncated dump file; tried to read %u captured bytes, only got %zu", caplen, got);
 	}
 	const uint8_t *p = r->buf + (r->off - r->buf_off);
-	/* Widened as libpcap widens them: the file's fields are signed 32-bit,
-	 * but its byte swap yields them unsigned. */
+	/* The seconds are unsigned 32-bit (the pcap format: until 2106).
+	 * libpcap reads them as signed in a file of the host's byte order, so
+	 * that 2038-01-19 03:14:08 and later came out before 1970; source.c
+	 * undoes that for the frames libpcap reads. A fraction is below 10^9
+	 * in any file that means it; a larger one is widened as libpcap
+	 * widens it (signed, unless byte-swapped), so both readers agree. */
 	uint32_t sec = get32(r->swapped, p), frac = get32(r->swapped, p + 4);
-	int64_t s64 = r->swapped ? (int64_t)sec : (int64_t)(int32_t)sec;
+	int64_t s64 = (int64_t)sec;
 	int64_t f64 = r->swapped ? (int64_t)frac : (int64_t)(int32_t)frac;
 	r->hdr.ts.tv_sec = (time_t)s64;
 	r->hdr.ts.tv_usec = (suseconds_t)(r->usec ? f64 * 1000 : f64);

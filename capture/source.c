@@ -289,8 +289,14 @@ enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char err
 		pkt->data = data;
 		pkt->caplen = h->caplen;
 		pkt->wirelen = h->len;
-		/* With nanosecond precision libpcap puts nanoseconds in tv_usec. */
-		pkt->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+		/* With nanosecond precision libpcap puts nanoseconds in tv_usec.
+		 * A negative second is libpcap 1.10 reading a classic pcap
+		 * file's unsigned 32-bit seconds as signed (a pcapng file's are
+		 * 64-bit and unsigned): 2^31 s and later, 2038-01-19 03:14:08 on. */
+		int64_t sec = (int64_t)h->ts.tv_sec;
+		if (sec < 0)
+			sec += (int64_t)1 << 32;
+		pkt->ts_ns = (uint64_t)sec * 1000000000u + (uint64_t)h->ts.tv_usec;
 		pkt->frame_no = s->frame_no;
 		return RS_NEXT_FRAME;
 	}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <pcap/pcap.h>
 
+#include "capture/destfile.h"
 #include "capture/writer.h"
 
 #define BUF_SIZE (1u << 20) /* larger than any record (snaplen <= 262144) */
@@ -311,6 +312,14 @@ static bool open_file(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 	else
 		snprintf(dir, sizeof dir, ".");
 	const char *base = slash ? slash + 1 : final;
+	/* A file this user may not write is refused now, as tcpdump refuses it
+	 * (with -G the name is known only at the first frame: then at the end). */
+	struct rs_dest d;
+	if (!w->cfg.rotate_seconds) {
+		if (!rs_dest_prepare(&d, final, errbuf))
+			return false;
+		rs_dest_free(&d);
+	}
 	if (snprintf(w->tmp, sizeof w->tmp, "%s/.%s.XXXXXX", dir, base) >= (int)sizeof w->tmp) {
 		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: the file name is too long", final);
 		return false;
@@ -362,24 +371,48 @@ static bool finish_file(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 	}
 	if (!ok)
 		(void)ftruncate(w->fd, (off_t)w->durable_bytes);
-	if (close(w->fd) != 0 && ok)
-		ok = fail(w, errbuf, "close failed", errno);
-	w->fd = -1;
 	bool empty = w->file_frames == 0 && w->files_done > 0;
 	if (w->durable_bytes == 0 || empty) {
+		if (close(w->fd) != 0 && ok)
+			ok = fail(w, errbuf, "close failed", errno);
+		w->fd = -1;
 		(void)unlink(w->tmp); /* nothing readable, or a trailing empty period */
 		return ok;
 	}
 	uint32_t seq;
 	char base[PATH_MAX];
 	final_name(w, w->name, base, &seq);
-	if (rename(w->tmp, w->name) != 0) {
+	/* The file it replaces: refused if this user could not write it, its
+	 * mode and owner kept (else written in place), a link followed
+	 * (capture/destfile.c). */
+	struct rs_dest d;
+	char derr[RS_ERRBUF_SIZE];
+	bool dest_ok = rs_dest_prepare(&d, w->name, derr) && rs_dest_adopt(&d, w->fd, w->mode);
+	if (dest_ok && d.in_place)
+		dest_ok = rs_dest_copy_in(&d, w->fd, derr);
+	if (close(w->fd) != 0 && ok)
+		ok = fail(w, errbuf, "close failed", errno);
+	w->fd = -1;
+	if (!dest_ok || d.in_place) {
+		(void)unlink(w->tmp);
+		if (!dest_ok) {
+			rs_errf(w->err, sizeof w->err, "%s", derr);
+			w->failed = true;
+			rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
+		}
+		rs_dest_free(&d);
+		if (!dest_ok)
+			return false;
+	} else if (rename(w->tmp, d.path) != 0) {
 		int e = errno;
+		rs_dest_free(&d);
 		rs_errf(w->err, sizeof w->err, "%s: cannot rename the finished file %s to it: %s", w->name,
 			 w->tmp, strerror(e));
 		w->failed = true;
 		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
 		return false;
+	} else {
+		rs_dest_free(&d);
 	}
 	w->files_done++;
 	keep(w, w->name);
@@ -498,6 +531,18 @@ bool rs_writer_write_comment(struct rs_writer *w, const struct rs_packet *pkt, c
 	if (clen > 65532)
 		clen = 65532;
 	size_t rec = w->pcapng ? 32u + pad4(len) + (clen ? 8u + pad4((uint32_t)clen) : 0) : 16u + len;
+	/* A pcap file's seconds are unsigned 32-bit: a later time (from a
+	 * pcapng file) would be written wrong, not cut. */
+	if (!w->pcapng && pkt->ts_ns / 1000000000u > UINT32_MAX) {
+		if (!flush_buf(w, errbuf)) /* the frames before it are kept */
+			return false;
+		rs_errf(w->err, sizeof w->err, "%s: frame %llu: its time (%llu s since 1970) is past what a pcap file "
+			"holds (2106-02-07 06:28:15 UTC); write a .pcapng file", shown_name(w),
+			(unsigned long long)pkt->frame_no, (unsigned long long)(pkt->ts_ns / 1000000000u));
+		w->failed = true;
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
+		return false;
+	}
 
 	if (w->cfg.rotate_seconds && w->have_period &&
 	    pkt->ts_ns >= w->period_start_ns + (uint64_t)w->cfg.rotate_seconds * 1000000000u) {

@@ -11,9 +11,11 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
+#include "capture/destfile.h"
 #include "capture/sink.h"
 #include "capture/source.h"
 #include "dissect/dissect.h"
+#include "report/escape.h"
 #include "views/views.h"
 
 /* Exit codes (also in the man page). */
@@ -102,6 +104,7 @@ struct rs_outfile {
 	char *path;   /* final name */
 	char *tmp;    /* temporary name, NULL for stdout */
 	char *buf;    /* stdio's buffer for a temporary file (outfile.c) */
+	struct rs_dest dest; /* the file it replaces */
 };
 bool rs_outfile_open(struct rs_outfile *of, const char *path, char err[RS_ERRBUF_SIZE]);
 /* Flush, close and rename; false (err set) if any write failed. */

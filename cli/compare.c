@@ -75,14 +75,14 @@ int rs_run_compare(const struct rs_cli_opts *o)
 	rs_cmp_finish(cs.c);
 	struct rs_outfile of;
 	if (!rs_outfile_open(&of, o->output ? o->output : "-", err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		rs_cmp_free(cs.c);
 		return RS_EXIT_INPUT;
 	}
 	if (rs_report_compare(of.fp, cs.c, !o->no_resolve, rs_text_width(o)) != 0)
 		rc = RS_EXIT_INPUT;
 	if (!rs_outfile_commit(&of, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		rc = RS_EXIT_INPUT;
 	} else if (rc == RS_EXIT_OK && rs_cmp_differs(cs.c)) {
 		rc = RS_EXIT_ANOMALIES;

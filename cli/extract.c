@@ -33,12 +33,12 @@ static void tee_begin(void *vctx, const char *name, int dlt)
 		char err[RS_ERRBUF_SIZE];
 		t->dlt = t->wc.dlt = dlt;
 		if (!(t->writer = rs_writer_open(&t->wc, err))) {
-			fprintf(stderr, "rocestat: %s\n", err);
+			rs_eprintf("rocestat: %s\n", err);
 			t->failed = true;
 		}
 	} else if (dlt != t->dlt && !t->failed) {
 		const char *a = rs_linktype_name(dlt), *b = rs_linktype_name(t->dlt);
-		fprintf(stderr, "rocestat: %s: link type %s differs from the first input's %s; %s can hold one\n",
+		rs_eprintf("rocestat: %s: link type %s differs from the first input's %s; %s can hold one\n",
 			name, a ? a : "?", b ? b : "?", t->out_name);
 		t->failed = true;
 	}
@@ -71,7 +71,7 @@ static bool tee_frame(void *vctx, const struct rs_packet *pkt, const struct rs_f
 	if (!picked(t, pkt, f))
 		return true;
 	if (!rs_writer_write(t->writer, pkt, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		t->failed = true;
 		return false;
 	}
@@ -126,7 +126,7 @@ int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	rs_analyzer_free(t.an);
 	if (t.writer && !rs_writer_close(t.writer, err)) {
 		if (!t.failed)
-			fprintf(stderr, "rocestat: %s\n", err);
+			rs_eprintf("rocestat: %s\n", err);
 		t.failed = true;
 	}
 	if (t.failed)

@@ -180,19 +180,19 @@ static void deliver_file_event(struct rs_delivery *d, struct rs_msg *m)
 	const struct rs_sink *s = d->sink;
 	switch (m->kind) {
 	case RS_MSG_WARNING:
-		fprintf(stderr, "rocestat: %s\n", m->text);
+		rs_eprintf("rocestat: %s\n", m->text);
 		if (s->file_warning)
 			s->file_warning(s->ctx, m->frame_no, m->count, m->text);
 		worse(&d->rc, RS_EXIT_ANOMALIES);
 		break;
 	case RS_MSG_FILE_ERROR:
-		fprintf(stderr, "rocestat: %s; the frames before it were analysed\n", m->text);
+		rs_eprintf("rocestat: %s; the frames before it were analysed\n", m->text);
 		if (s->file_error)
 			s->file_error(s->ctx, m->text);
 		worse(&d->rc, RS_EXIT_INPUT);
 		break;
 	case RS_MSG_OPEN_ERROR:
-		fprintf(stderr, "rocestat: %s\n", m->text);
+		rs_eprintf("rocestat: %s\n", m->text);
 		if (s->open_error)
 			s->open_error(s->ctx, m->name, m->text);
 		worse(&d->rc, RS_EXIT_INPUT);
@@ -219,14 +219,14 @@ bool rs_deliver(struct rs_delivery *d, struct rs_msg *m)
 		deliver_file_event(d, m);
 		break;
 	case RS_MSG_NOTE:
-		fprintf(stderr, "rocestat: %s\n", m->text);
+		rs_eprintf("rocestat: %s\n", m->text);
 		break;
 	case RS_MSG_END:
 		if (s->end_file)
 			s->end_file(s->ctx, m->name);
 		break;
 	case RS_MSG_USAGE:
-		fprintf(stderr, "rocestat: %s\n", m->text);
+		rs_eprintf("rocestat: %s\n", m->text);
 		d->rc = RS_EXIT_USAGE;
 		d->stopped = true;
 		break;
@@ -235,7 +235,7 @@ bool rs_deliver(struct rs_delivery *d, struct rs_msg *m)
 			s->tick(s->ctx, m->now_ns);
 		break;
 	case RS_MSG_ERROR:
-		fprintf(stderr, "rocestat: %s\n", m->text);
+		rs_eprintf("rocestat: %s\n", m->text);
 		worse(&d->rc, RS_EXIT_INPUT);
 		break;
 	case RS_MSG_DONE:

@@ -65,10 +65,10 @@ static const char *capture_device(const struct rs_cli_opts *o, char netdev[RS_RD
 		return o->iface;
 	switch (rs_rdmadev_resolve(o->sysfs_root, o->iface, netdev, how)) {
 	case RS_RESOLVE_OK:
-		fprintf(stderr, "rocestat: %s\n", how);
+		rs_eprintf("rocestat: %s\n", how);
 		return netdev;
 	case RS_RESOLVE_NO_NETDEV:
-		fprintf(stderr, "rocestat: %s\n", how);
+		rs_eprintf("rocestat: %s\n", how);
 		return NULL;
 	case RS_RESOLVE_NOT_RDMA:
 	default:
@@ -78,13 +78,13 @@ static const char *capture_device(const struct rs_cli_opts *o, char netdev[RS_RD
 
 static void print_stats(const struct rs_capture_stats *st, bool have)
 {
-	fprintf(stderr, "%" PRIu64 " frames captured\n", st->captured);
+	rs_eprintf("%" PRIu64 " frames captured\n", st->captured);
 	if (!have)
 		return;
-	fprintf(stderr, "%" PRIu64 " frames received by filter\n", st->received);
-	fprintf(stderr, "%" PRIu64 " frames dropped by kernel\n", st->dropped);
+	rs_eprintf("%" PRIu64 " frames received by filter\n", st->received);
+	rs_eprintf("%" PRIu64 " frames dropped by kernel\n", st->dropped);
 	if (st->ifdropped)
-		fprintf(stderr, "%" PRIu64 " frames dropped by interface\n", st->ifdropped);
+		rs_eprintf("%" PRIu64 " frames dropped by interface\n", st->ifdropped);
 }
 
 int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
@@ -103,13 +103,13 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	struct rs_live *l = rs_live_open(&cfg, &why, err);
 	free(filter);
 	if (!l) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		return why == RS_LIVE_FAIL_FILTER ? RS_EXIT_USAGE : RS_EXIT_INPUT;
 	}
 	if (rs_live_warning(l))
-		fprintf(stderr, "rocestat: warning: %s\n", rs_live_warning(l));
+		rs_eprintf("rocestat: warning: %s\n", rs_live_warning(l));
 	if (o->drop_user && !rs_drop_privileges(o->drop_user, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		rs_live_close(l);
 		return RS_EXIT_USAGE;
 	}
@@ -122,7 +122,7 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 			.max_files = o->rotate_files, .if_name = dev,
 		};
 		if (!(c.writer = rs_writer_open(&wc, err))) {
-			fprintf(stderr, "rocestat: %s\n", err);
+			rs_eprintf("rocestat: %s\n", err);
 			rs_live_close(l);
 			return RS_EXIT_INPUT;
 		}
@@ -135,7 +135,7 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 
 	/* Said once signals are handled: from here on, ^C ends cleanly. */
 	const char *ln = pcap_datalink_val_to_name(c.dlt);
-	fprintf(stderr, "rocestat: capturing on %s, link type %s, %s%s%s%s, snaplen %d%s%s\n", dev, ln ? ln : "?",
+	rs_eprintf("rocestat: capturing on %s, link type %s, %s%s%s%s, snaplen %d%s%s\n", dev, ln ? ln : "?",
 		o->capture_all ? "every frame" : "RoCE frames only", o->filter ? " matching \"" : "",
 		o->filter ? o->filter : "", o->filter ? "\"" : "", rs_live_snaplen(l),
 		o->write_file ? ", writing to " : "", o->write_file ? o->write_file : "");
@@ -154,7 +154,7 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		fputc('\n', stderr); /* after the ^C the terminal echoed */
 	print_stats(&c.stats, c.have_stats);
 	if (!c.have_stats)
-		fprintf(stderr, "rocestat: %s\n", c.stats_err);
+		rs_eprintf("rocestat: %s\n", c.stats_err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	rs_live_close(l);
@@ -186,7 +186,7 @@ int rs_list_interfaces(const struct rs_cli_opts *o, FILE *out)
 	pcap_if_t *all;
 	char err[PCAP_ERRBUF_SIZE];
 	if (pcap_findalldevs(&all, err) != 0) {
-		fprintf(stderr, "rocestat: cannot list the capture interfaces: %s\n", err);
+		rs_eprintf("rocestat: cannot list the capture interfaces: %s\n", err);
 		return RS_EXIT_INPUT;
 	}
 	unsigned n = 0;
@@ -195,7 +195,7 @@ int rs_list_interfaces(const struct rs_cli_opts *o, FILE *out)
 	struct rs_iface *ifs = calloc(n ? n : 1, sizeof *ifs);
 	char (*flags)[96] = calloc(n ? n : 1, sizeof *flags);
 	if (!ifs || !flags) {
-		fprintf(stderr, "rocestat: out of memory\n");
+		rs_eprintf("rocestat: out of memory\n");
 		free(ifs);
 		free(flags);
 		pcap_freealldevs(all);

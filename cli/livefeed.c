@@ -44,7 +44,7 @@ static void fail(struct live_feed *lf, const char *err)
 	if (lf->fd->m)
 		rs_feed_event(lf->fd, RS_MSG_ERROR, NULL, err);
 	else /* the delivering side stopped: nothing is delivered any more */
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 }
 
 /* Put the frame into the batch, decoded (or left for the delivering side

@@ -84,7 +84,7 @@ static int frames_out(struct rs_cli_opts *o)
 		return rc == RS_EXIT_OK && nothing_picked(o, &sink) ? rs_summary_check_absent(o) : rc;
 	}
 	if (!rs_outfile_open(&of, o->output, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		return RS_EXIT_INPUT;
 	}
 	struct rs_sink sink = view_sink(of.fp, o);
@@ -92,7 +92,7 @@ static int frames_out(struct rs_cli_opts *o)
 	if (rc == RS_EXIT_OK && nothing_picked(o, &sink))
 		rc = rs_summary_check_absent(o);
 	if (!rs_outfile_commit(&of, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		rc = RS_EXIT_INPUT;
 	}
 	return rc;
@@ -105,7 +105,7 @@ static int annotate(struct rs_cli_opts *o)
 	struct rs_sink sink = rs_annotate_sink(o->annotate);
 	int rc = rs_run_files(o, &sink);
 	if (!rs_annotate_close(&sink, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		rc = RS_EXIT_INPUT;
 	}
 	return rc;

@@ -5,7 +5,9 @@
  *
  * `rocestat FILE...` works too: without -r or -i, leading arguments that
  * name existing files are read as captures and whatever follows is the
- * filter (`--` ends the file list explicitly).
+ * filter. `--` ends the options: the words after it are told apart the
+ * same way, so `rocestat -- -V.pcap` reads the file "-V.pcap"; a second
+ * `--` ends the files.
  */
 #include <errno.h>
 #include <glib.h>
@@ -327,10 +329,10 @@ G_GNUC_PRINTF(1, 2) static int fail(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "rocestat: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
+	char *msg = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
+	rs_eprintf("rocestat: %s\n", msg);
+	g_free(msg);
 	return RS_EXIT_USAGE;
 }
 
@@ -474,6 +476,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		"  rocestat --ladder --qp 17 capture.pcap  sequence diagram of one connection\n"
 		"  rocestat -i rxe0 -w out.pcapng          capture live on the netdev under rxe0\n"
 		"  rocestat -r in.pcap -w out.pcap host 192.0.2.1   extract with a BPF filter\n"
+		"  rocestat -- -V.pcap udp                 after --, no word is an option: leading words that name files are read, the first other one starts the filter (a second -- ends the files)\n"
 		"\n"
 		"Exit status: 0 clean; 1 anomalies or undecodable frames found; 2 usage error;\n"
 		"3 an input could not be (fully) read or an output not written.\n");
@@ -649,10 +652,18 @@ static int take_positional(int argc, char **argv, gchar **read_files, struct rs_
 		 * with the others, so the run names it in its reports and skips
 		 * it (as -r does); given alone, there is nothing to report. */
 		int good = 0, bad = 0, first_bad = 0, bad_errno = 0;
+		int dashes = 0;
 		for (; i < argc; i++) {
+			/* After "--" no word is an option, so a file may be named
+			 * "-V.pcap"; the files and the filter are told apart as
+			 * before it (GLib leaves the "--" in argv). A second "--"
+			 * ends the files: a filter word that names a file. */
 			if (strcmp(argv[i], "--") == 0) {
-				i++;
-				break;
+				if (dashes++) {
+					i++;
+					break;
+				}
+				continue;
 			}
 			if (exists_as_capture(argv[i]) || strcmp(argv[i], "-") == 0) { /* -: standard input, as -r - */
 				good++;
@@ -670,9 +681,9 @@ static int take_positional(int argc, char **argv, gchar **read_files, struct rs_
 			/* Not a filter word either: named for what it is, not
 			 * "no capture file given". */
 			if (bad_errno == EISDIR)
-				fprintf(stderr, "rocestat: %s: is a directory, not a capture file\n", argv[first_bad]);
+				rs_eprintf("rocestat: %s: is a directory, not a capture file\n", argv[first_bad]);
 			else
-				fprintf(stderr, "rocestat: %s: %s\n", argv[first_bad], strerror(bad_errno));
+				rs_eprintf("rocestat: %s: %s\n", argv[first_bad], strerror(bad_errno));
 			g_ptr_array_free(files, TRUE);
 			return RS_EXIT_INPUT;
 		}
@@ -709,7 +720,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 		rs_cli_print_usage(stderr);
 		rc = RS_EXIT_USAGE;
 	} else if (!g_option_context_parse_strv(ctx, &args, &err)) {
-		fprintf(stderr, "rocestat: %s (see rocestat --help)\n", err->message);
+		rs_eprintf("rocestat: %s (see rocestat --help)\n", err->message);
 		g_error_free(err);
 		rc = RS_EXIT_USAGE;
 	} else if (gv.help) {

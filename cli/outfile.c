@@ -2,9 +2,11 @@
  * outfile.c — report files are written next to their final name under a
  * temporary one (NAME.XXXXXX) and renamed when complete: rename() within a
  * directory is atomic, so readers see either the old file or the whole new
- * one, never a prefix. The file gets the mode a plain fopen() would give
- * (0666 less the umask), and a symbolic link is followed: the file it
- * points to is replaced, not the link.
+ * one, never a prefix. The file replaced is honoured (capture/destfile.c):
+ * one this user could not write is refused, its mode, owner and group are
+ * kept (else it is written in place once complete), and a symbolic link
+ * is followed: the file it leads to is replaced, not the link. A new file
+ * gets the mode a plain fopen() would give (0666 less the umask).
  */
 #include <errno.h>
 #include <glib.h>
@@ -18,6 +20,13 @@
 
 #define OUTFILE_BUFFER (256u << 10)
 
+static bool open_error(struct rs_outfile *of, const char *path, const char *what, int e, char err[RS_ERRBUF_SIZE])
+{
+	snprintf(err, RS_ERRBUF_SIZE, "%s: %s%s", path, what, strerror(e));
+	rs_outfile_abort(of);
+	return false;
+}
+
 bool rs_outfile_open(struct rs_outfile *of, const char *path, char err[RS_ERRBUF_SIZE])
 {
 	memset(of, 0, sizeof *of);
@@ -26,53 +35,44 @@ bool rs_outfile_open(struct rs_outfile *of, const char *path, char err[RS_ERRBUF
 		of->path = g_strdup(path);
 		return true;
 	}
-	of->path = g_strdup(path);
+	if (!rs_dest_prepare(&of->dest, path, err))
+		return false;
 	/* A device or pipe (/dev/null, /dev/stdout, a FIFO) is written directly:
 	 * there is no file to replace atomically. */
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		of->fp = fopen(path, "w");
-		if (!of->fp) {
-			snprintf(err, RS_ERRBUF_SIZE, "%s: %s", path, strerror(errno));
-			g_free(of->path);
-			of->path = NULL;
-			return false;
-		}
+	if (of->dest.exists && !S_ISREG(of->dest.st.st_mode)) {
+		of->path = g_strdup(path);
+		of->fp = fopen(of->dest.path, "w");
+		if (!of->fp)
+			return open_error(of, path, "", errno, err);
 		return true;
 	}
-	/* Follow a symbolic link to the file it names, so the link survives. */
-	char *target = g_file_read_link(path, NULL);
-	if (target) {
-		char *dir = g_path_get_dirname(path);
-		char *resolved = g_path_is_absolute(target) ? g_strdup(target) : g_build_filename(dir, target, NULL);
-		g_free(of->path);
-		of->path = resolved;
-		g_free(target);
-		g_free(dir);
-	}
+	of->path = g_strdup(of->dest.path);
 	of->tmp = g_strdup_printf("%s.XXXXXX", of->path);
 	int fd = mkstemp(of->tmp);
-	if (fd < 0) {
-		snprintf(err, RS_ERRBUF_SIZE, "%s: cannot create: %s", path, strerror(errno));
+	bool beside = fd >= 0;
+	if (fd < 0 && of->dest.exists && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		/* The directory takes no new file, the file may be written: it
+		 * is, once complete, from a private temporary file. */
 		g_free(of->tmp);
-		g_free(of->path);
-		of->tmp = of->path = NULL;
-		return false;
+		of->tmp = g_build_filename(g_get_tmp_dir(), "rocestat.XXXXXX", NULL);
+		fd = mkstemp(of->tmp);
+		of->dest.in_place = true;
+	}
+	if (fd < 0) {
+		g_free(of->tmp);
+		of->tmp = NULL;
+		return open_error(of, path, "cannot create: ", errno, err);
 	}
 	mode_t mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
-		snprintf(err, RS_ERRBUF_SIZE, "%s: %s", path, strerror(errno));
+	if (beside && !rs_dest_adopt(&of->dest, fd, 0666 & ~mask)) {
 		close(fd);
-		rs_outfile_abort(of);
-		return false;
+		return open_error(of, path, "", errno, err);
 	}
 	of->fp = fdopen(fd, "w");
 	if (!of->fp) {
-		snprintf(err, RS_ERRBUF_SIZE, "%s: %s", path, strerror(errno));
 		close(fd);
-		rs_outfile_abort(of);
-		return false;
+		return open_error(of, path, "", errno, err);
 	}
 	/* stdio's buffer for a file is its block size, 4 KiB: the --timeline
 	 * of a 10 M-frame capture (about 40 MB) took 10,000 write() calls.
@@ -97,31 +97,30 @@ bool rs_outfile_commit(struct rs_outfile *of, char err[RS_ERRBUF_SIZE])
 			snprintf(err, RS_ERRBUF_SIZE, "%s: closing failed: %s", of->path, strerror(errno));
 			ok = false;
 		}
-		g_free(of->path);
-		of->path = NULL;
 		of->fp = NULL;
+		rs_outfile_abort(of);
 		return ok;
 	}
 	if (fflush(of->fp) != 0 || ferror(of->fp) || fsync(fileno(of->fp)) != 0) {
 		snprintf(err, RS_ERRBUF_SIZE, "%s: writing failed: %s", of->path, strerror(errno));
 		ok = false;
 	}
+	if (ok && of->dest.in_place)
+		ok = rs_dest_copy_in(&of->dest, fileno(of->fp), err);
 	if (fclose(of->fp) != 0 && ok) {
 		snprintf(err, RS_ERRBUF_SIZE, "%s: closing failed: %s", of->path, strerror(errno));
 		ok = false;
 	}
 	of->fp = NULL;
-	g_free(of->buf);
-	of->buf = NULL;
-	if (ok && rename(of->tmp, of->path) != 0) {
+	if (ok && !of->dest.in_place && rename(of->tmp, of->path) != 0) {
 		snprintf(err, RS_ERRBUF_SIZE, "%s: cannot rename %s into place: %s", of->path, of->tmp, strerror(errno));
 		ok = false;
 	}
-	if (!ok)
+	if (!ok || of->dest.in_place)
 		unlink(of->tmp);
 	g_free(of->tmp);
-	g_free(of->path);
-	of->tmp = of->path = NULL;
+	of->tmp = NULL;
+	rs_outfile_abort(of);
 	return ok;
 }
 
@@ -134,5 +133,6 @@ void rs_outfile_abort(struct rs_outfile *of)
 		unlink(of->tmp);
 	g_free(of->tmp);
 	g_free(of->path);
+	rs_dest_free(&of->dest);
 	memset(of, 0, sizeof *of);
 }

@@ -263,6 +263,6 @@ int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	if (rc == RS_EXIT_USAGE)
 		return rc;
 	if (rs_stop_requested())
-		fprintf(stderr, "rocestat: interrupted; reporting what was read\n");
+		rs_eprintf("rocestat: interrupted; reporting what was read\n");
 	return rc;
 }

@@ -14,6 +14,7 @@
  * Several files are analysed one after the other in time order, by the
  * one analyzer, so the report is the one of a single run over all of them.
  */
+#include <errno.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ struct rs_summary {
 	bool failed;              /* could not even start (an output could not be opened) */
 	bool have_stats;
 	struct rs_capture_stats stats;
+	uint64_t frames_read;     /* frames handed to the analyzer, all files */
 };
 
 static void begin_file(void *ctx, const char *name, int dlt)
@@ -54,6 +56,7 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 		.caplen = pkt->caplen,
 	};
 	rs_analyzer_add(s->a, &m, f);
+	s->frames_read++;
 	return true;
 }
 
@@ -127,7 +130,7 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		return NULL;
 	s->o = o;
 	if (o->timeline && !rs_outfile_open(&s->timeline, o->timeline, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		s->failed = true;
 	}
 	struct rs_analyzer_opts ao = {
@@ -186,16 +189,23 @@ static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyz
 	char err[RS_ERRBUF_SIZE];
 	struct rs_outfile of;
 	if (!rs_outfile_open(&of, path, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		return RS_EXIT_INPUT;
 	}
+	errno = 0;
 	if (writer(of.fp, a, ro) != 0) {
-		fprintf(stderr, "rocestat: %s: writing the report failed\n", path);
+		/* The reason, as the other outputs give it: the writers stop at
+		 * the stream's error flag, and the failed write's errno is still
+		 * there unless a later call replaced it; a flush finds it again. */
+		int e = errno;
+		if (fflush(of.fp) != 0 && errno)
+			e = errno;
+		rs_eprintf("rocestat: %s: writing the report failed: %s\n", path, e ? strerror(e) : "I/O error");
 		rs_outfile_abort(&of);
 		return RS_EXIT_INPUT;
 	}
 	if (!rs_outfile_commit(&of, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		return RS_EXIT_INPUT;
 	}
 	return RS_EXIT_OK;
@@ -243,10 +253,10 @@ static bool qp_absent(const struct rs_analyzer *a, int64_t qp)
 	if (qp < 0 || rs_report_qp_present(a, (uint32_t)qp, list, sizeof list, &n))
 		return false;
 	if (n)
-		fprintf(stderr, "rocestat: --qp 0x%x (%" PRId64 "): no such QP in the capture; the destination QPs "
+		rs_eprintf("rocestat: --qp 0x%x (%" PRId64 "): no such QP in the capture; the destination QPs "
 			"present: %s\n", (uint32_t)qp, qp, list);
 	else
-		fprintf(stderr, "rocestat: --qp 0x%x (%" PRId64 "): no such QP in the capture, which has no RoCE or "
+		rs_eprintf("rocestat: --qp 0x%x (%" PRId64 "): no such QP in the capture, which has no RoCE or "
 			"InfiniBand QP at all\n", (uint32_t)qp, qp);
 	return true;
 }
@@ -257,10 +267,10 @@ static bool conn_absent(const struct rs_analyzer *a, int64_t conn)
 	if (conn < 0 || rs_report_conn_present(a, (uint64_t)conn, &n, &last))
 		return false;
 	if (n)
-		fprintf(stderr, "rocestat: --conn %" PRId64 ": no such CM connection; the summary numbers them 0 to %u\n",
+		rs_eprintf("rocestat: --conn %" PRId64 ": no such CM connection; the summary numbers them 0 to %u\n",
 			conn, last);
 	else
-		fprintf(stderr, "rocestat: --conn %" PRId64 ": no such CM connection; the capture has none (pick a QP "
+		rs_eprintf("rocestat: --conn %" PRId64 ": no such CM connection; the capture has none (pick a QP "
 			"with --qp)\n", conn);
 	return true;
 }
@@ -328,10 +338,11 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .conn = o->conn, .bits = o->bits, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
 				     .width = rs_text_width(o), .host = o->host };
-	/* Not one input could be opened (a misspelt name, say): the report on
-	 * standard output says so, but report files (-o, --plot, --timeline)
-	 * from an earlier run are kept rather than replaced by empty ones. */
-	bool keep_files = rc == RS_EXIT_INPUT && !rs_analyzer_opened_any(s->a);
+	/* Not one frame could be read (a misspelt name, a file cut in its
+	 * first record): the report on standard output says so, but report
+	 * files (-o, --plot, --timeline) from an earlier run are kept rather
+	 * than replaced by empty ones. */
+	bool keep_files = rc == RS_EXIT_INPUT && (!rs_analyzer_opened_any(s->a) || s->frames_read == 0);
 	int wrc = RS_EXIT_OK;
 	if (keep_files && o->output)
 		; /* nothing to say that stderr has not said */
@@ -346,7 +357,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	if (keep_files && s->timeline.fp)
 		rs_outfile_abort(&s->timeline);
 	else if (s->timeline.fp && !rs_outfile_commit(&s->timeline, err)) {
-		fprintf(stderr, "rocestat: %s\n", err);
+		rs_eprintf("rocestat: %s\n", err);
 		wrc = RS_EXIT_INPUT;
 	}
 	if (wrc != RS_EXIT_OK)

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "report/congestion.h"
+#include "report/escape.h"
 #include "report/text.h"
 
 /* `s` in a column of `width` characters straight to out (headers and the
@@ -114,7 +115,12 @@ static void title_line(FILE *out, const struct rs_view *v)
 	char first[64];
 	GString *names = g_string_new(NULL);
 	for (guint i = 0; i < a->files->len; i++)
-		g_string_append_printf(names, "%s%s", i ? ", " : "", ((const struct rs_file *)a->files->pdata[i])->name);
+	{
+		/* A name from the command line may hold anything (ESC, BEL, a newline). */
+		char *safe = rs_escape_ctl(((const struct rs_file *)a->files->pdata[i])->name, false);
+		g_string_append_printf(names, "%s%s", i ? ", " : "", safe);
+		g_free(safe);
+	}
 	snprintf(first, sizeof first, "%srocestat %s%s", BOLD(v->o), ROCESTAT_VERSION, OFF(v->o));
 	int width = v->o->width;
 	if (width > 0 && rs_dwidth(first) + 5 + rs_dwidth(names->str) > width) {
@@ -531,7 +537,9 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 		rs_anomaly_describe(v, an, d, sizeof d);
 		rs_fmt_frames(an, v->a, fr, sizeof fr);
 		snprintf(line, sizeof line, "%s%s%s", d, an->nframes == 1 ? "; frame " : an->nframes ? "; frames " : "", an->nframes ? fr : "");
-		rs_para(out, v->o->width, "  - ", "    ", line);
+		char *safe = rs_escape_ctl(line, false); /* it may quote a file name */
+		rs_para(out, v->o->width, "  - ", "    ", safe);
+		g_free(safe);
 	}
 }
 

@@ -375,7 +375,8 @@ START_TEST(records_past_the_snapshot_length)
 }
 END_TEST
 
-/* Timestamps are signed 32-bit fields widened the way libpcap widens them. */
+/* Seconds are unsigned 32-bit (libpcap's signed reading undone in source.c);
+ * fractions are widened the way libpcap widens them. */
 START_TEST(odd_timestamps)
 {
 	static const uint32_t v[] = { 0, 1, 999999, 1000000, 999999999, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFFu };

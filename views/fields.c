@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/escape.h"
 #include "views/vfeed.h"
 #include "views/views.h"
 
@@ -408,7 +409,7 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	if (f->outcome != RS_OK) {
 		char why[256];
 		rs_frame_why(f, why, sizeof why);
-		fprintf(stderr, "rocestat: %s: frame %" PRIu64 ": %s: %s\n", c->file, pkt->frame_no,
+		rs_eprintf("rocestat: %s: frame %" PRIu64 ": %s: %s\n", c->file, pkt->frame_no,
 			rs_outcome_name((enum rs_outcome)f->outcome), why);
 	}
 	if (c->len + LINE_MAX_BYTES > OUT_BUF)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report/escape.h"
 #include "views/walk_int.h"
 
 static void begin_file(void *ctx, const char *name, int dlt)
@@ -170,7 +171,7 @@ static void problem(struct walk *w)
 	}
 	/* Also on stderr, as every mode reports it, naming the file and frame. */
 	fflush(w->out);
-	fprintf(stderr, "rocestat: %s: frame %" PRIu64 ": %s: %s\n", w->file, w->pkt->frame_no,
+	rs_eprintf("rocestat: %s: frame %" PRIu64 ": %s: %s\n", w->file, w->pkt->frame_no,
 		rs_outcome_name((enum rs_outcome)f->outcome), why);
 	fputc('\n', w->out);
 	wsay_marked(w, "!! ", "1;31", "%s at offset 0x%04x (byte %u): %s.", what, f->why_off, f->why_off, why);
