@@ -637,15 +637,13 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 }
 
 /* A response starting ahead of the expected PSN: the PSNs between that
- * READs still waiting for their responses asked for went missing (the end
- * of one READ's responses, or all of them), and may come again when the
- * requester reads again. */
+ * READs (or atomics: one answer each, IBA 9.4.5) still waiting asked for
+ * went missing, and may come again when the requester asks again. */
 static void read_tails_missed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_latency *l, uint32_t from,
 			      uint32_t to, const struct rs_fref *at)
 {
 	for (uint32_t i = 0; i < l->count; i++) {
 		const struct rs_pending *p = &rs_lat_ring_c(l)[(l->head + i) & rs_lat_mask(l)];
-		/* An atomic gets an answer of its own (IBA 9.4.5), one PSN. */
 		uint32_t span = p->what == RS_PEND_ATOMIC ? 1 : p->what == RS_PEND_READ ? p->npkts : 0;
 		if (!span)
 			continue;

@@ -27,7 +27,8 @@ Checked, per frame (--fields --verdicts):
     packet (1 us), not longer than T (the REQ's Local ACK Timeout) for a
     sequence error NAK;
   * resend=timeout: resend_wait_ns the time from the copy the run's first
-    packet repeats to it (1 us); no sequence error NAK owed (not answered by a
+    packet repeats to it (1 us; in a stream's first re-send run, and without
+    IP IDs, from its last packet or the responder's last answer, the later); no sequence error NAK owed (not answered by a
     request of its PSN, not older than T) naming a PSN at or before the run's
     first; responder's packets in the file before the run;
   * every re-send cause: the frame is a re-send (IPv4: its PSN seen before
@@ -147,6 +148,11 @@ def check_frames(cap, rows):
         causes = dict.fromkeys(CAUSE.values(), 0)
         late_fills, waits = 0, []
         groups = {}
+        seen_psns, first_repeat = set(), None
+        for r in frames:
+            if r["psn"] in seen_psns and first_repeat is None:
+                first_repeat = r["n"]
+            seen_psns.add(r["psn"])
         for r in frames:
             v = rows.get(r["n"])
             if v and v["resend"] in ("after_nak", "after_rnr_nak", "timeout"):
@@ -230,7 +236,9 @@ def check_frames(cap, rows):
                 rf, rfr = firsts[n]
                 meas = []
                 for x in {start["n"]: start, rfr["n"]: rfr if rfr in g else start}.values():
-                    if r["ipid"] is not None:       # IPv4: from the copy its first packet repeats
+                    # IPv4: from the copy its first packet repeats, except in
+                    # the stream's first re-send run (nothing remembered yet)
+                    if r["ipid"] is not None and x["n"] != first_repeat:
                         prev = [b for b in frames if b["psn"] == x["psn"] and b["n"] < x["n"]]
                         meas += [x["t"] - prev[-1]["t"]] if prev else []
                     else:                           # else its last packet or the responder's last answer

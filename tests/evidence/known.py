@@ -11,20 +11,6 @@ from testlib import Checks  # noqa: E402
 # script does not): (capture, check kind) -> (failures expected, why). Reported as
 # KNOWN, not counted as failures while their number is exactly this.
 KNOWN = {
-    # rocestat(1) DEFINITIONS and HOW ROCESTAT DECIDES: a timeout's wait runs "from the copy
-    # its first packet repeats (IPv4)"; VERDICT COLUMNS: "after the requester's last packet or
-    # the responder's last answer", which is what rocestat measures in these IPv4 captures.
-    ("dead_peer.pcap", "resend=timeout resend_wait_ns"): (32, "wait from the last packet, not the copy"),
-    ("dead_peer.pcap", "timeout_wait_ns.min"): (1, "wait from the last packet, not the copy"),
-    ("dead_peer_slow.pcap", "resend=timeout resend_wait_ns"): (32, "wait from the last packet, not the copy"),
-    ("dead_peer_slow.pcap", "timeout_wait_ns.min"): (1, "wait from the last packet, not the copy"),
-    ("loss_ack_write.pcap", "resend=timeout resend_wait_ns"): (4, "wait from the last packet, not the copy"),
-    ("rc_pingpong.pcap", "resend=timeout resend_wait_ns"): (8, "wait from the responder's last answer"),
-    ("rc_pingpong.pcap", "timeout_wait_ns.min"): (1, "wait from the responder's last answer"),
-    ("rc_pingpong.pcap", "timeout_wait_ns.max"): (1, "wait from the responder's last answer"),
-    ("loss_write_bw.pcap", "resend=timeout resend_wait_ns"): (1, "wait from the requester's last packet"),
-    ("loss_write_bw.pcap", "timeout_wait_ns.min"): (1, "wait from the requester's last packet"),
-    ("loss_write_bw.pcap", "timeout_wait_ns.max"): (1, "wait from the requester's last packet"),
     # "Its cause, for its whole run in the sender's order": rocestat takes the run as captured
     # (netem reordering), names a NAK above the run's first PSN, and calls originals that
     # arrived after their re-send (IP ID below the re-send's) re-sent instead of late.
@@ -33,6 +19,11 @@ KNOWN = {
     ("reorder_write.pcap", "resend=timeout (re-sent)"): (1, "a late original called re-sent"),
     ("reorder_send.pcap", "resend=after_nak (re-sent)"): (2, "a late original called re-sent"),
     ("reorder_send.pcap", "resend=timeout (re-sent)"): (2, "a late original called re-sent"),
+    ("reorder_write_deep.pcap", "resend=after_nak resend_after"): (37, "run in capture order, not the sender's"),
+    ("reorder_write_deep.pcap", "resend=after_nak (re-sent)"): (2, "a late original called re-sent"),
+    # a timeout run whose first packet, in capture order, is not the run's first in the sender's
+    ("reorder_write_deep.pcap", "resend=timeout resend_wait_ns"): (5, "run in capture order, not the sender's"),
+    ("reorder_read.pcap", "resend=after_nak resend_after"): (19, "run in capture order, not the sender's"),
 }
 STRICT = os.environ.get("EVIDENCE_STRICT") == "1"    # KNOWN counted as failures
 
