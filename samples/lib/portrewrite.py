@@ -54,26 +54,13 @@ def main():
         f[stop - 4:stop] = rp.v2_ipv4_icrc(f[:stop])
         changed.append(i)
     rp.write_pcap(out + ".pcap", header, end, frames)
-    name = os.path.basename(out)
-    truth["name"] = name
-    truth["derived"] = {
-        "from": {"pcap": src_pcap, "truth": src_truth},
-        "by": "samples/lib/portrewrite.py",
-        "rewrite": "udp_port",
-        "roce_udp_port": port,
-        "frames_rewritten": changed,
-        "frame_count": len(frames),
-    }
-    truth.setdefault("notes", []).append({"side": "sample", "text":
-        f"derived: every RoCE v2 datagram ({len(changed)} of {len(frames)} frames) has UDP "
-        f"destination port {port} instead of 4791, ICRC recomputed: the traffic is RoCE v2 "
-        f"on port {port} (valid BTH, correct ICRC); nothing is on port 4791."})
-    with open(out + ".truth.json", "w") as f:
-        json.dump(truth, f, indent=1)
-        f.write("\n")
-    with open(out + ".log", "w") as f:
-        f.write(f"# sample: {name}\n# derived by samples/lib/portrewrite.py {src_pcap} {src_truth} {out} {port}\n"
-                f"# frames rewritten to UDP destination port {port}: {changed}\n")
+    rp.write_derived(out, "samples/lib/portrewrite.py", [src_pcap, src_truth, out, str(port)], truth,
+                     {"rewrite": "udp_port", "roce_udp_port": port, "frames_rewritten": changed,
+                      "frame_count": len(frames)},
+                     f"derived: every RoCE v2 datagram ({len(changed)} of {len(frames)} frames) has UDP "
+                     f"destination port {port} instead of 4791, ICRC recomputed: the traffic is RoCE v2 "
+                     f"on port {port} (valid BTH, correct ICRC); nothing is on port 4791.",
+                     [f"frames rewritten to UDP destination port {port}: {changed}"])
     print(f"portrewrite: {len(changed)} of {len(frames)} frames moved to UDP port {port}")
 
 

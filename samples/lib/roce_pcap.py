@@ -9,6 +9,8 @@ limit), for v2 the UDP header with its checksum set to ones, the BTH with
 its resv8a byte (FECN, BECN, reserved) set to ones, and the rest of the
 packet up to the ICRC; it is sent least significant byte first.
 """
+import json
+import os
 import struct
 import zlib
 
@@ -87,3 +89,20 @@ def roce_v2_ipv4(frame):
     return (len(frame) >= 58 and struct.unpack("!H", frame[12:14])[0] == ETH_IPV4
             and frame[14] == 0x45 and frame[23] == 17
             and struct.unpack("!H", frame[36:38])[0] == ROCE_V2_PORT)
+
+
+def write_derived(out, by, args, truth, derived, note, log_lines):
+    """A derived sample's OUT.truth.json (the source truth, its name, what
+    was derived and how, and the note saying what is true of it) and
+    OUT.log. by: the script; args: its arguments (SOURCE.pcap first, then
+    SOURCE.truth.json); derived: its own keys of "derived"; log_lines: the
+    log's lines after the two naming the sample and the command."""
+    name = os.path.basename(out)
+    truth["name"] = name
+    truth["derived"] = dict({"from": {"pcap": args[0], "truth": args[1]}, "by": by}, **derived)
+    truth.setdefault("notes", []).append({"side": "sample", "text": note})
+    with open(out + ".truth.json", "w") as f:
+        json.dump(truth, f, indent=1)
+        f.write("\n")
+    with open(out + ".log", "w") as f:
+        f.write("".join("# %s\n" % line for line in ["sample: " + name, " ".join(["derived by", by] + args)] + log_lines))

@@ -57,28 +57,15 @@ def main():
     for i in rewritten:
         frames[i - 1] = (frames[i - 1][0], to_v1(frames[i - 1][1]))
     rp.write_pcap(out + ".pcap", header, end, frames)
-    name = os.path.basename(out)
-    truth["name"] = name
-    truth["derived"] = {
-        "from": {"pcap": src_pcap, "truth": src_truth},
-        "by": "samples/lib/v1rewrite.py",
-        "rewrite": "roce_v1",
-        "responder_acks": acks,
-        "frames_v1": rewritten,
-        "frames_v2": [i for i in range(1, len(frames) + 1) if i not in rewritten],
-        "frame_count": len(frames),
-    }
-    truth.setdefault("notes", []).append({"side": "sample", "text":
-        f"derived: frames {rewritten} (every second responder ACK) rewritten to RoCE v1 "
-        "(EtherType 0x8915, GRH with the IPv4-mapped GIDs, ICRC recomputed); every other "
-        "frame is the source's, RoCE v2. One connection, one pair of QPs: the v1 ACKs belong "
-        "to the same flow as the v2 traffic; every ICRC is correct."})
-    with open(out + ".truth.json", "w") as f:
-        json.dump(truth, f, indent=1)
-        f.write("\n")
-    with open(out + ".log", "w") as f:
-        f.write(f"# sample: {name}\n# derived by samples/lib/v1rewrite.py {src_pcap} {src_truth} {out}\n"
-                f"# responder ACKs in the source: frames {acks}\n# rewritten to RoCE v1: frames {rewritten}\n")
+    rp.write_derived(out, "samples/lib/v1rewrite.py", [src_pcap, src_truth, out], truth,
+                     {"rewrite": "roce_v1", "responder_acks": acks, "frames_v1": rewritten,
+                      "frames_v2": [i for i in range(1, len(frames) + 1) if i not in rewritten],
+                      "frame_count": len(frames)},
+                     f"derived: frames {rewritten} (every second responder ACK) rewritten to RoCE v1 "
+                     "(EtherType 0x8915, GRH with the IPv4-mapped GIDs, ICRC recomputed); every other "
+                     "frame is the source's, RoCE v2. One connection, one pair of QPs: the v1 ACKs belong "
+                     "to the same flow as the v2 traffic; every ICRC is correct.",
+                     [f"responder ACKs in the source: frames {acks}", f"rewritten to RoCE v1: frames {rewritten}"])
     print(f"v1rewrite: {len(rewritten)} of {len(acks)} responder ACKs rewritten to RoCE v1: {rewritten}")
 
 
