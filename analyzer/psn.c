@@ -432,7 +432,16 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 static void read_reserves(struct rs_analyzer *a, struct rs_psn *s, uint32_t psn, uint32_t adv)
 {
 	struct rs_psn_loss *l = s->loss;
-	for (uint32_t k = 1; l && k < adv; k++) {
+	if (!l || !l->lost || !l->lost->pending)
+		return;
+	/* Only the PSNs inside the map's window can be taken: a READ of 2 GiB
+	 * reserves millions of PSNs, the map holds RS_LOSSMAP_BITS. */
+	int32_t lo = rs_psn_diff(l->lost->base, psn);
+	uint32_t first = lo > 1 ? (uint32_t)lo : 1;
+	uint32_t last = lo + RS_LOSSMAP_BITS > 0 ? (uint32_t)(lo + RS_LOSSMAP_BITS) : 0;
+	if (last > adv)
+		last = adv;
+	for (uint32_t k = first; k < last; k++) {
 		if (!rs_lossmap_take(l, (psn + k) & RS_PSN_MASK))
 			continue;
 		l->missing--;

@@ -302,6 +302,27 @@ START_TEST(read_of_unknown_length_resyncs)
 }
 END_TEST
 
+START_TEST(huge_late_read_reserves_only_what_was_skipped)
+{
+	/* PSNs 11-19 skipped; READs of 2 GiB at PSN 12 (late) each reserve
+	 * 2 M PSNs after their own. Only 13-19 were skipped, and walking the
+	 * whole reservation per request would take minutes: the check's timeout
+	 * fails the test if it does. */
+	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_FIRST, 8, 1024));
+	feed(write_pkt(IBV_OPCODE_RC_RDMA_WRITE_LAST, 9, 1024));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 10, 8));
+	feed(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 20, 8));
+	struct rs_frame r = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_RDMA_READ_REQUEST, 0x12, 12, 0);
+	r.reth.dmalen = 1u << 31;
+	r.reth.rkey = 0x10;
+	for (int i = 0; i < 3000; i++)
+		feed(r);
+	rs_analyzer_finish(an);
+	struct rs_flow *fl = flow(B_HOST, A_HOST, 0x12);
+	ck_assert_uint_eq(rs_loss(&fl->req)->read_reserved, 7);
+}
+END_TEST
+
 START_TEST(read_latency_and_bytes_from_responses)
 {
 	/* Requests B->A QP 0x12; responses A->B QP 0x11 (paired from the PSNs). */
@@ -1188,6 +1209,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, psn_wraps_inside_a_message);
 	tcase_add_test(t, go_back_n_after_loss);
+	tcase_add_test(t, huge_late_read_reserves_only_what_was_skipped);
 	tcase_add_test(t, message_counters_few_then_all);
 	tcase_add_test(t, message_counters_of_a_busy_flow);
 	tcase_add_test(t, rkeys_one_then_many);
