@@ -246,6 +246,9 @@ uint64_t rs_so_holes(struct rs_sendorder *so);
 void rs_lossmap_mark(struct rs_psn_loss *s, uint32_t from, uint32_t n);
 bool rs_lossmap_has(const struct rs_lossmap *l, uint32_t psn);
 bool rs_lossmap_take(struct rs_psn_loss *s, uint32_t psn);
+/* A READ request behind the expected PSN at `psn`, using `adv` PSNs: the
+ * skipped PSNs after its own were reserved for its responses. */
+void rs_lossmap_read_reserves(struct rs_analyzer *a, struct rs_psn *s, uint32_t psn, uint32_t adv);
 bool rs_lossmap_last(const struct rs_lossmap *l, uint32_t upto, uint32_t *psn);
 void rs_psn_settle(struct rs_analyzer *a, struct rs_flow *req, uint32_t upto);
 void rs_psn_settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn, uint8_t code);
