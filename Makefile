@@ -350,12 +350,13 @@ golden-update: $(BIN)
 
 # ---- benchmark -----------------------------------------------------------
 
-# Bench tools: not part of rocestat; the generator and the bare libpcap loop
-# it is measured against, and a getrusage wrapper.
+# Bench tools: not part of rocestat; the generator, the bare libpcap loop and
+# the mapped walk over every byte (touch) it is measured against, and a
+# getrusage wrapper.
 FRAMES    ?= 10000000
 BENCH_DIR ?=
 BENCH_BIN := $(BUILD)/bench
-BENCH_TOOLS := $(BENCH_BIN)/gen $(BENCH_BIN)/pcaploop $(BENCH_BIN)/rusage
+BENCH_TOOLS := $(BENCH_BIN)/gen $(BENCH_BIN)/pcaploop $(BENCH_BIN)/touch $(BENCH_BIN)/rusage
 
 $(BENCH_BIN)/%: bench/%.c
 	@mkdir -p $(dir $@)
@@ -417,6 +418,7 @@ hostile: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/run.py
 	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/outputs.py
 	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/time2038.py
+	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/sections.py
 
 interrupt: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/hostile/interrupt.py

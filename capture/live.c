@@ -35,6 +35,7 @@ struct rs_live {
 	bool nano;
 	char warning[RS_ERRBUF_SIZE];
 	uint64_t frame_no;
+	int dlt;
 	/* For the pcap callback. */
 	rs_live_frame_fn fn;
 	void *ctx;
@@ -154,6 +155,7 @@ struct rs_live *rs_live_open(const struct rs_live_config *cfg, enum rs_live_fail
 			 dev, dlt, n ? n : "unknown to libpcap");
 		goto fail;
 	}
+	l->dlt = dlt;
 	if (cfg->filter && *cfg->filter && !set_filter(l, cfg, errbuf)) {
 		*why = RS_LIVE_FAIL_FILTER;
 		goto fail;
@@ -179,6 +181,7 @@ static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *da
 		/* With nanosecond precision libpcap puts nanoseconds in tv_usec. */
 		.ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * (l->nano ? 1u : 1000u),
 		.frame_no = ++l->frame_no,
+		.dlt = l->dlt,
 	};
 	if (!l->fn(l->ctx, &pkt)) {
 		l->stopped = true;

@@ -293,6 +293,7 @@ struct rs_reader *rs_pcapfile_open(pcap_t *p, const char *path)
 		return NULL;
 	}
 	r->r.ops = &ops;
+	r->r.dlt = pcap_datalink(p);
 	r->fd = fd;
 	r->swapped = swapped;
 	r->usec = magic == magic_usec;

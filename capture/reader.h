@@ -5,8 +5,10 @@
  * libpcap opens and checks every capture file and reads whatever a reader
  * here does not take. A reader takes over a file libpcap has opened only
  * when it can hand out exactly what pcap_next_ex() would (frames, lengths,
- * timestamps, errors) more cheaply; it returns NULL, and libpcap keeps the
- * file, for anything it does not handle. Only source.c includes this.
+ * timestamps, errors), more cheaply, and, in pcapng, past where libpcap
+ * stops (a second link type or byte order); it returns NULL, and libpcap
+ * keeps the file, for anything it does not handle. Only source.c includes
+ * this.
  */
 #ifndef RS_READER_H
 #define RS_READER_H
@@ -34,6 +36,9 @@ struct rs_reader {
 	/* The captured length the last record claimed: larger than the
 	 * caplen handed out when the record was cut to the snapshot length. */
 	uint32_t file_caplen;
+	/* The last record's link type (DLT_ value): in pcapng, its
+	 * interface's, which may change from one frame to the next. */
+	int dlt;
 };
 
 /* Classic pcap files (pcapfile.c) are read this many bytes at a time: a
@@ -44,5 +49,10 @@ struct rs_reader {
 /* Classic pcap files (pcapfile.c): `p` is libpcap's handle on `path`,
  * just opened. NULL: leave the file to libpcap. */
 struct rs_reader *rs_pcapfile_open(pcap_t *p, const char *path);
+
+/* pcapng files on a regular file (pcapng.c): every section and interface,
+ * where libpcap stops at the second link type or byte order. NULL: leave
+ * the file to libpcap (standard input, pipes). */
+struct rs_reader *rs_pcapng_open(pcap_t *p, const char *path);
 
 #endif

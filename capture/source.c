@@ -9,7 +9,7 @@
  *
  * libpcap opens and checks every file; a reader of capture/reader.h may then
  * take over reading its frames (pcapfile.c: classic pcap files, 256 KiB at
- * a time).
+ * a time; pcapng.c: pcapng files, every section and link type).
  * ROCESTAT_READER=libpcap keeps libpcap reading every file.
  */
 #include <errno.h>
@@ -25,11 +25,22 @@
 #include "capture/source.h"
 #include "dissect/dissect.h"
 
+/* A pcapng file may hold frames of several link types: the filter is
+ * compiled again for each other one it meets (a few: a file with more
+ * is rare, and each compile costs a millisecond). */
+#define OTHER_DLTS 8
+
 struct rs_source {
 	pcap_t *pcap;
 	char *name;
 	bool have_filter;
 	struct bpf_program prog;
+	char *filter;
+	struct {
+		int dlt;
+		struct bpf_program prog;
+	} other[OTHER_DLTS];
+	int nother;
 	uint64_t frame_no;
 	struct rs_reader *rd; /* NULL: libpcap reads the frames */
 	/* Files libpcap reads (not pipes): where the next record starts, so
@@ -202,7 +213,8 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 			       ? -1 : fileno(pcap_file(p));
 	const char *reader = getenv("ROCESTAT_READER");
 	if (!reader || strcmp(reader, "libpcap") != 0)
-		s->rd = rs_pcapfile_open(p, path);
+		if (!(s->rd = rs_pcapfile_open(p, path)))
+			s->rd = rs_pcapng_open(p, path);
 	/* After the open, a pcap file is positioned just past its 24-byte
 	 * header; a pcapng file past its first blocks (at least 28 + 20); a
 	 * pipe has no position. */
@@ -221,6 +233,11 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 			return NULL;
 		}
 		s->have_filter = true;
+		if (!(s->filter = strdup(filter))) {
+			snprintf(errbuf, RS_ERRBUF_SIZE, "%s: out of memory", path);
+			rs_source_close(s);
+			return NULL;
+		}
 	}
 	return s;
 }
@@ -246,6 +263,36 @@ bool rs_source_waiting(const struct rs_source *s)
 		return false;
 	struct pollfd pfd = { .fd = s->stream_fd, .events = POLLIN };
 	return poll(&pfd, 1, 0) == 0;
+}
+
+/* The filter compiled for a link type other than the file's first (a
+ * pcapng interface of another type); NULL with errbuf set if it cannot be:
+ * the filter asks for what that link type does not have (ether host on
+ * raw IP), or too many link types. */
+static const struct bpf_program *other_prog(struct rs_source *s, int dlt, char errbuf[RS_ERRBUF_SIZE])
+{
+	for (int i = 0; i < s->nother; i++)
+		if (s->other[i].dlt == dlt)
+			return &s->other[i].prog;
+	const char *n = pcap_datalink_val_to_name(dlt);
+	if (s->nother == OTHER_DLTS) {
+		snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu: link type %d (%s): the filter is applied to at most %d "
+			 "link types in one file", s->name, (unsigned long long)s->frame_no, dlt, n ? n : "?",
+			 OTHER_DLTS + 1);
+		return NULL;
+	}
+	pcap_t *dead = pcap_open_dead(dlt, pcap_snapshot(s->pcap));
+	if (!dead || pcap_compile(dead, &s->other[s->nother].prog, s->filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		snprintf(errbuf, RS_ERRBUF_SIZE, "%s: frame %llu: the filter \"%s\" cannot be applied to its link type "
+			 "%d (%s): %s", s->name, (unsigned long long)s->frame_no, s->filter, dlt, n ? n : "?",
+			 dead ? pcap_geterr(dead) : "out of memory");
+		if (dead)
+			pcap_close(dead);
+		return NULL;
+	}
+	pcap_close(dead);
+	s->other[s->nother].dlt = dlt;
+	return &s->other[s->nother++].prog;
 }
 
 enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE])
@@ -284,8 +331,15 @@ enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char err
 			if (at >= 0)
 				s->pos = at;
 		}
-		if (s->have_filter && !pcap_offline_filter(&s->prog, h, data))
-			continue;
+		int dlt = s->rd ? s->rd->dlt : pcap_datalink(s->pcap);
+		if (s->have_filter) {
+			const struct bpf_program *prog = dlt == pcap_datalink(s->pcap) ? &s->prog : other_prog(s, dlt, errbuf);
+			if (!prog)
+				return RS_NEXT_ERROR;
+			if (!pcap_offline_filter(prog, h, data))
+				continue;
+		}
+		pkt->dlt = dlt;
 		pkt->data = data;
 		pkt->caplen = h->caplen;
 		pkt->wirelen = h->len;
@@ -333,6 +387,9 @@ void rs_source_close(struct rs_source *s)
 		return;
 	if (s->have_filter)
 		pcap_freecode(&s->prog);
+	for (int i = 0; i < s->nother; i++)
+		pcap_freecode(&s->other[i].prog);
+	free(s->filter);
 	if (s->rd)
 		s->rd->ops->close(s->rd);
 	pcap_close(s->pcap);

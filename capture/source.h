@@ -26,6 +26,9 @@ struct rs_packet {
 	uint32_t wirelen;
 	uint64_t ts_ns;    /* nanoseconds since the epoch */
 	uint64_t frame_no; /* 1-based position in the file, counting every frame */
+	/* Its link type (libpcap DLT_ value): the file's, or in pcapng its
+	 * interface's, which may differ from frame to frame. */
+	int dlt;
 	/* The captured length the pcap record claimed. libpcap cuts a record
 	 * longer than the file header's snapshot length down to it, so this is
 	 * larger than caplen exactly when bytes were dropped (pcap files; equal
@@ -60,6 +63,8 @@ enum rs_next rs_source_next(struct rs_source *s, struct rs_packet *pkt, char err
  * all); a file is never waited for. */
 bool rs_source_waiting(const struct rs_source *s);
 
+/* The link type of the file's first interface (each frame's own is in
+ * rs_packet.dlt). */
 int rs_source_datalink(const struct rs_source *s);
 const char *rs_source_name(const struct rs_source *s);
 int rs_source_snaplen(const struct rs_source *s);

@@ -34,8 +34,14 @@ struct rs_writer {
 	struct rs_writer_config cfg; /* strings point into the copies below */
 	char *path, *if_name;
 	bool pcapng, in_place;
-	uint32_t linktype;
-	uint32_t iface;             /* pcapng: the interface the next frames go to (rs_writer_interface) */
+	uint32_t linktype;          /* pcap: the file's; pcapng: the first interface's */
+	/* pcapng: the interfaces of the open file, and the one the next frames
+	 * go to (rs_writer_interface, or a frame of another link type). */
+	struct wif {
+		int dlt;
+		char *name;
+	} *ifs;
+	uint32_t nifs, ifs_cap, iface;
 	mode_t mode;
 
 	int fd;                     /* the open file (always one unless failed or closed) */
@@ -259,6 +265,60 @@ static void put_idb(uint8_t **pp, uint32_t linktype, uint32_t snaplen, const cha
 	*pp = p;
 }
 
+/* pcapng: one more interface in the open file, the current one from now. */
+static bool add_iface(struct rs_writer *w, int dlt, const char *name, char errbuf[RS_ERRBUF_SIZE])
+{
+	if (w->nifs == w->ifs_cap) {
+		uint32_t n = w->ifs_cap * 2;
+		struct wif *f = realloc(w->ifs, n * sizeof *f);
+		if (!f) {
+			rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: out of memory", shown_name(w));
+			return false;
+		}
+		w->ifs = f;
+		w->ifs_cap = n;
+	}
+	char *copy = name ? strdup(name) : NULL;
+	uint8_t *start = reserve(w, 512, errbuf), *p = start;
+	if ((name && !copy) || !p) {
+		free(copy);
+		if (p)
+			rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: out of memory", shown_name(w));
+		return false;
+	}
+	put_idb(&p, linktype_of(dlt), w->cfg.snaplen, copy && strlen(copy) < 256 ? copy : NULL);
+	w->buflen += (size_t)(p - start);
+	w->file_bytes += (size_t)(p - start);
+	w->ifs[w->nifs] = (struct wif){ dlt, copy };
+	w->iface = w->nifs++;
+	return true;
+}
+
+/* The frame's link type is not the current interface's (a pcapng input
+ * whose interfaces differ): in pcapng the interface of that type under the
+ * same name, described now if it is new; a pcap file has one link type. */
+static bool switch_iface(struct rs_writer *w, const struct rs_packet *pkt, char errbuf[RS_ERRBUF_SIZE])
+{
+	if (!w->pcapng) {
+		if (!flush_buf(w, errbuf))
+			return false;
+		const char *a = pcap_datalink_val_to_name(pkt->dlt), *b = pcap_datalink_val_to_name(w->ifs[0].dlt);
+		rs_errf(w->err, sizeof w->err, "%s: frame %llu: its link type %d (%s) differs from the file's %d (%s): a "
+			"pcap file holds one; write a .pcapng file", shown_name(w), (unsigned long long)pkt->frame_no,
+			pkt->dlt, a ? a : "?", w->ifs[0].dlt, b ? b : "?");
+		w->failed = true;
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
+		return false;
+	}
+	const char *name = w->ifs[w->iface].name;
+	for (uint32_t i = 0; i < w->nifs; i++)
+		if (w->ifs[i].dlt == pkt->dlt && (name ? w->ifs[i].name && strcmp(name, w->ifs[i].name) == 0 : !w->ifs[i].name)) {
+			w->iface = i;
+			return true;
+		}
+	return add_iface(w, pkt->dlt, name, errbuf);
+}
+
 static bool write_header(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 {
 	uint8_t *start = reserve(w, 512, errbuf), *p = start;
@@ -289,7 +349,15 @@ static bool write_header(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 		uint32_t shb_len = (uint32_t)(p - len_at) + 8;
 		memcpy(len_at, &shb_len, 4);
 		put32(&p, shb_len);
-		put_idb(&p, w->linktype, w->cfg.snaplen, w->cfg.if_name);
+		/* A new file (rotation) describes the interface in use as 0. */
+		struct wif cur = w->ifs[w->iface];
+		for (uint32_t i = 0; i < w->nifs; i++)
+			if (i != w->iface)
+				free(w->ifs[i].name);
+		w->ifs[0] = cur;
+		w->nifs = 1;
+		w->iface = 0;
+		put_idb(&p, linktype_of(cur.dlt), w->cfg.snaplen, cur.name);
 	}
 	size_t n = (size_t)(p - start);
 	w->buflen += n;
@@ -325,6 +393,23 @@ static bool open_file(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 		return false;
 	}
 	w->fd = mkstemp(w->tmp);
+	w->in_place = false;
+	struct stat st;
+	if (w->fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS) && stat(final, &st) == 0 &&
+	    S_ISREG(st.st_mode)) {
+		/* The directory takes no new file, but the file may be written
+		 * (rs_dest_prepare said so): written in place, as tcpdump writes
+		 * it. A copy through a private temporary file would need the
+		 * capture's size twice. */
+		w->fd = open(final, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (w->fd >= 0) {
+			w->in_place = true;
+			w->file_bytes = w->durable_bytes = 0;
+			w->file_frames = w->buffered_frames = w->durable_frames = 0;
+			w->have_period = false;
+			return write_header(w, errbuf);
+		}
+	}
 	if (w->fd < 0) {
 		int e = errno;
 		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: cannot create a file in %s: %s", final, dir, strerror(e));
@@ -363,6 +448,8 @@ static bool finish_file(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 {
 	bool ok = !w->failed && flush_buf(w, errbuf);
 	if (w->in_place) {
+		if (!ok) /* a regular file keeps its whole frames; elsewhere this fails, harmlessly */
+			(void)ftruncate(w->fd, (off_t)w->durable_bytes);
 		if (w->fd != STDOUT_FILENO && close(w->fd) != 0 && ok)
 			ok = fail(w, errbuf, "close failed", errno);
 		w->fd = -1;
@@ -434,6 +521,13 @@ static bool rotate(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 	return true;
 }
 
+static void free_ifs(struct rs_writer *w)
+{
+	for (uint32_t i = 0; w->ifs && i < w->nifs; i++)
+		free(w->ifs[i].name);
+	free(w->ifs);
+}
+
 /* ---- public ------------------------------------------------------------- */
 
 struct rs_writer *rs_writer_open(const struct rs_writer_config *cfg, char errbuf[RS_ERRBUF_SIZE])
@@ -473,6 +567,13 @@ struct rs_writer *rs_writer_open(const struct rs_writer_config *cfg, char errbuf
 		w->cfg.snaplen = 262144;
 	w->pcapng = rs_writer_is_pcapng(path);
 	w->linktype = linktype_of(cfg->dlt);
+	if (!(w->ifs = calloc(4, sizeof *w->ifs)) || (w->if_name && !(w->ifs[0].name = strdup(w->if_name)))) {
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: out of memory", path);
+		goto fail;
+	}
+	w->ifs[0].dlt = cfg->dlt;
+	w->ifs_cap = 4;
+	w->nifs = 1;
 	w->in_place = in_place;
 	mode_t um = umask(0);
 	umask(um);
@@ -507,6 +608,7 @@ fail:
 		free(w->buf);
 		free(w->path);
 		free(w->if_name);
+		free_ifs(w);
 		free(w);
 	}
 	return NULL;
@@ -556,6 +658,8 @@ bool rs_writer_write_comment(struct rs_writer *w, const struct rs_packet *pkt, c
 		w->have_period = true;
 		w->period_start_ns = pkt->ts_ns;
 	}
+	if (pkt->dlt != w->ifs[w->iface].dlt && !switch_iface(w, pkt, errbuf))
+		return false;
 
 	uint8_t *p = reserve(w, rec, errbuf);
 	if (!p)
@@ -595,19 +699,11 @@ bool rs_writer_interface(struct rs_writer *w, int dlt, const char *if_name, char
 		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s", w->err);
 		return false;
 	}
-	if (!w->pcapng || w->cfg.rotate_bytes || w->cfg.rotate_seconds || w->cfg.max_files) {
-		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: a second link type needs a pcapng file that is not rotated",
-			shown_name(w));
+	if (!w->pcapng) {
+		rs_errf(errbuf, RS_ERRBUF_SIZE, "%s: a second interface needs a pcapng file", shown_name(w));
 		return false;
 	}
-	uint8_t *start = reserve(w, 512, errbuf), *p = start;
-	if (!p)
-		return false;
-	put_idb(&p, linktype_of(dlt), w->cfg.snaplen, if_name && strlen(if_name) < 256 ? if_name : NULL);
-	w->buflen += (size_t)(p - start);
-	w->file_bytes += (size_t)(p - start);
-	w->iface++;
-	return true;
+	return add_iface(w, dlt, if_name, errbuf);
 }
 
 bool rs_writer_tick(struct rs_writer *w, uint64_t now_ns, char errbuf[RS_ERRBUF_SIZE])
@@ -639,6 +735,7 @@ bool rs_writer_close(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 	free(w->buf);
 	free(w->path);
 	free(w->if_name);
+	free_ifs(w);
 	free(w);
 	return ok;
 }

@@ -1,9 +1,11 @@
 /*
  * extract.c — `rocestat -r IN... -w OUT [filter]`: every frame that passes
  * the filter (and --frames, -c) is written to OUT, in a tee in front of the
- * sink. The link type comes from the first input that opens; an input of
- * another link type stops the run with an error naming it (one -w file has
- * one). OUT is opened when that first input is: an input is read once,
+ * sink. The link type comes from the first input that opens; in a pcap OUT
+ * an input of another link type stops the run with an error naming it (a
+ * pcap file has one), in a pcapng OUT it gets an interface of its own (as
+ * a pcapng input's frames of another interface do). OUT is opened when
+ * that first input is: an input is read once,
  * so standard input (`-r -`) and pipes work as they do with tcpdump.
  */
 #include <stdio.h>
@@ -36,7 +38,7 @@ static void tee_begin(void *vctx, const char *name, int dlt)
 			rs_eprintf("rocestat: %s\n", err);
 			t->failed = true;
 		}
-	} else if (dlt != t->dlt && !t->failed) {
+	} else if (dlt != t->dlt && !t->failed && !rs_writer_is_pcapng(t->out_name)) {
 		const char *a = rs_linktype_name(dlt), *b = rs_linktype_name(t->dlt);
 		rs_eprintf("rocestat: %s: link type %s differs from the first input's %s; %s can hold one\n",
 			name, a ? a : "?", b ? b : "?", t->out_name);

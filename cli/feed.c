@@ -124,14 +124,14 @@ static bool defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *
 	return false;
 }
 
-enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, int dlt,
+enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt,
 			  struct rs_select *sel)
 {
 	const struct rs_cli_opts *o = fd->o;
 	uint32_t i = m->n;
 	if (defer(fd, m, pkt))
 		return RS_PICK_TAKE;
-	rs_dissect(&o->dissect, dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+	rs_dissect(&o->dissect, pkt->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
 	enum rs_pick pick = RS_PICK_TAKE;
 	if (sel && (o->have_since || o->have_until))
 		pick = rs_select_time(o, sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns));
@@ -154,7 +154,7 @@ static void deliver_frames(struct rs_delivery *d, struct rs_msg *m)
 	for (uint32_t i = 0; m->nundecoded && i < m->n; i++)
 		if (m->undecoded[i]) {
 			const struct rs_packet *pkt = &m->pkt[i];
-			rs_dissect(d->dissect, m->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+			rs_dissect(d->dissect, pkt->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
 			if (s->frames)
 				m->pkt[i].data = NULL;
 		}

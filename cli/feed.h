@@ -116,8 +116,7 @@ bool rs_feed_stopped(const struct rs_feed *fd);
  * --since/--until by the decoded time when `sel` is given; RS_PICK_TAKE
  * otherwise, and for a frame left undecoded (pipeline.c leaves none under
  * a time window). */
-enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, int dlt,
-			  struct rs_select *sel);
+enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, struct rs_select *sel);
 
 /* The delivering side: state carried from message to message. */
 struct rs_delivery {

@@ -57,7 +57,7 @@ static bool take(struct live_feed *lf, const struct rs_packet *pkt, bool *contex
 	struct rs_msg *m = fd->m;
 	m->dlt = lf->c->dlt;
 	/* A frame already outside --frames is not picked by time too. */
-	enum rs_pick by_time = rs_feed_take(fd, m, pkt, m->dlt, *context ? NULL : &lf->sel);
+	enum rs_pick by_time = rs_feed_take(fd, m, pkt, *context ? NULL : &lf->sel);
 	if (by_time == RS_PICK_AFTER)
 		lf->stop = true;
 	if (by_time == RS_PICK_AFTER || (by_time == RS_PICK_SKIP && !fd->o->context_frames))

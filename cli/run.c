@@ -115,10 +115,9 @@ static bool post_over_snap(struct rs_feed *fd, const char *path, uint32_t snaple
 
 /* Put the frame in m at m->n, decoded or (fd->defer) its bytes copied for
  * the delivering side to decode; false: --since/--until leave it out. */
-static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, int dlt,
-		       struct file_state *fs)
+static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, struct file_state *fs)
 {
-	enum rs_pick by_time = rs_feed_take(fd, m, pkt, dlt, &fs->sel);
+	enum rs_pick by_time = rs_feed_take(fd, m, pkt, &fs->sel);
 	if (by_time == RS_PICK_SKIP && fd->o->context_frames)
 		m->pkt[m->n].context = true;
 	else if (by_time != RS_PICK_TAKE)
@@ -208,8 +207,7 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 			break;
 		}
 		struct rs_msg *m = fd->m;
-		m->dlt = dlt;
-		if (!take_frame(fd, m, &pkt, dlt, fs))
+		if (!take_frame(fd, m, &pkt, fs))
 			continue;
 		fresh = true;
 		bool shown = !m->pkt[m->n].context;

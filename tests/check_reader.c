@@ -14,7 +14,8 @@
  * header's snapshot length and longer than libpcap's limit; on timestamps
  * with the sign bit set; with a BPF filter; on a file that grows while it
  * is read, and on one that shrinks. Files the reader must leave to libpcap
- * (other versions, pcapng, the modified format) must be read by libpcap.
+ * (other versions, the modified format) must be read by libpcap; pcapng
+ * files have their own reader (check_pcapng.c).
  */
 #include <check.h>
 #include <glob.h>
@@ -25,6 +26,7 @@
 
 #include "capture/reader.h"
 #include "capture/source.h"
+#include "tests/support/readercmp.h"
 #include "tests/support/rstest.h"
 
 static char dir[256];
@@ -43,83 +45,9 @@ static void teardown(void)
 	rmdir(dir);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc((size_t)n + 1);
-	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
 static void spill(const uint8_t *b, size_t len)
 {
-	FILE *f = fopen(tmp_path, "wb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(b, 1, len, f), len);
-	fclose(f);
-}
-
-static struct rs_source *open_with(const char *reader, const char *path, const char *filter, char *err)
-{
-	if (reader)
-		setenv("ROCESTAT_READER", reader, 1);
-	else
-		unsetenv("ROCESTAT_READER");
-	struct rs_source *s = rs_source_open_file(path, filter, err, NULL);
-	unsetenv("ROCESTAT_READER");
-	return s;
-}
-
-/* Both readers in lockstep to the end or the first error. `want` is the
- * reader the default must pick. Returns the number of frames. */
-static uint64_t same_frames(const char *path, const char *filter, const char *want, const char *what)
-{
-	char e1[RS_ERRBUF_SIZE] = "", e2[RS_ERRBUF_SIZE] = "";
-	struct rs_source *a = open_with("libpcap", path, filter, e1);
-	struct rs_source *b = open_with(NULL, path, filter, e2);
-	if (!a) {
-		ck_assert_msg(b == NULL, "%s: only libpcap failed to open it: %s", what, e1);
-		ck_assert_str_eq(e1, e2);
-		return 0;
-	}
-	ck_assert_msg(b != NULL, "%s: only the default reader failed to open it: %s", what, e2);
-	ck_assert_str_eq(rs_source_reader(a), "libpcap");
-	ck_assert_msg(strcmp(rs_source_reader(b), want) == 0, "%s: read by %s, not %s", what, rs_source_reader(b),
-		      want);
-	ck_assert_int_eq(rs_source_datalink(a), rs_source_datalink(b));
-	ck_assert_int_eq(rs_source_snaplen(a), rs_source_snaplen(b));
-	uint64_t n = 0;
-	for (;;) {
-		struct rs_packet p, q;
-		enum rs_next x = rs_source_next(a, &p, e1), y = rs_source_next(b, &q, e2);
-		RT_ASSERT(x == y, "%s: after %llu frames libpcap says %d (%s), the reader %d (%s)", what,
-			  (unsigned long long)n, x, x == RS_NEXT_ERROR ? e1 : "", y, y == RS_NEXT_ERROR ? e2 : "");
-		if (x == RS_NEXT_END)
-			break;
-		if (x == RS_NEXT_ERROR) {
-			RT_ASSERT(strcmp(e1, e2) == 0, "%s: libpcap: \"%s\"; the reader: \"%s\"", what, e1, e2);
-			break;
-		}
-		n++;
-		RT_ASSERT(p.frame_no == q.frame_no && p.caplen == q.caplen && p.wirelen == q.wirelen &&
-				  p.ts_ns == q.ts_ns && p.file_caplen == q.file_caplen,
-			  "%s: frame %llu: libpcap %llu/%u/%u/%llu/%u, the reader %llu/%u/%u/%llu/%u "
-			  "(no/caplen/wirelen/ts/file_caplen)",
-			  what, (unsigned long long)n, (unsigned long long)p.frame_no, p.caplen, p.wirelen,
-			  (unsigned long long)p.ts_ns, p.file_caplen, (unsigned long long)q.frame_no, q.caplen,
-			  q.wirelen, (unsigned long long)q.ts_ns, q.file_caplen);
-		RT_ASSERT(memcmp(p.data, q.data, p.caplen) == 0, "%s: frame %llu: the bytes differ", what,
-			  (unsigned long long)p.frame_no);
-	}
-	rs_source_close(a);
-	rs_source_close(b);
-	return n;
+	rt_spill(tmp_path, b, len);
 }
 
 /* ---- rewriting pcap files ------------------------------------------------ */
@@ -229,8 +157,8 @@ START_TEST(every_capture_in_four_magics)
 	unsigned files = 0;
 	for (const char *const *f = every_capture(); *f; f++) {
 		size_t len;
-		uint8_t *b = slurp(*f, &len);
-		uint64_t n0 = same_frames(*f, NULL, "pread", *f);
+		uint8_t *b = rt_slurp(*f, &len);
+		uint64_t n0 = rt_same_frames(*f, NULL, "pread", *f);
 		ck_assert_uint_gt(n0, 0);
 		for (int v = 1; v < 4; v++) {
 			uint8_t *c = malloc(len);
@@ -243,7 +171,7 @@ START_TEST(every_capture_in_four_magics)
 			char what[300];
 			snprintf(what, sizeof what, "%s%s%s", rt_basename(*f), v & 1 ? ", swapped" : "",
 				 v & 2 ? ", other precision" : "");
-			ck_assert_uint_eq(same_frames(tmp_path, NULL, "pread", what), n0);
+			ck_assert_uint_eq(rt_same_frames(tmp_path, NULL, "pread", what), n0);
 			free(c);
 		}
 		free(b);
@@ -257,8 +185,8 @@ START_TEST(filters_count_every_frame)
 {
 	const char *const *f = every_capture();
 	for (int i = 0; f[i]; i += 3) {
-		same_frames(f[i], "udp dst port 4791 and ip", "pread", f[i]);
-		same_frames(f[i], "ip6 or ether[12:2] = 0x8915", "pread", f[i]);
+		rt_same_frames(f[i], "udp dst port 4791 and ip", "pread", f[i]);
+		rt_same_frames(f[i], "ip6 or ether[12:2] = 0x8915", "pread", f[i]);
 	}
 }
 END_TEST
@@ -271,7 +199,7 @@ static void error_at(size_t off, bool at_end, const char *what)
 	snprintf(want, sizeof want, "(file offset %zu): ", off);
 	for (int rd = 0; rd < 2; rd++) {
 		char e[RS_ERRBUF_SIZE];
-		struct rs_source *src = open_with(rd ? NULL : "libpcap", tmp_path, NULL, e);
+		struct rs_source *src = rt_open_with(rd ? NULL : "libpcap", tmp_path, NULL, e);
 		if (!src)
 			return; /* the file header is cut */
 		struct rs_packet pk;
@@ -299,7 +227,7 @@ static void error_names_the_record(const uint8_t *b, size_t cut, bool be, const 
 START_TEST(truncated_files)
 {
 	size_t len;
-	uint8_t *b = slurp(RT_CAPTURES "rping_s64.pcap", &len);
+	uint8_t *b = rt_slurp(RT_CAPTURES "rping_s64.pcap", &len);
 	for (int swapped = 0; swapped < 2; swapped++) {
 		if (swapped)
 			swap_order(b, len);
@@ -308,7 +236,7 @@ START_TEST(truncated_files)
 			spill(b, cut);
 			char what[64];
 			snprintf(what, sizeof what, "cut to %zu bytes%s", cut, swapped ? ", swapped" : "");
-			same_frames(tmp_path, NULL, "pread", what);
+			rt_same_frames(tmp_path, NULL, "pread", what);
 			error_names_the_record(b, cut, swapped, what);
 			cuts++;
 		}
@@ -337,14 +265,14 @@ START_TEST(records_past_the_snapshot_length)
 			char what[96];
 			snprintf(what, sizeof what, "snaplen %u, record of %u bytes", snaplen, caps[k]);
 			spill(b, len);
-			same_frames(tmp_path, NULL, "pread", what);
+			rt_same_frames(tmp_path, NULL, "pread", what);
 			/* Both agree; and what they agree on is the record's own
 			 * length in file_caplen, the kept part in caplen (libpcap
 			 * makes a header snaplen of 0 or past 256 KiB 256 KiB). */
 			uint32_t eff = snaplen == 100 ? 100 : 262144;
 			for (int rd = 0; rd < 2 && caps[k] <= 262144; rd++) {
 				char e[RS_ERRBUF_SIZE];
-				struct rs_source *src = open_with(rd ? NULL : "libpcap", tmp_path, NULL, e);
+				struct rs_source *src = rt_open_with(rd ? NULL : "libpcap", tmp_path, NULL, e);
 				ck_assert_ptr_nonnull(src);
 				struct rs_packet pk;
 				ck_assert_int_eq(rs_source_next(src, &pk, e), RS_NEXT_FRAME);
@@ -364,7 +292,7 @@ START_TEST(records_past_the_snapshot_length)
 				spill(b, cuts[c]);
 				snprintf(what, sizeof what, "snaplen %u, record of %u bytes cut to %zu", snaplen, caps[k],
 					 cuts[c]);
-				same_frames(tmp_path, NULL, "pread", what);
+				rt_same_frames(tmp_path, NULL, "pread", what);
 				if (caps[k] > 262144) /* past libpcap's limit: an error, whole or cut */
 					error_at(at, false, what);
 				else
@@ -388,10 +316,10 @@ START_TEST(odd_timestamps)
 			for (size_t j = 0; j < 8; j++)
 				put_record(b, &len, v[i], v[j], 60, 60);
 		spill(b, len);
-		ck_assert_uint_eq(same_frames(tmp_path, NULL, "pread", "odd timestamps"), 64);
+		ck_assert_uint_eq(rt_same_frames(tmp_path, NULL, "pread", "odd timestamps"), 64);
 		swap_order(b, len);
 		spill(b, len);
-		ck_assert_uint_eq(same_frames(tmp_path, NULL, "pread", "odd timestamps, swapped"), 64);
+		ck_assert_uint_eq(rt_same_frames(tmp_path, NULL, "pread", "odd timestamps, swapped"), 64);
 	}
 }
 END_TEST
@@ -406,7 +334,7 @@ START_TEST(empty_and_short_files)
 		spill(b, len);
 		char what[32];
 		snprintf(what, sizeof what, "%zu bytes", len);
-		same_frames(tmp_path, NULL, "pread", what); /* under 24 bytes neither opens it */
+		rt_same_frames(tmp_path, NULL, "pread", what); /* under 24 bytes neither opens it */
 	}
 }
 END_TEST
@@ -420,49 +348,20 @@ START_TEST(other_formats_stay_with_libpcap)
 	put_record(b, &len, 1, 2, 60, 70);
 	put_record(b, &len, 1, 2, 60, 50);
 	spill(b, len);
-	same_frames(tmp_path, NULL, "libpcap", "version 2.3");
+	rt_same_frames(tmp_path, NULL, "libpcap", "version 2.3");
 	put_header(b, 0xa1b2cd34u, 2, 4, 65535, 1); /* Kuznetzov's modified format */
 	spill(b, len);
-	same_frames(tmp_path, NULL, "libpcap", "modified format");
+	rt_same_frames(tmp_path, NULL, "libpcap", "modified format");
 	len = 24;
 	put_header(b, 0xa1b2c3d4u, 2, 4, 65535, 113); /* Linux cooked, byte-swapped: libpcap swaps its header */
 	put_record(b, &len, 1, 2, 60, 60);
 	swap_order(b, len);
 	spill(b, len);
-	same_frames(tmp_path, NULL, "libpcap", "swapped Linux cooked");
+	rt_same_frames(tmp_path, NULL, "libpcap", "swapped Linux cooked");
 	/* Not byte-swapped, the same link type is ours. */
 	swap_order(b, len);
 	spill(b, len);
-	same_frames(tmp_path, NULL, "pread", "Linux cooked");
-}
-END_TEST
-
-static void put_le32s(uint8_t *b, size_t *len, const uint32_t *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++, *len += 4)
-		rt_le32(b + *len, v[i]);
-}
-
-START_TEST(pcapng_stays_with_libpcap)
-{
-	/* Section header, an Ethernet interface with nanosecond timestamps,
-	 * two enhanced packet blocks. */
-	static const uint32_t shb[] = { 0x0A0D0D0A, 28, 0x1A2B3C4D, 0x00000001, 0xFFFFFFFF, 0xFFFFFFFF, 28 };
-	static const uint32_t idb[] = { 1, 32, 1, 65535, 0x00010009, 0x00000009, 0, 32 };
-	uint8_t b[512];
-	size_t len = 0;
-	put_le32s(b, &len, shb, 7);
-	put_le32s(b, &len, idb, 8);
-	for (uint32_t k = 0; k < 2; k++) {
-		const uint32_t epb[] = { 6, 32 + 64, 0, 0x0017A2B3, 0x12345678 + k, 64, 70 };
-		put_le32s(b, &len, epb, 7);
-		for (int i = 0; i < 64; i++)
-			b[len++] = (uint8_t)(i + k);
-		rt_le32(b + len, 32 + 64);
-		len += 4;
-	}
-	spill(b, len);
-	ck_assert_uint_eq(same_frames(tmp_path, NULL, "libpcap", "pcapng"), 2);
+	rt_same_frames(tmp_path, NULL, "pread", "Linux cooked");
 }
 END_TEST
 
@@ -482,7 +381,7 @@ START_TEST(file_across_chunks)
 		i++;
 	}
 	spill(b, len);
-	ck_assert_uint_eq(same_frames(tmp_path, NULL, "pread", "12 MiB"), i);
+	ck_assert_uint_eq(rt_same_frames(tmp_path, NULL, "pread", "12 MiB"), i);
 	free(b);
 }
 END_TEST
@@ -500,8 +399,8 @@ START_TEST(growing_file)
 		put_record(b, &len, 1700000000, (uint32_t)i, 100 + (uint32_t)i * 3, 1000);
 	spill(b, half);
 	char e1[RS_ERRBUF_SIZE], e2[RS_ERRBUF_SIZE];
-	struct rs_source *x = open_with("libpcap", tmp_path, NULL, e1);
-	struct rs_source *y = open_with(NULL, tmp_path, NULL, e2);
+	struct rs_source *x = rt_open_with("libpcap", tmp_path, NULL, e1);
+	struct rs_source *y = rt_open_with(NULL, tmp_path, NULL, e2);
 	ck_assert_ptr_nonnull(x);
 	ck_assert_ptr_nonnull(y);
 	ck_assert_str_eq(rs_source_reader(y), "pread");
@@ -555,7 +454,7 @@ static void shrink_while_read(size_t cut_at, const char *what)
 	}
 	spill(b, len);
 	char err[RS_ERRBUF_SIZE];
-	struct rs_source *y = open_with(NULL, tmp_path, NULL, err);
+	struct rs_source *y = rt_open_with(NULL, tmp_path, NULL, err);
 	ck_assert_ptr_nonnull(y);
 	ck_assert_str_eq(rs_source_reader(y), "pread");
 	struct rs_packet q;
@@ -607,7 +506,6 @@ static Suite *suite(void)
 	tcase_add_test(t, odd_timestamps);
 	tcase_add_test(t, empty_and_short_files);
 	tcase_add_test(t, other_formats_stay_with_libpcap);
-	tcase_add_test(t, pcapng_stays_with_libpcap);
 	tcase_add_test(t, growing_file);
 	tcase_add_test(t, file_across_chunks);
 	tcase_add_test(t, file_shrinking_while_read);

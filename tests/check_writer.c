@@ -38,7 +38,7 @@ static void setup(void)
 			frames[i][j] = (uint8_t)(i * 7 + j * 13);
 		pkts[i] = (struct rs_packet){ .data = frames[i], .caplen = len, .wirelen = len + (i % 3 ? 0 : 4),
 					      .ts_ns = 1700000000123456789ull + (uint64_t)i * 100000000ull + (uint64_t)i,
-					      .frame_no = (uint64_t)i + 1 };
+					      .frame_no = (uint64_t)i + 1, .dlt = DLT_EN10MB };
 	}
 }
 

@@ -323,6 +323,15 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 {
 	struct walk *w = ctx;
 	flockfile(w->out);
+	/* A pcapng file's interfaces may differ in link type: say so where
+	 * the frames' first header changes. */
+	if (pkt->dlt != w->dlt) {
+		const char *ln = rs_linktype_name(pkt->dlt);
+		if (!pkt->context)
+			wout(w, "\n  From frame %" PRIu64 " on, link type %d (%s): the frames of another pcapng interface.\n",
+			     pkt->frame_no, pkt->dlt, ln ? ln : "?");
+		w->dlt = pkt->dlt;
+	}
 	bool more = show(w, pkt, f);
 	funlockfile(w->out);
 	return more;

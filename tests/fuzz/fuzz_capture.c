@@ -90,11 +90,42 @@ static void end_file(void *ctx, const char *name)
 	b->file_index++;
 }
 
-/* The two readers of a classic pcap file (capture/pcapfile.c and libpcap,
- * ROCESTAT_READER=libpcap) must hand out the same frames, lengths,
- * timestamps, record lengths and errors: any difference is a crash. */
-static void same_from_both_readers(const char *path)
+/* The message without its "(file offset N)": in pcapng libpcap names the
+ * end of the last frame's block, rocestat's reader the block it could not
+ * read (capture/pcapng.c). */
+static void strip_offset(char *m)
 {
+	char *o = strstr(m, " (file offset ");
+	char *e = o ? strchr(o, ')') : NULL;
+	if (e)
+		memmove(o, e + 1, strlen(e + 1) + 1);
+}
+
+/* A section after the first in the other byte order: libpcap misreads it
+ * (its length in the first section's order) and refuses it in some words
+ * or other; rocestat's reader reads it. */
+static bool swapped_section(const uint8_t *d, size_t n)
+{
+	uint32_t bom;
+	memcpy(&bom, d + 8, 4);
+	for (size_t i = 12; i + 12 <= n; i++)
+		if (memcmp(d + i, "\x0a\x0d\x0d\x0a", 4) == 0) {
+			uint32_t b;
+			memcpy(&b, d + i + 8, 4);
+			if (b == __builtin_bswap32(bom))
+				return true;
+		}
+	return false;
+}
+
+/* The two readers of a file (capture/pcapfile.c or capture/pcapng.c, and
+ * libpcap, ROCESTAT_READER=libpcap) must hand out the same frames, lengths,
+ * timestamps, record lengths and errors: any difference is a crash. In
+ * pcapng the reader reads on where libpcap stops at its limits (another
+ * byte order, link type or snapshot length), and names another offset. */
+static void same_from_both_readers(const char *path, const uint8_t *data, size_t size)
+{
+	bool ng = size >= 12 && memcmp(data, "\x0a\x0d\x0d\x0a", 4) == 0;
 	char e1[RS_ERRBUF_SIZE] = "", e2[RS_ERRBUF_SIZE] = "";
 	setenv("ROCESTAT_READER", "libpcap", 1);
 	struct rs_source *a = rs_source_open_file(path, NULL, e1, NULL);
@@ -108,6 +139,16 @@ static void same_from_both_readers(const char *path)
 	for (;;) {
 		struct rs_packet p, q;
 		enum rs_next x = rs_source_next(a, &p, e1), y = rs_source_next(b, &q, e2);
+		if (ng && x == RS_NEXT_ERROR) {
+			strip_offset(e1);
+			strip_offset(e2);
+			bool limit = strstr(e1, "different") || swapped_section(data, size);
+			if (y == RS_NEXT_FRAME ? !limit : y != RS_NEXT_ERROR || (strcmp(e1, e2) != 0 && !limit))
+				abort();
+			break;
+		}
+		if (ng && x == RS_NEXT_END && y == RS_NEXT_FRAME && swapped_section(data, size))
+			break; /* libpcap's misread length took it to the end */
 		if (x != y)
 			abort();
 		if (x == RS_NEXT_ERROR && strcmp(e1, e2) != 0)
@@ -115,7 +156,7 @@ static void same_from_both_readers(const char *path)
 		if (x != RS_NEXT_FRAME)
 			break;
 		if (p.frame_no != q.frame_no || p.caplen != q.caplen || p.wirelen != q.wirelen || p.ts_ns != q.ts_ns ||
-		    p.file_caplen != q.file_caplen || memcmp(p.data, q.data, p.caplen) != 0)
+		    p.file_caplen != q.file_caplen || p.dlt != q.dlt || memcmp(p.data, q.data, p.caplen) != 0)
 			abort();
 	}
 	rs_source_close(a);
@@ -142,7 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Odd-sized inputs are read twice, as two files, for the multi-file
 	 * paths (file:frame references, state carried across files). */
 	char *files[] = { path, size % 2 ? path : NULL, NULL };
-	same_from_both_readers(path);
+	same_from_both_readers(path, data, size);
 
 	struct rs_cli_opts o = { 0 };
 	o.files = files;

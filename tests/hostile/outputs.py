@@ -278,6 +278,30 @@ def case_permissions(tmp):
         rc, out, err = run(args, cwd=tmp)
         check('permissions', '%s by root over nobody\'s 0600 file: owner and mode kept' % opt,
               (rc, err, owner_mode(path)), (0, '', (nobody, nogroup, 0o600)))
+    # A directory that takes no new file (root's, 0755) holding a file
+    # nobody may write (0666): tcpdump writes it in place; so must every
+    # output, the file keeping its owner and mode.
+    locked = os.path.join(tmp, 'locked')
+    os.mkdir(locked, 0o755)
+    path = os.path.join(locked, 'ref.pcap')
+    write(path, b'EARLIER\n')
+    os.chmod(path, 0o666)
+    p = subprocess.run(NOBODY + ['tcpdump', '-r', good, '-w', path], capture_output=True, text=True)
+    ref = tshark_frames(path)
+    check('permissions', 'tcpdump -w into a directory that takes no new file: written in place',
+          (p.returncode, ref), (0, frames))
+    for opt, name in (('-o', 'dir.json'), ('-w', 'dir.pcap'), ('-w', 'dir.pcapng'), ('--annotate', 'ann.pcapng')):
+        path = os.path.join(locked, name)
+        write(path, b'EARLIER\n')
+        os.chmod(path, 0o666)
+        args = ['-r', good, '-w', path] if opt == '-w' else ['--format', 'json', '-o', path, good] \
+            if opt == '-o' else [opt, path, good]
+        rc, out, err = as_nobody(args, tmp)
+        written = json.load(open(path))['capture']['frames'] if opt == '-o' else tshark_frames(path)
+        check('permissions', '%s %s into a directory that takes no new file: written in place, owner and mode kept'
+              % (opt, name), (rc in (0, 1), err, written, owner_mode(path)), (True, '', frames, (0, 0, 0o666)))
+    check('permissions', 'nothing else in that directory', sorted(os.listdir(locked)),
+          sorted(['ref.pcap', 'dir.json', 'dir.pcap', 'dir.pcapng', 'ann.pcapng']))
     check('permissions', 'no temporary file left',
           sorted(n for n in os.listdir(tmp) if '.XXX' in n or n.startswith('.') or
                  (len(n.rsplit('.', 1)[-1]) == 6 and n.count('.') >= 2)), [])

@@ -201,8 +201,8 @@ CASES['pcapng_unknown_block'] = (
     gen.pcapng(STREAM, extra_blocks={4: [gen.pcapng_block(0x0BAD0000, b'hostile: unknown block type')]}),
     RET_OK, '', ['none'], json_all_frames(0))
 # pcapng cut inside the last frame's block: the offset is where that block
-# starts; after a statistics block (read and skipped by libpcap in the same
-# call), where the statistics block starts.
+# starts, after a statistics block too (libpcap names where the statistics
+# block starts, the end of the frame before).
 NG_LAST = len(gen.pcapng(STREAM[:-1]))
 ISB = gen.pcapng_block(5, struct.pack('<III', 0, 0, 0))
 CASES['pcapng_truncated_block'] = (
@@ -215,7 +215,7 @@ CASES['pcapng_truncated_block'] = (
 CASES['pcapng_truncated_block_after_stats'] = (
     gen.pcapng(STREAM, extra_blocks={8: [ISB]})[:NG_LAST + len(ISB) + 20], RET_INPUT,
     'rocestat: {f}: frame 9 (file offset %d): truncated pcapng dump file; tried to read 88 bytes, only got 12; '
-    'the frames before it were analysed\n' % NG_LAST,
+    'the frames before it were analysed\n' % (NG_LAST + len(ISB)),
     None, json_before(8))
 
 

@@ -1,0 +1,529 @@
+/*
+ * pcapng.c — pcapng files read block by block: every section, every
+ * interface's link type, snapshot length and timestamp resolution.
+ *
+ * The format (draft-ietf-opsawg-pcapng): a file is one or more sections,
+ * each a Section Header Block with its own byte order, then Interface
+ * Description Blocks (numbered from 0 in each section) and the blocks that
+ * refer to them. Every block is framed the same way:
+ *
+ *    0                   1                   2                   3
+ *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *   +---------------------------------------------------------------+
+ *   |                          Block Type                           |
+ *   +---------------------------------------------------------------+
+ *   |                      Block Total Length                       |
+ *   +---------------------------------------------------------------+
+ *   /                          Block Body                           /
+ *   +---------------------------------------------------------------+
+ *   |                      Block Total Length                       |
+ *   +---------------------------------------------------------------+
+ *
+ * SHB body: byte-order magic 0x1A2B3C4D, major, minor, section length.
+ * IDB body: link type (16), reserved (16), snaplen (32), options
+ * (if_tsresol: 10^-n or 2^-n seconds, default 10^-6; if_tsoffset: seconds
+ * added). Enhanced Packet Block: interface, timestamp high and low, captured
+ * and original length, data. Simple Packet Block: original length, data
+ * (interface 0, no timestamp). The obsolete Packet Block: 16-bit interface,
+ * 16-bit drop count, then as the EPB. Other blocks are skipped.
+ *
+ * libpcap 1.10 reads only what its API can hand out: one link type, one
+ * snapshot length and one byte order per file. It stops with an error at
+ * a second section in the other byte order ("the file has sections with
+ * different byte orders") and at an interface of another link type or
+ * snapshot length ("an interface has a type ... different from the type of
+ * the first interface"), as mergecap and Wireshark write them. Wireshark
+ * reads on; so does this reader: each frame carries its own interface's
+ * link type (reader.h, rs_reader.dlt). Everywhere libpcap does read a file,
+ * this reader hands out exactly what it would (sf-pcapng.c): the same
+ * frames, lengths, nanosecond timestamps scaled the same way, the same
+ * refusals worded the same way; tests/check_reader.c compares the two.
+ * Where they part, beyond the three refusals above: binary resolutions finer
+ * than 2^-34 s, whose scaling overflows 64 bits in libpcap and is exact here
+ * (128-bit), and the offset an error names, which here is the start of the
+ * block that could not be read.
+ *
+ * Reading is pcapfile.c's: pread() of RS_PCAPFILE_CHUNK at a time into one
+ * buffer, frames handed out as pointers into it, a file that grows read on,
+ * one that shrinks under the reader reported.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture/reader.h"
+
+#define BT_SHB 0x0A0D0D0Au
+#define BT_IDB 1u
+#define BT_PB 2u
+#define BT_SPB 3u
+#define BT_EPB 6u
+#define BOM 0x1A2B3C4Du
+#define IF_TSRESOL 9
+#define IF_TSOFFSET 14
+#define LINKTYPE_RAW 101
+/* libpcap's limits: its largest block (INITIAL_MAX_BLOCKSIZE, for every link
+ * type rocestat decodes), the largest snapshot length (MAXIMUM_SNAPLEN). */
+#define MAX_BLOCK (16u << 20)
+#define MAX_SNAPLEN 262144u
+/* A section may describe this many interfaces: a file of nothing but IDBs
+ * must not take the memory of a million of them. */
+#define MAX_IFACES 65536u
+
+struct iface {
+	int dlt;
+	uint32_t snaplen; /* libpcap's adjusted one: 0 and too large read as MAX_SNAPLEN */
+	uint64_t tsresol; /* units per second */
+	uint64_t tsoffset;
+};
+
+struct pcapng {
+	struct rs_reader r;
+	int fd;           /* libpcap's: it closes it */
+	uint8_t *buf;
+	size_t cap;       /* bytes allocated */
+	size_t buf_off;   /* the file offset of buf[0] */
+	size_t len;       /* bytes of the file in buf */
+	size_t off;       /* where the next block starts */
+	size_t size;      /* the largest size the file was seen to have */
+	bool swapped;     /* this section's byte order is not ours */
+	bool failed, ended;
+	struct iface *ifs;
+	uint32_t nifs, ifs_cap;
+	long err_off;
+	struct pcap_pkthdr hdr;
+	char err[PCAP_ERRBUF_SIZE];
+};
+
+static uint32_t get32(const struct pcapng *r, const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return r->swapped ? __builtin_bswap32(v) : v;
+}
+
+static uint16_t get16(const struct pcapng *r, const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return r->swapped ? __builtin_bswap16(v) : v;
+}
+
+__attribute__((format(printf, 2, 3))) static int fail(struct pcapng *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof r->err, fmt, ap);
+	va_end(ap);
+	r->err_off = (long)r->off;
+	r->failed = true;
+	return PCAP_ERROR;
+}
+
+static void fail_if_shrunk(struct pcapng *r)
+{
+	struct stat st;
+	if (fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->size)
+		fail(r, "the file shrank from %zu to %lld bytes while it was being read (truncated by another process?)",
+		     r->size, (long long)st.st_size);
+}
+
+/* Move the bytes from the next block on to the front of the buffer (grown
+ * to hold `need` and a chunk) and read until `need` bytes are there. False
+ * if the file ends first (r->failed set too if that is an error). */
+static bool refill(struct pcapng *r, size_t need)
+{
+	size_t keep = r->buf_off + r->len - r->off;
+	memmove(r->buf, r->buf + (r->off - r->buf_off), keep);
+	r->buf_off = r->off;
+	r->len = keep;
+	if (need + RS_PCAPFILE_CHUNK > r->cap) {
+		uint8_t *b = realloc(r->buf, need + RS_PCAPFILE_CHUNK);
+		if (!b) {
+			fail(r, "out of memory");
+			return false;
+		}
+		r->buf = b;
+		r->cap = need + RS_PCAPFILE_CHUNK;
+	}
+	while (r->len < need) {
+		size_t room = r->cap - r->len;
+		ssize_t got = pread(r->fd, r->buf + r->len, room < RS_PCAPFILE_CHUNK ? room : RS_PCAPFILE_CHUNK,
+				    (off_t)(r->buf_off + r->len));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			fail(r, "error reading dump file: %s", strerror(errno));
+			return false;
+		}
+		if (got == 0) {
+			fail_if_shrunk(r);
+			return false;
+		}
+		r->len += (size_t)got;
+		if (r->buf_off + r->len > r->size)
+			r->size = r->buf_off + r->len;
+	}
+	return true;
+}
+
+static inline bool have(struct pcapng *r, size_t need, size_t *got)
+{
+	if (r->buf_off + r->len - r->off >= need) {
+		*got = need;
+		return true;
+	}
+	bool ok = refill(r, need);
+	*got = ok ? need : r->len;
+	return ok;
+}
+
+/* ---- blocks ---------------------------------------------------------------- */
+
+/* One block's body, as libpcap's block cursor walks it. */
+struct body {
+	const uint8_t *p;
+	size_t left;
+	uint32_t type;
+};
+
+static const uint8_t *take(struct pcapng *r, struct body *b, size_t n)
+{
+	if (b->left < n) {
+		fail(r, "block of type %u in pcapng dump file is too short", b->type);
+		return NULL;
+	}
+	const uint8_t *p = b->p;
+	b->p += n;
+	b->left -= n;
+	return p;
+}
+
+/* The next block framed and checked as libpcap's read_block() checks it.
+ * 1: *b is its body; 0: the end of the file; PCAP_ERROR. A Section Header
+ * Block sets the byte order for itself and the blocks after it. */
+static int read_block(struct pcapng *r, struct body *b, uint32_t *total)
+{
+	size_t got;
+	if (!have(r, 8, &got)) {
+		if (r->failed)
+			return PCAP_ERROR;
+		if (got == 0)
+			return 0;
+		return fail(r, "truncated pcapng dump file; tried to read %zu bytes, only got %zu", (size_t)8, got);
+	}
+	const uint8_t *p = r->buf + (r->off - r->buf_off);
+	uint32_t raw_type;
+	memcpy(&raw_type, p, 4);
+	if (raw_type == BT_SHB) { /* a palindrome: its byte-order magic says how to read its length */
+		if (have(r, 12, &got)) {
+			p = r->buf + (r->off - r->buf_off);
+			uint32_t bom;
+			memcpy(&bom, p + 8, 4);
+			if (bom == BOM || bom == __builtin_bswap32(BOM))
+				r->swapped = bom != BOM;
+		} else if (r->failed) {
+			return PCAP_ERROR;
+		}
+	}
+	uint32_t type = get32(r, p), len = get32(r, p + 4);
+	if (len < 12)
+		return fail(r, "block in pcapng dump file has a length of %u < %zu", len, (size_t)12);
+	if (len % 4)
+		return fail(r, "block in pcapng dump file has a length of %u that is not a multiple of 4", len);
+	if (len > MAX_BLOCK)
+		return fail(r, "pcapng block size %u > maximum %u", len, MAX_BLOCK);
+	if (!have(r, len, &got)) {
+		if (r->failed)
+			return PCAP_ERROR;
+		return fail(r, "truncated pcapng dump file; tried to read %zu bytes, only got %zu", (size_t)len - 8,
+			    got - 8);
+	}
+	p = r->buf + (r->off - r->buf_off);
+	if (get32(r, p + len - 4) != len)
+		return fail(r, "block total length in header and trailer don't match");
+	*b = (struct body){ .p = p + 8, .left = len - 12, .type = type };
+	*total = len;
+	return 1;
+}
+
+/* libpcap's pcap_adjust_snapshot() for the link types it reads here. */
+static uint32_t adjust_snaplen(uint32_t snaplen)
+{
+	return snaplen == 0 || snaplen > MAX_SNAPLEN ? MAX_SNAPLEN : snaplen;
+}
+
+static int dlt_of(uint16_t linktype)
+{
+	return linktype == LINKTYPE_RAW ? DLT_RAW : (int)linktype;
+}
+
+/* The IDB's options that say what its timestamps mean (libpcap's
+ * process_idb_options(), with its refusals). */
+static bool idb_options(struct pcapng *r, struct body *b, struct iface *f)
+{
+	bool saw_res = false, saw_off = false;
+	while (b->left) {
+		const uint8_t *h = take(r, b, 4);
+		if (!h)
+			return false;
+		uint16_t code = get16(r, h), olen = get16(r, h + 2);
+		const uint8_t *v = take(r, b, ((size_t)olen + 3) / 4 * 4);
+		if (!v)
+			return false;
+		if (code == 0) {
+			if (olen != 0) {
+				fail(r, "Interface Description Block has opt_endofopt option with length %u != 0", olen);
+				return false;
+			}
+			return true;
+		}
+		if (code == IF_TSRESOL) {
+			if (olen != 1) {
+				fail(r, "Interface Description Block has if_tsresol option with length %u != 1", olen);
+				return false;
+			}
+			if (saw_res) {
+				fail(r, "Interface Description Block has more than one if_tsresol option");
+				return false;
+			}
+			saw_res = true;
+			if (v[0] & 0x80) {
+				if ((v[0] & 0x7f) > 63) {
+					fail(r, "Interface Description Block if_tsresol option resolution 2^-%u is too high",
+					     v[0] & 0x7f);
+					return false;
+				}
+				f->tsresol = 1ull << (v[0] & 0x7f);
+			} else {
+				if (v[0] > 19) {
+					fail(r, "Interface Description Block if_tsresol option resolution 10^-%u is too high",
+					     v[0]);
+					return false;
+				}
+				f->tsresol = 1;
+				for (int i = 0; i < v[0]; i++)
+					f->tsresol *= 10;
+			}
+		} else if (code == IF_TSOFFSET) {
+			if (olen != 8) {
+				fail(r, "Interface Description Block has if_tsoffset option with length %u != 8", olen);
+				return false;
+			}
+			if (saw_off) {
+				fail(r, "Interface Description Block has more than one if_tsoffset option");
+				return false;
+			}
+			saw_off = true;
+			memcpy(&f->tsoffset, v, 8);
+			if (r->swapped)
+				f->tsoffset = __builtin_bswap64(f->tsoffset);
+		}
+	}
+	return true;
+}
+
+static bool add_iface(struct pcapng *r, struct body *b)
+{
+	const uint8_t *h = take(r, b, 8);
+	if (!h)
+		return false;
+	if (r->nifs == MAX_IFACES) {
+		fail(r, "more than %u interfaces in one section", MAX_IFACES);
+		return false;
+	}
+	if (r->nifs == r->ifs_cap) {
+		uint32_t n = r->ifs_cap ? r->ifs_cap * 2 : 4;
+		struct iface *f = realloc(r->ifs, n * sizeof *f);
+		if (!f) {
+			fail(r, "out of memory for per-interface information (%u interfaces)", r->nifs + 1);
+			return false;
+		}
+		r->ifs = f;
+		r->ifs_cap = n;
+	}
+	struct iface f = { .dlt = dlt_of(get16(r, h)), .snaplen = adjust_snaplen(get32(r, h + 4)),
+			   .tsresol = 1000000 };
+	if (!idb_options(r, b, &f))
+		return false;
+	r->ifs[r->nifs++] = f;
+	return true;
+}
+
+static bool new_section(struct pcapng *r, struct body *b)
+{
+	const uint8_t *h = take(r, b, 16);
+	if (!h)
+		return false;
+	uint32_t bom;
+	memcpy(&bom, h, 4);
+	if (bom != BOM && bom != __builtin_bswap32(BOM)) {
+		fail(r, "the file has a section with a bad byte order magic field");
+		return false;
+	}
+	if (get16(r, h + 4) != 1) {
+		fail(r, "unknown pcapng savefile major version number %u", get16(r, h + 4));
+		return false;
+	}
+	r->nifs = 0; /* interfaces are numbered per section */
+	return true;
+}
+
+/* libpcap's scaling of a timestamp of `f`'s resolution to nanoseconds:
+ * whole seconds plus the offset, the fraction rescaled and cut (not
+ * rounded). */
+static void set_time(struct pcapng *r, const struct iface *f, uint64_t t)
+{
+	uint64_t sec = t / f->tsresol + f->tsoffset, frac = t % f->tsresol;
+	if (f->tsresol != 1000000000u)
+		frac = (uint64_t)((unsigned __int128)frac * 1000000000u / f->tsresol);
+	r->hdr.ts.tv_sec = (time_t)sec;
+	r->hdr.ts.tv_usec = (suseconds_t)frac;
+}
+
+static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **data)
+{
+	struct pcapng *r = (struct pcapng *)rr;
+	if (r->failed)
+		return PCAP_ERROR;
+	if (r->ended)
+		return PCAP_ERROR_BREAK;
+	for (;;) {
+		struct body b = { 0 };
+		uint32_t total = 0;
+		int rc = read_block(r, &b, &total);
+		if (rc == 0) {
+			r->ended = true;
+			return PCAP_ERROR_BREAK;
+		}
+		if (rc < 0)
+			return PCAP_ERROR;
+		uint32_t ifn = 0, caplen = 0, wirelen = 0;
+		uint64_t t = 0;
+		const uint8_t *p;
+		switch (b.type) {
+		case BT_EPB:
+			if (!(p = take(r, &b, 20)))
+				return PCAP_ERROR;
+			ifn = get32(r, p);
+			t = (uint64_t)get32(r, p + 4) << 32 | get32(r, p + 8);
+			caplen = get32(r, p + 12);
+			wirelen = get32(r, p + 16);
+			break;
+		case BT_PB:
+			if (!(p = take(r, &b, 20)))
+				return PCAP_ERROR;
+			ifn = get16(r, p);
+			t = (uint64_t)get32(r, p + 4) << 32 | get32(r, p + 8);
+			caplen = get32(r, p + 12);
+			wirelen = get32(r, p + 16);
+			break;
+		case BT_SPB:
+			if (!(p = take(r, &b, 4)))
+				return PCAP_ERROR;
+			wirelen = caplen = get32(r, p);
+			/* Cut to interface 0's snapshot length; libpcap takes the
+			 * first interface's, the same in every file it reads. */
+			if (r->nifs && caplen > r->ifs[0].snaplen)
+				caplen = r->ifs[0].snaplen;
+			break;
+		case BT_IDB:
+			if (!add_iface(r, &b))
+				return PCAP_ERROR;
+			r->off += total;
+			continue;
+		case BT_SHB:
+			if (!new_section(r, &b))
+				return PCAP_ERROR;
+			r->off += total;
+			continue;
+		default:
+			r->off += total;
+			continue;
+		}
+		if (ifn >= r->nifs)
+			return fail(r, "a packet arrived on interface %u, but there's no Interface Description Block for "
+				    "that interface", ifn);
+		const struct iface *f = &r->ifs[ifn];
+		if (caplen > f->snaplen)
+			return fail(r, "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)f->snaplen);
+		if (!(*data = take(r, &b, caplen)))
+			return PCAP_ERROR;
+		set_time(r, f, t);
+		r->hdr.caplen = caplen;
+		r->hdr.len = wirelen;
+		r->r.file_caplen = caplen;
+		r->r.dlt = f->dlt;
+		r->off += total;
+		*h = &r->hdr;
+		return 1;
+	}
+}
+
+static const char *error(const struct rs_reader *rr)
+{
+	return ((const struct pcapng *)rr)->err;
+}
+
+static long offset(const struct rs_reader *rr)
+{
+	return ((const struct pcapng *)rr)->err_off;
+}
+
+static void close_reader(struct rs_reader *rr)
+{
+	struct pcapng *r = (struct pcapng *)rr;
+	free(r->ifs);
+	free(r->buf);
+	free(r);
+}
+
+static const struct rs_reader_ops ops = {
+	.name = "pcapng",
+	.next = next,
+	.error = error,
+	.offset = offset,
+	.close = close_reader,
+};
+
+struct rs_reader *rs_pcapng_open(pcap_t *p, const char *path)
+{
+	if (strcmp(path, "-") == 0 || !pcap_file(p))
+		return NULL; /* standard input: libpcap has read into it already */
+	int fd = fileno(pcap_file(p));
+	struct stat st;
+	uint8_t head[12];
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head)
+		return NULL;
+	uint32_t type, bom;
+	memcpy(&type, head, 4);
+	memcpy(&bom, head + 8, 4);
+	if (type != BT_SHB || (bom != BOM && bom != __builtin_bswap32(BOM)))
+		return NULL;
+	struct pcapng *r = calloc(1, sizeof *r);
+	if (!r || !(r->buf = malloc(2 * RS_PCAPFILE_CHUNK))) {
+		free(r);
+		return NULL;
+	}
+	r->r.ops = &ops;
+	r->r.dlt = pcap_datalink(p);
+	r->cap = 2 * RS_PCAPFILE_CHUNK;
+	r->fd = fd;
+	r->size = (size_t)st.st_size;
+	/* libpcap has checked the first Section Header Block (not its trailing
+	 * length: neither is it checked here) and found the first interface;
+	 * this reader goes on from the block after the header. */
+	r->swapped = bom != BOM;
+	uint32_t len;
+	memcpy(&len, head + 4, 4);
+	r->buf_off = r->off = r->swapped ? __builtin_bswap32(len) : len;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return &r->r;
+}
