@@ -86,7 +86,9 @@ struct iface {
 
 struct pcapng {
 	struct rs_reader r;
-	int fd;           /* libpcap's: it closes it */
+	int fd;           /* a file: libpcap's, it closes it; a stream: read() */
+	bool stream;      /* a pipe or standard input: read in order, never again */
+	bool own_fd;      /* a stream this reader opened: it closes it */
 	uint8_t *buf;
 	size_t cap;       /* bytes allocated */
 	size_t buf_off;   /* the file offset of buf[0] */
@@ -155,8 +157,9 @@ static bool refill(struct pcapng *r, size_t need)
 	}
 	while (r->len < need) {
 		size_t room = r->cap - r->len;
-		ssize_t got = pread(r->fd, r->buf + r->len, room < RS_PCAPFILE_CHUNK ? room : RS_PCAPFILE_CHUNK,
-				    (off_t)(r->buf_off + r->len));
+		size_t n = room < RS_PCAPFILE_CHUNK ? room : RS_PCAPFILE_CHUNK;
+		ssize_t got = r->stream ? read(r->fd, r->buf + r->len, n)
+					: pread(r->fd, r->buf + r->len, n, (off_t)(r->buf_off + r->len));
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
@@ -164,7 +167,8 @@ static bool refill(struct pcapng *r, size_t need)
 			return false;
 		}
 		if (got == 0) {
-			fail_if_shrunk(r);
+			if (!r->stream)
+				fail_if_shrunk(r);
 			return false;
 		}
 		r->len += (size_t)got;
@@ -472,14 +476,24 @@ static const char *error(const struct rs_reader *rr)
 	return ((const struct pcapng *)rr)->err;
 }
 
+/* A stream has no offset to give, as with libpcap reading it. */
 static long offset(const struct rs_reader *rr)
 {
-	return ((const struct pcapng *)rr)->err_off;
+	const struct pcapng *r = (const struct pcapng *)rr;
+	return r->stream ? -1 : r->err_off;
+}
+
+static bool buffered(const struct rs_reader *rr)
+{
+	const struct pcapng *r = (const struct pcapng *)rr;
+	return r->buf_off + r->len > r->off;
 }
 
 static void close_reader(struct rs_reader *rr)
 {
 	struct pcapng *r = (struct pcapng *)rr;
+	if (r->own_fd)
+		close(r->fd);
 	free(r->ifs);
 	free(r->buf);
 	free(r);
@@ -490,6 +504,7 @@ static const struct rs_reader_ops ops = {
 	.next = next,
 	.error = error,
 	.offset = offset,
+	.buffered = buffered,
 	.close = close_reader,
 };
 
@@ -525,5 +540,95 @@ struct rs_reader *rs_pcapng_open(pcap_t *p, const char *path)
 	memcpy(&len, head + 4, 4);
 	r->buf_off = r->off = r->swapped ? __builtin_bswap32(len) : len;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return &r->r;
+}
+
+/* ---- streams --------------------------------------------------------------- */
+
+/* What libpcap's pcap_ng_check_header() checks when it opens a file, in its
+ * words: the Section Header Block, and the blocks up to the first
+ * interface, whose link type and snapshot length the file gets. */
+static bool open_checks(struct pcapng *r, char err[PCAP_ERRBUF_SIZE])
+{
+	size_t got;
+	if (!have(r, 12, &got)) {
+		snprintf(err, PCAP_ERRBUF_SIZE, "%s", r->failed ? r->err : "unknown file format");
+		return false;
+	}
+	uint32_t bom, len;
+	memcpy(&bom, r->buf + 8, 4);
+	if (bom != BOM && bom != __builtin_bswap32(BOM)) {
+		snprintf(err, PCAP_ERRBUF_SIZE, "unknown file format");
+		return false;
+	}
+	r->swapped = bom != BOM;
+	len = get32(r, r->buf + 4);
+	if (len < 28 || len > (1u << 20)) {
+		snprintf(err, PCAP_ERRBUF_SIZE,
+			 "Section Header Block in pcapng dump file has invalid length %zu < _%u_ < %u (BT_SHB_INSANE_MAX)",
+			 (size_t)28, len, 1u << 20);
+		return false;
+	}
+	if (!have(r, len, &got)) {
+		snprintf(err, PCAP_ERRBUF_SIZE, "%s", r->failed ? r->err : "");
+		if (!r->failed)
+			snprintf(err, PCAP_ERRBUF_SIZE, "truncated pcapng dump file; tried to read %zu bytes, only got %zu",
+				 (size_t)len - 12, got - 12);
+		return false;
+	}
+	uint16_t major = get16(r, r->buf + 12), minor = get16(r, r->buf + 14);
+	if (major != 1 || (minor != 0 && minor != 2)) {
+		snprintf(err, PCAP_ERRBUF_SIZE, "unsupported pcapng savefile version %u.%u", major, minor);
+		return false;
+	}
+	r->off = len;
+	for (;;) {
+		struct body b = { 0 };
+		uint32_t total = 0;
+		int rc = read_block(r, &b, &total);
+		if (rc == 0) {
+			snprintf(err, PCAP_ERRBUF_SIZE, "the capture file has no Interface Description Blocks");
+			return false;
+		}
+		if (rc < 0 || (b.type == BT_IDB && !add_iface(r, &b))) {
+			snprintf(err, PCAP_ERRBUF_SIZE, "%s", r->err);
+			return false;
+		}
+		r->off += total;
+		if (b.type == BT_IDB)
+			return true;
+		if (b.type == BT_EPB || b.type == BT_SPB || b.type == BT_PB) {
+			snprintf(err, PCAP_ERRBUF_SIZE,
+				 "the capture file has a packet block before any Interface Description Blocks");
+			return false;
+		}
+	}
+}
+
+struct rs_reader *rs_pcapng_open_stream(int fd, bool own_fd, const uint8_t *head, size_t n, int *dlt,
+					uint32_t *snaplen, char err[PCAP_ERRBUF_SIZE])
+{
+	struct pcapng *r = calloc(1, sizeof *r);
+	if (!r || !(r->buf = malloc(2 * RS_PCAPFILE_CHUNK))) {
+		free(r);
+		snprintf(err, PCAP_ERRBUF_SIZE, "out of memory");
+		return NULL;
+	}
+	r->r.ops = &ops;
+	r->cap = 2 * RS_PCAPFILE_CHUNK;
+	r->fd = fd;
+	r->stream = true;
+	memcpy(r->buf, head, n);
+	r->len = n;
+	if (!open_checks(r, err)) {
+		free(r->ifs);
+		free(r->buf);
+		free(r);
+		return NULL;
+	}
+	r->own_fd = own_fd;
+	r->failed = false;
+	*dlt = r->r.dlt = r->ifs[0].dlt;
+	*snaplen = r->ifs[0].snaplen;
 	return &r->r;
 }

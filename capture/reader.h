@@ -13,6 +13,7 @@
 #ifndef RS_READER_H
 #define RS_READER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <pcap/pcap.h>
 
@@ -28,6 +29,9 @@ struct rs_reader_ops {
 	const char *(*error)(const struct rs_reader *r);
 	/* The file offset where the record that could not be read starts. */
 	long (*offset)(const struct rs_reader *r);
+	/* Bytes read from a stream and not handed out yet (the next frame may
+	 * be there: no need to wait for the stream); NULL: none are kept. */
+	bool (*buffered)(const struct rs_reader *r);
 	void (*close)(struct rs_reader *r);
 };
 
@@ -54,5 +58,12 @@ struct rs_reader *rs_pcapfile_open(pcap_t *p, const char *path);
  * where libpcap stops at the second link type or byte order. NULL: leave
  * the file to libpcap (standard input, pipes). */
 struct rs_reader *rs_pcapng_open(pcap_t *p, const char *path);
+
+/* A pcapng stream (a pipe, standard input) whose first `n` bytes, `head`,
+ * were read from fd already: the checks libpcap makes when it opens a file
+ * (its words in err on failure), then the first interface's link type and
+ * snapshot length in *dlt, *snaplen. own_fd: the reader closes fd. */
+struct rs_reader *rs_pcapng_open_stream(int fd, bool own_fd, const uint8_t *head, size_t n, int *dlt,
+					uint32_t *snaplen, char err[PCAP_ERRBUF_SIZE]);
 
 #endif

@@ -12,7 +12,9 @@
  * a time; pcapng.c: pcapng files, every section and link type).
  * ROCESTAT_READER=libpcap keeps libpcap reading every file.
  */
+#define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +79,7 @@ static long pcap_record_header(FILE *f)
 /* A file libpcap does not know may be a compressed capture: name the
  * compression and the command that feeds it to rocestat, instead of
  * libpcap's "unknown file format". NULL if it is none of them (or cannot
- * be read again: a pipe's first bytes are gone). */
+ * be read again: a pipe's first bytes are gone, a FIFO's writer too). */
 static const char *compressor_of(const char *path)
 {
 	static const struct {
@@ -92,7 +94,10 @@ static const char *compressor_of(const char *path)
 		{ { 0x04, 0x22, 0x4d, 0x18 }, 4, "lz4" },
 	};
 	uint8_t head[6];
-	FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+	struct stat st;
+	/* Only a regular file: a FIFO opened again would wait for a writer
+	 * that has gone. */
+	FILE *f = stat(path, &st) != 0 || !S_ISREG(st.st_mode) ? NULL : fopen(path, "rb");
 	if (!f)
 		return NULL;
 	size_t got = fread(head, 1, sizeof head, f);
@@ -160,6 +165,115 @@ static void shell_quote(char *out, size_t len, const char *path)
 	out[n] = '\0';
 }
 
+/* ---- streams ----------------------------------------------------------------
+ * A pipe or standard input can be read only once, so its first bytes are
+ * read here to tell pcapng (read by capture/pcapng.c, every section and
+ * interface) from the rest (libpcap, through a stream that gives it the
+ * bytes read here first). */
+
+struct replay {
+	int fd;
+	bool own;
+	uint8_t head[4];
+	size_t n, at;
+};
+
+static ssize_t replay_read(void *c, char *buf, size_t len)
+{
+	struct replay *r = c;
+	if (r->at < r->n) {
+		size_t k = r->n - r->at < len ? r->n - r->at : len;
+		memcpy(buf, r->head + r->at, k);
+		r->at += k;
+		return (ssize_t)k;
+	}
+	ssize_t got;
+	while ((got = read(r->fd, buf, len)) < 0 && errno == EINTR)
+		continue;
+	return got;
+}
+
+static int replay_close(void *c)
+{
+	struct replay *r = c;
+	int rc = r->own ? close(r->fd) : 0;
+	free(r);
+	return rc;
+}
+
+/* Is `path` a stream ("-", a FIFO, a character device), and then its
+ * handle: libpcap's on a replaying stream, or a dead one (link type and
+ * snapshot length, for filters) beside a pcapng reader in *rd. NULL with
+ * pcap_err empty: not a stream (or it could not be opened here: libpcap
+ * says why); NULL with pcap_err set: the open failed. */
+static pcap_t *open_stream(const char *path, struct rs_reader **rd, int *stream_fd, char pcap_err[PCAP_ERRBUF_SIZE])
+{
+	struct stat st;
+	bool dash = strcmp(path, "-") == 0;
+	if (!dash && (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return NULL;
+	int fd = dash ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct replay *r = calloc(1, sizeof *r);
+	if (!r) {
+		snprintf(pcap_err, PCAP_ERRBUF_SIZE, "out of memory");
+		goto fail;
+	}
+	r->fd = fd;
+	r->own = !dash;
+	while (r->n < sizeof r->head) {
+		ssize_t got = read(fd, r->head + r->n, sizeof r->head - r->n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snprintf(pcap_err, PCAP_ERRBUF_SIZE, "error reading dump file: %s", strerror(errno));
+			goto fail;
+		}
+		if (got == 0)
+			break;
+		r->n += (size_t)got;
+	}
+	if (r->n == 4 && memcmp(r->head, "\x0a\x0d\x0d\x0a", 4) == 0) {
+		int dlt;
+		uint32_t snaplen;
+		*rd = rs_pcapng_open_stream(fd, !dash, r->head, r->n, &dlt, &snaplen, pcap_err);
+		if (!*rd)
+			goto fail;
+		free(r);
+		pcap_t *p = pcap_open_dead_with_tstamp_precision(dlt, (int)snaplen, PCAP_TSTAMP_PRECISION_NANO);
+		if (!p) {
+			(*rd)->ops->close(*rd);
+			*rd = NULL;
+			snprintf(pcap_err, PCAP_ERRBUF_SIZE, "out of memory");
+			return NULL;
+		}
+		*stream_fd = fd;
+		return p;
+	}
+	FILE *f = fopencookie(r, "rb", (cookie_io_functions_t){ .read = replay_read, .close = replay_close });
+	if (!f) {
+		snprintf(pcap_err, PCAP_ERRBUF_SIZE, "out of memory");
+		goto fail;
+	}
+	pcap_t *p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, pcap_err);
+	if (!p) {
+		fclose(f);
+		if (!pcap_err[0])
+			snprintf(pcap_err, PCAP_ERRBUF_SIZE, "unknown file format");
+		return NULL;
+	}
+	*stream_fd = fd;
+	return p;
+fail:
+	if (!dash)
+		close(fd);
+	free(r);
+	if (!pcap_err[0])
+		snprintf(pcap_err, PCAP_ERRBUF_SIZE, "unknown file format");
+	return NULL;
+}
+
 struct rs_source *rs_source_open_file(const char *path, const char *filter, char errbuf[RS_ERRBUF_SIZE],
 				      bool *bad_filter)
 {
@@ -172,7 +286,13 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 		snprintf(errbuf, RS_ERRBUF_SIZE, "%s: is a directory, not a capture file", path);
 		return NULL;
 	}
-	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, pcap_err);
+	struct rs_reader *stream_rd = NULL;
+	int stream_fd = -1;
+	const char *reader = getenv("ROCESTAT_READER");
+	bool own = !reader || strcmp(reader, "libpcap") != 0;
+	pcap_t *p = own ? open_stream(path, &stream_rd, &stream_fd, pcap_err) : NULL;
+	if (!p && !pcap_err[0])
+		p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, pcap_err);
 	if (!p) {
 		const char *tool = strcmp(pcap_err, "unknown file format") == 0 ? compressor_of(path) : NULL;
 		/* libpcap already names the file for open() errors; keep it one line. */
@@ -209,10 +329,11 @@ struct rs_source *rs_source_open_file(const char *path, const char *filter, char
 	}
 	s->pcap = p;
 	struct stat in;
-	s->stream_fd = !pcap_file(p) || fstat(fileno(pcap_file(p)), &in) != 0 || S_ISREG(in.st_mode)
+	s->stream_fd = stream_fd >= 0 ? stream_fd
+		       : !pcap_file(p) || fstat(fileno(pcap_file(p)), &in) != 0 || S_ISREG(in.st_mode)
 			       ? -1 : fileno(pcap_file(p));
-	const char *reader = getenv("ROCESTAT_READER");
-	if (!reader || strcmp(reader, "libpcap") != 0)
+	s->rd = stream_rd;
+	if (own && !s->rd && stream_fd < 0)
 		if (!(s->rd = rs_pcapfile_open(p, path)))
 			s->rd = rs_pcapng_open(p, path);
 	/* After the open, a pcap file is positioned just past its 24-byte
@@ -259,7 +380,9 @@ static bool stream_buffered(FILE *f)
 
 bool rs_source_waiting(const struct rs_source *s)
 {
-	if (s->stream_fd < 0 || stream_buffered(pcap_file(s->pcap)))
+	if (s->stream_fd < 0)
+		return false;
+	if (s->rd ? s->rd->ops->buffered && s->rd->ops->buffered(s->rd) : stream_buffered(pcap_file(s->pcap)))
 		return false;
 	struct pollfd pfd = { .fd = s->stream_fd, .events = POLLIN };
 	return poll(&pfd, 1, 0) == 0;

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <pcap/pcap.h>
 
@@ -77,7 +79,8 @@ static void u16(struct ng *g, uint16_t v)
 static void bytes(struct ng *g, const void *p, size_t n)
 {
 	room(g, n + 3);
-	memcpy(g->b + g->len, p, n);
+	if (n)
+		memcpy(g->b + g->len, p, n);
 	g->len += n;
 	while (g->len % 4)
 		g->b[g->len++] = 0;
@@ -512,6 +515,69 @@ START_TEST(errors_name_the_block)
 }
 END_TEST
 
+/* From a pipe: the same frames and errors as libpcap gives, cut anywhere;
+ * a classic pcap file still read by libpcap (through the bytes read to
+ * tell the formats apart); and every section of a file libpcap stops in. */
+START_TEST(streams)
+{
+	for (int be = 0; be < 2; be++) {
+		struct ng g = { 0 };
+		uint64_t n = convert(RT_CAPTURES "rping_s64.pcap", &g, be, 0x80 | 30, true);
+		char what[64];
+		snprintf(what, sizeof what, "piped%s", be ? " (big-endian)" : "");
+		ck_assert_uint_eq(rt_same_frames_piped(dir, g.b, g.len, "pcapng", what), n);
+		for (size_t cut = 0; cut < g.len; cut += cut < 200 ? 1 : 97) {
+			snprintf(what, sizeof what, "piped, cut to %zu bytes%s", cut, be ? " (big-endian)" : "");
+			rt_same_frames_piped(dir, g.b, cut, "pcapng", what);
+		}
+		free(g.b);
+	}
+	size_t len;
+	uint8_t *b = rt_slurp(RT_CAPTURES "rping_s64.pcap", &len);
+	ck_assert_uint_gt(rt_same_frames_piped(dir, b, len, "libpcap", "a pcap file piped"), 100);
+	for (size_t cut = 0; cut < 40; cut++)
+		rt_same_frames_piped(dir, b, cut, "libpcap", "a pcap file piped, cut");
+	free(b);
+	/* Three sections, two byte orders, three link types. */
+	static uint8_t eth[98];
+	struct ng g = { 0 };
+	shb(&g, false);
+	idb(&g, 1, 0, 9, 0);
+	idb(&g, 101, 0, 6, 0);
+	epb(&g, 0, 10, eth, sizeof eth, sizeof eth);
+	epb(&g, 1, 20, eth + 14, sizeof eth - 14, sizeof eth - 14);
+	shb(&g, true);
+	idb(&g, 113, 0, 9, 0);
+	epb(&g, 0, 30, eth, sizeof eth, sizeof eth);
+	char fifo[300];
+	snprintf(fifo, sizeof fifo, "%s/s.fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		FILE *f = fopen(fifo, "wb");
+		fwrite(g.b, 1, g.len, f);
+		fclose(f);
+		_exit(0);
+	}
+	char err[RS_ERRBUF_SIZE];
+	struct rs_source *s = rt_open_with(NULL, fifo, NULL, err);
+	ck_assert_msg(s != NULL, "%s", err);
+	struct rs_packet p;
+	static const int dlts[] = { DLT_EN10MB, DLT_RAW, DLT_LINUX_SLL };
+	static const uint64_t ts[] = { 10, 20000, 30 };
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(rs_source_next(s, &p, err), RS_NEXT_FRAME);
+		ck_assert_int_eq(p.dlt, dlts[i]);
+		ck_assert_uint_eq(p.ts_ns, ts[i]);
+	}
+	ck_assert_int_eq(rs_source_next(s, &p, err), RS_NEXT_END);
+	rs_source_close(s);
+	waitpid(pid, NULL, 0);
+	unlink(fifo);
+	free(g.b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pcapng");
@@ -526,6 +592,7 @@ static Suite *suite(void)
 	tcase_add_test(t, sections_in_both_byte_orders);
 	tcase_add_test(t, interfaces_of_other_link_types_and_snapshot_lengths);
 	tcase_add_test(t, errors_name_the_block);
+	tcase_add_test(t, streams);
 	suite_add_tcase(s, t);
 	return s;
 }

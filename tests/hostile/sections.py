@@ -4,8 +4,8 @@ big-, little-endian) whose interfaces are Ethernet, raw IP and Linux cooked
 (SLL), with nanosecond, microsecond and binary (2^-20, with if_tsoffset)
 timestamps, as Wireshark reads them and libpcap 1.10 does not (it stops at
 the second byte order or link type); and mergecap's file of two interfaces
-of different link types. Against tshark: the frame count, every frame's
-time, the RoCE packets and their opcodes, a BPF filter's frames; what -w
+of different link types; from a file and from a pipe. Against tshark: the
+frame count, every frame's time, the RoCE packets and their opcodes, a BPF filter's frames; what -w
 and --annotate write, read back by tshark and parsed here (each frame's
 bytes, time and interface link type); a pcap -w refused at the first frame
 of another link type, the frames before it kept.
@@ -162,6 +162,16 @@ def case_sections(tmp):
     check('sections', 'tshark reads every frame at the time the spec gives', times, [ns_dec(t) for _, t, _ in want])
     p = rocestat(['--fields', '-e', 'time', path])
     check('sections', 'rocestat reads every frame, each at tshark\'s time',
+          (p.returncode, [Decimal(x) for x in p.stdout.split()[1:]]), (0, times))
+    # From a pipe (standard input, as dumpcap -w - or gzip -dc feed it).
+    p = subprocess.run('cat %s | %s -n --fields -e time -r -' % (path, ROCESTAT), shell=True, capture_output=True,
+                       text=True)
+    check('sections', 'from standard input: every frame at tshark\'s time',
+          (p.returncode, [Decimal(x) for x in p.stdout.split()[1:]]), (0, times))
+    subprocess.run(['gzip', '-k', path], check=True)
+    p = subprocess.run('gzip -dc %s.gz | %s -n --fields -e time -' % (path, ROCESTAT), shell=True, capture_output=True,
+                       text=True)
+    check('sections', 'gzip -dc | rocestat -: every frame at tshark\'s time',
           (p.returncode, [Decimal(x) for x in p.stdout.split()[1:]]), (0, times))
     p = rocestat(['--fields', '-e', 'time', path], env={'ROCESTAT_READER': 'libpcap'})
     check('sections', 'libpcap (ROCESTAT_READER=libpcap) stops early: what this reader is for',

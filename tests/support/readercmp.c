@@ -2,9 +2,14 @@
  * readercmp.c — see readercmp.h.
  */
 #include <check.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/support/readercmp.h"
 #include "tests/support/rstest.h"
@@ -42,11 +47,9 @@ struct rs_source *rt_open_with(const char *reader, const char *path, const char 
 	return s;
 }
 
-uint64_t rt_same_frames(const char *path, const char *filter, const char *want, const char *what)
+static uint64_t compare(struct rs_source *a, struct rs_source *b, char *e1, char *e2, const char *want,
+			const char *what)
 {
-	char e1[RS_ERRBUF_SIZE] = "", e2[RS_ERRBUF_SIZE] = "";
-	struct rs_source *a = rt_open_with("libpcap", path, filter, e1);
-	struct rs_source *b = rt_open_with(NULL, path, filter, e2);
 	if (!a) {
 		ck_assert_msg(b == NULL, "%s: only libpcap failed to open it: %s", what, e1);
 		ck_assert_str_eq(e1, e2);
@@ -86,3 +89,63 @@ uint64_t rt_same_frames(const char *path, const char *filter, const char *want, 
 	return n;
 }
 
+
+uint64_t rt_same_frames(const char *path, const char *filter, const char *want, const char *what)
+{
+	char e1[RS_ERRBUF_SIZE] = "", e2[RS_ERRBUF_SIZE] = "";
+	struct rs_source *a = rt_open_with("libpcap", path, filter, e1);
+	struct rs_source *b = rt_open_with(NULL, path, filter, e2);
+	return compare(a, b, e1, e2, want, what);
+}
+
+/* A child writing b to the FIFO `dir`/t.fifo, made now. */
+static pid_t feed_fifo(const char *dir, const uint8_t *b, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/t.fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY);
+		for (size_t done = 0; fd >= 0 && done < len;) {
+			ssize_t n = write(fd, b + done, len - done);
+			if (n <= 0)
+				break;
+			done += (size_t)n;
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+uint64_t rt_same_frames_piped(const char *tmpdir, const uint8_t *b, size_t len, const char *want, const char *what)
+{
+	char da[512], db[512], cwd[4096];
+	snprintf(da, sizeof da, "%s/a", tmpdir);
+	snprintf(db, sizeof db, "%s/b", tmpdir);
+	ck_assert_int_eq(mkdir(da, 0700), 0);
+	ck_assert_int_eq(mkdir(db, 0700), 0);
+	pid_t pa = feed_fifo(da, b, len), pb = feed_fifo(db, b, len);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+	char e1[RS_ERRBUF_SIZE] = "", e2[RS_ERRBUF_SIZE] = "";
+	/* The same name for both, so that their messages compare. */
+	ck_assert_int_eq(chdir(da), 0);
+	struct rs_source *sa = rt_open_with("libpcap", "t.fifo", NULL, e1);
+	ck_assert_int_eq(chdir(db), 0);
+	struct rs_source *sb = rt_open_with(NULL, "t.fifo", NULL, e2);
+	ck_assert_int_eq(chdir(cwd), 0);
+	uint64_t n = compare(sa, sb, e1, e2, want, what);
+	kill(pa, SIGKILL);
+	kill(pb, SIGKILL);
+	waitpid(pa, NULL, 0);
+	waitpid(pb, NULL, 0);
+	char f[600];
+	snprintf(f, sizeof f, "%s/t.fifo", da);
+	unlink(f);
+	snprintf(f, sizeof f, "%s/t.fifo", db);
+	unlink(f);
+	rmdir(da);
+	rmdir(db);
+	return n;
+}

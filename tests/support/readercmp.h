@@ -24,4 +24,8 @@ struct rs_source *rt_open_with(const char *reader, const char *path, const char 
  * reader the default must pick. Returns the number of frames. */
 uint64_t rt_same_frames(const char *path, const char *filter, const char *want, const char *what);
 
+/* The same for `b` read from a pipe (a FIFO under tmpdir, fed by a child
+ * process, one for each reader). */
+uint64_t rt_same_frames_piped(const char *tmpdir, const uint8_t *b, size_t len, const char *want, const char *what);
+
 #endif
