@@ -129,3 +129,28 @@ void rs_psn_settle_nak(struct rs_analyzer *a, struct rs_flow *req, uint32_t psn,
 		s->nak_named = true;
 	}
 }
+
+/* A READ request behind the expected PSN (late, or asked again) reserves
+ * the PSNs after its own for its responses (IBA 9.7.1): those the stream
+ * skipped were never request PSNs to miss, whatever became of the READ's
+ * first sending. They leave the skipped count. */
+void rs_read_reserves(struct rs_analyzer *a, struct rs_psn *s, uint32_t psn, uint32_t adv)
+{
+	struct rs_psn_loss *l = s->loss;
+	if (!l || !l->lost || !l->lost->pending)
+		return;
+	/* Only the PSNs inside the map's window can be taken: a READ of 2 GiB
+	 * reserves millions of PSNs, the map holds RS_LOSSMAP_BITS. */
+	int32_t lo = rs_psn_diff(l->lost->base, psn);
+	uint32_t first = lo > 1 ? (uint32_t)lo : 1;
+	uint32_t last = lo + RS_LOSSMAP_BITS > 0 ? (uint32_t)(lo + RS_LOSSMAP_BITS) : 0;
+	if (last > adv)
+		last = adv;
+	for (uint32_t k = first; k < last; k++) {
+		if (!rs_lossmap_take(l, (psn + k) & RS_PSN_MASK))
+			continue;
+		l->missing--;
+		a->psns.missing--;
+		l->read_reserved++;
+	}
+}
