@@ -76,6 +76,8 @@ struct rs_vstate {
 /* Unpaired half-flows looked at for a match (pair.c's inference looks at
  * as many). */
 #define VSCAN 1024
+/* Corrections kept until rs_analyzer_fix() takes them. */
+#define VFIXES 65536
 
 /* A CM message is found as cmtrack.c finds its exchange (IBA 12.6.1):
  * under its sender and its own (local) Communication ID; a reply names the
@@ -439,7 +441,14 @@ void rs_v_fix(struct rs_analyzer *a, uint64_t frame, uint8_t cause, const struct
 {
 	struct rs_verdict_fix fx = { .frame = frame, .resend = v_resend(cause), .resend_wait_ns = wait_ns,
 				     .resend_after = after->frame && after->file == a->cur_file ? after->frame : 0 };
-	g_array_append_val(a->vs->fixes, fx);
+	/* A caller that never takes them (verdicts for --qp alone) keeps the newest. */
+	struct rs_vstate *vs = a->vs;
+	if (vs->fixes->len >= VFIXES) {
+		guint gone = vs->fixes->len / 2;
+		g_array_remove_range(vs->fixes, 0, gone);
+		vs->fix_next = vs->fix_next > gone ? vs->fix_next - gone : 0;
+	}
+	g_array_append_val(vs->fixes, fx);
 }
 
 bool rs_analyzer_fix(struct rs_analyzer *a, struct rs_verdict_fix *fx)
