@@ -55,6 +55,8 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	g_hash_table_destroy(a->anomalies);
 	g_free(a->latlog);
 	rs_v_free(a);
+	if (a->open_runs)
+		g_array_free(a->open_runs, TRUE);
 	g_free(a);
 }
 
@@ -201,6 +203,7 @@ static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const stru
 {
 	struct rs_fref at = { a->cur_file, m->frame_no };
 
+	a->cur_frame = m->frame_no;
 	a->frames++;
 	a->add_n++; /* counts the frames added, for prefetched() */
 	a->bytes += m->wirelen;

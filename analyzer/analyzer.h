@@ -243,6 +243,33 @@ static inline bool rs_verdict_picked(const struct rs_verdict *v, int64_t qp, int
 void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, const struct rs_frame *f,
 		       struct rs_verdict *v);
 
+/*
+ * A re-send's cause is its run's, in the order the requester sent it (IPv4
+ * IDs), and under reordering the run's first packet in that order can
+ * arrive after others of the run: their verdicts were given with the
+ * cause known then. Once the run is settled, those verdicts are corrected:
+ * a per-frame view holds back its frames from rs_analyzer_unsettled() on
+ * (the oldest frame whose verdict may still change; 0: none), applies each
+ * correction rs_analyzer_fix() hands it (false: none left), and when it
+ * cannot wait any longer (the end of a file, a pause, too many frames
+ * held) settles every run with rs_analyzer_settle().
+ */
+struct rs_verdict_fix {
+	uint64_t frame;             /* of the current file */
+	uint8_t resend;             /* its rs_verdict's resend, resend_after and resend_wait_ns are now these */
+	uint64_t resend_after;
+	uint64_t resend_wait_ns;
+};
+uint64_t rs_analyzer_unsettled(struct rs_analyzer *a);
+bool rs_analyzer_fix(struct rs_analyzer *a, struct rs_verdict_fix *fx);
+void rs_analyzer_settle(struct rs_analyzer *a);
+static inline void rs_verdict_fix_apply(struct rs_verdict *v, const struct rs_verdict_fix *fx)
+{
+	v->resend = fx->resend;
+	v->resend_after = fx->resend_after;
+	v->resend_wait_ns = fx->resend_wait_ns;
+}
+
 /* A hint, optional: call it for each frame some frames before adding it
  * (cli/run.c: RS_LOOKAHEAD frames), in the order they will be added; `f`
  * need not stay valid. The analyzer starts fetching the frame's state from

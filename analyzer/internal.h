@@ -159,12 +159,14 @@ struct rs_analyzer {
 	int64_t intervals_seen;
 	struct rs_verdict *v;     /* during rs_analyzer_add_v(): the frame's verdict (verdict.c) */
 	struct rs_vstate *vs;     /* what verdicts remember, once rs_analyzer_add_v() was called */
+	GArray *open_runs;        /* with vs: the re-send runs whose cause is not settled (runs.c) */
+	uint64_t cur_frame;       /* the frame being added: its number in its file */
 
 	bool finished;
 };
 
 /* ---- what each part offers the others; calls go one way, top to bottom:
- * analyzer.c → psn.c → resend.c → sendorder.c, lossmap.c, msgq.c → message.c, cmtrack.c → flowtable.c → pair.c
+ * analyzer.c → psn.c → resend.c → runs.c → sendorder.c, lossmap.c, msgq.c → message.c, cmtrack.c → flowtable.c → pair.c
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
@@ -210,15 +212,35 @@ void rs_fp_note(struct rs_psn *s, const struct rs_frame *f);
 void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s, uint32_t psn,
 		     const struct rs_fref *at, uint64_t ts);
 void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l);
-void rs_so_feed(struct rs_flow *fl, const struct rs_frame *f, uint32_t adv);
+void rs_so_feed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, uint32_t adv);
 void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint64_t ts, uint32_t psn);
 bool rs_so_active(const struct rs_psn *s);
+/* The request just fed took a place in the sender's order (not a copy). */
+bool rs_so_placed(const struct rs_psn *s);
 void rs_resent_late(struct rs_analyzer *a, struct rs_psn_loss *l);
+/* The request just fed is the original of a PSN whose re-send came first
+ * as a new PSN, and that re-send (frame *re) is counted as re-sent. */
+bool rs_late_original(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint32_t psn, uint64_t ts,
+		      struct rs_fref *re);
 void rs_resend_uncommit(struct rs_psn_loss *l);
 void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
 		 uint64_t ts);
 void rs_rnr_progress(struct rs_flow *req);
 void rs_settle_dead(struct rs_analyzer *a, struct rs_flow *fl);
+
+/* runs.c: a re-send run's cause, settled in the sender's order. */
+void rs_owed_drop_to(struct rs_psn_loss *l, unsigned i);
+void rs_count_run(struct rs_psn_loss *l, uint8_t cause, uint64_t wait, bool timed);
+struct rs_so_run;
+/* Run r (its first packet's arrival, t0 and timer cause filled in) begins
+ * open: its provisional cause is worked out. */
+void rs_run_opened(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l, struct rs_so_run *r);
+/* Run r was split off an open run: open too, from its own first packet. */
+void rs_run_split(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l, struct rs_so_run *r);
+/* Its first packet in the sender's order changed. */
+void rs_run_review(struct rs_flow *fl, struct rs_psn_loss *l, struct rs_so_run *r);
+/* Settle the open runs that can be (rs_so_due), or with `all` every one. */
+void rs_runs_due(struct rs_analyzer *a, struct rs_flow *fl, uint16_t upto, bool all);
 
 /* sendorder.c: a requester's packets in the order it sent them (IPv4 IDs).
  * rs_so_put files one: the run it belongs to, whether it began a run
@@ -231,13 +253,48 @@ struct rs_so_run {
 	bool has_cause;
 	struct rs_fref at;    /* the NAK it answers (frame 0: none) */
 	uint64_t wait_ns;
+	/* Open: numbers below its first packet seen were not all seen yet, so
+	 * its first packet in the sender's order may still come, and its
+	 * cause so far is provisional (runs.c settles it). */
+	bool open;
+	bool given;           /* a verdict took its cause while it was open */
+	uint16_t first;       /* the lowest number among its packets seen ... */
+	uint32_t first_psn;   /* ... and that packet's PSN */
+	struct rs_fref seen;  /* its first packet to arrive (a NAK after it cannot be its cause) */
+	uint64_t t0;          /* ... and when */
+	uint8_t timer_cause;  /* its cause if no NAK is owed, and the wait then */
+	uint64_t timer_wait;
 };
 struct rs_sendorder *rs_so_new(uint16_t id, uint32_t last);
-/* fp: a frame's fingerprint, rs_frame_fp(): its ICRC, and bit 32 set when it was captured. */
-struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv, uint64_t fp);
+/* fp: a frame's fingerprint, rs_frame_fp(): its ICRC, and bit 32 set when it was captured;
+ * at: its frame. */
+struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv, uint64_t fp,
+			   const struct rs_fref *at);
 struct rs_so_run *rs_so_run(struct rs_sendorder *so, uint16_t label);
 /* The packet numbered id (PSN psn) was judged re-sent. */
 void rs_so_resent(struct rs_sendorder *so, uint16_t id, uint32_t psn);
+/* ... and counted for `cause` (enum rs_resend). */
+bool rs_so_counted(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint8_t cause, struct rs_fref *at);
+/* No packet numbered before `id` in the window carried PSN psn or a higher
+ * one: id sent it first. */
+bool rs_so_original(const struct rs_sendorder *so, uint16_t id, uint32_t psn);
+/* The run of the packet numbered id (PSN psn), while in the window; 0: none;
+ * and its frame (false: not in the window). */
+uint16_t rs_so_label(const struct rs_sendorder *so, uint16_t id, uint32_t psn);
+bool rs_so_at(const struct rs_sendorder *so, uint16_t id, uint32_t psn, struct rs_fref *at);
+/* A run open now was open when frame `at` came (a per-frame view holds it). */
+bool rs_so_open_since(const struct rs_sendorder *so, const struct rs_fref *at);
+/* An open run that can be settled once the newest number is `upto` (or the
+ * stream's newest, if that is higher): nothing can come before its first
+ * packet any more, or its label's slot is about to be reused; with `all`,
+ * any open run. NULL: none. */
+struct rs_so_run *rs_so_due(struct rs_sendorder *so, uint16_t upto, bool all);
+/* A run still open, sent before run r, takes the NAK at `at` for its cause. */
+bool rs_so_claimed(const struct rs_sendorder *so, const struct rs_so_run *r, const struct rs_fref *at);
+/* Run `label`'s packets counted for a cause are now counted for `cause`:
+ * fn is told of each (its frame and the cause it was counted for). */
+void rs_so_recount(struct rs_sendorder *so, uint16_t label, uint8_t cause,
+		   void (*fn)(void *ctx, const struct rs_fref *at, uint8_t was), void *ctx);
 /* Re-sends missing inside runs, of the packets that left the window since
  * the last call and, at the end, of all (the window is retired). */
 uint64_t rs_so_holes(struct rs_sendorder *so);

@@ -63,6 +63,8 @@ struct rs_owed {
 struct rs_so_put {
 	uint16_t label, split_label;
 	bool new_run, split, copy;
+	uint16_t id;          /* the packet's number and PSN */
+	uint32_t psn;
 };
 
 /* The newest sending of a PSN seen (IPv4): its IP ID and ICRC, and whether it

@@ -402,10 +402,22 @@ static bool behind_request(struct rs_analyzer *a, struct rs_flow *fl, const stru
 		}
 		*retrans = true;
 		break;
-	case RS_BEHIND_STAND_IN:
-		/* The later sending, counted as new when it came, was the
-		 * re-send: this one is counted in its place, and as overtaken. */
+	case RS_BEHIND_STAND_IN: {
+		/* The later sending, taken as new when it came, was the re-send.
+		 * In the sender's order this one is the original, late, and the
+		 * re-send is counted where its verdict can still say so (resend.c);
+		 * else this one is counted in its place, and as overtaken. */
 		s->loss->late_sendings++;
+		struct rs_fref re;
+		if (rs_late_original(a, fl, op, psn, m->ts_ns, &re)) {
+			fresh = false; /* late, if a higher PSN came before it */
+			if (a->v && rs_psn_diff((s->next - 1) & RS_PSN_MASK, psn) > 0)
+				rs_v_not_resent(a->v, true);
+			rs_anomaly(a, RS_AN_RETRANS, 0, fl, &re, 1);
+			sent_again(a, fl, s, psn, f->payload_len);
+			break;
+		}
+	}
 		/* fall through */
 	default:
 		/* A re-send from before the capture began moves the start back
@@ -458,15 +470,16 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		if (rs_psn_diff(psn, s->next) > 0)
 			s->next = psn;
 	}
-	rs_so_feed(fl, f, adv);
+	rs_so_feed(a, fl, f, adv);
 
 	int32_t d = rs_psn_diff(psn, s->next);
 	bool fresh = true;
 	bool retrans = false;
 	if (d >= 0) {
 		/* A new PSN sent before the re-sends under way (its IP ID is
-		 * older) arrives late: the re-sending goes on. */
-		bool late_new = s->loss && s->loss->in_episode && rs_ipid_older(s, f) == 1;
+		 * older, or the sender's order has its place) arrives late: the
+		 * re-sending goes on. */
+		bool late_new = s->loss && (s->loss->in_episode || rs_so_placed(s)) && rs_ipid_older(s, f) == 1;
 		if (!late_new && s->loss && s->loss->in_episode) {
 			s->loss->episode_end_ipid = f->ip_id;
 			end_episode(a, fl, s, false);
@@ -755,6 +768,7 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 
 void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 {
+	rs_runs_due(a, fl, 0, true);
 	end_episode(a, fl, &fl->req, false);
 	struct rs_psn_loss *l = fl->req.loss;
 	if (l && l->so) {

@@ -208,15 +208,6 @@ static uint8_t cause_without_nak(const struct rs_flow *fl, const struct rs_opinf
 	return asks ? RS_RESEND_READ : RS_RESEND_TIMEOUT;
 }
 
-/* Drop owed NAK i, and with it every NAK owed before it (the requester
- * ignored them, or their runs are not in the capture). */
-static void owed_drop_to(struct rs_psn_loss *l, unsigned i)
-{
-	memmove(l->owed, l->owed + i + 1, (l->nowed - i - 1) * sizeof l->owed[0]);
-	l->nowed = (uint8_t)(l->nowed - i - 1);
-	l->nak_wait = l->nowed ? l->owed[l->nowed - 1].kind : RS_NAKW_NONE;
-}
-
 /*
  * The NAK a re-send run beginning at `psn` answers: a requester goes back to
  * the very PSN a NAK names (IBA 9.7.5.2.2, 9.7.5.2.8; rdma_rxe resumes even
@@ -244,8 +235,34 @@ static const struct rs_owed *owed_answered(const struct rs_flow *fl, struct rs_p
 		return NULL;
 	l->taken = l->owed[best];
 	l->have_taken = true;
-	owed_drop_to(l, (unsigned)best);
+	rs_owed_drop_to(l, (unsigned)best);
 	return &l->taken;
+}
+
+/* How long the requester waited, with no NAK, before a run whose first
+ * packet (PSN psn) arrives now: since the copy that packet repeats (IPv4,
+ * while remembered), else since its last packet or the responder's last
+ * answer, whichever is later. */
+static uint64_t timer_wait(const struct rs_analyzer *a, const struct rs_flow *fl, const struct rs_psn_loss *l,
+			   uint64_t ts, uint32_t psn)
+{
+	const struct rs_idsent *copy = ids_seen(l, psn);
+	uint64_t from = a->fl_prev_ts;
+	if (fl->lat && fl->lat->last_rsp_ts > from)
+		from = fl->lat->last_rsp_ts;
+	if (copy)
+		from = copy->ts;
+	return ts > from ? ts - from : 0;
+}
+
+/* A run began: its timer and the responder's last answer before it, for
+ * the timeouts' reckoning. */
+static void run_began(const struct rs_flow *fl, struct rs_psn_loss *l)
+{
+	const struct rs_conn *c = fl->conn;
+	l->timer_ns = c && c->have_req_retry && c->ack_timeout ? rs_ack_timeout_ns(c->ack_timeout) : 0;
+	l->episode_answered = fl->lat ? (struct rs_fref){ fl->lat->last_rsp_file, fl->lat->last_rsp_frame }
+				      : (struct rs_fref){ 0, 0 };
 }
 
 /* The cause of a backward run of re-sent requests, from its first packet:
@@ -263,43 +280,10 @@ static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_ps
 		l->cause_wait_ns = ts > o->ts ? ts - o->ts : 0;
 		return;
 	}
-	/* How long the requester waited: since the copy its first packet
-	 * repeats (IPv4, while remembered), else since its last packet or the
-	 * responder's last answer, whichever is later. */
-	const struct rs_idsent *copy = ids_seen(l, psn);
-	uint64_t from = a->fl_prev_ts;
-	if (fl->lat && fl->lat->last_rsp_ts > from)
-		from = fl->lat->last_rsp_ts;
-	if (copy)
-		from = copy->ts;
-	l->cause_wait_ns = ts > from ? ts - from : 0;
-	const struct rs_conn *c = fl->conn;
-	l->timer_ns = c && c->have_req_retry && c->ack_timeout ? rs_ack_timeout_ns(c->ack_timeout) : 0;
+	l->cause_wait_ns = timer_wait(a, fl, l, ts, psn);
+	run_began(fl, l);
 	l->cause_at = (struct rs_fref){ 0, 0 };
-	l->episode_answered = fl->lat ? (struct rs_fref){ fl->lat->last_rsp_file, fl->lat->last_rsp_frame }
-				      : (struct rs_fref){ 0, 0 };
 	l->cause = cause_without_nak(fl, op, ts);
-}
-
-/* One re-send run, by its cause: how many, and how long the timer waited. */
-/* timed: wait is how long it waited (a run that turned out to have begun
- * earlier in the sender's order has none). */
-static void count_run(struct rs_psn_loss *l, uint8_t cause, uint64_t wait, bool timed)
-{
-	l->episodes++;
-	l->episodes_by[cause]++;
-	if (cause == RS_RESEND_RNR && timed && wait < (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000)
-		l->rnr_early++;
-	if (cause != RS_RESEND_TIMEOUT || !timed)
-		return;
-	if (l->timer_ns && wait < l->timer_ns / 2)
-		l->timeouts_early++;
-	if (!l->timeouts || wait < l->timeout_min_ns)
-		l->timeout_min_ns = wait;
-	if (wait > l->timeout_max_ns)
-		l->timeout_max_ns = wait;
-	l->timeout_sum_ns += wait;
-	l->timeouts++;
 }
 
 /* A run of re-sent requests ended (in arrival order): count it by its
@@ -310,7 +294,7 @@ void rs_resend_commit(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_l
 	if (!l->episode_by_id) {
 		l->resent[l->cause] += l->episode_len;
 		a->psns.resent[l->cause] += l->episode_len;
-		count_run(l, l->cause, l->cause_wait_ns, true);
+		rs_count_run(l, l->cause, l->cause_wait_ns, true);
 	}
 	if (l->cause != RS_RESEND_TIMEOUT && l->cause != RS_RESEND_READ)
 		return;
@@ -354,7 +338,12 @@ bool rs_so_active(const struct rs_psn *s)
 	return s->loss && s->loss->so && s->ipid_up && !s->ipid_bad;
 }
 
-void rs_so_feed(struct rs_flow *fl, const struct rs_frame *f, uint32_t adv)
+bool rs_so_placed(const struct rs_psn *s)
+{
+	return rs_so_active(s) && s->loss->so_put.label && !s->loss->so_put.copy;
+}
+
+void rs_so_feed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, uint32_t adv)
 {
 	struct rs_psn *s = &fl->req;
 	if (f->ip_version != 4 || !s->ipid_seen || s->ipid_bad || (!s->loss && f->bth.psn == s->next)) {
@@ -365,7 +354,20 @@ void rs_so_feed(struct rs_flow *fl, const struct rs_frame *f, uint32_t adv)
 	struct rs_psn_loss *l = rs_loss_w(s);
 	if (!l->so)
 		l->so = rs_so_new((uint16_t)s->ipid, (s->next - 1) & RS_PSN_MASK);
-	l->so_put = rs_so_put(l->so, f->ip_id, f->bth.psn, adv ? adv : 1, rs_frame_fp(f));
+	/* Runs this packet's number leaves nothing to come before settle first. */
+	rs_runs_due(a, fl, f->ip_id, false);
+	const struct rs_fref at = { a->cur_file, a->cur_frame };
+	l->so_put = rs_so_put(l->so, f->ip_id, f->bth.psn, adv ? adv : 1, rs_frame_fp(f), &at);
+}
+
+/* The cause the current episode took, for run r. */
+static void run_set(struct rs_so_run *r, const struct rs_psn_loss *l)
+{
+	r->cause = l->cause;
+	r->has_cause = true;
+	r->at = l->cause_at;
+	r->wait_ns = l->cause_wait_ns;
+	r->open = false;
 }
 
 /* Give the runs the packet just fed began their causes and count them:
@@ -378,22 +380,43 @@ void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opi
 		return;
 	struct rs_so_put *p = &l->so_put;
 	if (p->new_run) {
+		/* Open until nothing can come before its first packet (runs.c):
+		 * at once, unless numbers before it are still missing. */
 		p->new_run = false;
 		struct rs_so_run *r = rs_so_run(l->so, p->label);
-		resend_cause(a, fl, l, op, ts, psn);
-		if (r)
-			*r = (struct rs_so_run){ .label = p->label, .cause = l->cause, .has_cause = true,
-						 .at = l->cause_at, .wait_ns = l->cause_wait_ns };
-		count_run(l, l->cause, l->cause_wait_ns, true);
+		l->episode_ts = ts;
+		run_began(fl, l);
+		if (r) {
+			r->has_cause = true;
+			r->seen = (struct rs_fref){ a->cur_file, a->cur_frame };
+			r->t0 = ts;
+			r->timer_cause = cause_without_nak(fl, op, ts);
+			r->timer_wait = timer_wait(a, fl, l, ts, psn);
+			rs_run_opened(a, fl, l, r);
+		} else {
+			resend_cause(a, fl, l, op, ts, psn);
+			rs_count_run(l, l->cause, l->cause_wait_ns, true);
+		}
 	}
 	if (p->split) {
+		/* Split off an open run, a part stays open and is settled on its
+		 * own (runs.c); else it is counted now, with the cause of the run
+		 * it left. */
 		p->split = false;
-		const struct rs_so_run *r = rs_so_run(l->so, p->split_label);
-		if (r && r->has_cause)
-			count_run(l, r->cause, r->wait_ns, true);
+		struct rs_so_run *r = rs_so_run(l->so, p->split_label);
+		if (r && r->open)
+			rs_run_split(a, fl, l, r);
+		else if (r && r->has_cause)
+			rs_count_run(l, r->cause, r->wait_ns, true);
 		else
-			count_run(l, cause_without_nak(fl, op, ts), 0, false);
+			rs_count_run(l, cause_without_nak(fl, op, ts), 0, false);
 	}
+	/* A late packet may be the first of an open run after all. */
+	struct rs_so_run *r = rs_so_run(l->so, p->label);
+	if (r && r->open && r->first == p->id)
+		rs_run_review(fl, l, r);
+	if (p->label)
+		rs_runs_due(a, fl, p->id, false);
 }
 
 /* The cause of the re-sent packet just fed: its run's, if known. */
@@ -402,6 +425,7 @@ static bool run_cause(struct rs_psn_loss *l)
 	struct rs_so_run *r = l->so ? rs_so_run(l->so, l->so_put.label) : NULL;
 	if (!r || !r->has_cause)
 		return false;
+	r->given |= r->open;
 	l->cause = r->cause;
 	l->cause_at = r->at;
 	l->cause_wait_ns = r->wait_ns;
@@ -410,6 +434,8 @@ static bool run_cause(struct rs_psn_loss *l)
 
 static void count_packet(struct rs_analyzer *a, struct rs_psn_loss *l)
 {
+	if (l->so && l->so_put.label)
+		rs_so_counted(l->so, l->so_put.id, l->so_put.psn, l->cause, NULL);
 	l->resent[l->cause]++;
 	a->psns.resent[l->cause]++;
 }
@@ -429,8 +455,7 @@ void rs_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame 
 				resend_cause(a, fl, l, op, ts, f->bth.psn);
 			struct rs_so_run *r = rs_so_run(l->so, l->so_put.label);
 			if (r)
-				*r = (struct rs_so_run){ .label = l->so_put.label, .cause = l->cause, .has_cause = true,
-							 .at = l->cause_at, .wait_ns = l->cause_wait_ns };
+				run_set(r, l);
 		}
 		count_packet(a, l);
 	} else if (l->episode_len == 1) {
@@ -451,6 +476,45 @@ void rs_resent_late(struct rs_analyzer *a, struct rs_psn_loss *l)
 	count_packet(a, l);
 	if (a->v)
 		rs_v_resend(a, l->cause, &l->cause_at, l->cause_wait_ns);
+}
+
+/*
+ * A sending of a PSN numbered below the one that came first as a new PSN:
+ * if nothing numbered before it in the window carried its PSN or a higher
+ * one, it is the original, and the sending that came first the re-send.
+ * That one is counted with its run's cause while the run is open, for its
+ * verdict is then corrected with the run's (runs.c); filed between its run
+ * and the re-send, this one shows that the re-send began a run (the
+ * split), opened as one from the re-send's arrival (its wait the time
+ * between the two sendings) if a run open since then holds the re-send's
+ * verdict back. Else the re-send's verdict was given: false, and this one
+ * stands in for it (every count agrees with a verdict shown).
+ */
+bool rs_late_original(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint32_t psn, uint64_t ts,
+		      struct rs_fref *re)
+{
+	struct rs_psn_loss *l = fl->req.loss;
+	if (!rs_so_active(&fl->req) || !l->so_put.label || !rs_so_original(l->so, l->so_put.id, psn))
+		return false;
+	const struct rs_idsent *seen = ids_seen(l, psn);
+	uint16_t label = seen ? rs_so_label(l->so, seen->id, psn) : 0;
+	struct rs_so_run *r = rs_so_run(l->so, label);
+	struct rs_fref at;
+	if (r && l->so_put.split && l->so_put.split_label == label && rs_so_at(l->so, seen->id, psn, &at) &&
+	    rs_so_open_since(l->so, &at)) {
+		r->has_cause = true;
+		r->seen = at;
+		r->t0 = seen->ts;
+		r->timer_cause = cause_without_nak(fl, op, seen->ts);
+		r->timer_wait = ts > seen->ts ? ts - seen->ts : seen->ts - ts;
+		rs_run_opened(a, fl, l, r);
+	}
+	if (!r || !r->has_cause || !r->open || !rs_so_counted(l->so, seen->id, psn, r->cause, re))
+		return false;
+	l->resent[r->cause]++;
+	a->psns.resent[r->cause]++;
+	r->given = true;
+	return true;
 }
 
 /* A copy of a request the network made: nothing was re-sent. by_timing:
@@ -557,7 +621,7 @@ void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn,
 	if (kind == RS_NAKW_SEQ && l->nak_wait == RS_NAKW_RNR && rs_psn_diff(psn, l->nak_psn_wait) >= 0)
 		return;
 	if (l->nowed == RS_OWED)
-		owed_drop_to(l, 0);
+		rs_owed_drop_to(l, 0);
 	l->owed[l->nowed++] = (struct rs_owed){ .psn = psn, .kind = kind, .timer = timer, .ts = ts, .at = *at };
 	l->nak_wait = kind;
 	l->rnr_timer = timer;

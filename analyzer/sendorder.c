@@ -32,6 +32,8 @@ struct rs_so_ent {
 	bool icrc_ok;
 	bool seed;     /* the stream's newest packet when the window began: only its last PSN is known */
 	bool resent;   /* psn.c judged it re-sent */
+	uint8_t counted; /* 1 + the cause it was counted for (enum rs_resend); 0: not counted */
+	struct rs_fref at; /* its frame */
 };
 
 struct rs_sendorder {
@@ -61,6 +63,16 @@ static uint16_t new_label(struct rs_sendorder *so)
 	struct rs_so_run *r = &so->runs[l % RS_SO_RUNS];
 	*r = (struct rs_so_run){ .label = l };
 	return l;
+}
+
+/* Packet `id` (PSN psn) is run l's first seen in number order. */
+static void first_of(struct rs_sendorder *so, uint16_t l, uint16_t id, uint32_t psn)
+{
+	struct rs_so_run *r = rs_so_run(so, l);
+	if (r) {
+		r->first = id;
+		r->first_psn = psn;
+	}
 }
 
 struct rs_sendorder *rs_so_new(uint16_t id, uint32_t last)
@@ -102,8 +114,9 @@ static uint16_t split(struct rs_sendorder *so, uint16_t from, uint16_t old)
 	uint16_t l = new_label(so);
 	struct rs_so_run *o = rs_so_run(so, old), *n = rs_so_run(so, l);
 	if (o)
-		*n = (struct rs_so_run){ .label = l, .cause = o->cause, .has_cause = o->has_cause,
-					 .at = o->at, .wait_ns = o->wait_ns };
+		*n = *o; /* open, its packets' verdicts given from o's cause: so is n */
+	n->label = l;
+	first_of(so, l, from, slot(so, from)->psn);
 	for (uint16_t id = from;; id++) {
 		struct rs_so_ent *e = slot(so, id);
 		if (e->run && e->id == id) {
@@ -147,6 +160,100 @@ void rs_so_resent(struct rs_sendorder *so, uint16_t id, uint32_t psn)
 		e->resent = true;
 }
 
+bool rs_so_counted(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint8_t cause, struct rs_fref *at)
+{
+	struct rs_so_ent *e = slot(so, id);
+	if (!e->run || e->id != id || e->psn != psn || e->counted)
+		return false;
+	e->counted = (uint8_t)(cause + 1);
+	if (at)
+		*at = e->at;
+	return true;
+}
+
+bool rs_so_original(const struct rs_sendorder *so, uint16_t id, uint32_t psn)
+{
+	if (!present(so, id))
+		return false;
+	for (int k = 1; k < RS_SO - 1 - (int16_t)(so->newest - id); k++) {
+		const struct rs_so_ent *e = present(so, (uint16_t)(id - k));
+		if (e && rs_psn_diff(e->last, psn) >= 0)
+			return false;
+	}
+	return true;
+}
+
+uint16_t rs_so_label(const struct rs_sendorder *so, uint16_t id, uint32_t psn)
+{
+	const struct rs_so_ent *e = present(so, id);
+	return e && e->psn == psn ? e->run : 0;
+}
+
+bool rs_so_at(const struct rs_sendorder *so, uint16_t id, uint32_t psn, struct rs_fref *at)
+{
+	const struct rs_so_ent *e = present(so, id);
+	if (!e || e->psn != psn)
+		return false;
+	*at = e->at;
+	return true;
+}
+
+/* Nothing can come before run r's first packet once the number before it
+ * was seen, or has left the window (a packet that old has no place). */
+static bool front_known(const struct rs_sendorder *so, const struct rs_so_run *r, uint16_t newest)
+{
+	uint16_t before = (uint16_t)(r->first - 1);
+	return present(so, before) || (int16_t)(newest - before) >= RS_SO - 1 || !present(so, r->first);
+}
+
+struct rs_so_run *rs_so_due(struct rs_sendorder *so, uint16_t upto, bool all)
+{
+	uint16_t newest = (int16_t)(upto - so->newest) > 0 ? upto : so->newest;
+	/* A put makes two labels at most (a new run, a split); labels skip 0. */
+	uint16_t after = (uint16_t)(so->next_label + 1);
+	unsigned reuse[2] = { so->next_label % RS_SO_RUNS, (after ? after : 1) % RS_SO_RUNS };
+	for (unsigned k = 0; k < RS_SO_RUNS; k++) {
+		struct rs_so_run *r = &so->runs[k];
+		if (r->label && r->open && (all || k == reuse[0] || k == reuse[1] || front_known(so, r, newest)))
+			return r;
+	}
+	return NULL;
+}
+
+bool rs_so_open_since(const struct rs_sendorder *so, const struct rs_fref *at)
+{
+	for (unsigned k = 0; k < RS_SO_RUNS; k++) {
+		const struct rs_so_run *r = &so->runs[k];
+		if (r->label && r->open && r->has_cause &&
+		    (r->seen.file < at->file || (r->seen.file == at->file && r->seen.frame <= at->frame)))
+			return true;
+	}
+	return false;
+}
+
+bool rs_so_claimed(const struct rs_sendorder *so, const struct rs_so_run *r, const struct rs_fref *at)
+{
+	for (unsigned k = 0; k < RS_SO_RUNS; k++) {
+		const struct rs_so_run *o = &so->runs[k];
+		if (o != r && o->label && o->open && o->at.frame && o->at.frame == at->frame && o->at.file == at->file &&
+		    (int16_t)(o->first - r->first) < 0)
+			return true;
+	}
+	return false;
+}
+
+void rs_so_recount(struct rs_sendorder *so, uint16_t label, uint8_t cause,
+		   void (*fn)(void *ctx, const struct rs_fref *at, uint8_t was), void *ctx)
+{
+	for (int k = 0; k < RS_SO; k++) {
+		struct rs_so_ent *e = &so->e[k];
+		if (e->run != label || !e->counted)
+			continue;
+		fn(ctx, &e->at, (uint8_t)(e->counted - 1));
+		e->counted = (uint8_t)(cause + 1);
+	}
+}
+
 uint64_t rs_so_holes(struct rs_sendorder *so)
 {
 	for (int k = RS_SO - 1; k >= 0; k--) {
@@ -159,10 +266,11 @@ uint64_t rs_so_holes(struct rs_sendorder *so)
 	return n;
 }
 
-struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv, uint64_t fp)
+struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, uint32_t adv, uint64_t fp,
+			   const struct rs_fref *at)
 {
 	uint32_t last = (psn + adv - 1) & RS_PSN_MASK;
-	struct rs_so_put r = { 0 };
+	struct rs_so_put r = { .id = id, .psn = psn };
 	int16_t d = (int16_t)(id - so->newest);
 	if (d <= -RS_SO + 1)
 		return r; /* older than the window: its place is unknown */
@@ -197,7 +305,10 @@ struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, u
 		} else {
 			r.label = pred ? pred->run : new_label(so);
 		}
-		*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label, (uint32_t)fp, (fp >> 32) != 0, false, false };
+		if (r.new_run || !pred)
+			first_of(so, r.label, id, psn);
+		*slot(so, id) = (struct rs_so_ent){ .psn = psn, .last = last, .id = id, .run = r.label, .icrc = (uint32_t)fp,
+						    .icrc_ok = (fp >> 32) != 0, .at = *at };
 		return r;
 	}
 	const struct rs_so_ent *pred = neighbour(so, id, -1), *succ = neighbour(so, id, +1);
@@ -217,7 +328,11 @@ struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, u
 	}
 	if (!r.label)
 		r.label = new_label(so);
-	*slot(so, id) = (struct rs_so_ent){ psn, last, id, r.label, (uint32_t)fp, (fp >> 32) != 0, false, false };
+	const struct rs_so_run *run = rs_so_run(so, r.label);
+	if (r.new_run || !run || (int16_t)(id - run->first) < 0)
+		first_of(so, r.label, id, psn);
+	*slot(so, id) = (struct rs_so_ent){ .psn = psn, .last = last, .id = id, .run = r.label, .icrc = (uint32_t)fp,
+					    .icrc_ok = (fp >> 32) != 0, .at = *at };
 	/* Sent between two packets of one run, going forward after it went
 	 * back: the packet after it went back, a run of its own. */
 	if (succ && b_xs && !b_ps) {

@@ -69,11 +69,15 @@ struct rs_vstate {
 	GHashTable *flows;    /* flow id + 1 -> struct rs_vflow */
 	GHashTable *cms;      /* struct rs_vcmkey -> uint64_t: the newest such message's frame */
 	uint64_t naks;        /* PSN sequence error NAKs remembered (none: no half-flow looks for one) */
+	GArray *fixes;        /* struct rs_verdict_fix not handed on yet (rs_analyzer_fix) */
+	guint fix_next;
 };
 
 /* Unpaired half-flows looked at for a match (pair.c's inference looks at
  * as many). */
 #define VSCAN 1024
+/* Corrections kept until rs_analyzer_fix() takes them. */
+#define VFIXES 65536
 
 /* A CM message is found as cmtrack.c finds its exchange (IBA 12.6.1):
  * under its sender and its own (local) Communication ID; a reply names the
@@ -126,12 +130,15 @@ static void vstate_init(struct rs_vstate *vs)
 	vs->flows = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, vflow_free);
 	vs->cms = g_hash_table_new_full(vcmkey_hash, vcmkey_equal, g_free, g_free);
 	vs->naks = 0;
+	vs->fixes = g_array_new(FALSE, FALSE, sizeof(struct rs_verdict_fix));
+	vs->fix_next = 0;
 }
 
 static void vstate_clear(struct rs_vstate *vs)
 {
 	g_hash_table_destroy(vs->flows);
 	g_hash_table_destroy(vs->cms);
+	g_array_free(vs->fixes, TRUE);
 }
 
 void rs_v_free(struct rs_analyzer *a)
@@ -412,17 +419,48 @@ void rs_v_late(struct rs_analyzer *a, const struct rs_fref *at)
 		a->v->late_frame = at->frame;
 }
 
-void rs_v_resend(struct rs_analyzer *a, uint8_t cause, const struct rs_fref *after, uint64_t wait_ns)
+static uint8_t v_resend(uint8_t cause)
 {
 	static const uint8_t of[RS_RESEND__COUNT] = {
 		[RS_RESEND_NAK] = RS_V_RESEND_NAK, [RS_RESEND_RNR] = RS_V_RESEND_RNR,
 		[RS_RESEND_TIMEOUT] = RS_V_RESEND_TIMEOUT, [RS_RESEND_READ] = RS_V_RESEND_READ,
 		[RS_RESEND_UNKNOWN] = RS_V_RESEND_UNKNOWN,
 	};
+	return cause < RS_RESEND__COUNT ? of[cause] : RS_V_RESEND_NONE;
+}
+
+void rs_v_resend(struct rs_analyzer *a, uint8_t cause, const struct rs_fref *after, uint64_t wait_ns)
+{
 	struct rs_verdict *v = a->v;
-	v->resend = cause < RS_RESEND__COUNT ? of[cause] : RS_V_RESEND_NONE;
+	v->resend = v_resend(cause);
 	v->resend_after = after->frame && after->file == a->cur_file ? after->frame : 0;
 	v->resend_wait_ns = wait_ns;
+}
+
+void rs_v_fix(struct rs_analyzer *a, uint64_t frame, uint8_t cause, const struct rs_fref *after, uint64_t wait_ns)
+{
+	struct rs_verdict_fix fx = { .frame = frame, .resend = v_resend(cause), .resend_wait_ns = wait_ns,
+				     .resend_after = after->frame && after->file == a->cur_file ? after->frame : 0 };
+	/* A caller that never takes them (verdicts for --qp alone) keeps the newest. */
+	struct rs_vstate *vs = a->vs;
+	if (vs->fixes->len >= VFIXES) {
+		guint gone = vs->fixes->len / 2;
+		g_array_remove_range(vs->fixes, 0, gone);
+		vs->fix_next = vs->fix_next > gone ? vs->fix_next - gone : 0;
+	}
+	g_array_append_val(vs->fixes, fx);
+}
+
+bool rs_analyzer_fix(struct rs_analyzer *a, struct rs_verdict_fix *fx)
+{
+	struct rs_vstate *vs = a->vs;
+	if (!vs || vs->fix_next >= vs->fixes->len) {
+		if (vs && vs->fixes->len)
+			g_array_set_size(vs->fixes, vs->fix_next = 0);
+		return false;
+	}
+	*fx = g_array_index(vs->fixes, struct rs_verdict_fix, vs->fix_next++);
+	return true;
 }
 
 void rs_v_not_resent(struct rs_verdict *v, bool late)

@@ -34,6 +34,10 @@ void rs_v_late(struct rs_analyzer *a, const struct rs_fref *at);
 /* psn.c: the request was re-sent, for `cause` (enum rs_resend), after the
  * NAK at `after` (frame 0: none), `wait_ns` after it or the last packet. */
 void rs_v_resend(struct rs_analyzer *a, uint8_t cause, const struct rs_fref *after, uint64_t wait_ns);
+/* runs.c: the verdict of `frame` (of the current file), given before its
+ * re-send run's cause was settled, is now: re-sent for `cause`, after
+ * `after`, `wait_ns` after it (rs_analyzer_fix hands it on). */
+void rs_v_fix(struct rs_analyzer *a, uint64_t frame, uint8_t cause, const struct rs_fref *after, uint64_t wait_ns);
 /* psn.c: the request behind the expected PSN was not re-sent: it came late
  * (late), or is a copy the network made. */
 void rs_v_not_resent(struct rs_verdict *v, bool late);

@@ -350,6 +350,103 @@ START_TEST(verdicts_do_not_change_the_analysis)
 }
 END_TEST
 
+/* A SEND Only from B numbered `id` (IPv4 identification): each sending
+ * its own bytes, so its own ICRC. */
+static const struct rs_verdict *sent(uint16_t id, uint32_t psn)
+{
+	struct rs_frame f = rq(IBV_OPCODE_RC_SEND_ONLY, psn, 8);
+	f.ip_id = id;
+	f.icrc = 0x51000000u + (uint32_t)id * 131u + psn;
+	return feed(f);
+}
+
+/* The corrections handed on since the last call: frame -> resend_after
+ * (resend is checked to be after a NAK); how many. */
+static int fixes(uint64_t after[16])
+{
+	struct rs_verdict_fix fx;
+	int n = 0;
+	memset(after, 0, 16 * sizeof after[0]);
+	while (rs_analyzer_fix(an, &fx)) {
+		ck_assert_uint_eq(fx.resend, RS_V_RESEND_NAK);
+		ck_assert_uint_lt(fx.frame, 16);
+		after[fx.frame] = fx.resend_after;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A requester goes back to the very PSN a NAK names (IBA 9.7.5.2.2): a run
+ * of re-sends answers the NAK naming its first PSN in the order it was
+ * sent, which IPv4 numbers give. Here the NAKs name 100 and 101, and the
+ * run from 100 (numbers 14-17) arrives from its second packet on: until
+ * its first comes, the cause is provisional; then the verdicts already
+ * given are corrected to the NAK naming 100.
+ */
+START_TEST(a_run_takes_its_cause_in_the_senders_order)
+{
+	sent(10, 100);
+	sent(11, 101);
+	sent(12, 102);
+	sent(13, 103);
+	feed(rsp(IBV_OPCODE_RC_ACKNOWLEDGE, 100, 0, NAK_SEQ)); /* frame 5 */
+	feed(rsp(IBV_OPCODE_RC_ACKNOWLEDGE, 101, 0, NAK_SEQ)); /* frame 6 */
+	uint64_t after[16];
+	ck_assert_uint_eq(rs_analyzer_unsettled(an), 0);
+	const struct rs_verdict *x = sent(15, 101);             /* frame 7: number 14 not here yet */
+	ck_assert_uint_eq(x->resend, RS_V_RESEND_NAK);
+	ck_assert_uint_eq(rs_analyzer_unsettled(an), 7);
+	sent(16, 102);
+	ck_assert_uint_eq(rs_analyzer_unsettled(an), 7);
+	x = sent(14, 100);                                      /* frame 9: the run's first */
+	ck_assert_uint_eq(x->resend, RS_V_RESEND_NAK);
+	ck_assert_uint_eq(x->resend_after, 5);
+	ck_assert_uint_eq(rs_analyzer_unsettled(an), 0);
+	ck_assert_int_eq(fixes(after), 2);
+	ck_assert_uint_eq(after[7], 5);
+	ck_assert_uint_eq(after[8], 5);
+	x = sent(17, 103);
+	ck_assert_uint_eq(x->resend_after, 5);
+	x = sent(18, 101);                                      /* the next run: from 101 */
+	ck_assert_uint_eq(x->resend, RS_V_RESEND_NAK);
+	ck_assert_uint_eq(x->resend_after, 6);
+	ck_assert_int_eq(fixes(after), 0);
+	ck_assert_uint_eq(an->psns.resent[RS_RESEND_NAK], 5);
+	ck_assert_uint_eq(an->psns.resent[RS_RESEND_TIMEOUT], 0);
+}
+END_TEST
+
+/*
+ * An original arriving after its re-send: number 12 carries PSN 102 and
+ * nothing numbered before it carried 102 or more, so it was sent first;
+ * number 14, which came first as the next PSN, was the re-send (of the
+ * run from 101 the NAK asked for). The original is not re-sent, and the
+ * re-send's verdict is corrected to say it is.
+ */
+START_TEST(an_original_after_its_resend_is_not_resent)
+{
+	sent(10, 100);
+	sent(11, 101);
+	feed(rsp(IBV_OPCODE_RC_ACKNOWLEDGE, 101, 0, NAK_SEQ)); /* frame 3 */
+	uint64_t after[16];
+	const struct rs_verdict *x = sent(13, 101);             /* frame 4: number 12 not here yet */
+	ck_assert_uint_eq(x->resend, RS_V_RESEND_NAK);
+	ck_assert_uint_eq(x->resend_after, 3);
+	x = sent(14, 102);                                      /* frame 5: a new PSN, as it looks */
+	ck_assert_uint_eq(x->psn, RS_V_PSN_NEXT);
+	ck_assert_uint_eq(x->resend, RS_V_RESEND_NONE);
+	ck_assert_uint_eq(rs_analyzer_unsettled(an), 4);
+	x = sent(12, 102);                                      /* frame 6: the original */
+	ck_assert_uint_eq(x->psn, RS_V_PSN_DUPLICATE);
+	ck_assert_uint_eq(x->resend, RS_V_RESEND_NONE);
+	ck_assert_uint_eq(rs_analyzer_unsettled(an), 0);
+	ck_assert_int_ge(fixes(after), 1);
+	ck_assert_uint_eq(after[5], 3);
+	ck_assert_uint_eq(an->psns.resent[RS_RESEND_NAK], 2);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("verdict");
@@ -364,6 +461,8 @@ static Suite *suite(void)
 	tcase_add_test(t, references_start_again_with_each_file);
 	tcase_add_test(t, the_request_ring_keeps_the_newest);
 	tcase_add_test(t, verdicts_do_not_change_the_analysis);
+	tcase_add_test(t, a_run_takes_its_cause_in_the_senders_order);
+	tcase_add_test(t, an_original_after_its_resend_is_not_resent);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return s;

@@ -180,10 +180,12 @@ static void note_capture(struct note *n, const struct rs_packet *pkt, const stru
 	}
 }
 
+static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, const struct rs_verdict *vp);
+
 static void begin_file(void *vctx, const char *name, int dlt)
 {
 	struct annotate_ctx *c = vctx;
-	vfeed_file(&c->vf, name, dlt);
+	vfeed_file(&c->vf, name, dlt, show, c);
 	if (c->failed)
 		return;
 	if (!c->w) {
@@ -197,11 +199,11 @@ static void begin_file(void *vctx, const char *name, int dlt)
 	c->files++;
 }
 
-static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
+/* The frame, with its comment once its verdict is final (vfeed.h). */
+static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, const struct rs_verdict *vp)
 {
 	struct annotate_ctx *c = vctx;
-	struct rs_verdict v;
-	vfeed_frame(&c->vf, pkt, f, &v);
+	const struct rs_verdict v = *vp;
 	if (c->failed || pkt->context)
 		return !c->failed;
 	struct note n = { .len = 0 };
@@ -230,10 +232,17 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	return true;
 }
 
+static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
+{
+	struct annotate_ctx *c = vctx;
+	return vfeed_frame(&c->vf, pkt, f, show, c);
+}
+
 static void end_file(void *vctx, const char *name)
 {
 	struct annotate_ctx *c = vctx;
 	(void)name;
+	vfeed_flush(&c->vf, show, c);
 	vfeed_end(&c->vf);
 }
 

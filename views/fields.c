@@ -206,6 +206,8 @@ static char *project(const struct fields_ctx *c, char *start, char *end)
 	return start + o;
 }
 
+static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, const struct rs_verdict *vp);
+
 static void begin_file(void *vctx, const char *name, int dlt)
 {
 	struct fields_ctx *c = vctx;
@@ -222,13 +224,14 @@ static void begin_file(void *vctx, const char *name, int dlt)
 		c->header_done = true;
 	}
 	if (c->verdicts || c->qp >= 0 || c->conn >= 0)
-		vfeed_file(&c->vf, name, dlt);
+		vfeed_file(&c->vf, name, dlt, show, c);
 }
 
 static void end_file(void *vctx, const char *name)
 {
 	struct fields_ctx *c = vctx;
 	(void)name;
+	vfeed_flush(&c->vf, show, c);
 	flush_buf(c);
 	vfeed_end(&c->vf);
 }
@@ -239,6 +242,7 @@ static void end_file(void *vctx, const char *name)
 static void idle(void *vctx)
 {
 	struct fields_ctx *c = vctx;
+	vfeed_flush(&c->vf, show, c);
 	flush_buf(c);
 	fflush(c->out);
 }
@@ -389,13 +393,12 @@ static void pause_line(struct fields_ctx *c, const struct rs_packet *pkt, const 
 	c->len = (size_t)(p - c->buf);
 }
 
-static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
+/* One line: the frame, and its verdict once final (vfeed.h). */
+static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, const struct rs_verdict *vp)
 {
 	struct fields_ctx *c = vctx;
-	struct rs_verdict v;
+	const struct rs_verdict v = *vp;
 
-	if (c->verdicts || c->qp >= 0 || c->conn >= 0) /* every frame: the analyzer counts the others too */
-		vfeed_frame(&c->vf, pkt, f, &v);
 	if (pkt->context) /* analysed, not shown (sink.h) */
 		return true;
 	if ((c->qp >= 0 || c->conn >= 0) && !rs_verdict_picked(&v, c->qp, c->conn))
@@ -502,6 +505,14 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	*p++ = '\n';
 	c->len = (size_t)(p - c->buf);
 	return true;
+}
+
+static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
+{
+	struct fields_ctx *c = vctx;
+	if (c->verdicts || c->qp >= 0 || c->conn >= 0) /* every frame: the analyzer counts the others too */
+		return vfeed_frame(&c->vf, pkt, f, show, c);
+	return show(c, pkt, f, &(struct rs_verdict){ 0 });
 }
 
 static void frames(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)

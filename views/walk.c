@@ -24,6 +24,8 @@
 #include "report/escape.h"
 #include "views/walk_int.h"
 
+static bool show_v(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, const struct rs_verdict *v);
+
 static void begin_file(void *ctx, const char *name, int dlt)
 {
 	struct walk *w = ctx;
@@ -35,7 +37,7 @@ static void begin_file(void *ctx, const char *name, int dlt)
 	w->frames = w->roce = w->other = w->problems = 0;
 	memset(w->explained, 0, sizeof w->explained);
 	/* Frame numbers start again with each file: so does the walk's memory. */
-	vfeed_file(&w->vf, name, dlt);
+	vfeed_file(&w->vf, name, dlt, show_v, w);
 	fputc('\n', w->out);
 	wsgr(w, "1");
 	/* A long path goes on a line of its own. */
@@ -52,6 +54,7 @@ static void begin_file(void *ctx, const char *name, int dlt)
 static void end_file(void *ctx, const char *name)
 {
 	struct walk *w = ctx;
+	vfeed_flush(&w->vf, show_v, w);
 	const char *s = wfmt("End of %s: %" PRIu64 " frame%s walked%s, %" PRIu64 " RoCE/InfiniBand, %" PRIu64
 			     " other%s.", name, w->frames, w->frames == 1 ? "" : "s",
 			     w->qp >= 0 ? wfmt(" (the connection of QP 0x%x)", (unsigned)w->qp)
@@ -277,7 +280,6 @@ static bool show(struct walk *w, const struct rs_packet *pkt, const struct rs_fr
 		w->t0_ns = ts;
 		w->t0_frame = pkt->frame_no;
 	}
-	vfeed_frame(&w->vf, pkt, f, &w->v);
 	f = w->f = capsule_or_payload(w, f);
 	/* context: analysed, not shown (sink.h); so is another connection's
 	 * frame with --qp */
@@ -319,9 +321,10 @@ static bool show(struct walk *w, const struct rs_packet *pkt, const struct rs_fr
  * stdio calls that print it: once the process has a second thread (-j 2,
  * cli/pipeline.c) glibc locks the stream at every call, and the walk
  * writes the hex dump's text a character at a time. */
-static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
+static bool show_v(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, const struct rs_verdict *v)
 {
 	struct walk *w = ctx;
+	w->v = *v;
 	flockfile(w->out);
 	/* A pcapng file's interfaces may differ in link type: say so where
 	 * the frames' first header changes. */
@@ -337,10 +340,18 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return more;
 }
 
+/* Walked once its verdict is final (vfeed.h). */
+static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
+{
+	struct walk *w = ctx;
+	return vfeed_frame(&w->vf, pkt, f, show_v, w);
+}
+
 /* The input paused (a pipe): the frames walked so far are shown. */
 static void idle(void *ctx)
 {
 	struct walk *w = ctx;
+	vfeed_flush(&w->vf, show_v, w);
 	fflush(w->out);
 }
 
