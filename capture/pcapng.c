@@ -160,7 +160,10 @@ static bool refill(struct pcapng *r, size_t need)
 		size_t n = room < RS_PCAPFILE_CHUNK ? room : RS_PCAPFILE_CHUNK;
 		ssize_t got = r->stream ? read(r->fd, r->buf + r->len, n)
 					: pread(r->fd, r->buf + r->len, n, (off_t)(r->buf_off + r->len));
-		if (got < 0 && errno == EINTR)
+		/* A stream's read is interrupted by the signal that ends the run
+		 * (SIGINT while a pipe has nothing to read): it fails, as
+		 * libpcap's read of a pipe does, and the run stops. */
+		if (got < 0 && errno == EINTR && !r->stream)
 			continue;
 		if (got < 0) {
 			fail(r, "error reading dump file: %s", strerror(errno));

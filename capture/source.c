@@ -187,10 +187,9 @@ static ssize_t replay_read(void *c, char *buf, size_t len)
 		r->at += k;
 		return (ssize_t)k;
 	}
-	ssize_t got;
-	while ((got = read(r->fd, buf, len)) < 0 && errno == EINTR)
-		continue;
-	return got;
+	/* EINTR is not retried: SIGINT while the pipe has nothing to read
+	 * must end the read, as it does when libpcap reads the pipe itself. */
+	return read(r->fd, buf, len);
 }
 
 static int replay_close(void *c)
@@ -224,9 +223,7 @@ static pcap_t *open_stream(const char *path, struct rs_reader **rd, int *stream_
 	r->own = !dash;
 	while (r->n < sizeof r->head) {
 		ssize_t got = read(fd, r->head + r->n, sizeof r->head - r->n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
+		if (got < 0) { /* EINTR too: a signal ends the wait, as in libpcap's read */
 			snprintf(pcap_err, PCAP_ERRBUF_SIZE, "error reading dump file: %s", strerror(errno));
 			goto fail;
 		}

@@ -185,14 +185,16 @@ def fifo_writer(fifo, stream):
     return release, w
 
 
-def pipe_interrupted(tmp, sig, args):
+def pipe_interrupted(tmp, sig, args, ng=False):
     """rocestat -j N reading a pipe that stays open, stopped by `sig` once
-    the frames have been written: what was read is reported."""
+    the frames have been written: what was read is reported. `ng`: the
+    stream in pcapng (rocestat's own reader), else pcap (libpcap's)."""
     global cases
-    stream = gen.pcap(gen.rc_write_stream(300, 2))
+    frames = gen.rc_write_stream(300, 2)
+    stream = gen.pcapng(frames) if ng else gen.pcap(frames)
     for jobs in (1, 2):
         cases += 1
-        fifo = os.path.join(tmp, "in-%d-%d.fifo" % (jobs, sig))
+        fifo = os.path.join(tmp, "in-%d-%d%s.fifo" % (jobs, sig, "-ng" if ng else ""))
         release, w = fifo_writer(fifo, stream)
         # Standard output into a file, which never makes a write wait: so
         # every frame has been read when the signal comes. (Into a pipe
@@ -214,7 +216,7 @@ def pipe_interrupted(tmp, sig, args):
         release.set()
         w.join(5)
         os.unlink(fifo)
-        label = "-j %d %s, signal %d on a pipe" % (jobs, " ".join(args), sig)
+        label = "-j %d %s, signal %d on a %s pipe" % (jobs, " ".join(args), sig, "pcapng" if ng else "pcap")
         if p.returncode != 0 or err != b"rocestat: interrupted; reporting what was read\n":
             fail("%s: exit %d, stderr %r" % (label, p.returncode, err[:200]))
         if "--fields" in args:
@@ -224,16 +226,17 @@ def pipe_interrupted(tmp, sig, args):
             fail("%s: %d frames" % (label, json.loads(out)["capture"]["frames"]))
 
 
-def pipe_streams(tmp, args, want):
+def pipe_streams(tmp, args, want, ng=False):
     """rocestat -j N ARGS reading a pipe that stays open after some frames:
     the output for them comes while the pipe is still open (a view of
-    tcpdump -U -w - | rocestat -r -), not when it closes. want(out): the
-    output holds them all."""
+    tcpdump -U -w - | rocestat -r -, or dumpcap -w - in pcapng, `ng`), not
+    when it closes. want(out): the output holds them all."""
     global cases
-    stream = gen.pcap(gen.rc_write_stream(5, 2))
+    frames = gen.rc_write_stream(5, 2)
+    stream = gen.pcapng(frames) if ng else gen.pcap(frames)
     for jobs in (1, 2):
         cases += 1
-        fifo = os.path.join(tmp, "stream-%d.fifo" % jobs)
+        fifo = os.path.join(tmp, "stream-%d%s.fifo" % (jobs, "-ng" if ng else ""))
         release, w = fifo_writer(fifo, stream)
         p = subprocess.Popen([ROCESTAT, "-n", "-j", str(jobs)] + args + ["-r", fifo], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
@@ -246,7 +249,7 @@ def pipe_streams(tmp, args, want):
                 if not chunk:
                     break
                 out += chunk
-        label = "-j %d %s from a pipe kept open" % (jobs, " ".join(args))
+        label = "-j %d %s from a %s pipe kept open" % (jobs, " ".join(args), "pcapng" if ng else "pcap")
         if not want(out):
             fail("%s: the frames written so far not shown within 10 s (%d bytes: %r)" % (label, len(out), out[-120:]))
         release.set()
@@ -309,9 +312,12 @@ def main():
         for sig in (signal.SIGINT, signal.SIGTERM):
             pipe_interrupted(tmp, sig, ["--format", "json"])
         pipe_interrupted(tmp, signal.SIGINT, ["--fields"])
+        pipe_interrupted(tmp, signal.SIGINT, ["--fields"], ng=True)
+        pipe_interrupted(tmp, signal.SIGTERM, ["--format", "json"], ng=True)
         # rc_write_stream(5, 2): 5 messages of two packets and an ACK each.
         pipe_streams(tmp, ["--fields"], lambda out: out.count(b"\n") >= 1 + 15)
         pipe_streams(tmp, ["-V"], lambda out: b"Frame 15 " in out)
+        pipe_streams(tmp, ["--fields"], lambda out: out.count(b"\n") >= 1 + 15, ng=True)
     print("check_threads: %d cases, %d failed" % (cases, failures))
     return 1 if failures else 0
 
