@@ -284,6 +284,13 @@ uint16_t rs_so_label(const struct rs_sendorder *so, uint16_t id, uint32_t psn);
 bool rs_so_at(const struct rs_sendorder *so, uint16_t id, uint32_t psn, struct rs_fref *at);
 /* A run open now was open when frame `at` came (a per-frame view holds it). */
 bool rs_so_open_since(const struct rs_sendorder *so, const struct rs_fref *at);
+/* Numbers skipped by a packet that went forward by fewer PSNs are still
+ * awaited (sendorder.c); unwatch: no longer. */
+bool rs_so_watching(struct rs_sendorder *so);
+void rs_so_unwatch(struct rs_sendorder *so);
+/* A per-frame view holds frames from the current one while the watch the
+ * packet just fed began lasts (runs.c). */
+void rs_watch_opened(struct rs_analyzer *a, struct rs_flow *fl);
 /* An open run that can be settled once the newest number is `upto` (or the
  * stream's newest, if that is higher): nothing can come before its first
  * packet any more, or its label's slot is about to be reused; with `all`,

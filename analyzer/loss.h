@@ -63,6 +63,7 @@ struct rs_owed {
 struct rs_so_put {
 	uint16_t label, split_label;
 	bool new_run, split, copy;
+	bool watch;           /* it began a watch (rs_so_watching) */
 	uint16_t id;          /* the packet's number and PSN */
 	uint32_t psn;
 };

@@ -358,6 +358,8 @@ void rs_so_feed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame
 	rs_runs_due(a, fl, f->ip_id, false);
 	const struct rs_fref at = { a->cur_file, a->cur_frame };
 	l->so_put = rs_so_put(l->so, f->ip_id, f->bth.psn, adv ? adv : 1, rs_frame_fp(f), &at);
+	if (l->so_put.watch)
+		rs_watch_opened(a, fl);
 }
 
 /* The cause the current episode took, for run r. */

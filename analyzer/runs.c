@@ -141,7 +141,8 @@ static void run_settle(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_
 	r->given = false;
 }
 
-/* The runs a per-frame view waits for (only kept for one: a->vs). */
+/* The runs a per-frame view waits for (only kept for one: a->vs); label 0:
+ * the stream's watch (sendorder.c). */
 struct rs_open_run {
 	uint32_t slot, id;
 	uint16_t label;
@@ -157,17 +158,27 @@ void rs_run_opened(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss
 	rs_run_split(a, fl, l, r);
 }
 
-void rs_run_split(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l, struct rs_so_run *r)
+static void wait_for(struct rs_analyzer *a, const struct rs_flow *fl, uint16_t label, uint64_t frame)
 {
-	run_eval(l, r, ack_timer(fl), false);
-	if (!a->vs)
-		return;
 	if (!a->open_runs)
 		a->open_runs = g_array_new(FALSE, FALSE, sizeof(struct rs_open_run));
-	struct rs_open_run o = { fl->slot, fl->id, r->label, r->seen.file == a->cur_file ? r->seen.frame : 1 };
+	struct rs_open_run o = { fl->slot, fl->id, label, frame };
 	if (a->open_runs->len >= 1024) /* nobody asks (verdicts for --qp alone) */
 		prune(a);
 	g_array_append_val(a->open_runs, o);
+}
+
+void rs_run_split(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn_loss *l, struct rs_so_run *r)
+{
+	run_eval(l, r, ack_timer(fl), false);
+	if (a->vs)
+		wait_for(a, fl, r->label, r->seen.file == a->cur_file ? r->seen.frame : 1);
+}
+
+void rs_watch_opened(struct rs_analyzer *a, struct rs_flow *fl)
+{
+	if (a->vs)
+		wait_for(a, fl, 0, a->cur_frame);
 }
 
 /* Its first packet in the sender's order may have changed: the
@@ -186,14 +197,19 @@ void rs_runs_due(struct rs_analyzer *a, struct rs_flow *fl, uint16_t upto, bool 
 		run_settle(a, fl, l, r);
 }
 
-static struct rs_so_run *open_run(struct rs_analyzer *a, const struct rs_open_run *o, struct rs_flow **flp)
+/* Still open: its flow, and its run (NULL for a watch). */
+static bool open_run(struct rs_analyzer *a, const struct rs_open_run *o, struct rs_flow **flp, struct rs_so_run **rp)
 {
 	struct rs_flow *fl = o->slot < a->flows->len ? g_ptr_array_index(a->flows, o->slot) : NULL;
 	if (!fl || fl->id != o->id || !fl->req.loss || !fl->req.loss->so)
-		return NULL;
-	struct rs_so_run *r = rs_so_run(fl->req.loss->so, o->label);
+		return false;
 	*flp = fl;
-	return r && r->open ? r : NULL;
+	*rp = NULL;
+	if (!o->label)
+		return rs_so_watching(fl->req.loss->so);
+	struct rs_so_run *r = rs_so_run(fl->req.loss->so, o->label);
+	*rp = r;
+	return r && r->open;
 }
 
 uint64_t rs_analyzer_unsettled(struct rs_analyzer *a)
@@ -209,7 +225,8 @@ static uint64_t prune(struct rs_analyzer *a)
 	for (guint i = 0; a->open_runs && i < a->open_runs->len;) {
 		const struct rs_open_run *o = &g_array_index(a->open_runs, struct rs_open_run, i);
 		struct rs_flow *fl;
-		if (!open_run(a, o, &fl)) {
+		struct rs_so_run *r;
+		if (!open_run(a, o, &fl, &r)) {
 			g_array_remove_index_fast(a->open_runs, i);
 			continue;
 		}
@@ -224,9 +241,13 @@ void rs_analyzer_settle(struct rs_analyzer *a)
 {
 	for (guint i = 0; a->open_runs && i < a->open_runs->len; i++) {
 		struct rs_flow *fl;
-		struct rs_so_run *r = open_run(a, &g_array_index(a->open_runs, struct rs_open_run, i), &fl);
+		struct rs_so_run *r;
+		if (!open_run(a, &g_array_index(a->open_runs, struct rs_open_run, i), &fl, &r))
+			continue;
 		if (r)
 			run_settle(a, fl, fl->req.loss, r);
+		else
+			rs_so_unwatch(fl->req.loss->so);
 	}
 	if (a->open_runs)
 		g_array_set_size(a->open_runs, 0);

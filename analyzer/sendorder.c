@@ -36,8 +36,20 @@ struct rs_so_ent {
 	struct rs_fref at; /* its frame */
 };
 
+/* Numbers [lo, hi) skipped by a packet whose PSN went forward by fewer:
+ * packets of this stream may still be on the way, sent before it, so it
+ * may be a re-send of a PSN whose first sending is late (or they are
+ * another stream's, on a counter shared by a host pair). Until each is
+ * seen or leaves the window, a per-frame view holds it back. */
+struct rs_so_watch {
+	uint16_t lo, hi;
+	bool on;
+	struct rs_fref at; /* the packet that skipped them */
+};
+
 struct rs_sendorder {
 	uint64_t holes;       /* re-sends missing inside runs (retire()) */
+	struct rs_so_watch watch;
 	uint16_t newest;      /* the highest number seen */
 	uint16_t next_label;  /* labels start at 1; 0 marks an empty slot */
 	struct rs_so_run runs[RS_SO_RUNS];
@@ -220,8 +232,37 @@ struct rs_so_run *rs_so_due(struct rs_sendorder *so, uint16_t upto, bool all)
 	return NULL;
 }
 
+static bool fref_le(const struct rs_fref *x, const struct rs_fref *y)
+{
+	return x->file < y->file || (x->file == y->file && x->frame <= y->frame);
+}
+
+/* The numbers the watch waits for that came or left the window. */
+static void watch_step(struct rs_sendorder *so)
+{
+	struct rs_so_watch *w = &so->watch;
+	while (w->on && (int16_t)(w->hi - w->lo) > 0 &&
+	       (present(so, w->lo) || (int16_t)(so->newest - w->lo) >= RS_SO - 1))
+		w->lo++;
+	if (w->on && (int16_t)(w->hi - w->lo) <= 0)
+		w->on = false;
+}
+
+bool rs_so_watching(struct rs_sendorder *so)
+{
+	watch_step(so);
+	return so->watch.on;
+}
+
+void rs_so_unwatch(struct rs_sendorder *so)
+{
+	so->watch.on = false;
+}
+
 bool rs_so_open_since(const struct rs_sendorder *so, const struct rs_fref *at)
 {
+	if (so->watch.on && fref_le(&so->watch.at, at))
+		return true;
 	for (unsigned k = 0; k < RS_SO_RUNS; k++) {
 		const struct rs_so_run *r = &so->runs[k];
 		if (r->label && r->open && r->has_cause &&
@@ -287,6 +328,14 @@ struct rs_so_put rs_so_put(struct rs_sendorder *so, uint16_t id, uint32_t psn, u
 		 * the slots they would reuse. */
 		const struct rs_so_ent *p = present(so, so->newest);
 		struct rs_so_ent pv = p ? *p : (struct rs_so_ent){ 0 };
+		watch_step(so);
+		if (p && d > 1 && !back(p, psn) && rs_psn_diff(psn, pv.last) < d) {
+			if (!so->watch.on) {
+				so->watch = (struct rs_so_watch){ .lo = (uint16_t)(so->newest + 1), .on = true, .at = *at };
+				r.watch = true;
+			}
+			so->watch.hi = id;
+		}
 		/* The entries whose slots the new numbers take leave the window. */
 		for (int k = 1; k <= d && k <= RS_SO; k++) {
 			struct rs_so_ent *old = slot(so, (uint16_t)(so->newest + k));

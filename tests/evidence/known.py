@@ -11,11 +11,6 @@ from testlib import Checks  # noqa: E402
 # script does not): (capture, check kind) -> (failures expected, why). Reported as
 # KNOWN, not counted as failures while their number is exactly this.
 KNOWN = {
-    # An original that arrived after its re-send, the re-send having come first as a new PSN (its
-    # number skipped those still on the way) while no re-send run of its stream was open: the
-    # re-send's verdict was already given (nothing told the views to hold it), so the original
-    # stands in for it in the counts and is called re-sent.
-    ("reorder_write_deep.pcap", "resend=after_nak (re-sent)"): (1, "a late original called re-sent"),
 }
 STRICT = os.environ.get("EVIDENCE_STRICT") == "1"    # KNOWN counted as failures
 
