@@ -223,7 +223,7 @@ void rs_resent_late(struct rs_analyzer *a, struct rs_psn_loss *l);
 bool rs_late_original(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint32_t psn, uint64_t ts,
 		      struct rs_fref *re);
 void rs_resend_uncommit(struct rs_psn_loss *l);
-void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
+void rs_nak_wait(struct rs_analyzer *a, struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
 		 uint64_t ts);
 void rs_rnr_progress(struct rs_flow *req);
 void rs_settle_dead(struct rs_analyzer *a, struct rs_flow *fl);

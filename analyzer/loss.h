@@ -164,6 +164,10 @@ struct rs_psn_loss {
 	 * the QP was given later, or a cause the capture does not show. */
 	uint32_t timeouts_early;
 	uint64_t timer_ns;
+	/* READ and atomic retries: how long after the responder's last answer
+	 * (one to a later request). */
+	uint32_t read_retries;
+	uint64_t read_min_ns, read_max_ns;
 	/* Timeout retries since the responder last answered: a QP dying. */
 	uint32_t silent_retries;
 	uint64_t silent_first_ts, silent_last_ts;

@@ -612,7 +612,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		rs_anomaly(a, RS_AN_RNR, v, fl, at, 1);
 		if (req) {
 			rs_psn_settle(a, req, psn);
-			rs_nak_wait(req, RS_NAKW_RNR, v, psn, at, ts);
+			rs_nak_wait(a, req, RS_NAKW_RNR, v, psn, at, ts);
 		}
 		break;
 	}
@@ -623,7 +623,7 @@ static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fram
 		if (req) {
 			rs_psn_settle_nak(a, req, psn, v);
 			if (v == RS_NAK_PSN_SEQ_ERR)
-				rs_nak_wait(req, RS_NAKW_SEQ, 0, psn, at, ts);
+				rs_nak_wait(a, req, RS_NAKW_SEQ, 0, psn, at, ts);
 		}
 		if (a->v && v == RS_NAK_PSN_SEQ_ERR)
 			rs_v_nak(a, fl, f, at);

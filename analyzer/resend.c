@@ -194,18 +194,43 @@ void rs_pending_resent(struct rs_latency *l, uint32_t psn)
 	}
 }
 
-/* A re-send with no NAK before it: the timer's (a READ's retry), if the
- * capture could have shown a NAK, i.e. it holds the responder's packets
- * from before the re-send; else unknown. */
-static uint8_t cause_without_nak(const struct rs_flow *fl, const struct rs_opinfo *op, uint64_t ts)
+static const struct rs_idsent *ids_seen(const struct rs_psn_loss *l, uint32_t psn);
+
+/*
+ * A READ or atomic asked again from `psn` at `ts` because a later answer
+ * came first: the responder answered a higher PSN after the copy it
+ * repeats, so the requester knew its answer was missing (responses come
+ * in PSN order: an implied NAK; rdma_rxe retries at once). Its timer restarts at every
+ * answer, so a re-send sooner than T/2 after the last one is not the
+ * timer's; later than that it may be, and rdma_rxe starts no second such
+ * retry before a timeout: it is the timer's. Without T (no REQ in the
+ * capture) the later answer is the evidence there is.
+ */
+static bool after_later_answer(const struct rs_flow *fl, const struct rs_psn_loss *l, uint64_t ts, uint32_t psn)
+{
+	const struct rs_flow *rsp = fl->peer;
+	if (!rsp || !rsp->rsp.started || !fl->lat || rs_psn_diff((rsp->rsp.next - 1) & RS_PSN_MASK, psn) <= 0)
+		return false;
+	uint64_t last = fl->lat->last_rsp_ts;
+	const struct rs_idsent *copy = l ? ids_seen(l, psn) : NULL;
+	if ((copy && last < copy->ts) || last > ts)
+		return false;
+	const struct rs_conn *c = fl->conn;
+	uint64_t T = c && c->have_req_retry && c->ack_timeout ? rs_ack_timeout_ns(c->ack_timeout) : 0;
+	return !T || ts - last < T / 2;
+}
+
+/* A re-send with no NAK before it, if the capture could have shown a NAK
+ * (it holds the responder's packets from before the re-send): a READ's or
+ * atomic's retry after a later answer, else the timer's; else unknown. */
+static uint8_t cause_without_nak(const struct rs_flow *fl, const struct rs_psn_loss *l, const struct rs_opinfo *op,
+				 uint64_t ts, uint32_t psn)
 {
 	const struct rs_flow *rsp = fl->peer;
 	if (!rsp || !rsp->packets || rsp->first_ts >= ts)
 		return RS_RESEND_UNKNOWN;
-	/* A READ or an atomic is asked again when its response did not come
-	 * (rdma_rxe at once when a later response arrives first). */
 	bool asks = op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_CMP_SWAP || op->kind == RS_KIND_FETCH_ADD;
-	return asks ? RS_RESEND_READ : RS_RESEND_TIMEOUT;
+	return asks && after_later_answer(fl, l, ts, psn) ? RS_RESEND_READ : RS_RESEND_TIMEOUT;
 }
 
 /*
@@ -255,6 +280,16 @@ static uint64_t timer_wait(const struct rs_analyzer *a, const struct rs_flow *fl
 	return ts > from ? ts - from : 0;
 }
 
+/* A READ's or atomic's retry waited from the later answer that came first,
+ * the timer's from what timer_wait() says. */
+static uint64_t wait_without_nak(const struct rs_analyzer *a, const struct rs_flow *fl, const struct rs_psn_loss *l,
+				 uint64_t ts, uint32_t psn, uint8_t cause)
+{
+	if (cause == RS_RESEND_READ && fl->lat)
+		return ts > fl->lat->last_rsp_ts ? ts - fl->lat->last_rsp_ts : 0;
+	return timer_wait(a, fl, l, ts, psn);
+}
+
 /* A run began: its timer and the responder's last answer before it, for
  * the timeouts' reckoning. */
 static void run_began(const struct rs_flow *fl, struct rs_psn_loss *l)
@@ -280,10 +315,10 @@ static void resend_cause(struct rs_analyzer *a, struct rs_flow *fl, struct rs_ps
 		l->cause_wait_ns = ts > o->ts ? ts - o->ts : 0;
 		return;
 	}
-	l->cause_wait_ns = timer_wait(a, fl, l, ts, psn);
+	l->cause = cause_without_nak(fl, l, op, ts, psn);
+	l->cause_wait_ns = wait_without_nak(a, fl, l, ts, psn, l->cause);
 	run_began(fl, l);
 	l->cause_at = (struct rs_fref){ 0, 0 };
-	l->cause = cause_without_nak(fl, op, ts);
 }
 
 /* A run of re-sent requests ended (in arrival order): count it by its
@@ -392,8 +427,8 @@ void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opi
 			r->has_cause = true;
 			r->seen = (struct rs_fref){ a->cur_file, a->cur_frame };
 			r->t0 = ts;
-			r->timer_cause = cause_without_nak(fl, op, ts);
-			r->timer_wait = timer_wait(a, fl, l, ts, psn);
+			r->timer_cause = cause_without_nak(fl, l, op, ts, psn);
+			r->timer_wait = wait_without_nak(a, fl, l, ts, psn, r->timer_cause);
 			rs_run_opened(a, fl, l, r);
 		} else {
 			resend_cause(a, fl, l, op, ts, psn);
@@ -411,7 +446,7 @@ void rs_so_settle(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opi
 		else if (r && r->has_cause)
 			rs_count_run(l, r->cause, r->wait_ns, true);
 		else
-			rs_count_run(l, cause_without_nak(fl, op, ts), 0, false);
+			rs_count_run(l, cause_without_nak(fl, l, op, ts, psn), 0, false);
 	}
 	/* A late packet may be the first of an open run after all. */
 	struct rs_so_run *r = rs_so_run(l->so, p->label);
@@ -507,7 +542,7 @@ bool rs_late_original(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		r->has_cause = true;
 		r->seen = at;
 		r->t0 = seen->ts;
-		r->timer_cause = cause_without_nak(fl, op, seen->ts);
+		r->timer_cause = cause_without_nak(fl, l, op, seen->ts, psn);
 		r->timer_wait = ts > seen->ts ? ts - seen->ts : seen->ts - ts;
 		rs_run_opened(a, fl, l, r);
 	}
@@ -613,7 +648,7 @@ void rs_late_request(struct rs_analyzer *a, struct rs_flow *fl, struct rs_psn *s
 
 /* A NAK asks the requester to re-send from `psn` (a sequence error) or to
  * retry `psn` once the RNR timer ran: its next backward run answers it. */
-void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
+void rs_nak_wait(struct rs_analyzer *a, struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn, const struct rs_fref *at,
 		     uint64_t ts)
 {
 	struct rs_psn_loss *l = rs_loss_w(&req->req);
@@ -622,6 +657,10 @@ void rs_nak_wait(struct rs_flow *req, uint8_t kind, uint8_t timer, uint32_t psn,
 	 * and ignores them (rdma_rxe counts no rcvd_seq_err for them). */
 	if (kind == RS_NAKW_SEQ && l->nak_wait == RS_NAKW_RNR && rs_psn_diff(psn, l->nak_psn_wait) >= 0)
 		return;
+	/* No room: the open runs, which may answer the oldest, settle with
+	 * what the capture showed so far before it is forgotten. */
+	if (l->nowed == RS_OWED)
+		rs_runs_due(a, req, 0, true);
 	if (l->nowed == RS_OWED)
 		rs_owed_drop_to(l, 0);
 	l->owed[l->nowed++] = (struct rs_owed){ .psn = psn, .kind = kind, .timer = timer, .ts = ts, .at = *at };

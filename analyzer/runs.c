@@ -33,6 +33,13 @@ void rs_count_run(struct rs_psn_loss *l, uint8_t cause, uint64_t wait, bool time
 	l->episodes_by[cause]++;
 	if (cause == RS_RESEND_RNR && timed && wait < (uint64_t)rs_rnr_timer_us(l->rnr_timer) * 1000)
 		l->rnr_early++;
+	if (cause == RS_RESEND_READ && timed) {
+		if (!l->read_retries || wait < l->read_min_ns)
+			l->read_min_ns = wait;
+		if (wait > l->read_max_ns)
+			l->read_max_ns = wait;
+		l->read_retries++;
+	}
 	if (cause != RS_RESEND_TIMEOUT || !timed)
 		return;
 	if (l->timer_ns && wait < l->timer_ns / 2)

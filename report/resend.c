@@ -48,13 +48,27 @@ static void waits(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
 	put(buf, len, n, ")");
 }
 
+/* "(1.03 ms after the last one)" or "(1.03 ms to 69.4 ms ...)": whether an
+ * answer to a later request prompted the retry at once or the timer fired
+ * long after it, the reader judges from the wait; the file tells no more. */
+static void read_waits(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
+{
+	char t1[32], t2[32];
+	rs_fmt_ns(l->read_min_ns, t1, sizeof t1);
+	if (l->read_min_ns == l->read_max_ns)
+		put(buf, len, n, " (%s", t1);
+	else
+		put(buf, len, n, " (%s to %s", t1, rs_fmt_ns(l->read_max_ns, t2, sizeof t2));
+	put(buf, len, n, " after the last one)");
+}
+
 static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
 {
 	static const char *const what[RS_RESEND__COUNT] = {
 		[RS_RESEND_NAK] = "after a NAK (go-back-N)",
 		[RS_RESEND_RNR] = "after an RNR NAK",
 		[RS_RESEND_TIMEOUT] = "on timeout, no NAK",
-		[RS_RESEND_READ] = "as READ or atomic retries (their responses missing)",
+		[RS_RESEND_READ] = "as READ or atomic retries after a later request's answer came first",
 		[RS_RESEND_UNKNOWN] = ("with no NAK in a capture that holds none of the responder's packets from "
 				       "before them (cause unknown)"),
 	};
@@ -65,6 +79,8 @@ static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n
 		put(buf, len, n, "%s%" PRIu64 " %s", sep, l->resent[c], what[c]);
 		if (c == RS_RESEND_TIMEOUT && l->timeouts)
 			waits(l, buf, len, n);
+		if (c == RS_RESEND_READ && l->read_retries)
+			read_waits(l, buf, len, n);
 		if (c == RS_RESEND_RNR && l->rnr_early)
 			put(buf, len, n, " (%" PRIu32 " sooner than the RNR timer asked)", l->rnr_early);
 		sep = ", ";

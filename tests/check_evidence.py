@@ -27,15 +27,18 @@ Checked, per frame (--fields --verdicts):
     packet (1 us), not longer than T (the REQ's Local ACK Timeout) for a
     sequence error NAK;
   * resend=timeout: resend_wait_ns the time from the copy the run's first
-    packet repeats to it (1 us; in a stream's first re-send run, and without
-    IP IDs, from its last packet or the responder's last answer, the later); no sequence error NAK owed (not answered by a
+    packet repeats to it (1 us; in a stream's first re-send run, for a READ
+    resumed at a reserved PSN, and without IP IDs, from its last packet or the responder's last answer, the later); no sequence error NAK owed (not answered by a
     request of its PSN, not older than T) naming a PSN at or before the run's
     first; responder's packets in the file before the run;
   * every re-send cause: the frame is a re-send (IPv4: its PSN seen before
     under another IP ID, or its IP ID above that of a packet with a higher
     PSN; otherwise its PSN seen before or behind the highest);
   * resend=read_retry: a READ or atomic whose PSN an earlier READ or atomic
-    of the stream reserved (READ of length L: ceil(L/MTU) PSNs);
+    of the stream reserved (READ of length L: ceil(L/MTU) PSNs); an answer
+    to a higher PSN than the run's first between the copy it repeats and the
+    run; resend_wait_ns the time from the responder's last packet, less than
+    T/2 where the REQ gives T;
   * resend=unknown: none of the responder's packets before it;
   * resend=late, late_frame: the PSN seen after a higher PSN; with IPv4 its IP
     ID below an earlier packet's of the stream;
@@ -155,7 +158,7 @@ def check_frames(cap, rows):
             seen_psns.add(r["psn"])
         for r in frames:
             v = rows.get(r["n"])
-            if v and v["resend"] in ("after_nak", "after_rnr_nak", "timeout"):
+            if v and v["resend"] in ("after_nak", "after_rnr_nak", "timeout", "read_retry"):
                 groups.setdefault((v["resend"], v["resend_after"], v["resend_wait_ns"]), []).append(r)
         for i, r in enumerate(frames):
             v = rows.get(r["n"])
@@ -238,10 +241,11 @@ def check_frames(cap, rows):
                 for x in {start["n"]: start, rfr["n"]: rfr if rfr in g else start}.values():
                     # IPv4: from the copy its first packet repeats, except in
                     # the stream's first re-send run (nothing remembered yet)
-                    if r["ipid"] is not None and x["n"] != first_repeat:
-                        prev = [b for b in frames if b["psn"] == x["psn"] and b["n"] < x["n"]]
-                        meas += [x["t"] - prev[-1]["t"]] if prev else []
-                    else:                           # else its last packet or the responder's last answer
+                    prev = [b for b in frames if b["psn"] == x["psn"] and b["n"] < x["n"]]
+                    if r["ipid"] is not None and x["n"] != first_repeat and prev:
+                        meas += [x["t"] - prev[-1]["t"]]
+                    else:                           # else (or no sending of its PSN: a READ resumed at a PSN its
+                        # request reserved) its last packet or the responder's last answer
                         mine = [b for b in cap.frames if b["n"] < x["n"] and b["op"] is not None and
                                 (b["src"], b["dst"]) == (r["src"], r["dst"])]
                         ans = [k for k in resp if k["n"] < x["n"]]
@@ -268,6 +272,25 @@ def check_frames(cap, rows):
                     max(1, -(-(b["infiniband.reth.dmalen"] or 0) // mtu) if b["op"] == 0x0C else 1)
                     for b in before)
                 ck(tag + " resend=read_retry", ok, "not a READ or atomic whose PSN an earlier one reserved")
+                # prompted by a later answer: one to a higher PSN than the run's first, after the copy
+                # that first packet repeats and before the run; the wait from the responder's last packet
+                g = groups[(res, v["resend_after"], v["resend_wait_ns"])]
+                start = min(g, key=lambda x: x["t"])
+                rf = firsts[n][0]
+                copy = [b for b in cap.frames if b["t"] < start["t"] and b["op"] is not None and b["psn"] == rf and
+                        (b["src"], b["dst"], b["qp"]) == (r["src"], r["dst"], r["qp"])]
+                since = copy[-1]["t"] if copy else None
+                later = [k for k in resp if k["t"] <= start["t"] and pdiff(k["psn"], rf) > 0 and
+                         (since is None or k["t"] >= since)]
+                ck(tag + " resend=read_retry (a later answer first)", bool(later),
+                   "no answer of the responder to a PSN after %d came between its copy and the run" % rf)
+                last = [k for k in resp if k["t"] <= start["t"]]
+                w = ival(v["resend_wait_ns"])
+                ck(tag + " resend=read_retry resend_wait_ns=%s" % w, bool(last) and w is not None and
+                   abs(w - (start["t"] - last[-1]["t"])) <= US, "not the time from the responder's last packet")
+                if T and last:
+                    ck(tag + " resend=read_retry (sooner than T/2 after it)", start["t"] - last[-1]["t"] < T / 2,
+                       "%d ns after the last answer, T=%d ns: the timer's" % (start["t"] - last[-1]["t"], T))
             elif res == "unknown":
                 ck(tag + " resend=unknown", not resp_before,
                    "frame %d of the responder is before it" % resp_before[0]["n"] if resp_before else "")
