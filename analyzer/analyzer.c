@@ -27,6 +27,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	rs_pair_init(a);
 	rs_sniffer_init(a);
 	rs_cong_init(a);
+	rs_lat_buckets_init(a);
 	if (a->opts.t0_given) {
 		/* Intervals count from a time given by the caller (-j: the first
 		 * frame of the first file, so every file's intervals line up). */
@@ -41,6 +42,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	if (!a)
 		return;
 	rs_flows_free(a);
+	rs_lat_buckets_free(a);
 	for (guint i = 0; i < a->files->len; i++) {
 		struct rs_file *fi = g_ptr_array_index(a->files, i);
 		g_free(fi->name);

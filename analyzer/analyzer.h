@@ -77,6 +77,9 @@ struct rs_analyzer_opts {
 	 * names); a name "nvme"/"nvmf" makes the queue's capsules decoded. */
 	struct rs_ulp_map { uint16_t port; char name[32]; } ulp[8];
 	uint8_t n_ulp;
+	/* Count each latency sample into fixed buckets too, per requester and
+	 * for the capture (rs_analyzer_lat_buckets): the metrics' histograms. */
+	bool lat_buckets;
 };
 
 /* Where and when a frame was seen. */

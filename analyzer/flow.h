@@ -180,6 +180,21 @@ _Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes"
 _Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
 enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
+/* Latency samples counted by bucket (latbuckets.c): in[k][b] those of kind
+ * k at most rs_lat_bucket_le_ns[b] and above the bound before;
+ * in[k][RS_LAT_BUCKETS] those above every bound. */
+#define RS_LAT_BUCKETS 22
+extern const uint64_t rs_lat_bucket_le_ns[RS_LAT_BUCKETS];
+struct rs_lat_buckets {
+	uint64_t in[RS_LAT__COUNT][RS_LAT_BUCKETS + 1];
+	uint64_t count[RS_LAT__COUNT], sum_ns[RS_LAT__COUNT];
+};
+struct rs_analyzer;
+struct rs_flow;
+/* A requester's (fl NULL: the capture's), with rs_analyzer_opts.lat_buckets;
+ * NULL without it, or a requester not timed yet. */
+const struct rs_lat_buckets *rs_analyzer_lat_buckets(const struct rs_analyzer *a, const struct rs_flow *fl);
+
 /* The samples of one kind: none, the only one or two so far (each under
  * 4.29 s: the first in the low 32 bits, the second in the high ones; most
  * requesters of a capture with a million QPs are timed once or twice), or

@@ -168,6 +168,7 @@ static struct rs_flow *flow_alloc(struct rs_analyzer *a)
 
 static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 {
+	rs_lat_buckets_forget(a, fl);
 	if (fl->rare)
 		rs_msnq_free(fl->rare->msnq);
 	g_free(fl->rare);

@@ -39,6 +39,11 @@ struct rs_src_mac; /* sniffer.c */
 struct rs_analyzer {
 	struct rs_analyzer_opts opts;
 
+	/* Latency by bucket (latbuckets.c): flow -> struct rs_lat_buckets,
+	 * and the capture's; NULL: not kept. */
+	GHashTable *lat_buckets;
+	struct rs_lat_buckets lat_all;
+
 	/* Inputs. */
 	GPtrArray *files;         /* struct rs_file */
 	uint32_t cur_file;
@@ -446,6 +451,12 @@ struct rs_lat_entry {
 void rs_lat_log(struct rs_analyzer *a, struct rs_latvec *v, uint64_t ns);
 /* A sample of kind k for l: kept in place if it is the first, else logged. */
 void rs_lat_sample(struct rs_analyzer *a, struct rs_latency *l, enum rs_lat_kind k, uint64_t ns);
+/* The sample in the buckets too (latbuckets.c), if kept; a flow freed
+ * takes its buckets along. */
+void rs_lat_bucket(struct rs_analyzer *a, const struct rs_flow *req, enum rs_lat_kind k, uint64_t ns);
+void rs_lat_buckets_init(struct rs_analyzer *a);
+void rs_lat_buckets_forget(struct rs_analyzer *a, const struct rs_flow *fl);
+void rs_lat_buckets_free(struct rs_analyzer *a);
 void rs_lat_flush(struct rs_analyzer *a);
 /* Nearest-rank quantiles: out[j] is the smallest kept sample with at least
  * q[j] of them at or below it (ascending q: each is looked for above the one

@@ -37,7 +37,8 @@ struct rs_sink {
 	/* Live only, may be NULL: called every --refresh seconds whether frames
 	 * came or not; now_ns is the wall clock (ns since the epoch). */
 	void (*tick)(void *ctx, uint64_t now_ns);
-	/* Live only, may be NULL: the capture's counts, once, just before end_file. */
+	/* Live only, may be NULL: the capture's counts so far before each
+	 * tick, and the final ones once, just before end_file. */
 	void (*capture_stats)(void *ctx, const struct rs_capture_stats *st);
 	/* Optional: the frames `n` at a time, in place of frame(), when the
 	 * offline or the live loop feeds the sink: decoded, without their bytes

@@ -27,7 +27,8 @@ enum {
 	                          results up to there were kept */
 };
 
-enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON, RS_FORMAT_JSON_COMPACT, RS_FORMAT_NDJSON };
+enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON, RS_FORMAT_JSON_COMPACT, RS_FORMAT_NDJSON, RS_FORMAT_PROMETHEUS,
+		 RS_FORMAT_OPENMETRICS };
 
 #define RS_DEFAULT_SNAPLEN 262144
 #define RS_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms timeline buckets */
@@ -72,6 +73,8 @@ struct rs_cli_opts {
 	bool compare;           /* --compare A B: the same traffic at two capture points */
 	char *host;             /* --host: the host NDJSON lines name (default: this machine's name) */
 	enum rs_format format;  /* --format */
+	char *metrics;          /* --metrics [ADDR]:PORT: serve /metrics while capturing */
+	unsigned metrics_qps;   /* --metrics-qps: QPs and host pairs with series of their own (0: default) */
 	char *output;           /* -o: the report goes to this file instead of stdout */
 	char *timeline;         /* --timeline FILE.csv */
 	uint64_t interval_ns;   /* --interval */
@@ -123,6 +126,16 @@ bool rs_summary_failed(const struct rs_summary *s);
 /* Write the reports; returns `rc` or a worse RS_EXIT_ code. Frees s. */
 int rs_summary_finish(struct rs_summary *s, int rc);
 int rs_summary_check_absent(const struct rs_cli_opts *o);
+/* --metrics: start serving (after -Z dropped privileges; rs_run_live's
+ * `started` hook, ctx the summary). False: err says why. */
+bool rs_summary_serve(void *ctx, char *err, size_t len);
+
+/* The --metrics HTTP endpoint (mserver.c): "[ADDR]:PORT" listened on,
+ * serving the buffers last published (Prometheus' text format, OpenMetrics). */
+struct rs_mserver;
+struct rs_mserver *rs_mserver_start(const char *spec, char *err, size_t len);
+void rs_mserver_publish(struct rs_mserver *m, const char *prom, size_t nprom, const char *om, size_t nom);
+void rs_mserver_stop(struct rs_mserver *m);
 int rs_run_summary(const struct rs_cli_opts *o);
 
 /* The live view: a refreshing per-QP screen on a terminal, or one
@@ -198,6 +211,11 @@ char **rs_files_by_time(const struct rs_cli_opts *o);
  * error. Prints libpcap's received/dropped counts on stderr at the end.
  * Returns an RS_EXIT_ code. */
 int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink);
+/* The same, calling started(ctx, ...) once the device is open and the
+ * privileges dropped, before the capture begins; false ends the run with
+ * its message (exit RS_EXIT_USAGE). */
+int rs_run_live_hooked(const struct rs_cli_opts *o, const struct rs_sink *sink,
+		       bool (*started)(void *ctx, char *err, size_t len), void *ctx);
 /* -D: capture interfaces and the RDMA devices bound to them. */
 int rs_list_interfaces(const struct rs_cli_opts *o, FILE *out);
 /* -r FILE... -w OUT [filter]: rs_run_files, writing every frame that passes

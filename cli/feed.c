@@ -231,6 +231,8 @@ bool rs_deliver(struct rs_delivery *d, struct rs_msg *m)
 		d->stopped = true;
 		break;
 	case RS_MSG_TICK:
+		if (m->have_stats && s->capture_stats)
+			s->capture_stats(s->ctx, &m->stats);
 		if (s->tick)
 			s->tick(s->ctx, m->now_ns);
 		break;

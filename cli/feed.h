@@ -42,6 +42,8 @@ struct rs_msg {
 	int dlt;
 	uint64_t frame_no, count;
 	uint64_t now_ns;       /* RS_MSG_TICK: the wall clock, ns since the epoch */
+	bool have_stats;       /* RS_MSG_TICK: the capture's counts so far (sink->capture_stats first) */
+	struct rs_capture_stats stats;
 	char text[RS_ERRBUF_SIZE];
 	uint32_t n;
 	/* [RS_BATCH]; data NULL when the sink takes batches (it reads no

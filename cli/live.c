@@ -89,6 +89,12 @@ static void print_stats(const struct rs_capture_stats *st, bool have)
 
 int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 {
+	return rs_run_live_hooked(o, sink, NULL, NULL);
+}
+
+int rs_run_live_hooked(const struct rs_cli_opts *o, const struct rs_sink *sink,
+		       bool (*started)(void *ctx, char *err, size_t len), void *ctx)
+{
 	char err[RS_ERRBUF_SIZE], netdev[RS_RDMA_NAME_MAX];
 	const char *dev = capture_device(o, netdev);
 	if (!dev)
@@ -109,6 +115,12 @@ int rs_run_live(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	if (rs_live_warning(l))
 		rs_eprintf("rocestat: warning: %s\n", rs_live_warning(l));
 	if (o->drop_user && !rs_drop_privileges(o->drop_user, err)) {
+		rs_eprintf("rocestat: %s\n", err);
+		rs_live_close(l);
+		return RS_EXIT_USAGE;
+	}
+
+	if (started && !started(ctx, err, sizeof err)) {
 		rs_eprintf("rocestat: %s\n", err);
 		rs_live_close(l);
 		return RS_EXIT_USAGE;

@@ -115,7 +115,15 @@ static bool tick(struct live_feed *lf, uint64_t wall)
 	if (!rs_feed_flush(fd))
 		return false;
 	fd->m->now_ns = wall;
-	return rs_feed_event(fd, RS_MSG_TICK, NULL, NULL);
+	struct rs_live_stats ls;
+	char serr[RS_ERRBUF_SIZE];
+	fd->m->have_stats = rs_live_stats(lf->c->l, &ls, serr);
+	fd->m->stats = (struct rs_capture_stats){
+		.captured = ls.captured, .received = ls.received, .dropped = ls.dropped, .ifdropped = ls.ifdropped,
+	};
+	bool ok = rs_feed_event(fd, RS_MSG_TICK, NULL, NULL);
+	fd->m->have_stats = false;
+	return ok;
 }
 
 /* libpcap's counts, then the -w output closed, then the end posted. */

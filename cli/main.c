@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 		struct rs_sink sink = rs_summary_sink(s);
 		/* An output that cannot be opened (--timeline) stops us before the
 		 * capture starts, not after the user's Ctrl-C. */
-		rc = rs_summary_failed(s) ? RS_EXIT_INPUT : rs_run_live(&o, &sink);
+		rc = rs_summary_failed(s) ? RS_EXIT_INPUT : rs_run_live_hooked(&o, &sink, rs_summary_serve, s);
 		rc = rs_summary_finish(s, rc);
 	} else if (o.write_file && wants_report(&o)) {
 		rc = extract_and_report(&o);

@@ -364,8 +364,8 @@ static uint64_t default_max_flows(void)
 struct given {
 	gchar **read_files;
 	gchar **select;     /* -e */
-	gchar *color, *format;
-	gint64 count, max_flows;
+	gchar *color, *format, *metrics;
+	gint64 count, max_flows, metrics_qps;
 	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
 	gdouble refresh;
 	gboolean version, fields, verdicts, walk, ladder, no_resolve, quiet, compare;
@@ -423,7 +423,9 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "annotate", 0, 0, G_OPTION_ARG_FILENAME, &o->annotate, "Write every frame, unchanged, to OUT.pcapng with the analysis' verdict on it as a packet comment (for Wireshark)", "OUT.pcapng" },
 		{ "compare", 0, 0, G_OPTION_ARG_NONE, &gv->compare, "Compare two captures A B of the same traffic at two points: packets seen at one only, clock offset, one-way delay", NULL },
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json, json-compact (one line) or ndjson (one object a line)", "FMT" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json, json-compact (one line), ndjson (one object a line), prometheus (text exposition format) or openmetrics", "FMT" },
+		{ "metrics", 0, 0, G_OPTION_ARG_STRING, &gv->metrics, "With -i: serve Prometheus metrics at http://ADDR:PORT/metrics while capturing (ADDR: loopback unless given)", "[ADDR]:PORT" },
+		{ "metrics-qps", 0, 0, G_OPTION_ARG_INT64, &gv->metrics_qps, "Metrics: QPs and host pairs with series of their own, the biggest (default 20); the rest add up in one 'other' series", "N" },
 		{ "host", 0, 0, G_OPTION_ARG_STRING, &o->host, "With --format ndjson: the host name each line carries (default: this machine's)", "NAME" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
 		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV", "FILE.csv" },
@@ -549,8 +551,17 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 		o->format = RS_FORMAT_JSON_COMPACT;
 	else if (strcmp(gv->format, "ndjson") == 0)
 		o->format = RS_FORMAT_NDJSON;
+	else if (strcmp(gv->format, "prometheus") == 0)
+		o->format = RS_FORMAT_PROMETHEUS;
+	else if (strcmp(gv->format, "openmetrics") == 0)
+		o->format = RS_FORMAT_OPENMETRICS;
 	else
-		return fail("--format \"%s\": expected text, json, json-compact or ndjson", gv->format);
+		return fail("--format \"%s\": expected text, json, json-compact, ndjson, prometheus or openmetrics",
+			    gv->format);
+	if (gv->metrics_qps != NOT_GIVEN && (gv->metrics_qps < 1 || gv->metrics_qps > 100000))
+		return fail("--metrics-qps %" G_GINT64_FORMAT ": expected between 1 and 100000", gv->metrics_qps);
+	o->metrics_qps = gv->metrics_qps != NOT_GIVEN ? (unsigned)gv->metrics_qps : 0;
+	o->metrics = gv->metrics ? g_strdup(gv->metrics) : NULL;
 	if (!gv->color || strcmp(gv->color, "auto") == 0)
 		o->color = isatty(STDOUT_FILENO) && !o->output;
 	else if (strcmp(gv->color, "always") == 0)
@@ -594,6 +605,12 @@ static int check_combinations(struct rs_cli_opts *o)
 			   o->plot || o->format != RS_FORMAT_TEXT || o->qp >= 0))
 		return fail("--compare reads two capture files and writes its own report (to -o FILE or standard "
 			    "output); run the other outputs separately");
+	if (o->metrics && !o->iface)
+		return fail("--metrics serves the metrics of a live capture: give -i IF (for files: --format prometheus)");
+	if (o->metrics && (o->fields || o->walk))
+		return fail("--metrics comes with the summary of the capture, not with --%s", o->fields ? "fields" : "walk");
+	if (o->metrics_qps && !o->metrics && o->format != RS_FORMAT_PROMETHEUS && o->format != RS_FORMAT_OPENMETRICS)
+		return fail("--metrics-qps sizes the metrics: give --metrics or --format prometheus/openmetrics");
 	if (o->host && o->format != RS_FORMAT_NDJSON)
 		return fail("--host names the host of --format ndjson lines; give --format ndjson");
 	if (o->format == RS_FORMAT_NDJSON && !o->host)
@@ -704,7 +721,7 @@ static int take_positional(int argc, char **argv, gchar **read_files, struct rs_
 
 int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 {
-	struct given gv = { .count = NOT_GIVEN, .max_flows = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = NOT_GIVEN, .top = 8, .refresh = 1.0,
+	struct given gv = { .count = NOT_GIVEN, .max_flows = NOT_GIVEN, .metrics_qps = NOT_GIVEN, .rotate_files = NOT_GIVEN, .jobs = NOT_GIVEN, .top = 8, .refresh = 1.0,
 			    .width = NOT_GIVEN };
 	memset(o, 0, sizeof *o);
 	o->qp = -1;
@@ -744,6 +761,7 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	g_strfreev(gv.select);
 	g_free(gv.color);
 	g_free(gv.format);
+	g_free(gv.metrics);
 	g_option_context_free(ctx);
 	return rc;
 }
@@ -762,5 +780,6 @@ void rs_cli_free(struct rs_cli_opts *o)
 	g_free(o->plot);
 	g_free(o->annotate);
 	g_free(o->host);
+	g_free(o->metrics);
 	memset(o, 0, sizeof *o);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "analyzer/analyzer.h"
+#include "report/metrics.h"
 #include "report/report.h"
 #include "cli/cli.h"
 
@@ -38,6 +39,8 @@ struct rs_summary {
 	bool have_stats;
 	struct rs_capture_stats stats;
 	uint64_t frames_read;     /* frames handed to the analyzer, all files */
+	struct rs_mserver *ms;    /* --metrics: the endpoint, and what its series keep */
+	struct rs_metrics *mx;
 };
 
 static void begin_file(void *ctx, const char *name, int dlt)
@@ -107,9 +110,39 @@ static void file_warning(void *ctx, uint64_t frame_no, uint64_t count, const cha
 	rs_analyzer_file_warning(s->a, frame_no, count, message);
 }
 
+/* The metrics of the analysis so far, to the endpoint: both formats, so
+ * that a scrape only copies. */
+static void publish(struct rs_summary *s)
+{
+	struct rs_metrics_drops d = { .have = s->have_stats, .received = s->stats.received,
+				      .dropped = s->stats.dropped, .ifdropped = s->stats.ifdropped };
+	GString *prom = g_string_new(NULL), *om = g_string_new(NULL);
+	rs_metrics_write(s->mx, s->a, &d, false, prom);
+	/* The second reading finds no increments since the first. */
+	rs_metrics_write(s->mx, s->a, &d, true, om);
+	rs_mserver_publish(s->ms, prom->str, prom->len, om->str, om->len);
+	g_string_free(prom, TRUE);
+	g_string_free(om, TRUE);
+}
+
+bool rs_summary_serve(void *ctx, char *err, size_t len)
+{
+	struct rs_summary *s = ctx;
+	if (!s->o->metrics)
+		return true;
+	if (!(s->ms = rs_mserver_start(s->o->metrics, err, len)))
+		return false;
+	s->mx = rs_metrics_new(s->o->metrics_qps ? s->o->metrics_qps : RS_METRICS_QPS, !s->o->no_resolve);
+	publish(s);
+	rs_eprintf("rocestat: metrics at http://%s%s/metrics\n", s->o->metrics[0] == ':' ? "127.0.0.1" : "", s->o->metrics);
+	return true;
+}
+
 static void tick(void *ctx, uint64_t now_ns)
 {
 	struct rs_summary *s = ctx;
+	if (s->ms)
+		publish(s);
 	if (!s->live)
 		s->live = rs_liveview_new(stderr, s->o);
 	rs_liveview_tick(s->live, s->lv, s->a, now_ns);
@@ -144,6 +177,7 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		.dscp_cnp1 = o->dscp_cnp1,
 		.link_gbps = o->link_gbps,
 		.cnp_threshold1 = o->cnp_threshold1,
+		.lat_buckets = o->metrics || o->format == RS_FORMAT_PROMETHEUS || o->format == RS_FORMAT_OPENMETRICS,
 	};
 	memcpy(ao.ulp, o->ulp, sizeof ao.ulp);
 	if (o->iface) { /* the live view shows the CM events */
@@ -308,6 +342,10 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 
 	rs_liveview_free(s->live);
 	rs_live_free(s->lv);
+	rs_mserver_stop(s->ms); /* the capture ended: nothing more to serve */
+	rs_metrics_free(s->mx);
+	s->ms = NULL;
+	s->mx = NULL;
 	s->live = NULL;
 	/* A live capture that never started (no such interface, no permission,
 	 * -w or -Z refused): its error was said, and a report of nothing would
@@ -337,7 +375,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	}
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .conn = o->conn, .bits = o->bits, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
 				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
-				     .width = rs_text_width(o), .host = o->host };
+				     .width = rs_text_width(o), .host = o->host, .metrics_qps = o->metrics_qps };
 	/* Not one frame could be read (a misspelt name, a file cut in its
 	 * first record): the report on standard output says so, but report
 	 * files (-o, --plot, --timeline) from an earlier run are kept rather
@@ -351,7 +389,9 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	else
 		wrc = write_report(o->output ? o->output : "-",
 				   o->format == RS_FORMAT_TEXT ? rs_report_text :
-				   o->format == RS_FORMAT_NDJSON ? rs_report_ndjson : rs_report_json, s->a, &ro);
+				   o->format == RS_FORMAT_NDJSON ? rs_report_ndjson :
+				   o->format == RS_FORMAT_PROMETHEUS ? rs_report_prometheus :
+				   o->format == RS_FORMAT_OPENMETRICS ? rs_report_openmetrics : rs_report_json, s->a, &ro);
 	if (wrc == RS_EXIT_OK && o->plot && !keep_files)
 		wrc = write_report(o->plot, rs_report_plot_svg, s->a, &ro);
 	if (keep_files && s->timeline.fp)

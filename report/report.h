@@ -26,6 +26,7 @@ struct rs_report_opts {
 	int width;           /* text: columns to fit (0: unlimited, every line whole) */
 	const char *host;    /* NDJSON: the host each line says it came from (NULL: null) */
 	bool bits;           /* text: rates in bits per second (--bits) */
+	unsigned metrics_qps;/* metrics: QPs and host pairs with series of their own (0: the default) */
 };
 
 int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
@@ -33,6 +34,9 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 /* --format ndjson: the JSON document's capture, connections, queue pairs and
  * anomalies, one object a line, each naming its kind, file and host. */
 int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+/* --format prometheus / openmetrics: one scrape's worth (report/metrics.h). */
+int rs_report_prometheus(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_openmetrics(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 /* Whether --qp `qp` selects anything: a half-flow to QP `qp` or a CM

@@ -11,10 +11,10 @@ list=0
 want=${1:-build}
 
 # libibumad-dev: <infiniband/umad_cm.h>, <umad_types.h>; libibverbs-dev: <infiniband/opcode.h>.
-BUILD="build-essential pkg-config libpcap-dev libglib2.0-dev libibumad-dev libibverbs-dev"
+BUILD="build-essential pkg-config libpcap-dev libglib2.0-dev libibumad-dev libibverbs-dev libmicrohttpd-dev"
 TEST="$BUILD check tshark python3 python3-jsonschema tcpdump tcpreplay iproute2 librdmacm-dev
       clang libclang-rt-14-dev valgrind qemu-system-x86 busybox-static cpio xz-utils kmod nvme-cli jq sqlite3 man-db fontconfig fonts-dejavu-core
-      ca-certificates file tmux"
+      ca-certificates file tmux prometheus python3-prometheus-client curl"
 
 case "$want" in
 build) pkgs=$BUILD ;;

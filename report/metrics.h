@@ -1,0 +1,34 @@
+/*
+ * metrics.h — the analysis as Prometheus metrics (metrics.c): the text
+ * exposition format (0.0.4) or OpenMetrics 1.0, for `--format prometheus`,
+ * `--format openmetrics` and the live `--metrics` endpoint.
+ */
+#ifndef RS_METRICS_H
+#define RS_METRICS_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "report/report.h"
+
+/* QPs and host pairs with series of their own, unless told (--metrics-qps). */
+#define RS_METRICS_QPS 20
+
+/* The capture's drop counts (libpcap's), when live. */
+struct rs_metrics_drops {
+	bool have;
+	uint64_t received, dropped, ifdropped;
+};
+
+/* What the series keep from one reading to the next (which QPs and pairs
+ * have series, every flow's values at the last reading). */
+struct rs_metrics;
+struct rs_metrics *rs_metrics_new(unsigned max_qps, bool resolve_names);
+void rs_metrics_free(struct rs_metrics *m);
+/* One scrape's worth appended to `out`; the analysis is read, not changed
+ * (call from the thread that analyses). */
+void rs_metrics_write(struct rs_metrics *m, const struct rs_analyzer *a, const struct rs_metrics_drops *d,
+		      bool openmetrics, GString *out);
+
+#endif
