@@ -110,7 +110,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check metrics builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
+.PHONY: all check metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
 	sanitize tsan tsan-live golden-update install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -169,7 +169,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt metrics
+check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt metrics expect
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -253,6 +253,11 @@ evidence: $(BIN)
 # parser, tshark, and a real Prometheus scraping a live capture (needs root).
 metrics: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_metrics.py
+
+# --expect, --expect-junit and --expect-names against tshark's decode, an XML
+# parser, the JSON schema and the man page.
+expect: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_expect.py
 
 # --annotate: the comments against tshark's decode, the frames against the input.
 annotate: $(BIN)

@@ -75,6 +75,9 @@ struct rs_cli_opts {
 	enum rs_format format;  /* --format */
 	char *metrics;          /* --metrics [ADDR]:PORT: serve /metrics while capturing */
 	unsigned metrics_qps;   /* --metrics-qps: QPs and host pairs with series of their own (0: default) */
+	struct rs_expect *expects; /* --expect, parsed (report/expect.h); nexpect of them */
+	size_t nexpect;
+	char *expect_junit;     /* --expect-junit FILE */
 	char *output;           /* -o: the report goes to this file instead of stdout */
 	char *timeline;         /* --timeline FILE.csv */
 	uint64_t interval_ns;   /* --interval */

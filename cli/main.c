@@ -12,7 +12,7 @@
  * in one pass, as live captures are (-i ... -w). */
 static bool wants_report(const struct rs_cli_opts *o)
 {
-	return o->output || o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT;
+	return o->output || o->timeline || o->plot || o->ladder || o->format != RS_FORMAT_TEXT || o->nexpect;
 }
 
 static int extract_and_report(struct rs_cli_opts *o)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "report/expect.h"
 
 #define BAD(err, ...) (g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, __VA_ARGS__), FALSE)
 
@@ -364,6 +365,9 @@ static uint64_t default_max_flows(void)
 struct given {
 	gchar **read_files;
 	gchar **select;     /* -e */
+	gchar **expect;     /* --expect */
+	gchar *expect_junit;
+	gboolean expect_names;
 	gchar *color, *format, *metrics;
 	gint64 count, max_flows, metrics_qps;
 	gint snaplen, buffer_kib, rotate_seconds, rotate_files, jobs, top, width;
@@ -425,6 +429,9 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json, json-compact (one line), ndjson (one object a line), prometheus (text exposition format) or openmetrics", "FMT" },
 		{ "metrics", 0, 0, G_OPTION_ARG_STRING, &gv->metrics, "With -i: serve Prometheus metrics at http://ADDR:PORT/metrics while capturing (ADDR: loopback unless given)", "[ADDR]:PORT" },
+		{ "expect", 0, 0, G_OPTION_ARG_STRING_ARRAY, &gv->expect, "Assert EXPR over the analysis (repeatable), e.g. 'naks == 0' or 'qp(0x12).retransmitted_packets < 10': exit 0 if all hold, 1 if any fails", "EXPR" },
+		{ "expect-junit", 0, 0, G_OPTION_ARG_FILENAME, &gv->expect_junit, "Write the --expect results to FILE as JUnit XML", "FILE" },
+		{ "expect-names", 0, 0, G_OPTION_ARG_NONE, &gv->expect_names, "List the names --expect takes, and exit", NULL },
 		{ "metrics-qps", 0, 0, G_OPTION_ARG_INT64, &gv->metrics_qps, "Metrics: QPs and host pairs with series of their own, the biggest (default 20); the rest add up in one 'other' series", "N" },
 		{ "host", 0, 0, G_OPTION_ARG_STRING, &o->host, "With --format ndjson: the host name each line carries (default: this machine's)", "NAME" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
@@ -562,6 +569,15 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 		return fail("--metrics-qps %" G_GINT64_FORMAT ": expected between 1 and 100000", gv->metrics_qps);
 	o->metrics_qps = gv->metrics_qps != NOT_GIVEN ? (unsigned)gv->metrics_qps : 0;
 	o->metrics = gv->metrics ? g_strdup(gv->metrics) : NULL;
+	for (gchar **x = gv->expect; x && *x; x++)
+		o->nexpect++;
+	o->expects = o->nexpect ? g_new0(struct rs_expect, o->nexpect) : NULL;
+	for (size_t i = 0; i < o->nexpect; i++)
+		if (!rs_expect_parse(&o->expects[i], gv->expect[i]))
+			return fail("--expect '%s': column %u: %s", gv->expect[i], o->expects[i].err_col, o->expects[i].err);
+	o->expect_junit = gv->expect_junit ? g_strdup(gv->expect_junit) : NULL;
+	if (o->expect_junit && !o->nexpect)
+		return fail("--expect-junit writes the results of --expect: give at least one --expect");
 	if (!gv->color || strcmp(gv->color, "auto") == 0)
 		o->color = isatty(STDOUT_FILENO) && !o->output;
 	else if (strcmp(gv->color, "always") == 0)
@@ -605,6 +621,9 @@ static int check_combinations(struct rs_cli_opts *o)
 			   o->plot || o->format != RS_FORMAT_TEXT || o->qp >= 0))
 		return fail("--compare reads two capture files and writes its own report (to -o FILE or standard "
 			    "output); run the other outputs separately");
+	if (o->nexpect && (o->fields || o->walk || o->annotate || o->compare || o->ladder))
+		return fail("--expect asserts over the summary's analysis, not with --%s",
+			    o->fields ? "fields" : o->walk ? "walk" : o->annotate ? "annotate" : o->compare ? "compare" : "ladder");
 	if (o->metrics && !o->iface)
 		return fail("--metrics serves the metrics of a live capture: give -i IF (for files: --format prometheus)");
 	if (o->metrics && (o->fields || o->walk))
@@ -746,6 +765,9 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	} else if (gv.version) {
 		printf("rocestat %s\n", ROCESTAT_VERSION);
 		rc = -1;
+	} else if (gv.expect_names) {
+		rs_expect_names(stdout);
+		rc = -1;
 	} else if ((rc = take_values(&gv, o)) == 0 && (rc = check_combinations(o)) == 0) {
 		rc = take_positional((int)g_strv_length(args), args, gv.read_files, o);
 		size_t n = 0;
@@ -762,6 +784,8 @@ int rs_cli_parse(int argc, char **argv, struct rs_cli_opts *o)
 	g_free(gv.color);
 	g_free(gv.format);
 	g_free(gv.metrics);
+	g_strfreev(gv.expect);
+	g_free(gv.expect_junit);
 	g_option_context_free(ctx);
 	return rc;
 }
@@ -781,5 +805,7 @@ void rs_cli_free(struct rs_cli_opts *o)
 	g_free(o->annotate);
 	g_free(o->host);
 	g_free(o->metrics);
+	g_free(o->expects);
+	g_free(o->expect_junit);
 	memset(o, 0, sizeof *o);
 }

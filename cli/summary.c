@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "analyzer/analyzer.h"
+#include "report/expect.h"
 #include "report/metrics.h"
 #include "report/report.h"
 #include "cli/cli.h"
@@ -245,6 +246,35 @@ static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyz
 	return RS_EXIT_OK;
 }
 
+static int junit(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *ro)
+{
+	(void)a;
+	const struct rs_cli_opts *o = ro->ctx;
+	return rs_expect_junit(out, o->expects, o->nexpect, o->files && o->files[0] ? o->files[0] : o->iface);
+}
+
+/* --expect decides the exit status in place of the anomalies: 0 when every
+ * assertion holds, 1 when one fails; an input error (3) stays. */
+static int expectations(struct rs_summary *s, const struct rs_report_opts *ro, int rc)
+{
+	const struct rs_cli_opts *o = s->o;
+	rs_expect_eval(s->a, ro, o->expects, o->nexpect);
+	rs_expect_print(stderr, o->expects, o->nexpect);
+	bool all = true;
+	for (size_t i = 0; i < o->nexpect; i++)
+		all = all && o->expects[i].ok;
+	if (o->expect_junit) {
+		struct rs_report_opts jo = *ro;
+		jo.ctx = o;
+		int jrc = write_report(o->expect_junit, junit, s->a, &jo);
+		if (jrc != RS_EXIT_OK)
+			return jrc;
+	}
+	if (rc == RS_EXIT_INPUT)
+		return rc;
+	return all ? RS_EXIT_OK : RS_EXIT_ANOMALIES;
+}
+
 /*
  * The report is the last thing a run does: main() returns right after it,
  * and the kernel takes the whole heap back at once. Freeing the analyzer
@@ -402,6 +432,8 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	}
 	if (wrc != RS_EXIT_OK)
 		rc = wrc;
+	else if (o->nexpect)
+		rc = expectations(s, &ro, rc);
 	else if (rc == RS_EXIT_OK && rs_analyzer_has_anomalies(s->a))
 		rc = RS_EXIT_ANOMALIES;
 	drop_at_exit(s->a);

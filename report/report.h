@@ -27,6 +27,7 @@ struct rs_report_opts {
 	const char *host;    /* NDJSON: the host each line says it came from (NULL: null) */
 	bool bits;           /* text: rates in bits per second (--bits) */
 	unsigned metrics_qps;/* metrics: QPs and host pairs with series of their own (0: the default) */
+	const void *ctx;     /* the caller's, for a writer it wraps (NULL) */
 };
 
 int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
