@@ -27,8 +27,8 @@ enum {
 	                          results up to there were kept */
 };
 
-enum rs_format { RS_FORMAT_TEXT = 0, RS_FORMAT_JSON, RS_FORMAT_JSON_COMPACT, RS_FORMAT_NDJSON, RS_FORMAT_PROMETHEUS,
-		 RS_FORMAT_OPENMETRICS };
+/* A row of report/formats.c's table; 0 is text. */
+enum rs_format { RS_FORMAT_TEXT = 0 };
 
 #define RS_DEFAULT_SNAPLEN 262144
 #define RS_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms timeline buckets */
@@ -132,6 +132,11 @@ int rs_summary_check_absent(const struct rs_cli_opts *o);
 /* --metrics: start serving (after -Z dropped privileges; rs_run_live's
  * `started` hook, ctx the summary). False: err says why. */
 bool rs_summary_serve(void *ctx, char *err, size_t len);
+
+/* outopts.c: --expect (parsed into o) and the checks of the outputs for
+ * other programs; false: err says why. */
+bool rs_cli_take_expects(struct rs_cli_opts *o, char **expect, const char *junit, char *err, size_t len);
+bool rs_cli_check_outputs(const struct rs_cli_opts *o, char *err, size_t len);
 
 /* The --metrics HTTP endpoint (mserver.c): "[ADDR]:PORT" listened on,
  * serving the buffers last published (Prometheus' text format, OpenMetrics). */

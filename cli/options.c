@@ -393,6 +393,12 @@ static void note_values(struct given *gv, const GOptionEntry *e)
 /* The option table, pointing into gv and o. */
 static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 {
+	/* The formats' list, from their table. */
+	static char format_help[512];
+	int n = snprintf(format_help, sizeof format_help, "Summary format:");
+	for (int i = 0; rs_report_formats[i].name && n > 0 && (size_t)n < sizeof format_help; i++)
+		n += snprintf(format_help + n, sizeof format_help - (size_t)n, "%s %s (%s)", i ? "," : "",
+			      rs_report_formats[i].name, rs_report_formats[i].help);
 	GOptionEntry input[] = {
 		{ "read", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &gv->read_files, "Read frames from FILE (repeatable; pcap or pcapng)", "FILE" },
 		{ "interface", 'i', 0, G_OPTION_ARG_STRING, &o->iface, "Capture live on IFACE (a netdev, or an RDMA device such as rxe0)", "IFACE" },
@@ -427,7 +433,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "annotate", 0, 0, G_OPTION_ARG_FILENAME, &o->annotate, "Write every frame, unchanged, to OUT.pcapng with the analysis' verdict on it as a packet comment (for Wireshark)", "OUT.pcapng" },
 		{ "compare", 0, 0, G_OPTION_ARG_NONE, &gv->compare, "Compare two captures A B of the same traffic at two points: packets seen at one only, clock offset, one-way delay", NULL },
 		{ "ladder", 0, 0, G_OPTION_ARG_NONE, &gv->ladder, "Sequence (ladder) diagram of each connection", NULL },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, "Summary format: text, json, json-compact (one line), ndjson (one object a line), prometheus (text exposition format) or openmetrics", "FMT" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &gv->format, format_help, "FMT" },
 		{ "metrics", 0, 0, G_OPTION_ARG_STRING, &gv->metrics, "With -i: serve Prometheus metrics at http://ADDR:PORT/metrics while capturing (ADDR: loopback unless given)", "[ADDR]:PORT" },
 		{ "expect", 0, 0, G_OPTION_ARG_STRING_ARRAY, &gv->expect, "Assert EXPR over the analysis (repeatable), e.g. 'naks == 0' or 'qp(0x12).retransmitted_packets < 10': exit 0 if all hold, 1 if any fails", "EXPR" },
 		{ "expect-junit", 0, 0, G_OPTION_ARG_FILENAME, &gv->expect_junit, "Write the --expect results to FILE as JUnit XML", "FILE" },
@@ -550,34 +556,20 @@ static int take_values(const struct given *gv, struct rs_cli_opts *o)
 		return fail("--max-flows %" G_GINT64_FORMAT ": expected a positive number", gv->max_flows);
 	o->max_flows_default = gv->max_flows == NOT_GIVEN;
 	o->max_flows = o->max_flows_default ? default_max_flows() : (uint64_t)gv->max_flows;
-	if (!gv->format || strcmp(gv->format, "text") == 0)
-		o->format = RS_FORMAT_TEXT;
-	else if (strcmp(gv->format, "json") == 0)
-		o->format = RS_FORMAT_JSON;
-	else if (strcmp(gv->format, "json-compact") == 0)
-		o->format = RS_FORMAT_JSON_COMPACT;
-	else if (strcmp(gv->format, "ndjson") == 0)
-		o->format = RS_FORMAT_NDJSON;
-	else if (strcmp(gv->format, "prometheus") == 0)
-		o->format = RS_FORMAT_PROMETHEUS;
-	else if (strcmp(gv->format, "openmetrics") == 0)
-		o->format = RS_FORMAT_OPENMETRICS;
-	else
-		return fail("--format \"%s\": expected text, json, json-compact, ndjson, prometheus or openmetrics",
-			    gv->format);
+	int fmt = rs_report_format_find(gv->format ? gv->format : "text");
+	if (fmt < 0) {
+		char list[256];
+		rs_report_format_list(list, sizeof list);
+		return fail("--format \"%s\": expected %s", gv->format, list);
+	}
+	o->format = (enum rs_format)fmt;
 	if (gv->metrics_qps != NOT_GIVEN && (gv->metrics_qps < 1 || gv->metrics_qps > 100000))
 		return fail("--metrics-qps %" G_GINT64_FORMAT ": expected between 1 and 100000", gv->metrics_qps);
 	o->metrics_qps = gv->metrics_qps != NOT_GIVEN ? (unsigned)gv->metrics_qps : 0;
 	o->metrics = gv->metrics ? g_strdup(gv->metrics) : NULL;
-	for (gchar **x = gv->expect; x && *x; x++)
-		o->nexpect++;
-	o->expects = o->nexpect ? g_new0(struct rs_expect, o->nexpect) : NULL;
-	for (size_t i = 0; i < o->nexpect; i++)
-		if (!rs_expect_parse(&o->expects[i], gv->expect[i]))
-			return fail("--expect '%s': column %u: %s", gv->expect[i], o->expects[i].err_col, o->expects[i].err);
-	o->expect_junit = gv->expect_junit ? g_strdup(gv->expect_junit) : NULL;
-	if (o->expect_junit && !o->nexpect)
-		return fail("--expect-junit writes the results of --expect: give at least one --expect");
+	char err[RS_ERRBUF_SIZE];
+	if (!rs_cli_take_expects(o, gv->expect, gv->expect_junit, err, sizeof err))
+		return fail("%s", err);
 	if (!gv->color || strcmp(gv->color, "auto") == 0)
 		o->color = isatty(STDOUT_FILENO) && !o->output;
 	else if (strcmp(gv->color, "always") == 0)
@@ -621,18 +613,12 @@ static int check_combinations(struct rs_cli_opts *o)
 			   o->plot || o->format != RS_FORMAT_TEXT || o->qp >= 0))
 		return fail("--compare reads two capture files and writes its own report (to -o FILE or standard "
 			    "output); run the other outputs separately");
-	if (o->nexpect && (o->fields || o->walk || o->annotate || o->compare || o->ladder))
-		return fail("--expect asserts over the summary's analysis, not with --%s",
-			    o->fields ? "fields" : o->walk ? "walk" : o->annotate ? "annotate" : o->compare ? "compare" : "ladder");
-	if (o->metrics && !o->iface)
-		return fail("--metrics serves the metrics of a live capture: give -i IF (for files: --format prometheus)");
-	if (o->metrics && (o->fields || o->walk))
-		return fail("--metrics comes with the summary of the capture, not with --%s", o->fields ? "fields" : "walk");
-	if (o->metrics_qps && !o->metrics && o->format != RS_FORMAT_PROMETHEUS && o->format != RS_FORMAT_OPENMETRICS)
-		return fail("--metrics-qps sizes the metrics: give --metrics or --format prometheus/openmetrics");
-	if (o->host && o->format != RS_FORMAT_NDJSON)
+	char err[RS_ERRBUF_SIZE];
+	if (!rs_cli_check_outputs(o, err, sizeof err))
+		return fail("%s", err);
+	if (o->host && !(rs_report_formats[o->format].flags & RS_FMT_HOST))
 		return fail("--host names the host of --format ndjson lines; give --format ndjson");
-	if (o->format == RS_FORMAT_NDJSON && !o->host)
+	if ((rs_report_formats[o->format].flags & RS_FMT_HOST) && !o->host)
 		o->host = g_strdup(g_get_host_name());
 	if (o->verdicts && !o->fields)
 		return fail("--verdicts adds columns to --fields; give --fields too");

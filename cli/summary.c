@@ -178,7 +178,7 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		.dscp_cnp1 = o->dscp_cnp1,
 		.link_gbps = o->link_gbps,
 		.cnp_threshold1 = o->cnp_threshold1,
-		.lat_buckets = o->metrics || o->format == RS_FORMAT_PROMETHEUS || o->format == RS_FORMAT_OPENMETRICS,
+		.lat_buckets = o->metrics || (rs_report_formats[o->format].flags & RS_FMT_METRICS),
 	};
 	memcpy(ao.ulp, o->ulp, sizeof ao.ulp);
 	if (o->iface) { /* the live view shows the CM events */
@@ -404,7 +404,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 		return RS_EXIT_USAGE;
 	}
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .conn = o->conn, .bits = o->bits, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
-				     .compact = o->format == RS_FORMAT_JSON_COMPACT, .resolve_names = !o->no_resolve,
+				     .compact = rs_report_formats[o->format].flags & RS_FMT_COMPACT, .resolve_names = !o->no_resolve,
 				     .width = rs_text_width(o), .host = o->host, .metrics_qps = o->metrics_qps };
 	/* Not one frame could be read (a misspelt name, a file cut in its
 	 * first record): the report on standard output says so, but report
@@ -417,11 +417,7 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	else if (o->ladder)
 		wrc = write_report(o->output ? o->output : "-", rs_report_ladder, s->a, &ro);
 	else
-		wrc = write_report(o->output ? o->output : "-",
-				   o->format == RS_FORMAT_TEXT ? rs_report_text :
-				   o->format == RS_FORMAT_NDJSON ? rs_report_ndjson :
-				   o->format == RS_FORMAT_PROMETHEUS ? rs_report_prometheus :
-				   o->format == RS_FORMAT_OPENMETRICS ? rs_report_openmetrics : rs_report_json, s->a, &ro);
+		wrc = write_report(o->output ? o->output : "-", rs_report_formats[o->format].write, s->a, &ro);
 	if (wrc == RS_EXIT_OK && o->plot && !keep_files)
 		wrc = write_report(o->plot, rs_report_plot_svg, s->a, &ro);
 	if (keep_files && s->timeline.fp)

@@ -35,6 +35,23 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 /* --format ndjson: the JSON document's capture, connections, queue pairs and
  * anomalies, one object a line, each naming its kind, file and host. */
 int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+/* The summary's formats (formats.c), in the order of enum rs_format
+ * (cli/cli.h); the last row's name is NULL. */
+#define RS_FMT_COMPACT 1 /* JSON on one line */
+#define RS_FMT_HOST 2    /* names the host each line came from (--host) */
+#define RS_FMT_METRICS 4 /* metrics: the latency buckets are counted */
+struct rs_report_format {
+	const char *name;
+	int (*write)(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+	unsigned flags;
+	const char *help;
+};
+extern const struct rs_report_format rs_report_formats[];
+/* Its row, or -1. */
+int rs_report_format_find(const char *name);
+/* "text, json, ... or openmetrics" */
+void rs_report_format_list(char *buf, size_t len);
+
 /* --format prometheus / openmetrics: one scrape's worth (report/metrics.h). */
 int rs_report_prometheus(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_openmetrics(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
