@@ -118,9 +118,9 @@ static void publish(struct rs_summary *s)
 	struct rs_metrics_drops d = { .have = s->have_stats, .received = s->stats.received,
 				      .dropped = s->stats.dropped, .ifdropped = s->stats.ifdropped };
 	GString *prom = g_string_new(NULL), *om = g_string_new(NULL);
-	rs_metrics_write(s->mx, s->a, &d, false, prom);
-	/* The second reading finds no increments since the first. */
-	rs_metrics_write(s->mx, s->a, &d, true, om);
+	rs_metrics_read(s->mx, s->a);
+	rs_metrics_render(s->mx, s->a, &d, false, prom);
+	rs_metrics_render(s->mx, s->a, &d, true, om);
 	rs_mserver_publish(s->ms, prom->str, prom->len, om->str, om->len);
 	g_string_free(prom, TRUE);
 	g_string_free(om, TRUE);

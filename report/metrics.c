@@ -50,7 +50,8 @@ struct pair_acc {
 struct rs_metrics {
 	unsigned max_qps, max_pairs;
 	struct rs_names *names;
-	GHashTable *prev;         /* flow id + 1 -> struct mv: the flow's values at the last reading */
+	GHashTable *prev;         /* flow id + 1 -> struct fstate */
+	uint32_t gen;             /* readings made */
 	GHashTable *qps;          /* flow id + 1 -> struct qp_series */
 	GHashTable *pairs;        /* "src dst" -> struct pair_acc */
 	unsigned npair_series;
@@ -63,7 +64,7 @@ struct rs_metrics *rs_metrics_new(unsigned max_qps, bool resolve_names)
 	m->max_qps = max_qps;
 	m->max_pairs = max_qps;
 	m->names = rs_names_new(resolve_names);
-	m->prev = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	m->prev = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free); /* struct fstate */
 	m->qps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	m->pairs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	return m;
@@ -155,12 +156,43 @@ static gboolean gone(gpointer key, gpointer value, gpointer user)
 	return !((struct qp_series *)value)->seen;
 }
 
+/* A flow's values at the last reading, and its host pair (found once). */
+struct fstate {
+	struct mv v;
+	struct pair_acc *pair;
+	uint32_t gen;             /* the reading that saw it last */
+};
+
+static struct pair_acc *pair_of(struct rs_metrics *m, const struct rs_flow *fl)
+{
+	char src[RS_ADDR_STRLEN], dst[RS_ADDR_STRLEN];
+	flow_addrs(m, fl, src, dst);
+	char *pk = g_strconcat(src, " ", dst, NULL);
+	struct pair_acc *p = g_hash_table_lookup(m->pairs, pk);
+	if (p) {
+		g_free(pk);
+		return p;
+	}
+	p = g_new0(struct pair_acc, 1);
+	memcpy(p->src, src, sizeof p->src);
+	memcpy(p->dst, dst, sizeof p->dst);
+	g_hash_table_insert(m->pairs, pk, p);
+	return p;
+}
+
+static gboolean stale(gpointer key, gpointer value, gpointer user)
+{
+	(void)key;
+	return ((struct fstate *)value)->gen != *(const uint32_t *)user;
+}
+
 /* The reading: every flow's increments to its host pair, and to "other"
- * unless it has a series; the values kept for the next reading. */
+ * unless it has a series; the values kept for the next reading (those of
+ * flows gone from the analysis dropped). */
 static void reading(struct rs_metrics *m, const struct rs_analyzer *a)
 {
 	give_places(m, a);
-	GHashTable *prev = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	m->gen++;
 	GHashTableIter it;
 	gpointer k, val;
 	g_hash_table_iter_init(&it, m->qps);
@@ -171,39 +203,28 @@ static void reading(struct rs_metrics *m, const struct rs_analyzer *a)
 		if (!fl || !fl->packets)
 			continue;
 		gpointer id = GUINT_TO_POINTER(fl->id + 1);
-		struct mv *cur = g_new(struct mv, 1);
-		read_flow(fl, cur);
-		const struct mv *was = g_hash_table_lookup(m->prev, id);
+		struct mv cur;
+		read_flow(fl, &cur);
+		struct fstate *st = g_hash_table_lookup(m->prev, id);
+		bool fresh = !st;
+		if (fresh) {
+			st = g_new0(struct fstate, 1);
+			st->pair = pair_of(m, fl);
+			g_hash_table_insert(m->prev, id, st);
+		}
 		struct qp_series *q = g_hash_table_lookup(m->qps, id);
 		if (q) {
 			q->seen = true;
 			q->fl = fl;
 		} else {
-			add_delta(&m->other_qp, cur, was);
+			add_delta(&m->other_qp, &cur, fresh ? NULL : &st->v);
 		}
-		char src[RS_ADDR_STRLEN], dst[RS_ADDR_STRLEN];
-		if (q) {
-			memcpy(src, q->src, sizeof src);
-			memcpy(dst, q->dst, sizeof dst);
-		} else {
-			flow_addrs(m, fl, src, dst);
-		}
-		char *pk = g_strconcat(src, " ", dst, NULL);
-		struct pair_acc *p = g_hash_table_lookup(m->pairs, pk);
-		if (!p) {
-			p = g_new0(struct pair_acc, 1);
-			memcpy(p->src, src, sizeof p->src);
-			memcpy(p->dst, dst, sizeof p->dst);
-			g_hash_table_insert(m->pairs, pk, p);
-		} else {
-			g_free(pk);
-		}
-		add_delta(&p->now, cur, was);
-		g_hash_table_insert(prev, id, cur);
+		add_delta(&st->pair->now, &cur, fresh ? NULL : &st->v);
+		st->v = cur;
+		st->gen = m->gen;
 	}
 	g_hash_table_foreach_remove(m->qps, gone, NULL);
-	g_hash_table_destroy(m->prev);
-	m->prev = prev;
+	g_hash_table_foreach_remove(m->prev, stale, &m->gen);
 }
 
 static void add_mv(struct mv *acc, const struct mv *x)
@@ -473,12 +494,16 @@ static void capture_wide(struct mw *w, const struct rs_analyzer *a, const struct
 	}
 }
 
-void rs_metrics_write(struct rs_metrics *m, const struct rs_analyzer *a, const struct rs_metrics_drops *d,
-		      bool openmetrics, GString *out)
+void rs_metrics_read(struct rs_metrics *m, const struct rs_analyzer *a)
 {
 	reading(m, a);
 	pair_places(m);
 	pair_totals(m);
+}
+
+void rs_metrics_render(struct rs_metrics *m, const struct rs_analyzer *a, const struct rs_metrics_drops *d,
+		       bool openmetrics, GString *out)
+{
 	struct mw w = { out, openmetrics };
 	capture_wide(&w, a, d);
 
@@ -536,7 +561,8 @@ static int report(FILE *out, struct rs_analyzer *a, const struct rs_report_opts 
 	rs_analyzer_finish(a);
 	struct rs_metrics *m = rs_metrics_new(o->metrics_qps ? o->metrics_qps : RS_METRICS_QPS, o->resolve_names);
 	GString *s = g_string_new(NULL);
-	rs_metrics_write(m, a, NULL, openmetrics, s);
+	rs_metrics_read(m, a);
+	rs_metrics_render(m, a, NULL, openmetrics, s);
 	size_t n = fwrite(s->str, 1, s->len, out);
 	bool ok = n == s->len;
 	g_string_free(s, TRUE);

@@ -26,9 +26,11 @@ struct rs_metrics_drops {
 struct rs_metrics;
 struct rs_metrics *rs_metrics_new(unsigned max_qps, bool resolve_names);
 void rs_metrics_free(struct rs_metrics *m);
-/* One scrape's worth appended to `out`; the analysis is read, not changed
- * (call from the thread that analyses). */
-void rs_metrics_write(struct rs_metrics *m, const struct rs_analyzer *a, const struct rs_metrics_drops *d,
-		      bool openmetrics, GString *out);
+/* A reading of the analysis (call from the thread that analyses; it is
+ * read, not changed), then its scrape's worth in either format appended to
+ * `out`, as often as wanted. */
+void rs_metrics_read(struct rs_metrics *m, const struct rs_analyzer *a);
+void rs_metrics_render(struct rs_metrics *m, const struct rs_analyzer *a, const struct rs_metrics_drops *d,
+		       bool openmetrics, GString *out);
 
 #endif
