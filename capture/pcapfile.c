@@ -52,6 +52,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/chunkbuf.h"
 #include "capture/reader.h"
 
 #define PCAP_FILE_HDR 24
@@ -66,35 +67,13 @@
 
 struct pcapfile {
 	struct rs_reader r;
-	int fd;           /* libpcap's: it closes it */
-	uint8_t *buf;     /* BUF_BYTES */
-	size_t buf_off;   /* the file offset of buf[0] */
-	size_t len;       /* bytes of the file in buf */
-	size_t off;       /* where the next record starts, in [buf_off, buf_off + len] */
-	size_t size;      /* the largest size the file was seen to have */
+	struct rs_chunkbuf cb; /* on libpcap's fd: it closes it; BUF_BYTES, never grown */
 	bool swapped;     /* the file's byte order is not ours */
 	bool usec;        /* microsecond timestamps (scaled up to ns) */
-	bool failed;
 	bool ended;       /* the end was reported: it stays the end, as stdio's EOF does */
 	uint32_t snaplen; /* libpcap's snapshot length (pcap_snapshot) */
-	long err_off;     /* where the record that could not be read starts */
 	struct pcap_pkthdr hdr;
-	char err[PCAP_ERRBUF_SIZE];
 };
-
-static uint32_t get32(bool swapped, const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return swapped ? __builtin_bswap32(v) : v;
-}
-
-static uint16_t get16(bool swapped, const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return swapped ? __builtin_bswap16(v) : v;
-}
 
 /* Link types libpcap hands over untouched in byte-swapped files (its
  * swap_pseudo_headers() rewrites Linux cooked headers, among others). */
@@ -113,125 +92,59 @@ static bool no_pseudo_header_swap(int dlt)
 	}
 }
 
-__attribute__((format(printf, 2, 3))) static int fail(struct pcapfile *r, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof r->err, fmt, ap);
-	va_end(ap);
-	r->err_off = (long)r->off;
-	r->failed = true;
-	return PCAP_ERROR;
-}
-
-/* Short of bytes at the end of the file: if it was cut under us (smaller
- * now than it was seen to be), fail with its size now; else it just ends
- * here. */
-static void fail_if_shrunk(struct pcapfile *r)
-{
-	struct stat st;
-	if (fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->size)
-		fail(r, "the file shrank from %zu to %lld bytes while it was being read (truncated by another process?)",
-		     r->size, (long long)st.st_size);
-}
-
-/* The slow path of have(): move the bytes from the next record on to the
- * front of the buffer and read chunks after them until `need` bytes are
- * there. False if the file ends first (r->failed set too when that is an
- * error of its own: a read that failed, or a file cut under us). */
-static bool refill(struct pcapfile *r, size_t need)
-{
-	size_t keep = r->buf_off + r->len - r->off;
-	memmove(r->buf, r->buf + (r->off - r->buf_off), keep);
-	r->buf_off = r->off;
-	r->len = keep;
-	while (r->len < need) {
-		size_t room = BUF_BYTES - r->len;
-		ssize_t got = pread(r->fd, r->buf + r->len, room < RS_PCAPFILE_CHUNK ? room : RS_PCAPFILE_CHUNK,
-				    (off_t)(r->buf_off + r->len));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) { /* libpcap's words when fread() fails */
-			fail(r, "error reading dump file: %s", strerror(errno));
-			return false;
-		}
-		if (got == 0) {
-			fail_if_shrunk(r);
-			return false;
-		}
-		r->len += (size_t)got;
-		if (r->buf_off + r->len > r->size)
-			r->size = r->buf_off + r->len;
-	}
-	return true;
-}
-
-/* Are the `need` bytes from the next record on in the buffer (read now if
- * not)? Bytes there: in *got. */
-static inline bool have(struct pcapfile *r, size_t need, size_t *got)
-{
-	if (r->buf_off + r->len - r->off >= need) {
-		*got = need;
-		return true;
-	}
-	bool ok = refill(r, need);
-	*got = ok ? need : r->len;
-	return ok;
-}
-
 static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **data)
 {
 	struct pcapfile *r = (struct pcapfile *)rr;
-	if (r->failed)
+	if (r->cb.failed)
 		return PCAP_ERROR;
 	if (r->ended)
 		return PCAP_ERROR_BREAK;
 	size_t got;
-	if (!have(r, PCAP_REC_HDR, &got)) {
-		if (r->failed)
+	if (!rs_chunkbuf_have(&r->cb, PCAP_REC_HDR, &got)) {
+		if (r->cb.failed)
 			return PCAP_ERROR;
 		if (got == 0) {
 			r->ended = true;
 			return PCAP_ERROR_BREAK;
 		}
 		/* libpcap's fread stops at the end of the file */
-		return fail(r, "truncated dump file; tried to read %zu header bytes, only got %zu",
+		return rs_chunkbuf_fail(&r->cb, "truncated dump file; tried to read %zu header bytes, only got %zu",
 			    (size_t)PCAP_REC_HDR, got);
 	}
-	uint32_t caplen = get32(r->swapped, r->buf + (r->off - r->buf_off) + 8);
+	uint32_t caplen = rs_chunkbuf_get32(r->swapped, rs_chunkbuf_at(&r->cb) + 8);
 	if (caplen > LIBPCAP_MAX_SNAPLEN) {
 		if (caplen > r->snaplen)
-			return fail(r, "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)r->snaplen);
-		return fail(r, "invalid packet capture length %u, bigger than maximum of %u",
+			return rs_chunkbuf_fail(&r->cb, "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)r->snaplen);
+		return rs_chunkbuf_fail(&r->cb, "invalid packet capture length %u, bigger than maximum of %u",
 			    caplen, LIBPCAP_MAX_SNAPLEN);
 	}
-	if (!have(r, PCAP_REC_HDR + (size_t)caplen, &got)) {
-		if (r->failed)
+	if (!rs_chunkbuf_have(&r->cb, PCAP_REC_HDR + (size_t)caplen, &got)) {
+		if (r->cb.failed)
 			return PCAP_ERROR;
 		got -= PCAP_REC_HDR;
 		/* libpcap first reads what it keeps of a record longer than
 		 * the snapshot length, then skips the rest. */
 		if (caplen > r->snaplen && got < r->snaplen)
-			return fail(r, "truncated dump file; tried to read %d captured bytes, only got %zu",
+			return rs_chunkbuf_fail(&r->cb, "truncated dump file; tried to read %d captured bytes, only got %zu",
 				    (int)r->snaplen, got);
-		return fail(r, "truncated dump file; tried to read %u captured bytes, only got %zu", caplen, got);
+		return rs_chunkbuf_fail(&r->cb, "truncated dump file; tried to read %u captured bytes, only got %zu", caplen, got);
 	}
-	const uint8_t *p = r->buf + (r->off - r->buf_off);
+	const uint8_t *p = rs_chunkbuf_at(&r->cb);
 	/* The seconds are unsigned 32-bit (the pcap format: until 2106).
 	 * libpcap reads them as signed in a file of the host's byte order, so
 	 * that 2038-01-19 03:14:08 and later came out before 1970; source.c
 	 * undoes that for the frames libpcap reads. A fraction is below 10^9
 	 * in any file that means it; a larger one is widened as libpcap
 	 * widens it (signed, unless byte-swapped), so both readers agree. */
-	uint32_t sec = get32(r->swapped, p), frac = get32(r->swapped, p + 4);
+	uint32_t sec = rs_chunkbuf_get32(r->swapped, p), frac = rs_chunkbuf_get32(r->swapped, p + 4);
 	int64_t s64 = (int64_t)sec;
 	int64_t f64 = r->swapped ? (int64_t)frac : (int64_t)(int32_t)frac;
 	r->hdr.ts.tv_sec = (time_t)s64;
 	r->hdr.ts.tv_usec = (suseconds_t)(r->usec ? f64 * 1000 : f64);
-	r->hdr.len = get32(r->swapped, p + 12);
+	r->hdr.len = rs_chunkbuf_get32(r->swapped, p + 12);
 	r->hdr.caplen = caplen > r->snaplen ? r->snaplen : caplen;
 	r->r.file_caplen = caplen;
-	r->off += PCAP_REC_HDR + (size_t)caplen;
+	r->cb.off += PCAP_REC_HDR + (size_t)caplen;
 	*h = &r->hdr;
 	*data = p + PCAP_REC_HDR;
 	return 1;
@@ -239,18 +152,18 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 
 static const char *error(const struct rs_reader *rr)
 {
-	return ((const struct pcapfile *)rr)->err;
+	return ((const struct pcapfile *)rr)->cb.err;
 }
 
 static long offset(const struct rs_reader *rr)
 {
-	return ((const struct pcapfile *)rr)->err_off;
+	return ((const struct pcapfile *)rr)->cb.err_off;
 }
 
 static void close_reader(struct rs_reader *rr)
 {
 	struct pcapfile *r = (struct pcapfile *)rr;
-	free(r->buf);
+	rs_chunkbuf_free(&r->cb);
 	free(r);
 }
 
@@ -284,22 +197,21 @@ struct rs_reader *rs_pcapfile_open(pcap_t *p, const char *path)
 	} else {
 		return NULL; /* pcapng, or a modified pcap format */
 	}
-	if (get16(swapped, head + 4) != 2 || get16(swapped, head + 6) != 4 || swapped != (pcap_is_swapped(p) == 1) ||
+	if (rs_chunkbuf_get16(swapped, head + 4) != 2 || rs_chunkbuf_get16(swapped, head + 6) != 4 || swapped != (pcap_is_swapped(p) == 1) ||
 	    pcap_snapshot(p) <= 0 || (swapped && !no_pseudo_header_swap(pcap_datalink(p))))
 		return NULL;
 	struct pcapfile *r = calloc(1, sizeof *r);
-	if (!r || !(r->buf = malloc(BUF_BYTES))) {
+	if (!r || !rs_chunkbuf_init(&r->cb, fd, false, BUF_BYTES)) {
 		free(r);
 		return NULL;
 	}
 	r->r.ops = &ops;
 	r->r.dlt = pcap_datalink(p);
-	r->fd = fd;
 	r->swapped = swapped;
 	r->usec = magic == magic_usec;
 	r->snaplen = (uint32_t)pcap_snapshot(p);
-	r->size = (size_t)st.st_size;
-	r->buf_off = r->off = PCAP_FILE_HDR;
+	r->cb.size = (size_t)st.st_size;
+	r->cb.buf_off = r->cb.off = PCAP_FILE_HDR;
 	/* A file not in the page cache is read ahead further. */
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	return &r->r;

@@ -58,6 +58,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/chunkbuf.h"
 #include "capture/reader.h"
 
 #define BT_SHB 0x0A0D0D0Au
@@ -86,111 +87,16 @@ struct iface {
 
 struct pcapng {
 	struct rs_reader r;
-	int fd;           /* a file: libpcap's, it closes it; a stream: read() */
-	bool stream;      /* a pipe or standard input: read in order, never again */
+	/* A file: libpcap's fd, it closes it; a pipe or standard input: read
+	 * in order, never again (cb.stream). cb.off: where the next block starts. */
+	struct rs_chunkbuf cb;
 	bool own_fd;      /* a stream this reader opened: it closes it */
-	uint8_t *buf;
-	size_t cap;       /* bytes allocated */
-	size_t buf_off;   /* the file offset of buf[0] */
-	size_t len;       /* bytes of the file in buf */
-	size_t off;       /* where the next block starts */
-	size_t size;      /* the largest size the file was seen to have */
 	bool swapped;     /* this section's byte order is not ours */
-	bool failed, ended;
+	bool ended;
 	struct iface *ifs;
 	uint32_t nifs, ifs_cap;
-	long err_off;
 	struct pcap_pkthdr hdr;
-	char err[PCAP_ERRBUF_SIZE];
 };
-
-static uint32_t get32(const struct pcapng *r, const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return r->swapped ? __builtin_bswap32(v) : v;
-}
-
-static uint16_t get16(const struct pcapng *r, const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return r->swapped ? __builtin_bswap16(v) : v;
-}
-
-__attribute__((format(printf, 2, 3))) static int fail(struct pcapng *r, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof r->err, fmt, ap);
-	va_end(ap);
-	r->err_off = (long)r->off;
-	r->failed = true;
-	return PCAP_ERROR;
-}
-
-static void fail_if_shrunk(struct pcapng *r)
-{
-	struct stat st;
-	if (fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->size)
-		fail(r, "the file shrank from %zu to %lld bytes while it was being read (truncated by another process?)",
-		     r->size, (long long)st.st_size);
-}
-
-/* Move the bytes from the next block on to the front of the buffer (grown
- * to hold `need` and a chunk) and read until `need` bytes are there. False
- * if the file ends first (r->failed set too if that is an error). */
-static bool refill(struct pcapng *r, size_t need)
-{
-	size_t keep = r->buf_off + r->len - r->off;
-	memmove(r->buf, r->buf + (r->off - r->buf_off), keep);
-	r->buf_off = r->off;
-	r->len = keep;
-	if (need + RS_PCAPFILE_CHUNK > r->cap) {
-		uint8_t *b = realloc(r->buf, need + RS_PCAPFILE_CHUNK);
-		if (!b) {
-			fail(r, "out of memory");
-			return false;
-		}
-		r->buf = b;
-		r->cap = need + RS_PCAPFILE_CHUNK;
-	}
-	while (r->len < need) {
-		size_t room = r->cap - r->len;
-		size_t n = room < RS_PCAPFILE_CHUNK ? room : RS_PCAPFILE_CHUNK;
-		ssize_t got = r->stream ? read(r->fd, r->buf + r->len, n)
-					: pread(r->fd, r->buf + r->len, n, (off_t)(r->buf_off + r->len));
-		/* A stream's read is interrupted by the signal that ends the run
-		 * (SIGINT while a pipe has nothing to read): it fails, as
-		 * libpcap's read of a pipe does, and the run stops. */
-		if (got < 0 && errno == EINTR && !r->stream)
-			continue;
-		if (got < 0) {
-			fail(r, "error reading dump file: %s", strerror(errno));
-			return false;
-		}
-		if (got == 0) {
-			if (!r->stream)
-				fail_if_shrunk(r);
-			return false;
-		}
-		r->len += (size_t)got;
-		if (r->buf_off + r->len > r->size)
-			r->size = r->buf_off + r->len;
-	}
-	return true;
-}
-
-static inline bool have(struct pcapng *r, size_t need, size_t *got)
-{
-	if (r->buf_off + r->len - r->off >= need) {
-		*got = need;
-		return true;
-	}
-	bool ok = refill(r, need);
-	*got = ok ? need : r->len;
-	return ok;
-}
 
 /* ---- blocks ---------------------------------------------------------------- */
 
@@ -204,7 +110,7 @@ struct body {
 static const uint8_t *take(struct pcapng *r, struct body *b, size_t n)
 {
 	if (b->left < n) {
-		fail(r, "block of type %u in pcapng dump file is too short", b->type);
+		rs_chunkbuf_fail(&r->cb, "block of type %u in pcapng dump file is too short", b->type);
 		return NULL;
 	}
 	const uint8_t *p = b->p;
@@ -219,43 +125,43 @@ static const uint8_t *take(struct pcapng *r, struct body *b, size_t n)
 static int read_block(struct pcapng *r, struct body *b, uint32_t *total)
 {
 	size_t got;
-	if (!have(r, 8, &got)) {
-		if (r->failed)
+	if (!rs_chunkbuf_have(&r->cb, 8, &got)) {
+		if (r->cb.failed)
 			return PCAP_ERROR;
 		if (got == 0)
 			return 0;
-		return fail(r, "truncated pcapng dump file; tried to read %zu bytes, only got %zu", (size_t)8, got);
+		return rs_chunkbuf_fail(&r->cb, "truncated pcapng dump file; tried to read %zu bytes, only got %zu", (size_t)8, got);
 	}
-	const uint8_t *p = r->buf + (r->off - r->buf_off);
+	const uint8_t *p = r->cb.buf + (r->cb.off - r->cb.buf_off);
 	uint32_t raw_type;
 	memcpy(&raw_type, p, 4);
 	if (raw_type == BT_SHB) { /* a palindrome: its byte-order magic says how to read its length */
-		if (have(r, 12, &got)) {
-			p = r->buf + (r->off - r->buf_off);
+		if (rs_chunkbuf_have(&r->cb, 12, &got)) {
+			p = r->cb.buf + (r->cb.off - r->cb.buf_off);
 			uint32_t bom;
 			memcpy(&bom, p + 8, 4);
 			if (bom == BOM || bom == __builtin_bswap32(BOM))
 				r->swapped = bom != BOM;
-		} else if (r->failed) {
+		} else if (r->cb.failed) {
 			return PCAP_ERROR;
 		}
 	}
-	uint32_t type = get32(r, p), len = get32(r, p + 4);
+	uint32_t type = rs_chunkbuf_get32(r->swapped, p), len = rs_chunkbuf_get32(r->swapped, p + 4);
 	if (len < 12)
-		return fail(r, "block in pcapng dump file has a length of %u < %zu", len, (size_t)12);
+		return rs_chunkbuf_fail(&r->cb, "block in pcapng dump file has a length of %u < %zu", len, (size_t)12);
 	if (len % 4)
-		return fail(r, "block in pcapng dump file has a length of %u that is not a multiple of 4", len);
+		return rs_chunkbuf_fail(&r->cb, "block in pcapng dump file has a length of %u that is not a multiple of 4", len);
 	if (len > MAX_BLOCK)
-		return fail(r, "pcapng block size %u > maximum %u", len, MAX_BLOCK);
-	if (!have(r, len, &got)) {
-		if (r->failed)
+		return rs_chunkbuf_fail(&r->cb, "pcapng block size %u > maximum %u", len, MAX_BLOCK);
+	if (!rs_chunkbuf_have(&r->cb, len, &got)) {
+		if (r->cb.failed)
 			return PCAP_ERROR;
-		return fail(r, "truncated pcapng dump file; tried to read %zu bytes, only got %zu", (size_t)len - 8,
+		return rs_chunkbuf_fail(&r->cb, "truncated pcapng dump file; tried to read %zu bytes, only got %zu", (size_t)len - 8,
 			    got - 8);
 	}
-	p = r->buf + (r->off - r->buf_off);
-	if (get32(r, p + len - 4) != len)
-		return fail(r, "block total length in header and trailer don't match");
+	p = r->cb.buf + (r->cb.off - r->cb.buf_off);
+	if (rs_chunkbuf_get32(r->swapped, p + len - 4) != len)
+		return rs_chunkbuf_fail(&r->cb, "block total length in header and trailer don't match");
 	*b = (struct body){ .p = p + 8, .left = len - 12, .type = type };
 	*total = len;
 	return 1;
@@ -281,37 +187,37 @@ static bool idb_options(struct pcapng *r, struct body *b, struct iface *f)
 		const uint8_t *h = take(r, b, 4);
 		if (!h)
 			return false;
-		uint16_t code = get16(r, h), olen = get16(r, h + 2);
+		uint16_t code = rs_chunkbuf_get16(r->swapped, h), olen = rs_chunkbuf_get16(r->swapped, h + 2);
 		const uint8_t *v = take(r, b, ((size_t)olen + 3) / 4 * 4);
 		if (!v)
 			return false;
 		if (code == 0) {
 			if (olen != 0) {
-				fail(r, "Interface Description Block has opt_endofopt option with length %u != 0", olen);
+				rs_chunkbuf_fail(&r->cb, "Interface Description Block has opt_endofopt option with length %u != 0", olen);
 				return false;
 			}
 			return true;
 		}
 		if (code == IF_TSRESOL) {
 			if (olen != 1) {
-				fail(r, "Interface Description Block has if_tsresol option with length %u != 1", olen);
+				rs_chunkbuf_fail(&r->cb, "Interface Description Block has if_tsresol option with length %u != 1", olen);
 				return false;
 			}
 			if (saw_res) {
-				fail(r, "Interface Description Block has more than one if_tsresol option");
+				rs_chunkbuf_fail(&r->cb, "Interface Description Block has more than one if_tsresol option");
 				return false;
 			}
 			saw_res = true;
 			if (v[0] & 0x80) {
 				if ((v[0] & 0x7f) > 63) {
-					fail(r, "Interface Description Block if_tsresol option resolution 2^-%u is too high",
+					rs_chunkbuf_fail(&r->cb, "Interface Description Block if_tsresol option resolution 2^-%u is too high",
 					     v[0] & 0x7f);
 					return false;
 				}
 				f->tsresol = 1ull << (v[0] & 0x7f);
 			} else {
 				if (v[0] > 19) {
-					fail(r, "Interface Description Block if_tsresol option resolution 10^-%u is too high",
+					rs_chunkbuf_fail(&r->cb, "Interface Description Block if_tsresol option resolution 10^-%u is too high",
 					     v[0]);
 					return false;
 				}
@@ -321,11 +227,11 @@ static bool idb_options(struct pcapng *r, struct body *b, struct iface *f)
 			}
 		} else if (code == IF_TSOFFSET) {
 			if (olen != 8) {
-				fail(r, "Interface Description Block has if_tsoffset option with length %u != 8", olen);
+				rs_chunkbuf_fail(&r->cb, "Interface Description Block has if_tsoffset option with length %u != 8", olen);
 				return false;
 			}
 			if (saw_off) {
-				fail(r, "Interface Description Block has more than one if_tsoffset option");
+				rs_chunkbuf_fail(&r->cb, "Interface Description Block has more than one if_tsoffset option");
 				return false;
 			}
 			saw_off = true;
@@ -343,20 +249,20 @@ static bool add_iface(struct pcapng *r, struct body *b)
 	if (!h)
 		return false;
 	if (r->nifs == MAX_IFACES) {
-		fail(r, "more than %u interfaces in one section", MAX_IFACES);
+		rs_chunkbuf_fail(&r->cb, "more than %u interfaces in one section", MAX_IFACES);
 		return false;
 	}
 	if (r->nifs == r->ifs_cap) {
 		uint32_t n = r->ifs_cap ? r->ifs_cap * 2 : 4;
 		struct iface *f = realloc(r->ifs, n * sizeof *f);
 		if (!f) {
-			fail(r, "out of memory for per-interface information (%u interfaces)", r->nifs + 1);
+			rs_chunkbuf_fail(&r->cb, "out of memory for per-interface information (%u interfaces)", r->nifs + 1);
 			return false;
 		}
 		r->ifs = f;
 		r->ifs_cap = n;
 	}
-	struct iface f = { .dlt = dlt_of(get16(r, h)), .snaplen = adjust_snaplen(get32(r, h + 4)),
+	struct iface f = { .dlt = dlt_of(rs_chunkbuf_get16(r->swapped, h)), .snaplen = adjust_snaplen(rs_chunkbuf_get32(r->swapped, h + 4)),
 			   .tsresol = 1000000 };
 	if (!idb_options(r, b, &f))
 		return false;
@@ -372,11 +278,11 @@ static bool new_section(struct pcapng *r, struct body *b)
 	uint32_t bom;
 	memcpy(&bom, h, 4);
 	if (bom != BOM && bom != __builtin_bswap32(BOM)) {
-		fail(r, "the file has a section with a bad byte order magic field");
+		rs_chunkbuf_fail(&r->cb, "the file has a section with a bad byte order magic field");
 		return false;
 	}
-	if (get16(r, h + 4) != 1) {
-		fail(r, "unknown pcapng savefile major version number %u", get16(r, h + 4));
+	if (rs_chunkbuf_get16(r->swapped, h + 4) != 1) {
+		rs_chunkbuf_fail(&r->cb, "unknown pcapng savefile major version number %u", rs_chunkbuf_get16(r->swapped, h + 4));
 		return false;
 	}
 	r->nifs = 0; /* interfaces are numbered per section */
@@ -398,7 +304,7 @@ static void set_time(struct pcapng *r, const struct iface *f, uint64_t t)
 static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **data)
 {
 	struct pcapng *r = (struct pcapng *)rr;
-	if (r->failed)
+	if (r->cb.failed)
 		return PCAP_ERROR;
 	if (r->ended)
 		return PCAP_ERROR_BREAK;
@@ -419,23 +325,23 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 		case BT_EPB:
 			if (!(p = take(r, &b, 20)))
 				return PCAP_ERROR;
-			ifn = get32(r, p);
-			t = (uint64_t)get32(r, p + 4) << 32 | get32(r, p + 8);
-			caplen = get32(r, p + 12);
-			wirelen = get32(r, p + 16);
+			ifn = rs_chunkbuf_get32(r->swapped, p);
+			t = (uint64_t)rs_chunkbuf_get32(r->swapped, p + 4) << 32 | rs_chunkbuf_get32(r->swapped, p + 8);
+			caplen = rs_chunkbuf_get32(r->swapped, p + 12);
+			wirelen = rs_chunkbuf_get32(r->swapped, p + 16);
 			break;
 		case BT_PB:
 			if (!(p = take(r, &b, 20)))
 				return PCAP_ERROR;
-			ifn = get16(r, p);
-			t = (uint64_t)get32(r, p + 4) << 32 | get32(r, p + 8);
-			caplen = get32(r, p + 12);
-			wirelen = get32(r, p + 16);
+			ifn = rs_chunkbuf_get16(r->swapped, p);
+			t = (uint64_t)rs_chunkbuf_get32(r->swapped, p + 4) << 32 | rs_chunkbuf_get32(r->swapped, p + 8);
+			caplen = rs_chunkbuf_get32(r->swapped, p + 12);
+			wirelen = rs_chunkbuf_get32(r->swapped, p + 16);
 			break;
 		case BT_SPB:
 			if (!(p = take(r, &b, 4)))
 				return PCAP_ERROR;
-			wirelen = caplen = get32(r, p);
+			wirelen = caplen = rs_chunkbuf_get32(r->swapped, p);
 			/* Cut to interface 0's snapshot length; libpcap takes the
 			 * first interface's, the same in every file it reads. */
 			if (r->nifs && caplen > r->ifs[0].snaplen)
@@ -444,23 +350,23 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 		case BT_IDB:
 			if (!add_iface(r, &b))
 				return PCAP_ERROR;
-			r->off += total;
+			r->cb.off += total;
 			continue;
 		case BT_SHB:
 			if (!new_section(r, &b))
 				return PCAP_ERROR;
-			r->off += total;
+			r->cb.off += total;
 			continue;
 		default:
-			r->off += total;
+			r->cb.off += total;
 			continue;
 		}
 		if (ifn >= r->nifs)
-			return fail(r, "a packet arrived on interface %u, but there's no Interface Description Block for "
+			return rs_chunkbuf_fail(&r->cb, "a packet arrived on interface %u, but there's no Interface Description Block for "
 				    "that interface", ifn);
 		const struct iface *f = &r->ifs[ifn];
 		if (caplen > f->snaplen)
-			return fail(r, "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)f->snaplen);
+			return rs_chunkbuf_fail(&r->cb, "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)f->snaplen);
 		if (!(*data = take(r, &b, caplen)))
 			return PCAP_ERROR;
 		set_time(r, f, t);
@@ -468,7 +374,7 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 		r->hdr.len = wirelen;
 		r->r.file_caplen = caplen;
 		r->r.dlt = f->dlt;
-		r->off += total;
+		r->cb.off += total;
 		*h = &r->hdr;
 		return 1;
 	}
@@ -476,29 +382,29 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 
 static const char *error(const struct rs_reader *rr)
 {
-	return ((const struct pcapng *)rr)->err;
+	return ((const struct pcapng *)rr)->cb.err;
 }
 
 /* A stream has no offset to give, as with libpcap reading it. */
 static long offset(const struct rs_reader *rr)
 {
 	const struct pcapng *r = (const struct pcapng *)rr;
-	return r->stream ? -1 : r->err_off;
+	return r->cb.stream ? -1 : r->cb.err_off;
 }
 
 static bool buffered(const struct rs_reader *rr)
 {
 	const struct pcapng *r = (const struct pcapng *)rr;
-	return r->buf_off + r->len > r->off;
+	return r->cb.buf_off + r->cb.len > r->cb.off;
 }
 
 static void close_reader(struct rs_reader *rr)
 {
 	struct pcapng *r = (struct pcapng *)rr;
 	if (r->own_fd)
-		close(r->fd);
+		close(r->cb.fd);
 	free(r->ifs);
-	free(r->buf);
+	rs_chunkbuf_free(&r->cb);
 	free(r);
 }
 
@@ -526,22 +432,20 @@ struct rs_reader *rs_pcapng_open(pcap_t *p, const char *path)
 	if (type != BT_SHB || (bom != BOM && bom != __builtin_bswap32(BOM)))
 		return NULL;
 	struct pcapng *r = calloc(1, sizeof *r);
-	if (!r || !(r->buf = malloc(2 * RS_PCAPFILE_CHUNK))) {
+	if (!r || !rs_chunkbuf_init(&r->cb, fd, false, 2 * RS_PCAPFILE_CHUNK)) {
 		free(r);
 		return NULL;
 	}
 	r->r.ops = &ops;
 	r->r.dlt = pcap_datalink(p);
-	r->cap = 2 * RS_PCAPFILE_CHUNK;
-	r->fd = fd;
-	r->size = (size_t)st.st_size;
+	r->cb.size = (size_t)st.st_size;
 	/* libpcap has checked the first Section Header Block (not its trailing
 	 * length: neither is it checked here) and found the first interface;
 	 * this reader goes on from the block after the header. */
 	r->swapped = bom != BOM;
 	uint32_t len;
 	memcpy(&len, head + 4, 4);
-	r->buf_off = r->off = r->swapped ? __builtin_bswap32(len) : len;
+	r->cb.buf_off = r->cb.off = r->swapped ? __builtin_bswap32(len) : len;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	return &r->r;
 }
@@ -554,37 +458,37 @@ struct rs_reader *rs_pcapng_open(pcap_t *p, const char *path)
 static bool open_checks(struct pcapng *r, char err[PCAP_ERRBUF_SIZE])
 {
 	size_t got;
-	if (!have(r, 12, &got)) {
-		snprintf(err, PCAP_ERRBUF_SIZE, "%s", r->failed ? r->err : "unknown file format");
+	if (!rs_chunkbuf_have(&r->cb, 12, &got)) {
+		snprintf(err, PCAP_ERRBUF_SIZE, "%s", r->cb.failed ? r->cb.err : "unknown file format");
 		return false;
 	}
 	uint32_t bom, len;
-	memcpy(&bom, r->buf + 8, 4);
+	memcpy(&bom, r->cb.buf + 8, 4);
 	if (bom != BOM && bom != __builtin_bswap32(BOM)) {
 		snprintf(err, PCAP_ERRBUF_SIZE, "unknown file format");
 		return false;
 	}
 	r->swapped = bom != BOM;
-	len = get32(r, r->buf + 4);
+	len = rs_chunkbuf_get32(r->swapped, r->cb.buf + 4);
 	if (len < 28 || len > (1u << 20)) {
 		snprintf(err, PCAP_ERRBUF_SIZE,
 			 "Section Header Block in pcapng dump file has invalid length %zu < _%u_ < %u (BT_SHB_INSANE_MAX)",
 			 (size_t)28, len, 1u << 20);
 		return false;
 	}
-	if (!have(r, len, &got)) {
-		snprintf(err, PCAP_ERRBUF_SIZE, "%s", r->failed ? r->err : "");
-		if (!r->failed)
+	if (!rs_chunkbuf_have(&r->cb, len, &got)) {
+		snprintf(err, PCAP_ERRBUF_SIZE, "%s", r->cb.failed ? r->cb.err : "");
+		if (!r->cb.failed)
 			snprintf(err, PCAP_ERRBUF_SIZE, "truncated pcapng dump file; tried to read %zu bytes, only got %zu",
 				 (size_t)len - 12, got - 12);
 		return false;
 	}
-	uint16_t major = get16(r, r->buf + 12), minor = get16(r, r->buf + 14);
+	uint16_t major = rs_chunkbuf_get16(r->swapped, r->cb.buf + 12), minor = rs_chunkbuf_get16(r->swapped, r->cb.buf + 14);
 	if (major != 1 || (minor != 0 && minor != 2)) {
 		snprintf(err, PCAP_ERRBUF_SIZE, "unsupported pcapng savefile version %u.%u", major, minor);
 		return false;
 	}
-	r->off = len;
+	r->cb.off = len;
 	for (;;) {
 		struct body b = { 0 };
 		uint32_t total = 0;
@@ -594,10 +498,10 @@ static bool open_checks(struct pcapng *r, char err[PCAP_ERRBUF_SIZE])
 			return false;
 		}
 		if (rc < 0 || (b.type == BT_IDB && !add_iface(r, &b))) {
-			snprintf(err, PCAP_ERRBUF_SIZE, "%s", r->err);
+			snprintf(err, PCAP_ERRBUF_SIZE, "%s", r->cb.err);
 			return false;
 		}
-		r->off += total;
+		r->cb.off += total;
 		if (b.type == BT_IDB)
 			return true;
 		if (b.type == BT_EPB || b.type == BT_SPB || b.type == BT_PB) {
@@ -612,25 +516,22 @@ struct rs_reader *rs_pcapng_open_stream(int fd, bool own_fd, const uint8_t *head
 					uint32_t *snaplen, char err[PCAP_ERRBUF_SIZE])
 {
 	struct pcapng *r = calloc(1, sizeof *r);
-	if (!r || !(r->buf = malloc(2 * RS_PCAPFILE_CHUNK))) {
+	if (!r || !rs_chunkbuf_init(&r->cb, fd, true, 2 * RS_PCAPFILE_CHUNK)) {
 		free(r);
 		snprintf(err, PCAP_ERRBUF_SIZE, "out of memory");
 		return NULL;
 	}
 	r->r.ops = &ops;
-	r->cap = 2 * RS_PCAPFILE_CHUNK;
-	r->fd = fd;
-	r->stream = true;
-	memcpy(r->buf, head, n);
-	r->len = n;
+	memcpy(r->cb.buf, head, n);
+	r->cb.len = n;
 	if (!open_checks(r, err)) {
 		free(r->ifs);
-		free(r->buf);
+		rs_chunkbuf_free(&r->cb);
 		free(r);
 		return NULL;
 	}
 	r->own_fd = own_fd;
-	r->failed = false;
+	r->cb.failed = false;
 	*dlt = r->r.dlt = r->ifs[0].dlt;
 	*snaplen = r->ifs[0].snaplen;
 	return &r->r;
