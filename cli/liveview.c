@@ -8,9 +8,12 @@
  * line of key=value pairs per interval, easy to grep or plot.
  */
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +23,13 @@
 
 #define MAX_ROWS 64
 #define EVENTS 5
+/* The queue pairs read each tick to sort and filter by the keys (the
+ * busiest by current rate, when there are more). */
+#define ALL_ROWS 4096
+
+/* What the rows are sorted by ('s' cycles through them). */
+enum order { BY_RATE, BY_PACKETS, BY_RETX, BY_NAKS, ORDERS };
+static const char *const ORDER_NAME[ORDERS] = { "rate now", "packets", "re-sends", "NAKs" };
 
 struct rs_liveview {
 	FILE *out;
@@ -28,9 +38,43 @@ struct rs_liveview {
 	bool bits;       /* --bits */
 	const char *iface;
 	uint64_t start_ns, prev_ns;
-	uint64_t prev_frames, prev_payload, prev_bytes;
+	uint64_t prev_frames, prev_payload, prev_bytes, prev_retx, prev_naks;
+	enum order order;
+	bool problems_only; /* 'p': only the QPs with a problem count */
+	bool keys;          /* standard input is the terminal, read key by key */
+	struct termios saved;
+	struct rs_live_qp *all; /* [ALL_ROWS] */
 	struct rs_live_qp rows[MAX_ROWS];
 };
+
+/* Keys without Enter and without echo while the screen is up; Ctrl-C
+ * still stops (ISIG stays on). */
+static void keys_on(struct rs_liveview *v)
+{
+	struct termios t;
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &v->saved) != 0)
+		return;
+	t = v->saved;
+	t.c_lflag &= (tcflag_t)~(ICANON | ECHO);
+	t.c_cc[VMIN] = 0;
+	t.c_cc[VTIME] = 0;
+	v->keys = tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0;
+}
+
+/* The keys pressed since the last tick. */
+static void read_keys(struct rs_liveview *v)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	char c;
+	while (v->keys && poll(&pfd, 1, 0) == 1 && read(STDIN_FILENO, &c, 1) == 1) {
+		if (c == 's')
+			v->order = (enum order)((v->order + 1) % ORDERS);
+		else if (c == 'p')
+			v->problems_only = !v->problems_only;
+		else if (c == 'q')
+			kill(getpid(), SIGINT); /* as Ctrl-C: the capturing thread takes it */
+	}
+}
 
 struct rs_liveview *rs_liveview_new(FILE *out, const struct rs_cli_opts *o)
 {
@@ -42,8 +86,15 @@ struct rs_liveview *rs_liveview_new(FILE *out, const struct rs_cli_opts *o)
 	v->color = v->screen && o->color;
 	v->bits = o->bits;
 	v->iface = o->iface ? o->iface : "";
-	if (v->screen)
+	v->all = calloc(ALL_ROWS, sizeof *v->all);
+	if (!v->all) {
+		free(v);
+		return NULL;
+	}
+	if (v->screen) {
 		fputs("\033[2J\033[?25l", out); /* clear, and hide the cursor while we redraw */
+		keys_on(v);
+	}
 	return v;
 }
 
@@ -55,6 +106,9 @@ void rs_liveview_free(struct rs_liveview *v)
 		fputs("\033[?25h\n", v->out);
 		fflush(v->out);
 	}
+	if (v->keys)
+		tcsetattr(STDIN_FILENO, TCSANOW, &v->saved);
+	free(v->all);
 	free(v);
 }
 
@@ -188,8 +242,8 @@ static void layout_for(struct layout *L, int cols, const struct rs_live_qp *rows
 {
 	int qp = cols_of(QP_HEAD), prob = (int)strlen("problems"), num = 0;
 	for (size_t i = 0; i < n; i++) {
-		char b[200], p[96];
-		snprintf(b, sizeof b, "%s → %s 0x%x", rows[i].src, rows[i].dst, rows[i].dest_qp);
+		char b[sizeof rows[0].src + sizeof rows[0].dst + 32], p[96];
+		snprintf(b, sizeof b, "%.*s → %.*s 0x%x", (int)sizeof rows[i].src, rows[i].src, (int)sizeof rows[i].dst, rows[i].dst, rows[i].dest_qp);
 		if (cols_of(b) > qp)
 			qp = cols_of(b);
 		problems_text(&rows[i], p, sizeof p);
@@ -292,6 +346,52 @@ static void qp_row(const struct rs_liveview *v, const struct layout *L, const st
 	}
 }
 
+static uint64_t key_of(const struct rs_live_qp *q, enum order o)
+{
+	switch (o) {
+	case BY_PACKETS: return q->packets;
+	case BY_RETX: return q->retransmitted;
+	case BY_NAKS: return q->naks + q->rnr_naks;
+	default: return 0;
+	}
+}
+
+static enum order sort_order;
+
+static int by_order(const void *x, const void *y)
+{
+	uint64_t a = key_of(x, sort_order), b = key_of(y, sort_order);
+	return a != b ? (a > b ? -1 : 1) : 0;
+}
+
+static bool has_problem(const struct rs_live_qp *q)
+{
+	return q->retransmitted || q->naks || q->rnr_naks || q->cnps || q->ecn_ce;
+}
+
+/* The rows to show, by the keys' order and filter: up to `room` of them. */
+static size_t pick_rows(struct rs_liveview *v, struct rs_live *lv, const struct rs_analyzer *a, uint64_t period,
+			size_t room, size_t *total)
+{
+	if (v->order == BY_RATE && !v->problems_only)
+		return rs_live_qps(lv, a, period, v->rows, room, total);
+	size_t n = rs_live_qps(lv, a, period, v->all, ALL_ROWS, total);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!v->problems_only || has_problem(&v->all[i]))
+			v->all[k++] = v->all[i];
+	if (v->order != BY_RATE) { /* stable enough: ties keep the rate's order (qsort may not; a tie is rare) */
+		sort_order = v->order;
+		qsort(v->all, k, sizeof v->all[0], by_order);
+	}
+	if (k > room)
+		k = room;
+	memcpy(v->rows, v->all, k * sizeof v->rows[0]);
+	if (v->problems_only)
+		*total = k;
+	return k;
+}
+
 static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct rs_analyzer *a, uint64_t now,
 			uint64_t period)
 {
@@ -300,12 +400,12 @@ static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct 
 	struct rs_live_totals t;
 	rs_live_totals(a, &t);
 	size_t total = 0;
-	int room = lines - 6 - EVENTS - 2;
+	int room = lines - 7 - EVENTS - 2;
 	if (room < 1)
 		room = 1;
 	if (room > MAX_ROWS)
 		room = MAX_ROWS;
-	size_t n = rs_live_qps(lv, a, period, v->rows, (size_t)room, &total);
+	size_t n = pick_rows(v, lv, a, period, (size_t)room, &total);
 	const char *B = v->color ? "\033[1m" : "", *R = v->color ? "\033[31m" : "", *G = v->color ? "\033[32m" : "",
 		   *O = v->color ? "\033[0m" : "";
 	char line[1024], r1[32];
@@ -315,23 +415,34 @@ static void draw_screen(struct rs_liveview *v, struct rs_live *lv, const struct 
 	double now_rate = period ? (t.payload_bytes - v->prev_payload) / (period / 1e9) : 0;
 	/* Three lines that fit 80 columns: the run, its problems and
 	 * connections, how to stop it. A problem count is red when not zero. */
+	/* The payload rate counts each PSN once (goodput); what is on the
+	 * wire (re-sends, headers, a replayed capture's second round) is the
+	 * wire rate. */
+	double wire_rate = period ? (t.bytes - v->prev_bytes) / (period / 1e9) : 0;
+	char r2[32];
+	double secs = period / 1e9;
+	double retx_now = secs > 0 ? (t.retransmitted - v->prev_retx) / secs : 0;
+	double naks_now = secs > 0 ? (t.naks - v->prev_naks) / secs : 0;
+	/* Four lines that fit 80 columns: the run; the rates now; the
+	 * problems and connections; the keys. A problem count is red when
+	 * not zero. */
 	snprintf(line, sizeof line, "%srocestat live%s  %s  %02" PRIu64 ":%02" PRIu64 ":%02" PRIu64
-		 "  %" PRIu64 " frames (%" PRIu64 " RoCE)  %s now",
-		 B, O, v->iface, el / 3600, el / 60 % 60, el % 60, t.frames, t.roce_frames,
-		 rate(v, now_rate, r1, sizeof r1));
+		 "  %" PRIu64 " frames (%" PRIu64 " RoCE)  %zu QPs",
+		 B, O, v->iface, el / 3600, el / 60 % 60, el % 60, t.frames, t.roce_frames, total);
+	put_line(v, cols, line);
+	snprintf(line, sizeof line, "now: goodput %s · wire %s · %s%.0f retx/s%s · %s%.0f NAK/s%s",
+		 rate(v, now_rate, r1, sizeof r1), rate(v, wire_rate, r2, sizeof r2), retx_now > 0 ? R : "", retx_now,
+		 retx_now > 0 ? O : "", naks_now > 0 ? R : "", naks_now, naks_now > 0 ? O : "");
 	put_line(v, cols, line);
 	snprintf(line, sizeof line, "%s%" PRIu64 " retx%s · %s%" PRIu64 " NAK%s · %s%" PRIu64 " CNP%s · %" PRIu64
-		 " connections: %s%" PRIu64 " up%s, %s%" PRIu64 " rejected%s, %" PRIu64 " incomplete",
+		 " conns: %s%" PRIu64 " up%s, %s%" PRIu64 " rejected%s, %" PRIu64 " incomplete",
 		 t.retransmitted ? R : "", t.retransmitted, t.retransmitted ? O : "", t.naks ? R : "", t.naks,
 		 t.naks ? O : "", t.cnps ? R : "", t.cnps, t.cnps ? O : "", t.connections, t.established ? G : "",
 		 t.established, t.established ? O : "", t.rejected ? R : "", t.rejected, t.rejected ? O : "",
 		 t.incomplete);
 	put_line(v, cols, line);
-	/* The payload rate counts each PSN once; what is on the wire (re-sends,
-	 * headers, a replayed capture's second round) is the wire rate. */
-	double wire_rate = period ? (t.bytes - v->prev_bytes) / (period / 1e9) : 0;
-	snprintf(line, sizeof line, "%s on the wire · %zu queue pairs · Ctrl-C stops and prints the summary",
-		 rate(v, wire_rate, r1, sizeof r1), total);
+	snprintf(line, sizeof line, "%s by %s · %skeys: s sort, p problems, q stop",
+		 v->problems_only ? "QPs with problems" : "all QPs", ORDER_NAME[v->order], v->keys ? "" : "no ");
 	put_line(v, cols, line);
 	struct layout L;
 	layout_for(&L, cols, v->rows, n);
@@ -378,13 +489,14 @@ static void print_line(struct rs_liveview *v, struct rs_live *lv, const struct r
 		"time=%" PRIu64 ".%03" PRIu64 " elapsed=%.3f frames=%" PRIu64 " frames_per_s=%.0f roce_frames=%" PRIu64
 		" payload_bytes=%" PRIu64 " payload_Bps=%.0f wire_bytes=%" PRIu64 " wire_Bps=%.0f qps=%zu connections=%" PRIu64
 		" established=%" PRIu64
-		" retransmitted=%" PRIu64 " naks=%" PRIu64 " rnr_naks=%" PRIu64 " cnps=%" PRIu64 " ecn_ce=%" PRIu64
-		" icrc_bad=%" PRIu64,
+		" retransmitted=%" PRIu64 " retransmitted_per_s=%.0f naks=%" PRIu64 " naks_per_s=%.0f rnr_naks=%" PRIu64
+		" cnps=%" PRIu64 " ecn_ce=%" PRIu64 " icrc_bad=%" PRIu64,
 		now / 1000000000u, now % 1000000000u / 1000000u, (now - v->start_ns) / 1e9, t.frames,
 		secs > 0 ? (t.frames - v->prev_frames) / secs : 0, t.roce_frames, t.payload_bytes,
 		secs > 0 ? (t.payload_bytes - v->prev_payload) / secs : 0, t.bytes,
 		secs > 0 ? (t.bytes - v->prev_bytes) / secs : 0, total, t.connections, t.established,
-		t.retransmitted, t.naks, t.rnr_naks, t.cnps, t.ecn_ce, t.icrc_bad);
+		t.retransmitted, secs > 0 ? (t.retransmitted - v->prev_retx) / secs : 0, t.naks,
+		secs > 0 ? (t.naks - v->prev_naks) / secs : 0, t.rnr_naks, t.cnps, t.ecn_ce, t.icrc_bad);
 	if (n)
 		fprintf(v->out, " top_qp=%s>%s/0x%x top_Bps=%.0f", v->rows[0].src, v->rows[0].dst, v->rows[0].dest_qp,
 			v->rows[0].rate_now_Bps);
@@ -399,12 +511,16 @@ void rs_liveview_tick(struct rs_liveview *v, struct rs_live *lv, const struct rs
 	if (!v->start_ns)
 		v->start_ns = v->prev_ns = now_ns;
 	uint64_t period = now_ns > v->prev_ns ? now_ns - v->prev_ns : 0;
-	if (v->screen)
+	if (v->screen) {
+		read_keys(v);
 		draw_screen(v, lv, a, now_ns, period);
-	else
+	} else {
 		print_line(v, lv, a, now_ns, period);
+	}
 	struct rs_live_totals t;
 	rs_live_totals(a, &t);
+	v->prev_retx = t.retransmitted;
+	v->prev_naks = t.naks;
 	v->prev_frames = t.frames;
 	v->prev_payload = t.payload_bytes;
 	v->prev_bytes = t.bytes;
