@@ -406,14 +406,17 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .conn = o->conn, .bits = o->bits, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
 				     .compact = rs_report_formats[o->format].flags & RS_FMT_COMPACT, .resolve_names = !o->no_resolve,
 				     .width = rs_text_width(o), .host = o->host, .metrics_qps = o->metrics_qps };
-	/* Not one frame could be read (a misspelt name, a file cut in its
-	 * first record): the report on standard output says so, but report
-	 * files (-o, --plot, --timeline) from an earlier run are kept rather
-	 * than replaced by empty ones. */
+	/* Not one frame could be read (a misspelt name, an empty file, one
+	 * that is no capture, a file cut in its first record): standard error
+	 * said why, and a text report of no frames would say nothing more
+	 * (JSON and the others still list the file with its error, for
+	 * programs); report files (-o, --plot,
+	 * --timeline) from an earlier run are kept rather than replaced by
+	 * empty ones. */
 	bool keep_files = rc == RS_EXIT_INPUT && (!rs_analyzer_opened_any(s->a) || s->frames_read == 0);
 	int wrc = RS_EXIT_OK;
-	if (keep_files && o->output)
-		; /* nothing to say that stderr has not said */
+	if (keep_files && (o->output || o->format == RS_FORMAT_TEXT))
+		; /* nothing to say that stderr has not said (a document for programs still names the file's error) */
 	else if (o->ladder)
 		wrc = write_report(o->output ? o->output : "-", rs_report_ladder, s->a, &ro);
 	else
