@@ -342,8 +342,9 @@ tsan:
 	$(MAKE) TSAN=1 build-tsan/rocestat
 	TSAN_OPTIONS="$(TSAN_OPTIONS)" $(MAKE) TSAN=1 threads jobs golden interrupt
 
-# The live capture's two threads (cli/livefeed.c through cli/pipeline.c)
-# under ThreadSanitizer: tests/live_netns.sh against build-tsan/rocestat.
+# The live capture's two threads (cli/livefeed.c through cli/pipeline.c),
+# and the --metrics server's, under ThreadSanitizer: tests/live_netns.sh and
+# tests/check_metrics.py against build-tsan/rocestat.
 # Root, as check-live. A report fails the run: written to files (the
 # capture's stderr is the test's to read), then printed.
 TSAN_LIVE_LOGS := $(abspath build-tsan)/live-tsan
@@ -352,6 +353,8 @@ tsan-live:
 	rm -rf $(TSAN_LIVE_LOGS) && mkdir -m 1777 -p $(TSAN_LIVE_LOGS)
 	TSAN_OPTIONS="$(TSAN_OPTIONS) log_path=$(TSAN_LIVE_LOGS)/report" ROCESTAT=$(abspath build-tsan/rocestat) \
 	    CAPTURES=$(CAPTURES) bash tests/live_netns.sh
+	TSAN_OPTIONS="$(TSAN_OPTIONS) log_path=$(TSAN_LIVE_LOGS)/report" ROCESTAT=$(abspath build-tsan/rocestat) \
+	    python3 tests/check_metrics.py
 	@if ls $(TSAN_LIVE_LOGS)/report* >/dev/null 2>&1; then cat $(TSAN_LIVE_LOGS)/report*; \
 	    echo "tsan-live: ThreadSanitizer reports above"; exit 1; fi
 

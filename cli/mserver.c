@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,10 +147,18 @@ struct rs_mserver *rs_mserver_start(const char *spec, char *err, size_t len)
 	m->prom = strdup("");
 	m->om = strdup("# EOF\n");
 	m->nom = m->om ? strlen(m->om) : 0;
+	/* Its thread inherits our signal mask: SIGINT and SIGTERM are for the
+	 * capturing thread, whose wait they end (cli/live.c). */
+	sigset_t stop, was;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, &was);
 	m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL, handle, m,
 				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)MS_CONNECTIONS,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MS_CONN_MEMORY,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MS_IDLE_SECONDS, MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (!m->d || !m->prom || !m->om) {
 		snprintf(err, len, "--metrics %s: the HTTP server did not start", spec);
 		rs_mserver_stop(m);
