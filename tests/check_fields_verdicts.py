@@ -37,7 +37,8 @@ from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields  # noqa: E402
 
 ck = Checks("check_fields_verdicts")
 
-HEADER_COLS = 46  # 34 header fields, sliced, 5 DCETH, dscp, ecn, udp_sport, cm_message, pause_enable, pause_quanta
+HEADER_COLS = 49  # 34 header fields, sliced, 5 DCETH, dscp, ecn, udp_sport, cm_message, pause_enable, pause_quanta,
+#                   ip_id, ttl, aeth_kind
 VERDICT_COLS = ["icrc_verdict", "psn_verdict", "psn_gap", "retransmission_of", "nak_frame", "nak_psn",
                 "late_frame", "resend", "resend_after", "resend_wait_ns", "msg_kind", "msg_index", "msg_offset", "msg_total", "msg_first", "msg_read_request",
                 "response_to", "dup_ack", "cm_response_to", "start_psn_of", "ulp", "nvme", "nvme_opcode",

@@ -78,7 +78,7 @@ TSHARK_FIELDS = [
     "data.len", "infiniband.invariant.crc", "eth.type", "sll.etype",
     "frame.cap_len", "ip.len", "ipv6.plen", "vlan.id",
     "ip.dsfield.dscp", "ip.dsfield.ecn", "ipv6.tclass.dscp", "ipv6.tclass.ecn", "udp.srcport",
-    "infiniband.mad.mgmtclass", "infiniband.mad.attributeid",
+    "infiniband.mad.mgmtclass", "infiniband.mad.attributeid", "ip.id", "ip.ttl", "ipv6.hlim", "infiniband.grh.hoplmt",
 ]
 
 
@@ -87,7 +87,7 @@ OURS = ["frame", "time", "roce", "src", "dst", "opcode", "opname", "destqp", "ps
         "aeth_syndrome", "aeth_msn", "deth_qkey", "deth_srcqp", "immdt", "ieth_rkey", "atomic_va",
         "atomic_rkey", "atomic_swap", "atomic_cmp", "atomicack_orig", "payload_len", "icrc",
         "icrc_status", "sliced", "dceth_flags", "dceth_srcqp", "dceth_session", "dceth_dct", "dcceth_dckey", "dscp", "ecn",
-        "udp_sport", "cm_message", "pause_enable", "pause_quanta"]
+        "udp_sport", "cm_message", "pause_enable", "pause_quanta", "ip_id", "ttl", "aeth_kind"]
 
 # IBA vol 1 16.7.2 (Table 223? CM attributes): the CM messages by AttributeID.
 CM_ATTRS = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU", 0x15: "DREQ", 0x16: "DREP",
@@ -189,6 +189,11 @@ def expected(t, roce):
     e["dscp"] = num(t["ip.dsfield.dscp"] if v4 else t["ipv6.tclass.dscp"]) if roce == "v2" else ""
     e["ecn"] = num(t["ip.dsfield.ecn"] if v4 else t["ipv6.tclass.ecn"]) if roce == "v2" else ""
     e["pause_enable"], e["pause_quanta"] = "", ""
+    # The sender's IPv4 numbering; the TTL or hop limit of RoCE v2's IP header, else of the GRH.
+    e["ip_id"] = num(t["ip.id"]) if roce == "v2" and t["ip.id"] else ""
+    e["ttl"] = (num(t["ip.ttl"]) or num(t["ipv6.hlim"])) if roce == "v2" else num(t["infiniband.grh.hoplmt"])
+    syn = num(t["infiniband.aeth.syndrome"])
+    e["aeth_kind"] = ["ack", "rnr_nak", "reserved", "nak"][(int(syn) >> 5) & 3] if syn else ""
     bth = bytes.fromhex(first(t["infiniband.bth"]).replace(":", ""))
     used.add("fecn_becn_from_bth_bytes")
     e["fecn"], e["becn"] = str(bth[4] >> 7), str((bth[4] >> 6) & 1)

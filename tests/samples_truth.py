@@ -48,7 +48,7 @@ FIELDS = ("frame,time,roce,src,dst,opcode,opname,destqp,psn,ackreq,se,migreq,"
           "aeth_syndrome,aeth_msn,deth_qkey,deth_srcqp,immdt,ieth_rkey,"
           "atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,"
           "payload_len,icrc,icrc_status,sliced,dceth_flags,dceth_srcqp,dceth_session,"
-          "dceth_dct,dcceth_dckey,dscp,ecn,udp_sport,cm_message,pause_enable,pause_quanta").split(",")
+          "dceth_dct,dcceth_dckey,dscp,ecn,udp_sport,cm_message,pause_enable,pause_quanta,ip_id,ttl,aeth_kind").split(",")
 
 # BTH opcodes (IBA vol 1, table 38) for the transports RXE speaks here.
 RC_OPS = {
@@ -109,7 +109,7 @@ def rows_from_csv(text):
         row = {}
         for k in FIELDS:
             v = r.get(k, "")
-            if k in ("src", "dst", "opname", "icrc_status", "sliced", "time", "roce", "pause_quanta", "cm_message"):
+            if k in ("src", "dst", "opname", "icrc_status", "sliced", "time", "roce", "pause_quanta", "cm_message", "aeth_kind"):
                 row[k] = v
             else:
                 row[k] = to_int(v)

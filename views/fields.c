@@ -30,7 +30,7 @@ static const char header[] =
 	"reth_va,reth_rkey,reth_dmalen,aeth_syndrome,aeth_msn,deth_qkey,deth_srcqp,immdt,ieth_rkey,"
 	"atomic_va,atomic_rkey,atomic_swap,atomic_cmp,atomicack_orig,payload_len,icrc,icrc_status,sliced,"
 	"dceth_flags,dceth_srcqp,dceth_session,dceth_dct,dcceth_dckey,dscp,ecn,udp_sport,cm_message,"
-	"pause_enable,pause_quanta";
+	"pause_enable,pause_quanta,ip_id,ttl,aeth_kind";
 
 /*
  * The verdict columns, in order. A column prints a field of struct
@@ -158,7 +158,7 @@ static void flush_buf(struct fields_ctx *c)
 	c->len = 0;
 }
 
-#define N_BASE 46 /* columns in header[] (check_fields_verdicts counts them) */
+#define N_BASE 49 /* columns in header[] (check_fields_verdicts counts them, and -e picks by them) */
 
 int rs_fields_column(const char *name)
 {
@@ -356,6 +356,13 @@ static char *put_mac(char *p, const uint8_t *m)
 	return p;
 }
 
+/* The AETH syndrome's bits 6:5 (IBA 9.7.5.1.2, Table 42). */
+static const char *aeth_kind(uint8_t syndrome)
+{
+	static const char *const kind[4] = { "ack", "rnr_nak", "reserved", "nak" };
+	return kind[(syndrome >> 5) & 3];
+}
+
 /* A PAUSE or PFC frame's line. */
 static void pause_line(struct fields_ctx *c, const struct rs_packet *pkt, const struct rs_frame *f,
 		       const struct rs_verdict *v)
@@ -385,6 +392,7 @@ static void pause_line(struct fields_ctx *c, const struct rs_packet *pkt, const 
 			*p++ = ';';
 		p = put_u64(p, f->pfc.quanta[i]);
 	}
+	p = put_str(p, ",,,"); /* ip_id, ttl, aeth_kind */
 	if (c->verdicts)
 		p = put_verdict(p, v);
 	if (c->nsel)
@@ -498,6 +506,14 @@ static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame 
 	if ((f->have & RS_HAVE_MAD) && f->mad.is_cm)
 		p = put_str(p, rs_cm_attr_name(f->mad.hdr.attr_id));
 	p = put_str(p, ",,"); /* pause_enable, pause_quanta: PAUSE/PFC lines only */
+	/* The IPv4 identification (the sender's numbering, which the re-send
+	 * and copy verdicts read), the TTL or hop limit (RoCE v2's IP header,
+	 * else the GRH's), the AETH's kind (its syndrome's bits 6:5). */
+	p = col(p, v2 && f->ip_version == 4, f->ip_id);
+	p = col(p, v2 || (f->have & RS_HAVE_GRH), v2 ? f->ttl : f->grh.hoplmt);
+	*p++ = ',';
+	if (f->ext & RS_EXT_AETH)
+		p = put_str(p, aeth_kind(f->aeth.syndrome));
 	if (c->verdicts)
 		p = put_verdict(p, &v);
 	if (c->nsel)
