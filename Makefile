@@ -21,6 +21,7 @@
 #   make fuzz-coverage   source coverage of the fuzz corpora (llvm-cov)
 #   make check-big       10 million QPNs, then 500k CM connections, through --max-flows (memory bound)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make deb-test        build the Debian package (debian/), install, use and purge it (root)
 #
 # Every flag comes from pkg-config; nothing is hard-coded to this machine.
 
@@ -112,7 +113,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
 .PHONY: all check metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
 	sanitize tsan tsan-live golden-update install uninstall clean bench bench-tools \
-	cli completion regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
+	cli completion deb-test regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
 all: $(BIN)
 
@@ -290,6 +291,11 @@ installcheck: $(BIN)
 # one completed as such; --format's and --color's values.
 completion: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_completion.py
+
+# The Debian package: built from a copy of the working tree in a temporary
+# directory, installed with apt-get, used, purged (root; tests/check_deb.sh).
+deb-test:
+	sh tests/check_deb.sh
 
 # The committed samples against the generator's ground truth: every frame,
 # then the analyzer's report.
