@@ -21,6 +21,7 @@
 #   make fuzz-coverage   source coverage of the fuzz corpora (llvm-cov)
 #   make check-big       10 million QPNs, then 500k CM connections, through --max-flows (memory bound)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make deb-test        build the Debian package (debian/), install, use and purge it (root)
 #
 # Every flag comes from pkg-config; nothing is hard-coded to this machine.
 
@@ -112,7 +113,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
 .PHONY: all check metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
 	sanitize tsan tsan-live golden-update install uninstall clean bench bench-tools \
-	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
+	cli completion deb-test regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
 all: $(BIN)
 
@@ -169,7 +170,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt metrics expect
+check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli completion installcheck truth jobs threads regress hostile interrupt metrics expect
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -285,6 +286,16 @@ cli: $(BIN)
 # make install into a temporary PREFIX; the installed binary and man page used.
 installcheck: $(BIN)
 	BIN=$(abspath $(BIN)) MAKE="$(MAKE)" sh tests/installcheck.sh
+
+# The bash completion against --help: every option, and each value-taking
+# one completed as such; --format's and --color's values.
+completion: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_completion.py
+
+# The Debian package: built from a copy of the working tree in a temporary
+# directory, installed with apt-get, used, purged (root; tests/check_deb.sh).
+deb-test:
+	sh tests/check_deb.sh
 
 # The committed samples against the generator's ground truth: every frame,
 # then the analyzer's report.
@@ -446,15 +457,21 @@ check-big: $(BIN) $(BENCH_BIN)/gen
 
 # ---- install -------------------------------------------------------------
 
+# The man page names the schema where this PREFIX puts it. The completion
+# goes where bash-completion's loader looks (under /usr/local too).
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/rocestat
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/rocestat \
+	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rocestat
-	install -m 0644 man/rocestat.1 $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
+	sed 's|/usr/local/share/rocestat/|$(PREFIX)/share/rocestat/|g' man/rocestat.1 > $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1
 	install -m 0644 man/rocestat.schema.json $(DESTDIR)$(PREFIX)/share/rocestat/rocestat.schema.json
+	install -m 0644 completion/rocestat $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rocestat
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocestat $(DESTDIR)$(PREFIX)/share/man/man1/rocestat.1 \
-	      $(DESTDIR)$(PREFIX)/share/rocestat/rocestat.schema.json
+	      $(DESTDIR)$(PREFIX)/share/rocestat/rocestat.schema.json \
+	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rocestat
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz build-cov build-pgo rocestat
