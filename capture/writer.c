@@ -448,16 +448,18 @@ static bool finish_file(struct rs_writer *w, char errbuf[RS_ERRBUF_SIZE])
 {
 	bool ok = !w->failed && flush_buf(w, errbuf);
 	if (w->in_place) {
-		if (!ok) /* a regular file keeps its whole frames; elsewhere this fails, harmlessly */
-			(void)ftruncate(w->fd, (off_t)w->durable_bytes);
+		if (!ok && ftruncate(w->fd, (off_t)w->durable_bytes) != 0) {
+			/* a regular file keeps its whole frames; elsewhere this fails, harmlessly */
+		}
 		if (w->fd != STDOUT_FILENO && close(w->fd) != 0 && ok)
 			ok = fail(w, errbuf, "close failed", errno);
 		w->fd = -1;
 		w->files_done++;
 		return ok;
 	}
-	if (!ok)
-		(void)ftruncate(w->fd, (off_t)w->durable_bytes);
+	if (!ok && ftruncate(w->fd, (off_t)w->durable_bytes) != 0) {
+		/* the error said is the write's */
+	}
 	bool empty = w->file_frames == 0 && w->files_done > 0;
 	if (w->durable_bytes == 0 || empty) {
 		if (close(w->fd) != 0 && ok)
