@@ -184,9 +184,11 @@ static void capture_section(FILE *out, const struct rs_view *v)
 	char b1[32], t1[48], t2[48], line[256], span_s[160] = "";
 
 	title_line(out, v);
-	double span = a->have_ts ? (a->last_ts - a->first_ts) / 1e9 : 0;
-	snprintf(line, sizeof line, "Capture    %" PRIu64 " frame%s, %s, %.3f s", a->frames, a->frames == 1 ? "" : "s",
-		 rs_fmt_bytes(a->bytes, b1, sizeof b1), span);
+	/* In the unit that shows it: a 19 us capture is not "0.000 s". */
+	char d1[32];
+	rs_fmt_ns(a->have_ts ? a->last_ts - a->first_ts : 0, d1, sizeof d1);
+	snprintf(line, sizeof line, "Capture    %" PRIu64 " frame%s, %s, %s", a->frames, a->frames == 1 ? "" : "s",
+		 rs_fmt_bytes(a->bytes, b1, sizeof b1), d1);
 	if (a->have_ts) {
 		fmt_time(a->first_ts, t1, sizeof t1);
 		fmt_time(a->last_ts, t2, sizeof t2);
