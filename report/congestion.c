@@ -40,17 +40,23 @@ static int text_dscp_ecn(char *p, size_t len, const struct rs_analyzer *a, const
 	uint8_t v[RS_DSCP_SEEN + 1];
 	uint64_t n[RS_DSCP_SEEN + 1], ecn[4];
 	unsigned k = rs_flow_dscps(a, fl, v, n, RS_DSCP_SEEN + 1);
-	int o = snprintf(p, len, "%" PRIu64 " packets; DSCP", fl->packets - rs_rare(fl)->cnps);
+	uint64_t data = fl->packets - rs_rare(fl)->cnps;
+	/* A list is named only when it has members: a half-flow of CNPs alone
+	 * has no data packets to list DSCPs or ECN of. */
+	if (!data)
+		return snprintf(p, len, "no data packets, only CNPs");
+	int o = snprintf(p, len, "%" PRIu64 " packet%s", data, data == 1 ? "" : "s");
 	for (unsigned i = 0; i < k && o > 0 && (size_t)o < len; i++)
-		o += snprintf(p + o, len - (size_t)o, "%s %u ×%" PRIu64, i ? "," : "", v[i], n[i]);
+		o += snprintf(p + o, len - (size_t)o, "%s %u ×%" PRIu64, i ? "," : "; DSCP", v[i], n[i]);
 	if (rs_rare(fl)->dscp_more && o > 0 && (size_t)o < len)
-		o += snprintf(p + o, len - (size_t)o, ", others ×%" PRIu64, rs_rare(fl)->dscp_more);
+		o += snprintf(p + o, len - (size_t)o, "%s others ×%" PRIu64, k ? "," : "; DSCP", rs_rare(fl)->dscp_more);
 	rs_flow_ecns(fl, ecn);
-	if (o > 0 && (size_t)o < len)
-		o += snprintf(p + o, len - (size_t)o, "; ECN");
+	bool any = false;
 	for (int i = 0; i < 4 && o > 0 && (size_t)o < len; i++)
-		if (ecn[i])
-			o += snprintf(p + o, len - (size_t)o, " %s ×%" PRIu64, ecn_names[i], ecn[i]);
+		if (ecn[i]) {
+			o += snprintf(p + o, len - (size_t)o, "%s %s ×%" PRIu64, any ? "" : "; ECN", ecn_names[i], ecn[i]);
+			any = true;
+		}
 	return o;
 }
 
