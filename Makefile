@@ -12,6 +12,8 @@
 #   make evidence        every verdict against the evidence in tshark's decode of the captures
 #                        (tests/check_evidence.py; part of make check)
 #   make golden-update   regenerate tests/golden/*.out from the current binary
+#   make same OLD=BIN    every output of BIN and of ./rocestat over every capture, byte
+#                        for byte (BASE=REV: BIN built from git revision REV first)
 #   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
 #                        BENCH_DIR= (default: a new temporary directory, removed after);
 #                        REPEAT=, BENCH_NICE= and more in the environment (see bench/run.sh)
@@ -111,7 +113,7 @@ TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
 .PHONY: all check metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
-	sanitize tsan tsan-live golden-update install uninstall clean bench bench-tools \
+	sanitize tsan tsan-live golden-update same install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
 all: $(BIN)
@@ -360,6 +362,17 @@ tsan-live:
 
 golden-update: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update
+
+# A change that must not change behaviour: OLD (a rocestat built before it)
+# and this tree's, every output mode over every capture in samples/ and
+# ../shared/, byte for byte (tests/same_output.py). BASE=REV builds OLD from
+# a git revision in a temporary worktree first: make same BASE=main.
+OLD  ?=
+BASE ?=
+same: $(BIN)
+	@if [ -n "$(BASE)" ]; then python3 tests/same_output.py --base "$(BASE)" $(abspath $(BIN)); \
+	elif [ -n "$(OLD)" ]; then python3 tests/same_output.py "$(OLD)" $(abspath $(BIN)); \
+	else echo "make same: say OLD=path/to/old/rocestat or BASE=git-revision"; exit 2; fi
 
 # ---- benchmark -----------------------------------------------------------
 

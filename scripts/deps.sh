@@ -11,10 +11,11 @@ list=0
 want=${1:-build}
 
 # libibumad-dev: <infiniband/umad_cm.h>, <umad_types.h>; libibverbs-dev: <infiniband/opcode.h>.
+# git: make same BASE=REV builds the baseline from a revision (tests/same_output.py).
 BUILD="build-essential pkg-config libpcap-dev libglib2.0-dev libibumad-dev libibverbs-dev libmicrohttpd-dev"
 TEST="$BUILD check tshark python3 python3-jsonschema tcpdump tcpreplay iproute2 librdmacm-dev
       clang libclang-rt-14-dev valgrind qemu-system-x86 busybox-static cpio xz-utils kmod nvme-cli jq sqlite3 man-db fontconfig fonts-dejavu-core
-      ca-certificates file tmux prometheus python3-prometheus-client curl"
+      ca-certificates file tmux prometheus python3-prometheus-client curl git"
 
 case "$want" in
 build) pkgs=$BUILD ;;
