@@ -11,7 +11,9 @@
 #                        build (build-tsan/); make tsan-live: check-live's against it (root)
 #   make evidence        every verdict against the evidence in tshark's decode of the captures
 #                        (tests/check_evidence.py; part of make check)
-#   make golden-update   regenerate tests/golden/*.out from the current binary
+#   make golden          the golden tests on samples/ (any clone); T=NAME: one test alone
+#   make golden-shared   the golden tests on ../shared (fails when ../shared is absent)
+#   make golden-update   regenerate tests/golden/*.out from the current binary (T=NAME: one)
 #   make same OLD=BIN    every output of BIN and of ./rocestat over every capture, byte
 #                        for byte (BASE=REV: BIN built from git revision REV first)
 #   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
@@ -112,7 +114,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
+.PHONY: all check metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden golden-shared difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
 	sanitize tsan tsan-live golden-update same install uninstall clean bench bench-tools \
 	cli regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -171,7 +173,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt metrics expect
+check: builddeps testdeps layers unit golden golden-shared jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt metrics expect
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -188,8 +190,16 @@ testdeps:
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
 
+# The golden tests (tests/golden.sh): those on samples/ (tests/TESTLIST),
+# which any clone runs; T=NAME runs the test NAME alone, from either list
+# (T="A B": several). golden-shared: those on ../shared (tests/TESTLIST.shared),
+# failing, never passing, when ../shared is absent.
+T ?=
 golden: $(BIN)
-	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh
+	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh $(T)
+
+golden-shared: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --shared
 
 # Every JSON document against the schema rocestat ships (man/rocestat.schema.json).
 jsonschema: $(BIN) $(BUILD)/bench/gen
@@ -342,7 +352,7 @@ sanitize:
 TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
 tsan:
 	$(MAKE) TSAN=1 build-tsan/rocestat
-	TSAN_OPTIONS="$(TSAN_OPTIONS)" $(MAKE) TSAN=1 threads jobs golden interrupt
+	TSAN_OPTIONS="$(TSAN_OPTIONS)" $(MAKE) TSAN=1 threads jobs golden golden-shared interrupt
 
 # The live capture's two threads (cli/livefeed.c through cli/pipeline.c),
 # and the --metrics server's, under ThreadSanitizer: tests/live_netns.sh and
@@ -360,8 +370,11 @@ tsan-live:
 	@if ls $(TSAN_LIVE_LOGS)/report* >/dev/null 2>&1; then cat $(TSAN_LIVE_LOGS)/report*; \
 	    echo "tsan-live: ThreadSanitizer reports above"; exit 1; fi
 
+# Rewrites the expected outputs of both lists, or of the test T=NAME alone.
 golden-update: $(BIN)
-	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update
+	@if [ -n "$(T)" ]; then ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update $(T); \
+	else ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update && \
+	     ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update --shared; fi
 
 # A change that must not change behaviour: OLD (a rocestat built before it)
 # and this tree's, every output mode over every capture in samples/ and
