@@ -306,7 +306,7 @@ truth: $(BIN)
 
 # The impaired samples (samples/impair/: netem reorder, duplicate, loss,
 # corrupt; RNR; a dead responder; replays) against their ground truth and
-# RXE counters. Not in `check` yet: issue 28 is what makes it pass.
+# RXE counters.
 impair: $(BIN)
 	python3 tests/check_impair.py --rocestat $(abspath $(BIN))
 
@@ -406,7 +406,7 @@ bench-tools: $(BENCH_TOOLS)
 bench: $(BIN) $(BENCH_TOOLS)
 	ROCESTAT=$(abspath $(BIN)) BENCH_BIN=$(abspath $(BENCH_BIN)) sh bench/run.sh $(FRAMES) $(BENCH_DIR)
 
-# ---- robustness (issue 7): fuzzing, regressions, hostile inputs, valgrind --
+# ---- robustness: fuzzing, regressions, hostile inputs, valgrind -----------
 
 FUZZ_TARGETS := fuzz_frame fuzz_capture fuzz_cm
 # The CLI's objects but main(): the fuzz and replay drivers bring their own.

@@ -353,7 +353,7 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 }
 
 /* Why packets were on the wire again, how long timeouts waited, and
- * whether the requester gave up (issue 28). */
+ * whether the requester gave up. */
 static void resends(struct rs_json *j, const struct rs_psn_loss *l)
 {
 	static const char *const dead[] = {

@@ -546,7 +546,7 @@ def timeline_files():
 
 
 def newcomer():
-    """The first commands a new user types (issue 26)."""
+    """The first commands a new user types: rocestat alone, --help, --version."""
     r = subprocess.run([ROCESTAT], capture_output=True, text=True)
     check("bare rocestat: exit status 2", r.returncode == 2, "got %d" % r.returncode)
     check("bare rocestat: the usage, and where to read more",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Capture completeness (issue 27): a PSN the capture missed is never called lost.
+"""Capture completeness: a PSN the capture missed is never called lost.
 
 Hardware sniffers drop packets under load and say nothing; the responder's
 acknowledgements tell a capture drop from a network loss. The expected values

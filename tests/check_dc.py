@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NVIDIA DC (issue 27): dc-small.pcap is named DC, counted per QP and never
+"""NVIDIA DC: dc-small.pcap is named DC, counted per QP and never
 read as IBTA RD (make dc).
 
 Expected values come from the bytes, read here (BTH, then the 20-byte DCETH

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Headers the capture rewrote are not corruption; bit errors still are (issue 27).
+"""Headers the capture rewrote are not corruption; bit errors still are.
 
 The RDMA sniffer and ibdump write UDP source port 4791 over the port the NIC
 used when it computed the ICRC. rocestat finds the port that makes the ICRC

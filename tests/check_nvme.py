@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NVMe-oF (issue 31) against independent sources: tshark's nvme-rdma
+"""NVMe-oF against independent sources: tshark's nvme-rdma
 dissector, and for the sample made between two QEMU guests
 (samples/rxe_nvme.pcap, samples/rxe-vm.sh nvme) what the host guest did
 and counted (samples/rxe_nvme.truth.txt: the dd commands issued, nvme-cli's

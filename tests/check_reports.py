@@ -385,7 +385,7 @@ def check_timeline(name, path, d, interval="10ms", rows=None):
         check(sums.get((q["src"], q["dst"], q["dest_qp"])) == q["packets"],
               "%s: timeline packets of %s/%s/%d sum to %s, not %d" % (name, q["src"], q["dst"], q["dest_qp"],
                                                                       sums.get((q["src"], q["dst"], q["dest_qp"])), q["packets"]))
-        # The same name means the same thing in the CSV and the JSON (issue 29).
+        # The same name means the same thing in the CSV and the JSON.
         k = (q["src"], q["dst"], q["dest_qp"])
         check(wire.get(k) == q["payload_bytes_on_wire"], "%s: timeline payload_bytes_on_wire of %s/%s/%d sum to %s, "
               "JSON says %d" % ((name,) + k + (wire.get(k), q["payload_bytes_on_wire"])))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sliced frames (issue 27): what a capture cut short is still analysed whole.
+"""Sliced frames: what a capture cut short is still analysed whole.
 
 Hardware sniffers capture RDMA header-only: ibdump and the RDMA sniffer cut
 each frame and, often, write the cut length as the frame's original length

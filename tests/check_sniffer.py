@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sniffer traits in the capture section (issue 27): capture.sniffer in the
+"""Sniffer traits in the capture section: capture.sniffer in the
 JSON and the Sniffer lines of the summary, held to tshark's decode.
 
 1. Every capture in ../shared/hw-captures, captures and public-captures:

@@ -51,7 +51,7 @@ CAPTURES = [
 ] + [os.path.join(SHARED, "captures", n + ".pcap") for n in (
     "cm_reject", "udaddy", "ib_atomic_cas", "rping_s5000", "ipv6_rping", "uc_write_bw", "ud_send_bw",
     "rc_pingpong", "loss_write_bw")] + [
-    # NVMe-oF capsules (issue 31): a hardware capture and the Soft-RoCE sample.
+    # NVMe-oF capsules: a hardware capture and the Soft-RoCE sample.
     os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-discover.pcap"),
     os.path.join(ROOT, "samples", "rxe_nvme.pcap")]
 
