@@ -386,8 +386,8 @@ struct rs_flow *rs_flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, c
  * usually left the caches by the time its next frame comes, and on this
  * kind of machine a miss costs hundreds of nanoseconds, more than the rest
  * of the frame's work. So the reader tells the analyzer about each frame a
- * few frames before it is added (cli/run.c keeps RS_LOOKAHEAD = 8 frames in
- * flight): the first call prefetches the frame's slot of the flow table;
+ * few frames before it is added (cli/summary.c announces each up to AHEAD = 7
+ * frames ahead; PF_RING remembers 8): the first call prefetches the frame's slot of the flow table;
  * PF_SLOT calls later that slot is in the cache and names the flow's entry
  * in the flow array, which is prefetched; PF_FLOW calls later that entry
  * names the flow, and the flow's hot cache lines are prefetched;

@@ -68,7 +68,7 @@ bool rs_source_waiting(const struct rs_source *s);
 int rs_source_datalink(const struct rs_source *s);
 const char *rs_source_name(const struct rs_source *s);
 int rs_source_snaplen(const struct rs_source *s);
-/* Who reads the frames: "libpcap", or "mmap" (capture/pcapfile.c). */
+/* Who reads the frames: "libpcap", "pread" (capture/pcapfile.c) or "pcapng" (capture/pcapng.c). */
 const char *rs_source_reader(const struct rs_source *s);
 /* The underlying libpcap handle, for writers that copy its link type. */
 struct pcap *rs_source_pcap(struct rs_source *s);

@@ -14,7 +14,7 @@
  * explains the bit order, and checks a model of exactly this code against
  * zlib before it writes crc_fold_constants.h.
  *
- * Three implementations compute the same function (tests/check_crc.c makes
+ * Three implementations compute the same function (tests/check_crc_fold.c makes
  * sure, for random lengths and alignments):
  *   table    slicing-by-8 (crc.c): everywhere, and for fewer than 16 bytes
  *   pclmul   SSE + PCLMULQDQ: four 16-byte accumulators, 64 bytes per step

@@ -108,7 +108,7 @@ static void addr_str(const struct rs_analyzer *a, const struct rs_addr *ad, char
 	snprintf(buf, len, "%s", rs_addr_format(ad, t));
 }
 
-/* Frames the capture cut short but decoded whole (see report_text.c). */
+/* Frames the capture cut short but decoded whole (see text.c, sliced_line). */
 static void sliced_obj(struct rs_json *j, const struct rs_file *fi)
 {
 	uint64_t n = fi->sliced[RS_SLICE_SNAPLEN] + fi->sliced[RS_SLICE_REWRITTEN];
