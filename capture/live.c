@@ -10,8 +10,8 @@
  * cfg->immediate) makes libpcap on Linux use TPACKET_V2, whose ring slots
  * are sized for the largest frame (64 KiB with offloads on): libpcap's
  * default 2 MiB buffer then holds about 32 frames, and a top-speed replay
- * lost 72 % of its frames (bench/capture_drops.sh; so does tcpdump
- * --immediate-mode), against none in block mode, tcpdump's default. The handle is
+ * loses most of its frames (bench/capture_drops.sh measures it; so does
+ * tcpdump --immediate-mode), against none in block mode, tcpdump's default. The handle is
  * non-blocking: rs_live_dispatch() waits in poll(2) on the selectable fd,
  * so the caller gets control back on its own timeout (the periodic tick)
  * and on a signal (poll fails with EINTR), then drains what is there.
