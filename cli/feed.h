@@ -149,10 +149,10 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_
 /* livefeed.c: the live capture loop, a producer. Everything but the loop
  * (opening the device and the -w output, the sink's begin_file,
  * capture_stats and end_file) is live.c's. */
-struct rs_live;
+struct rs_live_handle;
 struct rs_writer;
 struct rs_capture {
-	struct rs_live *l;
+	struct rs_live_handle *l;
 	struct rs_writer *writer;         /* -w, or NULL; closed by the loop at its end */
 	int dlt;
 	volatile sig_atomic_t *signalled; /* set by SIGINT/SIGTERM (live.c) */
