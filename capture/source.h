@@ -1,6 +1,7 @@
 /*
- * source.h — where frames come from: capture files (pcap, pcapng, through
- * libpcap) and, later, live interfaces. An opaque handle in libpcap's style:
+ * source.h — where frames come from: capture files (pcap and pcapng, read
+ * by capture/pcapfile.c and capture/pcapng.c, by libpcap where those do not
+ * apply; live interfaces are capture/live.h's). An opaque handle in libpcap's style:
  * the caller passes an error buffer and every message names the file (or
  * interface) and the frame.
  */
