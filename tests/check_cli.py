@@ -25,7 +25,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields as tshark_rows  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields as tshark_rows, need_shared  # noqa: E402
+
+need_shared("check_cli")
 
 C = os.path.join(SHARED, "captures")
 RPING = os.path.join(C, "rping_s64.pcap")

@@ -27,7 +27,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off, need_shared  # noqa: E402
+
+need_shared("check_dc")
 
 DC = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__dc-small.pcap")
 check = Checks("check_dc")

@@ -33,7 +33,9 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap, write_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, need_shared  # noqa: E402
+
+need_shared("check_icrc_rewrite")
 
 check = Checks("check_icrc_rewrite")
 

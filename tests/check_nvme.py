@@ -28,7 +28,9 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcaprecs  # noqa: E402
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+
+need_shared("check_nvme")
 
 ck = Checks("check_nvme")
 DISCOVER = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-discover.pcap")

@@ -32,7 +32,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, SHARED, Checks, tshark_fields, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields, tshark_heuristics_off, need_shared  # noqa: E402
+
+need_shared("check_sniffer")
 
 check = Checks("check_sniffer")
 RESPONSES = {0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12}

@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, tshark_fields  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, need_shared, tshark_fields  # noqa: E402
 
 # Why our expected value differs from what tshark prints. Each entry is used
 # by name below, so an unused or wrong one cannot hide in the list.
@@ -301,6 +301,8 @@ def main():
         print("diff_tshark: exceptions not exercised by these captures: %s" % ", ".join(sorted(unused)))
     if failed:
         print("diff_tshark: FAIL (%d of %d captures differ)" % (failed, len(paths)))
+        return 1
+    if need_shared("diff_tshark", exit=False):
         return 1
     print("diff_tshark: PASS")
     return 0

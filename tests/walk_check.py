@@ -42,6 +42,10 @@ import pcaprecs  # tests/pcaprecs.py, beside this script
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import need_shared  # noqa: E402
+
+need_shared("walk_check")
 LAB = os.path.join(SHARED, "public-captures", "rdma-roce-lab__roce_capture_read-write-ecn.pcap")
 CAPTURES = [
     LAB,
