@@ -167,14 +167,15 @@ build-pgo/profile.stamp: $(PGO_SRC)
 
 # ---- tests ---------------------------------------------------------------
 
-# The unit tests, then the golden outputs, then the differential tests
-# against tshark (the decode) and tcpdump (-r/-w/-c/filter extraction), the
+# The golden outputs on samples/ (first: a clone without ../shared gets that
+# far green), the unit tests, the golden outputs on ../shared, then the
+# differential tests against tshark (the decode) and tcpdump (-r/-w/-c/filter extraction), the
 # report checks, the walkthrough against tshark, the regression cases, the
 # samples against their ground truth, -j against -j 1, the fuzzers'
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers unit golden golden-shared jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt metrics expect
+check: builddeps testdeps layers golden unit golden-shared jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli installcheck truth jobs threads regress hostile interrupt metrics expect
 
 # The part of make check a plain clone can run: the tests that need
 # nothing outside this repository (samples/ and what they generate). The
