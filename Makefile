@@ -2,7 +2,8 @@
 #
 #   make                 build ./rocestat (objects under build/); with gcc, profile-guided:
 #                        PGO=0 builds without the profile (see "profile-guided build")
-#   make check           build and run every test (unit, golden, differential)
+#   make check           build and run every test (unit, golden, differential); needs ../shared
+#   make check-clone     the tests a plain clone can run (nothing from ../shared)
 #   make check-live      live capture end to end in two network namespaces (root;
 #                        Debian: iproute2 tcpreplay tshark)
 #   make bench-capture   frames lost by rocestat and tcpdump on a top-speed replay (root)
@@ -11,7 +12,11 @@
 #                        build (build-tsan/); make tsan-live: check-live's against it (root)
 #   make evidence        every verdict against the evidence in tshark's decode of the captures
 #                        (tests/check_evidence.py; part of make check)
-#   make golden-update   regenerate tests/golden/*.out from the current binary
+#   make golden          the golden tests on samples/ (any clone); T=NAME: one test alone
+#   make golden-shared   the golden tests on ../shared (fails when ../shared is absent)
+#   make golden-update   regenerate tests/golden/*.out from the current binary (T=NAME: one)
+#   make same OLD=BIN    every output of BIN and of ./rocestat over every capture, byte
+#                        for byte (BASE=REV: BIN built from git revision REV first)
 #   make bench           the performance benchmark (bench/run.sh): FRAMES=10000000,
 #                        BENCH_DIR= (default: a new temporary directory, removed after);
 #                        REPEAT=, BENCH_NICE= and more in the environment (see bench/run.sh)
@@ -111,8 +116,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
-	sanitize tsan tsan-live golden-update install uninstall clean bench bench-tools \
+.PHONY: all check check-clone metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit golden golden-shared difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
+	sanitize tsan tsan-live golden-update same install uninstall clean bench bench-tools \
 	cli completion deb-test regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
 all: $(BIN)
@@ -163,14 +168,22 @@ build-pgo/profile.stamp: $(PGO_SRC)
 
 # ---- tests ---------------------------------------------------------------
 
-# The unit tests, then the golden outputs, then the differential tests
-# against tshark (the decode) and tcpdump (-r/-w/-c/filter extraction), the
+# The golden outputs on samples/ (first: a clone without ../shared gets that
+# far green), the unit tests, the golden outputs on ../shared, then the
+# differential tests against tshark (the decode) and tcpdump (-r/-w/-c/filter extraction), the
 # report checks, the walkthrough against tshark, the regression cases, the
 # samples against their ground truth, -j against -j 1, the fuzzers'
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers unit golden jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli completion installcheck truth jobs threads regress hostile interrupt metrics expect
+check: builddeps testdeps layers golden unit golden-shared jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli completion installcheck truth jobs threads regress hostile interrupt metrics expect
+
+# The part of make check a plain clone can run: the tests that need
+# nothing outside this repository (samples/ and what they generate). The
+# rest of make check compares against the data set in ../shared and says
+# so, failing, where it is absent; the unit tests do too (some of their
+# cases read ../shared). This is not CI's suite: make check is.
+check-clone: builddeps testdeps layers golden cases truth installcheck regress hostile interrupt metrics expect
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -187,8 +200,16 @@ testdeps:
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; CK_FORK=yes $$t; done
 
+# The golden tests (tests/golden.sh): those on samples/ (tests/TESTLIST),
+# which any clone runs; T=NAME runs the test NAME alone, from either list
+# (T="A B": several). golden-shared: those on ../shared (tests/TESTLIST.shared),
+# failing, never passing, when ../shared is absent.
+T ?=
 golden: $(BIN)
-	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh
+	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh $(T)
+
+golden-shared: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --shared
 
 # Every JSON document against the schema rocestat ships (man/rocestat.schema.json).
 jsonschema: $(BIN) $(BUILD)/bench/gen
@@ -305,7 +326,7 @@ truth: $(BIN)
 
 # The impaired samples (samples/impair/: netem reorder, duplicate, loss,
 # corrupt; RNR; a dead responder; replays) against their ground truth and
-# RXE counters. Not in `check` yet: issue 28 is what makes it pass.
+# RXE counters.
 impair: $(BIN)
 	python3 tests/check_impair.py --rocestat $(abspath $(BIN))
 
@@ -351,7 +372,7 @@ sanitize:
 TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
 tsan:
 	$(MAKE) TSAN=1 build-tsan/rocestat
-	TSAN_OPTIONS="$(TSAN_OPTIONS)" $(MAKE) TSAN=1 threads jobs golden interrupt
+	TSAN_OPTIONS="$(TSAN_OPTIONS)" $(MAKE) TSAN=1 threads jobs golden golden-shared interrupt
 
 # The live capture's two threads (cli/livefeed.c through cli/pipeline.c),
 # and the --metrics server's, under ThreadSanitizer: tests/live_netns.sh and
@@ -369,8 +390,22 @@ tsan-live:
 	@if ls $(TSAN_LIVE_LOGS)/report* >/dev/null 2>&1; then cat $(TSAN_LIVE_LOGS)/report*; \
 	    echo "tsan-live: ThreadSanitizer reports above"; exit 1; fi
 
+# Rewrites the expected outputs of both lists, or of the test T=NAME alone.
 golden-update: $(BIN)
-	ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update
+	@if [ -n "$(T)" ]; then ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update $(T); \
+	else ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update && \
+	     ROCESTAT=$(abspath $(BIN)) sh tests/golden.sh --update --shared; fi
+
+# A change that must not change behaviour: OLD (a rocestat built before it)
+# and this tree's, every output mode over every capture in samples/ and
+# ../shared/, byte for byte (tests/same_output.py). BASE=REV builds OLD from
+# a git revision in a temporary worktree first: make same BASE=main.
+OLD  ?=
+BASE ?=
+same: $(BIN)
+	@if [ -n "$(BASE)" ]; then python3 tests/same_output.py --base "$(BASE)" $(abspath $(BIN)); \
+	elif [ -n "$(OLD)" ]; then python3 tests/same_output.py "$(OLD)" $(abspath $(BIN)); \
+	else echo "make same: say OLD=path/to/old/rocestat or BASE=git-revision"; exit 2; fi
 
 # ---- benchmark -----------------------------------------------------------
 
@@ -391,7 +426,7 @@ bench-tools: $(BENCH_TOOLS)
 bench: $(BIN) $(BENCH_TOOLS)
 	ROCESTAT=$(abspath $(BIN)) BENCH_BIN=$(abspath $(BENCH_BIN)) sh bench/run.sh $(FRAMES) $(BENCH_DIR)
 
-# ---- robustness (issue 7): fuzzing, regressions, hostile inputs, valgrind --
+# ---- robustness: fuzzing, regressions, hostile inputs, valgrind -----------
 
 FUZZ_TARGETS := fuzz_frame fuzz_capture fuzz_cm
 # The CLI's objects but main(): the fuzz and replay drivers bring their own.

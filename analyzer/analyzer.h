@@ -274,7 +274,7 @@ static inline void rs_verdict_fix_apply(struct rs_verdict *v, const struct rs_ve
 }
 
 /* A hint, optional: call it for each frame some frames before adding it
- * (cli/run.c: RS_LOOKAHEAD frames), in the order they will be added; `f`
+ * (cli/summary.c: up to AHEAD frames), in the order they will be added; `f`
  * need not stay valid. The analyzer starts fetching the frame's state from
  * memory so that it is in the caches by then. Results do not depend on it. */
 void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f);

@@ -118,7 +118,7 @@ struct rs_conn {
 /* A connection's state (rs_conn_state_of), named by rs_conn_state_names. */
 enum rs_conn_state {
 	RS_CONN_ESTABLISHED, RS_CONN_CLOSED, RS_CONN_CLOSING, RS_CONN_REJECTED, RS_CONN_RESOLVED, RS_CONN_INCOMPLETE,
-	RS_CONN_FAILED, /* a side gave up re-sending: its QP is in error (psn.c settle_dead) */
+	RS_CONN_FAILED, /* a side gave up re-sending: its QP is in error (resend.c, rs_settle_dead) */
 	RS_CONN_STATES
 };
 extern const char *const rs_conn_state_names[RS_CONN_STATES];

@@ -85,7 +85,7 @@ struct rs_psn {
 	bool started : 1;
 	bool resync : 1;      /* the next packet's PSN becomes the expectation */
 	/* IPv4 identification of the newest packet the sender put on the wire
-	 * (psn.c ipid_*): trusted once seen to climb, never once it did not. */
+	 * (resend.c, rs_ipid_note): trusted once seen to climb, never once it did not. */
 	bool ipid_seen : 1, ipid_up : 1, ipid_bad : 1;
 	/* Without IP IDs (IPv6, RoCE v1, InfiniBand) ipid holds the low bits
 	 * of the newest packet's ICRC instead, when it was checked good. */

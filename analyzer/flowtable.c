@@ -129,8 +129,8 @@ static void table_remove(struct rs_analyzer *a, struct rs_flow *fl)
 /* A slab straight from the kernel, aligned by mapping twice its size and
  * unmapping the rest: posix_memalign() took its slabs out of the heap once
  * malloc's mmap threshold had risen, and left the rest of each 4 MiB it
- * carved them from as holes the heap never filled (100 MB of them with a
- * million flows). */
+ * carved them from as holes the heap never filled (how much:
+ * bench/NOTES.md, the memory of a million QPs). */
 static void *slab_map(void)
 {
 	size_t len = 2 * (size_t)SLAB_BYTES;
@@ -386,21 +386,20 @@ struct rs_flow *rs_flow_get(struct rs_analyzer *a, const struct rs_flowkey *k, c
  * usually left the caches by the time its next frame comes, and on this
  * kind of machine a miss costs hundreds of nanoseconds, more than the rest
  * of the frame's work. So the reader tells the analyzer about each frame a
- * few frames before it is added (cli/run.c keeps RS_LOOKAHEAD = 8 frames in
- * flight): the first call prefetches the frame's slot of the flow table;
+ * few frames before it is added (cli/summary.c announces each up to AHEAD = 7
+ * frames ahead; PF_RING remembers 8): the first call prefetches the frame's slot of the flow table;
  * PF_SLOT calls later that slot is in the cache and names the flow's entry
  * in the flow array, which is prefetched; PF_FLOW calls later that entry
  * names the flow, and the flow's hot cache lines are prefetched;
  * PF_POINTERS calls later what they point to (latency ring, open messages,
  * rkeys, message counters, its timeline row), and PF_DEEP calls later one
  * level further (immediates, rkey uses); then flow_get() finds it all
- * there. A miss costs 150-500 ns on this kind of
- * machine, a frame's work ~200 ns: hence the distances. The flow array's
- * entry gets one call: the table and the array (8 bytes a flow) stay in the
- * caches where the flows do not, and the calls saved went to the levels
- * after it (PF_FLOW 3 and PF_POINTERS 5 instead of 4 and 6: 3 % less time
- * for 4000 connections, paired runs faster 16 times in 21; the same for
- * 40). Only hints: nothing here changes a result.
+ * there. A miss costs about as much as a frame's work, or more: hence
+ * the distances. The flow array's entry gets one call: the table and the
+ * array (8 bytes a flow) stay in the caches where the flows do not, and
+ * the calls saved went to the levels after it (PF_FLOW 3 and PF_POINTERS 5
+ * instead of 4 and 6, faster with thousands of connections and no slower
+ * with few: bench/NOTES.md). Only hints: nothing here changes a result.
  */
 
 static void prefetch_flow(const struct rs_flow *fl)
@@ -521,7 +520,8 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 	 * entry with the same hash is taken without comparing keys (that would
 	 * wait for the flow), and the flow array's line for its slot is fetched:
 	 * read here at once, as it was, that line cost a stall per frame with
-	 * thousands of flows (a third of this function's samples). */
+	 * thousands of flows (a large share of this function's time:
+	 * bench/NOTES.md). */
 	struct rs_prefetch *s = &a->pf[(a->pf_n - PF_SLOT) & (PF_RING - 1)];
 	if (a->pf_n >= PF_SLOT && s->valid) {
 		for (uint32_t i = s->hash & a->table_mask;; i = (i + 1) & a->table_mask) {

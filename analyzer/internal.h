@@ -102,7 +102,7 @@ struct rs_analyzer {
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */
 	GArray *free_slots;       /* slots of evicted flows, reused first */
-	GPtrArray *flow_slabs;    /* the memory of the flows (analyzer.c) */
+	GPtrArray *flow_slabs;    /* the memory of the flows (flowtable.c) */
 	size_t slab_used;         /* bytes handed out of the last slab */
 	void *flow_free_list;
 	/* The side parts most flows have (flow.h, struct rs_pool). */
@@ -116,11 +116,11 @@ struct rs_analyzer {
 		struct rs_flowkey key;
 		uint32_t hash;
 		bool valid;
-		uint8_t needs;        /* PF_NEED_* in analyzer.c: what handling it will touch */
+		uint8_t needs;        /* PF_NEED_* in flowtable.c: what handling it will touch */
 		uint32_t slot;        /* its flow's slot + 1, once its table entry was read; 0: none */
 		struct rs_flow *fl;   /* its flow, once found (a hint: compare keys) */
-	} pf[8];                  /* PF_RING in analyzer.c */
-	uint8_t pf_needs[2][256]; /* PF_NEED_* by AckReq bit and opcode (analyzer.c) */
+	} pf[8];                  /* PF_RING in flowtable.c */
+	uint8_t pf_needs[2][256]; /* PF_NEED_* by AckReq bit and opcode (flowtable.c) */
 	uint32_t pf_n;            /* frames announced */
 	uint32_t add_n;           /* frames added */
 	uint64_t evicted;

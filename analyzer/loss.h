@@ -117,7 +117,7 @@ struct rs_psn_loss {
 	bool nak_named;       /* ... while it is still missing here */
 	struct rs_lossmap *lost;
 
-	/* Requests only (issue 28): why packets were on the wire again. */
+	/* Requests only: why packets were on the wire again. */
 	uint64_t netdup;      /* copies made by the network: an IPv4 datagram seen twice */
 	uint64_t late_sendings; /* an earlier sending of a PSN, arriving after a later one (reordered) */
 	uint64_t fills_overtaken; /* ... of a skipped PSN whose re-send filled it: its first copy came after all */

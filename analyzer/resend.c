@@ -1,5 +1,5 @@
 /*
- * resend.c — why a request is on the wire again (issue 28). A request
+ * resend.c — why a request is on the wire again. A request
  * behind the expected PSN is a copy the network made, a late arrival, or a
  * re-send; a re-send answers a NAK or an RNR NAK, or the requester's ACK
  * timer. Runs of re-sends are counted by cause when they end; retries that

@@ -1,5 +1,5 @@
 /*
- * sendorder.c — a requester's packets in the order it sent them (issue 28).
+ * sendorder.c — a requester's packets in the order it sent them.
  *
  * An IPv4 sender numbers its datagrams as it sends them (rdma_rxe and the
  * kernel's RoCE stacks keep one identification counter per destination),

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/run.sh — rocestat's benchmark (issues 6 and 30), run by `make bench`:
+# bench/run.sh — rocestat's benchmark, run by `make bench`:
 #
 #   sh bench/run.sh [FRAMES [DIR]]      defaults: 10000000 frames, a new temporary directory
 #
@@ -38,14 +38,14 @@
 # hold for a file left in the page cache as for a fresh one, since rocestat
 # reads files with pread() (capture/pcapfile.c says why not a mapping).
 #
-# The targets (issues 30 and 41), on the full and on the header-only
+# The targets, on the full and on the header-only
 # capture: b at least 0.8 times as fast as (t), the mapped walk that reads
 # one byte of every 64-byte line (a yardstick that moves with the machine's
 # memory as rocestat does, where libpcap's stdio copy does not); the same
 # frames as pcapng (bng) read at least 0.9 times as fast as the pcap (b);
 # at least 40 times tshark's frames a second, on pcap and pcapng; -j 2 at
 # least 1.8 times -j 1 on two files. (a), (a2) and the older targets
-# (issue 6: b/a, c/b, --fields lines a second) are shown for context.
+# (b/a, c/b, --fields lines a second) are shown for context.
 
 set -eu
 cd "$(dirname "$0")/.."
@@ -256,7 +256,7 @@ HF=$(sed -n 's/.*"half_flows": \([0-9]*\).*/\1/p' "$DIR/distinct.json" | head -1
 once m2 "$ROCESTAT" --max-flows "$MAX_FLOWS" --format json -o "$DIR/distinct-cap.json" "$DISTINCT"
 EV=$(sed -n 's/.*"half_flows_evicted": \([0-9]*\).*/\1/p' "$DIR/distinct-cap.json" | head -1)
 rss() { awk '{printf "%.1f MiB", $4/1024}' "$DIR/all.$1"; }
-# Issue 30's target, 0.5 GB, taken strictly: 5 * 10^8 bytes (rusage counts
+# The memory target for a million distinct QPs, 0.5 GB, taken strictly: 5 * 10^8 bytes (rusage counts
 # KiB: 488,281 KiB).
 GB=$(awk '{printf "%.3f GB (target <= 0.5 GB %s)", $4*1024/1e9, ($4*1024 <= 5e8) ? "met" : "NOT met"}' "$DIR/all.m1")
 echo "memory: $FRAMES frames: peak RSS $(med b 4 | awk '{printf "%.1f MiB", $1/1024}'); $HF distinct half-flows ($((DISTINCT_CONNS * 4)) frames, JSON report): $(rss m1) = $GB"

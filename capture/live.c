@@ -10,8 +10,8 @@
  * cfg->immediate) makes libpcap on Linux use TPACKET_V2, whose ring slots
  * are sized for the largest frame (64 KiB with offloads on): libpcap's
  * default 2 MiB buffer then holds about 32 frames, and a top-speed replay
- * lost 72 % of its frames (bench/capture_drops.sh; so does tcpdump
- * --immediate-mode), against none in block mode, tcpdump's default. The handle is
+ * loses most of its frames (bench/capture_drops.sh measures it; so does
+ * tcpdump --immediate-mode), against none in block mode, tcpdump's default. The handle is
  * non-blocking: rs_live_dispatch() waits in poll(2) on the selectable fd,
  * so the caller gets control back on its own timeout (the periodic tick)
  * and on a signal (poll fails with EINTR), then drains what is there.
@@ -28,7 +28,7 @@
 
 #define BLOCK_TIMEOUT_MS 100
 
-struct rs_live {
+struct rs_live_handle {
 	pcap_t *pcap;
 	char *device;
 	int fd;                  /* pcap_get_selectable_fd(), or -1 */
@@ -71,7 +71,7 @@ static void activate_error(pcap_t *p, const char *dev, int rc, char errbuf[RS_ER
 	}
 }
 
-static bool set_filter(struct rs_live *l, const struct rs_live_config *cfg, char errbuf[RS_ERRBUF_SIZE])
+static bool set_filter(struct rs_live_handle *l, const struct rs_live_config *cfg, char errbuf[RS_ERRBUF_SIZE])
 {
 	struct bpf_program prog;
 	bpf_u_int32 net = 0, mask = PCAP_NETMASK_UNKNOWN;
@@ -106,14 +106,14 @@ static bool set_filter(struct rs_live *l, const struct rs_live_config *cfg, char
 	return true;
 }
 
-struct rs_live *rs_live_open(const struct rs_live_config *cfg, enum rs_live_failure *why,
-			     char errbuf[RS_ERRBUF_SIZE])
+struct rs_live_handle *rs_live_open(const struct rs_live_config *cfg, enum rs_live_failure *why,
+				    char errbuf[RS_ERRBUF_SIZE])
 {
 	char perr[PCAP_ERRBUF_SIZE] = "";
 	const char *dev = cfg->device;
 	*why = RS_LIVE_FAIL_DEVICE;
 
-	struct rs_live *l = calloc(1, sizeof *l);
+	struct rs_live_handle *l = calloc(1, sizeof *l);
 	if (!l || !(l->device = strdup(dev))) {
 		snprintf(errbuf, RS_ERRBUF_SIZE, "%s: out of memory", dev);
 		free(l);
@@ -173,7 +173,7 @@ fail:
 
 static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *data)
 {
-	struct rs_live *l = (struct rs_live *)user;
+	struct rs_live_handle *l = (struct rs_live_handle *)user;
 	struct rs_packet pkt = {
 		.data = data,
 		.caplen = h->caplen,
@@ -189,7 +189,7 @@ static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *da
 	}
 }
 
-int rs_live_dispatch(struct rs_live *l, int timeout_ms, int max, rs_live_frame_fn fn, void *ctx,
+int rs_live_dispatch(struct rs_live_handle *l, int timeout_ms, int max, rs_live_frame_fn fn, void *ctx,
 		     char errbuf[RS_ERRBUF_SIZE])
 {
 	if (l->fd >= 0) {
@@ -224,7 +224,7 @@ int rs_live_dispatch(struct rs_live *l, int timeout_ms, int max, rs_live_frame_f
 	return n;
 }
 
-bool rs_live_stats(struct rs_live *l, struct rs_live_stats *st, char errbuf[RS_ERRBUF_SIZE])
+bool rs_live_stats(struct rs_live_handle *l, struct rs_live_stats *st, char errbuf[RS_ERRBUF_SIZE])
 {
 	struct pcap_stat ps;
 	st->captured = l->frame_no;
@@ -239,32 +239,32 @@ bool rs_live_stats(struct rs_live *l, struct rs_live_stats *st, char errbuf[RS_E
 	return true;
 }
 
-int rs_live_datalink(const struct rs_live *l)
+int rs_live_datalink(const struct rs_live_handle *l)
 {
 	return pcap_datalink(l->pcap);
 }
 
-const char *rs_live_device(const struct rs_live *l)
+const char *rs_live_device(const struct rs_live_handle *l)
 {
 	return l->device;
 }
 
-int rs_live_snaplen(const struct rs_live *l)
+int rs_live_snaplen(const struct rs_live_handle *l)
 {
 	return pcap_snapshot(l->pcap);
 }
 
-const char *rs_live_warning(const struct rs_live *l)
+const char *rs_live_warning(const struct rs_live_handle *l)
 {
 	return l->warning[0] ? l->warning : NULL;
 }
 
-bool rs_live_nanoseconds(const struct rs_live *l)
+bool rs_live_nanoseconds(const struct rs_live_handle *l)
 {
 	return l->nano;
 }
 
-void rs_live_close(struct rs_live *l)
+void rs_live_close(struct rs_live_handle *l)
 {
 	if (!l)
 		return;

@@ -15,7 +15,9 @@
 
 #include "capture/source.h"
 
-struct rs_live;
+/* An open live capture: libpcap's handle and what is kept with it. (The
+ * live view's reading of an analysis is report/'s struct rs_live.) */
+struct rs_live_handle;
 
 struct rs_live_config {
 	const char *device;      /* what pcap_create() gets: a netdev, "any", an RDMA sniffer device */
@@ -35,8 +37,8 @@ enum rs_live_failure {
  * errbuf set (one line: the device, the cause, a hint) and *why saying
  * which kind of failure it was. A non-fatal warning from pcap_activate is
  * available from rs_live_warning(). */
-struct rs_live *rs_live_open(const struct rs_live_config *cfg, enum rs_live_failure *why,
-			     char errbuf[RS_ERRBUF_SIZE]);
+struct rs_live_handle *rs_live_open(const struct rs_live_config *cfg, enum rs_live_failure *why,
+				    char errbuf[RS_ERRBUF_SIZE]);
 
 /* Called for each captured frame; return false to stop this dispatch. */
 typedef bool (*rs_live_frame_fn)(void *ctx, const struct rs_packet *pkt);
@@ -47,7 +49,7 @@ typedef bool (*rs_live_frame_fn)(void *ctx, const struct rs_packet *pkt);
  * wait ended with none (timeout, or a signal interrupted it), or -1 with
  * errbuf set. frame_no counts every frame captured, from 1.
  */
-int rs_live_dispatch(struct rs_live *l, int timeout_ms, int max, rs_live_frame_fn fn, void *ctx,
+int rs_live_dispatch(struct rs_live_handle *l, int timeout_ms, int max, rs_live_frame_fn fn, void *ctx,
 		     char errbuf[RS_ERRBUF_SIZE]);
 
 struct rs_live_stats {
@@ -57,16 +59,16 @@ struct rs_live_stats {
 	uint64_t ifdropped; /* ps_ifdrop: dropped by the interface or driver */
 };
 
-bool rs_live_stats(struct rs_live *l, struct rs_live_stats *st, char errbuf[RS_ERRBUF_SIZE]);
+bool rs_live_stats(struct rs_live_handle *l, struct rs_live_stats *st, char errbuf[RS_ERRBUF_SIZE]);
 
-int rs_live_datalink(const struct rs_live *l);
-const char *rs_live_device(const struct rs_live *l);
-int rs_live_snaplen(const struct rs_live *l);
+int rs_live_datalink(const struct rs_live_handle *l);
+const char *rs_live_device(const struct rs_live_handle *l);
+int rs_live_snaplen(const struct rs_live_handle *l);
 /* pcap_activate's warning (promiscuous mode not supported ...), or NULL. */
-const char *rs_live_warning(const struct rs_live *l);
+const char *rs_live_warning(const struct rs_live_handle *l);
 /* True when the kernel gives nanosecond timestamps; else microseconds x 1000. */
-bool rs_live_nanoseconds(const struct rs_live *l);
-void rs_live_close(struct rs_live *l);
+bool rs_live_nanoseconds(const struct rs_live_handle *l);
+void rs_live_close(struct rs_live_handle *l);
 
 /*
  * The capture filter. RoCE only unless `all`: EtherType 0x8915 (RoCE v1)

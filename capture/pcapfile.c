@@ -5,10 +5,11 @@
  *
  * libpcap reads a savefile with fread() through stdio's 4 KiB buffer and
  * copies each record once more into its own buffer: a system call per
- * 4 KiB and two copies of every byte. On these VMs a system call costs
- * microseconds, and that loop spends more time in them than rocestat
- * spends analysing the frames. This reader takes over a file libpcap has
- * just opened and checked, when it is a plain pcap file on a regular file,
+ * 4 KiB and two copies of every byte. Where a system call costs
+ * microseconds (virtual machines, as the bench's), that loop spends more
+ * time in them than rocestat spends analysing the frames. This reader
+ * takes over a file libpcap has just opened and checked, when it is a
+ * plain pcap file on a regular file,
  * and gives exactly what pcap_next_ex() would (libpcap 1.10, sf-pcap.c):
  * the same records, the timestamps scaled to nanoseconds the same way,
  * caplen cut to the header's snapshot length (as libpcap adjusts it) when a
@@ -20,16 +21,14 @@
  * every capture we have and on truncated, corrupt, growing and shrinking
  * ones.
  *
- * Why a copy and not the file mapped in place (this reader until 2026-11):
+ * Why a copy and not the file mapped in place (as this reader once was):
  * a mapping hands the bytes over without copying them, but every 4 KiB page
  * (or 64 KiB of them, the kernel's fault-around) must be mapped into the
- * process, and the frames are read cold from memory. On this workplace's
- * VMs a page fault costs as much as a system call, and on a page cache
- * split into small folios (as these VMs' memory reclaim leaves a file read
- * an hour ago) the mapped reader took 3.4 s of user time for the 10 M-frame
- * bench capture where this one takes 1.8 s; paired runs, user + sys: 15%
- * less on a fresh 2 M-frame capture (14 of 15 faster), 32% on one left an
- * hour in the page cache (15 of 15). One pread() per 256 KiB
+ * process, and the frames are read cold from memory. In a virtual machine
+ * a page fault costs as much as a system call, and on a page cache split
+ * into small folios (as memory reclaim leaves a file read a while ago) the
+ * mapped reader was the slower, by far on a file long in the page cache
+ * (the runs that chose: bench/NOTES.md). One pread() per 256 KiB
  * is a system call per 350 frames, the kernel copies at memory speed, and
  * the copy leaves the frames in the L2 cache for the dissector and the
  * ICRC, which read every byte. The buffer is reused, so the resident set

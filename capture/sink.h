@@ -1,6 +1,7 @@
 /*
  * sink.h — what consumes captured, decoded frames: the interface the run
- * loops (cli/run.c, cli/pipeline.c, cli/live.c) feed, and the summary
+ * loops (cli/run.c, cli/livefeed.c, through cli/feed.c and, in two threads,
+ * cli/pipeline.c) feed, and the summary
  * (cli/summary.c) and the per-frame views (views/) implement, in the
  * manner of libpcap's callback. The loops decide nothing about a frame;
  * a sink sees them in capture order.

@@ -1,6 +1,7 @@
 /*
- * source.h — where frames come from: capture files (pcap, pcapng, through
- * libpcap) and, later, live interfaces. An opaque handle in libpcap's style:
+ * source.h — where frames come from: capture files (pcap and pcapng, read
+ * by capture/pcapfile.c and capture/pcapng.c, by libpcap where those do not
+ * apply; live interfaces are capture/live.h's). An opaque handle in libpcap's style:
  * the caller passes an error buffer and every message names the file (or
  * interface) and the frame.
  */
@@ -68,7 +69,7 @@ bool rs_source_waiting(const struct rs_source *s);
 int rs_source_datalink(const struct rs_source *s);
 const char *rs_source_name(const struct rs_source *s);
 int rs_source_snaplen(const struct rs_source *s);
-/* Who reads the frames: "libpcap", or "mmap" (capture/pcapfile.c). */
+/* Who reads the frames: "libpcap", "pread" (capture/pcapfile.c) or "pcapng" (capture/pcapng.c). */
 const char *rs_source_reader(const struct rs_source *s);
 /* The underlying libpcap handle, for writers that copy its link type. */
 struct pcap *rs_source_pcap(struct rs_source *s);

@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "cli/feed.h"
 
-void rs_msg_init(struct rs_msg *m, size_t bytes)
+void rs_feed_msg_init(struct rs_feed_msg *m, size_t bytes)
 {
 	memset(m, 0, sizeof *m);
 	m->pkt = g_new(struct rs_packet, RS_BATCH);
@@ -24,7 +24,7 @@ void rs_msg_init(struct rs_msg *m, size_t bytes)
 	}
 }
 
-void rs_msg_clear(struct rs_msg *m)
+void rs_feed_msg_clear(struct rs_feed_msg *m)
 {
 	g_free(m->pkt);
 	g_free(m->f);
@@ -39,7 +39,7 @@ bool rs_feed_post(struct rs_feed *fd)
 	fd->m = fd->post(fd, fd->m);
 	if (!fd->m)
 		return false;
-	fd->m->kind = RS_MSG_FRAMES;
+	fd->m->kind = RS_FEED_FRAMES;
 	fd->m->n = 0;
 	fd->m->nundecoded = 0;
 	fd->m->used = 0;
@@ -52,7 +52,7 @@ bool rs_feed_room(struct rs_feed *fd, uint32_t caplen)
 {
 	if (!fd->keep_bytes)
 		return true;
-	struct rs_msg *m = fd->m;
+	struct rs_feed_msg *m = fd->m;
 	/* The bytes in use end with the last frame kept: one copied and then
 	 * left out (--since/--until, after its decoded time) is taken back. */
 	m->used = m->n ? (size_t)(m->pkt[m->n - 1].data - m->bytes) + m->pkt[m->n - 1].caplen : 0;
@@ -74,11 +74,11 @@ bool rs_feed_flush(struct rs_feed *fd)
 	return !fd->m || fd->m->n == 0 ? fd->m != NULL : rs_feed_post(fd);
 }
 
-bool rs_feed_event(struct rs_feed *fd, enum rs_msg_kind kind, const char *name, const char *text)
+bool rs_feed_event(struct rs_feed *fd, enum rs_feed_msg_kind kind, const char *name, const char *text)
 {
 	if (!rs_feed_flush(fd))
 		return false;
-	struct rs_msg *m = fd->m;
+	struct rs_feed_msg *m = fd->m;
 	m->kind = kind;
 	m->name = name;
 	snprintf(m->text, sizeof m->text, "%s", text ? text : "");
@@ -96,7 +96,7 @@ bool rs_feed_stopped(const struct rs_feed *fd)
  * them (rs_feed_room made room) or when fd->defer asks for it and they
  * fit. True: left for the delivering side to decode (fd->defer). Else
  * false, and the caller decodes it into m->f[m->n]. */
-static bool defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt)
+static bool defer(struct rs_feed *fd, struct rs_feed_msg *m, const struct rs_packet *pkt)
 {
 	uint32_t i = m->n;
 	m->pkt[i] = *pkt;
@@ -124,7 +124,7 @@ static bool defer(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *
 	return false;
 }
 
-enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt,
+enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_feed_msg *m, const struct rs_packet *pkt,
 			  struct rs_select *sel)
 {
 	const struct rs_cli_opts *o = fd->o;
@@ -148,7 +148,7 @@ static void worse(int *rc, int code)
 		*rc = code; /* RS_EXIT_INPUT > RS_EXIT_ANOMALIES > RS_EXIT_OK */
 }
 
-static void deliver_frames(struct rs_delivery *d, struct rs_msg *m)
+static void deliver_frames(struct rs_delivery *d, struct rs_feed_msg *m)
 {
 	const struct rs_sink *s = d->sink;
 	for (uint32_t i = 0; m->nundecoded && i < m->n; i++)
@@ -175,23 +175,23 @@ static void deliver_frames(struct rs_delivery *d, struct rs_msg *m)
 }
 
 /* The events of a file (run.c). */
-static void deliver_file_event(struct rs_delivery *d, struct rs_msg *m)
+static void deliver_file_event(struct rs_delivery *d, struct rs_feed_msg *m)
 {
 	const struct rs_sink *s = d->sink;
 	switch (m->kind) {
-	case RS_MSG_WARNING:
+	case RS_FEED_WARNING:
 		rs_eprintf("rocestat: %s\n", m->text);
 		if (s->file_warning)
 			s->file_warning(s->ctx, m->frame_no, m->count, m->text);
 		worse(&d->rc, RS_EXIT_ANOMALIES);
 		break;
-	case RS_MSG_FILE_ERROR:
+	case RS_FEED_FILE_ERROR:
 		rs_eprintf("rocestat: %s; the frames before it were analysed\n", m->text);
 		if (s->file_error)
 			s->file_error(s->ctx, m->text);
 		worse(&d->rc, RS_EXIT_INPUT);
 		break;
-	case RS_MSG_OPEN_ERROR:
+	case RS_FEED_OPEN_ERROR:
 		rs_eprintf("rocestat: %s\n", m->text);
 		if (s->open_error)
 			s->open_error(s->ctx, m->name, m->text);
@@ -202,45 +202,45 @@ static void deliver_file_event(struct rs_delivery *d, struct rs_msg *m)
 	}
 }
 
-bool rs_deliver(struct rs_delivery *d, struct rs_msg *m)
+bool rs_deliver(struct rs_delivery *d, struct rs_feed_msg *m)
 {
 	const struct rs_sink *s = d->sink;
 	switch (m->kind) {
-	case RS_MSG_FRAMES:
+	case RS_FEED_FRAMES:
 		deliver_frames(d, m);
 		break;
-	case RS_MSG_BEGIN:
+	case RS_FEED_BEGIN:
 		if (s->begin_file)
 			s->begin_file(s->ctx, m->name, m->dlt);
 		break;
-	case RS_MSG_WARNING:
-	case RS_MSG_FILE_ERROR:
-	case RS_MSG_OPEN_ERROR:
+	case RS_FEED_WARNING:
+	case RS_FEED_FILE_ERROR:
+	case RS_FEED_OPEN_ERROR:
 		deliver_file_event(d, m);
 		break;
-	case RS_MSG_NOTE:
+	case RS_FEED_NOTE:
 		rs_eprintf("rocestat: %s\n", m->text);
 		break;
-	case RS_MSG_END:
+	case RS_FEED_END:
 		if (s->end_file)
 			s->end_file(s->ctx, m->name);
 		break;
-	case RS_MSG_USAGE:
+	case RS_FEED_USAGE:
 		rs_eprintf("rocestat: %s\n", m->text);
 		d->rc = RS_EXIT_USAGE;
 		d->stopped = true;
 		break;
-	case RS_MSG_TICK:
+	case RS_FEED_TICK:
 		if (m->have_stats && s->capture_stats)
 			s->capture_stats(s->ctx, &m->stats);
 		if (s->tick)
 			s->tick(s->ctx, m->now_ns);
 		break;
-	case RS_MSG_ERROR:
+	case RS_FEED_ERROR:
 		rs_eprintf("rocestat: %s\n", m->text);
 		worse(&d->rc, RS_EXIT_INPUT);
 		break;
-	case RS_MSG_DONE:
+	case RS_FEED_DONE:
 		break;
 	}
 	return !d->stopped;
@@ -248,7 +248,7 @@ bool rs_deliver(struct rs_delivery *d, struct rs_msg *m)
 
 /* ---- the run ------------------------------------------------------------- */
 
-static struct rs_msg *deliver_here(struct rs_feed *fd, struct rs_msg *m)
+static struct rs_feed_msg *deliver_here(struct rs_feed *fd, struct rs_feed_msg *m)
 {
 	/* SIGINT and SIGTERM are to interrupt a read that waits on a pipe or a
 	 * device (run.c, livefeed.c), not the sink's writes: a write to a full
@@ -279,12 +279,12 @@ int rs_feed_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_prod
 		rc = rs_pipeline_run(o, sink, produce, source, &ran);
 	if (!ran) {
 		struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
-		struct rs_msg m;
-		rs_msg_init(&m, 0);
+		struct rs_feed_msg m;
+		rs_feed_msg_init(&m, 0);
 		struct rs_feed fd = { .o = o, .source = source, .batch = sink->frames ? RS_BATCH : 1,
 				      .post = deliver_here, .ctx = &d, .m = &m, .stopped = &d.stopped };
 		produce(&fd);
-		rs_msg_clear(&m);
+		rs_feed_msg_clear(&m);
 		rc = d.rc;
 	}
 	return rc;

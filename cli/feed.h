@@ -22,27 +22,27 @@
 #define RS_BATCH 256
 #endif
 
-enum rs_msg_kind {
-	RS_MSG_FRAMES,     /* n frames */
-	RS_MSG_BEGIN,      /* a file was opened: name, dlt */
-	RS_MSG_WARNING,    /* text, frame_no, count: the file's records exceed its snapshot length */
-	RS_MSG_FILE_ERROR, /* text: reading the file stopped early */
-	RS_MSG_OPEN_ERROR, /* name, text: a file could not be opened */
-	RS_MSG_NOTE,       /* text: said on standard error, nothing more (--frames past the end) */
-	RS_MSG_END,        /* name: the file is done */
-	RS_MSG_USAGE,      /* text: a bad filter; the run stops */
-	RS_MSG_TICK,       /* now_ns: the live period ended (sink->tick) */
-	RS_MSG_ERROR,      /* text: said on standard error, exit status RS_EXIT_INPUT (live: -w, the device) */
-	RS_MSG_DONE,       /* nothing more comes */
+enum rs_feed_msg_kind {
+	RS_FEED_FRAMES,     /* n frames */
+	RS_FEED_BEGIN,      /* a file was opened: name, dlt */
+	RS_FEED_WARNING,    /* text, frame_no, count: the file's records exceed its snapshot length */
+	RS_FEED_FILE_ERROR, /* text: reading the file stopped early */
+	RS_FEED_OPEN_ERROR, /* name, text: a file could not be opened */
+	RS_FEED_NOTE,       /* text: said on standard error, nothing more (--frames past the end) */
+	RS_FEED_END,        /* name: the file is done */
+	RS_FEED_USAGE,      /* text: a bad filter; the run stops */
+	RS_FEED_TICK,       /* now_ns: the live period ended (sink->tick) */
+	RS_FEED_ERROR,      /* text: said on standard error, exit status RS_EXIT_INPUT (live: -w, the device) */
+	RS_FEED_DONE,       /* nothing more comes */
 };
 
-struct rs_msg {
-	enum rs_msg_kind kind;
+struct rs_feed_msg {
+	enum rs_feed_msg_kind kind;
 	const char *name;
 	int dlt;
 	uint64_t frame_no, count;
-	uint64_t now_ns;       /* RS_MSG_TICK: the wall clock, ns since the epoch */
-	bool have_stats;       /* RS_MSG_TICK: the capture's counts so far (sink->capture_stats first) */
+	uint64_t now_ns;       /* RS_FEED_TICK: the wall clock, ns since the epoch */
+	bool have_stats;       /* RS_FEED_TICK: the capture's counts so far (sink->capture_stats first) */
 	struct rs_capture_stats stats;
 	char text[RS_ERRBUF_SIZE];
 	uint32_t n;
@@ -68,19 +68,19 @@ struct rs_msg {
 #define RS_KEEP_BYTES (1u << 20)
 
 /* bytes: room for the frames' bytes (the pipeline's), 0: none. */
-void rs_msg_init(struct rs_msg *m, size_t bytes);
-void rs_msg_clear(struct rs_msg *m);
+void rs_feed_msg_init(struct rs_feed_msg *m, size_t bytes);
+void rs_feed_msg_clear(struct rs_feed_msg *m);
 
 /* The producing side. post() hands `m` on and returns the message to fill
- * next (RS_MSG_FRAMES, empty), or NULL when the run is to stop (the sink
+ * next (RS_FEED_FRAMES, empty), or NULL when the run is to stop (the sink
  * said so, or the delivering side gave up). */
 struct rs_feed {
 	const struct rs_cli_opts *o;
 	void *source;    /* the producer's own state (livefeed.c's struct rs_capture), or NULL */
 	unsigned batch;  /* frames a message: 1 when frames keep their bytes (the sink takes them one by one) */
-	struct rs_msg *(*post)(struct rs_feed *fd, struct rs_msg *m);
+	struct rs_feed_msg *(*post)(struct rs_feed *fd, struct rs_feed_msg *m);
 	void *ctx;       /* post()'s */
-	struct rs_msg *m;/* being filled */
+	struct rs_feed_msg *m;/* being filled */
 	const bool *stopped; /* set when the sink said stop (one thread only), or NULL */
 	/* Leave the frames of the batch being filled for the delivering side
 	 * to decode (set by post(); never with a time window, which needs each
@@ -92,7 +92,7 @@ struct rs_feed {
 	bool keep_bytes;
 };
 
-/* A producer: posts what it gets and finally RS_MSG_DONE (unless post()
+/* A producer: posts what it gets and finally RS_FEED_DONE (unless post()
  * said stop); returns at the end of the run. */
 typedef void rs_produce_fn(struct rs_feed *fd);
 
@@ -105,7 +105,7 @@ void rs_feed_files(struct rs_feed *fd);
  * Each returns false when the run is to stop. */
 bool rs_feed_post(struct rs_feed *fd);
 bool rs_feed_flush(struct rs_feed *fd);
-bool rs_feed_event(struct rs_feed *fd, enum rs_msg_kind kind, const char *name, const char *text);
+bool rs_feed_event(struct rs_feed *fd, enum rs_feed_msg_kind kind, const char *name, const char *text);
 /* Before taking a frame of caplen bytes: when its bytes are to be kept
  * and the batch has no room left for them, post it. False: stop. */
 bool rs_feed_room(struct rs_feed *fd, uint32_t caplen);
@@ -118,7 +118,8 @@ bool rs_feed_stopped(const struct rs_feed *fd);
  * --since/--until by the decoded time when `sel` is given; RS_PICK_TAKE
  * otherwise, and for a frame left undecoded (pipeline.c leaves none under
  * a time window). */
-enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, struct rs_select *sel);
+enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_feed_msg *m, const struct rs_packet *pkt,
+			  struct rs_select *sel);
 
 /* The delivering side: state carried from message to message. */
 struct rs_delivery {
@@ -130,7 +131,7 @@ struct rs_delivery {
 };
 
 /* Deliver one message; false: stop the run. */
-bool rs_deliver(struct rs_delivery *d, struct rs_msg *m);
+bool rs_deliver(struct rs_delivery *d, struct rs_feed_msg *m);
 
 /* Whether SIGINT or SIGTERM came (run.c); safe from any thread. */
 bool rs_stop_requested(void);
@@ -149,10 +150,10 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_
 /* livefeed.c: the live capture loop, a producer. Everything but the loop
  * (opening the device and the -w output, the sink's begin_file,
  * capture_stats and end_file) is live.c's. */
-struct rs_live;
+struct rs_live_handle;
 struct rs_writer;
 struct rs_capture {
-	struct rs_live *l;
+	struct rs_live_handle *l;
 	struct rs_writer *writer;         /* -w, or NULL; closed by the loop at its end */
 	int dlt;
 	volatile sig_atomic_t *signalled; /* set by SIGINT/SIGTERM (live.c) */

@@ -7,7 +7,7 @@
  * frames of thousands of QPs come: on 4 KiB pages most of those touches
  * also miss the TLB, and the frame pipeline's prefetches were measured
  * waiting for them (below). The flows have their own 2 MiB slabs
- * (analyzer.c); this puts the rest of the heap on huge pages too.
+ * (analyzer/flowtable.c); this puts the rest of the heap on huge pages too.
  *
  * Debian runs transparent huge pages in "madvise" mode: only ranges a
  * process marks get them, when first touched. glibc's main heap grows with
@@ -19,12 +19,9 @@
  * glibc.malloc.hugetlb=1 does the same inside malloc, but it is read from
  * the environment at startup only.
  *
- * Measured on a 2M-frame bench capture (4000 connections): perf samples
- * in rs_analyzer_prefetch 13.2% -> 11.2% of the run, in the latency flush
- * 1.9% -> 1.4% (three runs each); CPU time, user + sys, best and first
- * quartile of 12 interleaved runs, 4% less in two batches (the heap's page
- * faults come 2 MiB at a time, too). Peak RSS: the same within 2 MiB, also
- * for a million QPs.
+ * It saves CPU time with thousands of connections (fewer TLB misses, and
+ * the heap's page faults come 2 MiB at a time), at no cost in peak memory;
+ * the runs that showed it are in bench/NOTES.md.
  *
  * Threads of -j allocate from glibc's other arenas, which this leaves
  * alone. Without glibc, or without MADV_HUGEPAGE, it does nothing; nor

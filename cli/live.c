@@ -106,7 +106,7 @@ int rs_run_live_hooked(const struct rs_cli_opts *o, const struct rs_sink *sink,
 		.filter = filter, .user_filter = o->filter,
 	};
 	enum rs_live_failure why;
-	struct rs_live *l = rs_live_open(&cfg, &why, err);
+	struct rs_live_handle *l = rs_live_open(&cfg, &why, err);
 	free(filter);
 	if (!l) {
 		rs_eprintf("rocestat: %s\n", err);

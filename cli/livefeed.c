@@ -10,7 +10,7 @@
  * wait in poll(2) ends with EINTR), -c, the end of --frames or --until, an
  * error, or the sink's stop (a per-frame view, one thread). Then it takes
  * libpcap's counts and closes the -w output, so that the file is whole and
- * under its name before anything else is said, and posts RS_MSG_DONE.
+ * under its name before anything else is said, and posts RS_FEED_DONE.
  */
 #include <stdio.h>
 #include <time.h>
@@ -42,7 +42,7 @@ static void fail(struct live_feed *lf, const char *err)
 	lf->c->rc = RS_EXIT_INPUT;
 	lf->stop = true;
 	if (lf->fd->m)
-		rs_feed_event(lf->fd, RS_MSG_ERROR, NULL, err);
+		rs_feed_event(lf->fd, RS_FEED_ERROR, NULL, err);
 	else /* the delivering side stopped: nothing is delivered any more */
 		rs_eprintf("rocestat: %s\n", err);
 }
@@ -54,7 +54,7 @@ static void fail(struct live_feed *lf, const char *err)
 static bool take(struct live_feed *lf, const struct rs_packet *pkt, bool *context)
 {
 	struct rs_feed *fd = lf->fd;
-	struct rs_msg *m = fd->m;
+	struct rs_feed_msg *m = fd->m;
 	m->dlt = lf->c->dlt;
 	/* A frame already outside --frames is not picked by time too. */
 	enum rs_pick by_time = rs_feed_take(fd, m, pkt, *context ? NULL : &lf->sel);
@@ -121,7 +121,7 @@ static bool tick(struct live_feed *lf, uint64_t wall)
 	fd->m->stats = (struct rs_capture_stats){
 		.captured = ls.captured, .received = ls.received, .dropped = ls.dropped, .ifdropped = ls.ifdropped,
 	};
-	bool ok = rs_feed_event(fd, RS_MSG_TICK, NULL, NULL);
+	bool ok = rs_feed_event(fd, RS_FEED_TICK, NULL, NULL);
 	fd->m->have_stats = false;
 	return ok;
 }
@@ -143,7 +143,7 @@ static void finish(struct live_feed *lf)
 	}
 	c->writer = NULL;
 	if (rs_feed_flush(lf->fd)) {
-		lf->fd->m->kind = RS_MSG_DONE;
+		lf->fd->m->kind = RS_FEED_DONE;
 		lf->fd->post(lf->fd, lf->fd->m);
 	}
 }
@@ -154,7 +154,7 @@ void rs_feed_live(struct rs_feed *fd)
 	const struct rs_cli_opts *o = fd->o;
 	struct live_feed lf = { .fd = fd, .c = c };
 	char err[RS_ERRBUF_SIZE];
-	fd->m->kind = RS_MSG_FRAMES;
+	fd->m->kind = RS_FEED_FRAMES;
 	fd->m->n = 0;
 	/* Live, a relative --since/--until counts from now, the start of the
 	 * capture: a window that waited for a first frame would never end on

@@ -72,7 +72,7 @@
 struct pipe {
 	pthread_mutex_t lock;
 	pthread_cond_t filled, emptied;
-	struct rs_msg slot[RING];
+	struct rs_feed_msg slot[RING];
 	unsigned head;   /* the oldest published slot: the one being delivered */
 	unsigned count;  /* published and not given back */
 	bool abort;      /* the delivering side stopped: the producing one is to stop too */
@@ -86,13 +86,13 @@ struct pipe {
 
 /* Events, and batches posted before they were full, are delivered without
  * waiting for WAKE slots. */
-static bool urgent(const struct pipe *p, const struct rs_msg *m)
+static bool urgent(const struct pipe *p, const struct rs_feed_msg *m)
 {
-	return m->kind != RS_MSG_FRAMES || (m->n < p->feed.batch && !m->full);
+	return m->kind != RS_FEED_FRAMES || (m->n < p->feed.batch && !m->full);
 }
 
 /* The producing side: publish m, and wait for a free slot to fill next. */
-static struct rs_msg *publish(struct rs_feed *fd, struct rs_msg *m)
+static struct rs_feed_msg *publish(struct rs_feed *fd, struct rs_feed_msg *m)
 {
 	struct pipe *p = fd->ctx; /* m is the slot at head + count, given out before */
 	pthread_mutex_lock(&p->lock);
@@ -101,8 +101,8 @@ static struct rs_msg *publish(struct rs_feed *fd, struct rs_msg *m)
 		p->events++;
 	if (p->deliverer_waits && (p->count >= WAKE || p->events))
 		pthread_cond_signal(&p->filled);
-	struct rs_msg *next = NULL;
-	if (m->kind != RS_MSG_DONE) {
+	struct rs_feed_msg *next = NULL;
+	if (m->kind != RS_FEED_DONE) {
 		if (p->count == RING) {
 			p->producer_waits = true;
 			while (p->count > RING - WAKE && !p->abort)
@@ -128,7 +128,7 @@ static void *producer_main(void *data)
 }
 
 /* The delivering side: the next published message (waits for it). */
-static struct rs_msg *next_message(struct pipe *p)
+static struct rs_feed_msg *next_message(struct pipe *p)
 {
 	pthread_mutex_lock(&p->lock);
 	if (p->count == 0) {
@@ -137,7 +137,7 @@ static struct rs_msg *next_message(struct pipe *p)
 			pthread_cond_wait(&p->filled, &p->lock);
 		p->deliverer_waits = false;
 	}
-	struct rs_msg *m = &p->slot[p->head];
+	struct rs_feed_msg *m = &p->slot[p->head];
 	if (urgent(p, m))
 		p->events--;
 	pthread_mutex_unlock(&p->lock);
@@ -166,7 +166,7 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_
 	/* A sink that takes frames one by one reads their bytes. */
 	bool keep = !sink->frames;
 	for (unsigned i = 0; i < RING; i++)
-		rs_msg_init(&p->slot[i], keep ? RS_KEEP_BYTES : RS_DEFER_BYTES);
+		rs_feed_msg_init(&p->slot[i], keep ? RS_KEEP_BYTES : RS_DEFER_BYTES);
 	p->may_defer = !o->have_since && !o->have_until;
 	p->feed = (struct rs_feed){ .o = o, .source = source, .batch = RS_BATCH, .post = publish, .ctx = p,
 				    .m = &p->slot[0], .keep_bytes = keep };
@@ -183,8 +183,8 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_
 	if (*ran) {
 		bool more = true;
 		while (more) {
-			struct rs_msg *m = next_message(p);
-			more = m->kind != RS_MSG_DONE && rs_deliver(&d, m);
+			struct rs_feed_msg *m = next_message(p);
+			more = m->kind != RS_FEED_DONE && rs_deliver(&d, m);
 			give_back(p, !more);
 		}
 		pthread_join(producer, NULL);
@@ -192,7 +192,7 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	for (unsigned i = 0; i < RING; i++)
-		rs_msg_clear(&p->slot[i]);
+		rs_feed_msg_clear(&p->slot[i]);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->filled);
 	pthread_cond_destroy(&p->emptied);

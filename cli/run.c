@@ -110,12 +110,12 @@ static bool post_over_snap(struct rs_feed *fd, const char *path, uint32_t snaple
 		return false;
 	fd->m->frame_no = first;
 	fd->m->count = count;
-	return rs_feed_event(fd, RS_MSG_WARNING, path, warn);
+	return rs_feed_event(fd, RS_FEED_WARNING, path, warn);
 }
 
 /* Put the frame in m at m->n, decoded or (fd->defer) its bytes copied for
  * the delivering side to decode; false: --since/--until leave it out. */
-static bool take_frame(struct rs_feed *fd, struct rs_msg *m, const struct rs_packet *pkt, struct file_state *fs)
+static bool take_frame(struct rs_feed *fd, struct rs_feed_msg *m, const struct rs_packet *pkt, struct file_state *fs)
 {
 	enum rs_pick by_time = rs_feed_take(fd, m, pkt, &fs->sel);
 	if (by_time == RS_PICK_SKIP && fd->o->context_frames)
@@ -140,7 +140,7 @@ static bool note_past_end(struct rs_feed *fd, const char *path, uint64_t last_no
 	char note[RS_ERRBUF_SIZE];
 	snprintf(note, sizeof note, "%s has %llu frame%s: --frames asks for frame %llu, past its end", path,
 		 (unsigned long long)last_no, last_no == 1 ? "" : "s", (unsigned long long)beyond);
-	return rs_feed_event(fd, RS_MSG_NOTE, path, note);
+	return rs_feed_event(fd, RS_FEED_NOTE, path, note);
 }
 
 /* Read one file; false: stop the run. */
@@ -153,10 +153,10 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 	if (!src) {
 		/* A bad filter is the same for every file: say it once. */
 		if (bad_filter) {
-			rs_feed_event(fd, RS_MSG_USAGE, path, err);
+			rs_feed_event(fd, RS_FEED_USAGE, path, err);
 			return false;
 		}
-		return rs_feed_event(fd, RS_MSG_OPEN_ERROR, path, err);
+		return rs_feed_event(fd, RS_FEED_OPEN_ERROR, path, err);
 	}
 	int dlt = rs_source_datalink(src);
 	uint32_t snaplen = (uint32_t)rs_source_snaplen(src);
@@ -164,7 +164,7 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 	uint32_t over_len = 0;
 	if (rs_feed_flush(fd))
 		fd->m->dlt = dlt;
-	bool stop = !rs_feed_event(fd, RS_MSG_BEGIN, path, NULL) || rs_feed_stopped(fd);
+	bool stop = !rs_feed_event(fd, RS_FEED_BEGIN, path, NULL) || rs_feed_stopped(fd);
 	struct rs_packet pkt;
 	enum rs_next n = RS_NEXT_END;
 	uint64_t last_no = 0;
@@ -206,7 +206,7 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 			stop = true;
 			break;
 		}
-		struct rs_msg *m = fd->m;
+		struct rs_feed_msg *m = fd->m;
 		if (!take_frame(fd, m, &pkt, fs))
 			continue;
 		fresh = true;
@@ -224,11 +224,11 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 	 * fails with EINTR; that is the interruption, not a broken file. */
 	if (n == RS_NEXT_ERROR && rs_stop_requested())
 		stop = true;
-	else if (n == RS_NEXT_ERROR && !rs_feed_event(fd, RS_MSG_FILE_ERROR, path, err))
+	else if (n == RS_NEXT_ERROR && !rs_feed_event(fd, RS_FEED_FILE_ERROR, path, err))
 		stop = true;
 	if (n == RS_NEXT_END && !stop && !note_past_end(fd, path, last_no))
 		stop = true;
-	if (!rs_feed_event(fd, RS_MSG_END, path, NULL))
+	if (!rs_feed_event(fd, RS_FEED_END, path, NULL))
 		stop = true;
 	rs_source_close(src);
 	return !stop;
@@ -237,13 +237,13 @@ static bool feed_file(struct rs_feed *fd, const char *path, struct file_state *f
 void rs_feed_files(struct rs_feed *fd)
 {
 	struct file_state fs = { .taken = 0 };
-	fd->m->kind = RS_MSG_FRAMES;
+	fd->m->kind = RS_FEED_FRAMES;
 	fd->m->n = 0;
 	for (char **path = fd->o->files; *path; path++)
 		if (!feed_file(fd, *path, &fs))
 			break;
 	if (rs_feed_flush(fd)) {
-		fd->m->kind = RS_MSG_DONE;
+		fd->m->kind = RS_FEED_DONE;
 		fd->post(fd, fd->m);
 	}
 }

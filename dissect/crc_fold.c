@@ -3,8 +3,8 @@
  * choice of implementation.
  *
  * rocestat computes the ICRC over every byte of every RoCE frame; at tens of
- * gigabytes per minute the slicing-by-8 table (crc.c, about 1.5 GB/s) would
- * cost more than reading the capture. x86-64 CPUs with PCLMULQDQ multiply
+ * gigabytes per minute the slicing-by-8 table (crc.c) would cost more
+ * than reading the capture. x86-64 CPUs with PCLMULQDQ multiply
  * 64-bit polynomials over GF(2) in one instruction, so the CRC can be
  * computed by "folding": keep a 128-bit accumulator A that has the same
  * remainder mod P as the message so far, and fold it D bits ahead onto the
@@ -14,7 +14,7 @@
  * explains the bit order, and checks a model of exactly this code against
  * zlib before it writes crc_fold_constants.h.
  *
- * Three implementations compute the same function (tests/check_crc.c makes
+ * Three implementations compute the same function (tests/check_crc_fold.c makes
  * sure, for random lengths and alignments):
  *   table    slicing-by-8 (crc.c): everywhere, and for fewer than 16 bytes
  *   pclmul   SSE + PCLMULQDQ: four 16-byte accumulators, 64 bytes per step

@@ -108,7 +108,7 @@ static void addr_str(const struct rs_analyzer *a, const struct rs_addr *ad, char
 	snprintf(buf, len, "%s", rs_addr_format(ad, t));
 }
 
-/* Frames the capture cut short but decoded whole (see report_text.c). */
+/* Frames the capture cut short but decoded whole (see text.c, sliced_line). */
 static void sliced_obj(struct rs_json *j, const struct rs_file *fi)
 {
 	uint64_t n = fi->sliced[RS_SLICE_SNAPLEN] + fi->sliced[RS_SLICE_REWRITTEN];
@@ -353,7 +353,7 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 }
 
 /* Why packets were on the wire again, how long timeouts waited, and
- * whether the requester gave up (issue 28). */
+ * whether the requester gave up. */
 static void resends(struct rs_json *j, const struct rs_psn_loss *l)
 {
 	static const char *const dead[] = {

@@ -1,5 +1,5 @@
 /*
- * json.c — see json.h. Strings are escaped per RFC 8259: quote, backslash
+ * jsonw.c — see jsonw.h. Strings are escaped per RFC 8259: quote, backslash
  * and control characters; bytes >= 0x80 pass through (our strings are UTF-8).
  */
 #include <glib.h>

@@ -1,5 +1,5 @@
 /*
- * json.h — a streaming JSON writer: correct escaping, two-space indentation
+ * jsonw.h — a streaming JSON writer: correct escaping, two-space indentation
  * (or none: compact, the whole document on one line), no allocation. Keys
  * are given for object members and NULL inside arrays.
  * Output is gathered in the struct and goes to the FILE a buffer at a time

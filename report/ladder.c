@@ -1,5 +1,5 @@
 /*
- * report_ladder.c — `--ladder`: a sequence diagram per connection, one
+ * ladder.c — `--ladder`: a sequence diagram per connection, one
  * arrow per frame between the two endpoints' columns, so a class can follow
  * a CM handshake, a WRITE, a READ and a NAK with its retransmissions.
  * Long runs of the same packet kind in one direction with consecutive PSNs

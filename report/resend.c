@@ -1,5 +1,5 @@
 /*
- * resend.c — the sentences for requests on the wire again (issue 28): what
+ * resend.c — the sentences for requests on the wire again: what
  * the requester re-sent and why, what the network copied, and a requester
  * that gave up. The causes were settled by analyzer/psn.c; this file only
  * words them.

@@ -1,5 +1,5 @@
 /*
- * report.c — shared by the text and JSON reports: which flows, in which
+ * view.c — shared by the text and JSON reports: which flows, in which
  * order, the figures derived from the counters, and the wording of each
  * anomaly.
  */

@@ -14,7 +14,7 @@ want=${1:-build}
 # libibumad-dev: <infiniband/umad_cm.h>, <umad_types.h>; libibverbs-dev: <infiniband/opcode.h>.
 # The Debian package: dpkg-buildpackage and debhelper build it (debian/control's Build-Depends
 # are BUILD's, tests/installcheck.sh holds them equal); in TEST, make deb-test's lintian judges
-# it, bash-completion loads its completion, git copies the tree and apt-get installs it.
+# it, bash-completion loads its completion, git copies the tree (and make same BASE=REV builds a baseline from a revision) and apt-get installs it.
 BUILD="build-essential pkg-config libpcap-dev libglib2.0-dev libibumad-dev libibverbs-dev libmicrohttpd-dev"
 DEB="$BUILD dpkg-dev debhelper"
 TEST="$BUILD check tshark python3 python3-jsonschema tcpdump tcpreplay iproute2 librdmacm-dev

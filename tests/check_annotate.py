@@ -40,7 +40,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks, tshark_fields  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+
+need_shared("check_annotate")
 
 ck = Checks("check_annotate")
 REQUESTS = set(range(0x00, 0x0C))  # RC SEND and RDMA WRITE packets

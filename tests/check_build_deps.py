@@ -4,8 +4,9 @@
 The README's quick start installs `scripts/deps.sh build` and runs `make`.
 CI installs `deps.sh test` first (a superset) on a machine that keeps what
 earlier runs installed, so a header that only the test packages bring
-builds there and breaks the first command of every new user (issue 26:
-<infiniband/opcode.h> came from libibverbs-dev, which only `test` named).
+builds there and breaks the first command of every new user (as
+<infiniband/opcode.h> once did: it came from libibverbs-dev, which only
+`test` named).
 
 This test asks the compiler which headers each source of the default build
 includes (`-M -MG`: a header that is not installed at all is listed by its

@@ -25,7 +25,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields as tshark_rows  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields as tshark_rows, need_shared  # noqa: E402
+
+need_shared("check_cli")
 
 C = os.path.join(SHARED, "captures")
 RPING = os.path.join(C, "rping_s64.pcap")
@@ -546,7 +548,7 @@ def timeline_files():
 
 
 def newcomer():
-    """The first commands a new user types (issue 26)."""
+    """The first commands a new user types: rocestat alone, --help, --version."""
     r = subprocess.run([ROCESTAT], capture_output=True, text=True)
     check("bare rocestat: exit status 2", r.returncode == 2, "got %d" % r.returncode)
     check("bare rocestat: the usage, and where to read more",

@@ -52,7 +52,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap, write_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks, tshark_fields  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+
+need_shared("check_compare")
 
 ck = Checks("check_compare")
 A = os.path.join(SHARED, "captures", "loss_write_bw.pcap")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Capture completeness (issue 27): a PSN the capture missed is never called lost.
+"""Capture completeness: a PSN the capture missed is never called lost.
 
 Hardware sniffers drop packets under load and say nothing; the responder's
 acknowledgements tell a capture drop from a network loss. The expected values
@@ -56,7 +56,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap, write_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks, tshark_fields  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+
+need_shared("check_completeness")
 
 FIELDS = ["ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.grh.sgid", "infiniband.grh.dgid",
           "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.aeth.syndrome",

@@ -21,7 +21,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+
+need_shared("check_congestion")
 
 ck = Checks("check_congestion")
 GEN = os.environ.get("BENCH_GEN", os.path.join(ROOT, "build", "bench", "gen"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NVIDIA DC (issue 27): dc-small.pcap is named DC, counted per QP and never
+"""NVIDIA DC: dc-small.pcap is named DC, counted per QP and never
 read as IBTA RD (make dc).
 
 Expected values come from the bytes, read here (BTH, then the 20-byte DCETH
@@ -27,7 +27,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_heuristics_off, need_shared  # noqa: E402
+
+need_shared("check_dc")
 
 DC = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__dc-small.pcap")
 check = Checks("check_dc")

@@ -92,7 +92,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, need_shared  # noqa: E402
 from evidence.decode import (AETH_OPS, CAUSE, KNOWN_OPS, RC_REQ, READ_ATOMIC, US, Cap, icrc, id_below, ival,  # noqa: E402
                              is_nak, pdiff, run_firsts, sender_order, skipped, span, tshark)
 from evidence.known import EvChecks  # noqa: E402
@@ -602,6 +602,8 @@ def main():
     ck.settle()
     print("check_evidence: %d captures, %d checks, %d failed (%.1f s)" % (
         len(files), ck.checks, ck.failures, time.time() - t0))
+    if need_shared("check_evidence", exit=False):
+        return 1
     return 1 if ck.failures else 0
 
 

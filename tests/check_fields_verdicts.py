@@ -33,7 +33,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+
+need_shared("check_fields_verdicts")
 
 ck = Checks("check_fields_verdicts")
 

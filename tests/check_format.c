@@ -1,6 +1,6 @@
 /*
  * check_format.c — the report's number and address formatting
- * (analyzer/format.c) against what printf and inet_ntop say: the hand-made
+ * (report/format.c) against what printf and inet_ntop say: the hand-made
  * fixed-point conversion must print exactly what "%.Nf" prints, rounding
  * included, in every buffer size; the address cache must give the text
  * inet_ntop gives, whatever collides in it.

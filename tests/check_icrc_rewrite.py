@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Headers the capture rewrote are not corruption; bit errors still are (issue 27).
+"""Headers the capture rewrote are not corruption; bit errors still are.
 
 The RDMA sniffer and ibdump write UDP source port 4791 over the port the NIC
 used when it computed the ICRC. rocestat finds the port that makes the ICRC
@@ -33,7 +33,9 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap, write_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, need_shared  # noqa: E402
+
+need_shared("check_icrc_rewrite")
 
 check = Checks("check_icrc_rewrite")
 

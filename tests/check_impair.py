@@ -63,7 +63,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields as tshark_rows  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields as tshark_rows, need_shared  # noqa: E402
+
+need_shared("check_impair")
 
 WR_KIND = {"SEND": "send", "SEND_WITH_IMM": "send_imm", "RDMA_WRITE": "write",
            "RDMA_WRITE_WITH_IMM": "write_imm", "RDMA_READ": "read",

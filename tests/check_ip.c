@@ -264,7 +264,7 @@ START_TEST(test_lengths)
 }
 END_TEST
 
-/* Frames a capture sliced (issue 27). A sniffer that also rewrites the
+/* Frames a capture sliced (snaplen, or a sniffer's cut). A sniffer that also rewrites the
  * record's original length to the cut leaves an IP length past the frame;
  * the UDP length agreeing with it says the frame was cut, not that the
  * length lies. */

@@ -36,6 +36,10 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import need_shared  # noqa: E402
+
+need_shared("check_jobs")
 C = os.path.join(SHARED, "captures")
 P = os.path.join(SHARED, "public-captures")
 

@@ -1,5 +1,5 @@
 /*
- * check_json.c — the streaming JSON writer (analyzer/json.c). Expected text
+ * check_json.c — the streaming JSON writer (report/jsonw.c). Expected text
  * comes from RFC 8259 (section 7: which characters are escaped and how;
  * section 8.1: the text is UTF-8) and, for numbers, from what printf prints.
  * The writer gathers its output in a buffer: documents far larger than that

@@ -20,7 +20,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, Checks  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, need_shared  # noqa: E402
+
+need_shared("check_json_schema")
 
 try:
     import jsonschema

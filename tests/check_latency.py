@@ -29,6 +29,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
 
+testlib.need_shared("check_latency")
+
 check = testlib.Checks("check_latency")
 MASK = 0xFFFFFF
 READ_REQ, ATOMICS = 12, (19, 20)

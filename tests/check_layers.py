@@ -8,6 +8,7 @@
 - Within analyzer/, report/ and views/, calls between files go one way: the
   graph of "file A calls a non-static function defined in file B" has no
   cycle.
+- Every function a file exports is named rs_... (main aside).
 - No source file over 800 lines, no function over 120.
 
 Each rule fails with the file (and the function or the cycle) that breaks it.
@@ -91,13 +92,22 @@ def find_cycle(edges):
 ck("finds a circle", find_cycle({"a.c": {"b.c"}, "b.c": {"c.c"}, "c.c": {"a.c"}}) == ["a.c", "b.c", "c.c", "a.c"])
 ck("a line is no circle", find_cycle({"a.c": {"b.c"}, "b.c": {"c.c"}, "c.c": set()}) is None)
 
-# views/' walkthrough files share functions without the public prefix.
-for room, names in (("analyzer", r"rs_\w+"), ("report", r"rs_\w+"), ("views", r"\w+")):
+for room, names in (("analyzer", r"rs_\w+"), ("report", r"rs_\w+"), ("views", r"rs_\w+")):
     edges = call_graph(room, names)
     ck("files found", len(edges) > 3, "%s/" % room)
     cycle = find_cycle(edges)
     ck("calls one way", cycle is None,
        "%s/: calls go round: %s" % (room, " → ".join(os.path.basename(f) for f in cycle or [])))
+
+# Every function a file exports is named rs_... (main aside); the rest is static.
+for room in ("dissect", "analyzer", "report", "capture", "views", "cli"):
+    for path in sources(room, (".c",)):
+        t = strip_comments(open(path).read())
+        for m in re.finditer(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(\w+)\s*\([^;]*?\)\s*\{", t, re.M | re.S):
+            name = m.group(1)
+            ck("exported names", name.startswith("rs_") or name == "main",
+               "%s: %s is exported without the rs_ prefix (name it rs_%s, or make it static)"
+               % (os.path.relpath(path, ROOT), name, name))
 
 for room in ("dissect", "analyzer", "report", "capture", "views", "cli"):
     for path in sources(room):

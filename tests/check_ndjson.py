@@ -24,7 +24,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_heuristics_off, need_shared  # noqa: E402
+
+need_shared("check_ndjson")
 
 try:
     import jsonschema

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NVMe-oF (issue 31) against independent sources: tshark's nvme-rdma
+"""NVMe-oF against independent sources: tshark's nvme-rdma
 dissector, and for the sample made between two QEMU guests
 (samples/rxe_nvme.pcap, samples/rxe-vm.sh nvme) what the host guest did
 and counted (samples/rxe_nvme.truth.txt: the dd commands issued, nvme-cli's
@@ -28,7 +28,9 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcaprecs  # noqa: E402
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+
+need_shared("check_nvme")
 
 ck = Checks("check_nvme")
 DISCOVER = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-discover.pcap")

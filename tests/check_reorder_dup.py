@@ -33,7 +33,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap, write_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, need_shared  # noqa: E402
+
+need_shared("check_reorder_dup")
 
 check = Checks("check_reorder_dup")
 CAPTURES = ["ib_write_bw_cm", "ib_send_bw_cm", "ib_read_bw_cm", "rping_s5000", "rping_s64", "ib_atomic_cas",

@@ -3,7 +3,8 @@
 
 tests/golden.sh proves rocestat still prints what tests/golden/ holds; this
 test proves what tests/golden/ holds is true, from sources that owe nothing
-to rocestat:
+to rocestat (tests/TESTLIST's goldens on samples/ against tshark; those of
+tests/TESTLIST.shared against tshark and the logs and checks below):
 
   * tshark's decode of the same capture (run here): opcode histogram, RoCE
     and non-RoCE frame counts, IPv4/IPv6, CM messages, packets per half-flow,
@@ -337,8 +338,9 @@ def timeline_rows(path, interval):
     return list(csv.reader(io.StringIO(out)))
 
 
-def check_timeline(name, path, d, interval="10ms"):
-    rows = timeline_rows(path, interval)
+def check_timeline(name, path, d, interval="10ms", rows=None):
+    """The timeline CSV of path (rows: a golden one, else rocestat's now)."""
+    rows = rows if rows is not None else timeline_rows(path, interval)
     header = ["interval_start", "interval_start_epoch", "src", "dst", "dest_qp", "packets", "bytes",
               "payload_bytes_on_wire", "payload_bytes", "messages", "retransmissions", "naks", "ecn_ce", "cnps",
               "pause_priority", "paused_ns"]
@@ -383,7 +385,7 @@ def check_timeline(name, path, d, interval="10ms"):
         check(sums.get((q["src"], q["dst"], q["dest_qp"])) == q["packets"],
               "%s: timeline packets of %s/%s/%d sum to %s, not %d" % (name, q["src"], q["dst"], q["dest_qp"],
                                                                       sums.get((q["src"], q["dst"], q["dest_qp"])), q["packets"]))
-        # The same name means the same thing in the CSV and the JSON (issue 29).
+        # The same name means the same thing in the CSV and the JSON.
         k = (q["src"], q["dst"], q["dest_qp"])
         check(wire.get(k) == q["payload_bytes_on_wire"], "%s: timeline payload_bytes_on_wire of %s/%s/%d sum to %s, "
               "JSON says %d" % ((name,) + k + (wire.get(k), q["payload_bytes_on_wire"])))
@@ -654,11 +656,53 @@ def check_dreq_drep(name, path, d):
                   "%s: connection %s dreq_to_drep %s is no DREQ→answering DREP pair %s" % (name, c["id"], v, sorted(pairs)))
 
 
+def testlist(path):
+    """tests/TESTLIST's lines: {capture: {arguments: expected output}}."""
+    tests = {}
+    for line in open(path):
+        f = line.split(None, 3)
+        if len(f) < 3 or f[0].startswith("#"):
+            continue
+        tests.setdefault(f[1], {})[f[3].strip() if len(f) > 3 else ""] = os.path.join(GOLDEN, f[2])
+    return tests
+
+
+def check_samples():
+    """The goldens of tests/TESTLIST on the clean samples/*.pcap: the JSON
+    against tshark, the text summary against the JSON, the timeline against
+    tshark and the JSON. (The impaired samples' reports are checked against
+    their ground truth by make impair and make evidence: tshark's PSN column
+    cannot tell a network copy or a replay from a re-send.)"""
+    for capture, goldens in sorted(testlist(os.path.join(ROOT, "tests", "TESTLIST")).items()):
+        if os.path.dirname(capture) != "samples":
+            continue
+        path = os.path.join(ROOT, capture)
+        name = capture
+        gj = goldens.get("-n --format json")
+        check(gj is not None, "%s: no JSON golden in tests/TESTLIST" % name)
+        if gj is None:
+            continue
+        d = json.load(open(gj))
+        check_shape(name, d)
+        check_compact(name, path)
+        check_against_tshark(name, path, d, 1024)
+        check_dreq_drep(name, path, d)
+        gt = goldens.get("-n")
+        check(gt is not None, "%s: no text golden in tests/TESTLIST" % name)
+        if gt is not None and "Queue pairs" in open(gt).read():
+            check_text_vs_json(name, gt, d)
+        tl = goldens.get("-n --timeline - -o /dev/null")
+        if tl is not None:
+            check_timeline(name, path, d, rows=list(csv.reader(open(tl, newline=""))))
+        print("check_reports: %-55s checked" % name)
+
+
 def main():
+    check_samples()
     caps = sorted(glob.glob(os.path.join(SHARED, "captures", "*.pcap")))
     pub = sorted(glob.glob(os.path.join(SHARED, "public-captures", "*.pcap")))
     if not caps:
-        print("check_reports: no captures under %s" % SHARED)
+        print("check_reports: no captures under %s: their goldens were not checked, and that is a failure" % SHARED)
         return 1
     for path in caps + pub:
         base = os.path.splitext(os.path.basename(path))[0]

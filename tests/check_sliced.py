@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sliced frames (issue 27): what a capture cut short is still analysed whole.
+"""Sliced frames: what a capture cut short is still analysed whole.
 
 Hardware sniffers capture RDMA header-only: ibdump and the RDMA sniffer cut
 each frame and, often, write the cut length as the frame's original length
@@ -39,7 +39,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
 
-from testlib import ROCESTAT, SHARED, Checks, tshark_fields  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+
+need_shared("check_sliced")
 NCCL = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__rdma-nccl2.pcap")
 CUT = 128
 

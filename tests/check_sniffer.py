@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sniffer traits in the capture section (issue 27): capture.sniffer in the
+"""Sniffer traits in the capture section: capture.sniffer in the
 JSON and the Sniffer lines of the summary, held to tshark's decode.
 
 1. Every capture in ../shared/hw-captures, captures and public-captures:
@@ -32,7 +32,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, SHARED, Checks, tshark_fields, tshark_heuristics_off  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, tshark_fields, tshark_heuristics_off, need_shared  # noqa: E402
+
+need_shared("check_sniffer")
 
 check = Checks("check_sniffer")
 RESPONSES = {0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12}

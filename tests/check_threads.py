@@ -37,6 +37,10 @@ import gen  # noqa: E402
 
 ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import need_shared  # noqa: E402
+
+need_shared("check_threads")
 TIMEOUT = float(os.environ.get("CHECK_THREADS_TIMEOUT", "120"))
 
 failures = 0

@@ -26,7 +26,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, SHARED, Checks  # noqa: E402
+from testlib import ROCESTAT, SHARED, Checks, need_shared  # noqa: E402
+
+need_shared("check_width")
 
 ck = Checks("check_width")
 ESC = re.compile(r"\x1b\[[0-9;]*m")

@@ -34,6 +34,10 @@ from pcaprecs import read_pcap  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import need_shared  # noqa: E402
+
+need_shared("diff_tcpdump")
 
 # (-c count or None, filter words): RoCE v2 and v1, CM on QP1 (BTH DestQP
 # 1 at UDP payload bytes 5-7), lengths, IPv6, negation, byte tests, and -c

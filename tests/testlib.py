@@ -2,10 +2,26 @@
 as the oracle, and the count of checks each script prints at its end."""
 import os
 import subprocess
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
+
+
+def need_shared(prog, exit=True):
+    """When ../shared (the data set the differential tests compare on) is
+    absent, say so plainly and exit 1 (exit=False: return True instead, for
+    a test that checked samples/ first): a test that did not run is not a
+    pass. Returns False when ../shared is there."""
+    if os.path.isdir(SHARED):
+        return False
+    print("%s: ../shared is absent (%s): the captures this test needs are there, so it did not run "
+          "(all of it); that is a failure, not a pass. CONTRIBUTING.md lists what a clone alone runs."
+          % (prog, SHARED))
+    if exit:
+        sys.exit(1)
+    return True
 
 # tshark's heuristic dissectors that claim RDMA payloads (NVMe, SMB Direct,
 # iSER, ...) hide the InfiniBand fields the tests compare: turned off with

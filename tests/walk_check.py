@@ -42,6 +42,10 @@ import pcaprecs  # tests/pcaprecs.py, beside this script
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROCESTAT = os.environ.get("ROCESTAT", os.path.join(ROOT, "rocestat"))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import need_shared  # noqa: E402
+
+need_shared("walk_check")
 LAB = os.path.join(SHARED, "public-captures", "rdma-roce-lab__roce_capture_read-write-ecn.pcap")
 CAPTURES = [
     LAB,
@@ -51,7 +55,7 @@ CAPTURES = [
 ] + [os.path.join(SHARED, "captures", n + ".pcap") for n in (
     "cm_reject", "udaddy", "ib_atomic_cas", "rping_s5000", "ipv6_rping", "uc_write_bw", "ud_send_bw",
     "rc_pingpong", "loss_write_bw")] + [
-    # NVMe-oF capsules (issue 31): a hardware capture and the Soft-RoCE sample.
+    # NVMe-oF capsules: a hardware capture and the Soft-RoCE sample.
     os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-discover.pcap"),
     os.path.join(ROOT, "samples", "rxe_nvme.pcap")]
 

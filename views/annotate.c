@@ -185,7 +185,7 @@ static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame 
 static void begin_file(void *vctx, const char *name, int dlt)
 {
 	struct annotate_ctx *c = vctx;
-	vfeed_file(&c->vf, name, dlt, show, c);
+	rs_vfeed_file(&c->vf, name, dlt, show, c);
 	if (c->failed)
 		return;
 	if (!c->w) {
@@ -235,21 +235,21 @@ static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame 
 static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
 {
 	struct annotate_ctx *c = vctx;
-	return vfeed_frame(&c->vf, pkt, f, show, c);
+	return rs_vfeed_frame(&c->vf, pkt, f, show, c);
 }
 
 static void end_file(void *vctx, const char *name)
 {
 	struct annotate_ctx *c = vctx;
 	(void)name;
-	vfeed_flush(&c->vf, show, c);
-	vfeed_end(&c->vf);
+	rs_vfeed_flush(&c->vf, show, c);
+	rs_vfeed_end(&c->vf);
 }
 
 struct rs_sink rs_annotate_sink(const char *path)
 {
 	static struct annotate_ctx ctx;
-	vfeed_end(&ctx.vf);
+	rs_vfeed_end(&ctx.vf);
 	ctx = (struct annotate_ctx){ .path = path };
 	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .end_file = end_file };
 }
@@ -257,7 +257,7 @@ struct rs_sink rs_annotate_sink(const char *path)
 bool rs_annotate_close(const struct rs_sink *s, char errbuf[RS_ERRBUF_SIZE])
 {
 	struct annotate_ctx *c = s->ctx;
-	vfeed_end(&c->vf);
+	rs_vfeed_end(&c->vf);
 	bool ok = !c->failed;
 	if (!ok)
 		snprintf(errbuf, RS_ERRBUF_SIZE, "%s", c->err);

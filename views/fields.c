@@ -224,16 +224,16 @@ static void begin_file(void *vctx, const char *name, int dlt)
 		c->header_done = true;
 	}
 	if (c->verdicts || c->qp >= 0 || c->conn >= 0)
-		vfeed_file(&c->vf, name, dlt, show, c);
+		rs_vfeed_file(&c->vf, name, dlt, show, c);
 }
 
 static void end_file(void *vctx, const char *name)
 {
 	struct fields_ctx *c = vctx;
 	(void)name;
-	vfeed_flush(&c->vf, show, c);
+	rs_vfeed_flush(&c->vf, show, c);
 	flush_buf(c);
-	vfeed_end(&c->vf);
+	rs_vfeed_end(&c->vf);
 }
 
 /* At every live --refresh tick, and when a pipe read from pauses, what is
@@ -242,7 +242,7 @@ static void end_file(void *vctx, const char *name)
 static void idle(void *vctx)
 {
 	struct fields_ctx *c = vctx;
-	vfeed_flush(&c->vf, show, c);
+	rs_vfeed_flush(&c->vf, show, c);
 	flush_buf(c);
 	fflush(c->out);
 }
@@ -527,7 +527,7 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 {
 	struct fields_ctx *c = vctx;
 	if (c->verdicts || c->qp >= 0 || c->conn >= 0) /* every frame: the analyzer counts the others too */
-		return vfeed_frame(&c->vf, pkt, f, show, c);
+		return rs_vfeed_frame(&c->vf, pkt, f, show, c);
 	return show(c, pkt, f, &(struct rs_verdict){ 0 });
 }
 
@@ -541,7 +541,7 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 {
 	static struct fields_ctx ctx;
 	static char buf[OUT_BUF];
-	vfeed_end(&ctx.vf); /* a sink made before, whose run ended without end_file */
+	rs_vfeed_end(&ctx.vf); /* a sink made before, whose run ended without end_file */
 	ctx = (struct fields_ctx){ .out = out, .buf = buf, .verdicts = o->verdicts, .qp = o->qp, .conn = o->conn };
 	for (unsigned i = 0; i < o->n_ulp && i < sizeof ctx.vf.ulp / sizeof ctx.vf.ulp[0]; i++)
 		ctx.vf.ulp[ctx.vf.n_ulp++] = o->ulp[i];

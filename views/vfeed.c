@@ -30,9 +30,9 @@ static void drop(struct vfeed *vf)
 	vf->head = vf->n = 0;
 }
 
-void vfeed_file(struct vfeed *vf, const char *name, int dlt, vfeed_show show, void *ctx)
+void rs_vfeed_file(struct vfeed *vf, const char *name, int dlt, vfeed_show show, void *ctx)
 {
-	vfeed_flush(vf, show, ctx);
+	rs_vfeed_flush(vf, show, ctx);
 	rs_analyzer_free(vf->an);
 	vf->an = analyzer(vf);
 	rs_analyzer_add_file(vf->an, name, dlt);
@@ -105,7 +105,7 @@ static bool hold(struct vfeed *vf, const struct rs_packet *pkt, const struct rs_
 	return true;
 }
 
-bool vfeed_frame(struct vfeed *vf, const struct rs_packet *pkt, const struct rs_frame *f, vfeed_show show, void *ctx)
+bool rs_vfeed_frame(struct vfeed *vf, const struct rs_packet *pkt, const struct rs_frame *f, vfeed_show show, void *ctx)
 {
 	if (!vf->an) /* frames without a file first (not from the run loops) */
 		vf->an = analyzer(vf);
@@ -132,7 +132,7 @@ bool vfeed_frame(struct vfeed *vf, const struct rs_packet *pkt, const struct rs_
 	return !vf->stop;
 }
 
-void vfeed_flush(struct vfeed *vf, vfeed_show show, void *ctx)
+void rs_vfeed_flush(struct vfeed *vf, vfeed_show show, void *ctx)
 {
 	if (vf->an && vf->n) {
 		rs_analyzer_settle(vf->an);
@@ -141,7 +141,7 @@ void vfeed_flush(struct vfeed *vf, vfeed_show show, void *ctx)
 	release(vf, 0, show, ctx);
 }
 
-void vfeed_end(struct vfeed *vf)
+void rs_vfeed_end(struct vfeed *vf)
 {
 	drop(vf);
 	free(vf->held);

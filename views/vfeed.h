@@ -34,15 +34,15 @@ struct vfeed {
 
 /* A new file: what was remembered of the last one goes (what was held is
  * shown first). */
-void vfeed_file(struct vfeed *vf, const char *name, int dlt, vfeed_show show, void *ctx);
+void rs_vfeed_file(struct vfeed *vf, const char *name, int dlt, vfeed_show show, void *ctx);
 /* Add the frame, and show it (with what the analyzer concluded about it)
  * and any frames held before it as soon as their verdicts are final.
  * false: a show returned false. */
-bool vfeed_frame(struct vfeed *vf, const struct rs_packet *pkt, const struct rs_frame *f, vfeed_show show, void *ctx);
+bool rs_vfeed_frame(struct vfeed *vf, const struct rs_packet *pkt, const struct rs_frame *f, vfeed_show show, void *ctx);
 /* Show every frame held, settling what is not settled yet (the end of a
  * file, a pause in the input). */
-void vfeed_flush(struct vfeed *vf, vfeed_show show, void *ctx);
+void rs_vfeed_flush(struct vfeed *vf, vfeed_show show, void *ctx);
 /* The analyzer goes; frames still held are dropped unshown. */
-void vfeed_end(struct vfeed *vf);
+void rs_vfeed_end(struct vfeed *vf);
 
 #endif

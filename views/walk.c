@@ -37,37 +37,37 @@ static void begin_file(void *ctx, const char *name, int dlt)
 	w->frames = w->roce = w->other = w->problems = 0;
 	memset(w->explained, 0, sizeof w->explained);
 	/* Frame numbers start again with each file: so does the walk's memory. */
-	vfeed_file(&w->vf, name, dlt, show_v, w);
+	rs_vfeed_file(&w->vf, name, dlt, show_v, w);
 	fputc('\n', w->out);
-	wsgr(w, "1");
+	rs_wsgr(w, "1");
 	/* A long path goes on a line of its own. */
 	if (w->width > 0 && 15 + (int)strlen(name) > w->width) {
-		wout(w, "Walkthrough of\n  ");
-		wwrap(w, 2, 2, name);
+		rs_wout(w, "Walkthrough of\n  ");
+		rs_wwrap(w, 2, 2, name);
 	} else {
-		wout(w, "Walkthrough of %s\n", name);
+		rs_wout(w, "Walkthrough of %s\n", name);
 	}
-	wsgr_off(w);
-	wout(w, "  link type %d (%s); times are relative to the first frame read.\n", dlt, ln ? ln : "?");
+	rs_wsgr_off(w);
+	rs_wout(w, "  link type %d (%s); times are relative to the first frame read.\n", dlt, ln ? ln : "?");
 }
 
 static void end_file(void *ctx, const char *name)
 {
 	struct walk *w = ctx;
-	vfeed_flush(&w->vf, show_v, w);
-	const char *s = wfmt("End of %s: %" PRIu64 " frame%s walked%s, %" PRIu64 " RoCE/InfiniBand, %" PRIu64
+	rs_vfeed_flush(&w->vf, show_v, w);
+	const char *s = rs_wfmt("End of %s: %" PRIu64 " frame%s walked%s, %" PRIu64 " RoCE/InfiniBand, %" PRIu64
 			     " other%s.", name, w->frames, w->frames == 1 ? "" : "s",
-			     w->qp >= 0 ? wfmt(" (the connection of QP 0x%x)", (unsigned)w->qp)
-			     : w->conn >= 0 ? wfmt(" (connection %u)", (unsigned)w->conn) : "", w->roce, w->other,
-			     w->problems ? wfmt(", %" PRIu64 " not fully decoded", w->problems) : "");
+			     w->qp >= 0 ? rs_wfmt(" (the connection of QP 0x%x)", (unsigned)w->qp)
+			     : w->conn >= 0 ? rs_wfmt(" (connection %u)", (unsigned)w->conn) : "", w->roce, w->other,
+			     w->problems ? rs_wfmt(", %" PRIu64 " not fully decoded", w->problems) : "");
 	fputc('\n', w->out);
-	wwrap(w, 0, 2, s);
+	rs_wwrap(w, 0, 2, s);
 	if (w->cut) {
-		wwrap(w, 0, 2, wfmt("The capture file ends early: %s. Everything before that point was walked.", w->cut));
+		rs_wwrap(w, 0, 2, rs_wfmt("The capture file ends early: %s. Everything before that point was walked.", w->cut));
 		free(w->cut);
 		w->cut = NULL;
 	}
-	vfeed_end(&w->vf);
+	rs_vfeed_end(&w->vf);
 }
 
 static void file_error(void *ctx, const char *message)
@@ -81,7 +81,7 @@ static void file_error(void *ctx, const char *message)
 static const char *rel_time(const struct walk *w, uint64_t ts)
 {
 	uint64_t d = ts >= w->t0_ns ? ts - w->t0_ns : w->t0_ns - ts;
-	return wfmt("%s%" PRIu64 ".%06" PRIu64 " s", ts >= w->t0_ns ? "+" : "-", d / 1000000000u,
+	return rs_wfmt("%s%" PRIu64 ".%06" PRIu64 " s", ts >= w->t0_ns ? "+" : "-", d / 1000000000u,
 		    (d % 1000000000u) / 1000u);
 }
 
@@ -91,8 +91,8 @@ static const char *abs_time(uint64_t ts)
 	struct tm tm;
 	char b[32];
 	if (!gmtime_r(&sec, &tm) || !strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S", &tm))
-		return wfmt("%" PRIu64 ".%09" PRIu64, ts / 1000000000u, ts % 1000000000u);
-	return wfmt("%s.%09" PRIu64 " UTC", b, ts % 1000000000u);
+		return rs_wfmt("%" PRIu64 ".%09" PRIu64, ts / 1000000000u, ts % 1000000000u);
+	return rs_wfmt("%s.%09" PRIu64 " UTC", b, ts % 1000000000u);
 }
 
 static const char *carrier(const struct rs_frame *f)
@@ -111,47 +111,47 @@ static void header(struct walk *w, uint64_t ts)
 	char sum[512];
 
 	fputc('\n', w->out);
-	wsgr(w, "1");
+	rs_wsgr(w, "1");
 	for (int i = 0; i < w->width - 4; i++)
 		fputc('=', w->out);
 	fputc('\n', w->out);
 	if ((f->have & RS_HAVE_ERF) && f->erf_wlen) {
 		/* The packet, as Wireshark counts it; the record adds the ERF header. */
 		uint32_t cap = w->pkt->caplen > f->erf_hdr ? w->pkt->caplen - f->erf_hdr : 0;
-		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured, in a %u-byte ERF record",
+		rs_wwrap(w, 0, 2, rs_wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured, in a %u-byte ERF record",
 				    w->pkt->frame_no, rel_time(w, ts), abs_time(ts), f->erf_wlen,
 				    cap < f->erf_wlen ? cap : f->erf_wlen, w->pkt->caplen));
 	} else if (f->sliced == RS_SLICE_REWRITTEN) {
-		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire (by its IP length), %u captured",
+		rs_wwrap(w, 0, 2, rs_wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire (by its IP length), %u captured",
 				    w->pkt->frame_no, rel_time(w, ts), abs_time(ts), f->sliced_wirelen, w->pkt->caplen));
 	} else {
-		wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured", w->pkt->frame_no,
+		rs_wwrap(w, 0, 2, rs_wfmt("Frame %" PRIu64 "  %s  %s  %u bytes on the wire, %u captured", w->pkt->frame_no,
 				    rel_time(w, ts), abs_time(ts), w->pkt->wirelen, w->pkt->caplen));
 	}
-	wsgr_off(w);
+	rs_wsgr_off(w);
 	if (w->v.sliced == RS_SLICE_REWRITTEN)
-		wsay(w, "The capture kept the first %u bytes of this frame and wrote %u as its original length too, "
+		rs_wsay(w, "The capture kept the first %u bytes of this frame and wrote %u as its original length too, "
 			"as hardware sniffers do (ibdump, the RDMA sniffer); the IP and UDP lengths agree that the "
 			"packet was %u bytes longer. Every header was kept: the payload bytes and the ICRC were not, "
 			"so the ICRC cannot be checked.",
 		     w->pkt->caplen, w->pkt->wirelen, f->sliced_wirelen - w->pkt->caplen);
 	else if (w->v.sliced == RS_SLICE_SNAPLEN)
-		wsay(w, "The capture kept the first %u of the frame's %u bytes (its snap length): every header "
+		rs_wsay(w, "The capture kept the first %u of the frame's %u bytes (its snap length): every header "
 			"was kept, the payload bytes and the ICRC after byte %u were not, so the ICRC cannot be "
 			"checked.",
 		     w->pkt->caplen, w->pkt->wirelen, w->pkt->caplen);
 
 	const char *where = carrier(f);
 	if (f->src.kind != RS_ADDR_NONE) {
-		where = wfmt("%s  %s -> %s", where, walk_addr(&f->src), walk_addr(&f->dst));
+		where = rs_wfmt("%s  %s -> %s", where, rs_walk_addr(&f->src), rs_walk_addr(&f->dst));
 		if ((f->have & RS_HAVE_LRH) && (f->have & RS_HAVE_GRH))
-			where = wfmt("%s  (LID %u -> LID %u)", where, f->lrh.slid, f->lrh.dlid);
+			where = rs_wfmt("%s  (LID %u -> LID %u)", where, f->lrh.slid, f->lrh.dlid);
 	}
-	wwrap(w, 0, 2, where);
-	walk_summary(w, sum, sizeof sum);
-	wsgr(w, "1");
-	wwrap(w, 0, 2, sum);
-	wsgr_off(w);
+	rs_wwrap(w, 0, 2, where);
+	rs_walk_summary(w, sum, sizeof sum);
+	rs_wsgr(w, "1");
+	rs_wwrap(w, 0, 2, sum);
+	rs_wsgr_off(w);
 }
 
 static void problem(struct walk *w)
@@ -177,19 +177,19 @@ static void problem(struct walk *w)
 	rs_eprintf("rocestat: %s: frame %" PRIu64 ": %s: %s\n", w->file, w->pkt->frame_no,
 		rs_outcome_name((enum rs_outcome)f->outcome), why);
 	fputc('\n', w->out);
-	wsay_marked(w, "!! ", "1;31", "%s at offset 0x%04x (byte %u): %s.", what, f->why_off, f->why_off, why);
+	rs_wsay_marked(w, "!! ", "1;31", "%s at offset 0x%04x (byte %u): %s.", what, f->why_off, f->why_off, why);
 	switch (f->outcome) {
 	case RS_TRUNCATED:
-		wsay(w, "The capture kept only the first %u of the frame's %u bytes, so what follows byte %u is "
+		rs_wsay(w, "The capture kept only the first %u of the frame's %u bytes, so what follows byte %u is "
 			"unknown; the layers above were decoded from the captured part.",
 		     f->caplen, f->wirelen, f->caplen);
 		break;
 	case RS_MALFORMED:
-		wsay(w, "A length or field contradicts the rest of the frame, so nothing after it can be "
+		rs_wsay(w, "A length or field contradicts the rest of the frame, so nothing after it can be "
 			"trusted; the layers above are what could be decoded before it.");
 		break;
 	default:
-		wsay(w, "The frame may well be valid, but it uses something rocestat does not decode; the "
+		rs_wsay(w, "The frame may well be valid, but it uses something rocestat does not decode; the "
 			"layers above are what was decoded before it.");
 		break;
 	}
@@ -222,26 +222,26 @@ static void layers(struct walk *w)
 		switch (l->id) {
 		case RS_L_PAYLOAD:
 			if (!have_mad)
-				walk_ib_layer(w, l);
+				rs_walk_ib_layer(w, l);
 			break;
 		case RS_L_MAD:
-			walk_mad_layer(w, l);
+			rs_walk_mad_layer(w, l);
 			break;
 		case RS_L_CM:
-			walk_cm_layer(w, l);
+			rs_walk_cm_layer(w, l);
 			break;
 		case RS_L_NVME:
-			walk_nvme_layer(w, l);
+			rs_walk_nvme_layer(w, l);
 			break;
 		case RS_L_VLAN:
-			walk_link_layer(w, l, vlan++);
+			rs_walk_link_layer(w, l, vlan++);
 			break;
 		case RS_L_ERF: case RS_L_ETH: case RS_L_SLL: case RS_L_SLL2: case RS_L_LRH: case RS_L_GRH:
 		case RS_L_IPV4: case RS_L_IPV6: case RS_L_IPV6_EXT: case RS_L_UDP: case RS_L_TRAILER: case RS_L_PFC:
-			walk_link_layer(w, l, 0);
+			rs_walk_link_layer(w, l, 0);
 			break;
 		default:
-			walk_ib_layer(w, l);
+			rs_walk_ib_layer(w, l);
 			break;
 		}
 	}
@@ -292,14 +292,14 @@ static bool show(struct walk *w, const struct rs_packet *pkt, const struct rs_fr
 	if (f->outcome == RS_NOT_ROCE) {
 		char what[160];
 		w->other++;
-		walk_describe_other(w, what, sizeof what);
+		rs_walk_describe_other(w, what, sizeof what);
 		fputc('\n', w->out);
 		if (f->have & RS_HAVE_PFC) { /* not RoCE, but it stops RoCE: explained */
-			wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s - not RoCE", pkt->frame_no, rel_time(w, ts), what));
+			rs_wwrap(w, 0, 2, rs_wfmt("Frame %" PRIu64 "  %s  %s - not RoCE", pkt->frame_no, rel_time(w, ts), what));
 			layers(w);
-			walk_hexdump(w);
+			rs_walk_hexdump(w);
 		} else {
-			wwrap(w, 0, 2, wfmt("Frame %" PRIu64 "  %s  %s - not RoCE, skipped", pkt->frame_no, rel_time(w, ts),
+			rs_wwrap(w, 0, 2, rs_wfmt("Frame %" PRIu64 "  %s  %s - not RoCE, skipped", pkt->frame_no, rel_time(w, ts),
 					    what));
 		}
 	} else {
@@ -307,11 +307,11 @@ static bool show(struct walk *w, const struct rs_packet *pkt, const struct rs_fr
 		if (f->outcome != RS_OK)
 			w->problems++;
 		header(w, ts);
-		walk_operation(w);
+		rs_walk_operation(w);
 		layers(w);
 		if (f->outcome != RS_OK)
 			problem(w);
-		walk_hexdump(w);
+		rs_walk_hexdump(w);
 	}
 	w->prev_ns = ts;
 	return !ferror(w->out);
@@ -331,7 +331,7 @@ static bool show_v(void *ctx, const struct rs_packet *pkt, const struct rs_frame
 	if (pkt->dlt != w->dlt) {
 		const char *ln = rs_linktype_name(pkt->dlt);
 		if (!pkt->context)
-			wout(w, "\n  From frame %" PRIu64 " on, link type %d (%s): the frames of another pcapng interface.\n",
+			rs_wout(w, "\n  From frame %" PRIu64 " on, link type %d (%s): the frames of another pcapng interface.\n",
 			     pkt->frame_no, pkt->dlt, ln ? ln : "?");
 		w->dlt = pkt->dlt;
 	}
@@ -344,14 +344,14 @@ static bool show_v(void *ctx, const struct rs_packet *pkt, const struct rs_frame
 static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
 {
 	struct walk *w = ctx;
-	return vfeed_frame(&w->vf, pkt, f, show_v, w);
+	return rs_vfeed_frame(&w->vf, pkt, f, show_v, w);
 }
 
 /* The input paused (a pipe): the frames walked so far are shown. */
 static void idle(void *ctx)
 {
 	struct walk *w = ctx;
-	vfeed_flush(&w->vf, show_v, w);
+	rs_vfeed_flush(&w->vf, show_v, w);
 	fflush(w->out);
 }
 
@@ -364,7 +364,7 @@ struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, int64_t qp, int64_t conn,
 				 unsigned n_ulp)
 {
 	static struct walk w;
-	vfeed_end(&w.vf); /* a sink made before, whose run ended without end_file */
+	rs_vfeed_end(&w.vf); /* a sink made before, whose run ended without end_file */
 	w = (struct walk){ .out = out, .color = color, .width = WALK_WIDTH, .qp = qp, .conn = conn };
 	for (unsigned i = 0; i < n_ulp && i < sizeof w.vf.ulp / sizeof w.vf.ulp[0]; i++)
 		w.vf.ulp[w.vf.n_ulp++] = ulp[i];

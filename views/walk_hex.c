@@ -32,13 +32,13 @@ static const char *label_of(const struct walk *w, int k)
 		return "not decoded";
 	unsigned id = f->layers[k].id;
 	if (id == RS_L_CM)
-		return f->mad.is_cm ? wfmt("CM %s", rs_cm_attr_name(f->mad.hdr.attr_id)) : "MAD data";
+		return f->mad.is_cm ? rs_wfmt("CM %s", rs_cm_attr_name(f->mad.hdr.attr_id)) : "MAD data";
 	return rs_layer_name((enum rs_layer_id)id);
 }
 
 static const char *sgr_of(const struct walk *w, int k)
 {
-	return k < 0 ? "" : wlayer_sgr(w->f->layers[k].id);
+	return k < 0 ? "" : rs_wlayer_sgr(w->f->layers[k].id);
 }
 
 static int byte_col(unsigned j)
@@ -82,16 +82,16 @@ static void marks(struct walk *w, const struct mark *m, unsigned n)
 				col++;
 			}
 			const char *lab = label_of(w, m[i].owner);
-			wsgr(w, sgr_of(w, m[i].owner));
+			rs_wsgr(w, sgr_of(w, m[i].owner));
 			fprintf(w->out, "^%s", lab);
-			wsgr_off(w);
+			rs_wsgr_off(w);
 			col += 1 + (int)strlen(lab);
 		}
 		fputc('\n', w->out);
 	}
 }
 
-/* wsgr() and wsgr_off() into a line being built (w->color on). */
+/* rs_wsgr() and rs_wsgr_off() into a line being built (w->color on). */
 static char *put_sgr(char *q, const char *sgr)
 {
 	if (sgr && *sgr)
@@ -151,14 +151,14 @@ static void line(struct walk *w, uint32_t base, unsigned n, const int *own)
 	fwrite(buf, 1, (size_t)(q - buf), w->out);
 }
 
-void walk_hexdump(struct walk *w)
+void rs_walk_hexdump(struct walk *w)
 {
 	const struct rs_frame *f = w->f;
 	uint32_t cap = w->pkt->caplen;
 	int prev_owner = -2;
 	uint32_t base = 0;
 
-	wout(w, "\n  Hex dump: %u byte%s captured; ^ marks the first byte of each layer\n", cap, cap == 1 ? "" : "s");
+	rs_wout(w, "\n  Hex dump: %u byte%s captured; ^ marks the first byte of each layer\n", cap, cap == 1 ? "" : "s");
 	while (base < cap) {
 		unsigned n = cap - base < PER_LINE ? cap - base : PER_LINE;
 		int own[PER_LINE];
@@ -192,6 +192,6 @@ void walk_hexdump(struct walk *w)
 		}
 	}
 	if (w->pkt->wirelen > cap)
-		wout(w, "    (%u more byte%s on the wire %s not captured)\n", w->pkt->wirelen - cap,
+		rs_wout(w, "    (%u more byte%s on the wire %s not captured)\n", w->pkt->wirelen - cap,
 		     w->pkt->wirelen - cap == 1 ? "" : "s", w->pkt->wirelen - cap == 1 ? "was" : "were");
 }

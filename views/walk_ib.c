@@ -29,12 +29,12 @@ static const char *transport_long(uint8_t opcode)
 
 /* "DC RDMA WRITE Only": a DC packet named as the RC operation of the same
  * low opcode bits (dissect/opcodes.c rs_dc_opname), "DC CONNECT" for 0x55. */
-const char *walk_dc_pretty(uint8_t opcode)
+const char *rs_walk_dc_pretty(uint8_t opcode)
 {
 	if ((opcode & 0x1F) == 0x15)
 		return "DC CONNECT";
 	const struct rs_opinfo *rc = rs_opinfo((uint8_t)(RS_TR_RC | (opcode & 0x1F)));
-	return rc->defined && rc->pretty ? wfmt("DC %s", rc->pretty + 3) : wfmt("DC opcode 0x%02x", opcode);
+	return rc->defined && rc->pretty ? rs_wfmt("DC %s", rc->pretty + 3) : rs_wfmt("DC opcode 0x%02x", opcode);
 }
 
 /* "RDMA WRITE Only" from "RC RDMA WRITE Only". */
@@ -51,7 +51,7 @@ static const char *bits_str(unsigned v, unsigned n)
 	for (unsigned i = 0; i < n && i < 15; i++)
 		b[i] = (char)('0' + ((v >> (n - 1 - i)) & 1));
 	b[n < 15 ? n : 15] = '\0';
-	return wfmt("%s", b);
+	return rs_wfmt("%s", b);
 }
 
 static const char *destqp_sentence(const struct walk *w)
@@ -65,10 +65,10 @@ static const char *destqp_sentence(const struct walk *w)
 	if (b->destqp == 0xFFFFFF)
 		return "DestQP 0xffffff is the multicast QP number: every QP attached to the group gets a copy.";
 	if (rs_opinfo(b->opcode)->response)
-		return wfmt("DestQP 0x%x (%u) is the requester's queue pair, at %s.", b->destqp, b->destqp,
-			    walk_addr(&w->f->dst));
-	return wfmt("DestQP 0x%x (%u) is the queue pair at %s that receives this packet.", b->destqp, b->destqp,
-		    walk_addr(&w->f->dst));
+		return rs_wfmt("DestQP 0x%x (%u) is the requester's queue pair, at %s.", b->destqp, b->destqp,
+			    rs_walk_addr(&w->f->dst));
+	return rs_wfmt("DestQP 0x%x (%u) is the queue pair at %s that receives this packet.", b->destqp, b->destqp,
+		    rs_walk_addr(&w->f->dst));
 }
 
 static const char *psn_sentence(const struct walk *w, bool full)
@@ -80,29 +80,29 @@ static const char *psn_sentence(const struct walk *w, bool full)
 
 	if (!full && (tr == RS_TR_UD || tr == RS_TR_UC || (op->kind != RS_KIND_ACK && op->kind != RS_KIND_ATOMIC_ACK &&
 						      op->kind != RS_KIND_READ_RESP)))
-		return tr == RS_TR_CNP ? "" : wfmt("PSN 0x%06x.", b->psn);
+		return tr == RS_TR_CNP ? "" : rs_wfmt("PSN 0x%06x.", b->psn);
 	if (tr == RS_TR_UD)
-		return wfmt("UD packets carry a PSN (0x%06x) but the receiver does not check it: UD has no ordering "
+		return rs_wfmt("UD packets carry a PSN (0x%06x) but the receiver does not check it: UD has no ordering "
 			    "and no retransmission.", b->psn);
 	if (tr == RS_TR_CNP)
 		return "A CNP's PSN has no meaning.";
 	if (tr == RS_TR_UC)
-		return wfmt("PSN 0x%06x numbers this packet: the receiver detects a gap and drops the rest of that "
+		return rs_wfmt("PSN 0x%06x numbers this packet: the receiver detects a gap and drops the rest of that "
 			    "message, but UC never retransmits.", b->psn);
 	if (op->kind == RS_KIND_ACK || op->kind == RS_KIND_ATOMIC_ACK) {
 		if ((f->ext & RS_EXT_AETH) && rs_aeth_kind(f->aeth.syndrome) == RS_AETH_NAK &&
 		    rs_aeth_value(f->aeth.syndrome) == RS_NAK_PSN_SEQ_ERR)
-			return wfmt("In this NAK, PSN 0x%06x is the PSN the responder expected next.", b->psn);
-		return wfmt("A response carries the requester's PSN: 0x%06x is the PSN of the newest request packet "
+			return rs_wfmt("In this NAK, PSN 0x%06x is the PSN the responder expected next.", b->psn);
+		return rs_wfmt("A response carries the requester's PSN: 0x%06x is the PSN of the newest request packet "
 			    "it answers.", b->psn);
 	}
 	if (op->kind == RS_KIND_READ_RESP && w->v.msg_known && w->v.msg_req_frame)
-		return wfmt("PSN 0x%06x = the request's PSN 0x%06x + %u: READ response packets reuse the requester's "
+		return rs_wfmt("PSN 0x%06x = the request's PSN 0x%06x + %u: READ response packets reuse the requester's "
 			    "PSNs, one per packet.", b->psn, (b->psn - (w->v.msg_index - 1)) & 0xFFFFFF, w->v.msg_index - 1);
 	if (op->kind == RS_KIND_READ_RESP)
-		return wfmt("PSN 0x%06x: READ response packets reuse the requester's PSNs, from the request's PSN "
+		return rs_wfmt("PSN 0x%06x: READ response packets reuse the requester's PSNs, from the request's PSN "
 			    "on, one per packet.", b->psn);
-	return wfmt("PSN 0x%06x (%u) numbers this packet on the connection: the responder accepts packets "
+	return rs_wfmt("PSN 0x%06x (%u) numbers this packet on the connection: the responder accepts packets "
 		    "only in PSN order, detects a loss from a gap, and the requester resends from there.",
 		    b->psn, b->psn);
 }
@@ -116,27 +116,27 @@ static void bth(struct walk *w, const struct rs_layer *l)
 	bool request = op->defined && !op->response && (b->opcode & 0xE0) != RS_TR_UD &&
 		       (b->opcode & 0xE0) != RS_TR_CNP;
 
-	wtitle(w, l->id, "Base Transport Header", l->off, l->len);
+	rs_wtitle(w, l->id, "Base Transport Header", l->off, l->len);
 	bool dc = f->have & RS_HAVE_DC;
-	wfield(w, o, "OpCode", whexdec(b->opcode, 2), "%s",
-	       dc ? walk_dc_pretty(b->opcode) : op->defined ? op->pretty : "reserved");
-	wbits(w, o, 1, 5, 3, b->opcode >> 5, "  transport", "%s", dc ? "RD range, NVIDIA DC" : rs_transport_name(b->opcode));
-	wbits(w, o, 1, 0, 5, b->opcode & 0x1F, "  operation", "%s", op_only(b->opcode));
-	wbits(w, o + 1, 1, 7, 1, b->se, "SE", "solicited event%s", b->se ? " requested" : "");
-	wbits(w, o + 1, 1, 6, 1, b->migreq, "MigReq", "path migration state");
-	wbits(w, o + 1, 1, 4, 2, b->padcnt, "PadCnt", "pad bytes after the payload");
-	wbits(w, o + 1, 1, 0, 4, b->tver, "TVer", "transport header version");
-	wfield(w, o + 2, "P_Key", whexdec(b->pkey, 4), "%s", walk_pkey_note(b->pkey));
-	wbits(w, o + 4, 1, 7, 1, b->fecn, "FECN", "forward congestion notification");
-	wbits(w, o + 4, 1, 6, 1, b->becn, "BECN", "backward congestion notification");
-	wbits(w, o + 4, 1, 0, 6, b->resv6, "Resv6", NULL);
-	wfield(w, o + 5, "DestQP", whexdec(b->destqp, 6), "destination queue pair");
-	wbits(w, o + 8, 1, 7, 1, b->ackreq, "AckReq", "%s", b->ackreq ? "acknowledge this packet" : "");
-	wbits(w, o + 8, 1, 0, 7, b->resv7, "Resv7", NULL);
-	wfield(w, o + 9, "PSN", whexdec(b->psn, 6), "packet sequence number");
+	rs_wfield(w, o, "OpCode", rs_whexdec(b->opcode, 2), "%s",
+	       dc ? rs_walk_dc_pretty(b->opcode) : op->defined ? op->pretty : "reserved");
+	rs_wbits(w, o, 1, 5, 3, b->opcode >> 5, "  transport", "%s", dc ? "RD range, NVIDIA DC" : rs_transport_name(b->opcode));
+	rs_wbits(w, o, 1, 0, 5, b->opcode & 0x1F, "  operation", "%s", op_only(b->opcode));
+	rs_wbits(w, o + 1, 1, 7, 1, b->se, "SE", "solicited event%s", b->se ? " requested" : "");
+	rs_wbits(w, o + 1, 1, 6, 1, b->migreq, "MigReq", "path migration state");
+	rs_wbits(w, o + 1, 1, 4, 2, b->padcnt, "PadCnt", "pad bytes after the payload");
+	rs_wbits(w, o + 1, 1, 0, 4, b->tver, "TVer", "transport header version");
+	rs_wfield(w, o + 2, "P_Key", rs_whexdec(b->pkey, 4), "%s", rs_walk_pkey_note(b->pkey));
+	rs_wbits(w, o + 4, 1, 7, 1, b->fecn, "FECN", "forward congestion notification");
+	rs_wbits(w, o + 4, 1, 6, 1, b->becn, "BECN", "backward congestion notification");
+	rs_wbits(w, o + 4, 1, 0, 6, b->resv6, "Resv6", NULL);
+	rs_wfield(w, o + 5, "DestQP", rs_whexdec(b->destqp, 6), "destination queue pair");
+	rs_wbits(w, o + 8, 1, 7, 1, b->ackreq, "AckReq", "%s", b->ackreq ? "acknowledge this packet" : "");
+	rs_wbits(w, o + 8, 1, 0, 7, b->resv7, "Resv7", NULL);
+	rs_wfield(w, o + 9, "PSN", rs_whexdec(b->psn, 6), "packet sequence number");
 
 	char s[1600];
-	bool full = walk_first(w, l->id);
+	bool full = rs_walk_first(w, l->id);
 	size_t k = 0;
 	if (full)
 		k = (size_t)snprintf(s, sizeof s,
@@ -149,7 +149,7 @@ static void bth(struct walk *w, const struct rs_layer *l)
 	if (k < sizeof s)
 		k += (size_t)snprintf(s + k, sizeof s - k, "%s %s", destqp_sentence(w), psn_sentence(w, full));
 	if (request && k < sizeof s) {
-		bool first = walk_first(w, b->ackreq ? WALK_TOPIC_ACKREQ1 : WALK_TOPIC_ACKREQ0);
+		bool first = rs_walk_first(w, b->ackreq ? WALK_TOPIC_ACKREQ1 : WALK_TOPIC_ACKREQ0);
 		k += (size_t)snprintf(s + k, sizeof s - k, "%s", b->ackreq
 			? (first ? " AckReq=1: the requester asks the responder to acknowledge this packet."
 				 : " AckReq=1: acknowledge this packet.")
@@ -159,7 +159,7 @@ static void bth(struct walk *w, const struct rs_layer *l)
 	}
 	if ((full || (b->pkey & 0x7FFF) != 0x7FFF) && k < sizeof s)
 		k += (size_t)snprintf(s + k, sizeof s - k, " P_Key 0x%04x: %s; both ends must belong to the "
-				      "partition or the packet is dropped.", b->pkey, walk_pkey_note(b->pkey));
+				      "partition or the packet is dropped.", b->pkey, rs_walk_pkey_note(b->pkey));
 	if (b->padcnt && k < sizeof s)
 		k += (size_t)snprintf(s + k, sizeof s - k, " PadCnt %u: %u pad byte%s after the payload make it "
 				      "a multiple of 4 bytes.", b->padcnt, b->padcnt, b->padcnt == 1 ? "" : "s");
@@ -170,7 +170,7 @@ static void bth(struct walk *w, const struct rs_layer *l)
 		k += (size_t)snprintf(s + k, sizeof s - k, " %s set: InfiniBand congestion control (Annex A10) "
 				      "marks congestion here; RoCE v2 signals it with ECN in the IP header instead.",
 				      b->fecn && b->becn ? "FECN and BECN" : b->fecn ? "FECN" : "BECN");
-	wsay(w, "%s", s);
+	rs_wsay(w, "%s", s);
 }
 
 static void aeth(struct walk *w, const struct rs_layer *l)
@@ -183,54 +183,54 @@ static void aeth(struct walk *w, const struct rs_layer *l)
 
 	switch (kind) {
 	case RS_AETH_ACK:
-		val = v == 31 ? "credit code 31: no credit limit" : wfmt("credit code %u: %u credits", v, credit_count[v]);
+		val = v == 31 ? "credit code 31: no credit limit" : rs_wfmt("credit code %u: %u credits", v, credit_count[v]);
 		break;
 	case RS_AETH_RNR_NAK:
-		val = wfmt("RNR timer %u: %s", v, walk_duration(rs_rnr_timer_us(v)));
+		val = rs_wfmt("RNR timer %u: %s", v, rs_walk_duration(rs_rnr_timer_us(v)));
 		break;
 	case RS_AETH_NAK:
-		val = wfmt("NAK code %u: %s", v, rs_nak_code_name(v));
+		val = rs_wfmt("NAK code %u: %s", v, rs_nak_code_name(v));
 		break;
 	default:
 		val = "reserved";
 		break;
 	}
-	wtitle(w, l->id, "ACK Extended Transport Header", l->off, l->len);
-	wfield(w, l->off, "Syndrome", whexdec(a->syndrome, 2), "%s", kinds[kind]);
-	wbits(w, l->off, 1, 7, 1, a->syndrome >> 7, "  reserved", NULL);
-	wbits(w, l->off, 1, 5, 2, kind, "  kind", "%s", kinds[kind]);
-	wbits(w, l->off, 1, 0, 5, v, "  value", "%s", val);
-	wfield(w, l->off + 1, "MSN", whexdec(a->msn, 6), "message sequence number");
+	rs_wtitle(w, l->id, "ACK Extended Transport Header", l->off, l->len);
+	rs_wfield(w, l->off, "Syndrome", rs_whexdec(a->syndrome, 2), "%s", kinds[kind]);
+	rs_wbits(w, l->off, 1, 7, 1, a->syndrome >> 7, "  reserved", NULL);
+	rs_wbits(w, l->off, 1, 5, 2, kind, "  kind", "%s", kinds[kind]);
+	rs_wbits(w, l->off, 1, 0, 5, v, "  value", "%s", val);
+	rs_wfield(w, l->off + 1, "MSN", rs_whexdec(a->msn, 6), "message sequence number");
 
-	if (!walk_first(w, l->id)) {
-		wsay(w, "%s; %s; MSN %u.", kinds[kind], val, a->msn);
+	if (!rs_walk_first(w, l->id)) {
+		rs_wsay(w, "%s; %s; MSN %u.", kinds[kind], val, a->msn);
 		return;
 	}
 	const char *msn = (w->f->have & RS_HAVE_DC)
-		? wfmt("MSN %u: a DC ACK's MSN is not known to count messages (it is 0 in every DC ACK seen), so "
+		? rs_wfmt("MSN %u: a DC ACK's MSN is not known to count messages (it is 0 in every DC ACK seen), so "
 		       "rocestat does not use it.", a->msn)
-		: wfmt("MSN %u is the responder's running count of completed messages (modulo 2^24); "
+		: rs_wfmt("MSN %u is the responder's running count of completed messages (modulo 2^24); "
 		       "the requester uses it to complete its work requests.", a->msn);
 	switch (kind) {
 	case RS_AETH_ACK:
-		wsay(w, "Syndrome 0x%02x: bits 6-5 = 00 make it an ACK (IBA Table 42); the low 5 bits are the "
+		rs_wsay(w, "Syndrome 0x%02x: bits 6-5 = 00 make it an ACK (IBA Table 42); the low 5 bits are the "
 			"credit count, %s. %s", a->syndrome,
 		     v == 31 ? "31 = no credit limit (the responder does not use end-to-end flow control, e.g. "
 			       "with a shared receive queue)"
-			     : wfmt("%u = room for %u more messages in the responder's receive queue", v,
+			     : rs_wfmt("%u = room for %u more messages in the responder's receive queue", v,
 				    credit_count[v]), msn);
 		break;
 	case RS_AETH_RNR_NAK:
-		wsay(w, "Syndrome 0x%02x: bits 6-5 = 01 make it an RNR NAK (receiver not ready): the low 5 bits, "
+		rs_wsay(w, "Syndrome 0x%02x: bits 6-5 = 01 make it an RNR NAK (receiver not ready): the low 5 bits, "
 			"%u, encode how long the requester must wait before retrying: %s (IBA Table 45). %s",
-		     a->syndrome, v, walk_duration(rs_rnr_timer_us(v)), msn);
+		     a->syndrome, v, rs_walk_duration(rs_rnr_timer_us(v)), msn);
 		break;
 	case RS_AETH_NAK:
-		wsay(w, "Syndrome 0x%02x: bits 6-5 = 11 make it a NAK; the low 5 bits are the NAK code %u, %s (IBA "
+		rs_wsay(w, "Syndrome 0x%02x: bits 6-5 = 11 make it a NAK; the low 5 bits are the NAK code %u, %s (IBA "
 			"Table 43). %s", a->syndrome, v, rs_nak_code_name(v), msn);
 		break;
 	default:
-		wsay(w, "Syndrome 0x%02x: bits 6-5 = 10 is a reserved syndrome (IBA Table 42).", a->syndrome);
+		rs_wsay(w, "Syndrome 0x%02x: bits 6-5 = 10 is a reserved syndrome (IBA Table 42).", a->syndrome);
 		break;
 	}
 }
@@ -242,25 +242,25 @@ static void dc(struct walk *w, const struct rs_layer *l)
 	const struct rs_dceth *x = &w->f->dceth;
 	uint32_t o = l->off;
 	if (l->id == RS_L_DCCETH) {
-		wtitle(w, l->id, "DC connect header (NVIDIA)", o, l->len);
-		wfield(w, o, "Unknown", "8 bytes", "not decoded");
-		wfield(w, o + 8, "DC key", whex(x->dc_key, 16), "the target DCT's access key");
-		wsay(w, "A DC connect carries the DC access key the target's DCT checks (rdma-core's "
+		rs_wtitle(w, l->id, "DC connect header (NVIDIA)", o, l->len);
+		rs_wfield(w, o, "Unknown", "8 bytes", "not decoded");
+		rs_wfield(w, o + 8, "DC key", rs_whex(x->dc_key, 16), "the target DCT's access key");
+		rs_wsay(w, "A DC connect carries the DC access key the target's DCT checks (rdma-core's "
 			"mlx5dv_wr_set_dc_addr remote_dc_key) before it accepts the initiator.");
 		return;
 	}
-	wtitle(w, l->id, "DC Extended Transport Header (NVIDIA)", o, l->len);
-	wfield(w, o, "Flags", whex(x->flags, 2), "%s", x->flags == 0x11 ? "from the initiator (DCI)" : "from the target (DCT)");
-	wfield(w, o + 1, "Source QP", whexdec(x->srcqp, 6), "as the sender numbers it");
-	wfield(w, o + 4, "Unknown", "5 bytes", "not decoded");
-	wfield(w, o + 9, "Session", whexdec(x->session, 6), NULL);
-	wfield(w, o + 13, "DCT", whexdec(x->dct, 6), NULL);
-	wfield(w, o + 16, "Reserved", "4 bytes", "zero");
-	if (!walk_first(w, l->id)) {
-		wsay(w, "DC from QP 0x%x, session 0x%x, DCT 0x%x.", x->srcqp, x->session, x->dct);
+	rs_wtitle(w, l->id, "DC Extended Transport Header (NVIDIA)", o, l->len);
+	rs_wfield(w, o, "Flags", rs_whex(x->flags, 2), "%s", x->flags == 0x11 ? "from the initiator (DCI)" : "from the target (DCT)");
+	rs_wfield(w, o + 1, "Source QP", rs_whexdec(x->srcqp, 6), "as the sender numbers it");
+	rs_wfield(w, o + 4, "Unknown", "5 bytes", "not decoded");
+	rs_wfield(w, o + 9, "Session", rs_whexdec(x->session, 6), NULL);
+	rs_wfield(w, o + 13, "DCT", rs_whexdec(x->dct, 6), NULL);
+	rs_wfield(w, o + 16, "Reserved", "4 bytes", "zero");
+	if (!rs_walk_first(w, l->id)) {
+		rs_wsay(w, "DC from QP 0x%x, session 0x%x, DCT 0x%x.", x->srcqp, x->session, x->dct);
 		return;
 	}
-	wsay(w, "NVIDIA DC (Dynamically Connected, ConnectX-5 and later): one initiator QP (DCI) reaches many "
+	rs_wsay(w, "NVIDIA DC (Dynamically Connected, ConnectX-5 and later): one initiator QP (DCI) reaches many "
 		"targets (DCTs), connecting to each on the fly. The 20 bytes after the BTH are NVIDIA's own and "
 		"unpublished: they are told from RD's RDETH by their flags byte (0x10/0x11) and zero bytes, and only "
 		"what public sources support is named here. Then come the headers of the RC operation with the "
@@ -276,90 +276,90 @@ static void ext(struct walk *w, const struct rs_layer *l)
 
 	switch (l->id) {
 	case RS_L_RDETH:
-		wtitle(w, l->id, "Reliable Datagram Extended Transport Header", o, l->len);
-		wfield(w, o + 1, "EE context", whexdec(f->rdeth_eecnxt, 6), NULL);
-		wsay(w, "RD only: the end-to-end context 0x%x that carries this datagram reliably.", f->rdeth_eecnxt);
+		rs_wtitle(w, l->id, "Reliable Datagram Extended Transport Header", o, l->len);
+		rs_wfield(w, o + 1, "EE context", rs_whexdec(f->rdeth_eecnxt, 6), NULL);
+		rs_wsay(w, "RD only: the end-to-end context 0x%x that carries this datagram reliably.", f->rdeth_eecnxt);
 		break;
 	case RS_L_DETH:
-		wtitle(w, l->id, "Datagram Extended Transport Header", o, l->len);
-		wfield(w, o, "Q_Key", whexdec(f->deth.qkey, 8), "%s", f->deth.qkey == 0x80010000u
+		rs_wtitle(w, l->id, "Datagram Extended Transport Header", o, l->len);
+		rs_wfield(w, o, "Q_Key", rs_whexdec(f->deth.qkey, 8), "%s", f->deth.qkey == 0x80010000u
 			? "the well-known QP1 key" : f->deth.qkey & 0x80000000u ? "controlled key" : "");
-		wfield(w, o + 5, "Source QP", whexdec(f->deth.srcqp, 6), "the sender's QP");
+		rs_wfield(w, o + 5, "Source QP", rs_whexdec(f->deth.srcqp, 6), "the sender's QP");
 		if (f->bth.destqp == 0)
-			wsay(w, "From QP 0x%x. Subnet management packets to QP0 are not checked against a Q_Key.",
+			rs_wsay(w, "From QP 0x%x. Subnet management packets to QP0 are not checked against a Q_Key.",
 			     f->deth.srcqp);
-		else if (!walk_first(w, l->id))
-			wsay(w, "From QP 0x%x with Q_Key 0x%08x%s.", f->deth.srcqp, f->deth.qkey,
+		else if (!rs_walk_first(w, l->id))
+			rs_wsay(w, "From QP 0x%x with Q_Key 0x%08x%s.", f->deth.srcqp, f->deth.qkey,
 			     f->deth.qkey == 0x80010000u ? " (the QP1 key)" : "");
 		else if (f->deth.qkey == 0x80010000u)
-			wsay(w, "A datagram names its sender's QP (0x%x, where replies go) and a Q_Key. 0x80010000 is "
+			rs_wsay(w, "A datagram names its sender's QP (0x%x, where replies go) and a Q_Key. 0x80010000 is "
 				"the well-known Q_Key of QP1, used by every management datagram; keys with the top bit "
 				"set are \"controlled\": only privileged software may send with them.", f->deth.srcqp);
 		else
-			wsay(w, "A datagram names its sender's QP (0x%x, where replies go) and a Q_Key: the receiving "
+			rs_wsay(w, "A datagram names its sender's QP (0x%x, where replies go) and a Q_Key: the receiving "
 				"UD QP accepts it only if the Q_Key matches its own (0x%08x).", f->deth.srcqp, f->deth.qkey);
 		break;
 	case RS_L_XRCETH:
-		wtitle(w, l->id, "XRC Extended Transport Header", o, l->len);
-		wfield(w, o + 1, "XRC SRQ", whexdec(f->xrceth_srqn, 6), NULL);
-		wsay(w, "XRC: the message goes to shared receive queue 0x%x at the target, whichever QP receives it.",
+		rs_wtitle(w, l->id, "XRC Extended Transport Header", o, l->len);
+		rs_wfield(w, o + 1, "XRC SRQ", rs_whexdec(f->xrceth_srqn, 6), NULL);
+		rs_wsay(w, "XRC: the message goes to shared receive queue 0x%x at the target, whichever QP receives it.",
 		     f->xrceth_srqn);
 		break;
 	case RS_L_FETH:
-		wtitle(w, l->id, "Flush Extended Transport Header", o, l->len);
-		wbits(w, o + 3, 1, 4, 2, (f->feth >> 4) & 3, "Selectivity", NULL);
-		wbits(w, o + 3, 1, 0, 4, f->feth & 0xF, "Placement type", NULL);
-		wsay(w, "FLUSH asks the responder to make earlier writes to the RETH's region visible or persistent, "
+		rs_wtitle(w, l->id, "Flush Extended Transport Header", o, l->len);
+		rs_wbits(w, o + 3, 1, 4, 2, (f->feth >> 4) & 3, "Selectivity", NULL);
+		rs_wbits(w, o + 3, 1, 0, 4, f->feth & 0xF, "Placement type", NULL);
+		rs_wsay(w, "FLUSH asks the responder to make earlier writes to the RETH's region visible or persistent, "
 			"as the placement type says.");
 		break;
 	case RS_L_RETH:
-		wtitle(w, l->id, "RDMA Extended Transport Header", o, l->len);
-		wfield(w, o, "Virtual address", whex(f->reth.va, 16), NULL);
-		wfield(w, o + 8, "R_Key", whexdec(f->reth.rkey, 8), "remote key of the memory region");
-		wfield(w, o + 12, "DMA length", whexdec(f->reth.dmalen, 8), "bytes in the whole message");
-		if (!walk_first(w, l->id))
-			wsay(w, "%s VA 0x%" PRIx64 ", R_Key 0x%x, DMA length %u (the whole message).",
+		rs_wtitle(w, l->id, "RDMA Extended Transport Header", o, l->len);
+		rs_wfield(w, o, "Virtual address", rs_whex(f->reth.va, 16), NULL);
+		rs_wfield(w, o + 8, "R_Key", rs_whexdec(f->reth.rkey, 8), "remote key of the memory region");
+		rs_wfield(w, o + 12, "DMA length", rs_whexdec(f->reth.dmalen, 8), "bytes in the whole message");
+		if (!rs_walk_first(w, l->id))
+			rs_wsay(w, "%s VA 0x%" PRIx64 ", R_Key 0x%x, DMA length %u (the whole message).",
 			     op->kind == RS_KIND_READ_REQ ? "Read from" : "To", f->reth.va, f->reth.rkey, f->reth.dmalen);
 		else if (op->kind == RS_KIND_READ_REQ)
-			wsay(w, "The RETH says which remote memory to read: %u bytes at virtual address 0x%" PRIx64
+			rs_wsay(w, "The RETH says which remote memory to read: %u bytes at virtual address 0x%" PRIx64
 				" in the region registered with R_Key 0x%x. The responder checks that the key allows "
 				"remote reads of that range.", f->reth.dmalen, f->reth.va, f->reth.rkey);
 		else
-			wsay(w, "The RETH says where the data goes: virtual address 0x%" PRIx64 " in the responder's "
+			rs_wsay(w, "The RETH says where the data goes: virtual address 0x%" PRIx64 " in the responder's "
 				"memory region registered with R_Key 0x%x. The DMA length, %u bytes, is the size of the "
 				"whole message, not of this packet; only the first packet of a message carries a RETH.",
 			     f->reth.va, f->reth.rkey, f->reth.dmalen);
 		if (w->v.nvme_cmd_frame)
-			walk_nvme_transfer(w);
+			rs_walk_nvme_transfer(w);
 		break;
 	case RS_L_ATOMICETH:
-		wtitle(w, l->id, "Atomic Extended Transport Header", o, l->len);
-		wfield(w, o, "Virtual address", whex(f->atomic.va, 16), NULL);
-		wfield(w, o + 8, "R_Key", whexdec(f->atomic.rkey, 8), NULL);
-		wfield(w, o + 12, op->kind == RS_KIND_FETCH_ADD ? "Add data" : "Swap data", whex(f->atomic.swap, 16), NULL);
-		wfield(w, o + 20, "Compare data", whex(f->atomic.cmp, 16), "%s",
+		rs_wtitle(w, l->id, "Atomic Extended Transport Header", o, l->len);
+		rs_wfield(w, o, "Virtual address", rs_whex(f->atomic.va, 16), NULL);
+		rs_wfield(w, o + 8, "R_Key", rs_whexdec(f->atomic.rkey, 8), NULL);
+		rs_wfield(w, o + 12, op->kind == RS_KIND_FETCH_ADD ? "Add data" : "Swap data", rs_whex(f->atomic.swap, 16), NULL);
+		rs_wfield(w, o + 20, "Compare data", rs_whex(f->atomic.cmp, 16), "%s",
 		       op->kind == RS_KIND_FETCH_ADD ? "unused by Fetch & Add" : "");
-		wsay(w, "An atomic operation on the 8 bytes at 0x%" PRIx64 " (R_Key 0x%x); no other access to them "
+		rs_wsay(w, "An atomic operation on the 8 bytes at 0x%" PRIx64 " (R_Key 0x%x); no other access to them "
 			"can come in between.", f->atomic.va, f->atomic.rkey);
 		break;
 	case RS_L_AETH:
 		aeth(w, l);
 		break;
 	case RS_L_ATOMICACKETH:
-		wtitle(w, l->id, "Atomic ACK Extended Transport Header", o, l->len);
-		wfield(w, o, "Original data", whexdec(f->atomicack_orig, 16), NULL);
-		wsay(w, "The value the 8 bytes held before the atomic operation, returned to the requester.");
+		rs_wtitle(w, l->id, "Atomic ACK Extended Transport Header", o, l->len);
+		rs_wfield(w, o, "Original data", rs_whexdec(f->atomicack_orig, 16), NULL);
+		rs_wsay(w, "The value the 8 bytes held before the atomic operation, returned to the requester.");
 		break;
 	case RS_L_IMMDT:
-		wtitle(w, l->id, "Immediate Data", o, l->len);
-		wfield(w, o, "Immediate", whexdec(f->immdt, 8), NULL);
-		wsay(w, "32 bits delivered with the message to the receiver's completion queue entry; the receiver "
+		rs_wtitle(w, l->id, "Immediate Data", o, l->len);
+		rs_wfield(w, o, "Immediate", rs_whexdec(f->immdt, 8), NULL);
+		rs_wsay(w, "32 bits delivered with the message to the receiver's completion queue entry; the receiver "
 			"consumes a receive work request to get it.");
 		break;
 	case RS_L_IETH:
-		wtitle(w, l->id, "Invalidate Extended Transport Header", o, l->len);
-		wfield(w, o, "R_Key", whexdec(f->ieth_rkey, 8), "to invalidate");
-		wsay(w, "When this SEND completes, the responder invalidates R_Key 0x%x: remote access through it "
+		rs_wtitle(w, l->id, "Invalidate Extended Transport Header", o, l->len);
+		rs_wfield(w, o, "R_Key", rs_whexdec(f->ieth_rkey, 8), "to invalidate");
+		rs_wsay(w, "When this SEND completes, the responder invalidates R_Key 0x%x: remote access through it "
 			"ends.", f->ieth_rkey);
 		break;
 	case RS_L_DCETH:
@@ -367,16 +367,16 @@ static void ext(struct walk *w, const struct rs_layer *l)
 		dc(w, l);
 		break;
 	case RS_L_CNP:
-		wtitle(w, l->id, "CNP reserved bytes", o, l->len);
-		wfield(w, o, "Reserved", wfmt("%u bytes", l->len), NULL);
-		wsay(w, "A RoCE v2 CNP carries 16 reserved bytes after its BTH (IBA Annex A17.9.3).");
+		rs_wtitle(w, l->id, "CNP reserved bytes", o, l->len);
+		rs_wfield(w, o, "Reserved", rs_wfmt("%u bytes", l->len), NULL);
+		rs_wsay(w, "A RoCE v2 CNP carries 16 reserved bytes after its BTH (IBA Annex A17.9.3).");
 		break;
 	default:
 		break;
 	}
 }
 
-void walk_ib_layer(struct walk *w, const struct rs_layer *l)
+void rs_walk_ib_layer(struct walk *w, const struct rs_layer *l)
 {
 	switch (l->id) {
 	case RS_L_BTH:
@@ -386,7 +386,7 @@ void walk_ib_layer(struct walk *w, const struct rs_layer *l)
 	case RS_L_PAD:
 	case RS_L_ICRC:
 	case RS_L_VCRC:
-		walk_data_layer(w, l);
+		rs_walk_data_layer(w, l);
 		break;
 	default:
 		ext(w, l);

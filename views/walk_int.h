@@ -56,71 +56,71 @@ struct walk {
 /* ---- output (walk_out.c) ------------------------------------------------- */
 
 /* Rotating scratch buffers for formatted values: valid for a few calls. */
-const char *wfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-const char *whex(uint64_t v, int digits);     /* "0x00ff" */
-const char *whexdec(uint64_t v, int digits);  /* "0x00ff (255)" */
-const char *wbytes(const uint8_t *p, unsigned n, char sep); /* "52:54:00:.." */
+const char *rs_wfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *rs_whex(uint64_t v, int digits);     /* "0x00ff" */
+const char *rs_whexdec(uint64_t v, int digits);  /* "0x00ff (255)" */
+const char *rs_wbytes(const uint8_t *p, unsigned n, char sep); /* "52:54:00:.." */
 
-void wout(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void wsgr(struct walk *w, const char *sgr);   /* colour on, if colour is on */
-void wsgr_off(struct walk *w);
-const char *wlayer_sgr(unsigned layer_id);
+void rs_wout(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rs_wsgr(struct walk *w, const char *sgr);   /* colour on, if colour is on */
+void rs_wsgr_off(struct walk *w);
+const char *rs_wlayer_sgr(unsigned layer_id);
 
 /* The heading of a layer: name, what it stands for, where it is. */
-void wtitle(struct walk *w, unsigned layer_id, const char *long_name, uint32_t off, uint32_t len);
-void wtitle_named(struct walk *w, unsigned layer_id, const char *name, const char *long_name, uint32_t off,
+void rs_wtitle(struct walk *w, unsigned layer_id, const char *long_name, uint32_t off, uint32_t len);
+void rs_wtitle_named(struct walk *w, unsigned layer_id, const char *name, const char *long_name, uint32_t off,
 		  uint32_t len);
 /* One field: offset, label, value and an optional note (printf format). */
-void wfield(struct walk *w, uint32_t off, const char *label, const char *value, const char *note, ...)
+void rs_wfield(struct walk *w, uint32_t off, const char *label, const char *value, const char *note, ...)
 	__attribute__((format(printf, 5, 6)));
 /* A bit field of `width` bits at `shift` within `nbytes` bytes starting at
  * `off`: drawn as Wireshark does (".0.. ....") so it maps onto the byte. */
-void wbits(struct walk *w, uint32_t off, unsigned nbytes, unsigned shift, unsigned width, uint64_t value,
+void rs_wbits(struct walk *w, uint32_t off, unsigned nbytes, unsigned shift, unsigned width, uint64_t value,
 	   const char *label, const char *note, ...) __attribute__((format(printf, 8, 9)));
 /* A plain-language explanation, word-wrapped under a "> " margin. */
-void wsay(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rs_wsay(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same with a different first-line marker (e.g. "!! "), in colour `sgr`. */
-void wsay_marked(struct walk *w, const char *mark, const char *sgr, const char *fmt, ...)
+void rs_wsay_marked(struct walk *w, const char *mark, const char *sgr, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Word-wrap `text` starting at column `col` (already reached), continuing
  * lines at column `indent`. */
-void wwrap(struct walk *w, int col, int indent, const char *text);
+void rs_wwrap(struct walk *w, int col, int indent, const char *text);
 
 /* Whether bytes were captured: for showing raw bytes (the hex dump, the
  * payload's first characters, pad bytes). Header fields come from the
  * dissector's struct rs_frame, never from the bytes here. */
-bool wcap(const struct walk *w, uint32_t off, uint32_t len);
+bool rs_wcap(const struct walk *w, uint32_t off, uint32_t len);
 
 /* ---- layers ---------------------------------------------------------------- */
 
 /* walk_link.c: ERF, Ethernet, VLAN, SLL, IPv4, IPv6, UDP, LRH, GRH, trailer. */
-void walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_index);
+void rs_walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_index);
 /* walk_ib.c: BTH and extension headers (hands the rest to walk_data.c). */
-void walk_ib_layer(struct walk *w, const struct rs_layer *l);
-const char *walk_dc_pretty(uint8_t opcode); /* "DC RDMA WRITE Only" */
+void rs_walk_ib_layer(struct walk *w, const struct rs_layer *l);
+const char *rs_walk_dc_pretty(uint8_t opcode); /* "DC RDMA WRITE Only" */
 /* walk_data.c: payload, pad, ICRC, VCRC. */
-void walk_data_layer(struct walk *w, const struct rs_layer *l);
+void rs_walk_data_layer(struct walk *w, const struct rs_layer *l);
 /* What the operation does, with this packet's numbers (walk_op.c). */
-void walk_operation(struct walk *w);
+void rs_walk_operation(struct walk *w);
 /* The one-line summary after the frame header (walk_op.c). */
-void walk_summary(struct walk *w, char *buf, size_t len);
+void rs_walk_summary(struct walk *w, char *buf, size_t len);
 /* walk_cm.c: the MAD header and the CM attribute. */
-void walk_mad_layer(struct walk *w, const struct rs_layer *l);
-void walk_cm_layer(struct walk *w, const struct rs_layer *l);
-const char *walk_mad_attr_name(uint8_t mgmt_class, uint16_t attr_id);
+void rs_walk_mad_layer(struct walk *w, const struct rs_layer *l);
+void rs_walk_cm_layer(struct walk *w, const struct rs_layer *l);
+const char *rs_walk_mad_attr_name(uint8_t mgmt_class, uint16_t attr_id);
 /* walk_nvme.c: an NVMe-oF command or response capsule. */
-void walk_nvme_layer(struct walk *w, const struct rs_layer *l);
+void rs_walk_nvme_layer(struct walk *w, const struct rs_layer *l);
 /* An RDMA READ request or WRITE the NVMe-oF target issued: for which command. */
-void walk_nvme_transfer(struct walk *w);
+void rs_walk_nvme_transfer(struct walk *w);
 /* walk_hex.c: the annotated hex dump. */
-void walk_hexdump(struct walk *w);
+void rs_walk_hexdump(struct walk *w);
 /* walk_other.c: one line naming a frame that is not RoCE. */
-void walk_describe_other(const struct walk *w, char *buf, size_t len);
+void rs_walk_describe_other(const struct walk *w, char *buf, size_t len);
 
 /* True the first time a kind of layer is explained in this file: the full
  * lesson then, a short frame-specific line afterwards. */
-bool walk_first(struct walk *w, unsigned layer_id);
-/* Topics other than layers, for walk_first(): ids above the layer ids. */
+bool rs_walk_first(struct walk *w, unsigned layer_id);
+/* Topics other than layers, for rs_walk_first(): ids above the layer ids. */
 enum {
 	WALK_TOPIC_ACKREQ1 = 40, WALK_TOPIC_ACKREQ0, WALK_TOPIC_IPOIB, WALK_TOPIC_UC, WALK_TOPIC_MSN,
 	WALK_TOPIC_NVME_RSP,
@@ -129,12 +129,12 @@ enum {
 	WALK_TOPICS = 256,
 };
 /* `text` the first time `topic` comes up in this file, "" afterwards. */
-const char *walk_once(struct walk *w, unsigned topic, const char *text);
+const char *rs_walk_once(struct walk *w, unsigned topic, const char *text);
 
 /* Small shared helpers. */
-const char *walk_addr(const struct rs_addr *a); /* formatted into a scratch buffer */
-const char *walk_ecn_name(uint8_t ecn);
-const char *walk_pkey_note(uint16_t pkey);
-const char *walk_duration(double us);           /* "1.28 ms", "4.29 s" */
+const char *rs_walk_addr(const struct rs_addr *a); /* formatted into a scratch buffer */
+const char *rs_walk_ecn_name(uint8_t ecn);
+const char *rs_walk_pkey_note(uint16_t pkey);
+const char *rs_walk_duration(double us);           /* "1.28 ms", "4.29 s" */
 
 #endif

@@ -32,9 +32,9 @@ static const char *dscp_name(uint8_t d)
 	if (d == 46)
 		return "EF";
 	if (d % 8 == 0)
-		return wfmt("CS%u", d / 8);
+		return rs_wfmt("CS%u", d / 8);
 	if (d / 8 >= 1 && d / 8 <= 4 && (d % 8 == 2 || d % 8 == 4 || d % 8 == 6))
-		return wfmt("AF%u%u", d / 8, (d % 8) / 2);
+		return rs_wfmt("AF%u%u", d / 8, (d % 8) / 2);
 	return "";
 }
 
@@ -55,22 +55,22 @@ static void erf_record(struct walk *w, const struct rs_layer *l)
 	const struct rs_frame *f = w->f;
 	uint8_t type = f->erf_type;
 
-	wtitle(w, l->id, "Extensible Record Format record header (capture metadata)", l->off, l->len);
-	wfield(w, 0, "Timestamp", whex(f->erf_ts_raw, 16), "%" PRIu64 ".%09" PRIu64 " s, little-endian",
+	rs_wtitle(w, l->id, "Extensible Record Format record header (capture metadata)", l->off, l->len);
+	rs_wfield(w, 0, "Timestamp", rs_whex(f->erf_ts_raw, 16), "%" PRIu64 ".%09" PRIu64 " s, little-endian",
 	       f->erf_ts_ns / 1000000000u, f->erf_ts_ns % 1000000000u);
-	wbits(w, 8, 1, 7, 1, f->erf_ext, "Extension", f->erf_ext ? "extension headers follow" : "no extension header");
-	wbits(w, 8, 1, 0, 7, type, "Type", "%s", type == 21 ? "InfiniBand" : type == 2 ? "Ethernet" : "");
-	wfield(w, 9, "Flags", whex(f->erf_flags, 2), NULL);
-	wfield(w, 10, "Record length", whexdec(f->erf_rlen, 4), "bytes in this record");
-	wfield(w, 12, "Loss counter", whexdec(f->erf_lctr, 4), NULL);
-	wfield(w, 14, "Wire length", whexdec(f->erf_wlen, 4), "the packet's length on the link");
+	rs_wbits(w, 8, 1, 7, 1, f->erf_ext, "Extension", f->erf_ext ? "extension headers follow" : "no extension header");
+	rs_wbits(w, 8, 1, 0, 7, type, "Type", "%s", type == 21 ? "InfiniBand" : type == 2 ? "Ethernet" : "");
+	rs_wfield(w, 9, "Flags", rs_whex(f->erf_flags, 2), NULL);
+	rs_wfield(w, 10, "Record length", rs_whexdec(f->erf_rlen, 4), "bytes in this record");
+	rs_wfield(w, 12, "Loss counter", rs_whexdec(f->erf_lctr, 4), NULL);
+	rs_wfield(w, 14, "Wire length", rs_whexdec(f->erf_wlen, 4), "the packet's length on the link");
 	if (l->len > 16)
-		wfield(w, 16, "Extension headers", wfmt("%u bytes", l->len - 16), NULL);
-	if (!walk_first(w, l->id)) {
-		wsay(w, "Capture record: type %u, %u bytes on the wire.", type, f->erf_wlen);
+		rs_wfield(w, 16, "Extension headers", rs_wfmt("%u bytes", l->len - 16), NULL);
+	if (!rs_walk_first(w, l->id)) {
+		rs_wsay(w, "Capture record: type %u, %u bytes on the wire.", type, f->erf_wlen);
 		return;
 	}
-	wsay(w, "ERF is the capture tool's own record around each packet (Endace format), not something sent "
+	rs_wsay(w, "ERF is the capture tool's own record around each packet (Endace format), not something sent "
 		"on the link. Type %u says %s follows; the timestamp holds seconds in its upper 32 bits and a "
 		"binary fraction of a second in the lower 32.",
 	     type, type == 21 ? "an InfiniBand packet, starting with its LRH," : "the packet");
@@ -84,37 +84,37 @@ static void ethernet(struct walk *w, const struct rs_layer *l)
 	const char *cast = (p[0] & 1) ? (memcmp(p, "\xff\xff\xff\xff\xff\xff", 6) == 0 ? "broadcast" : "multicast")
 				      : "unicast";
 
-	wtitle(w, l->id, "Ethernet II", l->off, l->len);
-	wfield(w, l->off, "Destination", wbytes(f->eth_dst, 6, ':'), "%s", cast);
+	rs_wtitle(w, l->id, "Ethernet II", l->off, l->len);
+	rs_wfield(w, l->off, "Destination", rs_wbytes(f->eth_dst, 6, ':'), "%s", cast);
 	/* No station sends from a group address: a capture tool wrote it (the
 	 * RDMA sniffer writes a MAC of its own into every frame). */
 	bool group_src = f->eth_src[0] & 1;
-	wfield(w, l->off + 6, "Source", wbytes(f->eth_src, 6, ':'), "%s",
+	rs_wfield(w, l->off + 6, "Source", rs_wbytes(f->eth_src, 6, ':'), "%s",
 	       group_src ? "group bit set: not a station's address" : "");
-	wfield(w, l->off + 12, "EtherType", whex(type, 4), "%s", ethertype_name(type));
+	rs_wfield(w, l->off + 12, "EtherType", rs_whex(type, 4), "%s", ethertype_name(type));
 	if (group_src)
-		wsay(w, "The source MAC %s has its group (multicast) bit set, which no sender puts on a wire: the "
+		rs_wsay(w, "The source MAC %s has its group (multicast) bit set, which no sender puts on a wire: the "
 			"capture tool wrote it (the RDMA sniffer, tcpdump -i mlx5_0, writes its own MACs), so this "
-			"field says nothing about the sending port.", wbytes(f->eth_src, 6, ':'));
+			"field says nothing about the sending port.", rs_wbytes(f->eth_src, 6, ':'));
 	const char *next = f->nvlan ? "a VLAN tag" : ethertype_name(type);
-	if (!walk_first(w, l->id)) {
-		wsay(w, "From MAC %s to MAC %s; EtherType 0x%04x: %s follows.", wbytes(f->eth_src, 6, ':'),
-		     wbytes(f->eth_dst, 6, ':'), type, next);
+	if (!rs_walk_first(w, l->id)) {
+		rs_wsay(w, "From MAC %s to MAC %s; EtherType 0x%04x: %s follows.", rs_wbytes(f->eth_src, 6, ':'),
+		     rs_wbytes(f->eth_dst, 6, ':'), type, next);
 		return;
 	}
 	if (f->have & RS_HAVE_PFC)
-		wsay(w, "A MAC Control frame from MAC %s to %s, the address reserved for it (IEEE 802.3 31B): "
-			"it is for the other end of this one link and no switch forwards it.", wbytes(f->eth_src, 6, ':'),
-		     wbytes(f->eth_dst, 6, ':'));
+		rs_wsay(w, "A MAC Control frame from MAC %s to %s, the address reserved for it (IEEE 802.3 31B): "
+			"it is for the other end of this one link and no switch forwards it.", rs_wbytes(f->eth_src, 6, ':'),
+		     rs_wbytes(f->eth_dst, 6, ':'));
 	else if (f->roce == RS_ROCE_V1 && !f->nvlan)
-		wsay(w, "Ethernet carries the frame across one link, from MAC %s to MAC %s. EtherType 0x8915 "
+		rs_wsay(w, "Ethernet carries the frame across one link, from MAC %s to MAC %s. EtherType 0x8915 "
 			"marks RoCE v1: the InfiniBand GRH follows directly, so the packet cannot cross an IP router "
-			"(IBA Annex A16).", wbytes(f->eth_src, 6, ':'), wbytes(f->eth_dst, 6, ':'));
+			"(IBA Annex A16).", rs_wbytes(f->eth_src, 6, ':'), rs_wbytes(f->eth_dst, 6, ':'));
 	else
-		wsay(w, "Ethernet carries the frame across one link, from MAC %s to MAC %s (the next hop, which "
+		rs_wsay(w, "Ethernet carries the frame across one link, from MAC %s to MAC %s (the next hop, which "
 			"may be a router). EtherType 0x%04x says %s follows%s. The 4-byte FCS at the end of the "
 			"frame is normally not captured.",
-		     wbytes(f->eth_src, 6, ':'), wbytes(f->eth_dst, 6, ':'), type, next,
+		     rs_wbytes(f->eth_src, 6, ':'), rs_wbytes(f->eth_dst, 6, ':'), type, next,
 		     type == 0x0800 || type == 0x86DD ? ", the carrier of RoCE v2 (RoCE v1 would be EtherType 0x8915)"
 						      : "");
 }
@@ -129,12 +129,12 @@ static void vlan(struct walk *w, const struct rs_layer *l, unsigned i)
 	uint16_t next = i + 1u < f->nvlan ? f->vlan_tpid[i + 1] : f->ethertype;
 	unsigned pcp = tci >> 13, dei = (tci >> 12) & 1, vid = tci & 0xFFF;
 
-	wtitle(w, l->id, wfmt("IEEE 802.1Q tag (TPID 0x%04x in the 2 bytes before)", tpid), l->off, l->len);
-	wbits(w, l->off, 2, 13, 3, pcp, "PCP", "priority code point (class of service)");
-	wbits(w, l->off, 2, 12, 1, dei, "DEI", "drop eligible");
-	wbits(w, l->off, 2, 0, 12, vid, "VID", "VLAN %u", vid);
-	wfield(w, l->off + 2, "EtherType", whex(next, 4), "%s", ethertype_name(next));
-	wsay(w, "The tag puts the frame in VLAN %u with priority %u. RoCE is usually given its own priority, "
+	rs_wtitle(w, l->id, rs_wfmt("IEEE 802.1Q tag (TPID 0x%04x in the 2 bytes before)", tpid), l->off, l->len);
+	rs_wbits(w, l->off, 2, 13, 3, pcp, "PCP", "priority code point (class of service)");
+	rs_wbits(w, l->off, 2, 12, 1, dei, "DEI", "drop eligible");
+	rs_wbits(w, l->off, 2, 0, 12, vid, "VID", "VLAN %u", vid);
+	rs_wfield(w, l->off + 2, "EtherType", rs_whex(next, 4), "%s", ethertype_name(next));
+	rs_wsay(w, "The tag puts the frame in VLAN %u with priority %u. RoCE is usually given its own priority, "
 		"with Priority Flow Control (IEEE 802.1Qbb) so that switches pause that priority instead of "
 		"dropping packets.", vid, pcp);
 }
@@ -151,26 +151,26 @@ static void sll(struct walk *w, const struct rs_layer *l)
 	bool v2 = l->id == RS_L_SLL2;
 	uint16_t proto = f->link_type;
 
-	wtitle(w, l->id, v2 ? "Linux cooked capture header v2" : "Linux cooked capture header", l->off, l->len);
+	rs_wtitle(w, l->id, v2 ? "Linux cooked capture header v2" : "Linux cooked capture header", l->off, l->len);
 	if (v2) {
-		wfield(w, 0, "Protocol", whex(proto, 4), "%s", ethertype_name(proto));
-		wfield(w, 4, "Interface index", whexdec(f->sll_ifindex, 8), NULL);
-		wfield(w, 8, "ARPHRD type", whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
-		wfield(w, 10, "Packet type", whexdec(f->sll_pkttype, 2), "%s", pkttype_name(f->sll_pkttype));
-		wfield(w, 11, "Address length", whexdec(f->sll_halen, 2), NULL);
-		wfield(w, 12, "Address", wbytes(f->sll_addr, 8, ':'), NULL);
+		rs_wfield(w, 0, "Protocol", rs_whex(proto, 4), "%s", ethertype_name(proto));
+		rs_wfield(w, 4, "Interface index", rs_whexdec(f->sll_ifindex, 8), NULL);
+		rs_wfield(w, 8, "ARPHRD type", rs_whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
+		rs_wfield(w, 10, "Packet type", rs_whexdec(f->sll_pkttype, 2), "%s", pkttype_name(f->sll_pkttype));
+		rs_wfield(w, 11, "Address length", rs_whexdec(f->sll_halen, 2), NULL);
+		rs_wfield(w, 12, "Address", rs_wbytes(f->sll_addr, 8, ':'), NULL);
 	} else {
-		wfield(w, 0, "Packet type", whexdec(f->sll_pkttype, 4), "%s", pkttype_name(f->sll_pkttype));
-		wfield(w, 2, "ARPHRD type", whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
-		wfield(w, 4, "Address length", whexdec(f->sll_halen, 4), NULL);
-		wfield(w, 6, "Address", wbytes(f->sll_addr, 8, ':'), NULL);
-		wfield(w, 14, "Protocol", whex(proto, 4), "%s", ethertype_name(proto));
+		rs_wfield(w, 0, "Packet type", rs_whexdec(f->sll_pkttype, 4), "%s", pkttype_name(f->sll_pkttype));
+		rs_wfield(w, 2, "ARPHRD type", rs_whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
+		rs_wfield(w, 4, "Address length", rs_whexdec(f->sll_halen, 4), NULL);
+		rs_wfield(w, 6, "Address", rs_wbytes(f->sll_addr, 8, ':'), NULL);
+		rs_wfield(w, 14, "Protocol", rs_whex(proto, 4), "%s", ethertype_name(proto));
 	}
-	if (!walk_first(w, l->id)) {
-		wsay(w, "Linux capture header: %s, protocol 0x%04x.", pkttype_name(f->sll_pkttype), proto);
+	if (!rs_walk_first(w, l->id)) {
+		rs_wsay(w, "Linux capture header: %s, protocol 0x%04x.", pkttype_name(f->sll_pkttype), proto);
 		return;
 	}
-	wsay(w, "The capturing Linux host wrote this header in place of the real link header (as when "
+	rs_wsay(w, "The capturing Linux host wrote this header in place of the real link header (as when "
 		"capturing on \"any\"): it records the direction (%s) and the protocol that follows (0x%04x%s%s).",
 	     pkttype_name(f->sll_pkttype), proto, *ethertype_name(proto) ? " = " : "", ethertype_name(proto));
 }
@@ -182,30 +182,30 @@ static void ipv4(struct walk *w, const struct rs_layer *l)
 	uint16_t frag = f->ip_frag;
 	uint8_t proto = f->ip_proto;
 
-	wtitle(w, l->id, "Internet Protocol version 4", l->off, l->len);
-	wbits(w, o, 1, 4, 4, 4, "Version", NULL);
-	wbits(w, o, 1, 0, 4, f->ip_hdr_len / 4, "IHL", "%u bytes (IHL x 4)", f->ip_hdr_len);
-	wbits(w, o + 1, 1, 2, 6, f->dscp, "DSCP", "%s", dscp_name(f->dscp));
-	wbits(w, o + 1, 1, 0, 2, f->ecn, "ECN", "%s", walk_ecn_name(f->ecn));
-	wfield(w, o + 2, "Total length", whexdec(f->ip_total_len, 4), "IP header + UDP + RoCE packet");
-	wfield(w, o + 4, "Identification", whexdec(f->ip_id, 4), NULL);
-	wbits(w, o + 6, 2, 13, 3, frag >> 13, "Flags", "%s", frag & 0x4000 ? "Don't Fragment" : "");
-	wbits(w, o + 6, 2, 0, 13, frag & 0x1FFF, "Fragment offset", NULL);
-	wfield(w, o + 8, "TTL", whexdec(f->ttl, 2), "routers decrement it");
-	wfield(w, o + 9, "Protocol", whexdec(proto, 2), "%s", proto == 17 ? "UDP" : "");
-	wfield(w, o + 10, "Header checksum", whex(f->ip_csum, 4), "not verified here");
-	wfield(w, o + 12, "Source", walk_addr(&f->src), NULL);
-	wfield(w, o + 16, "Destination", walk_addr(&f->dst), NULL);
+	rs_wtitle(w, l->id, "Internet Protocol version 4", l->off, l->len);
+	rs_wbits(w, o, 1, 4, 4, 4, "Version", NULL);
+	rs_wbits(w, o, 1, 0, 4, f->ip_hdr_len / 4, "IHL", "%u bytes (IHL x 4)", f->ip_hdr_len);
+	rs_wbits(w, o + 1, 1, 2, 6, f->dscp, "DSCP", "%s", dscp_name(f->dscp));
+	rs_wbits(w, o + 1, 1, 0, 2, f->ecn, "ECN", "%s", rs_walk_ecn_name(f->ecn));
+	rs_wfield(w, o + 2, "Total length", rs_whexdec(f->ip_total_len, 4), "IP header + UDP + RoCE packet");
+	rs_wfield(w, o + 4, "Identification", rs_whexdec(f->ip_id, 4), NULL);
+	rs_wbits(w, o + 6, 2, 13, 3, frag >> 13, "Flags", "%s", frag & 0x4000 ? "Don't Fragment" : "");
+	rs_wbits(w, o + 6, 2, 0, 13, frag & 0x1FFF, "Fragment offset", NULL);
+	rs_wfield(w, o + 8, "TTL", rs_whexdec(f->ttl, 2), "routers decrement it");
+	rs_wfield(w, o + 9, "Protocol", rs_whexdec(proto, 2), "%s", proto == 17 ? "UDP" : "");
+	rs_wfield(w, o + 10, "Header checksum", rs_whex(f->ip_csum, 4), "not verified here");
+	rs_wfield(w, o + 12, "Source", rs_walk_addr(&f->src), NULL);
+	rs_wfield(w, o + 16, "Destination", rs_walk_addr(&f->dst), NULL);
 	if (f->ip_hdr_len > 20)
-		wfield(w, o + 20, "Options", wfmt("%u bytes", f->ip_hdr_len - 20), NULL);
-	if (!walk_first(w, l->id)) {
-		wsay(w, "From %s to %s, DSCP %u, %s", walk_addr(&f->src), walk_addr(&f->dst), f->dscp,
-		     f->ecn == 3 ? ecn_sentence(f->ecn) : wfmt("ECN %s.", walk_ecn_name(f->ecn)));
+		rs_wfield(w, o + 20, "Options", rs_wfmt("%u bytes", f->ip_hdr_len - 20), NULL);
+	if (!rs_walk_first(w, l->id)) {
+		rs_wsay(w, "From %s to %s, DSCP %u, %s", rs_walk_addr(&f->src), rs_walk_addr(&f->dst), f->dscp,
+		     f->ecn == 3 ? ecn_sentence(f->ecn) : rs_wfmt("ECN %s.", rs_walk_ecn_name(f->ecn)));
 		return;
 	}
-	wsay(w, "IPv4 carries the RoCE v2 packet across routed networks from %s to %s. %s DSCP, ECN, TTL and "
+	rs_wsay(w, "IPv4 carries the RoCE v2 packet across routed networks from %s to %s. %s DSCP, ECN, TTL and "
 		"the checksum may change at every router, so the ICRC counts them as all ones.",
-	     walk_addr(&f->src), walk_addr(&f->dst), ecn_sentence(f->ecn));
+	     rs_walk_addr(&f->src), rs_walk_addr(&f->dst), ecn_sentence(f->ecn));
 }
 
 static void ipv6(struct walk *w, const struct rs_layer *l)
@@ -214,24 +214,24 @@ static void ipv6(struct walk *w, const struct rs_layer *l)
 	uint32_t o = l->off;
 	uint8_t nxt = f->ip_proto;
 
-	wtitle(w, l->id, "Internet Protocol version 6", l->off, l->len);
-	wbits(w, o, 1, 4, 4, 6, "Version", NULL);
-	wbits(w, o, 2, 6, 6, f->dscp, "DSCP", "%s", dscp_name(f->dscp));
-	wbits(w, o, 2, 4, 2, f->ecn, "ECN", "%s", walk_ecn_name(f->ecn));
-	wbits(w, o + 1, 3, 0, 20, f->flow_label, "Flow label", NULL);
-	wfield(w, o + 4, "Payload length", whexdec(f->ip_total_len - 40, 4), "bytes after this header");
-	wfield(w, o + 6, "Next header", whexdec(nxt, 2), "%s", nxt == 17 ? "UDP" : "extension header");
-	wfield(w, o + 7, "Hop limit", whexdec(f->ttl, 2), "routers decrement it");
-	wfield(w, o + 8, "Source", walk_addr(&f->src), NULL);
-	wfield(w, o + 24, "Destination", walk_addr(&f->dst), NULL);
-	if (!walk_first(w, l->id)) {
-		wsay(w, "From %s to %s, DSCP %u, %s", walk_addr(&f->src), walk_addr(&f->dst), f->dscp,
-		     f->ecn == 3 ? ecn_sentence(f->ecn) : wfmt("ECN %s.", walk_ecn_name(f->ecn)));
+	rs_wtitle(w, l->id, "Internet Protocol version 6", l->off, l->len);
+	rs_wbits(w, o, 1, 4, 4, 6, "Version", NULL);
+	rs_wbits(w, o, 2, 6, 6, f->dscp, "DSCP", "%s", dscp_name(f->dscp));
+	rs_wbits(w, o, 2, 4, 2, f->ecn, "ECN", "%s", rs_walk_ecn_name(f->ecn));
+	rs_wbits(w, o + 1, 3, 0, 20, f->flow_label, "Flow label", NULL);
+	rs_wfield(w, o + 4, "Payload length", rs_whexdec(f->ip_total_len - 40, 4), "bytes after this header");
+	rs_wfield(w, o + 6, "Next header", rs_whexdec(nxt, 2), "%s", nxt == 17 ? "UDP" : "extension header");
+	rs_wfield(w, o + 7, "Hop limit", rs_whexdec(f->ttl, 2), "routers decrement it");
+	rs_wfield(w, o + 8, "Source", rs_walk_addr(&f->src), NULL);
+	rs_wfield(w, o + 24, "Destination", rs_walk_addr(&f->dst), NULL);
+	if (!rs_walk_first(w, l->id)) {
+		rs_wsay(w, "From %s to %s, DSCP %u, %s", rs_walk_addr(&f->src), rs_walk_addr(&f->dst), f->dscp,
+		     f->ecn == 3 ? ecn_sentence(f->ecn) : rs_wfmt("ECN %s.", rs_walk_ecn_name(f->ecn)));
 		return;
 	}
-	wsay(w, "IPv6 carries the RoCE v2 packet across routed networks from %s to %s. %s Traffic class, flow "
+	rs_wsay(w, "IPv6 carries the RoCE v2 packet across routed networks from %s to %s. %s Traffic class, flow "
 		"label and hop limit may change on the way, so the ICRC counts them as all ones.",
-	     walk_addr(&f->src), walk_addr(&f->dst), ecn_sentence(f->ecn));
+	     rs_walk_addr(&f->src), rs_walk_addr(&f->dst), ecn_sentence(f->ecn));
 }
 
 static void ipv6_ext(struct walk *w, const struct rs_layer *l)
@@ -242,10 +242,10 @@ static void ipv6_ext(struct walk *w, const struct rs_layer *l)
 		k += f->layers[i].id == RS_L_IPV6_EXT && f->layers[i].off < l->off;
 	if (k >= f->nip6ext)
 		return;
-	wtitle(w, l->id, "IPv6 extension header", l->off, l->len);
-	wfield(w, l->off, "Next header", whexdec(f->ip6ext_next[k], 2), NULL);
-	wfield(w, l->off + 1, "Length", whexdec(f->ip6ext_len[k], 2), "(N + 1) x 8 = %u bytes", l->len);
-	wsay(w, "An IPv6 extension header between the IPv6 header and UDP; the ICRC covers it unchanged.");
+	rs_wtitle(w, l->id, "IPv6 extension header", l->off, l->len);
+	rs_wfield(w, l->off, "Next header", rs_whexdec(f->ip6ext_next[k], 2), NULL);
+	rs_wfield(w, l->off + 1, "Length", rs_whexdec(f->ip6ext_len[k], 2), "(N + 1) x 8 = %u bytes", l->len);
+	rs_wsay(w, "An IPv6 extension header between the IPv6 header and UDP; the ICRC covers it unchanged.");
 }
 
 static void udp(struct walk *w, const struct rs_layer *l)
@@ -253,29 +253,29 @@ static void udp(struct walk *w, const struct rs_layer *l)
 	const struct rs_frame *f = w->f;
 	uint32_t o = l->off;
 
-	wtitle(w, l->id, "User Datagram Protocol", l->off, l->len);
+	rs_wtitle(w, l->id, "User Datagram Protocol", l->off, l->len);
 	/* A sender picks the source port for ECMP entropy; 4791 there is what
 	 * the RDMA sniffers write over it. */
 	bool sniffer_port = f->udp_sport == RS_ROCE_UDP_PORT;
-	wfield(w, o, "Source port", whexdec(f->udp_sport, 4), "%s",
+	rs_wfield(w, o, "Source port", rs_whexdec(f->udp_sport, 4), "%s",
 	       sniffer_port ? "4791: likely written by the capture tool" : "chosen by the sender");
-	wfield(w, o + 2, "Destination port", whexdec(f->udp_dport, 4), "%s",
+	rs_wfield(w, o + 2, "Destination port", rs_whexdec(f->udp_dport, 4), "%s",
 	       f->udp_dport == RS_ROCE_UDP_PORT ? "RoCE v2" : "RoCE v2 (--roce-port)");
-	wfield(w, o + 4, "Length", whexdec(f->udp_len, 4), "UDP header + BTH ... ICRC");
-	wfield(w, o + 6, "Checksum", whex(f->udp_csum, 4), "%s", f->udp_csum ? "" : "not computed");
-	if (!walk_first(w, l->id)) {
-		wsay(w, "Source port %u (the same for every packet of this QP), destination port %u for RoCE v2, "
+	rs_wfield(w, o + 4, "Length", rs_whexdec(f->udp_len, 4), "UDP header + BTH ... ICRC");
+	rs_wfield(w, o + 6, "Checksum", rs_whex(f->udp_csum, 4), "%s", f->udp_csum ? "" : "not computed");
+	if (!rs_walk_first(w, l->id)) {
+		rs_wsay(w, "Source port %u (the same for every packet of this QP), destination port %u for RoCE v2, "
 			"checksum %s.", f->udp_sport, f->udp_dport, f->udp_csum ? "set" : "0 (not computed)");
 		return;
 	}
-	wsay(w, "RoCE v2 rides in UDP to port 4791, the port IANA assigned to it. The source port is chosen by the "
+	rs_wsay(w, "RoCE v2 rides in UDP to port 4791, the port IANA assigned to it. The source port is chosen by the "
 		"sender, typically from the QP numbers, to spread different flows over equal-cost paths (ECMP); "
 		"every packet of one QP keeps the same port, so they stay in order.%s %s",
 	     sniffer_port ? " Here it is 4791 as well, which senders rarely use (it gives ECMP nothing to spread) "
 			    "but the RDMA sniffers (ibdump, tcpdump -i mlx5_0) write over the port the NIC chose: the "
 			    "port on the wire may not be in this capture (the ICRC below can tell, if the payload was "
 			    "captured)."
-			  : wfmt(" Here it is %u.", f->udp_sport),
+			  : rs_wfmt(" Here it is %u.", f->udp_sport),
 	     f->udp_csum ? "The UDP checksum is counted as all ones in the ICRC."
 			 : "A zero checksum means none was computed: the ICRC protects the packet instead.");
 }
@@ -286,22 +286,22 @@ static void lrh(struct walk *w, const struct rs_layer *l)
 	uint32_t o = l->off;
 	static const char *const lnh[4] = { "raw", "IP (non-IBA)", "BTH follows (local)", "GRH follows (global)" };
 
-	wtitle(w, l->id, "Local Route Header", l->off, l->len);
-	wbits(w, o, 1, 4, 4, h->vl, "VL", "virtual lane%s", h->vl == 15 ? " 15: subnet management" : "");
-	wbits(w, o, 1, 0, 4, h->lver, "LVer", "link version");
-	wbits(w, o + 1, 1, 4, 4, h->sl, "SL", "service level");
-	wbits(w, o + 1, 1, 2, 2, h->resv, "Reserved", NULL);
-	wbits(w, o + 1, 1, 0, 2, h->lnh, "LNH", "%s", lnh[h->lnh & 3]);
-	wfield(w, o + 2, "DLID", whexdec(h->dlid, 4), "%s", h->dlid == 0xFFFF ? "permissive LID"
+	rs_wtitle(w, l->id, "Local Route Header", l->off, l->len);
+	rs_wbits(w, o, 1, 4, 4, h->vl, "VL", "virtual lane%s", h->vl == 15 ? " 15: subnet management" : "");
+	rs_wbits(w, o, 1, 0, 4, h->lver, "LVer", "link version");
+	rs_wbits(w, o + 1, 1, 4, 4, h->sl, "SL", "service level");
+	rs_wbits(w, o + 1, 1, 2, 2, h->resv, "Reserved", NULL);
+	rs_wbits(w, o + 1, 1, 0, 2, h->lnh, "LNH", "%s", lnh[h->lnh & 3]);
+	rs_wfield(w, o + 2, "DLID", rs_whexdec(h->dlid, 4), "%s", h->dlid == 0xFFFF ? "permissive LID"
 		: h->dlid >= 0xC000 ? "multicast LID" : "destination port");
-	wbits(w, o + 4, 2, 0, 11, h->pktlen, "PktLen", "%u bytes, LRH to ICRC", h->pktlen * 4u);
-	wfield(w, o + 6, "SLID", whexdec(h->slid, 4), "%s", h->slid == 0xFFFF ? "permissive LID" : "source port");
-	if (!walk_first(w, l->id)) {
-		wsay(w, "From LID %u to LID %u on VL %u, SL %u; %u words = %u bytes from LRH to ICRC; %s", h->slid,
+	rs_wbits(w, o + 4, 2, 0, 11, h->pktlen, "PktLen", "%u bytes, LRH to ICRC", h->pktlen * 4u);
+	rs_wfield(w, o + 6, "SLID", rs_whexdec(h->slid, 4), "%s", h->slid == 0xFFFF ? "permissive LID" : "source port");
+	if (!rs_walk_first(w, l->id)) {
+		rs_wsay(w, "From LID %u to LID %u on VL %u, SL %u; %u words = %u bytes from LRH to ICRC; %s", h->slid,
 		     h->dlid, h->vl, h->sl, h->pktlen, h->pktlen * 4u, h->lnh == 3 ? "a GRH follows." : "the BTH follows.");
 		return;
 	}
-	wsay(w, "The Local Route Header is what InfiniBand switches forward on inside one subnet: from port "
+	rs_wsay(w, "The Local Route Header is what InfiniBand switches forward on inside one subnet: from port "
 		"LID %u to LID %u, on virtual lane %u with service level %u. PktLen counts 4-byte words from the "
 		"LRH through the ICRC (%u x 4 = %u bytes); the 2-byte VCRC follows. %s",
 	     h->slid, h->dlid, h->vl, h->sl, h->pktlen, h->pktlen * 4u,
@@ -317,23 +317,23 @@ static void grh(struct walk *w, const struct rs_layer *l)
 	inet_ntop(AF_INET6, g->sgid, s, sizeof s);
 	inet_ntop(AF_INET6, g->dgid, d, sizeof d);
 
-	wtitle(w, l->id, "Global Route Header", l->off, l->len);
-	wbits(w, o, 1, 4, 4, g->ipver, "IPVer", NULL);
-	wbits(w, o, 2, 4, 8, g->tclass, "TClass", "traffic class");
-	wbits(w, o + 1, 3, 0, 20, g->flowlabel, "FlowLabel", NULL);
-	wfield(w, o + 4, "PayLen", whexdec(g->paylen, 4), "bytes after the GRH, through the ICRC");
-	wfield(w, o + 6, "NxtHdr", whex(g->nxthdr, 2), "%s", g->nxthdr == RS_GRH_NXTHDR_IBA ? "IBA transport" : "");
-	wfield(w, o + 7, "HopLmt", whexdec(g->hoplmt, 2), NULL);
-	wfield(w, o + 8, "SGID", s, NULL);
-	wfield(w, o + 24, "DGID", d, "%s", g->dgid[0] == 0xFF ? "multicast GID" : "");
-	if (!walk_first(w, l->id))
-		wsay(w, "From GID %s to GID %s.", s, d);
+	rs_wtitle(w, l->id, "Global Route Header", l->off, l->len);
+	rs_wbits(w, o, 1, 4, 4, g->ipver, "IPVer", NULL);
+	rs_wbits(w, o, 2, 4, 8, g->tclass, "TClass", "traffic class");
+	rs_wbits(w, o + 1, 3, 0, 20, g->flowlabel, "FlowLabel", NULL);
+	rs_wfield(w, o + 4, "PayLen", rs_whexdec(g->paylen, 4), "bytes after the GRH, through the ICRC");
+	rs_wfield(w, o + 6, "NxtHdr", rs_whex(g->nxthdr, 2), "%s", g->nxthdr == RS_GRH_NXTHDR_IBA ? "IBA transport" : "");
+	rs_wfield(w, o + 7, "HopLmt", rs_whexdec(g->hoplmt, 2), NULL);
+	rs_wfield(w, o + 8, "SGID", s, NULL);
+	rs_wfield(w, o + 24, "DGID", d, "%s", g->dgid[0] == 0xFF ? "multicast GID" : "");
+	if (!rs_walk_first(w, l->id))
+		rs_wsay(w, "From GID %s to GID %s.", s, d);
 	else if (w->f->roce == RS_ROCE_V1)
-		wsay(w, "RoCE v1 uses the InfiniBand GRH as its network header: the GIDs are the ports' 128-bit "
+		rs_wsay(w, "RoCE v1 uses the InfiniBand GRH as its network header: the GIDs are the ports' 128-bit "
 			"addresses (often derived from their IP or MAC addresses). Traffic class, flow label and hop "
 			"limit may change on the way, so the ICRC counts them as all ones.");
 	else
-		wsay(w, "The GRH is the InfiniBand header for traffic between subnets or to a multicast group%s: "
+		rs_wsay(w, "The GRH is the InfiniBand header for traffic between subnets or to a multicast group%s: "
 			"it names the ports by 128-bit GID, from %s to %s. Traffic class, flow label and hop limit may "
 			"change on the way, so the ICRC counts them as all ones.",
 		     g->dgid[0] == 0xFF ? " (here a multicast group)" : "", s, d);
@@ -341,8 +341,8 @@ static void grh(struct walk *w, const struct rs_layer *l)
 
 static void trailer(struct walk *w, const struct rs_layer *l)
 {
-	wtitle(w, l->id, "bytes after the packet", l->off, l->len);
-	wsay(w, "%u byte%s after the end of the %s: %s They are not part of the RoCE packet and the ICRC does "
+	rs_wtitle(w, l->id, "bytes after the packet", l->off, l->len);
+	rs_wsay(w, "%u byte%s after the end of the %s: %s They are not part of the RoCE packet and the ICRC does "
 		"not cover them.", l->len, l->len == 1 ? "" : "s",
 	     w->f->roce == RS_ROCE_IB ? "packet (after the VCRC)" : "packet",
 	     w->f->roce == RS_ROCE_IB ? "capture padding." : "Ethernet padding up to the 60-byte minimum "
@@ -356,38 +356,38 @@ static void pfc(struct walk *w, const struct rs_layer *l)
 	uint32_t o = l->off;
 	bool is_pfc = p->opcode == RS_MACC_PFC;
 
-	wtitle(w, l->id, is_pfc ? "Priority-based Flow Control (IEEE 802.1Qbb)" : "PAUSE (IEEE 802.3 Annex 31B)",
+	rs_wtitle(w, l->id, is_pfc ? "Priority-based Flow Control (IEEE 802.1Qbb)" : "PAUSE (IEEE 802.3 Annex 31B)",
 	       l->off, l->len);
-	wfield(w, o, "Opcode", whex(p->opcode, 4), "%s", is_pfc ? "PFC" : "PAUSE");
+	rs_wfield(w, o, "Opcode", rs_whex(p->opcode, 4), "%s", is_pfc ? "PFC" : "PAUSE");
 	if (!is_pfc) {
-		wfield(w, o + 2, "Pause time", whexdec(p->quanta[0], 4), "quanta of 512 bit times");
-		wsay(w, "The sender asks the other end of the link to stop sending anything for %u x 512 bit times "
+		rs_wfield(w, o + 2, "Pause time", rs_whexdec(p->quanta[0], 4), "quanta of 512 bit times");
+		rs_wsay(w, "The sender asks the other end of the link to stop sending anything for %u x 512 bit times "
 			"(%.2f µs at 100 Gb/s; rocestat's summary uses --link-speed), or to resume now if 0. A PAUSE "
 			"stops every priority, RoCE and all: PFC is what RoCE networks use instead.",
 		     p->quanta[0], p->quanta[0] * 512 / 100e3);
 		return;
 	}
-	wfield(w, o + 2, "Reserved", whex(p->enable_rsv, 2), "%s", p->enable_rsv ? "should be 0" : "");
-	wfield(w, o + 3, "Priority enable", whex(p->enable, 2), "bit n: time[n] applies to priority n");
+	rs_wfield(w, o + 2, "Reserved", rs_whex(p->enable_rsv, 2), "%s", p->enable_rsv ? "should be 0" : "");
+	rs_wfield(w, o + 3, "Priority enable", rs_whex(p->enable, 2), "bit n: time[n] applies to priority n");
 	char said[400];
 	int n = 0;
 	for (int i = 0; i < 8; i++) {
 		bool on = p->enable >> i & 1;
-		wfield(w, o + 4 + 2 * (uint32_t)i, wfmt("Time[%d]", i), whexdec(p->quanta[i], 4), "%s",
+		rs_wfield(w, o + 4 + 2 * (uint32_t)i, rs_wfmt("Time[%d]", i), rs_whexdec(p->quanta[i], 4), "%s",
 		       !on ? "not enabled: ignored" : p->quanta[i] ? "pause this priority" : "resume this priority");
 		if (on && n >= 0 && (size_t)n < sizeof said)
 			n += snprintf(said + n, sizeof said - (size_t)n, "%spriority %d %s", n ? ", " : "", i,
-				      p->quanta[i] ? wfmt("paused for %u quanta (%.2f µs at 100 Gb/s)", p->quanta[i],
+				      p->quanta[i] ? rs_wfmt("paused for %u quanta (%.2f µs at 100 Gb/s)", p->quanta[i],
 							  p->quanta[i] * 512 / 100e3) : "resumed");
 	}
 	if (n > 0)
 		said[0] = (char)(said[0] - 'a' + 'A'); /* "priority ..." begins the sentence */
-	wsay(w, "%s. PFC pauses one priority (traffic class) of the link at a time, so RoCE on a lossless "
+	rs_wsay(w, "%s. PFC pauses one priority (traffic class) of the link at a time, so RoCE on a lossless "
 		"priority waits instead of being dropped; a pause frame that arrives before the last one ran out "
 		"extends it, and a pause held on and on is a pause storm.", n ? said : "No priority enabled");
 }
 
-void walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_index)
+void rs_walk_link_layer(struct walk *w, const struct rs_layer *l, unsigned vlan_index)
 {
 	switch (l->id) {
 	case RS_L_ERF: erf_record(w, l); break;

@@ -35,8 +35,8 @@ static const char *op_name(const struct walk *w, uint8_t opcode, uint8_t fctype)
 	if (*name)
 		return name;
 	if (!w->v.nvme_queue && *a && *io)
-		return wfmt("%s (admin queue) or %s (I/O queue)", a, io);
-	return *a && w->v.nvme_queue != 2 ? a : *io && w->v.nvme_queue != 1 ? io : wfmt("opcode 0x%02x", opcode);
+		return rs_wfmt("%s (admin queue) or %s (I/O queue)", a, io);
+	return *a && w->v.nvme_queue != 2 ? a : *io && w->v.nvme_queue != 1 ? io : rs_wfmt("opcode 0x%02x", opcode);
 }
 
 static void command(struct walk *w, const struct rs_layer *l)
@@ -44,49 +44,49 @@ static void command(struct walk *w, const struct rs_layer *l)
 	const struct rs_nvme *n = &w->f->nvme;
 	uint32_t o = l->off;
 	bool fabrics = n->opcode == RS_NVME_FABRICS_OPC;
-	wtitle(w, l->id, "command capsule (submission queue entry)", o, l->len);
-	wfield(w, o, "Opcode", whexdec(n->opcode, 2), "%s", op_name(w, n->opcode, n->fctype));
-	wbits(w, o + 1, 1, 6, 2, n->flags >> 6, "PSDT", "%s",
+	rs_wtitle(w, l->id, "command capsule (submission queue entry)", o, l->len);
+	rs_wfield(w, o, "Opcode", rs_whexdec(n->opcode, 2), "%s", op_name(w, n->opcode, n->fctype));
+	rs_wbits(w, o + 1, 1, 6, 2, n->flags >> 6, "PSDT", "%s",
 	      (n->flags >> 6) == 1 ? "SGL, metadata contiguous" : (n->flags >> 6) == 2 ? "SGL, metadata by SGL" : "PRP");
-	wbits(w, o + 1, 1, 0, 2, n->flags & 3, "FUSE", "%s", (n->flags & 3) ? "fused operation" : "normal");
-	wfield(w, o + 2, "Command ID", wfmt("%u", n->cid), "LE; the response capsule carries it back");
+	rs_wbits(w, o + 1, 1, 0, 2, n->flags & 3, "FUSE", "%s", (n->flags & 3) ? "fused operation" : "normal");
+	rs_wfield(w, o + 2, "Command ID", rs_wfmt("%u", n->cid), "LE; the response capsule carries it back");
 	if (fabrics)
-		wfield(w, o + 4, "Fabrics type", whexdec(n->fctype, 2), "%s", rs_nvme_fctype_name(n->fctype));
+		rs_wfield(w, o + 4, "Fabrics type", rs_whexdec(n->fctype, 2), "%s", rs_nvme_fctype_name(n->fctype));
 	else
-		wfield(w, o + 4, "Namespace ID", wfmt("%" PRIu32, n->nsid), "LE");
-	wfield(w, o + 24, "SGL1 address", wfmt("%#" PRIx64 " (LE)", n->sgl_addr), "%s",
+		rs_wfield(w, o + 4, "Namespace ID", rs_wfmt("%" PRIu32, n->nsid), "LE");
+	rs_wfield(w, o + 24, "SGL1 address", rs_wfmt("%#" PRIx64 " (LE)", n->sgl_addr), "%s",
 	       rs_nvme_incapsule(n) ? "offset into the in-capsule data" : "");
-	wfield(w, o + 32, "SGL1 length", wfmt("%" PRIu32, n->sgl_len), "%s", rs_nvme_keyed(n) ? "24 bits, LE" : "LE");
+	rs_wfield(w, o + 32, "SGL1 length", rs_wfmt("%" PRIu32, n->sgl_len), "%s", rs_nvme_keyed(n) ? "24 bits, LE" : "LE");
 	if (rs_nvme_keyed(n))
-		wfield(w, o + 35, "SGL1 key", wfmt("%#" PRIx32 " (LE)", n->sgl_key), "the rkey the target uses");
-	wfield(w, o + 39, "SGL1 identifier", whex(n->sgl_id, 2), "%s", sgl_type_name(n->sgl_id));
+		rs_wfield(w, o + 35, "SGL1 key", rs_wfmt("%#" PRIx32 " (LE)", n->sgl_key), "the rkey the target uses");
+	rs_wfield(w, o + 39, "SGL1 identifier", rs_whex(n->sgl_id, 2), "%s", sgl_type_name(n->sgl_id));
 	if (fabrics && n->fctype == 0x01) {
-		wfield(w, o + 42, "Queue ID", wfmt("%u", n->connect_qid), "%s", n->connect_qid ? "an I/O queue" : "the admin queue");
-		wfield(w, o + 44, "SQ size", wfmt("%u", (unsigned)(n->cdw11 & 0xFFFF)), "0's based: %u entries",
+		rs_wfield(w, o + 42, "Queue ID", rs_wfmt("%u", n->connect_qid), "%s", n->connect_qid ? "an I/O queue" : "the admin queue");
+		rs_wfield(w, o + 44, "SQ size", rs_wfmt("%u", (unsigned)(n->cdw11 & 0xFFFF)), "0's based: %u entries",
 		       (unsigned)(n->cdw11 & 0xFFFF) + 1);
 	} else if (!fabrics && (n->opcode == 0x01 || n->opcode == 0x02) && w->v.nvme_queue == 2) {
-		wfield(w, o + 40, "Starting LBA", wfmt("%" PRIu64, (uint64_t)n->cdw11 << 32 | n->cdw10), "CDW10-11, LE");
-		wfield(w, o + 48, "Blocks", wfmt("%u", (n->cdw12 & 0xFFFF) + 1), "CDW12 bits 15:0 + 1 (0's based)");
+		rs_wfield(w, o + 40, "Starting LBA", rs_wfmt("%" PRIu64, (uint64_t)n->cdw11 << 32 | n->cdw10), "CDW10-11, LE");
+		rs_wfield(w, o + 48, "Blocks", rs_wfmt("%u", (n->cdw12 & 0xFFFF) + 1), "CDW12 bits 15:0 + 1 (0's based)");
 	}
-	if (walk_first(w, l->id))
-		wsay(w, "NVMe over Fabrics on RDMA (NVMe-oF 1.1, 7.3): the host puts each command in a capsule and SENDs "
+	if (rs_walk_first(w, l->id))
+		rs_wsay(w, "NVMe over Fabrics on RDMA (NVMe-oF 1.1, 7.3): the host puts each command in a capsule and SENDs "
 			"it to the target's queue; the first 64 bytes are the same submission queue entry a local NVMe "
 			"drive reads from memory, little-endian. NVMe-oF describes data with SGL1 only: either the data "
 			"follows in the capsule, or a keyed SGL lends the target an rkey, and the target moves the data "
 			"itself, RDMA READ from host memory for a write, RDMA WRITE into it for a read, before it SENDs "
 			"the response capsule with the same Command ID.");
 	const char *data = !n->sgl_len ? "It moves no data."
-			   : rs_nvme_keyed(n) ? wfmt("Its %" PRIu32 " bytes of data move by RDMA with rkey 0x%x, at "
+			   : rs_nvme_keyed(n) ? rs_wfmt("Its %" PRIu32 " bytes of data move by RDMA with rkey 0x%x, at "
 						     "host address 0x%" PRIx64 ".", n->sgl_len, n->sgl_key, n->sgl_addr)
-			   : rs_nvme_incapsule(n) ? wfmt("Its %" PRIu32 " bytes of data follow in this capsule.", n->sgl_len)
+			   : rs_nvme_incapsule(n) ? rs_wfmt("Its %" PRIu32 " bytes of data follow in this capsule.", n->sgl_len)
 						  : "";
-	wsay(w, "Command %u on the %s: %s. %s", n->cid,
+	rs_wsay(w, "Command %u on the %s: %s. %s", n->cid,
 	     w->v.nvme_queue == 1 ? "admin queue" : w->v.nvme_queue == 2 ? "I/O queue" : "queue (its Connect not seen)",
 	     op_name(w, n->opcode, n->fctype), data);
 	if (n->state == RS_NVME_BAD)
-		wsay_marked(w, "!! ", "1;31", "Malformed capsule: %s.", n->why);
+		rs_wsay_marked(w, "!! ", "1;31", "Malformed capsule: %s.", n->why);
 	else if (n->state == RS_NVME_CUT)
-		wsay(w, "The capture stopped inside the capsule: fields past the cut read as 0.");
+		rs_wsay(w, "The capture stopped inside the capsule: fields past the cut read as 0.");
 }
 
 static void response(struct walk *w, const struct rs_layer *l)
@@ -95,30 +95,30 @@ static void response(struct walk *w, const struct rs_layer *l)
 	const struct rs_verdict *v = &w->v;
 	uint32_t o = l->off;
 	const char *sn = rs_nvme_status_name(n->status);
-	wtitle(w, l->id, "response capsule (completion queue entry)", o, l->len);
-	wfield(w, o, "DW0", wfmt("%#" PRIx32 " (LE)", n->dw0), "command specific");
-	wfield(w, o + 4, "DW1", wfmt("%#" PRIx32 " (LE)", n->dw1), NULL);
-	wfield(w, o + 8, "SQ head", wfmt("%u", n->sqhd), "the target has consumed the queue up to here");
-	wfield(w, o + 10, "SQ ID", wfmt("%u", n->sqid), NULL);
-	wfield(w, o + 12, "Command ID", wfmt("%u", n->cid), "LE; the command this answers");
-	wfield(w, o + 14, "Status", wfmt("%#x (LE, phase %u)", n->status, n->phase), "SCT %u, SC 0x%02x%s%s%s",
+	rs_wtitle(w, l->id, "response capsule (completion queue entry)", o, l->len);
+	rs_wfield(w, o, "DW0", rs_wfmt("%#" PRIx32 " (LE)", n->dw0), "command specific");
+	rs_wfield(w, o + 4, "DW1", rs_wfmt("%#" PRIx32 " (LE)", n->dw1), NULL);
+	rs_wfield(w, o + 8, "SQ head", rs_wfmt("%u", n->sqhd), "the target has consumed the queue up to here");
+	rs_wfield(w, o + 10, "SQ ID", rs_wfmt("%u", n->sqid), NULL);
+	rs_wfield(w, o + 12, "Command ID", rs_wfmt("%u", n->cid), "LE; the command this answers");
+	rs_wfield(w, o + 14, "Status", rs_wfmt("%#x (LE, phase %u)", n->status, n->phase), "SCT %u, SC 0x%02x%s%s%s",
 	       rs_nvme_sct(n->status), rs_nvme_sc(n->status), *sn ? ": " : "", sn, n->status & 0x4000 ? ", do not retry" : "");
-	if (walk_first(w, WALK_TOPIC_NVME_RSP))
-		wsay(w, "The target SENDs a 16-byte completion queue entry for every command (NVMe-oF 1.1, 7.3.2): "
+	if (rs_walk_first(w, WALK_TOPIC_NVME_RSP))
+		rs_wsay(w, "The target SENDs a 16-byte completion queue entry for every command (NVMe-oF 1.1, 7.3.2): "
 			"the Command ID names the command, the status says how it ended (0: success), and the SQ head "
 			"tells the host how far the target has read its queue, so the host knows which queue slots it "
 			"may fill again.");
 	if (v->nvme_timed)
-		wsay(w, "Answers the command capsule of frame %" PRIu64 " (%s), %s after it%s.", v->nvme_cmd_frame,
+		rs_wsay(w, "Answers the command capsule of frame %" PRIu64 " (%s), %s after it%s.", v->nvme_cmd_frame,
 		     op_name(w, v->nvme_opcode, v->nvme_fctype),
-		     walk_duration((double)v->nvme_lat_ns / 1e3), n->status ? ", and it FAILED" : ", successfully");
+		     rs_walk_duration((double)v->nvme_lat_ns / 1e3), n->status ? ", and it FAILED" : ", successfully");
 	else
-		wsay(w, "No command capsule with Command ID %u is waiting for an answer in what was walked so far "
+		rs_wsay(w, "No command capsule with Command ID %u is waiting for an answer in what was walked so far "
 			"(its command came before the capture, or the capture put the two directions out of order).",
 		     n->cid);
 }
 
-void walk_nvme_layer(struct walk *w, const struct rs_layer *l)
+void rs_walk_nvme_layer(struct walk *w, const struct rs_layer *l)
 {
 	if (w->f->nvme.kind == RS_NVME_CMD)
 		command(w, l);
@@ -126,11 +126,11 @@ void walk_nvme_layer(struct walk *w, const struct rs_layer *l)
 		response(w, l);
 }
 
-void walk_nvme_transfer(struct walk *w)
+void rs_walk_nvme_transfer(struct walk *w)
 {
 	const struct rs_frame *f = w->f;
 	bool read = rs_opinfo(f->bth.opcode)->kind == RS_KIND_READ_REQ;
-	wsay(w, "NVMe-oF: the target %s for the command capsule of frame %" PRIu64 ", whose keyed SGL lent it R_Key "
+	rs_wsay(w, "NVMe-oF: the target %s for the command capsule of frame %" PRIu64 ", whose keyed SGL lent it R_Key "
 		"0x%x.", read ? "reads the command's data from host memory (host to controller)"
 			       : "writes the command's data into host memory (controller to host)",
 	     w->v.nvme_cmd_frame, f->reth.rkey);

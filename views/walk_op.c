@@ -17,17 +17,17 @@ static const char *general(struct walk *w, const char *text)
 {
 	const struct rs_opinfo *op = rs_opinfo(w->f->bth.opcode);
 	bool ud = (w->f->bth.opcode & 0xE0) == RS_TR_UD;
-	return walk_once(w, WALK_TOPIC_OP + (op->kind & 15u) * 8 + op->pos + (ud ? 5 : 0), text);
+	return rs_walk_once(w, WALK_TOPIC_OP + (op->kind & 15u) * 8 + op->pos + (ud ? 5 : 0), text);
 }
 
 static const char *ack_short(const struct rs_frame *f)
 {
 	uint8_t s = f->aeth.syndrome, v = rs_aeth_value(s);
 	switch (rs_aeth_kind(s)) {
-	case RS_AETH_ACK: return wfmt("ACK, MSN %u", f->aeth.msn);
-	case RS_AETH_RNR_NAK: return wfmt("RNR NAK, retry after %s", walk_duration(rs_rnr_timer_us(v)));
-	case RS_AETH_NAK: return wfmt("NAK (%s), MSN %u", rs_nak_code_name(v), f->aeth.msn);
-	default: return wfmt("reserved AETH syndrome 0x%02x", s);
+	case RS_AETH_ACK: return rs_wfmt("ACK, MSN %u", f->aeth.msn);
+	case RS_AETH_RNR_NAK: return rs_wfmt("RNR NAK, retry after %s", rs_walk_duration(rs_rnr_timer_us(v)));
+	case RS_AETH_NAK: return rs_wfmt("NAK (%s), MSN %u", rs_nak_code_name(v), f->aeth.msn);
+	default: return rs_wfmt("reserved AETH syndrome 0x%02x", s);
 	}
 }
 
@@ -35,12 +35,12 @@ static const char *mad_short(const struct rs_frame *f)
 {
 	const struct rs_mad *m = &f->mad;
 	if (m->is_cm)
-		return wfmt("CM %s (%s)", rs_cm_attr_name(m->hdr.attr_id), rs_cm_attr_long_name(m->hdr.attr_id));
-	return wfmt("%s %s(%s)", rs_mad_class_name(m->hdr.mgmt_class), rs_mad_method_name(m->hdr.method),
-		    walk_mad_attr_name(m->hdr.mgmt_class, m->hdr.attr_id));
+		return rs_wfmt("CM %s (%s)", rs_cm_attr_name(m->hdr.attr_id), rs_cm_attr_long_name(m->hdr.attr_id));
+	return rs_wfmt("%s %s(%s)", rs_mad_class_name(m->hdr.mgmt_class), rs_mad_method_name(m->hdr.method),
+		    rs_walk_mad_attr_name(m->hdr.mgmt_class, m->hdr.attr_id));
 }
 
-void walk_summary(struct walk *w, char *buf, size_t len)
+void rs_walk_summary(struct walk *w, char *buf, size_t len)
 {
 	const struct rs_frame *f = w->f;
 	const struct rs_bth *b = &f->bth;
@@ -52,8 +52,8 @@ void walk_summary(struct walk *w, char *buf, size_t len)
 		ADD("Decoded up to the %s only", last);
 	} else {
 		const struct rs_opinfo *op = rs_opinfo(b->opcode);
-		ADD("%s QP 0x%x PSN 0x%06x", (f->have & RS_HAVE_DC) ? walk_dc_pretty(b->opcode)
-				    : op->defined ? op->pretty : wfmt("opcode 0x%02x", b->opcode), b->destqp, b->psn);
+		ADD("%s QP 0x%x PSN 0x%06x", (f->have & RS_HAVE_DC) ? rs_walk_dc_pretty(b->opcode)
+				    : op->defined ? op->pretty : rs_wfmt("opcode 0x%02x", b->opcode), b->destqp, b->psn);
 		bool ext = f->have & RS_HAVE_EXT;
 		if (ext) {
 			switch (op->kind) {
@@ -134,12 +134,12 @@ static const char *range(const struct walk *w)
 	uint32_t n = w->f->payload_len;
 	if (!n)
 		return "no data";
-	return wfmt("bytes %u-%u", w->v.msg_offset, w->v.msg_offset + n - 1);
+	return rs_wfmt("bytes %u-%u", w->v.msg_offset, w->v.msg_offset + n - 1);
 }
 
 static const char *following(uint32_t psn)
 {
-	return wfmt("with consecutive PSNs (0x%06x, 0x%06x, ...)", (psn + 1) & PSN_MASK, (psn + 2) & PSN_MASK);
+	return rs_wfmt("with consecutive PSNs (0x%06x, 0x%06x, ...)", (psn + 1) & PSN_MASK, (psn + 2) & PSN_MASK);
 }
 
 /* What is still to come of a message whose length is known: the packets of
@@ -150,12 +150,12 @@ static const char *to_come(const struct walk *w, const char *article, const char
 	const struct rs_frame *f = w->f;
 	uint32_t mtu = f->payload_len, done = w->v.msg_offset + f->payload_len;
 	if (!w->v.msg_known || !w->v.msg_total || !mtu || done >= w->v.msg_total)
-		return wfmt("more follow %s", following(f->bth.psn));
+		return rs_wfmt("more follow %s", following(f->bth.psn));
 	uint32_t left = w->v.msg_total - done, n = (left + mtu - 1) / mtu;
 	uint32_t psn = (f->bth.psn + 1) & PSN_MASK;
 	if (n == 1)
-		return wfmt("the %s packet, PSN 0x%06x, brings the remaining %u bytes", last_name, psn, left);
-	return wfmt("%u more packets, PSN 0x%06x to 0x%06x, bring the remaining %u bytes, the last of them %s %s packet",
+		return rs_wfmt("the %s packet, PSN 0x%06x, brings the remaining %u bytes", last_name, psn, left);
+	return rs_wfmt("%u more packets, PSN 0x%06x to 0x%06x, bring the remaining %u bytes, the last of them %s %s packet",
 		    n, psn, (psn + n - 1) & PSN_MASK, left, article, last_name);
 }
 
@@ -164,17 +164,17 @@ static void write_op(struct walk *w, const struct rs_opinfo *op)
 	const struct rs_frame *f = w->f;
 	const struct rs_verdict *p = &w->v;
 	const char *imm = op->kind == RS_KIND_WRITE_IMM
-		? wfmt(" The immediate value 0x%08x also reaches the responder's completion queue, which uses up "
+		? rs_wfmt(" The immediate value 0x%08x also reaches the responder's completion queue, which uses up "
 		       "one posted receive request.", f->immdt) : "";
 	switch (op->pos) {
 	case RS_POS_ONLY:
-		wsay(w, "%s: the whole write fits in this packet. The requester puts these %u bytes "
+		rs_wsay(w, "%s: the whole write fits in this packet. The requester puts these %u bytes "
 			"straight into the responder's memory at VA 0x%" PRIx64 " (the region with rkey 0x%x).%s%s",
 		     opname(f), f->payload_len, f->reth.va, f->reth.rkey,
 		     general(w, " The responder's CPU is not involved and no receive buffer is used."), imm);
 		break;
 	case RS_POS_FIRST:
-		wsay(w, "%s: the first packet of a multi-packet write of %u bytes to VA 0x%" PRIx64
+		rs_wsay(w, "%s: the first packet of a multi-packet write of %u bytes to VA 0x%" PRIx64
 			" protected by rkey 0x%x. It carries bytes 0-%u; %s.%s", opname(f), f->reth.dmalen, f->reth.va,
 		     f->reth.rkey, f->payload_len ? f->payload_len - 1 : 0, to_come(w, "an", "RDMA WRITE Last"),
 		     general(w, " They carry no RETH: the responder places each one's data right after the "
@@ -182,20 +182,20 @@ static void write_op(struct walk *w, const struct rs_opinfo *op)
 		break;
 	case RS_POS_MIDDLE:
 		if (p->msg_known)
-			wsay(w, "%s: packet %u of the write that began in frame %" PRIu64 "; it "
+			rs_wsay(w, "%s: packet %u of the write that began in frame %" PRIu64 "; it "
 				"carries %s of the %u-byte message; %s.", opname(f), p->msg_index, p->msg_first_frame, range(w), p->msg_total,
 			     to_come(w, "an", "RDMA WRITE Last"));
 		else
-			wsay(w, "%s: continues a multi-packet write whose First packet (with the "
+			rs_wsay(w, "%s: continues a multi-packet write whose First packet (with the "
 				"address, in its RETH) came earlier. This packet carries %u more bytes, placed right after "
 				"the previous packet's; more follow %s.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	default:
 		if (p->msg_known)
-			wsay(w, "%s: packet %u, the last, of the write that began in frame %" PRIu64
+			rs_wsay(w, "%s: packet %u, the last, of the write that began in frame %" PRIu64
 				": %s complete the %u-byte message.%s", opname(f), p->msg_index, p->msg_first_frame, range(w), p->msg_total, imm);
 		else
-			wsay(w, "%s: the final %u bytes of a multi-packet write whose First packet came "
+			rs_wsay(w, "%s: the final %u bytes of a multi-packet write whose First packet came "
 				"earlier; the message is complete.%s", opname(f), f->payload_len, imm);
 		break;
 	}
@@ -207,45 +207,45 @@ static void send_op(struct walk *w, const struct rs_opinfo *op)
 	const struct rs_verdict *p = &w->v;
 	bool ud = (f->bth.opcode & 0xE0) == RS_TR_UD;
 	const char *extra = op->kind == RS_KIND_SEND_IMM
-		? wfmt(" The immediate value 0x%08x is delivered in the receiver's completion.", f->immdt)
+		? rs_wfmt(" The immediate value 0x%08x is delivered in the receiver's completion.", f->immdt)
 		: op->kind == RS_KIND_SEND_INV
-		? wfmt(" When it completes, the responder also invalidates rkey 0x%x.", f->ieth_rkey) : "";
+		? rs_wfmt(" When it completes, the responder also invalidates rkey 0x%x.", f->ieth_rkey) : "";
 
 	switch (op->pos) {
 	case RS_POS_ONLY:
 		if (ud && (f->have & RS_HAVE_MAD))
-			wsay(w, "UD SEND Only to QP%u: a management datagram (MAD) from QP 0x%x.%s", f->bth.destqp,
-			     f->deth.srcqp, walk_once(w, WALK_TOPIC_OP + 127, " UD is connectionless and unacknowledged; "
+			rs_wsay(w, "UD SEND Only to QP%u: a management datagram (MAD) from QP 0x%x.%s", f->bth.destqp,
+			     f->deth.srcqp, rs_walk_once(w, WALK_TOPIC_OP + 127, " UD is connectionless and unacknowledged; "
 						      "the management protocol retries on its own timeouts."));
 		else if (ud)
-			wsay(w, "UD %s: a %u-byte datagram from QP 0x%x to QP 0x%x.%s%s", opname(f), f->payload_len,
+			rs_wsay(w, "UD %s: a %u-byte datagram from QP 0x%x to QP 0x%x.%s%s", opname(f), f->payload_len,
 			     f->deth.srcqp, f->bth.destqp, general(w, " UD needs no connection: every packet names its "
 				"destination QP and carries a Q_Key; there are no ACKs and no retransmissions."), extra);
 		else
-			wsay(w, "%s: a whole %u-byte message in one packet%s%s", opname(f), f->payload_len,
-			     *general(w, "x") ? wfmt(". The responder places it in the buffer of the next receive "
+			rs_wsay(w, "%s: a whole %u-byte message in one packet%s%s", opname(f), f->payload_len,
+			     *general(w, "x") ? rs_wfmt(". The responder places it in the buffer of the next receive "
 						   "request posted on QP 0x%x and reports a completion.", f->bth.destqp) : ".",
 			     extra);
 		break;
 	case RS_POS_FIRST:
-		wsay(w, "%s: the first %u bytes of a multi-packet message; Middle packets and a Last "
+		rs_wsay(w, "%s: the first %u bytes of a multi-packet message; Middle packets and a Last "
 			"packet follow %s.%s", opname(f), f->payload_len, following(f->bth.psn),
 		     general(w, " A SEND states no total length: the receiver learns it when the Last packet arrives."));
 		break;
 	case RS_POS_MIDDLE:
 		if (p->msg_known)
-			wsay(w, "%s: packet %u of the message that began in frame %" PRIu64 ", carrying %s; "
+			rs_wsay(w, "%s: packet %u of the message that began in frame %" PRIu64 ", carrying %s; "
 				"more follow %s.", opname(f), p->msg_index, p->msg_first_frame, range(w), following(f->bth.psn));
 		else
-			wsay(w, "%s: %u more bytes of a message whose First packet came earlier; more "
+			rs_wsay(w, "%s: %u more bytes of a message whose First packet came earlier; more "
 				"follow %s.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	default:
 		if (p->msg_known)
-			wsay(w, "%s: packet %u ends the message that began in frame %" PRIu64 " (%s): %u "
+			rs_wsay(w, "%s: packet %u ends the message that began in frame %" PRIu64 " (%s): %u "
 				"bytes in all.%s", opname(f), p->msg_index, p->msg_first_frame, range(w), p->msg_offset + f->payload_len, extra);
 		else
-			wsay(w, "%s: the final %u bytes of a message whose First packet came earlier.%s", opname(f),
+			rs_wsay(w, "%s: the final %u bytes of a message whose First packet came earlier.%s", opname(f),
 			     f->payload_len, extra);
 		break;
 	}
@@ -255,16 +255,16 @@ static void read_resp_op(struct walk *w, const struct rs_opinfo *op)
 {
 	const struct rs_frame *f = w->f;
 	const struct rs_verdict *p = &w->v;
-	const char *req = p->msg_req_frame ? wfmt("the READ in frame %" PRIu64, p->msg_req_frame) : "the READ request";
-	const char *of = p->msg_total ? wfmt(" of %u", p->msg_total) : "";
+	const char *req = p->msg_req_frame ? rs_wfmt("the READ in frame %" PRIu64, p->msg_req_frame) : "the READ request";
+	const char *of = p->msg_total ? rs_wfmt(" of %u", p->msg_total) : "";
 
 	switch (op->pos) {
 	case RS_POS_ONLY:
-		wsay(w, "%s: the whole answer to %s, %u bytes, in one packet. Its AETH "
+		rs_wsay(w, "%s: the whole answer to %s, %u bytes, in one packet. Its AETH "
 			"acknowledges the request (%s).", opname(f), req, f->payload_len, ack_short(f));
 		break;
 	case RS_POS_FIRST:
-		wsay(w, "%s: bytes 0-%u%s requested by %s (PSN 0x%06x). Its AETH acknowledges "
+		rs_wsay(w, "%s: bytes 0-%u%s requested by %s (PSN 0x%06x). Its AETH acknowledges "
 			"the request (%s); %s.%s", opname(f),
 		     f->payload_len ? f->payload_len - 1 : 0, of, req, f->bth.psn, ack_short(f),
 		     to_come(w, "a", "READ Response Last"),
@@ -272,19 +272,19 @@ static void read_resp_op(struct walk *w, const struct rs_opinfo *op)
 		break;
 	case RS_POS_MIDDLE:
 		if (p->msg_known)
-			wsay(w, "%s: packet %u of the answer to %s, carrying %s%s; %s.",
+			rs_wsay(w, "%s: packet %u of the answer to %s, carrying %s%s; %s.",
 			     opname(f), p->msg_index, req, range(w), of, to_come(w, "a", "READ Response Last"));
 		else
-			wsay(w, "%s: %u more bytes of a READ response whose first packet came "
+			rs_wsay(w, "%s: %u more bytes of a READ response whose first packet came "
 				"earlier; more follow %s.", opname(f), f->payload_len, following(f->bth.psn));
 		break;
 	default:
 		if (p->msg_known)
-			wsay(w, "%s: packet %u, the last, of the answer to %s: %s complete the "
+			rs_wsay(w, "%s: packet %u, the last, of the answer to %s: %s complete the "
 				"%u bytes. Its AETH acknowledges the request again (%s); the requester can now complete "
 				"its READ work request.", opname(f), p->msg_index, req, range(w), p->msg_offset + f->payload_len, ack_short(f));
 		else
-			wsay(w, "%s: the final %u bytes of a READ response; its AETH acknowledges "
+			rs_wsay(w, "%s: the final %u bytes of a READ response; its AETH acknowledges "
 				"the request (%s).", opname(f), f->payload_len, ack_short(f));
 		break;
 	}
@@ -296,43 +296,43 @@ static void ack_op(struct walk *w)
 	uint32_t psn = f->bth.psn;
 	uint8_t v = rs_aeth_value(f->aeth.syndrome);
 	const struct rs_verdict *vd = &w->v;
-	const char *seen = vd->req_frame ? wfmt(" (the newest of them: the %s in frame %" PRIu64 ")",
+	const char *seen = vd->req_frame ? rs_wfmt(" (the newest of them: the %s in frame %" PRIu64 ")",
 						rs_opinfo(vd->req_opcode)->pretty, vd->req_frame) : "";
 
 	switch (rs_aeth_kind(f->aeth.syndrome)) {
 	case RS_AETH_ACK:
-		wsay(w, "Acknowledge: the responder confirms that every request packet up to PSN 0x%06x arrived and "
-			"was carried out%s. %s", psn, seen, walk_first(w, WALK_TOPIC_MSN)
-		     ? wfmt("MSN %u counts the messages it has completed on this connection (modulo 2^24).", f->aeth.msn)
-		     : wfmt("MSN %u.", f->aeth.msn));
+		rs_wsay(w, "Acknowledge: the responder confirms that every request packet up to PSN 0x%06x arrived and "
+			"was carried out%s. %s", psn, seen, rs_walk_first(w, WALK_TOPIC_MSN)
+		     ? rs_wfmt("MSN %u counts the messages it has completed on this connection (modulo 2^24).", f->aeth.msn)
+		     : rs_wfmt("MSN %u.", f->aeth.msn));
 		break;
 	case RS_AETH_RNR_NAK:
-		wsay(w, "RNR NAK (receiver not ready): the request with PSN 0x%06x needed a receive buffer, but none "
+		rs_wsay(w, "RNR NAK (receiver not ready): the request with PSN 0x%06x needed a receive buffer, but none "
 			"was posted on the responder's QP. The requester waits at least %s (RNR timer %u) and then "
-			"retries from PSN 0x%06x, up to its RNR retry count.", psn, walk_duration(rs_rnr_timer_us(v)), v, psn);
+			"retries from PSN 0x%06x, up to its RNR retry count.", psn, rs_walk_duration(rs_rnr_timer_us(v)), v, psn);
 		break;
 	case RS_AETH_NAK:
 		if (v == RS_NAK_PSN_SEQ_ERR)
-			wsay(w, "NAK, PSN sequence error: the responder received a packet with a later PSN than it "
+			rs_wsay(w, "NAK, PSN sequence error: the responder received a packet with a later PSN than it "
 				"expected, so at least one packet was lost on the way. It expects PSN 0x%06x next%s; the "
 				"requester must resend everything from PSN 0x%06x on (go-back-N).", psn,
-			     vd->req_frame ? wfmt(" (last seen here in frame %" PRIu64 ")", vd->req_frame) : "", psn);
+			     vd->req_frame ? rs_wfmt(" (last seen here in frame %" PRIu64 ")", vd->req_frame) : "", psn);
 		else
-			wsay(w, "NAK, %s: a fatal error for the request with PSN 0x%06x (invalid request: a bad opcode or "
+			rs_wsay(w, "NAK, %s: a fatal error for the request with PSN 0x%06x (invalid request: a bad opcode or "
 				"length; remote access error: the rkey, address or access rights do not allow it; "
 				"remote operational error: the responder could not carry it out). The requester "
 				"completes the work request with an error and the QP enters the error state.",
 			     rs_nak_code_name(v), psn);
 		break;
 	default:
-		wsay(w, "An AETH with a reserved syndrome (0x%02x): the requester cannot interpret it.", f->aeth.syndrome);
+		rs_wsay(w, "An AETH with a reserved syndrome (0x%02x): the requester cannot interpret it.", f->aeth.syndrome);
 		break;
 	}
 }
 
 static void walk_resend(struct walk *w, const struct rs_frame *f);
 
-void walk_operation(struct walk *w)
+void rs_walk_operation(struct walk *w)
 {
 	const struct rs_frame *f = w->f;
 	if (!(f->have & RS_HAVE_BTH) || !(f->have & RS_HAVE_EXT))
@@ -348,7 +348,7 @@ void walk_operation(struct walk *w)
 		send_op(w, op);
 		break;
 	case RS_KIND_READ_REQ:
-		wsay(w, "RDMA READ Request: asks the responder for %u bytes at VA 0x%" PRIx64 " (rkey 0x%x). The "
+		rs_wsay(w, "RDMA READ Request: asks the responder for %u bytes at VA 0x%" PRIx64 " (rkey 0x%x). The "
 			"request itself carries no data. The responder answers with READ Response packets numbered "
 			"from PSN 0x%06x upwards, one per path MTU of data (for example %u packet%s with a 1024-byte MTU), "
 			"so the requester's next request continues after those PSNs.",
@@ -362,34 +362,34 @@ void walk_operation(struct walk *w)
 		ack_op(w);
 		break;
 	case RS_KIND_ATOMIC_ACK:
-		wsay(w, "Atomic Acknowledge: before the atomic operation%s, the 8 bytes held 0x%" PRIx64 ". The "
+		rs_wsay(w, "Atomic Acknowledge: before the atomic operation%s, the 8 bytes held 0x%" PRIx64 ". The "
 			"requester stores this value in its local buffer and completes the work request (%s).",
-		     w->v.req_frame ? wfmt(" in frame %" PRIu64, w->v.req_frame) : "", f->atomicack_orig, ack_short(f));
+		     w->v.req_frame ? rs_wfmt(" in frame %" PRIu64, w->v.req_frame) : "", f->atomicack_orig, ack_short(f));
 		break;
 	case RS_KIND_CMP_SWAP:
-		wsay(w, "ATOMIC Compare & Swap: if the 8 bytes at VA 0x%" PRIx64 " (rkey 0x%x) equal 0x%" PRIx64
+		rs_wsay(w, "ATOMIC Compare & Swap: if the 8 bytes at VA 0x%" PRIx64 " (rkey 0x%x) equal 0x%" PRIx64
 			", the responder replaces them with 0x%" PRIx64 "; either way it returns the original value in "
 			"an Atomic Acknowledge with PSN 0x%06x.", f->atomic.va, f->atomic.rkey, f->atomic.cmp,
 		     f->atomic.swap, b->psn);
 		break;
 	case RS_KIND_FETCH_ADD:
-		wsay(w, "ATOMIC Fetch & Add: the responder adds 0x%" PRIx64 " to the 8 bytes at VA 0x%" PRIx64
+		rs_wsay(w, "ATOMIC Fetch & Add: the responder adds 0x%" PRIx64 " to the 8 bytes at VA 0x%" PRIx64
 			" (rkey 0x%x) and returns their original value in an Atomic Acknowledge with PSN 0x%06x.",
 		     f->atomic.swap, f->atomic.va, f->atomic.rkey, b->psn);
 		break;
 	case RS_KIND_ATOMIC_WRITE:
-		wsay(w, "ATOMIC WRITE: the responder writes these 8 bytes at VA 0x%" PRIx64 " (rkey 0x%x) in one "
+		rs_wsay(w, "ATOMIC WRITE: the responder writes these 8 bytes at VA 0x%" PRIx64 " (rkey 0x%x) in one "
 			"indivisible step.", f->reth.va, f->reth.rkey);
 		break;
 	case RS_KIND_FLUSH:
-		wsay(w, "FLUSH: the responder makes earlier RDMA writes to VA 0x%" PRIx64 " (%u bytes, rkey 0x%x) "
+		rs_wsay(w, "FLUSH: the responder makes earlier RDMA writes to VA 0x%" PRIx64 " (%u bytes, rkey 0x%x) "
 			"visible or persistent before acknowledging.", f->reth.va, f->reth.dmalen, f->reth.rkey);
 		break;
 	case RS_KIND_RESYNC:
-		wsay(w, "RESYNC (Reliable Datagram): resynchronises the PSNs of an end-to-end context.");
+		rs_wsay(w, "RESYNC (Reliable Datagram): resynchronises the PSNs of an end-to-end context.");
 		break;
 	case RS_KIND_CNP:
-		wsay(w, "Congestion Notification Packet: the receiver of packets marked CE (congestion experienced) "
+		rs_wsay(w, "Congestion Notification Packet: the receiver of packets marked CE (congestion experienced) "
 			"tells QP 0x%x, the sender of that flow, to slow down; with DCQCN the sender cuts its rate and "
 			"then raises it again step by step (IBA Annex A17.9).", b->destqp);
 		break;
@@ -397,19 +397,19 @@ void walk_operation(struct walk *w)
 		return;
 	}
 	if (w->v.start_frame)
-		wsay(w, "PSN 0x%06x is the Starting PSN that QP 0x%x announced in the %s in frame %" PRIu64 ": this is "
+		rs_wsay(w, "PSN 0x%06x is the Starting PSN that QP 0x%x announced in the %s in frame %" PRIu64 ": this is "
 			"the first request it receives on the new connection.", b->psn, w->v.start_qpn,
 		     rs_cm_attr_name(w->v.start_attr), w->v.start_frame);
 	if (w->v.psn == RS_V_PSN_AHEAD && w->v.gap && f->outcome == RS_OK)
-		wsay(w, "\u2715 %" PRIu32 " PSN%s skipped just before this one: PSN 0x%06x was expected, 0x%06x came. "
+		rs_wsay(w, "\u2715 %" PRIu32 " PSN%s skipped just before this one: PSN 0x%06x was expected, 0x%06x came. "
 			"The packets between are not in the capture (yet): they may come late, be re-sent, have been "
 			"dropped by the capture, or be lost; the summary's PSNs line and gap anomaly say which.",
 		     w->v.gap, w->v.gap == 1 ? " was" : "s were", (unsigned)((b->psn - w->v.gap) & RS_PSN_MASK), b->psn);
-	if ((b->opcode & 0xE0) == RS_TR_UC && walk_first(w, WALK_TOPIC_UC))
-		wsay(w, "UC (Unreliable Connection): no acknowledgements; if a packet is lost the receiver drops "
+	if ((b->opcode & 0xE0) == RS_TR_UC && rs_walk_first(w, WALK_TOPIC_UC))
+		rs_wsay(w, "UC (Unreliable Connection): no acknowledgements; if a packet is lost the receiver drops "
 			"the whole message and nothing is resent.");
 	if (w->v.nak_frame && w->v.nak_psn == b->psn)
-		wsay(w, "This is the PSN that the NAK in frame %" PRIu64 " asked for: the requester has gone back "
+		rs_wsay(w, "This is the PSN that the NAK in frame %" PRIu64 " asked for: the requester has gone back "
 			"to it and resends everything from here on (go-back-N).", w->v.nak_frame);
 	if (w->v.resend && f->outcome == RS_OK)
 		walk_resend(w, f);
@@ -421,33 +421,33 @@ static void walk_resend(struct walk *w, const struct rs_frame *f)
 	const struct rs_verdict *v = &w->v;
 	const struct rs_bth *b = &f->bth;
 	char t[32];
-	const char *seen = v->resent_of ? wfmt("PSN 0x%06x was already sent in frame %" PRIu64, b->psn, v->resent_of)
-				       : wfmt("PSN 0x%06x was skipped earlier", b->psn);
+	const char *seen = v->resent_of ? rs_wfmt("PSN 0x%06x was already sent in frame %" PRIu64, b->psn, v->resent_of)
+				       : rs_wfmt("PSN 0x%06x was skipped earlier", b->psn);
 	switch (v->resend) {
 	case RS_V_RESEND_NETDUP:
-		wsay(w, "%s, as this very datagram (the same IP identification): the network delivered it twice "
+		rs_wsay(w, "%s, as this very datagram (the same IP identification): the network delivered it twice "
 			"(a duplicate); the requester sent it once.", seen);
 		break;
 	case RS_V_RESEND_LATE:
-		wsay(w, "%s: this packet left the requester before packets already seen (its IP identification is "
+		rs_wsay(w, "%s: this packet left the requester before packets already seen (its IP identification is "
 			"older), so it arrives late: reordered on the way, not resent.", seen);
 		break;
 	case RS_V_RESEND_NAK:
-		wsay(w, "%s: this packet is a retransmission, part of the go-back-N that the NAK in frame %" PRIu64
+		rs_wsay(w, "%s: this packet is a retransmission, part of the go-back-N that the NAK in frame %" PRIu64
 			" started %s earlier.", seen, v->resend_after, rs_fmt_ns(v->resend_wait_ns, t, sizeof t));
 		break;
 	case RS_V_RESEND_RNR:
-		wsay(w, "%s: the responder was not ready (RNR NAK in frame %" PRIu64 "); the requester waited %s "
+		rs_wsay(w, "%s: the responder was not ready (RNR NAK in frame %" PRIu64 "); the requester waited %s "
 			"and sends it again.", seen, v->resend_after, rs_fmt_ns(v->resend_wait_ns, t, sizeof t));
 		break;
 	case RS_V_RESEND_TIMEOUT:
 	case RS_V_RESEND_READ:
-		wsay(w, "%s: no NAK asked for it; after %s without an answer the requester's ACK timer fired and it "
+		rs_wsay(w, "%s: no NAK asked for it; after %s without an answer the requester's ACK timer fired and it "
 			"resends from the first unacknowledged PSN%s.", seen, rs_fmt_ns(v->resend_wait_ns, t, sizeof t),
 		     v->resend == RS_V_RESEND_READ ? " (a READ asked again)" : "");
 		break;
 	case RS_V_RESEND_UNKNOWN:
-		wsay(w, "%s: this packet is a retransmission. No NAK in the capture asked for it, but the capture "
+		rs_wsay(w, "%s: this packet is a retransmission. No NAK in the capture asked for it, but the capture "
 			"holds none of the responder's packets from before it, so a NAK sent before the capture began "
 			"(or unseen here) cannot be told from the requester's ACK timer: the cause is unknown.", seen);
 		break;

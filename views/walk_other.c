@@ -14,13 +14,13 @@
 static const char *ip4(const uint8_t *a)
 {
 	char b[INET_ADDRSTRLEN];
-	return inet_ntop(AF_INET, a, b, sizeof b) ? wfmt("%s", b) : "?";
+	return inet_ntop(AF_INET, a, b, sizeof b) ? rs_wfmt("%s", b) : "?";
 }
 
 static const char *ip6(const uint8_t *a)
 {
 	char b[INET6_ADDRSTRLEN];
-	return inet_ntop(AF_INET6, a, b, sizeof b) ? wfmt("%s", b) : "?";
+	return inet_ntop(AF_INET6, a, b, sizeof b) ? rs_wfmt("%s", b) : "?";
 }
 
 static const char *l4(const struct rs_other *o, const char *src, const char *dst, bool v6)
@@ -30,11 +30,11 @@ static const char *l4(const struct rs_other *o, const char *src, const char *dst
 			 : proto == 2 ? "IGMP" : NULL;
 	const char *fam = v6 ? "IPv6" : "IPv4";
 	if (o->have_ports)
-		return wfmt("%s %s %s%s%s:%u -> %s%s%s:%u", fam, name, v6 ? "[" : "", src, v6 ? "]" : "",
+		return rs_wfmt("%s %s %s%s%s:%u -> %s%s%s:%u", fam, name, v6 ? "[" : "", src, v6 ? "]" : "",
 			    o->sport, v6 ? "[" : "", dst, v6 ? "]" : "", o->dport);
 	if (name)
-		return wfmt("%s %s %s -> %s", fam, name, src, dst);
-	return wfmt("%s protocol %u %s -> %s", fam, proto, src, dst);
+		return rs_wfmt("%s %s %s -> %s", fam, name, src, dst);
+	return rs_wfmt("%s protocol %u %s -> %s", fam, proto, src, dst);
 }
 
 /* The network header at `off` (the dissector's reading of it), named. */
@@ -45,32 +45,32 @@ static const char *network(const struct walk *w, uint16_t type, uint32_t off)
 	switch (type) {
 	case 0x0806:
 		if (o.whole && o.arp_op == 1)
-			return wfmt("ARP request: who has %s? tell %s", ip4(o.dst), ip4(o.src));
+			return rs_wfmt("ARP request: who has %s? tell %s", ip4(o.dst), ip4(o.src));
 		if (o.whole && o.arp_op == 2)
-			return wfmt("ARP reply: %s is at %s", ip4(o.src), wbytes(o.arp_sha, 6, ':'));
+			return rs_wfmt("ARP reply: %s is at %s", ip4(o.src), rs_wbytes(o.arp_sha, 6, ':'));
 		return "ARP";
 	case 0x0800:
 		if (!o.whole)
 			return "IPv4";
 		if (o.fragment)
-			return wfmt("IPv4 fragment %s -> %s", ip4(o.src), ip4(o.dst));
+			return rs_wfmt("IPv4 fragment %s -> %s", ip4(o.src), ip4(o.dst));
 		return l4(&o, ip4(o.src), ip4(o.dst), false);
 	case 0x86DD:
 		return o.whole ? l4(&o, ip6(o.src), ip6(o.dst), true) : "IPv6";
 	case 0x88CC: return "LLDP";
 	case 0x8808:
 		if (w->f->have & RS_HAVE_PFC)
-			return w->f->pfc.opcode == RS_MACC_PFC ? wfmt("PFC from %s, priorities 0x%02x", wbytes(w->f->eth_src, 6, ':'),
+			return w->f->pfc.opcode == RS_MACC_PFC ? rs_wfmt("PFC from %s, priorities 0x%02x", rs_wbytes(w->f->eth_src, 6, ':'),
 								     w->f->pfc.enable)
-							       : wfmt("PAUSE from %s", wbytes(w->f->eth_src, 6, ':'));
+							       : rs_wfmt("PAUSE from %s", rs_wbytes(w->f->eth_src, 6, ':'));
 		return "Ethernet flow control (MAC Control)";
 	case 0x8809: return "slow protocols (LACP)";
 	case 0x88F7: return "PTP";
-	default: return wfmt("EtherType 0x%04x", type);
+	default: return rs_wfmt("EtherType 0x%04x", type);
 	}
 }
 
-void walk_describe_other(const struct walk *w, char *buf, size_t len)
+void rs_walk_describe_other(const struct walk *w, char *buf, size_t len)
 {
 	const struct rs_frame *f = w->f;
 	uint32_t end = 0;

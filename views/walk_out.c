@@ -12,7 +12,7 @@
 #define NSCRATCH 24
 #define SCRATCH_LEN 512
 
-const char *wfmt(const char *fmt, ...)
+const char *rs_wfmt(const char *fmt, ...)
 {
 	static char bufs[NSCRATCH][SCRATCH_LEN];
 	static unsigned next;
@@ -24,17 +24,17 @@ const char *wfmt(const char *fmt, ...)
 	return b;
 }
 
-const char *whex(uint64_t v, int digits)
+const char *rs_whex(uint64_t v, int digits)
 {
-	return wfmt("0x%0*" PRIx64, digits, v);
+	return rs_wfmt("0x%0*" PRIx64, digits, v);
 }
 
-const char *whexdec(uint64_t v, int digits)
+const char *rs_whexdec(uint64_t v, int digits)
 {
-	return wfmt("0x%0*" PRIx64 " (%" PRIu64 ")", digits, v, v);
+	return rs_wfmt("0x%0*" PRIx64 " (%" PRIu64 ")", digits, v, v);
 }
 
-const char *wbytes(const uint8_t *p, unsigned n, char sep)
+const char *rs_wbytes(const uint8_t *p, unsigned n, char sep)
 {
 	char b[SCRATCH_LEN];
 	size_t k = 0;
@@ -44,10 +44,10 @@ const char *wbytes(const uint8_t *p, unsigned n, char sep)
 		k += (size_t)snprintf(b + k, sizeof b - k, "%02x", p[i]);
 	}
 	b[k] = '\0';
-	return wfmt("%s", b);
+	return rs_wfmt("%s", b);
 }
 
-void wout(struct walk *w, const char *fmt, ...)
+void rs_wout(struct walk *w, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -55,20 +55,20 @@ void wout(struct walk *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-void wsgr(struct walk *w, const char *sgr)
+void rs_wsgr(struct walk *w, const char *sgr)
 {
 	if (w->color && sgr && *sgr)
 		fprintf(w->out, "\033[%sm", sgr);
 }
 
-void wsgr_off(struct walk *w)
+void rs_wsgr_off(struct walk *w)
 {
 	if (w->color)
 		fputs("\033[0m", w->out);
 }
 
 /* One colour per kind of layer, the same in the headings and the hex dump. */
-const char *wlayer_sgr(unsigned id)
+const char *rs_wlayer_sgr(unsigned id)
 {
 	switch (id) {
 	case RS_L_ERF: case RS_L_SLL: case RS_L_SLL2: return "34";
@@ -104,7 +104,7 @@ static int pad_to(struct walk *w, int col, int target)
 	return col;
 }
 
-void wwrap(struct walk *w, int col, int indent, const char *text)
+void rs_wwrap(struct walk *w, int col, int indent, const char *text)
 {
 	const char *p = text;
 	bool first = true;
@@ -152,25 +152,25 @@ void wwrap(struct walk *w, int col, int indent, const char *text)
 	fputc('\n', w->out);
 }
 
-void wtitle(struct walk *w, unsigned id, const char *long_name, uint32_t off, uint32_t len)
+void rs_wtitle(struct walk *w, unsigned id, const char *long_name, uint32_t off, uint32_t len)
 {
-	wtitle_named(w, id, rs_layer_name((enum rs_layer_id)id), long_name, off, len);
+	rs_wtitle_named(w, id, rs_layer_name((enum rs_layer_id)id), long_name, off, len);
 }
 
-void wtitle_named(struct walk *w, unsigned id, const char *name, const char *long_name, uint32_t off, uint32_t len)
+void rs_wtitle_named(struct walk *w, unsigned id, const char *name, const char *long_name, uint32_t off, uint32_t len)
 {
-	const char *where = len == 1 ? wfmt("at 0x%04x, 1 byte", off)
-				     : wfmt("0x%04x-0x%04x, %u bytes", off, off + len - 1, len);
+	const char *where = len == 1 ? rs_wfmt("at 0x%04x, 1 byte", off)
+				     : rs_wfmt("0x%04x-0x%04x, %u bytes", off, off + len - 1, len);
 	uint64_t end = (uint64_t)off + len;
 	if (end > w->f->caplen)
-		where = wfmt("%s (%u captured)", where, off < w->f->caplen ? w->f->caplen - off : 0);
+		where = rs_wfmt("%s (%u captured)", where, off < w->f->caplen ? w->f->caplen - off : 0);
 
 	int col = 2 + (int)strlen(name) + (long_name ? 2 + (int)strlen(long_name) : 0);
 	fputs("\n  ", w->out);
-	wsgr(w, wlayer_sgr(id));
-	wsgr(w, "1");
+	rs_wsgr(w, rs_wlayer_sgr(id));
+	rs_wsgr(w, "1");
 	fputs(name, w->out);
-	wsgr_off(w);
+	rs_wsgr_off(w);
 	if (long_name)
 		fprintf(w->out, "  %s", long_name);
 	int right = w->width - (int)strlen(where);
@@ -199,10 +199,10 @@ static void field_line(struct walk *w, uint32_t off, const char *label, const ch
 		return;
 	}
 	col = pad_to(w, col, col < COL_NOTE - 1 ? COL_NOTE : col + 2);
-	wwrap(w, col, COL_NOTE, note);
+	rs_wwrap(w, col, COL_NOTE, note);
 }
 
-void wfield(struct walk *w, uint32_t off, const char *label, const char *value, const char *note, ...)
+void rs_wfield(struct walk *w, uint32_t off, const char *label, const char *value, const char *note, ...)
 {
 	char buf[1024] = "";
 	if (note) {
@@ -214,7 +214,7 @@ void wfield(struct walk *w, uint32_t off, const char *label, const char *value, 
 	field_line(w, off, label, value, buf);
 }
 
-void wbits(struct walk *w, uint32_t off, unsigned nbytes, unsigned shift, unsigned width, uint64_t value,
+void rs_wbits(struct walk *w, uint32_t off, unsigned nbytes, unsigned shift, unsigned width, uint64_t value,
 	   const char *label, const char *note, ...)
 {
 	char pat[80];
@@ -238,7 +238,7 @@ void wbits(struct walk *w, uint32_t off, unsigned nbytes, unsigned shift, unsign
 		vsnprintf(buf, sizeof buf, note, ap);
 		va_end(ap);
 	}
-	field_line(w, off, label, wfmt("%s = %" PRIu64, pat, value), buf);
+	field_line(w, off, label, rs_wfmt("%s = %" PRIu64, pat, value), buf);
 }
 
 static void say(struct walk *w, const char *mark, const char *sgr, const char *fmt, va_list ap)
@@ -246,9 +246,9 @@ static void say(struct walk *w, const char *mark, const char *sgr, const char *f
 	char buf[2048];
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	fputs("    ", w->out);
-	wsgr(w, sgr);
+	rs_wsgr(w, sgr);
 	fputs(mark, w->out);
-	wsgr_off(w);
+	rs_wsgr_off(w);
 	int col = 4 + (int)strlen(mark);
 	/* Continuation lines keep the margin mark so the paragraph reads as one. */
 	const char *p = buf;
@@ -262,9 +262,9 @@ static void say(struct walk *w, const char *mark, const char *sgr, const char *f
 		int need = (first ? 0 : 1) + (int)n;
 		if (!first && col + need > w->width) {
 			fputs("\n    ", w->out);
-			wsgr(w, sgr);
+			rs_wsgr(w, sgr);
 			fprintf(w->out, "%-*s", (int)strlen(mark), mark[0] == '!' ? "!!" : ">");
-			wsgr_off(w);
+			rs_wsgr_off(w);
 			col = 4 + (int)strlen(mark);
 			need = (int)n;
 			first = true;
@@ -279,7 +279,7 @@ static void say(struct walk *w, const char *mark, const char *sgr, const char *f
 	fputc('\n', w->out);
 }
 
-void wsay(struct walk *w, const char *fmt, ...)
+void rs_wsay(struct walk *w, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -287,7 +287,7 @@ void wsay(struct walk *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-void wsay_marked(struct walk *w, const char *mark, const char *sgr, const char *fmt, ...)
+void rs_wsay_marked(struct walk *w, const char *mark, const char *sgr, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -295,43 +295,43 @@ void wsay_marked(struct walk *w, const char *mark, const char *sgr, const char *
 	va_end(ap);
 }
 
-bool wcap(const struct walk *w, uint32_t off, uint32_t len)
+bool rs_wcap(const struct walk *w, uint32_t off, uint32_t len)
 {
 	return (uint64_t)off + len <= w->pkt->caplen;
 }
 
-const char *walk_addr(const struct rs_addr *a)
+const char *rs_walk_addr(const struct rs_addr *a)
 {
 	char b[RS_ADDR_STRLEN];
 	rs_addr_format(a, b);
 	if (a->kind == RS_ADDR_LID)
-		return wfmt("LID %s", b);
-	return wfmt("%s", b);
+		return rs_wfmt("LID %s", b);
+	return rs_wfmt("%s", b);
 }
 
-const char *walk_ecn_name(uint8_t ecn)
+const char *rs_walk_ecn_name(uint8_t ecn)
 {
 	static const char *const n[4] = { "Not-ECT", "ECT(1)", "ECT(0)", "CE" };
 	return n[ecn & 3];
 }
 
-const char *walk_pkey_note(uint16_t pkey)
+const char *rs_walk_pkey_note(uint16_t pkey)
 {
 	if ((pkey & 0x7FFF) == 0x7FFF)
 		return pkey & 0x8000 ? "default partition, full member" : "default partition, limited member";
 	return pkey & 0x8000 ? "full member of the partition" : "limited member of the partition";
 }
 
-const char *walk_duration(double us)
+const char *rs_walk_duration(double us)
 {
 	if (us < 1000)
-		return wfmt("%.3g µs", us);
+		return rs_wfmt("%.3g µs", us);
 	if (us < 1e6)
-		return wfmt("%.3g ms", us / 1e3);
-	return wfmt("%.3g s", us / 1e6);
+		return rs_wfmt("%.3g ms", us / 1e3);
+	return rs_wfmt("%.3g s", us / 1e6);
 }
 
-bool walk_first(struct walk *w, unsigned id)
+bool rs_walk_first(struct walk *w, unsigned id)
 {
 	id %= WALK_TOPICS;
 	uint64_t bit = 1ull << (id % 64);
@@ -340,7 +340,7 @@ bool walk_first(struct walk *w, unsigned id)
 	return first;
 }
 
-const char *walk_once(struct walk *w, unsigned topic, const char *text)
+const char *rs_walk_once(struct walk *w, unsigned topic, const char *text)
 {
-	return walk_first(w, topic) ? text : "";
+	return rs_walk_first(w, topic) ? text : "";
 }
