@@ -64,6 +64,25 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	return true;
 }
 
+/* The metrics of the analysis so far, to the endpoint: both formats, so
+ * that a scrape only copies. */
+static void publish(struct rs_summary *s)
+{
+	struct rs_metrics_drops d = { .have = s->have_stats, .received = s->stats.received,
+				      .dropped = s->stats.dropped, .ifdropped = s->stats.ifdropped };
+	GString *prom = g_string_new(NULL), *om = g_string_new(NULL);
+	rs_metrics_render(s->mx, s->a, &d, false, prom);
+	rs_metrics_render(s->mx, s->a, &d, true, om);
+	rs_mserver_publish(s->ms, prom->str, prom->len, om->str, om->len);
+	g_string_free(prom, TRUE);
+	g_string_free(om, TRUE);
+}
+
+/* Flows read for the metrics after each batch of frames: the reading of
+ * ten thousand QPs takes milliseconds, which in one piece would hold the
+ * capture up long enough to make the kernel drop frames. */
+#define METRICS_STEP 256
+
 /*
  * A batch: each frame is announced to the analyzer up to AHEAD frames
  * before it is added (rs_analyzer_prefetch), so that its flow's state is in
@@ -91,6 +110,8 @@ static void frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame
 			rs_analyzer_prefetch(s->a, &f[i + AHEAD]);
 		frame(ctx, &pkt[i], &f[i]);
 	}
+	if (s->ms && rs_metrics_read_some(s->mx, s->a, METRICS_STEP))
+		publish(s);
 }
 
 static void file_error(void *ctx, const char *message)
@@ -111,20 +132,6 @@ static void file_warning(void *ctx, uint64_t frame_no, uint64_t count, const cha
 	rs_analyzer_file_warning(s->a, frame_no, count, message);
 }
 
-/* The metrics of the analysis so far, to the endpoint: both formats, so
- * that a scrape only copies. */
-static void publish(struct rs_summary *s)
-{
-	struct rs_metrics_drops d = { .have = s->have_stats, .received = s->stats.received,
-				      .dropped = s->stats.dropped, .ifdropped = s->stats.ifdropped };
-	GString *prom = g_string_new(NULL), *om = g_string_new(NULL);
-	rs_metrics_read(s->mx, s->a);
-	rs_metrics_render(s->mx, s->a, &d, false, prom);
-	rs_metrics_render(s->mx, s->a, &d, true, om);
-	rs_mserver_publish(s->ms, prom->str, prom->len, om->str, om->len);
-	g_string_free(prom, TRUE);
-	g_string_free(om, TRUE);
-}
 
 bool rs_summary_serve(void *ctx, char *err, size_t len)
 {
@@ -134,16 +141,25 @@ bool rs_summary_serve(void *ctx, char *err, size_t len)
 	if (!(s->ms = rs_mserver_start(s->o->metrics, err, len)))
 		return false;
 	s->mx = rs_metrics_new(s->o->metrics_qps ? s->o->metrics_qps : RS_METRICS_QPS, !s->o->no_resolve);
+	rs_metrics_read(s->mx, s->a);
 	publish(s);
 	rs_eprintf("rocestat: metrics at http://%s%s/metrics\n", s->o->metrics[0] == ':' ? "127.0.0.1" : "", s->o->metrics);
 	return true;
 }
 
+
 static void tick(void *ctx, uint64_t now_ns)
 {
 	struct rs_summary *s = ctx;
-	if (s->ms)
-		publish(s);
+	if (s->ms) {
+		/* A reading still under way (few frames came) is finished now;
+		 * then the next one starts, to be read between batches. */
+		if (rs_metrics_reading(s->mx)) {
+			rs_metrics_read(s->mx, s->a);
+			publish(s);
+		}
+		rs_metrics_read_start(s->mx, s->a);
+	}
 	if (!s->live)
 		s->live = rs_liveview_new(stderr, s->o);
 	rs_liveview_tick(s->live, s->lv, s->a, now_ns);

@@ -52,6 +52,8 @@ struct rs_metrics {
 	struct rs_names *names;
 	GHashTable *prev;         /* flow id + 1 -> struct fstate */
 	uint32_t gen;             /* readings made */
+	guint cursor;             /* the reading under way: the next flow's place */
+	bool in_pass;
 	GHashTable *qps;          /* flow id + 1 -> struct qp_series */
 	GHashTable *pairs;        /* "src dst" -> struct pair_acc */
 	unsigned npair_series;
@@ -124,6 +126,17 @@ static int by_bytes(const void *x, const void *y)
 	return a->id < b->id ? -1 : 1;
 }
 
+static struct qp_series *new_series(struct rs_metrics *m, const struct rs_flow *fl)
+{
+	struct qp_series *q = g_new0(struct qp_series, 1);
+	flow_addrs(m, fl, q->src, q->dst);
+	snprintf(q->qp, sizeof q->qp, "0x%x", fl->key.qpn);
+	if (fl->conn)
+		snprintf(q->conn, sizeof q->conn, "%" PRIu64, (uint64_t)fl->conn->id);
+	g_hash_table_insert(m->qps, GUINT_TO_POINTER(fl->id + 1), q);
+	return q;
+}
+
 /* Free places go to the biggest flows without a series. */
 static void give_places(struct rs_metrics *m, const struct rs_analyzer *a)
 {
@@ -137,15 +150,8 @@ static void give_places(struct rs_metrics *m, const struct rs_analyzer *a)
 			g_ptr_array_add(cand, (gpointer)fl);
 	}
 	qsort(cand->pdata, cand->len, sizeof(gpointer), by_bytes);
-	for (guint i = 0; i < cand->len && have < m->max_qps; i++, have++) {
-		const struct rs_flow *fl = cand->pdata[i];
-		struct qp_series *q = g_new0(struct qp_series, 1);
-		flow_addrs(m, fl, q->src, q->dst);
-		snprintf(q->qp, sizeof q->qp, "0x%x", fl->key.qpn);
-		if (fl->conn)
-			snprintf(q->conn, sizeof q->conn, "%" PRIu64, (uint64_t)fl->conn->id);
-		g_hash_table_insert(m->qps, GUINT_TO_POINTER(fl->id + 1), q);
-	}
+	for (guint i = 0; i < cand->len && have < m->max_qps; i++, have++)
+		new_series(m, cand->pdata[i]);
 	g_ptr_array_free(cand, TRUE);
 }
 
@@ -186,20 +192,28 @@ static gboolean stale(gpointer key, gpointer value, gpointer user)
 	return ((struct fstate *)value)->gen != *(const uint32_t *)user;
 }
 
-/* The reading: every flow's increments to its host pair, and to "other"
- * unless it has a series; the values kept for the next reading (those of
- * flows gone from the analysis dropped). */
-static void reading(struct rs_metrics *m, const struct rs_analyzer *a)
+/* A reading, begun: places given, the series' flows to be found again. */
+static void reading_begin(struct rs_metrics *m, const struct rs_analyzer *a)
 {
 	give_places(m, a);
 	m->gen++;
+	m->cursor = 0;
+	m->in_pass = true;
 	GHashTableIter it;
 	gpointer k, val;
 	g_hash_table_iter_init(&it, m->qps);
 	while (g_hash_table_iter_next(&it, &k, &val))
 		((struct qp_series *)val)->seen = false;
-	for (guint i = 0; i < a->flows->len; i++) {
-		const struct rs_flow *fl = a->flows->pdata[i];
+}
+
+/* The next `budget` flows of the reading: every flow's increments to its
+ * host pair, and to "other" unless it has a series; its values kept for
+ * the next reading. True when the last flow was read: then the series of
+ * flows gone from the analysis, and the values kept of them, are dropped. */
+static bool reading_step(struct rs_metrics *m, const struct rs_analyzer *a, guint budget)
+{
+	for (; m->cursor < a->flows->len && budget; m->cursor++, budget--) {
+		const struct rs_flow *fl = a->flows->pdata[m->cursor];
 		if (!fl || !fl->packets)
 			continue;
 		gpointer id = GUINT_TO_POINTER(fl->id + 1);
@@ -213,6 +227,10 @@ static void reading(struct rs_metrics *m, const struct rs_analyzer *a)
 			g_hash_table_insert(m->prev, id, st);
 		}
 		struct qp_series *q = g_hash_table_lookup(m->qps, id);
+		/* A flow new since the reading began takes a free place at once
+		 * (else it would count into "other" until the next one). */
+		if (!q && fresh && g_hash_table_size(m->qps) < m->max_qps)
+			q = new_series(m, fl);
 		if (q) {
 			q->seen = true;
 			q->fl = fl;
@@ -223,8 +241,12 @@ static void reading(struct rs_metrics *m, const struct rs_analyzer *a)
 		st->v = cur;
 		st->gen = m->gen;
 	}
+	if (m->cursor < a->flows->len)
+		return false;
 	g_hash_table_foreach_remove(m->qps, gone, NULL);
 	g_hash_table_foreach_remove(m->prev, stale, &m->gen);
+	m->in_pass = false;
+	return true;
 }
 
 static void add_mv(struct mv *acc, const struct mv *x)
@@ -494,11 +516,39 @@ static void capture_wide(struct mw *w, const struct rs_analyzer *a, const struct
 	}
 }
 
-void rs_metrics_read(struct rs_metrics *m, const struct rs_analyzer *a)
+static void reading_end(struct rs_metrics *m)
 {
-	reading(m, a);
 	pair_places(m);
 	pair_totals(m);
+}
+
+void rs_metrics_read(struct rs_metrics *m, const struct rs_analyzer *a)
+{
+	if (!m->in_pass)
+		reading_begin(m, a);
+	reading_step(m, a, G_MAXUINT);
+	reading_end(m);
+}
+
+bool rs_metrics_read_some(struct rs_metrics *m, const struct rs_analyzer *a, unsigned budget)
+{
+	if (!m->in_pass)
+		return false;
+	if (!reading_step(m, a, budget))
+		return false;
+	reading_end(m);
+	return true;
+}
+
+void rs_metrics_read_start(struct rs_metrics *m, const struct rs_analyzer *a)
+{
+	if (!m->in_pass)
+		reading_begin(m, a);
+}
+
+bool rs_metrics_reading(const struct rs_metrics *m)
+{
+	return m->in_pass;
 }
 
 void rs_metrics_render(struct rs_metrics *m, const struct rs_analyzer *a, const struct rs_metrics_drops *d,

@@ -30,6 +30,13 @@ void rs_metrics_free(struct rs_metrics *m);
  * read, not changed), then its scrape's worth in either format appended to
  * `out`, as often as wanted. */
 void rs_metrics_read(struct rs_metrics *m, const struct rs_analyzer *a);
+/* The same a part at a time, so that a live capture's analysis never
+ * stops long for it: start a reading, then read `budget` more flows now
+ * and then (between batches of frames); true when the reading is whole
+ * (render it then). rs_metrics_read finishes one under way. */
+void rs_metrics_read_start(struct rs_metrics *m, const struct rs_analyzer *a);
+bool rs_metrics_read_some(struct rs_metrics *m, const struct rs_analyzer *a, unsigned budget);
+bool rs_metrics_reading(const struct rs_metrics *m);
 void rs_metrics_render(struct rs_metrics *m, const struct rs_analyzer *a, const struct rs_metrics_drops *d,
 		       bool openmetrics, GString *out);
 
