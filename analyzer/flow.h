@@ -19,20 +19,14 @@
 #include <stdint.h>
 
 #include "analyzer/analyzer.h"
+#include "analyzer/result.h"
 
 #define RS_SAMPLE_FRAMES 8    /* frame numbers kept per anomaly */
 #define RS_SIZE_BUCKETS 33    /* message sizes: 0, then powers of two up to 2^31 */
-#define RS_PSN_MASK 0xFFFFFFu
 #define RS_LOSSMAP_BITS 8192  /* PSNs remembered behind the expected PSN after a gap */
 #define RS_OUTSTANDING 256    /* requests awaiting a response, per requester */
 #define RS_MAX_RKEYS 32       /* rkeys listed per half-flow; more are counted */
 #define RS_LAT_EXACT 4096     /* latency samples kept exactly; then a uniform reservoir */
-
-/* Serial-number distance on the 24-bit PSN circle: a - b in [-2^23, 2^23). */
-static inline int32_t rs_psn_diff(uint32_t a, uint32_t b)
-{
-	return (int32_t)((a - b) << 8) >> 8;
-}
 
 /* Message kinds reported per QP (JSON names in rs_msg_key()). */
 enum rs_msg {

@@ -5,7 +5,16 @@
 #ifndef RS_FORMAT_H
 #define RS_FORMAT_H
 
-#include "analyzer/internal.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyzer/analyzer.h"
+#include "analyzer/result.h"
+
+struct rs_anomaly;
+struct rs_flow_msgs;
+struct rs_flowkey;
 
 #define RS_ADDR_CACHE_BITS 8
 #define RS_ADDR_CACHE (1u << RS_ADDR_CACHE_BITS)
