@@ -86,7 +86,7 @@ struct rs_anomaly *rs_anomaly(struct rs_analyzer *a, enum rs_anom type, uint32_t
 void rs_anomaly_set_detail(struct rs_anomaly *an, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 const char *rs_anom_key(enum rs_anom t);
 /* Anomalies sorted for reports (caller frees the array, not the items). */
-GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a);
+GPtrArray *rs_anomalies_sorted(const struct rs_analyzer *a);
 void rs_anomaly_free(gpointer p);
 /* Whether the subject of an anomaly of this type is a half-flow, a connection. */
 bool rs_anom_flow_subject(enum rs_anom t);

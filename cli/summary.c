@@ -183,7 +183,7 @@ int rs_text_width(const struct rs_cli_opts *o)
 	return 80;
 }
 
-static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyzer *, const struct rs_report_opts *),
+static int write_report(const char *path, int (*writer)(FILE *, const struct rs_analyzer *, const struct rs_report_opts *),
 			struct rs_analyzer *a, const struct rs_report_opts *ro)
 {
 	char err[RS_ERRBUF_SIZE];

@@ -687,7 +687,7 @@ static void anomalies(struct rs_json *j, const struct rs_view *v, const struct n
 	list_end(j, nd);
 }
 
-int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_json(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	struct rs_json j;
@@ -707,7 +707,7 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	return ferror(out) ? -1 : 0;
 }
 
-int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_ndjson(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	struct rs_json j;

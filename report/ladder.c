@@ -214,7 +214,7 @@ static void group_free(gpointer p)
 	g_free(g);
 }
 
-int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_ladder(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	rs_view_init(&v, a, o);

@@ -362,7 +362,7 @@ static void axes(FILE *out, const struct frame *g, double xstep, double ystep, c
 		MT + g->ph / 2, unit);
 }
 
-int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_plot_svg(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	rs_view_init(&v, a, o);

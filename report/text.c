@@ -559,7 +559,7 @@ static void selection_line(FILE *out, const struct rs_view *v)
 	rs_para(out, v->o->width, "Selected   ", INDENT, line);
 }
 
-int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_text(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	rs_view_init(&v, a, o);

@@ -184,9 +184,9 @@ static bool anomaly_selected(const struct rs_view *v, const struct rs_anomaly *a
 	return false;
 }
 
-void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_report_opts *o)
+void rs_view_init(struct rs_view *v, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
-	rs_analyzer_finish(a);
+	g_assert(rs_analyzer_finished(a)); /* by the caller, before any writer (report.h) */
 	v->a = a;
 	v->o = o;
 	v->names = rs_names_new(o->resolve_names);

@@ -10,7 +10,7 @@
 #include "report/report.h"
 
 struct rs_view {
-	struct rs_analyzer *a;
+	const struct rs_analyzer *a;
 	const struct rs_report_opts *o;
 	GPtrArray *flows;      /* struct rs_flow *, by wire bytes, --qp applied */
 	GPtrArray *conns;      /* struct rs_conn *, --qp applied */
@@ -18,7 +18,7 @@ struct rs_view {
 	struct rs_names *names;/* addresses as the report names them */
 };
 
-void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_report_opts *o);
+void rs_view_init(struct rs_view *v, const struct rs_analyzer *a, const struct rs_report_opts *o);
 /* The i'th flow of v->flows. Writers go through them in order with it:
  * it also fetches into the caches what they will read of the flows a few
  * places further on. */
