@@ -116,19 +116,10 @@ struct rs_conn {
 };
 
 /* A connection's state (rs_conn_state_of), named by rs_conn_state_names. */
-enum rs_conn_state {
-	RS_CONN_ESTABLISHED, RS_CONN_CLOSED, RS_CONN_CLOSING, RS_CONN_REJECTED, RS_CONN_RESOLVED, RS_CONN_INCOMPLETE,
-	RS_CONN_FAILED, /* a side gave up re-sending: its QP is in error (psn.c settle_dead) */
-	RS_CONN_STATES
-};
-extern const char *const rs_conn_state_names[RS_CONN_STATES];
-
 /* conn.c */
 /* A DREQ and the DREP that answers it (the other side's): the client's
  * DREQ if it sent one and was answered, else the server's. */
 bool rs_conn_dreq_drep(const struct rs_conn *c, uint64_t *dreq, uint64_t *drep);
-enum rs_conn_state rs_conn_state_of(const struct rs_conn *c);
-const char *rs_conn_state(const struct rs_conn *c); /* its name */
 /* When a CM exchange began: the time of its first message seen. */
 uint64_t rs_conn_begun(const struct rs_conn *c);
 /* Whether an RC connection was being closed (a DREQ or DREP seen) before

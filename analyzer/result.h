@@ -25,4 +25,78 @@ static inline int32_t rs_psn_diff(uint32_t a, uint32_t b)
 	return (int32_t)((a - b) << 8) >> 8;
 }
 
+/* Handles: what the functions below take. Their layouts are the analyzer's. */
+struct rs_flow;
+struct rs_conn;
+
+/* ---- half-flows ------------------------------------------------------------ */
+
+/* A half-flow as its readers see it (rs_flow_get_info): plain data. */
+struct rs_flow_info {
+	uint32_t id;                /* creation order */
+	struct rs_addr src, dst;
+	uint32_t dest_qp;
+	bool is_cm_qp;              /* QP0 or QP1 */
+	const char *transport;      /* "RC", "UC", "UD", "DC", ... */
+	uint64_t packets, wire_bytes;
+	uint64_t payload;           /* payload bytes, each PSN's once (the goodput) */
+	uint64_t payload_all;       /* every payload byte on the wire */
+	uint64_t first_ts, last_ts;
+	const struct rs_flow *peer; /* the other direction of its connection; NULL: not paired */
+	const struct rs_conn *conn; /* its CM connection; NULL: none */
+	uint64_t retransmitted;     /* request packets it sent again */
+	uint64_t naks;              /* NAKs it carried, of every code; of them: */
+	uint64_t rnr_naks;
+	uint64_t cnps, ecn_ce;      /* CNPs it carried, packets marked Congestion Experienced */
+};
+void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out);
+/* The half-flows in memory (evicted ones are not), in no order: the next
+ * one from *pos on (0 to begin), NULL after the last. */
+const struct rs_flow *rs_flows_next(const struct rs_analyzer *a, size_t *pos);
+
+/* Seconds between a flow's first and last frame (0 for one frame). */
+double rs_flow_active_s(const struct rs_flow *fl);
+/* Rates in bytes per second; negative: unknown (result.c says when). */
+double rs_flow_avg_Bps(const struct rs_flow *fl);
+/* Peak rates over --interval: goodput (the payload of each PSN once), and
+ * the payload on the wire. */
+double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns);
+double rs_flow_peak_wire_Bps(const struct rs_flow *fl, uint64_t interval_ns);
+/* READ bytes of a requester: what its peer's responses carried. */
+uint64_t rs_flow_read_bytes(const struct rs_flow *fl);
+uint64_t rs_flow_msgs_total(const struct rs_flow *fl);
+uint64_t rs_flow_naks_total(const struct rs_flow *fl);
+/* How it was paired: "cm", "inferred" or "none". */
+const char *rs_flow_pairing(const struct rs_flow *fl);
+
+/* ---- connections ----------------------------------------------------------- */
+
+enum rs_conn_state {
+	RS_CONN_ESTABLISHED, RS_CONN_CLOSED, RS_CONN_CLOSING, RS_CONN_REJECTED, RS_CONN_RESOLVED, RS_CONN_INCOMPLETE,
+	RS_CONN_FAILED, /* a side gave up re-sending: its QP is in error (psn.c settle_dead) */
+	RS_CONN_STATES
+};
+extern const char *const rs_conn_state_names[RS_CONN_STATES];
+enum rs_conn_state rs_conn_state_of(const struct rs_conn *c);
+const char *rs_conn_state(const struct rs_conn *c); /* its name */
+/* The CM connections in memory, in the order they were first seen: the
+ * next from *pos on (0 to begin), NULL after the last. */
+const struct rs_conn *rs_conns_next(const struct rs_analyzer *a, size_t *pos);
+
+/* ---- the capture ------------------------------------------------------------ */
+
+/* Capture-wide counts. */
+struct rs_capture_info {
+	uint64_t frames, bytes;
+	uint64_t first_ts, last_ts; /* epoch ns of the first and last frame */
+	uint64_t roce[4];           /* frames by enum rs_roce (0: not RoCE) */
+	uint64_t outcome[RS_OUTCOME__COUNT]; /* frames by how their decode ended */
+	uint64_t icrc[3];           /* RoCE frames with an ICRC, by enum rs_crc_status */
+	uint64_t half_flows;        /* in memory */
+	uint64_t conns;             /* CM connections in memory, ... */
+	uint64_t conns_evicted;     /* ... and evicted under --max-flows, by their state then: */
+	uint64_t conns_evicted_by_state[RS_CONN_STATES];
+};
+void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *out);
+
 #endif

@@ -579,7 +579,7 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		rs_json_u64(j, "payload_bytes_on_wire", fl->payload_all);
 		rs_json_u64(j, "retransmitted_bytes", rs_rare(fl)->retrans_payload);
 		rs_json_obj(j, "throughput_Bps");
-		double avg = rs_flow_avg_Bps(a, fl), peak = rs_flow_peak_Bps(fl, a->opts.interval_ns);
+		double avg = rs_flow_avg_Bps(fl), peak = rs_flow_peak_Bps(fl, a->opts.interval_ns);
 		rs_json_dbl(j, "average", avg < 0 ? NAN : avg);
 		rs_json_dbl(j, "peak", peak < 0 ? NAN : peak);
 		double pw = rs_flow_peak_wire_Bps(fl, a->opts.interval_ns);

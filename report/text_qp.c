@@ -154,7 +154,7 @@ static void narrow_row(struct rs_outbuf *r, const struct rs_view *v, const struc
 		RS_OUTBUF_LIT(r, "  ");
 	}
 	if (c->avg) {
-		rs_cell(r, qp_rate(v->o, rs_flow_avg_Bps(a, fl), b, sizeof b), 10, true);
+		rs_cell(r, qp_rate(v->o, rs_flow_avg_Bps(fl), b, sizeof b), 10, true);
 		rs_outbuf_putc(r, ' ');
 	}
 	if (c->peak) {
@@ -201,7 +201,7 @@ static void full_row(struct rs_outbuf *r, const struct rs_view *v, const struct 
 	RS_OUTBUF_LIT(r, "  ");
 	rs_cell(r, msgs, 24, false);
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_str(r, qp_rate(v->o, rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
+	rs_outbuf_str(r, qp_rate(v->o, rs_flow_avg_Bps(fl), r1, sizeof r1), 11);
 	rs_outbuf_putc(r, ' ');
 	rs_outbuf_str(r, qp_rate(v->o, rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), 11);
 	count_cell(r, v->o, rs_flow_retransmitted(fl), 5);

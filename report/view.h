@@ -25,19 +25,6 @@ void rs_view_init(struct rs_view *v, const struct rs_analyzer *a, const struct r
 struct rs_flow *rs_view_flow(const struct rs_view *v, guint i);
 void rs_view_free(struct rs_view *v);
 
-/* Seconds between a flow's first and last frame (0 for one frame). */
-double rs_flow_active_s(const struct rs_flow *fl);
-/* Rates in bytes per second; negative: unknown (view.c says when). */
-double rs_flow_avg_Bps(const struct rs_analyzer *a, const struct rs_flow *fl);
-/* Peak rates over --interval: goodput (the payload of each PSN once), and
- * the payload on the wire. */
-double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns);
-double rs_flow_peak_wire_Bps(const struct rs_flow *fl, uint64_t interval_ns);
-/* READ bytes of a requester: what its peer's responses carried. */
-uint64_t rs_flow_read_bytes(const struct rs_flow *fl);
-uint64_t rs_flow_msgs_total(const struct rs_flow *fl);
-uint64_t rs_flow_naks_total(const struct rs_flow *fl);
-const char *rs_flow_pairing(const struct rs_flow *fl);
 /* A connection's service: "NVMe-oF/4420" when its port names an upper-layer
  * protocol (or --ulp did), else rs_fmt_service()'s "TCP/7471". */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len);

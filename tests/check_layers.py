@@ -61,7 +61,7 @@ PUBLIC = {"analyzer/analyzer.h", "analyzer/result.h", "analyzer/compare.h"}
 # the analysis through result.h alone.
 PRIVATE_READERS = {
     "report/congestion.c", "report/congestion.h", "report/format.c", "report/json.c", "report/json_anom.c",
-    "report/json_anom.h", "report/json_nvme.c", "report/json_nvme.h", "report/ladder.c", "report/live.c",
+    "report/json_anom.h", "report/json_nvme.c", "report/json_nvme.h", "report/ladder.c",
     "report/resend.c", "report/svg.c", "report/text.c", "report/text.h", "report/text_nvme.c",
     "report/text_qp.c", "report/view.c", "report/view.h",
 }
