@@ -172,7 +172,6 @@ struct rs_latvec {
 };
 _Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes");
 _Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
-enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
 /* The samples of one kind: none, the only one or two so far (each under
  * 4.29 s: the first in the low 32 bits, the second in the high ones; most

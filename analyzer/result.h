@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 #include "analyzer/analyzer.h"
 
 #define RS_PSN_MASK 0xFFFFFFu
@@ -69,6 +71,33 @@ uint64_t rs_flow_naks_total(const struct rs_flow *fl);
 /* How it was paired: "cm", "inferred" or "none". */
 const char *rs_flow_pairing(const struct rs_flow *fl);
 
+/* The half-flows a report shows: those --qp `qp` and --conn `conn` pick
+ * (-1: any), by wire bytes, most first, then in creation order. Readers go
+ * through them in order with rs_flows_at(), which also fetches into the
+ * caches what they will read of the flows a few places further on. */
+GPtrArray *rs_flows_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn);
+const struct rs_flow *rs_flows_at(const GPtrArray *flows, guint i);
+
+/* Latency, request to answer, of a requester's requests, by kind. */
+enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
+struct rs_lat_figures {
+	uint64_t n;                 /* samples; 0: none, and the rest 0 */
+	uint64_t min, median, p99, max; /* nearest rank */
+};
+struct rs_latency_info {
+	bool requester;             /* it sent requests that wait for an answer (the rest is 0 if not) */
+	bool any;                   /* some kind has a sample */
+	struct rs_lat_figures kind[RS_LAT__COUNT];
+	/* Requests not timed: forgotten (too many outstanding), answered with
+	 * the clock run backwards, re-sent before the answer (Karn's rule),
+	 * answered before the request is in the file, or by an answer that
+	 * also covers a request not seen before it. */
+	uint64_t overflow, clock_backwards, karn, acked_before_seen, acked_across_gap;
+};
+/* Its figures (the quantiles are worked out here: the samples kept may be
+ * put in another order, never changed). */
+void rs_flow_latency(const struct rs_flow *fl, struct rs_latency_info *out);
+
 /* ---- connections ----------------------------------------------------------- */
 
 enum rs_conn_state {
@@ -82,6 +111,18 @@ const char *rs_conn_state(const struct rs_conn *c); /* its name */
 /* The CM connections in memory, in the order they were first seen: the
  * next from *pos on (0 to begin), NULL after the last. */
 const struct rs_conn *rs_conns_next(const struct rs_analyzer *a, size_t *pos);
+/* Those --qp and --conn pick (-1: any), in that order. */
+GPtrArray *rs_conns_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn);
+
+/* ---- anomalies ------------------------------------------------------------- */
+
+struct rs_anomaly;
+/* Those a report lists, by type then in the order they happened: with
+ * --qp or --conn (-1: not given), the ones about the half-flows and
+ * connections picked (`flows`, `conns`: rs_flows_selected's and
+ * rs_conns_selected's) and every capture-wide one. */
+GPtrArray *rs_anomalies_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn, const GPtrArray *flows,
+				 const GPtrArray *conns);
 
 /* ---- the capture ------------------------------------------------------------ */
 

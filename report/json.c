@@ -428,30 +428,30 @@ static void unacked(struct rs_json *j, const struct rs_flow *fl)
 		rs_json_null(j, "unacknowledged_from_psn");
 }
 
-static void latency(struct rs_json *j, struct rs_flow *fl)
+static void latency(struct rs_json *j, const struct rs_flow *fl)
 {
+	struct rs_latency_info li;
+	rs_flow_latency(fl, &li);
 	rs_json_obj(j, "latency_ns");
 	for (int k = 0; k < RS_LAT__COUNT; k++) {
-		struct rs_latvec *l = rs_latvec_of(fl->lat, (enum rs_lat_kind)k);
-		if (!l || !l->n) {
+		const struct rs_lat_figures *l = &li.kind[k];
+		if (!l->n) {
 			rs_json_null(j, rs_lat_key((enum rs_lat_kind)k));
 			continue;
 		}
-		uint64_t q[2];
-		rs_lat_quantiles(l, (const double[]){ 0.5, 0.99 }, q, 2);
 		rs_json_obj(j, rs_lat_key((enum rs_lat_kind)k));
 		rs_json_u64(j, "count", l->n);
 		rs_json_u64(j, "min", l->min);
-		rs_json_u64(j, "median", q[0]);
-		rs_json_u64(j, "p99", q[1]);
+		rs_json_u64(j, "median", l->median);
+		rs_json_u64(j, "p99", l->p99);
 		rs_json_u64(j, "max", l->max);
 		rs_json_end_obj(j);
 	}
-	rs_json_u64(j, "untimed_requests", rs_rare(fl)->lat_overflow);
-	rs_json_u64(j, "clock_went_backwards", rs_rare(fl)->lat_clock_backwards);
-	rs_json_u64(j, "resent_not_timed", rs_rare(fl)->lat_karn);
-	rs_json_u64(j, "acked_before_seen", rs_rare(fl)->lat_acked_before_seen);
-	rs_json_u64(j, "acked_across_gap", rs_rare(fl)->lat_acked_across_gap);
+	rs_json_u64(j, "untimed_requests", li.overflow);
+	rs_json_u64(j, "clock_went_backwards", li.clock_backwards);
+	rs_json_u64(j, "resent_not_timed", li.karn);
+	rs_json_u64(j, "acked_before_seen", li.acked_before_seen);
+	rs_json_u64(j, "acked_across_gap", li.acked_across_gap);
 	rs_json_end_obj(j);
 }
 
@@ -545,7 +545,7 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 	const struct rs_analyzer *a = v->a;
 	list_begin(j, nd, "qps");
 	for (guint i = 0; i < v->flows->len; i++) {
-		struct rs_flow *fl = rs_view_flow(v, i);
+		const struct rs_flow *fl = rs_view_flow(v, i);
 		char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN];
 		struct rs_addr sa, da;
 		rs_flowkey_addr(&fl->key, false, &sa);

@@ -267,20 +267,20 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 
 /* AckReq requests left out because the capture cannot tell which answer
  * was their first (analyzer/psn.c). */
-static void untimed_order(FILE *out, int width, const struct rs_flow_rare *r)
+static void untimed_order(FILE *out, int width, const struct rs_latency_info *r)
 {
 	char k[240];
-	if (r->lat_acked_before_seen) {
+	if (r->acked_before_seen) {
 		snprintf(k, sizeof k, "not timed: %" PRIu64 " request%s acknowledged before %s in the capture "
 			 "(the sniffer wrote the answer first: which answer was the first is unknown)",
-			 r->lat_acked_before_seen, r->lat_acked_before_seen == 1 ? "" : "s",
-			 r->lat_acked_before_seen == 1 ? "it is" : "they are");
+			 r->acked_before_seen, r->acked_before_seen == 1 ? "" : "s",
+			 r->acked_before_seen == 1 ? "it is" : "they are");
 		rs_para(out, width, "    ", "    ", k);
 	}
-	if (r->lat_acked_across_gap) {
+	if (r->acked_across_gap) {
 		snprintf(k, sizeof k, "not timed: %" PRIu64 " request%s whose first answer in the capture also "
 			 "acknowledges requests not captured before it (an earlier answer may be missing too)",
-			 r->lat_acked_across_gap, r->lat_acked_across_gap == 1 ? "" : "s");
+			 r->acked_across_gap, r->acked_across_gap == 1 ? "" : "s");
 		rs_para(out, width, "    ", "    ", k);
 	}
 }
@@ -294,14 +294,12 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		label = max_int(20, width - 4 - 52);
 	bool header = false;
 	for (guint i = 0; i < v->flows->len; i++) {
-		struct rs_flow *fl = rs_view_flow(v, i);
-		if (!fl->lat)
+		const struct rs_flow *fl = rs_view_flow(v, i);
+		struct rs_latency_info li;
+		rs_flow_latency(fl, &li);
+		if (!li.requester)
 			continue;
-		bool any = false;
-		for (int k = 0; k < RS_LAT__COUNT; k++)
-			any |= (fl->lat->single & 1u << k) || (fl->lat->by_kind[k].v && fl->lat->by_kind[k].v->n > 0);
-		const struct rs_flow_rare *rare = rs_rare(fl);
-		if (!any && !rare->lat_karn && !rare->lat_acked_before_seen && !rare->lat_acked_across_gap)
+		if (!li.any && !li.karn && !li.acked_before_seen && !li.acked_across_gap)
 			continue;
 		if (!header) {
 			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
@@ -317,19 +315,17 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		struct rs_outbuf r;
 		rs_outbuf_init(&r, out, rb, sizeof rb);
 		for (int k = 0; k < RS_LAT__COUNT; k++) {
-			struct rs_latvec *l = rs_latvec_of(fl->lat, (enum rs_lat_kind)k);
-			if (!l || !l->n)
+			const struct rs_lat_figures *l = &li.kind[k];
+			if (!l->n)
 				continue;
 			char t[24];
-			uint64_t q[2];
-			rs_lat_quantiles(l, (const double[]){ 0.5, 0.99 }, q, 2);
 			RS_OUTBUF_LIT(&r, "    ");
 			rs_cell(&r, rs_lat_label((enum rs_lat_kind)k), label, false);
 			rs_cell(&r, rs_fmt_ns(l->min, t, sizeof t), 10, true);
 			rs_outbuf_putc(&r, ' ');
-			rs_cell(&r, rs_fmt_ns(q[0], t, sizeof t), 10, true);
+			rs_cell(&r, rs_fmt_ns(l->median, t, sizeof t), 10, true);
 			rs_outbuf_putc(&r, ' ');
-			rs_cell(&r, rs_fmt_ns(q[1], t, sizeof t), 10, true);
+			rs_cell(&r, rs_fmt_ns(l->p99, t, sizeof t), 10, true);
 			rs_outbuf_putc(&r, ' ');
 			rs_cell(&r, rs_fmt_ns(l->max, t, sizeof t), 10, true);
 			rs_outbuf_putc(&r, ' ');
@@ -337,13 +333,13 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 			rs_outbuf_putc(&r, '\n');
 		}
 		rs_outbuf_flush(&r);
-		uint64_t karn = rs_rare(fl)->lat_karn;
+		uint64_t karn = li.karn;
 		if (karn) {
 			char k[160];
 			snprintf(k, sizeof k, "not timed: %" PRIu64 " answer%s to requests re-sent before the answer came "
 				 "(Karn's rule: which sending it answers is unknown)", karn, karn == 1 ? "" : "s");
 			rs_para(out, width, "    ", "    ", k);
 		}
-		untimed_order(out, width, rare);
+		untimed_order(out, width, &li);
 	}
 }

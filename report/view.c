@@ -76,24 +76,6 @@ void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t 
 	}
 }
 
-static bool flow_selected(const struct rs_flow *fl, int64_t qp, int64_t conn)
-{
-	if (conn >= 0) {
-		const struct rs_conn *c = fl->conn ? fl->conn : fl->peer ? fl->peer->conn : NULL;
-		if (!c || c->id != (uint64_t)conn)
-			return false;
-	}
-	if (qp < 0)
-		return true;
-	return fl->key.qpn == (uint32_t)qp || (fl->peer && fl->peer->key.qpn == (uint32_t)qp);
-}
-
-static bool conn_selected(const struct rs_conn *c, int64_t qp, int64_t conn)
-{
-	return (conn < 0 || c->id == (uint64_t)conn) &&
-	       (qp < 0 || c->client_qpn == (uint32_t)qp || c->server_qpn == (uint32_t)qp);
-}
-
 static gint by_qpn(gconstpointer x, gconstpointer y)
 {
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
@@ -149,110 +131,15 @@ bool rs_report_conn_present(const struct rs_analyzer *a, uint64_t id, unsigned *
 	return false;
 }
 
-static gint by_bytes(gconstpointer x, gconstpointer y)
-{
-	const struct rs_flow *a = *(const struct rs_flow *const *)x;
-	const struct rs_flow *b = *(const struct rs_flow *const *)y;
-	if (a->wire_bytes != b->wire_bytes)
-		return a->wire_bytes > b->wire_bytes ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
-}
-
-static bool anomaly_selected(const struct rs_view *v, const struct rs_anomaly *an)
-{
-	if (v->o->qp < 0 && v->o->conn < 0)
-		return true;
-	/* Capture-wide problems (file errors, undecodable frames, bad VCRCs,
-	 * evictions, version mixing) concern every QP. */
-	switch (an->type) {
-	case RS_AN_FILE_ERROR:
-	case RS_AN_UNDECODABLE:
-	case RS_AN_VCRC_BAD:
-	case RS_AN_EVICTED:
-	case RS_AN_MIXED_ROCE:
-	case RS_AN_ROCE_ELSEWHERE:
-		return true;
-	default:
-		break;
-	}
-	for (guint i = 0; i < v->flows->len; i++)
-		if (an->subject == v->flows->pdata[i])
-			return true;
-	for (guint i = 0; i < v->conns->len; i++)
-		if (an->subject == v->conns->pdata[i])
-			return true;
-	return false;
-}
-
 void rs_view_init(struct rs_view *v, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	g_assert(rs_analyzer_finished(a)); /* by the caller, before any writer (report.h) */
 	v->a = a;
 	v->o = o;
 	v->names = rs_names_new(o->resolve_names);
-	v->flows = g_ptr_array_new();
-	for (guint i = 0; i < a->flows->len; i++) {
-		struct rs_flow *fl = a->flows->pdata[i];
-		if (fl && flow_selected(fl, o->qp, o->conn))
-			g_ptr_array_add(v->flows, fl);
-	}
-	g_ptr_array_sort(v->flows, by_bytes);
-	v->conns = g_ptr_array_new();
-	for (guint i = 0; i < a->conns->len; i++)
-		if (conn_selected(a->conns->pdata[i], o->qp, o->conn))
-			g_ptr_array_add(v->conns, a->conns->pdata[i]);
-	GPtrArray *all = rs_anomalies_sorted(a);
-	v->anomalies = g_ptr_array_new();
-	for (guint i = 0; i < all->len; i++)
-		if (anomaly_selected(v, all->pdata[i]))
-			g_ptr_array_add(v->anomalies, all->pdata[i]);
-	g_ptr_array_free(all, TRUE);
-}
-
-/*
- * The view lists the flows by bytes, which is no order in memory: a
- * writer's loop waits for each flow, then for what it points to, then for
- * what that points to, a miss each (with 8,000 flows, half the report's
- * time). Four distances ahead, one level each: rs_view_flow() fetches
- * them as writers go through the flows in order.
- */
-static void prefetch_ahead(const struct rs_view *v, guint i)
-{
-	enum { FLOW = 16, POINTERS = 12, VECTORS = 8, SAMPLES = 4 };
-	guint n = v->flows->len;
-	if (i + FLOW < n)
-		rs_prefetch_lines(v->flows->pdata[i + FLOW], sizeof(struct rs_flow));
-	if (i + POINTERS < n) {
-		const struct rs_flow *fl = v->flows->pdata[i + POINTERS];
-		const void *p[] = { fl->lat, fl->rkeys, fl->m, fl->rare, fl->req.loss, fl->rsp.loss };
-		for (size_t k = 0; k < G_N_ELEMENTS(p); k++)
-			if (p[k])
-				__builtin_prefetch(p[k]);
-	}
-	if (i + VECTORS < n) {
-		const struct rs_flow *fl = v->flows->pdata[i + VECTORS];
-		if (fl->lat)
-			for (int k = 0; k < RS_LAT__COUNT; k++)
-				if (rs_latvec_vec(fl->lat, (enum rs_lat_kind)k))
-					__builtin_prefetch(rs_latvec_vec(fl->lat, (enum rs_lat_kind)k));
-		if (fl->rkeys && fl->rkeys->cap > 1)
-			__builtin_prefetch(fl->rkeys->u.use);
-	}
-	if (i + SAMPLES < n) {
-		const struct rs_flow *fl = v->flows->pdata[i + SAMPLES];
-		if (fl->lat)
-			for (int k = 0; k < RS_LAT__COUNT; k++) {
-				const struct rs_latvec *lv = rs_latvec_vec(fl->lat, (enum rs_lat_kind)k);
-				if (lv && lv->v)
-					__builtin_prefetch(lv->v);
-			}
-	}
-}
-
-struct rs_flow *rs_view_flow(const struct rs_view *v, guint i)
-{
-	prefetch_ahead(v, i);
-	return v->flows->pdata[i];
+	v->flows = rs_flows_selected(a, o->qp, o->conn);
+	v->conns = rs_conns_selected(a, o->qp, o->conn);
+	v->anomalies = rs_anomalies_selected(a, o->qp, o->conn, v->flows, v->conns);
 }
 
 void rs_view_free(struct rs_view *v)

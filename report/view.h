@@ -12,17 +12,19 @@
 struct rs_view {
 	const struct rs_analyzer *a;
 	const struct rs_report_opts *o;
-	GPtrArray *flows;      /* struct rs_flow *, by wire bytes, --qp applied */
-	GPtrArray *conns;      /* struct rs_conn *, --qp applied */
-	GPtrArray *anomalies;  /* struct rs_anomaly *, --qp applied */
+	GPtrArray *flows;      /* struct rs_flow *, --qp and --conn applied (rs_flows_selected) */
+	GPtrArray *conns;      /* struct rs_conn *, the same (rs_conns_selected) */
+	GPtrArray *anomalies;  /* struct rs_anomaly *, the same (rs_anomalies_selected) */
 	struct rs_names *names;/* addresses as the report names them */
 };
 
 void rs_view_init(struct rs_view *v, const struct rs_analyzer *a, const struct rs_report_opts *o);
-/* The i'th flow of v->flows. Writers go through them in order with it:
- * it also fetches into the caches what they will read of the flows a few
- * places further on. */
-struct rs_flow *rs_view_flow(const struct rs_view *v, guint i);
+/* The i'th flow of v->flows. Writers go through them in order with it
+ * (rs_flows_at: it fetches what they will read a few flows on). */
+static inline const struct rs_flow *rs_view_flow(const struct rs_view *v, guint i)
+{
+	return rs_flows_at(v->flows, i);
+}
 void rs_view_free(struct rs_view *v);
 
 /* A connection's service: "NVMe-oF/4420" when its port names an upper-layer
