@@ -62,12 +62,6 @@ struct rs_flowkey {
 	uint8_t src[16], dst[16];
 };
 
-/* Where a frame was: file and frame number (for anomaly lists, ladders). */
-struct rs_fref {
-	uint32_t file;
-	uint64_t frame;
-};
-
 #include "analyzer/loss.h"
 
 
@@ -292,25 +286,6 @@ struct rs_series {
 	int64_t *interval;
 	uint64_t *bytes;
 	struct rs_series_ev *ev;
-};
-
-/* A frame on a connection, for --ladder. */
-struct rs_ladder_ev {
-	struct rs_fref at;
-	uint64_t ts_ns;
-	uint32_t flow_id;     /* the half-flow it travelled on (data frames) */
-	uint32_t conn_id;     /* CM frames: its connection's id + 1; 0 otherwise */
-	struct rs_addr src;   /* sender */
-	uint8_t opcode;
-	bool is_cm;
-	uint16_t cm_attr;
-	uint16_t cm_reason;   /* REJ */
-	uint32_t cm_qpn, cm_psn; /* REQ/REP: local QPN and Starting PSN; SIDR_REP: QPN */
-	uint32_t psn, len, destqp;
-	uint8_t syndrome;     /* AETH, if has_aeth */
-	bool has_aeth, retrans, ackreq;
-	uint32_t msn;
-	uint32_t gap;         /* a request: PSNs its stream skipped just before it */
 };
 
 /* Counters per timeline interval. */

@@ -17,6 +17,8 @@ void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out)
 	out->dest_qp = fl->key.qpn;
 	out->is_cm_qp = fl->is_cm_qp;
 	out->transport = rs_flow_transport_name(fl);
+	out->transport_code = (uint8_t)fl->transport;
+	out->ud_src_qp = r->deth_srcqp;
 	out->packets = fl->packets;
 	out->wire_bytes = fl->wire_bytes;
 	out->payload = fl->payload;
@@ -47,9 +49,30 @@ const struct rs_conn *rs_conns_next(const struct rs_analyzer *a, size_t *pos)
 	return *pos < a->conns->len ? a->conns->pdata[(*pos)++] : NULL;
 }
 
+void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out)
+{
+	out->id = c->id;
+	out->sidr = c->kind == RS_CONN_SIDR;
+	out->client = c->client;
+	out->server = c->server;
+	out->client_qpn = c->client_qpn;
+	out->server_qpn = c->server_qpn;
+	out->service_id = c->service_id;
+	out->c2s = c->c2s;
+	out->s2c = c->s2c;
+}
+
+const struct rs_ladder_ev *rs_ladder_events(const struct rs_analyzer *a, size_t *n, uint64_t *dropped)
+{
+	*n = a->ladder ? a->ladder->len : 0;
+	*dropped = a->ladder_dropped;
+	return a->ladder ? (const struct rs_ladder_ev *)(const void *)a->ladder->data : NULL;
+}
+
 void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *out)
 {
 	memset(out, 0, sizeof *out);
+	out->files = a->files->len;
 	out->frames = a->frames;
 	out->bytes = a->bytes;
 	out->first_ts = a->first_ts;

@@ -27,6 +27,12 @@ static inline int32_t rs_psn_diff(uint32_t a, uint32_t b)
 	return (int32_t)((a - b) << 8) >> 8;
 }
 
+/* Where a frame was: file and frame number (for anomaly lists, ladders). */
+struct rs_fref {
+	uint32_t file;
+	uint64_t frame;
+};
+
 /* Handles: what the functions below take. Their layouts are the analyzer's. */
 struct rs_flow;
 struct rs_conn;
@@ -40,6 +46,8 @@ struct rs_flow_info {
 	uint32_t dest_qp;
 	bool is_cm_qp;              /* QP0 or QP1 */
 	const char *transport;      /* "RC", "UC", "UD", "DC", ... */
+	uint8_t transport_code;     /* RS_TR_* of its packets */
+	uint32_t ud_src_qp;         /* UD: the source QP its datagrams' DETH named (the first one's; 0: none) */
 	uint64_t packets, wire_bytes;
 	uint64_t payload;           /* payload bytes, each PSN's once (the goodput) */
 	uint64_t payload_all;       /* every payload byte on the wire */
@@ -106,6 +114,16 @@ enum rs_conn_state {
 	RS_CONN_STATES
 };
 extern const char *const rs_conn_state_names[RS_CONN_STATES];
+/* A CM connection as its readers see it (rs_conn_get_info): plain data. */
+struct rs_conn_info {
+	uint32_t id;                /* the summary's connection number - 1 */
+	bool sidr;                  /* a SIDR lookup (then UD), not an RC connection */
+	struct rs_addr client, server;
+	uint32_t client_qpn, server_qpn;
+	uint64_t service_id;
+	const struct rs_flow *c2s, *s2c; /* its data half-flows, once seen; NULL: not */
+};
+void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out);
 enum rs_conn_state rs_conn_state_of(const struct rs_conn *c);
 const char *rs_conn_state(const struct rs_conn *c); /* its name */
 /* The CM connections in memory, in the order they were first seen: the
@@ -124,10 +142,34 @@ struct rs_anomaly;
 GPtrArray *rs_anomalies_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn, const GPtrArray *flows,
 				 const GPtrArray *conns);
 
+/* A frame on a connection, for --ladder. */
+struct rs_ladder_ev {
+	struct rs_fref at;
+	uint64_t ts_ns;
+	uint32_t flow_id;     /* the half-flow it travelled on (data frames) */
+	uint32_t conn_id;     /* CM frames: its connection's id + 1; 0 otherwise */
+	struct rs_addr src;   /* sender */
+	uint8_t opcode;
+	bool is_cm;
+	uint16_t cm_attr;
+	uint16_t cm_reason;   /* REJ */
+	uint32_t cm_qpn, cm_psn; /* REQ/REP: local QPN and Starting PSN; SIDR_REP: QPN */
+	uint32_t psn, len, destqp;
+	uint8_t syndrome;     /* AETH, if has_aeth */
+	bool has_aeth, retrans, ackreq;
+	uint32_t msn;
+	uint32_t gap;         /* a request: PSNs its stream skipped just before it */
+};
+
+/* The frames --ladder draws (rs_analyzer_opts.keep_ladder), in the order
+ * they came: *n of them, and *dropped more not kept. */
+const struct rs_ladder_ev *rs_ladder_events(const struct rs_analyzer *a, size_t *n, uint64_t *dropped);
+
 /* ---- the capture ------------------------------------------------------------ */
 
 /* Capture-wide counts. */
 struct rs_capture_info {
+	uint32_t files;             /* inputs named (rs_analyzer_add_file, rs_analyzer_open_error) */
 	uint64_t frames, bytes;
 	uint64_t first_ts, last_ts; /* epoch ns of the first and last frame */
 	uint64_t roce[4];           /* frames by enum rs_roce (0: not RoCE) */

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "analyzer/internal.h"
 #include "report/congestion.h"
 #include "report/jsonw.h"
 #include "report/report.h"

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analyzer/internal.h"
 #include "report/congestion.h"
 #include "report/json_anom.h"
 #include "report/json_nvme.h"

@@ -5,6 +5,7 @@
  * the man page (JSON OUTPUT) and the schema; a type without a breakdown has
  * an empty object.
  */
+#include "analyzer/internal.h"
 #include "report/json_anom.h"
 
 static void by_cause(struct rs_json *j, const char *key, const uint64_t *n)

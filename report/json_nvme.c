@@ -5,6 +5,7 @@
  * members of a connection in man/rocestat.schema.json; present only when
  * there is something to say, so reports of other traffic are unchanged).
  */
+#include "analyzer/internal.h"
 #include "report/json_nvme.h"
 
 static void op(struct rs_json *j, const struct rs_nvmeq *q, const struct rs_nvme_op *o)

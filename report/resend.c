@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "analyzer/internal.h"
 #include "report/view.h"
 
 /* Appends to buf at *n, never past len. */

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analyzer/internal.h"
 #include "report/report.h"
 #include "report/view.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyzer/internal.h"
 #include "report/congestion.h"
 #include "report/escape.h"
 #include "report/text.h"

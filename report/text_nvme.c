@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "analyzer/internal.h"
 #include "report/text.h"
 
 static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn *c)

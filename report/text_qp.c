@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "analyzer/internal.h"
 #include "report/text.h"
 
 /* The widths of the flows' cells, from the first SAMPLE rows (the largest

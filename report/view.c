@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "analyzer/internal.h"
 #include "report/view.h"
 
 /* Skipped PSNs were filled later (a NAK had named some of them, single late

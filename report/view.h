@@ -5,9 +5,17 @@
 #ifndef RS_VIEW_H
 #define RS_VIEW_H
 
-#include "analyzer/internal.h"
+#include <glib.h>
+
+#include "analyzer/result.h"
 #include "report/format.h"
 #include "report/report.h"
+
+struct rs_anomaly;
+struct rs_nvme_op;
+struct rs_nvmeq;
+struct rs_psn_loss;
+struct rs_psn_totals;
 
 struct rs_view {
 	const struct rs_analyzer *a;
