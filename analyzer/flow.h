@@ -274,20 +274,6 @@ struct rs_imms {
 	uint32_t v[];         /* cap of them: grown up to RS_MAX_IMMS (most flows carry one or two) */
 };
 
-/* Throughput per interval, for --plot. */
-/* The events --plot marks on a flow's line, per point. */
-struct rs_series_ev {
-	uint32_t retrans, naks, rnrs, cnps; /* naks: NAKs other than RNR NAKs */
-};
-
-struct rs_series {
-	uint32_t len, cap;
-	uint32_t shift;       /* each point covers 2^shift intervals */
-	int64_t *interval;
-	uint64_t *bytes;
-	struct rs_series_ev *ev;
-};
-
 /* Counters per timeline interval. */
 struct rs_tl {
 	uint64_t packets, bytes, payload;

@@ -170,8 +170,7 @@ struct rs_analyzer {
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
-/* flow.c: a flow's first frame (file and number). */
-struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
+/* flow.c: a flow's first frame, rs_flow_first (result.h). */
 
 /* psn.c: request/response streams, acknowledgements, NAKs, latency samples. */
 void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,

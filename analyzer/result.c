@@ -75,6 +75,7 @@ void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *ou
 	out->files = a->files->len;
 	out->frames = a->frames;
 	out->bytes = a->bytes;
+	out->have_ts = a->have_ts;
 	out->first_ts = a->first_ts;
 	out->last_ts = a->last_ts;
 	memcpy(out->roce, a->roce, sizeof out->roce);
@@ -84,6 +85,28 @@ void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *ou
 	out->conns = a->conns->len;
 	out->conns_evicted = a->conns_evicted;
 	memcpy(out->conns_evicted_by_state, a->conns_evicted_by_state, sizeof out->conns_evicted_by_state);
+}
+
+const struct rs_analyzer_opts *rs_analyzer_options(const struct rs_analyzer *a)
+{
+	return &a->opts;
+}
+
+void rs_capture_file(const struct rs_analyzer *a, uint32_t i, struct rs_file_info *out)
+{
+	const struct rs_file *fi = a->files->pdata[i];
+	out->name = fi->name;
+	out->linktype = fi->linktype;
+	out->error = fi->error;
+	out->unopened = fi->unopened;
+	memcpy(out->sliced, fi->sliced, sizeof out->sliced);
+	out->sliced_cap_min = fi->sliced_cap_min;
+	out->sliced_cap_max = fi->sliced_cap_max;
+}
+
+const struct rs_series *rs_flow_series(const struct rs_flow *fl)
+{
+	return rs_series_of(fl);
 }
 
 double rs_flow_active_s(const struct rs_flow *fl)

@@ -79,6 +79,26 @@ uint64_t rs_flow_naks_total(const struct rs_flow *fl);
 /* How it was paired: "cm", "inferred" or "none". */
 const char *rs_flow_pairing(const struct rs_flow *fl);
 
+/* Its first frame (file and number). */
+struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
+
+/* Its goodput per interval, for --plot (rs_analyzer_opts.keep_plot), and
+ * the events the plot marks on its line, per point. */
+struct rs_series_ev {
+	uint32_t retrans, naks, rnrs, cnps; /* naks: NAKs other than RNR NAKs */
+};
+
+struct rs_series {
+	uint32_t len, cap;
+	uint32_t shift;       /* each point covers 2^shift intervals */
+	int64_t *interval;
+	uint64_t *bytes;
+	struct rs_series_ev *ev;
+};
+
+/* NULL: none kept. */
+const struct rs_series *rs_flow_series(const struct rs_flow *fl);
+
 /* The half-flows a report shows: those --qp `qp` and --conn `conn` pick
  * (-1: any), by wire bytes, most first, then in creation order. Readers go
  * through them in order with rs_flows_at(), which also fetches into the
@@ -171,6 +191,7 @@ const struct rs_ladder_ev *rs_ladder_events(const struct rs_analyzer *a, size_t 
 struct rs_capture_info {
 	uint32_t files;             /* inputs named (rs_analyzer_add_file, rs_analyzer_open_error) */
 	uint64_t frames, bytes;
+	bool have_ts;               /* a frame was added: */
 	uint64_t first_ts, last_ts; /* epoch ns of the first and last frame */
 	uint64_t roce[4];           /* frames by enum rs_roce (0: not RoCE) */
 	uint64_t outcome[RS_OUTCOME__COUNT]; /* frames by how their decode ended */
@@ -181,5 +202,20 @@ struct rs_capture_info {
 	uint64_t conns_evicted_by_state[RS_CONN_STATES];
 };
 void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *out);
+/* The options it was made with. */
+const struct rs_analyzer_opts *rs_analyzer_options(const struct rs_analyzer *a);
+
+/* An input file, by its index (0 to files - 1). */
+struct rs_file_info {
+	const char *name;
+	int linktype;
+	const char *error;          /* reading stopped early: why (NULL: it did not) */
+	bool unopened;              /* ... or it could not be opened at all */
+	/* Frames decoded whole but for the bytes the capture cut off, by enum
+	 * rs_slice, and how many bytes of them it kept. */
+	uint64_t sliced[3];
+	uint32_t sliced_cap_min, sliced_cap_max;
+};
+void rs_capture_file(const struct rs_analyzer *a, uint32_t i, struct rs_file_info *out);
 
 #endif

@@ -61,7 +61,7 @@ PUBLIC = {"analyzer/analyzer.h", "analyzer/result.h", "analyzer/compare.h"}
 # through result.h alone.
 PRIVATE_READERS = {
     "report/congestion.c", "report/format.c", "report/json.c", "report/json_anom.c", "report/json_nvme.c",
-    "report/resend.c", "report/svg.c", "report/text.c", "report/text_nvme.c", "report/text_qp.c",
+    "report/resend.c", "report/text.c", "report/text_nvme.c", "report/text_qp.c",
     "report/view.c",
 }
 
