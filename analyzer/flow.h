@@ -21,21 +21,11 @@
 #include "analyzer/analyzer.h"
 #include "analyzer/result.h"
 
-#define RS_SAMPLE_FRAMES 8    /* frame numbers kept per anomaly */
 #define RS_SIZE_BUCKETS 33    /* message sizes: 0, then powers of two up to 2^31 */
 #define RS_LOSSMAP_BITS 8192  /* PSNs remembered behind the expected PSN after a gap */
 #define RS_OUTSTANDING 256    /* requests awaiting a response, per requester */
 #define RS_MAX_RKEYS 32       /* rkeys listed per half-flow; more are counted */
 #define RS_LAT_EXACT 4096     /* latency samples kept exactly; then a uniform reservoir */
-
-/* Message kinds reported per QP (JSON names in rs_msg_key()). */
-enum rs_msg {
-	RS_MSG_SEND, RS_MSG_SEND_IMM, RS_MSG_SEND_INV, RS_MSG_WRITE, RS_MSG_WRITE_IMM,
-	RS_MSG_READ, RS_MSG_ATOMIC_CAS, RS_MSG_ATOMIC_FAA, RS_MSG_ATOMIC_WRITE, RS_MSG_FLUSH,
-	RS_MSG__COUNT,
-	RS_MSG_NONE = 0xFF
-};
-const char *rs_msg_key(enum rs_msg m);
 
 enum rs_pair { RS_PAIR_NONE = 0, RS_PAIR_CM, RS_PAIR_INFERRED };
 

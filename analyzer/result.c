@@ -34,6 +34,13 @@ void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out)
 	out->ecn_ce = r->ecn_ce;
 }
 
+void rs_flow_ends(const struct rs_flow *fl, struct rs_addr *src, struct rs_addr *dst, uint32_t *dest_qp)
+{
+	rs_flowkey_addr(&fl->key, false, src);
+	rs_flowkey_addr(&fl->key, true, dst);
+	*dest_qp = fl->key.qpn;
+}
+
 const struct rs_flow *rs_flows_next(const struct rs_analyzer *a, size_t *pos)
 {
 	while (*pos < a->flows->len) {

@@ -20,12 +20,22 @@
 #include "analyzer/analyzer.h"
 
 #define RS_PSN_MASK 0xFFFFFFu
+#define RS_SAMPLE_FRAMES 8    /* frame numbers kept per anomaly */
 
 /* Serial-number distance on the 24-bit PSN circle: a - b in [-2^23, 2^23). */
 static inline int32_t rs_psn_diff(uint32_t a, uint32_t b)
 {
 	return (int32_t)((a - b) << 8) >> 8;
 }
+
+/* Message kinds reported per QP (JSON names in rs_msg_key()). */
+enum rs_msg {
+	RS_MSG_SEND, RS_MSG_SEND_IMM, RS_MSG_SEND_INV, RS_MSG_WRITE, RS_MSG_WRITE_IMM,
+	RS_MSG_READ, RS_MSG_ATOMIC_CAS, RS_MSG_ATOMIC_FAA, RS_MSG_ATOMIC_WRITE, RS_MSG_FLUSH,
+	RS_MSG__COUNT,
+	RS_MSG_NONE = 0xFF
+};
+const char *rs_msg_key(enum rs_msg m);
 
 /* Where a frame was: file and frame number (for anomaly lists, ladders). */
 struct rs_fref {
@@ -60,6 +70,8 @@ struct rs_flow_info {
 	uint64_t cnps, ecn_ce;      /* CNPs it carried, packets marked Congestion Experienced */
 };
 void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out);
+/* Of it only its ends: source, destination and destination QP. */
+void rs_flow_ends(const struct rs_flow *fl, struct rs_addr *src, struct rs_addr *dst, uint32_t *dest_qp);
 /* The half-flows in memory (evicted ones are not), in no order: the next
  * one from *pos on (0 to begin), NULL after the last. */
 const struct rs_flow *rs_flows_next(const struct rs_analyzer *a, size_t *pos);

@@ -536,7 +536,7 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 		const struct rs_anomaly *an = v->anomalies->pdata[i];
 		char d[1024], fr[200], line[1280];
 		rs_anomaly_describe(v, an, d, sizeof d);
-		rs_fmt_frames(an, v->a, fr, sizeof fr);
+		rs_fmt_frames(an->frames, an->nframes, an->count, v->a->files->len > 1, fr, sizeof fr);
 		snprintf(line, sizeof line, "%s%s%s", d, an->nframes == 1 ? "; frame " : an->nframes ? "; frames " : "", an->nframes ? fr : "");
 		char *safe = rs_escape_ctl(line, false); /* it may quote a file name */
 		rs_para(out, v->o->width, "  - ", "    ", safe);

@@ -70,10 +70,10 @@ static void measure(const struct rs_view *v, struct qp_cols *c)
 	for (guint i = 0; i < v->flows->len && i < SAMPLE; i++) {
 		const struct rs_flow *fl = v->flows->pdata[i];
 		char b[192];
-		c->label = max_int(c->label, rs_dwidth(rs_fmt_flow_pair(v->names, &fl->key, " ", b, sizeof b)));
+		c->label = max_int(c->label, rs_dwidth(rs_flow_label_sep(v->names, fl, " ", b, sizeof b)));
 		c->pkts = max_int(c->pkts, snprintf(b, sizeof b, "%" PRIu64, (uint64_t)fl->packets));
 		c->payload = max_int(c->payload, rs_dwidth(rs_fmt_bytes(fl->payload, b, sizeof b)));
-		c->msgs = max_int(c->msgs, rs_dwidth(rs_fmt_msgs(rs_msgs(fl), b, sizeof b)));
+		c->msgs = max_int(c->msgs, rs_dwidth(rs_fmt_msgs(rs_msgs(fl)->msgs, b, sizeof b)));
 		c->problems = max_int(c->problems, rs_dwidth(problems(fl, b, sizeof b)));
 	}
 	if (c->msgs > 24)
@@ -132,7 +132,7 @@ static void narrow_row(struct rs_outbuf *r, const struct rs_view *v, const struc
 {
 	const struct rs_analyzer *a = v->a;
 	char lbl[192], b[64];
-	rs_fmt_flow_pair(v->names, &fl->key, " ", lbl, sizeof lbl);
+	rs_flow_label_sep(v->names, fl, " ", lbl, sizeof lbl);
 	RS_OUTBUF_LIT(r, "  ");
 	if (rs_dwidth(lbl) > c->label) {
 		rs_outbuf_str(r, lbl, 0); /* whole, on a line of its own */
@@ -151,7 +151,7 @@ static void narrow_row(struct rs_outbuf *r, const struct rs_view *v, const struc
 	rs_cell(r, rs_fmt_bytes(fl->payload, b, sizeof b), c->payload, true);
 	RS_OUTBUF_LIT(r, "  ");
 	if (c->messages) {
-		rs_cell(r, rs_fmt_msgs(rs_msgs(fl), b, sizeof b), c->msgs, false);
+		rs_cell(r, rs_fmt_msgs(rs_msgs(fl)->msgs, b, sizeof b), c->msgs, false);
 		RS_OUTBUF_LIT(r, "  ");
 	}
 	if (c->avg) {
@@ -187,8 +187,8 @@ static void full_row(struct rs_outbuf *r, const struct rs_view *v, const struct 
 {
 	const struct rs_analyzer *a = v->a;
 	char lbl[160], pay[24], msgs[96], r1[24], r2[24];
-	rs_fmt_flow_pair(v->names, &fl->key, " ", lbl, sizeof lbl);
-	rs_fmt_msgs(rs_msgs(fl), msgs, sizeof msgs);
+	rs_flow_label_sep(v->names, fl, " ", lbl, sizeof lbl);
+	rs_fmt_msgs(rs_msgs(fl)->msgs, msgs, sizeof msgs);
 	RS_OUTBUF_LIT(r, "  ");
 	rs_cell(r, lbl, label, false);
 	rs_outbuf_putc(r, ' ');

@@ -151,9 +151,17 @@ void rs_view_free(struct rs_view *v)
 	rs_names_free(v->names);
 }
 
+const char *rs_flow_label_sep(struct rs_names *n, const struct rs_flow *fl, const char *sep, char *buf, size_t len)
+{
+	struct rs_addr src, dst;
+	uint32_t qp;
+	rs_flow_ends(fl, &src, &dst, &qp);
+	return rs_fmt_flow_pair(n, &src, &dst, qp, sep, buf, len);
+}
+
 const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *buf, size_t len)
 {
-	return rs_fmt_flow_pair(n, &fl->key, " QP ", buf, len);
+	return rs_flow_label_sep(n, fl, " QP ", buf, len);
 }
 
 const char *rs_lat_key(enum rs_lat_kind k)

@@ -53,6 +53,8 @@ bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf,
 
 /* "192.0.2.2 → 192.0.2.1 QP 0x12" */
 const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *buf, size_t len);
+/* The same with another separator before the QP ("192.0.2.2 → 192.0.2.1 0x12"). */
+const char *rs_flow_label_sep(struct rs_names *n, const struct rs_flow *fl, const char *sep, char *buf, size_t len);
 /* What became of the PSNs a stream, or every request stream, skipped (psn.c
  * decides each PSN; the counts are derived here once for every report). */
 struct rs_gaps {
