@@ -21,8 +21,6 @@ struct rs_nvme_op {
 	struct rs_latvec lat;     /* command capsule -> response capsule */
 };
 
-#define RS_NVME_OPS 24        /* command kinds listed per queue; more are counted in `other_ops` */
-#define RS_NVME_ERRS 8        /* failed commands listed per queue */
 
 struct rs_nvme_early { uint16_t status; uint64_t ts; struct rs_fref at; };
 
@@ -62,7 +60,7 @@ struct rs_nvmeq {
 	uint8_t nops;
 	uint64_t other_ops;
 	struct rs_nvme_op ops[RS_NVME_OPS];
-	struct rs_nvme_err { uint16_t cid, status; uint8_t op; struct rs_fref at, cmd_at; } err[RS_NVME_ERRS];
+	struct rs_nvme_err err[RS_NVME_ERRS];
 	uint32_t nerr;
 	GHashTable *pending;      /* CID -> struct rs_nvme_cmd */
 	GHashTable *by_key;       /* rkey -> struct rs_nvme_cmd (the pending ones with a key) */

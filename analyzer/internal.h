@@ -356,7 +356,6 @@ void rs_msnq_free(struct rs_msnq *q);
 /* nvme.c: the connection's upper-layer protocol (from its service ID, once
  * known) and NVMe-oF queues. */
 void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c);
-const char *rs_conn_ulp_name(const struct rs_conn *c); /* "" if none */
 void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m);
 void rs_nvmeq_free(struct rs_nvmeq *q);
 bool rs_nvmeq_admin(const struct rs_nvmeq *q);

@@ -194,9 +194,11 @@ double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);
+	struct rs_conn_info ci;
+	rs_conn_get_info(c, &ci);
 	char svc[64];
-	rs_fmt_service(c->service_id, svc, sizeof svc);
-	if (*u && rs_cm_service_is_rdma_cm(c->service_id))
+	rs_fmt_service(ci.service_id, svc, sizeof svc);
+	if (*u && rs_cm_service_is_rdma_cm(ci.service_id))
 		snprintf(buf, len, "%s on %s", u, svc);
 	else
 		snprintf(buf, len, "%s", svc);
@@ -207,14 +209,16 @@ const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);
-	if (*u && rs_cm_service_is_rdma_cm(c->service_id))
-		snprintf(buf, len, "%s %u", u, rs_cm_service_port(c->service_id));
+	struct rs_conn_info ci;
+	rs_conn_get_info(c, &ci);
+	if (*u && rs_cm_service_is_rdma_cm(ci.service_id))
+		snprintf(buf, len, "%s %u", u, rs_cm_service_port(ci.service_id));
 	else
-		rs_fmt_service_short(c->service_id, buf, len);
+		rs_fmt_service_short(ci.service_id, buf, len);
 	return buf;
 }
 
-const char *rs_nvme_op_label(const struct rs_nvmeq *q, const struct rs_nvme_op *o, char *buf, size_t len)
+const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len)
 {
 	const char *name = o->opcode == RS_NVME_FABRICS_OPC ? rs_nvme_fctype_name(o->fctype)
 			   : !q->qid_known ? ""

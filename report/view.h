@@ -12,8 +12,6 @@
 #include "report/report.h"
 
 struct rs_anomaly;
-struct rs_nvme_op;
-struct rs_nvmeq;
 struct rs_psn_loss;
 struct rs_psn_totals;
 
@@ -41,7 +39,7 @@ const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len);
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len);
 /* An NVMe-oF command kind by name ("Read", "Identify", "Connect"), by the
  * queue's command set (admin on queue 0); "opcode 0x..": unknown. */
-const char *rs_nvme_op_label(const struct rs_nvmeq *q, const struct rs_nvme_op *o, char *buf, size_t len);
+const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len);
 
 /* resend.c: the request PSNs of an RC requester its responder had not
  * acknowledged by the end of the capture (-1: not an RC requester). */
