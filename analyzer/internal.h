@@ -74,22 +74,7 @@ struct rs_analyzer {
 		struct rs_addr one_way_from, one_way_to; /* the first such flow's hosts */
 	} sn;
 	uint32_t pmtu;            /* largest First/Middle payload seen anywhere */
-	struct rs_psn_totals {    /* request streams of all flows (capture completeness) */
-		uint64_t range;       /* PSNs the streams advanced over */
-		uint64_t missing;     /* ... skipped by forward jumps */
-		uint64_t fills;       /* ... of which seen later (re-sent, or late) */
-		uint64_t ooo;         /* ... of which single late packets */
-		uint64_t uncaptured;  /* as struct rs_psn_loss */
-		uint64_t unseen_lost;
-		uint64_t naked_fills;
-		uint64_t resend_holes;
-		uint64_t fills_overtaken;
-		uint64_t netdup;      /* copies the network made */
-		uint64_t resent[RS_RESEND__COUNT];
-		uint64_t karn;        /* latency samples left out: the request was re-sent */
-		uint64_t acked_before_seen, acked_across_gap; /* ... and as struct rs_flow_rare */
-		uint64_t msgs_uncaptured; /* messages none of whose packets were captured (message.c rs_msg_msn) */
-	} psns;
+	struct rs_psn_totals psns; /* request streams of all flows (capture completeness; result.h) */
 	uint64_t fl_prev_ts;      /* the current frame's half-flow: its last_ts before this frame */
 	bool in_ack;              /* an ACK is handing the packets it settled to reassembly, then reckoning (msn.c) */
 	uint32_t ack_prev;        /* while in_ack: the responder's newest ACK PSN before this ACK (msn.c) */

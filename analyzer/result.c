@@ -167,6 +167,82 @@ const struct rs_series *rs_flow_series(const struct rs_flow *fl)
 	return rs_series_of(fl);
 }
 
+void rs_flow_stream(const struct rs_flow *fl, bool response, struct rs_stream_info *out)
+{
+	const struct rs_psn *s = response ? &fl->rsp : &fl->req;
+	const struct rs_psn_loss *l = rs_loss(s);
+	*out = (struct rs_stream_info){
+		.started = s->started, .first = s->first, .next = s->next, .packets = s->packets,
+		.gaps = l->gaps, .missing = l->missing, .backward = l->backward, .duplicates = l->duplicates,
+		.fills = l->fills, .ooo = l->ooo, .episodes = l->episodes, .uncaptured = l->uncaptured,
+		.unseen_lost = l->unseen_lost, .naked_fills = l->naked_fills, .resend_holes = l->resend_holes,
+		.read_reserved = l->read_reserved,
+		.rsp_again = { l->rsp_again[0], l->rsp_again[1] },
+		.rsp_again_first = { l->rsp_again_first[0], l->rsp_again_first[1] },
+		.netdup = l->netdup, .late_sendings = l->late_sendings, .fills_overtaken = l->fills_overtaken,
+		.late_psns_max = l->late_psns_max, .late_ns_max = l->late_ns_max,
+		.rnr_early = l->rnr_early, .nak_at = l->nak_at,
+		.timeouts = l->timeouts, .timeout_min_ns = l->timeout_min_ns, .timeout_max_ns = l->timeout_max_ns,
+		.timeout_sum_ns = l->timeout_sum_ns, .timeouts_early = l->timeouts_early, .timer_ns = l->timer_ns,
+		.silent_first_ts = l->silent_first_ts, .silent_last_ts = l->silent_last_ts,
+		.silent_from = l->silent_from, .answered_at = l->answered_at,
+		.dead = l->dead, .dead_why = l->dead_why, .dead_torn_down = l->dead_torn_down,
+		.silence_ns = l->silence_ns,
+	};
+	memcpy(out->resent, l->resent, sizeof out->resent);
+	memcpy(out->episodes_by, l->episodes_by, sizeof out->episodes_by);
+}
+
+/* Skipped PSNs were filled later (a NAK had named some of them, single late
+ * packets among them), settled by the responder (uncaptured, or named by a
+ * NAK and never re-sent), or neither. Of the re-sent, those whose first
+ * sending came after them (overtaken) had it in the capture after all. */
+static struct rs_gaps gaps(uint64_t missing, uint64_t fills, uint64_t ooo, uint64_t naked_fills, uint64_t uncaptured,
+			   uint64_t unseen_lost, uint64_t fills_overtaken)
+{
+	uint64_t resent = fills - ooo - naked_fills;
+	return (struct rs_gaps){
+		.skipped = missing,
+		.absent = missing - fills,
+		.not_captured = uncaptured,
+		.lost = naked_fills + unseen_lost,
+		.resent = resent,
+		.overtaken = fills_overtaken < resent ? fills_overtaken : resent,
+		.reordered = ooo,
+		.undetermined = missing - fills - uncaptured - unseen_lost,
+	};
+}
+
+struct rs_gaps rs_gaps_of_stream(const struct rs_stream_info *s)
+{
+	return gaps(s->missing, s->fills, s->ooo, s->naked_fills, s->uncaptured, s->unseen_lost, s->fills_overtaken);
+}
+
+struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t)
+{
+	return gaps(t->missing, t->fills, t->ooo, t->naked_fills, t->uncaptured, t->unseen_lost, t->fills_overtaken);
+}
+
+const struct rs_psn_totals *rs_capture_psns(const struct rs_analyzer *a)
+{
+	return &a->psns;
+}
+
+/* The first request PSN the responder had not acknowledged at the end. */
+uint32_t rs_flow_unacked_from(const struct rs_flow *fl)
+{
+	const struct rs_flow *p = fl->peer;
+	return p && p->have_ack_psn ? (p->ack_psn + 1) & RS_PSN_MASK : fl->req.first;
+}
+
+int64_t rs_flow_unacked(const struct rs_flow *fl)
+{
+	if (fl->transport != RS_TR_RC || !fl->req.started)
+		return -1;
+	int32_t n = rs_psn_diff(fl->req.next, rs_flow_unacked_from(fl));
+	return n > 0 ? n : 0;
+}
+
 double rs_flow_active_s(const struct rs_flow *fl)
 {
 	return fl->last_ts > fl->first_ts ? (fl->last_ts - fl->first_ts) / 1e9 : 0;

@@ -111,6 +111,128 @@ struct rs_series {
 /* NULL: none kept. */
 const struct rs_series *rs_flow_series(const struct rs_flow *fl);
 
+/* ---- PSN streams ------------------------------------------------------------ */
+
+/* Why the requester put a packet on the wire again (psn.c): each packet it
+ * re-sent has one cause. Copies the network made (the same IPv4 datagram
+ * twice) and packets that arrived late are not re-sent: they are counted
+ * apart (netdup, ooo). */
+enum rs_resend {
+	RS_RESEND_NAK,      /* go-back-N after a PSN sequence error NAK */
+	RS_RESEND_RNR,      /* after an RNR NAK, once its timer ran */
+	RS_RESEND_TIMEOUT,  /* no NAK: the requester's ACK timer fired */
+	RS_RESEND_READ,     /* a READ or atomic asked again (its responses did not all come) */
+	/* No NAK in the capture, which holds none of the responder's packets
+	 * from before the re-send: a NAK sent before the capture began (or in
+	 * the direction it did not see) cannot be told from a timeout. */
+	RS_RESEND_UNKNOWN,
+	RS_RESEND__COUNT
+};
+const char *rs_resend_key(enum rs_resend c);
+
+/* How a requester ended (rs_psn_finish). Retry exhaustion is said only
+ * where the file proves it: as many unanswered re-sends as the Retry Count
+ * its CM REQ set (below 7), or one more RNR NAK in a row than its RNR
+ * Retry Count (below 7), then silence. A requester that stopped in any
+ * other way stopped for a reason the capture does not show. */
+enum rs_dead {
+	RS_DEAD_NO = 0,
+	RS_DEAD_RETRY,        /* Retry Count re-sends unanswered, then silent: retry count exhausted */
+	RS_DEAD_RETRYING,     /* still re-sending unanswered when the capture ended */
+	RS_DEAD_RNR,          /* RNR Retry Count + 1 RNR NAKs in a row, then silent: exhausted */
+	RS_DEAD_SILENT,       /* re-sent unanswered, then silent: why, the file cannot tell */
+	RS_DEAD_RNR_SILENT,   /* RNR NAKed, then silent: why, the file cannot tell */
+};
+/* Why a requester that stopped is not called exhausted. */
+enum rs_dead_why {
+	RS_WHY_NONE = 0,
+	RS_WHY_NO_COUNT,      /* the CM message with its retry count is not in the file */
+	RS_WHY_FOREVER,       /* a count of 7: RNR for ever (IBA), transport for ever on rdma_rxe */
+	RS_WHY_MORE,          /* more re-sends (RNR NAKs) than the count allows */
+	RS_WHY_FEWER,         /* fewer than the count allows */
+};
+
+/* One PSN stream of a half-flow (its requests, or its responses): what it
+ * lost, re-sent or reordered, and why; how its requester ended. Plain data
+ * (rs_flow_stream). */
+struct rs_stream_info {
+	bool started;               /* a packet seen: */
+	uint32_t first;             /* the PSN of the first */
+	uint32_t next;              /* the PSN expected next */
+	uint64_t packets;
+	uint64_t gaps;              /* forward jumps */
+	uint64_t missing;           /* PSNs skipped by forward jumps */
+	uint64_t backward;          /* packets below the expected PSN, ... */
+	uint64_t duplicates;        /* ... of which seen before */
+	uint64_t fills;             /* ... of which filled a gap */
+	uint64_t ooo;               /* single late packets: out of order, not a go-back */
+	uint64_t episodes;          /* go-back-N episodes */
+	/* Skipped PSNs the responder settled: acknowledged, never NAKed or
+	 * seen re-sent (the capture dropped them); NAKed and never seen
+	 * re-sent; fills of a NAKed PSN. */
+	uint64_t uncaptured, unseen_lost, naked_fills;
+	uint64_t resend_holes;      /* PSNs a re-send run went over without showing them */
+	uint64_t read_reserved;     /* PSNs first skipped, then found reserved by a READ request behind */
+	uint64_t rsp_again[2], rsp_again_first[2]; /* responses: READ responses, atomic ACKs sent again; first copy not seen */
+	uint64_t netdup;            /* requests: copies the network made */
+	uint64_t late_sendings;     /* an earlier sending of a PSN arriving after a later one */
+	uint64_t fills_overtaken;   /* ... of a skipped PSN whose re-send filled it */
+	uint32_t late_psns_max;     /* how late the late ones came, in PSNs and time */
+	uint64_t late_ns_max;
+	uint64_t resent[RS_RESEND__COUNT]; /* packets re-sent, by cause */
+	uint32_t episodes_by[RS_RESEND__COUNT];
+	uint32_t rnr_early;         /* RNR retries sooner than the RNR NAK's timer asked */
+	struct rs_fref nak_at;      /* the newest NAK */
+	/* Timeout retries: how long the requester waited; of them sooner than
+	 * half the Local ACK Timeout its CM REQ carried (timer_ns). */
+	uint32_t timeouts;
+	uint64_t timeout_min_ns, timeout_max_ns, timeout_sum_ns;
+	uint32_t timeouts_early;
+	uint64_t timer_ns;
+	/* Timeout retries since the responder last answered (a QP dying). */
+	uint64_t silent_first_ts, silent_last_ts;
+	struct rs_fref silent_from, answered_at;
+	uint8_t dead;               /* enum rs_dead */
+	uint8_t dead_why;           /* enum rs_dead_why */
+	bool dead_torn_down;        /* a DREQ followed */
+	uint64_t silence_ns;        /* from the requester's last packet to the end of the capture */
+};
+void rs_flow_stream(const struct rs_flow *fl, bool response, struct rs_stream_info *out);
+
+/* What became of the PSNs a stream, or every request stream, skipped (the
+ * analysis decides each PSN; the counts are derived here once for every
+ * report). */
+struct rs_gaps {
+	uint64_t skipped, absent; /* absent: skipped and never seen later */
+	uint64_t not_captured, lost, resent, reordered, undetermined;
+	uint64_t overtaken; /* of the re-sent, those whose first sending came after them */
+};
+struct rs_gaps rs_gaps_of_stream(const struct rs_stream_info *s);
+/* The request streams of all flows (capture completeness). */
+struct rs_psn_totals {
+	uint64_t range;       /* PSNs the streams advanced over */
+	uint64_t missing;     /* ... skipped by forward jumps */
+	uint64_t fills;       /* ... of which seen later (re-sent, or late) */
+	uint64_t ooo;         /* ... of which single late packets */
+	uint64_t uncaptured;  /* as struct rs_psn_loss */
+	uint64_t unseen_lost;
+	uint64_t naked_fills;
+	uint64_t resend_holes;
+	uint64_t fills_overtaken;
+	uint64_t netdup;      /* copies the network made */
+	uint64_t resent[RS_RESEND__COUNT];
+	uint64_t karn;        /* latency samples left out: the request was re-sent */
+	uint64_t acked_before_seen, acked_across_gap; /* ... and as struct rs_flow_rare */
+	uint64_t msgs_uncaptured; /* messages none of whose packets were captured (message.c rs_msg_msn) */
+};
+const struct rs_psn_totals *rs_capture_psns(const struct rs_analyzer *a);
+struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t);
+
+/* RC requesters: the request PSNs the responder had not acknowledged by the
+ * end of the capture (-1: not an RC requester), from this one on. */
+int64_t rs_flow_unacked(const struct rs_flow *fl);
+uint32_t rs_flow_unacked_from(const struct rs_flow *fl);
+
 /* The half-flows a report shows: those --qp `qp` and --conn `conn` pick
  * (-1: any), by wire bytes, most first, then in creation order. Readers go
  * through them in order with rs_flows_at(), which also fetches into the

@@ -355,7 +355,7 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 
 /* Why packets were on the wire again, how long timeouts waited, and
  * whether the requester gave up (issue 28). */
-static void resends(struct rs_json *j, const struct rs_psn_loss *l)
+static void resends(struct rs_json *j, const struct rs_stream_info *l)
 {
 	static const char *const dead[] = {
 		[RS_DEAD_RETRY] = "retry_exhausted", [RS_DEAD_RETRYING] = "still_retrying",
@@ -390,15 +390,16 @@ static void resends(struct rs_json *j, const struct rs_psn_loss *l)
 		rs_json_null(j, "gave_up");
 }
 
-static void psn_stream(struct rs_json *j, const char *key, const struct rs_psn *s)
+static void psn_stream(struct rs_json *j, const char *key, const struct rs_flow *fl, bool response)
 {
+	struct rs_stream_info st, *l = &st;
+	rs_flow_stream(fl, response, l);
 	rs_json_obj(j, key);
-	rs_json_u64(j, "packets", s->packets);
-	if (s->started)
-		rs_json_u64(j, "first_psn", s->first);
+	rs_json_u64(j, "packets", l->packets);
+	if (l->started)
+		rs_json_u64(j, "first_psn", l->first);
 	else
 		rs_json_null(j, "first_psn");
-	const struct rs_psn_loss *l = rs_loss(s);
 	rs_json_u64(j, "gaps", l->gaps);
 	rs_json_u64(j, "missing_psns", l->missing);
 	rs_json_u64(j, "retransmitted", l->backward - l->ooo);
@@ -599,8 +600,8 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		rs_json_u64(j, "incomplete_messages", rs_rare(fl)->incomplete_msgs);
 		rs_json_u64(j, "messages_last_not_captured", rs_rare(fl)->tail_missed);
 		rs_json_u64(j, "orphan_packets", rs_rare(fl)->orphan_pkts);
-		psn_stream(j, "request_psn", &fl->req);
-		psn_stream(j, "response_psn", &fl->rsp);
+		psn_stream(j, "request_psn", fl, false);
+		psn_stream(j, "response_psn", fl, true);
 		rs_json_u64(j, "retransmitted_packets", rs_flow_retransmitted(fl));
 		unacked(j, fl);
 		rs_json_obj(j, "naks");

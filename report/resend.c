@@ -27,7 +27,7 @@ static void put(char *buf, size_t len, size_t *n, const char *fmt, ...)
 }
 
 /* "waited 23.8 ms" or "waited 23.8 ms to 41.0 ms" */
-static void waits(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
+static void waits(const struct rs_stream_info *l, char *buf, size_t len, size_t *n)
 {
 	char t1[32], t2[32];
 	rs_fmt_ns(l->timeout_min_ns, t1, sizeof t1);
@@ -49,7 +49,7 @@ static void waits(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
 	put(buf, len, n, ")");
 }
 
-static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
+static void causes(const struct rs_stream_info *l, char *buf, size_t len, size_t *n)
 {
 	static const char *const what[RS_RESEND__COUNT] = {
 		[RS_RESEND_NAK] = "after a NAK (go-back-N)",
@@ -72,25 +72,11 @@ static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n
 	}
 }
 
-/* The first request PSN the responder had not acknowledged at the end. */
-uint32_t rs_flow_unacked_from(const struct rs_flow *fl)
-{
-	const struct rs_flow *p = fl->peer;
-	return p && p->have_ack_psn ? (p->ack_psn + 1) & RS_PSN_MASK : fl->req.first;
-}
-
-int64_t rs_flow_unacked(const struct rs_flow *fl)
-{
-	if (fl->transport != RS_TR_RC || !fl->req.started)
-		return -1;
-	int32_t n = rs_psn_diff(fl->req.next, rs_flow_unacked_from(fl));
-	return n > 0 ? n : 0;
-}
-
 /* The request stream's retransmissions, by cause. */
 static void retrans(const char *who, const struct rs_flow *fl, uint64_t count, char *buf, size_t len)
 {
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	struct rs_stream_info req, *l = &req;
+	rs_flow_stream(fl, false, l);
 	size_t n = 0;
 	put(buf, len, &n, "%s: %" PRIu64 " request packet%s re-sent by the requester", who, count, count == 1 ? "" : "s");
 	causes(l, buf, len, &n);
@@ -138,7 +124,8 @@ static void announced(const struct rs_flow *fl, bool rnr, uint64_t period_ns, ch
 /* Why the file cannot call a requester that stopped exhausted. */
 static void why_stopped(const struct rs_flow *fl, bool rnr, char *buf, size_t len, size_t *n)
 {
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	struct rs_stream_info req, *l = &req;
+	rs_flow_stream(fl, false, l);
 	const struct rs_conn *c = fl->conn;
 	bool client = c && c->c2s == fl;
 	const char *msg = rnr ? (client ? "REP" : "REQ") : "REQ";
@@ -169,7 +156,8 @@ static void why_stopped(const struct rs_flow *fl, bool rnr, char *buf, size_t le
 static void dead_rnr(const char *who, const struct rs_flow *fl, uint32_t code, uint64_t count, char *buf,
 		     size_t len)
 {
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	struct rs_stream_info req, *l = &req;
+	rs_flow_stream(fl, false, l);
 	char t1[32];
 	size_t n = 0;
 	put(buf, len, &n, "%s: %" PRIu64 " RNR NAK%s in a row (the last at frame %" PRIu64 ", %s before the end of "
@@ -190,7 +178,8 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 		dead_rnr(who, fl, code, count, buf, len);
 		return;
 	}
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	struct rs_stream_info req, *l = &req;
+	rs_flow_stream(fl, false, l);
 	char t1[32], t2[32], t3[32];
 	size_t n = 0;
 	uint64_t span = l->silent_last_ts - l->silent_first_ts;

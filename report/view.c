@@ -9,40 +9,12 @@
 #include "analyzer/internal.h"
 #include "report/view.h"
 
-/* Skipped PSNs were filled later (a NAK had named some of them, single late
- * packets among them), settled by the responder (uncaptured, or named by a
- * NAK and never re-sent), or neither. Of the re-sent, those whose first
- * sending came after them (overtaken) had it in the capture after all. */
-static struct rs_gaps gaps(uint64_t missing, uint64_t fills, uint64_t ooo, uint64_t naked_fills, uint64_t uncaptured,
-			   uint64_t unseen_lost, uint64_t fills_overtaken)
-{
-	uint64_t resent = fills - ooo - naked_fills;
-	return (struct rs_gaps){
-		.skipped = missing,
-		.absent = missing - fills,
-		.not_captured = uncaptured,
-		.lost = naked_fills + unseen_lost,
-		.resent = resent,
-		.overtaken = fills_overtaken < resent ? fills_overtaken : resent,
-		.reordered = ooo,
-		.undetermined = missing - fills - uncaptured - unseen_lost,
-	};
-}
-
-struct rs_gaps rs_gaps_of_stream(const struct rs_psn_loss *s)
-{
-	return gaps(s->missing, s->fills, s->ooo, s->naked_fills, s->uncaptured, s->unseen_lost, s->fills_overtaken);
-}
-
-struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t)
-{
-	return gaps(t->missing, t->fills, t->ooo, t->naked_fills, t->uncaptured, t->unseen_lost, t->fills_overtaken);
-}
-
 /* What became of the PSNs a stream skipped, most certain first. */
 void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len)
 {
-	struct rs_gaps g = rs_gaps_of_stream(rs_loss(response ? &fl->rsp : &fl->req));
+	struct rs_stream_info st;
+	rs_flow_stream(fl, response, &st);
+	struct rs_gaps g = rs_gaps_of_stream(&st);
 	const char *why = response ? "READ responses are never acknowledged"
 			  : fl->transport == RS_TR_UC || fl->transport == RS_TR_UD ? "this transport has no acknowledgements"
 			  : "no acknowledgement in the capture covers them";
@@ -378,7 +350,8 @@ static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, 
  * READ's responses), or what it replays (an atomic's ACK). */
 static void describe_rsp_again(const char *who, const struct rs_flow *fl, char *buf, size_t len)
 {
-	const struct rs_psn_loss *s = rs_loss(&fl->rsp);
+	struct rs_stream_info st, *s = &st;
+	rs_flow_stream(fl, true, s);
 	uint64_t n = s->rsp_again[0] + s->rsp_again[1], first = s->rsp_again_first[0] + s->rsp_again_first[1];
 	size_t at = 0;
 	int k = snprintf(buf, len, "%s: %" PRIu64 " response packet%s sent again, answering requests the requester "
@@ -422,7 +395,8 @@ const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly
 static void describe_ooo(const char *who, const struct rs_anomaly *an, char *buf, size_t len)
 {
 	const struct rs_flow *fl = an->subject;
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	struct rs_stream_info st, *l = &st;
+	rs_flow_stream(fl, false, l);
 	char t[32];
 	int n = snprintf(buf, len, "%s: %" PRIu64 " %s arrived out of order (one late packet filling a gap)", who,
 			 an->count, an->code ? "responses" : "requests");
@@ -479,7 +453,8 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 	case RS_AN_GAP: {
 		/* The stream's own count: it also holds the PSNs before its first
 		 * that a late or re-sent packet showed were skipped. */
-		const struct rs_psn_loss *l = rs_loss(an->code ? &fl->rsp : &fl->req);
+		struct rs_stream_info st, *l = &st;
+		rs_flow_stream(fl, an->code != 0, l);
 		int n = snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s: ",
 				 rs_flow_label(names, fl, who, sizeof who), l->missing, l->missing == 1 ? "" : "s", l->gaps,
 				 l->gaps == 1 ? "" : "s");

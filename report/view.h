@@ -12,8 +12,6 @@
 #include "report/report.h"
 
 struct rs_anomaly;
-struct rs_psn_loss;
-struct rs_psn_totals;
 
 struct rs_view {
 	const struct rs_analyzer *a;
@@ -41,10 +39,6 @@ const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len
  * queue's command set (admin on queue 0); "opcode 0x..": unknown. */
 const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len);
 
-/* resend.c: the request PSNs of an RC requester its responder had not
- * acknowledged by the end of the capture (-1: not an RC requester). */
-int64_t rs_flow_unacked(const struct rs_flow *fl);
-uint32_t rs_flow_unacked_from(const struct rs_flow *fl);
 /* resend.c: the sentence of a retransmission, network copy or requester
  * that gave up, about the half-flow `who` names; false for other anomalies. */
 bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf, size_t len);
@@ -53,15 +47,6 @@ bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf,
 const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *buf, size_t len);
 /* The same with another separator before the QP ("192.0.2.2 → 192.0.2.1 0x12"). */
 const char *rs_flow_label_sep(struct rs_names *n, const struct rs_flow *fl, const char *sep, char *buf, size_t len);
-/* What became of the PSNs a stream, or every request stream, skipped (psn.c
- * decides each PSN; the counts are derived here once for every report). */
-struct rs_gaps {
-	uint64_t skipped, absent; /* absent: skipped and never seen later */
-	uint64_t not_captured, lost, resent, reordered, undetermined;
-	uint64_t overtaken; /* of the re-sent, those whose first sending came after them */
-};
-struct rs_gaps rs_gaps_of_stream(const struct rs_psn_loss *s);
-struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t);
 /* The same in words: "221 not captured (...), 3 undetermined (...)". */
 void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len);
 /* What an anomaly is about. kind: "half_flow", "connection", "hosts"
