@@ -82,8 +82,6 @@ struct rs_cnp_stats {
 void rs_cnp_stats(const struct rs_analyzer *a, const struct rs_flow *fl, struct rs_cnp_stats *st);
 /* A half-flow's packets other than CNPs by DSCP, most first: at most max
  * entries (RoCE v2 flows only; returns 0 for others). */
-unsigned rs_flow_dscps(const struct rs_analyzer *a, const struct rs_flow *fl, uint8_t *v, uint64_t *n,
-		       unsigned max);
 /* A half-flow's CNPs by DSCP: the expected and the other (whose value is
  * rare->cnp_dscp_v). */
 void rs_flow_cnp_dscps(const struct rs_flow *fl, uint64_t *expected, uint64_t *other);

@@ -484,7 +484,6 @@ static inline const struct rs_imms *rs_imms_of(const struct rs_flow *fl)
 	return fl->x ? fl->x->imms : NULL;
 }
 
-#define RS_DSCP_SEEN 4
 /* Per-flow counters that stay zero for most flows, allocated with the first
  * that does not (so a million quiet flows do not carry them). */
 struct rs_flow_rare {

@@ -67,6 +67,12 @@ void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out)
 	out->service_id = c->service_id;
 	out->c2s = c->c2s;
 	out->s2c = c->s2c;
+	out->have_req_retry = c->have_req_retry;
+	out->have_rep_rnr = c->have_rep_rnr;
+	out->ack_timeout = c->ack_timeout;
+	out->retry_count = c->retry_count;
+	out->rnr_retry_req = c->rnr_retry_req;
+	out->rnr_retry_rep = c->rnr_retry_rep;
 }
 
 static struct rs_lat_figures figures_of(const struct rs_latvec *v)
@@ -304,6 +310,31 @@ const char *rs_flow_pairing(const struct rs_flow *fl)
 	case RS_PAIR_CM: return "cm";
 	case RS_PAIR_INFERRED: return "inferred";
 	default: return fl->conn ? "cm" : "none";
+	}
+}
+
+void rs_anomaly_get_info(const struct rs_analyzer *a, const struct rs_anomaly *an, struct rs_anomaly_info *out)
+{
+	enum rs_anom type = (enum rs_anom)an->type;
+	memset(out, 0, sizeof *out);
+	out->type = an->type;
+	out->code = an->code;
+	out->count = an->count;
+	out->nframes = an->nframes;
+	memcpy(out->frames, an->frames, sizeof out->frames);
+	out->detail = an->detail;
+	out->evicted_sum = an->subject == &a->detached;
+	out->evicted = out->evicted_sum || (an->ghost && an->subject == an->ghost);
+	if (!out->evicted_sum && an->subject && rs_anom_flow_subject(type))
+		out->flow = an->subject;
+	else if (!out->evicted_sum && an->subject && rs_anom_conn_subject(type))
+		out->conn = an->subject;
+	if (type == RS_AN_MIXED_ROCE && an->ghost) {
+		out->have_mixed = true;
+		out->mixed_x = an->ghost->mixed.x;
+		out->mixed_y = an->ghost->mixed.y;
+		out->v1_frame = an->ghost->mixed.v1_frame;
+		out->v2_frame = an->ghost->mixed.v2_frame;
 	}
 }
 

@@ -94,6 +94,12 @@ const char *rs_flow_pairing(const struct rs_flow *fl);
 /* Its first frame (file and number). */
 struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
 
+/* Its DSCPs, most packets first (CNPs apart): up to max of them in v, their
+ * packets in n; how many there are. RS_DSCP_SEEN + 1 is room for all. */
+#define RS_DSCP_SEEN 4
+unsigned rs_flow_dscps(const struct rs_analyzer *a, const struct rs_flow *fl, uint8_t *v, uint64_t *n,
+		       unsigned max);
+
 /* Its goodput per interval, for --plot (rs_analyzer_opts.keep_plot), and
  * the events the plot marks on its line, per point. */
 struct rs_series_ev {
@@ -276,6 +282,11 @@ struct rs_conn_info {
 	uint32_t client_qpn, server_qpn;
 	uint64_t service_id;
 	const struct rs_flow *c2s, *s2c; /* its data half-flows, once seen; NULL: not */
+	/* What the REQ (and REP) asked the QPs to retry with: the Local ACK
+	 * Timeout (4.096 us * 2^t), Retry Count, RNR Retry Count (7: for
+	 * ever); the REP's RNR Retry Count is the client's. */
+	bool have_req_retry, have_rep_rnr;
+	uint8_t ack_timeout, retry_count, rnr_retry_req, rnr_retry_rep;
 };
 void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out);
 /* Its upper-layer protocol's name, from its service ID's port or --ulp
@@ -333,7 +344,76 @@ bool rs_conn_nvme(const struct rs_conn *c, struct rs_nvme_info *out);
 
 /* ---- anomalies ------------------------------------------------------------- */
 
+enum rs_anom {
+	RS_AN_FILE_ERROR,
+	RS_AN_UNDECODABLE,
+	RS_AN_FILE_WARNING,
+	RS_AN_ICRC_BAD,
+	RS_AN_VCRC_BAD,
+	RS_AN_DEAD_QP,
+	RS_AN_RETRANS,
+	RS_AN_OOO,
+	RS_AN_NETDUP,
+	RS_AN_GAP,
+	RS_AN_NAK,
+	RS_AN_RNR,
+	RS_AN_DUP_ACK,
+	RS_AN_CM_REJ,
+	RS_AN_CM_INCOMPLETE,
+	RS_AN_CM_RETRY,
+	RS_AN_PSN_START,
+	RS_AN_MIXED_ROCE,
+	RS_AN_RKEY_INVALIDATED,
+	RS_AN_RETH_LENGTH,
+	RS_AN_ECN_CE,
+	RS_AN_CNP,
+	RS_AN_DSCP,      /* code enum rs_dscp_flag */
+	RS_AN_NOT_ECT,   /* data sent Not-ECT on a half-flow whose peer saw CE or got CNPs */
+	RS_AN_CNP_RATE,  /* more CNPs in a second than --cnp-threshold */
+	RS_AN_PAUSE_STORM, /* subject: the sender's struct rs_pause_src, code the priority (8: PAUSE) */
+	RS_AN_EVICTED,
+	RS_AN_ROCE_ELSEWHERE, /* code: a UDP port whose datagrams read as RoCE v2, not decoded as such */
+	RS_AN__COUNT
+};
+
+/* A DSCP is a finding only against what the user stated (--dscp), or where
+ * the capture contradicts itself; 26 and 48 are a convention, not a rule. */
+enum rs_dscp_flag {
+	RS_DSCP_ASYM = 0,   /* the two directions of a connection use different DSCPs */
+	RS_DSCP_DATA = 1,   /* data packets not with the data DSCP --dscp gave */
+	RS_DSCP_CNPS = 2,   /* CNPs not with the CNP DSCP --dscp gave */
+	RS_DSCP_SPLIT = 3,  /* one half-flow's packets over several DSCPs */
+};
+
+const char *rs_anom_key(enum rs_anom t);
+/* Whether the subject of an anomaly of this type is a half-flow, a connection. */
+bool rs_anom_flow_subject(enum rs_anom t);
+bool rs_anom_conn_subject(enum rs_anom t);
+/* Anomalies of evicted subjects kept one by one; beyond, they are summed by type. */
+#define RS_DETACHED_MAX 4096
+
 struct rs_anomaly;
+/* An anomaly as its readers see it (rs_anomaly_get_info): plain data. */
+struct rs_anomaly_info {
+	uint8_t type;               /* enum rs_anom */
+	uint32_t code;
+	uint64_t count;
+	uint32_t nframes;           /* the first frames it was seen in */
+	struct rs_fref frames[RS_SAMPLE_FRAMES];
+	const char *detail;         /* its sentence, where the analysis has it as text; NULL: none */
+	/* What it is about: a half-flow or a connection (once evicted, the
+	 * copy kept of it: `evicted`); NULL: something else. */
+	const struct rs_flow *flow;
+	const struct rs_conn *conn;
+	bool evicted;
+	bool evicted_sum;           /* it sums the anomalies of evicted subjects past RS_DETACHED_MAX */
+	/* RS_AN_MIXED_ROCE: the two hosts and the first frame of each version
+	 * (have_mixed false: not known). */
+	bool have_mixed;
+	struct rs_addr mixed_x, mixed_y;
+	uint64_t v1_frame, v2_frame;
+};
+void rs_anomaly_get_info(const struct rs_analyzer *a, const struct rs_anomaly *an, struct rs_anomaly_info *out);
 /* Those a report lists, by type then in the order they happened: with
  * --qp or --conn (-1: not given), the ones about the half-flows and
  * connections picked (`flows`, `conns`: rs_flows_selected's and

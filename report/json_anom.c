@@ -5,7 +5,6 @@
  * the man page (JSON OUTPUT) and the schema; a type without a breakdown has
  * an empty object.
  */
-#include "analyzer/internal.h"
 #include "report/json_anom.h"
 
 static void by_cause(struct rs_json *j, const char *key, const uint64_t *n)
@@ -79,7 +78,12 @@ static void gave_up(struct rs_json *j, const struct rs_flow *fl, uint32_t code, 
 	};
 	struct rs_stream_info req, *l = &req;
 	rs_flow_stream(fl, false, l);
-	const struct rs_conn *c = fl->conn;
+	struct rs_flow_info fi;
+	struct rs_conn_info ci;
+	rs_flow_get_info(fl, &fi);
+	if (fi.conn)
+		rs_conn_get_info(fi.conn, &ci);
+	const struct rs_conn_info *c = fi.conn ? &ci : NULL;
 	bool rnr = code == RS_DEAD_RNR || code == RS_DEAD_RNR_SILENT;
 	bool client = c && c->c2s == fl;
 	bool have = c && (rnr && client ? c->have_rep_rnr : c->have_req_retry);
@@ -132,14 +136,18 @@ static void dscp(struct rs_json *j, const struct rs_view *v, const struct rs_flo
 					     [RS_DSCP_CNPS] = "cnps_not_as_given", [RS_DSCP_SPLIT] = "split" };
 	rs_json_str(j, "kind", code < G_N_ELEMENTS(kinds) ? kinds[code] : "");
 	dscp_list(j, "dscps", v, fl);
-	if (code == RS_DSCP_ASYM && fl->peer)
-		dscp_list(j, "peer_dscps", v, fl->peer);
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	if (code == RS_DSCP_ASYM && fi.peer)
+		dscp_list(j, "peer_dscps", v, fi.peer);
 }
 
-void rs_json_anomaly_details(struct rs_json *j, const struct rs_view *v, const struct rs_anomaly *an)
+void rs_json_anomaly_details(struct rs_json *j, const struct rs_view *v, const struct rs_anomaly *anomaly)
 {
 	rs_json_obj(j, "details");
-	const struct rs_flow *fl = rs_anomaly_flow(v, an);
+	struct rs_anomaly_info ai, *an = &ai;
+	rs_anomaly_get_info(v->a, anomaly, an);
+	const struct rs_flow *fl = an->flow;
 	struct rs_stream_info st;
 	if (fl) {
 		switch ((enum rs_anom)an->type) {

@@ -9,7 +9,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "analyzer/internal.h"
 #include "report/view.h"
 
 /* Appends to buf at *n, never past len. */
@@ -99,13 +98,25 @@ static unsigned timeout_exponent(uint64_t period_ns)
  * period_ns, the timeout re-sends' measured period (0: none), when far from
  * the CM's timeout (beyond 2x either way, wider than RXE's jitter), names the
  * timeout it matches: the QP was modified after the CM exchange. */
+/* The connection of requester fl, and whether fl is its client's; false: none. */
+static bool conn_of(const struct rs_flow *fl, struct rs_conn_info *c, bool *client)
+{
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	if (!fi.conn)
+		return false;
+	rs_conn_get_info(fi.conn, c);
+	*client = c->c2s == fl;
+	return true;
+}
+
 static void announced(const struct rs_flow *fl, bool rnr, uint64_t period_ns, char *buf, size_t len, size_t *n)
 {
-	const struct rs_conn *c = fl->conn;
-	if (!c)
+	struct rs_conn_info ci, *c = &ci;
+	bool client;
+	if (!conn_of(fl, c, &client))
 		return;
 	char t[32];
-	bool client = c->c2s == fl;
 	if (!rnr && c->have_req_retry) {
 		put(buf, len, n, "; the CM REQ carried Local ACK Timeout %u (%s) and Retry Count %u", c->ack_timeout,
 		    c->ack_timeout ? rs_fmt_ns(rs_ack_timeout_ns(c->ack_timeout), t, sizeof t) : "none", c->retry_count);
@@ -126,8 +137,9 @@ static void why_stopped(const struct rs_flow *fl, bool rnr, char *buf, size_t le
 {
 	struct rs_stream_info req, *l = &req;
 	rs_flow_stream(fl, false, l);
-	const struct rs_conn *c = fl->conn;
-	bool client = c && c->c2s == fl;
+	struct rs_conn_info ci;
+	bool client = false;
+	const struct rs_conn_info *c = conn_of(fl, &ci, &client) ? &ci : NULL;
 	const char *msg = rnr ? (client ? "REP" : "REQ") : "REQ";
 	unsigned count = !c ? 0 : rnr ? (client ? c->rnr_retry_rep : c->rnr_retry_req) : c->retry_count;
 	switch (l->dead_why) {
@@ -180,6 +192,8 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 	}
 	struct rs_stream_info req, *l = &req;
 	rs_flow_stream(fl, false, l);
+	struct rs_conn_info ci;
+	bool client;
 	char t1[32], t2[32], t3[32];
 	size_t n = 0;
 	uint64_t span = l->silent_last_ts - l->silent_first_ts;
@@ -194,7 +208,7 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 		    "so its retry count ran out (IBV_WC_RETRY_EXC_ERR, \"transport retry counter exceeded\"%s); "
 		    "the connection failed",
 		    rs_fmt_ns(l->silence_ns, t1, sizeof t1),
-		    fl->conn && fl->conn->retry_count == 7 ? ", on a NIC that follows the IBA: rdma_rxe retries for ever at 7" : "");
+		    conn_of(fl, &ci, &client) && ci.retry_count == 7 ? ", on a NIC that follows the IBA: rdma_rxe retries for ever at 7" : "");
 	else if (code == RS_DEAD_SILENT)
 		put(buf, len, &n, ", then sent nothing more (%s before the end of the capture)",
 		    rs_fmt_ns(l->silence_ns, t1, sizeof t1));
@@ -211,9 +225,9 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 	announced(fl, false, count > 1 ? span / (count - 1) : 0, buf, len, &n);
 }
 
-bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf, size_t len)
+bool rs_resend_describe(const char *who, const struct rs_anomaly_info *an, char *buf, size_t len)
 {
-	const struct rs_flow *fl = an->subject;
+	const struct rs_flow *fl = an->flow;
 	switch (an->type) {
 	case RS_AN_RETRANS:
 		if (an->code)

@@ -424,8 +424,10 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 		snprintf(buf, len, "%s", an->detail);
 		return buf;
 	}
+	struct rs_anomaly_info ai;
+	rs_anomaly_get_info(a, an, &ai);
 	if (rs_anom_flow_subject((enum rs_anom)an->type) &&
-	    rs_resend_describe(rs_flow_label(names, fl, who, sizeof who), an, buf, len))
+	    rs_resend_describe(rs_flow_label(names, fl, who, sizeof who), &ai, buf, len))
 		return buf;
 	switch ((enum rs_anom)an->type) {
 	case RS_AN_FILE_ERROR: {

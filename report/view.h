@@ -41,7 +41,7 @@ const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_
 
 /* resend.c: the sentence of a retransmission, network copy or requester
  * that gave up, about the half-flow `who` names; false for other anomalies. */
-bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf, size_t len);
+bool rs_resend_describe(const char *who, const struct rs_anomaly_info *an, char *buf, size_t len);
 
 /* "192.0.2.2 → 192.0.2.1 QP 0x12" */
 const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *buf, size_t len);
