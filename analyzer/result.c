@@ -32,6 +32,8 @@ void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out)
 	out->rnr_naks = r->rnr_naks;
 	out->cnps = r->cnps;
 	out->ecn_ce = r->ecn_ce;
+	out->dscp_more = r->dscp_more;
+	out->cnp_dscp = r->cnp_dscp_v;
 }
 
 void rs_flow_ends(const struct rs_flow *fl, struct rs_addr *src, struct rs_addr *dst, uint32_t *dest_qp)
@@ -126,6 +128,25 @@ bool rs_conn_nvme(const struct rs_conn *c, struct rs_nvme_info *out)
 	return true;
 }
 
+bool rs_flow_cong_notable(const struct rs_flow *fl)
+{
+	if (!rs_flow_is_v2(fl) || !fl->rare)
+		return false;
+	const struct rs_flow_rare *r = fl->rare;
+	return r->cnps || r->ecn_ce || r->ecn_n[0] || r->ecn_n[1] || r->ecn_n[3] || r->dscp_n[0] || r->dscp_more;
+}
+
+void rs_cong_get_info(const struct rs_analyzer *a, struct rs_cong_info *out)
+{
+	const struct rs_cong_state *c = rs_cong(a);
+	*out = (struct rs_cong_info){
+		.dscp_data = c->dscp_data, .dscp_cnp = c->dscp_cnp, .dscp_given = c->dscp_given,
+		.link_gbps = c->link_gbps, .cnp_threshold = c->cnp_threshold, .cnp_given = c->cnp_given,
+		.pause_src = c->pause_src, .pfc_frames = c->pfc_frames, .pause_frames = c->pause_frames,
+		.ecn_used = c->ecn_used, .v2_packets = c->v2_packets,
+	};
+}
+
 const struct rs_ladder_ev *rs_ladder_events(const struct rs_analyzer *a, size_t *n, uint64_t *dropped)
 {
 	*n = a->ladder ? a->ladder->len : 0;
@@ -142,6 +163,9 @@ void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *ou
 	out->have_ts = a->have_ts;
 	out->first_ts = a->first_ts;
 	out->last_ts = a->last_ts;
+	out->t0 = a->t0;
+	out->ecn_ce = a->ecn_ce;
+	out->cnps = a->cnps;
 	memcpy(out->roce, a->roce, sizeof out->roce);
 	memcpy(out->outcome, a->outcome, sizeof out->outcome);
 	memcpy(out->icrc, a->icrc, sizeof out->icrc);

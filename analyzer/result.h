@@ -68,6 +68,8 @@ struct rs_flow_info {
 	uint64_t naks;              /* NAKs it carried, of every code; of them: */
 	uint64_t rnr_naks;
 	uint64_t cnps, ecn_ce;      /* CNPs it carried, packets marked Congestion Experienced */
+	uint64_t dscp_more;         /* packets with yet another DSCP than rs_flow_dscps lists */
+	uint8_t cnp_dscp;           /* the first CNP's DSCP that was not the expected one */
 };
 void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out);
 /* Of it only its ends: source, destination and destination QP. */
@@ -94,8 +96,9 @@ const char *rs_flow_pairing(const struct rs_flow *fl);
 /* Its first frame (file and number). */
 struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
 
-/* Its DSCPs, most packets first (CNPs apart): up to max of them in v, their
- * packets in n; how many there are. RS_DSCP_SEEN + 1 is room for all. */
+/* Its packets other than CNPs by DSCP, most first: up to max of them in v,
+ * their packets in n; how many there are (RoCE v2 flows only; 0 for
+ * others). RS_DSCP_SEEN + 1 is room for all. */
 #define RS_DSCP_SEEN 4
 unsigned rs_flow_dscps(const struct rs_analyzer *a, const struct rs_flow *fl, uint8_t *v, uint64_t *n,
 		       unsigned max);
@@ -342,6 +345,67 @@ struct rs_nvme_info {
 /* False: not an NVMe-oF queue. */
 bool rs_conn_nvme(const struct rs_conn *c, struct rs_nvme_info *out);
 
+/* ---- congestion and QoS ----------------------------------------------------- */
+
+struct rs_pause_span {
+	uint64_t start, end;
+};
+
+/* One sender's pauses of one priority (PFC) or of the whole link (PAUSE). */
+struct rs_pause_prio {
+	uint64_t frames, xoff, xon;
+	uint64_t quanta;          /* the frames' pause times summed */
+	uint64_t paused_ns;       /* the union of its pause spans */
+	uint64_t longest_ns;      /* the longest span */
+	uint64_t storms;          /* spans of RS_PAUSE_STORM_NS or more */
+	bool open;                /* span_start..span_end is the current span */
+	uint64_t span_start, span_end;
+	struct rs_fref first;
+	GArray *spans;            /* struct rs_pause_span, closed, the first RS_PAUSE_SPANS_MAX */
+};
+
+#define RS_PAUSE_LINK 8 /* prio[] index of 802.3x PAUSE */
+struct rs_pause_src {
+	uint8_t mac[6];
+	struct rs_pause_prio prio[9]; /* PFC priorities 0-7, then PAUSE */
+};
+
+/* What reports show of a half-flow's CNPs (zeros: none). */
+struct rs_cnp_stats {
+	uint64_t cnps;
+	double per_s;             /* over the capture's duration */
+	uint64_t peak_1s;         /* the most in any one second */
+	uint64_t gap_n, gap_min, gap_med, gap_p99, gap_max;
+	uint64_t react_n, react_min, react_med, react_max;
+	bool have_rate;           /* the peer's payload rate before the first CNP and after it, bit/s */
+	double rate_before, rate_after;
+};
+void rs_cnp_stats(const struct rs_analyzer *a, const struct rs_flow *fl, struct rs_cnp_stats *st);
+/* A half-flow's CNPs by DSCP: the expected and the other (whose value is
+ * rs_flow_info.cnp_dscp). */
+void rs_flow_cnp_dscps(const struct rs_flow *fl, uint64_t *expected, uint64_t *other);
+/* A half-flow's packets other than CNPs by ECN codepoint (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE). */
+void rs_flow_ecns(const struct rs_flow *fl, uint64_t ecn[4]);
+bool rs_flow_is_v2(const struct rs_flow *fl);
+/* A RoCE v2 half-flow with something for the congestion section: CNPs, CE
+ * marks, ECN other than ECT(0), DSCPs other than the expected. */
+bool rs_flow_cong_notable(const struct rs_flow *fl);
+/* Whether the capture has anything for a congestion section. */
+bool rs_cong_any(const struct rs_analyzer *a);
+/* The congestion analysis's settings and capture-wide counts. */
+struct rs_cong_info {
+	uint8_t dscp_data, dscp_cnp; /* the DSCPs expected */
+	bool dscp_given;          /* by the user (else the defaults, judged only where ECN is in use) */
+	uint32_t link_gbps;
+	uint64_t cnp_threshold;   /* more CNPs than this in a second on one half-flow make an anomaly ... */
+	bool cnp_given;           /* ... if --cnp-threshold was given (0 then: every CNP) */
+	const GPtrArray *pause_src; /* struct rs_pause_src, in the order first seen */
+	uint64_t pfc_frames, pause_frames;
+	bool ecn_used;            /* some RoCE v2 packet was ECN-capable or CE */
+	uint64_t v2_packets;      /* in half-flows in memory */
+};
+void rs_cong_get_info(const struct rs_analyzer *a, struct rs_cong_info *out);
+
 /* ---- anomalies ------------------------------------------------------------- */
 
 enum rs_anom {
@@ -452,9 +516,11 @@ struct rs_capture_info {
 	uint64_t frames, bytes;
 	bool have_ts;               /* a frame was added: */
 	uint64_t first_ts, last_ts; /* epoch ns of the first and last frame */
+	uint64_t t0;                /* where the timeline's intervals count from */
 	uint64_t roce[4];           /* frames by enum rs_roce (0: not RoCE) */
 	uint64_t outcome[RS_OUTCOME__COUNT]; /* frames by how their decode ended */
 	uint64_t icrc[3];           /* RoCE frames with an ICRC, by enum rs_crc_status */
+	uint64_t ecn_ce, cnps;      /* RoCE v2 packets marked CE; CNPs */
 	uint64_t half_flows;        /* in memory */
 	uint64_t conns;             /* CM connections in memory, ... */
 	uint64_t conns_evicted;     /* ... and evicted under --max-flows, by their state then: */
