@@ -21,7 +21,6 @@
 #include "analyzer/analyzer.h"
 #include "analyzer/result.h"
 
-#define RS_SIZE_BUCKETS 33    /* message sizes: 0, then powers of two up to 2^31 */
 #define RS_LOSSMAP_BITS 8192  /* PSNs remembered behind the expected PSN after a gap */
 #define RS_OUTSTANDING 256    /* requests awaiting a response, per requester */
 #define RS_MAX_RKEYS 32       /* rkeys listed per half-flow; more are counted */
@@ -397,14 +396,6 @@ static inline void rs_flow_ophist_count(struct rs_flow *fl, unsigned op)
 		rs_flow_ophist_add(fl, op, 1);
 }
 
-/* Messages by kind, and their sizes: allocated with the flow's first
- * message (the flows that only carry ACKs or responses have none). */
-struct rs_flow_msgs {
-	uint64_t msgs[RS_MSG__COUNT];
-	uint64_t msg_bytes[RS_MSG__COUNT];
-	uint32_t size_hist[RS_SIZE_BUCKETS];
-	uint64_t msg_min, msg_max;
-};
 /* The same counters while at most RS_MSGS_FEW of them are not zero (a flow
  * with a message or two of one or two kinds) and each, and every size, fits
  * in 32 bits: which ones (RS_MC_*) and their values, in an eighth of the

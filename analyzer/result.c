@@ -32,6 +32,7 @@ void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out)
 	out->rnr_naks = r->rnr_naks;
 	out->cnps = r->cnps;
 	out->ecn_ce = r->ecn_ce;
+	out->icrc_bad = r->icrc_bad;
 	out->dscp_more = r->dscp_more;
 	out->cnp_dscp = r->cnp_dscp_v;
 }
@@ -172,6 +173,9 @@ void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *ou
 	out->half_flows = a->nflows;
 	out->conns = a->conns->len;
 	out->conns_evicted = a->conns_evicted;
+	out->evicted = a->evicted;
+	out->evicted_packets = a->evicted_sum.packets;
+	out->evicted_payload = a->evicted_sum.payload;
 	memcpy(out->conns_evicted_by_state, a->conns_evicted_by_state, sizeof out->conns_evicted_by_state);
 }
 
@@ -271,6 +275,11 @@ int64_t rs_flow_unacked(const struct rs_flow *fl)
 		return -1;
 	int32_t n = rs_psn_diff(fl->req.next, rs_flow_unacked_from(fl));
 	return n > 0 ? n : 0;
+}
+
+const struct rs_flow_msgs *rs_flow_messages(const struct rs_flow *fl, struct rs_flow_msgs *buf)
+{
+	return rs_msgs_read(fl, buf);
 }
 
 double rs_flow_active_s(const struct rs_flow *fl)

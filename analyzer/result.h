@@ -68,6 +68,7 @@ struct rs_flow_info {
 	uint64_t naks;              /* NAKs it carried, of every code; of them: */
 	uint64_t rnr_naks;
 	uint64_t cnps, ecn_ce;      /* CNPs it carried, packets marked Congestion Experienced */
+	uint64_t icrc_bad;          /* frames with a bad ICRC */
 	uint64_t dscp_more;         /* packets with yet another DSCP than rs_flow_dscps lists */
 	uint8_t cnp_dscp;           /* the first CNP's DSCP that was not the expected one */
 };
@@ -92,6 +93,17 @@ uint64_t rs_flow_msgs_total(const struct rs_flow *fl);
 uint64_t rs_flow_naks_total(const struct rs_flow *fl);
 /* How it was paired: "cm", "inferred" or "none". */
 const char *rs_flow_pairing(const struct rs_flow *fl);
+
+/* Its messages by kind, and their sizes (the analyzer keeps them in a
+ * smaller form for most flows): the counters, in `buf` or not. */
+#define RS_SIZE_BUCKETS 33    /* message sizes: 0, then powers of two up to 2^31 */
+struct rs_flow_msgs {
+	uint64_t msgs[RS_MSG__COUNT];
+	uint64_t msg_bytes[RS_MSG__COUNT];
+	uint32_t size_hist[RS_SIZE_BUCKETS];
+	uint64_t msg_min, msg_max;
+};
+const struct rs_flow_msgs *rs_flow_messages(const struct rs_flow *fl, struct rs_flow_msgs *buf);
 
 /* Its first frame (file and number). */
 struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
@@ -525,6 +537,8 @@ struct rs_capture_info {
 	uint64_t conns;             /* CM connections in memory, ... */
 	uint64_t conns_evicted;     /* ... and evicted under --max-flows, by their state then: */
 	uint64_t conns_evicted_by_state[RS_CONN_STATES];
+	uint64_t evicted;           /* half-flows evicted under --max-flows, their packets and payload */
+	uint64_t evicted_packets, evicted_payload;
 };
 void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *out);
 /* The options it was made with. */

@@ -61,7 +61,7 @@ PUBLIC = {"analyzer/analyzer.h", "analyzer/result.h", "analyzer/compare.h"}
 # through result.h alone.
 PRIVATE_READERS = {
     "report/json.c",
-    "report/text.c", "report/text_qp.c",
+    "report/text.c",
     "report/view.c",
 }
 
