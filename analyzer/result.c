@@ -76,6 +76,9 @@ void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out)
 	out->retry_count = c->retry_count;
 	out->rnr_retry_req = c->rnr_retry_req;
 	out->rnr_retry_rep = c->rnr_retry_rep;
+	out->rej_from_client = c->rej_from_client;
+	memcpy(out->n, c->n, sizeof out->n);
+	memcpy(out->ts, c->ts, sizeof out->ts);
 }
 
 static struct rs_lat_figures figures_of(const struct rs_latvec *v)
@@ -146,6 +149,17 @@ void rs_cong_get_info(const struct rs_analyzer *a, struct rs_cong_info *out)
 		.pause_src = c->pause_src, .pfc_frames = c->pfc_frames, .pause_frames = c->pause_frames,
 		.ecn_used = c->ecn_used, .v2_packets = c->v2_packets,
 	};
+}
+
+double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr)
+{
+	unsigned i = from_attr - UMAD_CM_ATTR_REQ, j = to_attr - UMAD_CM_ATTR_REQ;
+	uint64_t q, p;
+	if (from_attr == UMAD_CM_ATTR_DREQ && to_attr == UMAD_CM_ATTR_DREP)
+		return rs_conn_dreq_drep(c, &q, &p) ? (p - q) / 1e6 : -1;
+	if (!c->n[i] || !c->n[j] || c->ts[j] < c->ts[i])
+		return -1;
+	return (c->ts[j] - c->ts[i]) / 1e6;
 }
 
 const struct rs_ladder_ev *rs_ladder_events(const struct rs_analyzer *a, size_t *n, uint64_t *dropped)

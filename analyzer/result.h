@@ -302,7 +302,14 @@ struct rs_conn_info {
 	 * ever); the REP's RNR Retry Count is the client's. */
 	bool have_req_retry, have_rep_rnr;
 	uint8_t ack_timeout, retry_count, rnr_retry_req, rnr_retry_rep;
+	bool rej_from_client;       /* a REJ: the client sent it (else the server) */
+	/* Each CM message's count and first sighting, by attribute ID -
+	 * UMAD_CM_ATTR_REQ. */
+	uint32_t n[16];
+	uint64_t ts[16];
 };
+/* Milliseconds between two CM messages of a connection, or -1. */
+double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr);
 void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out);
 /* Its upper-layer protocol's name, from its service ID's port or --ulp
  * ("NVMe-oF"); "": none. */

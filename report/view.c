@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
 #include "report/view.h"
 
 /* What became of the PSNs a stream skipped, most certain first. */
@@ -15,8 +14,10 @@ void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t 
 	struct rs_stream_info st;
 	rs_flow_stream(fl, response, &st);
 	struct rs_gaps g = rs_gaps_of_stream(&st);
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
 	const char *why = response ? "READ responses are never acknowledged"
-			  : fl->transport == RS_TR_UC || fl->transport == RS_TR_UD ? "this transport has no acknowledgements"
+			  : fi.transport_code == RS_TR_UC || fi.transport_code == RS_TR_UD ? "this transport has no acknowledgements"
 			  : "no acknowledgement in the capture covers them";
 	struct {
 		uint64_t n;
@@ -57,20 +58,24 @@ static gint by_qpn(gconstpointer x, gconstpointer y)
 
 bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, size_t len, unsigned *n)
 {
-	for (guint i = 0; i < a->conns->len; i++) {
-		const struct rs_conn *c = a->conns->pdata[i];
-		if (c->client_qpn == qp || c->server_qpn == qp)
+	size_t pos = 0;
+	for (const struct rs_conn *c; (c = rs_conns_next(a, &pos));) {
+		struct rs_conn_info ci;
+		rs_conn_get_info(c, &ci);
+		if (ci.client_qpn == qp || ci.server_qpn == qp)
 			return true;
 	}
 	GArray *qpns = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	for (guint i = 0; i < a->flows->len; i++) {
-		const struct rs_flow *fl = a->flows->pdata[i];
-		if (fl && fl->key.qpn == qp) {
+	pos = 0;
+	for (const struct rs_flow *fl; (fl = rs_flows_next(a, &pos));) {
+		struct rs_addr src, dst;
+		uint32_t dest_qp;
+		rs_flow_ends(fl, &src, &dst, &dest_qp);
+		if (dest_qp == qp) {
 			g_array_free(qpns, TRUE);
 			return true;
 		}
-		if (fl)
-			g_array_append_val(qpns, fl->key.qpn);
+		g_array_append_val(qpns, dest_qp);
 	}
 	g_array_sort(qpns, by_qpn);
 	size_t at = 0;
@@ -93,13 +98,17 @@ bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, 
 
 bool rs_report_conn_present(const struct rs_analyzer *a, uint64_t id, unsigned *n, unsigned *last)
 {
-	*n = a->conns->len;
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	*n = (unsigned)cap.conns;
 	*last = 0;
-	for (guint i = 0; i < a->conns->len; i++) {
-		const struct rs_conn *c = a->conns->pdata[i];
-		if (c->id == id)
+	size_t pos = 0;
+	for (const struct rs_conn *c; (c = rs_conns_next(a, &pos));) {
+		struct rs_conn_info ci;
+		rs_conn_get_info(c, &ci);
+		if (ci.id == id)
 			return true;
-		*last = c->id > *last ? c->id : *last;
+		*last = ci.id > *last ? ci.id : *last;
 	}
 	return false;
 }
@@ -150,17 +159,6 @@ const char *rs_lat_label(enum rs_lat_kind k)
 	return labels[k];
 }
 
-double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr)
-{
-	unsigned i = from_attr - UMAD_CM_ATTR_REQ, j = to_attr - UMAD_CM_ATTR_REQ;
-	uint64_t q, p;
-	if (from_attr == UMAD_CM_ATTR_DREQ && to_attr == UMAD_CM_ATTR_DREP)
-		return rs_conn_dreq_drep(c, &q, &p) ? (p - q) / 1e6 : -1;
-	if (!c->n[i] || !c->n[j] || c->ts[j] < c->ts[i])
-		return -1;
-	return (c->ts[j] - c->ts[i]) / 1e6;
-}
-
 /* "NVMe-oF on RDMA CM port 4420 (TCP port space)", or without a ULP name
  * the port alone (rs_fmt_service). */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
@@ -205,49 +203,57 @@ const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_
 	return buf;
 }
 
-static const char *conn_label(struct rs_names *n, const struct rs_conn *c, char *buf, size_t len)
+static const char *conn_label(struct rs_names *n, const struct rs_conn *conn, char *buf, size_t len)
 {
 	char cl[96], sv[96], svc[64];
+	struct rs_conn_info ci, *c = &ci;
+	rs_conn_get_info(conn, c);
 	snprintf(buf, len, "%s QP 0x%x → %s %s", rs_fmt_addr(n, &c->client, cl, sizeof cl), c->client_qpn,
-		 rs_fmt_addr(n, &c->server, sv, sizeof sv), rs_conn_service(c, svc, sizeof svc));
+		 rs_fmt_addr(n, &c->server, sv, sizeof sv), rs_conn_service(conn, svc, sizeof svc));
 	return buf;
 }
 
 const struct rs_flow *rs_anomaly_flow(const struct rs_view *v, const struct rs_anomaly *an)
 {
-	if (!rs_anom_flow_subject((enum rs_anom)an->type) || an->subject == &v->a->detached)
-		return NULL;
-	return an->subject;
+	struct rs_anomaly_info ai;
+	rs_anomaly_get_info(v->a, an, &ai);
+	return ai.flow;
 }
 
-void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *an, struct rs_anom_subject *out)
+void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *anomaly, struct rs_anom_subject *out)
 {
+	struct rs_anomaly_info ai, *an = &ai;
+	rs_anomaly_get_info(v->a, anomaly, an);
 	enum rs_anom type = (enum rs_anom)an->type;
 	memset(out, 0, sizeof *out);
-	out->evicted = an->ghost && an->subject == an->ghost;
-	if (an->subject == &v->a->detached) {
+	out->evicted = an->evicted;
+	if (an->evicted_sum) {
 		out->kind = rs_anom_flow_subject(type) ? "evicted_half_flows" : "evicted_connections";
-		out->evicted = true;
-	} else if (rs_anom_flow_subject(type) && an->subject) {
-		const struct rs_flow *fl = an->subject;
+	} else if (an->flow) {
+		struct rs_flow_info fi;
+		rs_flow_get_info(an->flow, &fi);
 		out->kind = "half_flow";
-		rs_flowkey_addr(&fl->key, false, &out->src);
-		rs_flowkey_addr(&fl->key, true, &out->dst);
+		out->src = fi.src;
+		out->dst = fi.dst;
 		out->have_qp = true;
-		out->dest_qp = fl->key.qpn;
-		if (!out->evicted && fl->conn)
-			out->conn_id = fl->conn->id + 1;
-	} else if (rs_anom_conn_subject(type) && an->subject) {
-		const struct rs_conn *c = an->subject;
+		out->dest_qp = fi.dest_qp;
+		if (!out->evicted && fi.conn) {
+			struct rs_conn_info ci;
+			rs_conn_get_info(fi.conn, &ci);
+			out->conn_id = ci.id + 1;
+		}
+	} else if (an->conn) {
+		struct rs_conn_info ci;
+		rs_conn_get_info(an->conn, &ci);
 		out->kind = "connection";
-		out->src = c->client;
-		out->dst = c->server;
-		out->conn_id = c->id + 1;
+		out->src = ci.client;
+		out->dst = ci.server;
+		out->conn_id = ci.id + 1;
 	} else if (type == RS_AN_MIXED_ROCE) {
 		out->kind = "hosts";
-		if (an->ghost) {
-			out->src = an->ghost->mixed.x;
-			out->dst = an->ghost->mixed.y;
+		if (an->have_mixed) {
+			out->src = an->mixed_x;
+			out->dst = an->mixed_y;
 		}
 	} else if (type == RS_AN_FILE_ERROR || type == RS_AN_FILE_WARNING) {
 		out->kind = "file";
@@ -268,38 +274,41 @@ static const char *subject_noun(enum rs_anom t)
 
 static void describe_evicted(const struct rs_analyzer *a, uint64_t count, char *buf, size_t len)
 {
-	if (a->opts.max_flows_default)
+	const struct rs_analyzer_opts *opts = rs_analyzer_options(a);
+	if (opts->max_flows_default)
 		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under the default cap of %" PRIu64
 			 " (1/32 of physical memory's worth; --max-flows N sets another, 0 none); their counters "
-			 "are summed in the evicted total", count, a->opts.max_flows);
+			 "are summed in the evicted total", count, opts->max_flows);
 	else
 		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under --max-flows %" PRIu64
-			 "; their counters are summed in the evicted total", count, a->opts.max_flows);
+			 "; their counters are summed in the evicted total", count, opts->max_flows);
 }
 
-static const char *describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len);
+static const char *describe(const struct rs_view *v, const struct rs_anomaly_info *an, char *buf, size_t len);
 
 /* The sentence of a connection's anomaly. */
-static void describe_conn(struct rs_names *names, const struct rs_anomaly *an, char *buf, size_t len)
+static void describe_conn(struct rs_names *names, const struct rs_anomaly_info *an, char *buf, size_t len)
 {
-	const struct rs_conn *c = an->subject;
+	const struct rs_conn *conn = an->conn;
+	struct rs_conn_info ci, *c = &ci;
+	rs_conn_get_info(conn, c);
 	char who[256];
 	switch ((enum rs_anom)an->type) {
 	case RS_AN_CM_REJ:
-		snprintf(buf, len, "connection %s rejected by the %s: %s (reason %u)", conn_label(names, c, who, sizeof who),
+		snprintf(buf, len, "connection %s rejected by the %s: %s (reason %u)", conn_label(names, conn, who, sizeof who),
 			 c->rej_from_client ? "client" : "server", rs_cm_rej_reason_name((uint16_t)an->code), an->code);
 		break;
 	case RS_AN_CM_INCOMPLETE: {
-		const char *what = c->kind == RS_CONN_SIDR ? "SIDR_REQ without SIDR_REP"
-				   : rs_conn_state_of(c) == RS_CONN_CLOSING ? "DREQ without DREP"
+		const char *what = c->sidr ? "SIDR_REQ without SIDR_REP"
+				   : rs_conn_state_of(conn) == RS_CONN_CLOSING ? "DREQ without DREP"
 				   : c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] ? "REP without RTU"
 				   : c->n[0] ? "REQ without REP or REJ" : "handshake seen only in part";
-		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(names, c, who, sizeof who), what);
+		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(names, conn, who, sizeof who), what);
 		break;
 	}
 	case RS_AN_CM_RETRY:
 		snprintf(buf, len, "connection %s: %s sent again %" PRIu64 " time%s (CM retry after a timeout)",
-			 conn_label(names, c, who, sizeof who), rs_cm_attr_name((uint16_t)an->code), an->count,
+			 conn_label(names, conn, who, sizeof who), rs_cm_attr_name((uint16_t)an->code), an->count,
 			 an->count == 1 ? "" : "s");
 		break;
 	default:
@@ -308,11 +317,15 @@ static void describe_conn(struct rs_names *names, const struct rs_anomaly *an, c
 }
 
 /* The congestion sentences (analyzer/congestion.c). */
-static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, const char *who, char *buf, size_t len)
+static void describe_cong(const struct rs_view *v, const struct rs_anomaly_info *an, const char *who, char *buf,
+			  size_t len)
 {
 	const struct rs_analyzer *a = v->a;
-	const struct rs_flow *fl = an->subject;
-	const struct rs_cong_state *c = rs_cong(a);
+	const struct rs_flow *fl = an->flow;
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	struct rs_cong_info ci, *c = &ci;
+	rs_cong_get_info(a, c);
 	if (an->type == RS_AN_ECN_CE) {
 		snprintf(buf, len, "%s: %" PRIu64 " packet%s marked ECN Congestion Experienced", who, an->count,
 			 an->count == 1 ? "" : "s");
@@ -325,15 +338,15 @@ static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, 
 	} else if (an->type == RS_AN_CNP_RATE) {
 		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received within one second, more than --cnp-threshold %" PRIu64, who,
 			 an->count, an->count == 1 ? "" : "s", c->cnp_threshold);
-	} else if (an->code == RS_DSCP_ASYM && fl->peer) {
+	} else if (an->code == RS_DSCP_ASYM && fi.peer) {
 		uint8_t v1[RS_DSCP_SEEN + 1], v2[RS_DSCP_SEEN + 1];
 		uint64_t n[RS_DSCP_SEEN + 1];
-		bool x = rs_flow_dscps(a, fl, v1, n, RS_DSCP_SEEN + 1) && rs_flow_dscps(a, fl->peer, v2, n, RS_DSCP_SEEN + 1);
+		bool x = rs_flow_dscps(a, fl, v1, n, RS_DSCP_SEEN + 1) && rs_flow_dscps(a, fi.peer, v2, n, RS_DSCP_SEEN + 1);
 		snprintf(buf, len, "%s: sent with DSCP %u, its peer's direction with DSCP %u: the two directions of the "
 			 "connection are in different traffic classes", who, x ? v1[0] : 0, x ? v2[0] : 0);
 	} else if (an->code == RS_DSCP_CNPS) {
 		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received with DSCP %u, not the %u --dscp gave", who, an->count,
-			 an->count == 1 ? "" : "s", rs_rare(fl)->cnp_dscp_v, c->dscp_cnp);
+			 an->count == 1 ? "" : "s", fi.cnp_dscp, c->dscp_cnp);
 	} else if (an->code == RS_DSCP_SPLIT) {
 		uint8_t dv[RS_DSCP_SEEN + 1];
 		uint64_t dn[RS_DSCP_SEEN + 1];
@@ -372,16 +385,18 @@ static void describe_rsp_again(const char *who, const struct rs_flow *fl, char *
 			 "(lost before the capture point, or missed by it)", first);
 }
 
-const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
+const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *anomaly, char *buf, size_t len)
 {
+	struct rs_anomaly_info ai, *an = &ai;
+	rs_anomaly_get_info(v->a, anomaly, an);
 	enum rs_anom type = (enum rs_anom)an->type;
-	if (an->subject == &v->a->detached) {
+	if (an->evicted_sum) {
 		const char *noun = subject_noun(type);
 		snprintf(buf, len, "%s: %" PRIu64 " more in evicted %ss (after %u anomalies of evicted %ss listed one by one)",
 			 rs_anom_key(type), an->count, noun, RS_DETACHED_MAX, noun);
 		return buf;
 	}
-	if (an->ghost && an->subject == an->ghost) {
+	if (an->evicted) {
 		/* Worded as when it was evicted, the sentence cut where it was. */
 		char d[1024];
 		describe(v, an, d, sizeof d);
@@ -392,9 +407,9 @@ const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly
 }
 
 /* Late packets, and (requests) how late the latest came. */
-static void describe_ooo(const char *who, const struct rs_anomaly *an, char *buf, size_t len)
+static void describe_ooo(const char *who, const struct rs_anomaly_info *an, char *buf, size_t len)
 {
-	const struct rs_flow *fl = an->subject;
+	const struct rs_flow *fl = an->flow;
 	struct rs_stream_info st, *l = &st;
 	rs_flow_stream(fl, false, l);
 	char t[32];
@@ -406,12 +421,25 @@ static void describe_ooo(const char *who, const struct rs_anomaly *an, char *buf
 			 l->late_ns_max ? rs_fmt_ns(l->late_ns_max, t, sizeof t) : "");
 }
 
-static const char *describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
+/* Input file i (an anomaly's code) could not be read, or stopped early. */
+static void describe_file_error(const struct rs_analyzer *a, uint32_t i, char *buf, size_t len)
+{
+	struct rs_capture_info cap;
+	struct rs_file_info fi = { .name = NULL };
+	rs_capture_get_info(a, &cap);
+	bool known = i < cap.files;
+	if (known)
+		rs_capture_file(a, i, &fi);
+	snprintf(buf, len, "%s: %s: %s", known ? fi.name : "?", known && fi.unopened ? "could not be read" : "reading stopped early",
+		 known && fi.error ? fi.error : "?");
+}
+
+static const char *describe(const struct rs_view *v, const struct rs_anomaly_info *an, char *buf, size_t len)
 {
 	const struct rs_analyzer *a = v->a;
 	struct rs_names *names = v->names;
 	char who[256];
-	const struct rs_flow *fl = an->subject;
+	const struct rs_flow *fl = an->flow;
 	char t[32];
 
 	if (an->type == RS_AN_UNDECODABLE) {
@@ -424,18 +452,13 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 		snprintf(buf, len, "%s", an->detail);
 		return buf;
 	}
-	struct rs_anomaly_info ai;
-	rs_anomaly_get_info(a, an, &ai);
 	if (rs_anom_flow_subject((enum rs_anom)an->type) &&
-	    rs_resend_describe(rs_flow_label(names, fl, who, sizeof who), &ai, buf, len))
+	    rs_resend_describe(rs_flow_label(names, fl, who, sizeof who), an, buf, len))
 		return buf;
 	switch ((enum rs_anom)an->type) {
-	case RS_AN_FILE_ERROR: {
-		const struct rs_file *fi = an->code < a->files->len ? a->files->pdata[an->code] : NULL;
-		snprintf(buf, len, "%s: %s: %s", fi ? fi->name : "?",
-			 fi && fi->unopened ? "could not be read" : "reading stopped early", fi && fi->error ? fi->error : "?");
+	case RS_AN_FILE_ERROR:
+		describe_file_error(a, an->code, buf, len);
 		break;
-	}
 	case RS_AN_ICRC_BAD:
 		snprintf(buf, len,
 			 "%s: %" PRIu64 " frame%s with a bad ICRC (corrupted in flight, a broken sender, or bytes "
@@ -487,7 +510,7 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 			 rs_flow_label(names, fl, who, sizeof who), an->code);
 		break;
 	case RS_AN_MIXED_ROCE: {
-		if (!an->ghost) {
+		if (!an->have_mixed) {
 			snprintf(buf, len, "RoCE v1 and v2 between the same hosts");
 			break;
 		}
@@ -495,9 +518,8 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 		snprintf(buf, len,
 			 "RoCE v1 (frame %" PRIu64 ") and RoCE v2 (frame %" PRIu64
 			 ") between %s and %s: the same pair of ports must not mix versions (IBA Annex A17.1)",
-			 an->ghost->mixed.v1_frame, an->ghost->mixed.v2_frame,
-			 rs_fmt_addr(names, &an->ghost->mixed.x, sa, sizeof sa),
-			 rs_fmt_addr(names, &an->ghost->mixed.y, sb, sizeof sb));
+			 an->v1_frame, an->v2_frame, rs_fmt_addr(names, &an->mixed_x, sa, sizeof sa),
+			 rs_fmt_addr(names, &an->mixed_y, sb, sizeof sb));
 		break;
 	}
 	case RS_AN_RETH_LENGTH:

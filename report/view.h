@@ -71,7 +71,5 @@ const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly
 /* Latency kind names: "read_first", ... */
 const char *rs_lat_key(enum rs_lat_kind k);
 const char *rs_lat_label(enum rs_lat_kind k);
-/* Milliseconds between two CM messages of a connection, or -1. */
-double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr);
 
 #endif
