@@ -222,16 +222,6 @@ static inline const struct rs_latvec *rs_latvec_vec(const struct rs_latency *l, 
 	return l->single & 1u << k ? NULL : l->by_kind[k].v;
 }
 
-/* One rkey a requester used on a half-flow (the capability view). */
-struct rs_rkey_use {
-	uint32_t rkey;
-	uint32_t first_file;  /* its first use: file, */
-	uint64_t va_lo, va_hi;/* [lo, hi) touched */
-	uint64_t bytes;
-	uint64_t count;
-	uint64_t first_frame : 56; /* ... and frame number (struct rs_flow keeps 48 bits of them) */
-	uint64_t ops : 8;     /* 1 READ, 2 WRITE, 4 ATOMIC, 8 FLUSH */
-};
 _Static_assert(sizeof(struct rs_rkey_use) == 48, "an rkey's use takes 48 bytes");
 /* Most requesters use one rkey: it is kept in place (cap 1); a second
  * moves them to an array that grows by doubling up to RS_MAX_RKEYS. */

@@ -67,7 +67,19 @@ void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out)
 	out->server = c->server;
 	out->client_qpn = c->client_qpn;
 	out->server_qpn = c->server_qpn;
+	out->client_comm_id = c->client_comm_id;
+	out->server_comm_id = c->server_comm_id;
 	out->service_id = c->service_id;
+	out->req_psn = c->req_psn;
+	out->rep_psn = c->rep_psn;
+	out->have_req_psn = c->have_req_psn;
+	out->have_rep_psn = c->have_rep_psn;
+	out->transport_type = c->transport_type;
+	out->have_cma = c->have_cma;
+	out->cma = c->cma;
+	out->qkey = c->qkey;
+	out->sidr_status = c->sidr_status;
+	out->rej_reason = c->rej_reason;
 	out->c2s = c->c2s;
 	out->s2c = c->s2c;
 	out->have_req_retry = c->have_req_retry;
@@ -79,6 +91,7 @@ void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out)
 	out->rej_from_client = c->rej_from_client;
 	memcpy(out->n, c->n, sizeof out->n);
 	memcpy(out->ts, c->ts, sizeof out->ts);
+	memcpy(out->at, c->at, sizeof out->at);
 }
 
 static struct rs_lat_figures figures_of(const struct rs_latvec *v)
@@ -184,6 +197,12 @@ void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *ou
 	memcpy(out->roce, a->roce, sizeof out->roce);
 	memcpy(out->outcome, a->outcome, sizeof out->outcome);
 	memcpy(out->icrc, a->icrc, sizeof out->icrc);
+	out->ipv4 = a->ipv4;
+	out->ipv6 = a->ipv6;
+	out->icrc_port_rewritten = a->icrc_port_rewritten;
+	out->icrc_port_example = a->icrc_port_example;
+	out->vcrc_bad = a->vcrc_bad;
+	out->pmtu = a->pmtu;
 	out->half_flows = a->nflows;
 	out->conns = a->conns->len;
 	out->conns_evicted = a->conns_evicted;
@@ -191,6 +210,23 @@ void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *ou
 	out->evicted_packets = a->evicted_sum.packets;
 	out->evicted_payload = a->evicted_sum.payload;
 	memcpy(out->conns_evicted_by_state, a->conns_evicted_by_state, sizeof out->conns_evicted_by_state);
+}
+
+const uint64_t *rs_capture_opcodes(const struct rs_analyzer *a, const uint64_t **dc)
+{
+	*dc = a->opcodes_dc;
+	return a->opcodes;
+}
+
+void rs_capture_sniffer(const struct rs_analyzer *a, struct rs_sniffer_info *out)
+{
+	const struct rs_sniffer *sn = &a->sn;
+	*out = (struct rs_sniffer_info){
+		.mac_frames = sn->mac_frames, .mac_changes = sn->mac_changes, .host_pairs = sn->host_pairs,
+		.host_pairs_one_way = sn->host_pairs_one_way, .rc_one_way_flows = sn->rc_one_way_flows,
+		.rc_one_way_packets = sn->rc_one_way_packets, .one_way_from = sn->one_way_from,
+		.one_way_to = sn->one_way_to,
+	};
 }
 
 const struct rs_analyzer_opts *rs_analyzer_options(const struct rs_analyzer *a)
@@ -289,6 +325,21 @@ int64_t rs_flow_unacked(const struct rs_flow *fl)
 		return -1;
 	int32_t n = rs_psn_diff(fl->req.next, rs_flow_unacked_from(fl));
 	return n > 0 ? n : 0;
+}
+
+const struct rs_rkey_use *rs_flow_rkeys(const struct rs_flow *fl, unsigned *n, uint64_t *more)
+{
+	*n = fl->rkeys ? (unsigned)fl->rkeys->n : 0;
+	*more = fl->rkeys ? fl->rkeys->more : 0;
+	return fl->rkeys ? rs_rkey_uses(fl->rkeys) : NULL;
+}
+
+const uint32_t *rs_flow_imms(const struct rs_flow *fl, unsigned *n, uint64_t *total)
+{
+	const struct rs_imms *imms = rs_imms_of(fl);
+	*n = imms ? imms->n : 0;
+	*total = imms ? imms->total : 0;
+	return imms ? imms->v : NULL;
 }
 
 const struct rs_flow_msgs *rs_flow_messages(const struct rs_flow *fl, struct rs_flow_msgs *buf)

@@ -105,6 +105,23 @@ struct rs_flow_msgs {
 };
 const struct rs_flow_msgs *rs_flow_messages(const struct rs_flow *fl, struct rs_flow_msgs *buf);
 
+/* One rkey a requester used on a half-flow (the capability view). */
+struct rs_rkey_use {
+	uint32_t rkey;
+	uint32_t first_file;  /* its first use: file, */
+	uint64_t va_lo, va_hi;/* [lo, hi) touched */
+	uint64_t bytes;
+	uint64_t count;
+	uint64_t first_frame : 56; /* ... and frame number (struct rs_flow keeps 48 bits of them) */
+	uint64_t ops : 8;     /* 1 READ, 2 WRITE, 4 ATOMIC, 8 FLUSH */
+};
+/* The rkeys its requests used: n of them (at most RS_MAX_RKEYS, 32, in the
+ * order first used), and *more uses of further ones. */
+const struct rs_rkey_use *rs_flow_rkeys(const struct rs_flow *fl, unsigned *n, uint64_t *more);
+/* The Immediate Data of its messages, in wire order: the first *n (at most
+ * 64) of *total. */
+const uint32_t *rs_flow_imms(const struct rs_flow *fl, unsigned *n, uint64_t *total);
+
 /* Its first frame (file and number). */
 struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
 
@@ -295,7 +312,16 @@ struct rs_conn_info {
 	bool sidr;                  /* a SIDR lookup (then UD), not an RC connection */
 	struct rs_addr client, server;
 	uint32_t client_qpn, server_qpn;
+	uint32_t client_comm_id, server_comm_id; /* SIDR: the request ID in client_comm_id */
 	uint64_t service_id;
+	uint32_t req_psn, rep_psn;  /* the Starting PSN fields of REQ and REP */
+	bool have_req_psn, have_rep_psn;
+	uint8_t transport_type;     /* the REQ's */
+	bool have_cma;              /* the REQ's private data is an RDMA CM header: */
+	struct rs_cma_hdr cma;
+	uint32_t qkey;              /* SIDR_REP */
+	uint8_t sidr_status;
+	uint16_t rej_reason;
 	const struct rs_flow *c2s, *s2c; /* its data half-flows, once seen; NULL: not */
 	/* What the REQ (and REP) asked the QPs to retry with: the Local ACK
 	 * Timeout (4.096 us * 2^t), Retry Count, RNR Retry Count (7: for
@@ -307,6 +333,7 @@ struct rs_conn_info {
 	 * UMAD_CM_ATTR_REQ. */
 	uint32_t n[16];
 	uint64_t ts[16];
+	struct rs_fref at[16];
 };
 /* Milliseconds between two CM messages of a connection, or -1. */
 double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr);
@@ -537,8 +564,15 @@ struct rs_capture_info {
 	uint64_t first_ts, last_ts; /* epoch ns of the first and last frame */
 	uint64_t t0;                /* where the timeline's intervals count from */
 	uint64_t roce[4];           /* frames by enum rs_roce (0: not RoCE) */
+	uint64_t ipv4, ipv6;        /* RoCE v2 frames by IP version */
 	uint64_t outcome[RS_OUTCOME__COUNT]; /* frames by how their decode ended */
 	uint64_t icrc[3];           /* RoCE frames with an ICRC, by enum rs_crc_status */
+	/* Bad ICRCs that match with another UDP source port: the capture
+	 * rewrote the port (not counted as bad), and one such port. */
+	uint64_t icrc_port_rewritten;
+	uint16_t icrc_port_example;
+	uint64_t vcrc_bad;          /* InfiniBand frames with a bad VCRC */
+	uint32_t pmtu;              /* the largest First/Middle payload seen */
 	uint64_t ecn_ce, cnps;      /* RoCE v2 packets marked CE; CNPs */
 	uint64_t half_flows;        /* in memory */
 	uint64_t conns;             /* CM connections in memory, ... */
@@ -548,6 +582,19 @@ struct rs_capture_info {
 	uint64_t evicted_packets, evicted_payload;
 };
 void rs_capture_get_info(const struct rs_analyzer *a, struct rs_capture_info *out);
+/* Packets by opcode: all but NVIDIA DC's (256), and DC's by operation (32,
+ * in *dc). */
+const uint64_t *rs_capture_opcodes(const struct rs_analyzer *a, const uint64_t **dc);
+/* Traits of the capture path, of the half-flows in memory at the end. */
+struct rs_sniffer_info {
+	uint64_t mac_frames;        /* Ethernet RoCE frames from a source address seen before ... */
+	uint64_t mac_changes;       /* ... whose source MAC is not the one of that address's previous frame */
+	uint32_t host_pairs, host_pairs_one_way; /* ... with frames from one side only */
+	uint32_t rc_one_way_flows;  /* RC request half-flows whose responder's host sent nothing back */
+	uint64_t rc_one_way_packets;
+	struct rs_addr one_way_from, one_way_to; /* the first such flow's hosts */
+};
+void rs_capture_sniffer(const struct rs_analyzer *a, struct rs_sniffer_info *out);
 /* The options it was made with. */
 const struct rs_analyzer_opts *rs_analyzer_options(const struct rs_analyzer *a);
 
