@@ -37,6 +37,23 @@ void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out)
 	out->cnp_dscp = r->cnp_dscp_v;
 }
 
+void rs_flow_get_counts(const struct rs_flow *fl, struct rs_flow_counts *out)
+{
+	const struct rs_flow_rare *r = rs_rare(fl);
+	*out = (struct rs_flow_counts){
+		.roce = fl->key.roce, .roce_seen = (uint8_t)fl->roce_seen, .is_dc = fl->is_dc,
+		.last_frame = fl->last_frame, .pmtu = fl->pmtu, .acks = fl->acks, .acked_pkts = fl->acked_pkts,
+		.dup_acks = r->dup_acks, .retrans_payload = r->retrans_payload, .incomplete_msgs = r->incomplete_msgs,
+		.tail_missed = r->tail_missed, .orphan_pkts = r->orphan_pkts, .rnr_timer_min = r->rnr_timer_min,
+		.rnr_timer_max = r->rnr_timer_max, .fecn = r->fecn, .becn = r->becn, .icrc_unchecked = r->icrc_unchecked,
+		.undecodable = r->undecodable, .ud_qkey = r->deth_qkey, .many_src_qps = r->many_srcqp,
+		.many_qkeys = r->many_qkey,
+	};
+	for (unsigned op = 0; op < 32; op++)
+		out->ophist[op] = rs_flow_ophist(fl, op);
+	memcpy(out->naks, r->naks, sizeof out->naks);
+}
+
 void rs_flow_ends(const struct rs_flow *fl, struct rs_addr *src, struct rs_addr *dst, uint32_t *dest_qp)
 {
 	rs_flowkey_addr(&fl->key, false, src);

@@ -73,6 +73,28 @@ struct rs_flow_info {
 	uint8_t cnp_dscp;           /* the first CNP's DSCP that was not the expected one */
 };
 void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out);
+/* The rest of its counters, for a report that lists them all. */
+struct rs_flow_counts {
+	uint8_t roce;               /* its key's enum rs_roce (RoCE v1 and v2 share RS_ROCE_V2), ... */
+	uint8_t roce_seen;          /* ... and the versions of its frames: 1 v1, 2 v2, 3 both */
+	bool is_dc;                 /* NVIDIA DC in the RD opcode range */
+	uint64_t last_frame;        /* its newest frame's number */
+	uint32_t pmtu;              /* learned from First/Middle payload sizes; 0: not */
+	uint64_t ophist[32];        /* packets by opcode & 0x1F, within its transport */
+	uint64_t acks, acked_pkts;  /* ACKs it carried, the packets they acknowledged */
+	uint64_t dup_acks;
+	uint64_t retrans_payload;   /* payload bytes on the wire again */
+	uint64_t incomplete_msgs;   /* messages started, never finished */
+	uint64_t tail_missed;       /* messages counted though the capture missed their Last */
+	uint64_t orphan_pkts;       /* Middle/Last without a First */
+	uint64_t naks[8];           /* by NAK code */
+	uint8_t rnr_timer_min, rnr_timer_max; /* of its RNR NAKs */
+	uint64_t fecn, becn;
+	uint64_t icrc_unchecked, undecodable;
+	uint32_t ud_qkey;           /* UD: its first datagram's DETH Q_Key; ... */
+	bool many_src_qps, many_qkeys; /* ... whether its datagrams named several source QPs, Q_Keys */
+};
+void rs_flow_get_counts(const struct rs_flow *fl, struct rs_flow_counts *out);
 /* Of it only its ends: source, destination and destination QP. */
 void rs_flow_ends(const struct rs_flow *fl, struct rs_addr *src, struct rs_addr *dst, uint32_t *dest_qp);
 /* The half-flows in memory (evicted ones are not), in no order: the next
