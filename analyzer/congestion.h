@@ -2,7 +2,8 @@
  * congestion.h — what the analysis knows about congestion and QoS
  * (congestion.c): DSCP and ECN per half-flow (in struct rs_flow_rare),
  * the timing of the CNPs each half-flow received, and PAUSE/PFC frames per
- * sender and priority. The reports read these; they decide nothing.
+ * sender and priority. The reports read them through result.h (which holds
+ * the records and functions they use); they decide nothing.
  */
 #ifndef RS_ANALYZER_CONGESTION_H
 #define RS_ANALYZER_CONGESTION_H

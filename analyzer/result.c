@@ -192,6 +192,16 @@ double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_
 	return (c->ts[j] - c->ts[i]) / 1e6;
 }
 
+uint32_t rs_conn_id(const struct rs_conn *c)
+{
+	return c->id;
+}
+
+uint64_t rs_conn_service_id(const struct rs_conn *c)
+{
+	return c->service_id;
+}
+
 const struct rs_ladder_ev *rs_ladder_events(const struct rs_analyzer *a, size_t *n, uint64_t *dropped)
 {
 	*n = a->ladder ? a->ladder->len : 0;

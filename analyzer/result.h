@@ -360,6 +360,9 @@ struct rs_conn_info {
 /* Milliseconds between two CM messages of a connection, or -1. */
 double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr);
 void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out);
+/* Of it only its id, its service ID (the record copies a few hundred bytes). */
+uint32_t rs_conn_id(const struct rs_conn *c);
+uint64_t rs_conn_service_id(const struct rs_conn *c);
 /* Its upper-layer protocol's name, from its service ID's port or --ulp
  * ("NVMe-oF"); "": none. */
 const char *rs_conn_ulp_name(const struct rs_conn *c);

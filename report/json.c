@@ -595,13 +595,10 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		} else {
 			rs_json_null(j, "peer_dest_qp");
 		}
-		if (fi.conn) {
-			struct rs_conn_info ci;
-			rs_conn_get_info(fi.conn, &ci);
-			rs_json_u64(j, "connection", ci.id);
-		} else {
+		if (fi.conn)
+			rs_json_u64(j, "connection", rs_conn_id(fi.conn));
+		else
 			rs_json_null(j, "connection");
-		}
 		rs_json_u64(j, "first_frame", rs_flow_first(a, fl).frame);
 		rs_json_u64(j, "last_frame", fc.last_frame);
 		rs_json_u64(j, "first_time_ns", fi.first_ts);

@@ -350,10 +350,9 @@ static const char *conn_data(const struct rs_conn_info *c)
 
 /* Second line of a connection: what a reader needs to find the data. With
  * `steps` (a narrow table), the data seen and the handshake's timing first. */
-static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn *conn, bool steps)
+static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn *conn, const struct rs_conn_info *c,
+			bool steps)
 {
-	struct rs_conn_info ci, *c = &ci;
-	rs_conn_get_info(conn, c);
 	GString *s = g_string_new(NULL);
 	if (steps) {
 		double s1, s2;
@@ -492,7 +491,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		} else {
 			fprintf(out, "%s%s\n", st, alarm ? OFF(v->o) : "");
 		}
-		conn_detail(out, v, conn, !wide);
+		conn_detail(out, v, conn, c, !wide);
 	}
 	if (v->o->qp < 0 && v->o->conn < 0)
 		conns_evicted_line(out, width, a);

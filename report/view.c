@@ -1,7 +1,7 @@
 /*
- * report.c — shared by the text and JSON reports: which flows, in which
- * order, the figures derived from the counters, and the wording of each
- * anomaly.
+ * view.c — shared by the text and JSON reports: what a report shows (the
+ * analyzer selects and orders it, analyzer/result.h), flow labels,
+ * connection services, and the wording of each anomaly.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -104,11 +104,10 @@ bool rs_report_conn_present(const struct rs_analyzer *a, uint64_t id, unsigned *
 	*last = 0;
 	size_t pos = 0;
 	for (const struct rs_conn *c; (c = rs_conns_next(a, &pos));) {
-		struct rs_conn_info ci;
-		rs_conn_get_info(c, &ci);
-		if (ci.id == id)
+		uint32_t cid = rs_conn_id(c);
+		if (cid == id)
 			return true;
-		*last = ci.id > *last ? ci.id : *last;
+		*last = cid > *last ? cid : *last;
 	}
 	return false;
 }
@@ -164,11 +163,10 @@ const char *rs_lat_label(enum rs_lat_kind k)
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);
-	struct rs_conn_info ci;
-	rs_conn_get_info(c, &ci);
+	uint64_t sid = rs_conn_service_id(c);
 	char svc[64];
-	rs_fmt_service(ci.service_id, svc, sizeof svc);
-	if (*u && rs_cm_service_is_rdma_cm(ci.service_id))
+	rs_fmt_service(sid, svc, sizeof svc);
+	if (*u && rs_cm_service_is_rdma_cm(sid))
 		snprintf(buf, len, "%s on %s", u, svc);
 	else
 		snprintf(buf, len, "%s", svc);
@@ -179,12 +177,11 @@ const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);
-	struct rs_conn_info ci;
-	rs_conn_get_info(c, &ci);
-	if (*u && rs_cm_service_is_rdma_cm(ci.service_id))
-		snprintf(buf, len, "%s %u", u, rs_cm_service_port(ci.service_id));
+	uint64_t sid = rs_conn_service_id(c);
+	if (*u && rs_cm_service_is_rdma_cm(sid))
+		snprintf(buf, len, "%s %u", u, rs_cm_service_port(sid));
 	else
-		rs_fmt_service_short(ci.service_id, buf, len);
+		rs_fmt_service_short(sid, buf, len);
 	return buf;
 }
 
@@ -237,11 +234,8 @@ void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *anomal
 		out->dst = fi.dst;
 		out->have_qp = true;
 		out->dest_qp = fi.dest_qp;
-		if (!out->evicted && fi.conn) {
-			struct rs_conn_info ci;
-			rs_conn_get_info(fi.conn, &ci);
-			out->conn_id = ci.id + 1;
-		}
+		if (!out->evicted && fi.conn)
+			out->conn_id = rs_conn_id(fi.conn) + 1;
 	} else if (an->conn) {
 		struct rs_conn_info ci;
 		rs_conn_get_info(an->conn, &ci);

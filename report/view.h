@@ -1,6 +1,7 @@
 /*
- * view.h — what the report writers share: the flows in report order,
- * derived figures, and one sentence per anomaly.
+ * view.h — what the report writers share: the flows, connections and
+ * anomalies a report shows (analyzer/result.h selects and orders them),
+ * labels and services, and one sentence per anomaly.
  */
 #ifndef RS_VIEW_H
 #define RS_VIEW_H
