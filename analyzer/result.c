@@ -170,6 +170,18 @@ bool rs_flow_cong_notable(const struct rs_flow *fl)
 	return r->cnps || r->ecn_ce || r->ecn_n[0] || r->ecn_n[1] || r->ecn_n[3] || r->dscp_n[0] || r->dscp_more;
 }
 
+void rs_cong_quiet(const GPtrArray *flows, uint64_t *n, uint64_t *packets)
+{
+	*n = *packets = 0;
+	for (guint i = 0; i < flows->len; i++) {
+		const struct rs_flow *fl = flows->pdata[i];
+		if (rs_flow_is_v2(fl) && !rs_flow_cong_notable(fl)) {
+			(*n)++;
+			*packets += fl->packets;
+		}
+	}
+}
+
 void rs_cong_get_info(const struct rs_analyzer *a, struct rs_cong_info *out)
 {
 	const struct rs_cong_state *c = rs_cong(a);

@@ -461,6 +461,8 @@ bool rs_flow_is_v2(const struct rs_flow *fl);
 /* A RoCE v2 half-flow with something for the congestion section: CNPs, CE
  * marks, ECN other than ECT(0), DSCPs other than the expected. */
 bool rs_flow_cong_notable(const struct rs_flow *fl);
+/* The other RoCE v2 half-flows of `flows` (rs_flows_selected's), and their packets. */
+void rs_cong_quiet(const GPtrArray *flows, uint64_t *n, uint64_t *packets);
 /* Whether the capture has anything for a congestion section. */
 bool rs_cong_any(const struct rs_analyzer *a);
 /* The congestion analysis's settings and capture-wide counts. */

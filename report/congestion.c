@@ -128,18 +128,12 @@ void rs_text_congestion(FILE *out, const struct rs_view *v)
 	else
 		fprintf(out, "\n%sCongestion and QoS%s (DSCPs not checked: --dscp data=N,cnp=M)\n", BOLD(v->o), OFF(v->o));
 	unsigned shown = 0, more = 0;
-	uint64_t quiet_flows = 0, quiet_pkts = 0;
+	uint64_t quiet_flows, quiet_pkts;
+	rs_cong_quiet(v->flows, &quiet_flows, &quiet_pkts);
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
-		if (!rs_flow_is_v2(fl))
+		if (!rs_flow_cong_notable(fl))
 			continue;
-		if (!rs_flow_cong_notable(fl)) {
-			struct rs_flow_info fi;
-			rs_flow_get_info(fl, &fi);
-			quiet_flows++;
-			quiet_pkts += fi.packets;
-			continue;
-		}
 		if (shown == TEXT_FLOWS_MAX) {
 			more++;
 			continue;
@@ -306,20 +300,13 @@ void rs_json_congestion(struct rs_json *j, const struct rs_view *v)
 	rs_capture_get_info(a, &cap);
 	rs_json_u64(j, "cnps", cap.cnps);
 	rs_json_u64(j, "ecn_ce", cap.ecn_ce);
-	uint64_t quiet_flows = 0, quiet_pkts = 0;
+	uint64_t quiet_flows, quiet_pkts;
+	rs_cong_quiet(v->flows, &quiet_flows, &quiet_pkts);
 	rs_json_arr(j, "half_flows");
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
-		if (!rs_flow_is_v2(fl))
-			continue;
-		if (rs_flow_cong_notable(fl)) {
+		if (rs_flow_cong_notable(fl))
 			json_flow(j, a, fl);
-		} else {
-			struct rs_flow_info fi;
-			rs_flow_get_info(fl, &fi);
-			quiet_flows++;
-			quiet_pkts += fi.packets;
-		}
 	}
 	rs_json_end_arr(j);
 	rs_json_obj(j, "other_half_flows");
