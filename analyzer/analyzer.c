@@ -366,6 +366,11 @@ void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, con
 	}
 }
 
+bool rs_analyzer_finished(const struct rs_analyzer *a)
+{
+	return a->finished;
+}
+
 void rs_analyzer_finish(struct rs_analyzer *a)
 {
 	if (a->finished)

@@ -279,9 +279,12 @@ static inline void rs_verdict_fix_apply(struct rs_verdict *v, const struct rs_ve
  * memory so that it is in the caches by then. Results do not depend on it. */
 void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f);
 
-/* Close open messages and episodes; flush the timeline. Call once at the end
- * (reports call it if needed). */
+/* Close open messages and episodes; flush the timeline: once, at the end,
+ * before any report is written (report/report.h): the reports read a
+ * finished analysis and change nothing in it. Calls after the first do
+ * nothing. */
 void rs_analyzer_finish(struct rs_analyzer *a);
+bool rs_analyzer_finished(const struct rs_analyzer *a);
 
 /* True if any anomaly (or undecodable frame) was found; CE marks and CNPs,
  * the normal work of congestion control, do not count (past

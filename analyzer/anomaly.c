@@ -162,7 +162,7 @@ static gint by_type_then_seq(gconstpointer x, gconstpointer y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-GPtrArray *rs_anomalies_sorted(struct rs_analyzer *a)
+GPtrArray *rs_anomalies_sorted(const struct rs_analyzer *a)
 {
 	GPtrArray *v = g_ptr_array_sized_new(g_hash_table_size(a->anomalies));
 	GHashTableIter it;

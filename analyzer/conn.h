@@ -21,8 +21,6 @@ struct rs_nvme_op {
 	struct rs_latvec lat;     /* command capsule -> response capsule */
 };
 
-#define RS_NVME_OPS 24        /* command kinds listed per queue; more are counted in `other_ops` */
-#define RS_NVME_ERRS 8        /* failed commands listed per queue */
 
 struct rs_nvme_early { uint16_t status; uint64_t ts; struct rs_fref at; };
 
@@ -62,7 +60,7 @@ struct rs_nvmeq {
 	uint8_t nops;
 	uint64_t other_ops;
 	struct rs_nvme_op ops[RS_NVME_OPS];
-	struct rs_nvme_err { uint16_t cid, status; uint8_t op; struct rs_fref at, cmd_at; } err[RS_NVME_ERRS];
+	struct rs_nvme_err err[RS_NVME_ERRS];
 	uint32_t nerr;
 	GHashTable *pending;      /* CID -> struct rs_nvme_cmd */
 	GHashTable *by_key;       /* rkey -> struct rs_nvme_cmd (the pending ones with a key) */
@@ -116,19 +114,10 @@ struct rs_conn {
 };
 
 /* A connection's state (rs_conn_state_of), named by rs_conn_state_names. */
-enum rs_conn_state {
-	RS_CONN_ESTABLISHED, RS_CONN_CLOSED, RS_CONN_CLOSING, RS_CONN_REJECTED, RS_CONN_RESOLVED, RS_CONN_INCOMPLETE,
-	RS_CONN_FAILED, /* a side gave up re-sending: its QP is in error (resend.c, rs_settle_dead) */
-	RS_CONN_STATES
-};
-extern const char *const rs_conn_state_names[RS_CONN_STATES];
-
 /* conn.c */
 /* A DREQ and the DREP that answers it (the other side's): the client's
  * DREQ if it sent one and was answered, else the server's. */
 bool rs_conn_dreq_drep(const struct rs_conn *c, uint64_t *dreq, uint64_t *drep);
-enum rs_conn_state rs_conn_state_of(const struct rs_conn *c);
-const char *rs_conn_state(const struct rs_conn *c); /* its name */
 /* When a CM exchange began: the time of its first message seen. */
 uint64_t rs_conn_begun(const struct rs_conn *c);
 /* Whether an RC connection was being closed (a DREQ or DREP seen) before

@@ -19,29 +19,12 @@
 #include <stdint.h>
 
 #include "analyzer/analyzer.h"
+#include "analyzer/result.h"
 
-#define RS_SAMPLE_FRAMES 8    /* frame numbers kept per anomaly */
-#define RS_SIZE_BUCKETS 33    /* message sizes: 0, then powers of two up to 2^31 */
-#define RS_PSN_MASK 0xFFFFFFu
 #define RS_LOSSMAP_BITS 8192  /* PSNs remembered behind the expected PSN after a gap */
 #define RS_OUTSTANDING 256    /* requests awaiting a response, per requester */
 #define RS_MAX_RKEYS 32       /* rkeys listed per half-flow; more are counted */
 #define RS_LAT_EXACT 4096     /* latency samples kept exactly; then a uniform reservoir */
-
-/* Serial-number distance on the 24-bit PSN circle: a - b in [-2^23, 2^23). */
-static inline int32_t rs_psn_diff(uint32_t a, uint32_t b)
-{
-	return (int32_t)((a - b) << 8) >> 8;
-}
-
-/* Message kinds reported per QP (JSON names in rs_msg_key()). */
-enum rs_msg {
-	RS_MSG_SEND, RS_MSG_SEND_IMM, RS_MSG_SEND_INV, RS_MSG_WRITE, RS_MSG_WRITE_IMM,
-	RS_MSG_READ, RS_MSG_ATOMIC_CAS, RS_MSG_ATOMIC_FAA, RS_MSG_ATOMIC_WRITE, RS_MSG_FLUSH,
-	RS_MSG__COUNT,
-	RS_MSG_NONE = 0xFF
-};
-const char *rs_msg_key(enum rs_msg m);
 
 enum rs_pair { RS_PAIR_NONE = 0, RS_PAIR_CM, RS_PAIR_INFERRED };
 
@@ -66,12 +49,6 @@ struct rs_flowkey {
 	uint8_t pad[2];
 	uint32_t qpn;
 	uint8_t src[16], dst[16];
-};
-
-/* Where a frame was: file and frame number (for anomaly lists, ladders). */
-struct rs_fref {
-	uint32_t file;
-	uint64_t frame;
 };
 
 #include "analyzer/loss.h"
@@ -178,22 +155,7 @@ struct rs_latvec {
 };
 _Static_assert(sizeof(struct rs_latvec) == 80, "a latency vector takes 80 bytes");
 _Static_assert(RS_LAT_EXACT <= 32768, "struct rs_latvec counts kept samples in 16 bits");
-enum rs_lat_kind { RS_LAT_READ_FIRST, RS_LAT_READ_LAST, RS_LAT_ACK, RS_LAT_ATOMIC, RS_LAT__COUNT };
 
-/* Latency samples counted by bucket (latbuckets.c): in[k][b] those of kind
- * k at most rs_lat_bucket_le_ns[b] and above the bound before;
- * in[k][RS_LAT_BUCKETS] those above every bound. */
-#define RS_LAT_BUCKETS 22
-extern const uint64_t rs_lat_bucket_le_ns[RS_LAT_BUCKETS];
-struct rs_lat_buckets {
-	uint64_t in[RS_LAT__COUNT][RS_LAT_BUCKETS + 1];
-	uint64_t count[RS_LAT__COUNT], sum_ns[RS_LAT__COUNT];
-};
-struct rs_analyzer;
-struct rs_flow;
-/* A requester's (fl NULL: the capture's), with rs_analyzer_opts.lat_buckets;
- * NULL without it, or a requester not timed yet. */
-const struct rs_lat_buckets *rs_analyzer_lat_buckets(const struct rs_analyzer *a, const struct rs_flow *fl);
 
 /* The samples of one kind: none, the only one or two so far (each under
  * 4.29 s: the first in the low 32 bits, the second in the high ones; most
@@ -261,16 +223,6 @@ static inline const struct rs_latvec *rs_latvec_vec(const struct rs_latency *l, 
 	return l->single & 1u << k ? NULL : l->by_kind[k].v;
 }
 
-/* One rkey a requester used on a half-flow (the capability view). */
-struct rs_rkey_use {
-	uint32_t rkey;
-	uint32_t first_file;  /* its first use: file, */
-	uint64_t va_lo, va_hi;/* [lo, hi) touched */
-	uint64_t bytes;
-	uint64_t count;
-	uint64_t first_frame : 56; /* ... and frame number (struct rs_flow keeps 48 bits of them) */
-	uint64_t ops : 8;     /* 1 READ, 2 WRITE, 4 ATOMIC, 8 FLUSH */
-};
 _Static_assert(sizeof(struct rs_rkey_use) == 48, "an rkey's use takes 48 bytes");
 /* Most requesters use one rkey: it is kept in place (cap 1); a second
  * moves them to an array that grows by doubling up to RS_MAX_RKEYS. */
@@ -300,39 +252,6 @@ struct rs_imms {
 	uint64_t total;
 	uint32_t n, cap;
 	uint32_t v[];         /* cap of them: grown up to RS_MAX_IMMS (most flows carry one or two) */
-};
-
-/* Throughput per interval, for --plot. */
-/* The events --plot marks on a flow's line, per point. */
-struct rs_series_ev {
-	uint32_t retrans, naks, rnrs, cnps; /* naks: NAKs other than RNR NAKs */
-};
-
-struct rs_series {
-	uint32_t len, cap;
-	uint32_t shift;       /* each point covers 2^shift intervals */
-	int64_t *interval;
-	uint64_t *bytes;
-	struct rs_series_ev *ev;
-};
-
-/* A frame on a connection, for --ladder. */
-struct rs_ladder_ev {
-	struct rs_fref at;
-	uint64_t ts_ns;
-	uint32_t flow_id;     /* the half-flow it travelled on (data frames) */
-	uint32_t conn_id;     /* CM frames: its connection's id + 1; 0 otherwise */
-	struct rs_addr src;   /* sender */
-	uint8_t opcode;
-	bool is_cm;
-	uint16_t cm_attr;
-	uint16_t cm_reason;   /* REJ */
-	uint32_t cm_qpn, cm_psn; /* REQ/REP: local QPN and Starting PSN; SIDR_REP: QPN */
-	uint32_t psn, len, destqp;
-	uint8_t syndrome;     /* AETH, if has_aeth */
-	bool has_aeth, retrans, ackreq;
-	uint32_t msn;
-	uint32_t gap;         /* a request: PSNs its stream skipped just before it */
 };
 
 /* Counters per timeline interval. */
@@ -468,14 +387,6 @@ static inline void rs_flow_ophist_count(struct rs_flow *fl, unsigned op)
 		rs_flow_ophist_add(fl, op, 1);
 }
 
-/* Messages by kind, and their sizes: allocated with the flow's first
- * message (the flows that only carry ACKs or responses have none). */
-struct rs_flow_msgs {
-	uint64_t msgs[RS_MSG__COUNT];
-	uint64_t msg_bytes[RS_MSG__COUNT];
-	uint32_t size_hist[RS_SIZE_BUCKETS];
-	uint64_t msg_min, msg_max;
-};
 /* The same counters while at most RS_MSGS_FEW of them are not zero (a flow
  * with a message or two of one or two kinds) and each, and every size, fits
  * in 32 bits: which ones (RS_MC_*) and their values, in an eighth of the
@@ -555,7 +466,6 @@ static inline const struct rs_imms *rs_imms_of(const struct rs_flow *fl)
 	return fl->x ? fl->x->imms : NULL;
 }
 
-#define RS_DSCP_SEEN 4
 /* Per-flow counters that stay zero for most flows, allocated with the first
  * that does not (so a million quiet flows do not carry them). */
 struct rs_flow_rare {

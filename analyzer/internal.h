@@ -79,22 +79,7 @@ struct rs_analyzer {
 		struct rs_addr one_way_from, one_way_to; /* the first such flow's hosts */
 	} sn;
 	uint32_t pmtu;            /* largest First/Middle payload seen anywhere */
-	struct rs_psn_totals {    /* request streams of all flows (capture completeness) */
-		uint64_t range;       /* PSNs the streams advanced over */
-		uint64_t missing;     /* ... skipped by forward jumps */
-		uint64_t fills;       /* ... of which seen later (re-sent, or late) */
-		uint64_t ooo;         /* ... of which single late packets */
-		uint64_t uncaptured;  /* as struct rs_psn_loss */
-		uint64_t unseen_lost;
-		uint64_t naked_fills;
-		uint64_t resend_holes;
-		uint64_t fills_overtaken;
-		uint64_t netdup;      /* copies the network made */
-		uint64_t resent[RS_RESEND__COUNT];
-		uint64_t karn;        /* latency samples left out: the request was re-sent */
-		uint64_t acked_before_seen, acked_across_gap; /* ... and as struct rs_flow_rare */
-		uint64_t msgs_uncaptured; /* messages none of whose packets were captured (message.c rs_msg_msn) */
-	} psns;
+	struct rs_psn_totals psns; /* request streams of all flows (capture completeness; result.h) */
 	uint64_t fl_prev_ts;      /* the current frame's half-flow: its last_ts before this frame */
 	bool in_ack;              /* an ACK is handing the packets it settled to reassembly, then reckoning (msn.c) */
 	uint32_t ack_prev;        /* while in_ack: the responder's newest ACK PSN before this ACK (msn.c) */
@@ -175,8 +160,7 @@ struct rs_analyzer {
  * → anomaly.c, counters.c, timeline.c, versions.c, latency.c → flow.c,
  * conn.c (tests/check_layers.py keeps it so). */
 
-/* flow.c: a flow's first frame (file and number). */
-struct rs_fref rs_flow_first(const struct rs_analyzer *a, const struct rs_flow *fl);
+/* flow.c: a flow's first frame, rs_flow_first (result.h). */
 
 /* psn.c: request/response streams, acknowledgements, NAKs, latency samples. */
 void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
@@ -369,7 +353,6 @@ void rs_msnq_free(struct rs_msnq *q);
 /* nvme.c: the connection's upper-layer protocol (from its service ID, once
  * known) and NVMe-oF queues. */
 void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c);
-const char *rs_conn_ulp_name(const struct rs_conn *c); /* "" if none */
 void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m);
 void rs_nvmeq_free(struct rs_nvmeq *q);
 bool rs_nvmeq_admin(const struct rs_nvmeq *q);

@@ -26,23 +26,6 @@ struct rs_lossmap {
 
 /* What a PSN stream lost, re-sent or reordered: allocated with the first
  * gap or packet behind the expected PSN (most streams never have one). */
-/* Why the requester put a packet on the wire again (psn.c): each packet it
- * re-sent has one cause. Copies the network made (the same IPv4 datagram
- * twice) and packets that arrived late are not re-sent: they are counted
- * apart (netdup, ooo). */
-enum rs_resend {
-	RS_RESEND_NAK,      /* go-back-N after a PSN sequence error NAK */
-	RS_RESEND_RNR,      /* after an RNR NAK, once its timer ran */
-	RS_RESEND_TIMEOUT,  /* no NAK: the requester's ACK timer fired */
-	RS_RESEND_READ,     /* a READ or atomic asked again (its responses did not all come) */
-	/* No NAK in the capture, which holds none of the responder's packets
-	 * from before the re-send: a NAK sent before the capture began (or in
-	 * the direction it did not see) cannot be told from a timeout. */
-	RS_RESEND_UNKNOWN,
-	RS_RESEND__COUNT
-};
-const char *rs_resend_key(enum rs_resend c);
-
 /* The answer a requester owes a resend to, as the responder sent it. */
 enum rs_nak_wait { RS_NAKW_NONE, RS_NAKW_SEQ, RS_NAKW_RNR };
 /* A NAK no re-send run has answered yet (resend.c): several may be owed at
@@ -180,28 +163,6 @@ struct rs_psn_loss {
 	uint8_t dead_why;
 	bool dead_torn_down;
 	uint64_t silence_ns;  /* from the requester's last packet to the end of the capture */
-};
-
-/* How a requester ended (rs_psn_finish). Retry exhaustion is said only
- * where the file proves it: as many unanswered re-sends as the Retry Count
- * its CM REQ set (below 7), or one more RNR NAK in a row than its RNR
- * Retry Count (below 7), then silence. A requester that stopped in any
- * other way stopped for a reason the capture does not show. */
-enum rs_dead {
-	RS_DEAD_NO = 0,
-	RS_DEAD_RETRY,        /* Retry Count re-sends unanswered, then silent: retry count exhausted */
-	RS_DEAD_RETRYING,     /* still re-sending unanswered when the capture ended */
-	RS_DEAD_RNR,          /* RNR Retry Count + 1 RNR NAKs in a row, then silent: exhausted */
-	RS_DEAD_SILENT,       /* re-sent unanswered, then silent: why, the file cannot tell */
-	RS_DEAD_RNR_SILENT,   /* RNR NAKed, then silent: why, the file cannot tell */
-};
-/* Why a requester that stopped is not called exhausted. */
-enum rs_dead_why {
-	RS_WHY_NONE = 0,
-	RS_WHY_NO_COUNT,      /* the CM message with its retry count is not in the file */
-	RS_WHY_FOREVER,       /* a count of 7: RNR for ever (IBA), transport for ever on rdma_rxe */
-	RS_WHY_MORE,          /* more re-sends (RNR NAKs) than the count allows */
-	RS_WHY_FEWER,         /* fewer than the count allows */
 };
 
 #endif

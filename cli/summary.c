@@ -234,7 +234,7 @@ int rs_text_width(const struct rs_cli_opts *o)
 	return 80;
 }
 
-static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyzer *, const struct rs_report_opts *),
+static int write_report(const char *path, int (*writer)(FILE *, const struct rs_analyzer *, const struct rs_report_opts *),
 			struct rs_analyzer *a, const struct rs_report_opts *ro)
 {
 	char err[RS_ERRBUF_SIZE];
@@ -262,7 +262,7 @@ static int write_report(const char *path, int (*writer)(FILE *, struct rs_analyz
 	return RS_EXIT_OK;
 }
 
-static int junit(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *ro)
+static int junit(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *ro)
 {
 	(void)a;
 	const struct rs_cli_opts *o = ro->ctx;

@@ -17,14 +17,6 @@
 
 #define TEXT_FLOWS_MAX 20
 
-static bool flow_listed(const struct rs_flow *fl)
-{
-	if (!rs_flow_is_v2(fl) || !fl->rare)
-		return false;
-	const struct rs_flow_rare *r = fl->rare;
-	return r->cnps || r->ecn_ce || r->ecn_n[0] || r->ecn_n[1] || r->ecn_n[3] || r->dscp_n[0] || r->dscp_more;
-}
-
 static const char *mac_str(const uint8_t *m, char *buf, size_t len)
 {
 	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
@@ -40,7 +32,9 @@ static int text_dscp_ecn(char *p, size_t len, const struct rs_analyzer *a, const
 	uint8_t v[RS_DSCP_SEEN + 1];
 	uint64_t n[RS_DSCP_SEEN + 1], ecn[4];
 	unsigned k = rs_flow_dscps(a, fl, v, n, RS_DSCP_SEEN + 1);
-	uint64_t data = fl->packets - rs_rare(fl)->cnps;
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	uint64_t data = fi.packets - fi.cnps;
 	/* A list is named only when it has members: a half-flow of CNPs alone
 	 * has no data packets to list DSCPs or ECN of. */
 	if (!data)
@@ -48,8 +42,8 @@ static int text_dscp_ecn(char *p, size_t len, const struct rs_analyzer *a, const
 	int o = snprintf(p, len, "%" PRIu64 " packet%s", data, data == 1 ? "" : "s");
 	for (unsigned i = 0; i < k && o > 0 && (size_t)o < len; i++)
 		o += snprintf(p + o, len - (size_t)o, "%s %u ×%" PRIu64, i ? "," : "; DSCP", v[i], n[i]);
-	if (rs_rare(fl)->dscp_more && o > 0 && (size_t)o < len)
-		o += snprintf(p + o, len - (size_t)o, "%s others ×%" PRIu64, k ? "," : "; DSCP", rs_rare(fl)->dscp_more);
+	if (fi.dscp_more && o > 0 && (size_t)o < len)
+		o += snprintf(p + o, len - (size_t)o, "%s others ×%" PRIu64, k ? "," : "; DSCP", fi.dscp_more);
 	rs_flow_ecns(fl, ecn);
 	bool any = false;
 	for (int i = 0; i < 4 && o > 0 && (size_t)o < len; i++)
@@ -71,8 +65,10 @@ static void text_cnps(FILE *out, const struct rs_view *v, const struct rs_flow *
 	char line[640], b1[32], b2[32], b3[32], b4[32];
 	int o = snprintf(line, sizeof line, "CNPs received: %" PRIu64 " (%.1f/s over the capture, at most %" PRIu64
 			 " in a second", st.cnps, st.per_s, st.peak_1s);
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
 	if (other)
-		o += snprintf(line + o, sizeof line - (size_t)o, "; %" PRIu64 " with DSCP %u", other, rs_rare(fl)->cnp_dscp_v);
+		o += snprintf(line + o, sizeof line - (size_t)o, "; %" PRIu64 " with DSCP %u", other, fi.cnp_dscp);
 	o += snprintf(line + o, sizeof line - (size_t)o, ")");
 	if (st.gap_n)
 		o += snprintf(line + o, sizeof line - (size_t)o, "; apart: min %s, median %s, p99 %s, max %s",
@@ -90,7 +86,8 @@ static void text_cnps(FILE *out, const struct rs_view *v, const struct rs_flow *
 
 static void text_pauses(FILE *out, const struct rs_view *v)
 {
-	const struct rs_cong_state *c = rs_cong(v->a);
+	struct rs_cong_info ci, *c = &ci;
+	rs_cong_get_info(v->a, c);
 	if (!c->pause_src->len)
 		return;
 	char line[512];
@@ -123,10 +120,11 @@ static void text_pauses(FILE *out, const struct rs_view *v)
 
 void rs_text_congestion(FILE *out, const struct rs_view *v)
 {
-	const struct rs_cong_state *c = rs_cong(v->a);
+	struct rs_cong_info ci, *c = &ci;
+	rs_cong_get_info(v->a, c);
 	if (!rs_cong_any(v->a))
 		return;
-	const struct rs_analyzer_opts *op = &v->a->opts;
+	const struct rs_analyzer_opts *op = rs_analyzer_options(v->a);
 	if (op->dscp_data1 && op->dscp_cnp1)
 		fprintf(out, "\n%sCongestion and QoS%s (expected DSCP: data %u, CNP %u)\n", BOLD(v->o), OFF(v->o),
 			c->dscp_data, c->dscp_cnp);
@@ -136,16 +134,12 @@ void rs_text_congestion(FILE *out, const struct rs_view *v)
 	else
 		fprintf(out, "\n%sCongestion and QoS%s (DSCPs not checked: --dscp data=N,cnp=M)\n", BOLD(v->o), OFF(v->o));
 	unsigned shown = 0, more = 0;
-	uint64_t quiet_flows = 0, quiet_pkts = 0;
+	uint64_t quiet_flows, quiet_pkts;
+	rs_cong_quiet(v->flows, &quiet_flows, &quiet_pkts);
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
-		if (!rs_flow_is_v2(fl))
+		if (!rs_flow_cong_notable(fl))
 			continue;
-		if (!flow_listed(fl)) {
-			quiet_flows++;
-			quiet_pkts += fl->packets;
-			continue;
-		}
 		if (shown == TEXT_FLOWS_MAX) {
 			more++;
 			continue;
@@ -192,14 +186,13 @@ static void dist(struct rs_json *j, const char *key, uint64_t n, const uint64_t 
 static void json_flow(struct rs_json *j, const struct rs_analyzer *a, const struct rs_flow *fl)
 {
 	char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN], k[8];
-	struct rs_addr sa, da;
-	rs_flowkey_addr(&fl->key, false, &sa);
-	rs_flowkey_addr(&fl->key, true, &da);
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
 	rs_json_obj(j, NULL);
-	rs_json_str(j, "src", rs_addr_format(&sa, s));
-	rs_json_str(j, "dst", rs_addr_format(&da, d));
-	rs_json_u64(j, "dest_qp", fl->key.qpn);
-	rs_json_u64(j, "packets", fl->packets - rs_rare(fl)->cnps);
+	rs_json_str(j, "src", rs_addr_format(&fi.src, s));
+	rs_json_str(j, "dst", rs_addr_format(&fi.dst, d));
+	rs_json_u64(j, "dest_qp", fi.dest_qp);
+	rs_json_u64(j, "packets", fi.packets - fi.cnps);
 	uint8_t v[RS_DSCP_SEEN + 1];
 	uint64_t n[RS_DSCP_SEEN + 1], ecn[4];
 	unsigned nd = rs_flow_dscps(a, fl, v, n, RS_DSCP_SEEN + 1);
@@ -209,7 +202,7 @@ static void json_flow(struct rs_json *j, const struct rs_analyzer *a, const stru
 		rs_json_u64(j, k, n[i]);
 	}
 	rs_json_end_obj(j);
-	rs_json_u64(j, "dscp_other", rs_rare(fl)->dscp_more);
+	rs_json_u64(j, "dscp_other", fi.dscp_more);
 	rs_flow_ecns(fl, ecn);
 	rs_json_obj(j, "ecn");
 	static const char *const keys[4] = { "not_ect", "ect1", "ect0", "ce" };
@@ -223,11 +216,13 @@ static void json_flow(struct rs_json *j, const struct rs_analyzer *a, const stru
 	rs_flow_cnp_dscps(fl, &exp, &other);
 	rs_json_obj(j, "cnp_dscp");
 	if (exp) {
-		snprintf(k, sizeof k, "%u", rs_cong(a)->dscp_cnp);
+		struct rs_cong_info ci;
+		rs_cong_get_info(a, &ci);
+		snprintf(k, sizeof k, "%u", ci.dscp_cnp);
 		rs_json_u64(j, k, exp);
 	}
 	if (other) {
-		snprintf(k, sizeof k, "%u", rs_rare(fl)->cnp_dscp_v);
+		snprintf(k, sizeof k, "%u", fi.cnp_dscp);
 		rs_json_u64(j, k, other);
 	}
 	rs_json_end_obj(j);
@@ -257,7 +252,8 @@ static void json_flow(struct rs_json *j, const struct rs_analyzer *a, const stru
 
 static void json_pauses(struct rs_json *j, const struct rs_analyzer *a)
 {
-	const struct rs_cong_state *c = rs_cong(a);
+	struct rs_cong_info ci, *c = &ci;
+	rs_cong_get_info(a, c);
 	rs_json_arr(j, "pauses");
 	for (guint i = 0; i < c->pause_src->len; i++) {
 		const struct rs_pause_src *s = g_ptr_array_index(c->pause_src, i);
@@ -290,7 +286,8 @@ static void json_pauses(struct rs_json *j, const struct rs_analyzer *a)
 void rs_json_congestion(struct rs_json *j, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
-	const struct rs_cong_state *c = rs_cong(a);
+	struct rs_cong_info ci, *c = &ci;
+	rs_cong_get_info(a, c);
 	if (!rs_cong_any(a))
 		return;
 	rs_json_obj(j, "congestion");
@@ -305,20 +302,17 @@ void rs_json_congestion(struct rs_json *j, const struct rs_view *v)
 		rs_json_u64(j, "cnp_threshold_per_s", c->cnp_threshold);
 	else
 		rs_json_null(j, "cnp_threshold_per_s");
-	rs_json_u64(j, "cnps", a->cnps);
-	rs_json_u64(j, "ecn_ce", a->ecn_ce);
-	uint64_t quiet_flows = 0, quiet_pkts = 0;
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	rs_json_u64(j, "cnps", cap.cnps);
+	rs_json_u64(j, "ecn_ce", cap.ecn_ce);
+	uint64_t quiet_flows, quiet_pkts;
+	rs_cong_quiet(v->flows, &quiet_flows, &quiet_pkts);
 	rs_json_arr(j, "half_flows");
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
-		if (!rs_flow_is_v2(fl))
-			continue;
-		if (flow_listed(fl)) {
+		if (rs_flow_cong_notable(fl))
 			json_flow(j, a, fl);
-		} else {
-			quiet_flows++;
-			quiet_pkts += fl->packets;
-		}
 	}
 	rs_json_end_arr(j);
 	rs_json_obj(j, "other_half_flows");
@@ -335,8 +329,11 @@ void rs_json_congestion(struct rs_json *j, const struct rs_view *v)
 
 void rs_tlcsv_pauses(struct rs_tlcsv *w, const struct rs_analyzer *a)
 {
-	const struct rs_cong_state *c = rs_cong(a);
-	uint64_t iv = a->opts.interval_ns, t0 = a->t0;
+	struct rs_cong_info ci, *c = &ci;
+	rs_cong_get_info(a, c);
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	uint64_t iv = rs_analyzer_options(a)->interval_ns, t0 = cap.t0;
 	if (!w || !iv)
 		return;
 	for (guint i = 0; i < c->pause_src->len; i++) {
@@ -369,7 +366,10 @@ void rs_tlcsv_pauses(struct rs_tlcsv *w, const struct rs_analyzer *a)
 void rs_svg_pause_spans(FILE *out, const struct rs_analyzer *a, double x0, double y0, double pw, double ph,
 			double xtop)
 {
-	const struct rs_cong_state *c = rs_cong(a);
+	struct rs_cong_info ci, *c = &ci;
+	rs_cong_get_info(a, c);
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
 	bool any = false;
 	for (guint i = 0; i < c->pause_src->len; i++) {
 		const struct rs_pause_src *s = g_ptr_array_index(c->pause_src, i);
@@ -384,8 +384,8 @@ void rs_svg_pause_spans(FILE *out, const struct rs_analyzer *a, double x0, doubl
 				double a0 = 0, a1 = 0;
 				if (k < sp->len) {
 					const struct rs_pause_span *x = &g_array_index(sp, struct rs_pause_span, k);
-					a0 = x0 + (double)(x->start - a->first_ts) / 1e9 / xtop * pw;
-					a1 = x0 + (double)(x->end - a->first_ts) / 1e9 / xtop * pw;
+					a0 = x0 + (double)(x->start - cap.first_ts) / 1e9 / xtop * pw;
+					a1 = x0 + (double)(x->end - cap.first_ts) / 1e9 / xtop * pw;
 					if (from >= 0 && a0 <= to + 1) {
 						to = a1 > to ? a1 : to;
 						continue;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/result.h"
 #include "report/expect.h"
 #include "report/view.h"
 
@@ -46,27 +47,27 @@ static uint64_t cap_not_captured(const struct totals *t) { return t->g.not_captu
 static uint64_t cap_lost(const struct totals *t) { return t->g.lost; }
 static uint64_t cap_undetermined(const struct totals *t) { return t->g.undetermined; }
 
-static uint64_t qp_packets(const struct rs_flow *fl) { return fl->packets; }
-static uint64_t qp_wire_bytes(const struct rs_flow *fl) { return fl->wire_bytes; }
-static uint64_t qp_payload(const struct rs_flow *fl) { return fl->payload; }
-static uint64_t qp_retransmitted(const struct rs_flow *fl) { return rs_flow_retransmitted(fl); }
+static struct rs_flow_info info(const struct rs_flow *fl)
+{
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	return fi;
+}
+
+static uint64_t qp_packets(const struct rs_flow *fl) { return info(fl).packets; }
+static uint64_t qp_wire_bytes(const struct rs_flow *fl) { return info(fl).wire_bytes; }
+static uint64_t qp_payload(const struct rs_flow *fl) { return info(fl).payload; }
+static uint64_t qp_retransmitted(const struct rs_flow *fl) { return info(fl).retransmitted; }
 static uint64_t qp_naks(const struct rs_flow *fl) { return rs_flow_naks_total(fl); }
-static uint64_t qp_rnr_naks(const struct rs_flow *fl) { return rs_rare(fl)->rnr_naks; }
-static uint64_t qp_cnps(const struct rs_flow *fl) { return rs_rare(fl)->cnps; }
-static uint64_t qp_ecn_ce(const struct rs_flow *fl) { return rs_rare(fl)->ecn_ce; }
+static uint64_t qp_rnr_naks(const struct rs_flow *fl) { return info(fl).rnr_naks; }
+static uint64_t qp_cnps(const struct rs_flow *fl) { return info(fl).cnps; }
+static uint64_t qp_ecn_ce(const struct rs_flow *fl) { return info(fl).ecn_ce; }
 static uint64_t qp_unacked(const struct rs_flow *fl)
 {
 	int64_t n = rs_flow_unacked(fl);
 	return n > 0 ? (uint64_t)n : 0;
 }
-static uint64_t qp_messages(const struct rs_flow *fl)
-{
-	const struct rs_flow_msgs *ms = rs_msgs(fl);
-	uint64_t n = 0;
-	for (int k = 0; k < RS_MSG__COUNT; k++)
-		n += ms->msgs[k];
-	return n;
-}
+static uint64_t qp_messages(const struct rs_flow *fl) { return rs_flow_msgs_total(fl); }
 
 static const struct cap_name {
 	const char *name, *json, *help;
@@ -235,30 +236,34 @@ static bool holds(int op, double v, double w)
 	}
 }
 
-void rs_expect_eval(struct rs_analyzer *a, const struct rs_report_opts *o, struct rs_expect *e, size_t n)
+void rs_expect_eval(const struct rs_analyzer *a, const struct rs_report_opts *o, struct rs_expect *e, size_t n)
 {
 	struct rs_view v;
 	rs_view_init(&v, a, o);
 	struct totals t;
 	memset(&t, 0, sizeof t);
 	rs_live_totals(a, &t.t);
-	t.g = rs_gaps_of_capture(&a->psns);
-	t.pause_frames = rs_cong(a)->pause_frames;
-	t.pfc_frames = rs_cong(a)->pfc_frames;
+	t.g = rs_gaps_of_capture(rs_capture_psns(a));
+	struct rs_cong_info ci;
+	rs_cong_get_info(a, &ci);
+	t.pause_frames = ci.pause_frames;
+	t.pfc_frames = ci.pfc_frames;
 	t.anomalies = v.anomalies->len;
-	for (guint i = 0; i < a->conns->len; i++)
-		t.failed += rs_conn_state_of(a->conns->pdata[i]) == RS_CONN_FAILED;
-	t.failed += a->conns_evicted_by_state[RS_CONN_FAILED];
+	size_t pos = 0;
+	for (const struct rs_conn *c; (c = rs_conns_next(a, &pos));)
+		t.failed += rs_conn_state_of(c) == RS_CONN_FAILED;
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	t.failed += cap.conns_evicted_by_state[RS_CONN_FAILED];
 	for (size_t k = 0; k < n; k++) {
 		uint64_t val = 0;
 		if (!e[k].per_qp) {
 			val = CAP[e[k].name].fn(&t);
 		} else {
-			for (guint i = 0; i < a->flows->len; i++) {
-				const struct rs_flow *fl = a->flows->pdata[i];
-				if (fl && fl->key.qpn == e[k].qp)
+			size_t fpos = 0;
+			for (const struct rs_flow *fl; (fl = rs_flows_next(a, &fpos));)
+				if (info(fl).dest_qp == e[k].qp)
 					val += QP[e[k].name].fn(fl);
-			}
 		}
 		e[k].value = val;
 		e[k].ok = holds(e[k].op, (double)val, e[k].want);

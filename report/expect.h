@@ -31,7 +31,7 @@ bool rs_expect_parse(struct rs_expect *e, const char *text);
 /* Every name with what it counts and the JSON field it equals. */
 void rs_expect_names(FILE *out);
 /* Measure each and decide (the analysis finished first, as for a report). */
-void rs_expect_eval(struct rs_analyzer *a, const struct rs_report_opts *o, struct rs_expect *e, size_t n);
+void rs_expect_eval(const struct rs_analyzer *a, const struct rs_report_opts *o, struct rs_expect *e, size_t n);
 /* "rocestat: expect naks == 0: holds (measured 0)", one line each. */
 void rs_expect_print(FILE *out, const struct rs_expect *e, size_t n);
 /* The results as JUnit XML (one testsuite, a testcase each). */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/result.h"
 #include "report/format.h"
 #include "report/outbuf.h"
 
@@ -244,22 +244,15 @@ const char *rs_fmt_addr(struct rs_names *n, const struct rs_addr *ad, char *buf,
 	return buf;
 }
 
-const char *rs_fmt_flow_addr(struct rs_names *n, const struct rs_flowkey *k, bool dst, char *buf, size_t len)
-{
-	struct rs_addr ad;
-	rs_flowkey_addr(k, dst, &ad);
-	return rs_fmt_addr(n, &ad, buf, len);
-}
-
 /* snprintf(buf, len, "%s → %s%s0x%x", source, destination, sep, qpn), by
  * hand: a report writes it for every QP (printf's format parsing was a
  * large part of a million-QP report). */
-const char *rs_fmt_flow_pair(struct rs_names *n, const struct rs_flowkey *k, const char *sep, char *buf,
-			     size_t len)
+const char *rs_fmt_flow_pair(struct rs_names *n, const struct rs_addr *src_ad, const struct rs_addr *dst_ad, uint32_t qp,
+			     const char *sep, char *buf, size_t len)
 {
 	char s[96], d[96], hex[8];
-	const char *src = rs_fmt_flow_addr(n, k, false, s, sizeof s), *dst = rs_fmt_flow_addr(n, k, true, d, sizeof d);
-	const char *qpn = rs_digits_hex(hex + sizeof hex, k->qpn);
+	const char *src = rs_fmt_addr(n, src_ad, s, sizeof s), *dst = rs_fmt_addr(n, dst_ad, d, sizeof d);
+	const char *qpn = rs_digits_hex(hex + sizeof hex, qp);
 	size_t o = text_append(buf, len, 0, src, strlen(src));
 	o = text_append(buf, len, o, " → ", strlen(" → "));
 	o = text_append(buf, len, o, dst, strlen(dst));
@@ -269,31 +262,30 @@ const char *rs_fmt_flow_pair(struct rs_names *n, const struct rs_flowkey *k, con
 	return buf;
 }
 
-const char *rs_fmt_frames(const struct rs_anomaly *an, const struct rs_analyzer *a, char *buf, size_t len)
+const char *rs_fmt_frames(const struct rs_fref *frames, uint32_t n, uint64_t count, bool multi, char *buf, size_t len)
 {
 	size_t o = 0;
 	buf[0] = '\0';
-	bool multi = a->files->len > 1;
-	for (uint32_t i = 0; i < an->nframes && o + 24 < len; i++) {
+	for (uint32_t i = 0; i < n && o + 24 < len; i++) {
 		if (multi)
-			o += (size_t)snprintf(buf + o, len - o, "%s%u:%" PRIu64, i ? ", " : "", an->frames[i].file + 1,
-					      an->frames[i].frame);
+			o += (size_t)snprintf(buf + o, len - o, "%s%u:%" PRIu64, i ? ", " : "", frames[i].file + 1,
+					      frames[i].frame);
 		else
-			o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64, i ? ", " : "", an->frames[i].frame);
+			o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64, i ? ", " : "", frames[i].frame);
 	}
-	if (an->count > an->nframes && an->nframes == RS_SAMPLE_FRAMES && o + 4 < len)
+	if (count > n && n == RS_SAMPLE_FRAMES && o + 4 < len)
 		snprintf(buf + o, len - o, ", …");
 	return buf;
 }
 
 /* "3 write 1 read": messages by kind, by hand (snprintf's format parse per
  * kind was a tenth of a million-QP report), cut as snprintf cuts. */
-const char *rs_fmt_msgs(const struct rs_flow_msgs *m, char *buf, size_t len)
+const char *rs_fmt_msgs(const uint64_t msgs[RS_MSG__COUNT], char *buf, size_t len)
 {
 	size_t o = 0;
 	buf[0] = '\0';
 	for (int k = 0; k < RS_MSG__COUNT && o + 20 < len; k++) {
-		uint64_t v = m->msgs[k];
+		uint64_t v = msgs[k];
 		if (!v)
 			continue;
 		char d[22]; /* " " + up to 20 digits + " " */

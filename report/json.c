@@ -54,9 +54,14 @@ static void item_begin(struct rs_json *j, const struct ndjson *nd, const char *k
 		rs_json_obj(j, key);
 		return;
 	}
+	struct rs_capture_info cap;
+	struct rs_file_info fi = { .name = NULL };
+	rs_capture_get_info(a, &cap);
+	if (file < cap.files)
+		rs_capture_file(a, file, &fi);
 	rs_json_obj(j, NULL);
 	rs_json_str(j, "kind", kind);
-	rs_json_str(j, "file", file < a->files->len ? ((const struct rs_file *)a->files->pdata[file])->name : NULL);
+	rs_json_str(j, "file", fi.name);
 	rs_json_str(j, "host", nd->host);
 	rs_json_obj(j, kind);
 }
@@ -109,7 +114,7 @@ static void addr_str(const struct rs_analyzer *a, const struct rs_addr *ad, char
 }
 
 /* Frames the capture cut short but decoded whole (see text.c, sliced_line). */
-static void sliced_obj(struct rs_json *j, const struct rs_file *fi)
+static void sliced_obj(struct rs_json *j, const struct rs_file_info *fi)
 {
 	uint64_t n = fi->sliced[RS_SLICE_SNAPLEN] + fi->sliced[RS_SLICE_REWRITTEN];
 	rs_json_obj(j, "sliced");
@@ -128,11 +133,14 @@ static void sliced_obj(struct rs_json *j, const struct rs_file *fi)
 static void capture(struct rs_json *j, const struct rs_view *v, const struct ndjson *nd)
 {
 	const struct rs_analyzer *a = v->a;
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
 	/* A capture of several files names them in "files": "file" is null. */
-	item_begin(j, nd, "capture", "capture", a, a->files->len == 1 ? 0 : UINT32_MAX);
+	item_begin(j, nd, "capture", "capture", a, cap.files == 1 ? 0 : UINT32_MAX);
 	rs_json_arr(j, "files");
-	for (guint i = 0; i < a->files->len; i++) {
-		const struct rs_file *fi = a->files->pdata[i];
+	for (uint32_t i = 0; i < cap.files; i++) {
+		struct rs_file_info fil, *fi = &fil;
+		rs_capture_file(a, i, fi);
 		rs_json_obj(j, NULL);
 		rs_json_str(j, "name", fi->name);
 		rs_json_str(j, "link_type", fi->linktype >= 0 ? rs_linktype_name(fi->linktype) : NULL);
@@ -141,90 +149,94 @@ static void capture(struct rs_json *j, const struct rs_view *v, const struct ndj
 		rs_json_end_obj(j);
 	}
 	rs_json_end_arr(j);
-	rs_json_u64(j, "frames", a->frames);
-	rs_json_u64(j, "bytes", a->bytes);
-	if (a->have_ts) {
-		rs_json_u64(j, "first_time_ns", a->first_ts);
-		rs_json_u64(j, "last_time_ns", a->last_ts);
-		rs_json_dbl(j, "duration_s", (a->last_ts - a->first_ts) / 1e9);
+	rs_json_u64(j, "frames", cap.frames);
+	rs_json_u64(j, "bytes", cap.bytes);
+	if (cap.have_ts) {
+		rs_json_u64(j, "first_time_ns", cap.first_ts);
+		rs_json_u64(j, "last_time_ns", cap.last_ts);
+		rs_json_dbl(j, "duration_s", (cap.last_ts - cap.first_ts) / 1e9);
 	} else {
 		rs_json_null(j, "first_time_ns");
 		rs_json_null(j, "last_time_ns");
 		rs_json_dbl(j, "duration_s", 0);
 	}
-	rs_json_u64(j, "roce_v1", a->roce[RS_ROCE_V1]);
-	rs_json_u64(j, "roce_v2", a->roce[RS_ROCE_V2]);
-	rs_json_u64(j, "infiniband", a->roce[RS_ROCE_IB]);
-	rs_json_u64(j, "ipv4", a->ipv4);
-	rs_json_u64(j, "ipv6", a->ipv6);
-	rs_json_u64(j, "non_roce", a->roce[0]);
-	struct rs_gaps g = rs_gaps_of_capture(&a->psns);
+	rs_json_u64(j, "roce_v1", cap.roce[RS_ROCE_V1]);
+	rs_json_u64(j, "roce_v2", cap.roce[RS_ROCE_V2]);
+	rs_json_u64(j, "infiniband", cap.roce[RS_ROCE_IB]);
+	rs_json_u64(j, "ipv4", cap.ipv4);
+	rs_json_u64(j, "ipv6", cap.ipv6);
+	rs_json_u64(j, "non_roce", cap.roce[0]);
+	const struct rs_psn_totals *psns = rs_capture_psns(a);
+	struct rs_gaps g = rs_gaps_of_capture(psns);
 	rs_json_obj(j, "request_psns");
-	rs_json_u64(j, "range", a->psns.range);
-	rs_json_u64(j, "in_capture", a->psns.range - g.absent);
+	rs_json_u64(j, "range", psns->range);
+	rs_json_u64(j, "in_capture", psns->range - g.absent);
 	rs_json_u64(j, "skipped", g.skipped);
 	rs_json_u64(j, "not_captured", g.not_captured);
 	rs_json_u64(j, "lost", g.lost);
 	rs_json_u64(j, "resent", g.resent);
 	rs_json_u64(j, "reordered", g.reordered);
 	rs_json_u64(j, "undetermined", g.undetermined);
-	rs_json_u64(j, "network_duplicates", a->psns.netdup);
-	by_cause(j, a->psns.resent);
-	rs_json_u64(j, "latency_resent_not_timed", a->psns.karn);
-	rs_json_u64(j, "latency_acked_before_seen", a->psns.acked_before_seen);
-	rs_json_u64(j, "latency_acked_across_gap", a->psns.acked_across_gap);
-	rs_json_u64(j, "messages_not_captured", a->psns.msgs_uncaptured);
+	rs_json_u64(j, "network_duplicates", psns->netdup);
+	by_cause(j, psns->resent);
+	rs_json_u64(j, "latency_resent_not_timed", psns->karn);
+	rs_json_u64(j, "latency_acked_before_seen", psns->acked_before_seen);
+	rs_json_u64(j, "latency_acked_across_gap", psns->acked_across_gap);
+	rs_json_u64(j, "messages_not_captured", psns->msgs_uncaptured);
 	rs_json_end_obj(j);
-	rs_json_u64(j, "truncated", a->outcome[RS_TRUNCATED]);
-	rs_json_u64(j, "malformed", a->outcome[RS_MALFORMED]);
-	rs_json_u64(j, "unsupported", a->outcome[RS_UNSUPPORTED]);
+	rs_json_u64(j, "truncated", cap.outcome[RS_TRUNCATED]);
+	rs_json_u64(j, "malformed", cap.outcome[RS_MALFORMED]);
+	rs_json_u64(j, "unsupported", cap.outcome[RS_UNSUPPORTED]);
 	rs_json_obj(j, "icrc");
-	rs_json_u64(j, "ok", a->icrc[RS_CRC_OK]);
-	rs_json_u64(j, "bad", a->icrc[RS_CRC_BAD]);
-	rs_json_u64(j, "unchecked", a->icrc[RS_CRC_UNCHECKED]);
-	rs_json_u64(j, "source_port_rewritten", a->icrc_port_rewritten);
+	rs_json_u64(j, "ok", cap.icrc[RS_CRC_OK]);
+	rs_json_u64(j, "bad", cap.icrc[RS_CRC_BAD]);
+	rs_json_u64(j, "unchecked", cap.icrc[RS_CRC_UNCHECKED]);
+	rs_json_u64(j, "source_port_rewritten", cap.icrc_port_rewritten);
 	rs_json_end_obj(j);
+	struct rs_sniffer_info sn;
+	rs_capture_sniffer(a, &sn);
 	rs_json_obj(j, "sniffer");
-	rs_json_u64(j, "source_mac_frames", a->sn.mac_frames);
-	rs_json_u64(j, "source_mac_changes", a->sn.mac_changes);
-	rs_json_u64(j, "host_pairs", a->sn.host_pairs);
-	rs_json_u64(j, "host_pairs_one_way", a->sn.host_pairs_one_way);
-	rs_json_u64(j, "rc_qps_one_way", a->sn.rc_one_way_flows);
-	rs_json_u64(j, "rc_request_packets_one_way", a->sn.rc_one_way_packets);
+	rs_json_u64(j, "source_mac_frames", sn.mac_frames);
+	rs_json_u64(j, "source_mac_changes", sn.mac_changes);
+	rs_json_u64(j, "host_pairs", sn.host_pairs);
+	rs_json_u64(j, "host_pairs_one_way", sn.host_pairs_one_way);
+	rs_json_u64(j, "rc_qps_one_way", sn.rc_one_way_flows);
+	rs_json_u64(j, "rc_request_packets_one_way", sn.rc_one_way_packets);
 	rs_json_end_obj(j);
-	rs_json_u64(j, "vcrc_bad", a->vcrc_bad);
-	rs_json_u64(j, "ecn_ce", a->ecn_ce);
-	rs_json_u64(j, "cnps", a->cnps);
-	if (a->pmtu)
-		rs_json_u64(j, "path_mtu", a->pmtu);
+	rs_json_u64(j, "vcrc_bad", cap.vcrc_bad);
+	rs_json_u64(j, "ecn_ce", cap.ecn_ce);
+	rs_json_u64(j, "cnps", cap.cnps);
+	if (cap.pmtu)
+		rs_json_u64(j, "path_mtu", cap.pmtu);
 	else
 		rs_json_null(j, "path_mtu");
+	const uint64_t *dc_ops, *opcodes = rs_capture_opcodes(a, &dc_ops);
 	rs_json_obj(j, "opcodes");
 	for (int i = 0; i < 256; i++) {
 		char k[8];
-		if (a->opcodes[i])
-			rs_json_u64(j, opcode_key((uint8_t)i, k), a->opcodes[i]);
+		if (opcodes[i])
+			rs_json_u64(j, opcode_key((uint8_t)i, k), opcodes[i]);
 	}
 	for (int i = 0; i < 32; i++) {
 		char k[40];
-		if (a->opcodes_dc[i])
-			rs_json_u64(j, rs_dc_opname((uint8_t)(RS_TR_RD | i), k, sizeof k), a->opcodes_dc[i]);
+		if (dc_ops[i])
+			rs_json_u64(j, rs_dc_opname((uint8_t)(RS_TR_RD | i), k, sizeof k), dc_ops[i]);
 	}
 	rs_json_end_obj(j);
-	rs_json_u64(j, "half_flows", a->nflows);
-	rs_json_u64(j, "half_flows_evicted", a->evicted);
-	rs_json_u64(j, "connections_evicted", a->conns_evicted);
+	rs_json_u64(j, "half_flows", cap.half_flows);
+	rs_json_u64(j, "half_flows_evicted", cap.evicted);
+	rs_json_u64(j, "connections_evicted", cap.conns_evicted);
 	rs_json_obj(j, "connections_evicted_by_state");
 	for (unsigned k = 0; k < RS_CONN_STATES; k++)
-		if (a->conns_evicted_by_state[k])
-			rs_json_u64(j, rs_conn_state_names[k], a->conns_evicted_by_state[k]);
+		if (cap.conns_evicted_by_state[k])
+			rs_json_u64(j, rs_conn_state_names[k], cap.conns_evicted_by_state[k]);
 	rs_json_end_obj(j);
-	rs_json_u64(j, "interval_ns", a->opts.interval_ns);
+	rs_json_u64(j, "interval_ns", rs_analyzer_options(a)->interval_ns);
 	item_end(j, nd);
 }
 
 /* The file of a connection's first CM message seen. */
-static uint32_t conn_file(const struct rs_conn *c)
+static uint32_t conn_file(const struct rs_conn_info *c)
 {
 	const struct rs_fref *first = NULL;
 	for (unsigned k = 0; k < G_N_ELEMENTS(c->n); k++)
@@ -234,7 +246,7 @@ static uint32_t conn_file(const struct rs_conn *c)
 	return first ? first->file : UINT32_MAX;
 }
 
-static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a, const struct rs_conn *c,
+static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a, const struct rs_conn_info *c,
 		 bool client)
 {
 	char ad[RS_ADDR_STRLEN];
@@ -249,14 +261,17 @@ static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a
 	/* The PSN this side's requests start from: the client's was set by the
 	 * REP's Starting PSN, the server's by the REQ's (see analyzer/cmtrack.c). */
 	bool have = client ? c->have_rep_psn : c->have_req_psn;
-	if (have && c->kind == RS_CONN_RC)
+	if (have && !c->sidr)
 		rs_json_u64(j, "start_psn", client ? c->rep_psn : c->req_psn);
 	else
 		rs_json_null(j, "start_psn");
 	rs_json_u64(j, "comm_id", client ? c->client_comm_id : c->server_comm_id);
 	const struct rs_flow *fl = client ? c->c2s : c->s2c;
-	if (fl && fl->req.started)
-		rs_json_u64(j, "first_request_psn", fl->req.first);
+	struct rs_stream_info req;
+	if (fl)
+		rs_flow_stream(fl, false, &req);
+	if (fl && req.started)
+		rs_json_u64(j, "first_request_psn", req.first);
 	else
 		rs_json_null(j, "first_request_psn");
 	rs_json_end_obj(j);
@@ -267,12 +282,14 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 	const struct rs_analyzer *a = v->a;
 	list_begin(j, nd, "connections");
 	for (guint i = 0; i < v->conns->len; i++) {
-		const struct rs_conn *c = v->conns->pdata[i];
+		const struct rs_conn *conn = v->conns->pdata[i];
+		struct rs_conn_info ci, *c = &ci;
+		rs_conn_get_info(conn, c);
 		char svc[32];
 		item_begin(j, nd, NULL, "connection", a, conn_file(c));
 		rs_json_u64(j, "id", c->id);
-		rs_json_str(j, "kind", c->kind == RS_CONN_SIDR ? "sidr" : "connected");
-		rs_json_str(j, "state", rs_conn_state(c));
+		rs_json_str(j, "kind", c->sidr ? "sidr" : "connected");
+		rs_json_str(j, "state", rs_conn_state(conn));
 		snprintf(svc, sizeof svc, "0x%016" PRIx64, c->service_id);
 		rs_json_str(j, "service_id", svc);
 		if (rs_cm_service_is_rdma_cm(c->service_id)) {
@@ -282,7 +299,7 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 			rs_json_null(j, "port_space");
 			rs_json_null(j, "port");
 		}
-		rs_json_str(j, "transport", c->kind == RS_CONN_SIDR ? "UD" : rs_cm_transport_type_name(c->transport_type));
+		rs_json_str(j, "transport", c->sidr ? "UD" : rs_cm_transport_type_name(c->transport_type));
 		side(j, "client", a, c, true);
 		side(j, "server", a, c, false);
 		if (c->have_cma) {
@@ -320,7 +337,7 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 			{ "sidr_req_to_rep", UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP },
 		};
 		for (unsigned k = 0; k < G_N_ELEMENTS(steps); k++) {
-			double ms = rs_conn_step_ms(c, steps[k].from, steps[k].to);
+			double ms = rs_conn_step_ms(conn, steps[k].from, steps[k].to);
 			if (ms >= 0)
 				rs_json_dbl(j, steps[k].key, ms);
 			else
@@ -336,7 +353,7 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 		} else {
 			rs_json_null(j, "reject");
 		}
-		if (c->kind == RS_CONN_SIDR) {
+		if (c->sidr) {
 			rs_json_obj(j, "sidr");
 			rs_json_u64(j, "status", c->sidr_status);
 			rs_json_u64(j, "qpn", c->server_qpn);
@@ -346,7 +363,7 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 			rs_json_null(j, "sidr");
 		}
 		rs_json_bool(j, "data_seen", c->c2s || c->s2c);
-		rs_json_conn_ulp(j, c);
+		rs_json_conn_ulp(j, conn);
 		item_end(j, nd);
 	}
 	list_end(j, nd);
@@ -354,7 +371,7 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 
 /* Why packets were on the wire again, how long timeouts waited, and
  * whether the requester gave up. */
-static void resends(struct rs_json *j, const struct rs_psn_loss *l)
+static void resends(struct rs_json *j, const struct rs_stream_info *l)
 {
 	static const char *const dead[] = {
 		[RS_DEAD_RETRY] = "retry_exhausted", [RS_DEAD_RETRYING] = "still_retrying",
@@ -398,15 +415,16 @@ static void resends(struct rs_json *j, const struct rs_psn_loss *l)
 		rs_json_null(j, "gave_up");
 }
 
-static void psn_stream(struct rs_json *j, const char *key, const struct rs_psn *s)
+static void psn_stream(struct rs_json *j, const char *key, const struct rs_flow *fl, bool response)
 {
+	struct rs_stream_info st, *l = &st;
+	rs_flow_stream(fl, response, l);
 	rs_json_obj(j, key);
-	rs_json_u64(j, "packets", s->packets);
-	if (s->started)
-		rs_json_u64(j, "first_psn", s->first);
+	rs_json_u64(j, "packets", l->packets);
+	if (l->started)
+		rs_json_u64(j, "first_psn", l->first);
 	else
 		rs_json_null(j, "first_psn");
-	const struct rs_psn_loss *l = rs_loss(s);
 	rs_json_u64(j, "gaps", l->gaps);
 	rs_json_u64(j, "missing_psns", l->missing);
 	rs_json_u64(j, "retransmitted", l->backward - l->ooo);
@@ -437,37 +455,38 @@ static void unacked(struct rs_json *j, const struct rs_flow *fl)
 		rs_json_null(j, "unacknowledged_from_psn");
 }
 
-static void latency(struct rs_json *j, struct rs_flow *fl)
+static void latency(struct rs_json *j, const struct rs_flow *fl)
 {
+	struct rs_latency_info li;
+	rs_flow_latency(fl, &li);
 	rs_json_obj(j, "latency_ns");
 	for (int k = 0; k < RS_LAT__COUNT; k++) {
-		struct rs_latvec *l = rs_latvec_of(fl->lat, (enum rs_lat_kind)k);
-		if (!l || !l->n) {
+		const struct rs_lat_figures *l = &li.kind[k];
+		if (!l->n) {
 			rs_json_null(j, rs_lat_key((enum rs_lat_kind)k));
 			continue;
 		}
-		uint64_t q[2];
-		rs_lat_quantiles(l, (const double[]){ 0.5, 0.99 }, q, 2);
 		rs_json_obj(j, rs_lat_key((enum rs_lat_kind)k));
 		rs_json_u64(j, "count", l->n);
 		rs_json_u64(j, "min", l->min);
-		rs_json_u64(j, "median", q[0]);
-		rs_json_u64(j, "p99", q[1]);
+		rs_json_u64(j, "median", l->median);
+		rs_json_u64(j, "p99", l->p99);
 		rs_json_u64(j, "max", l->max);
 		rs_json_end_obj(j);
 	}
-	rs_json_u64(j, "untimed_requests", rs_rare(fl)->lat_overflow);
-	rs_json_u64(j, "clock_went_backwards", rs_rare(fl)->lat_clock_backwards);
-	rs_json_u64(j, "resent_not_timed", rs_rare(fl)->lat_karn);
-	rs_json_u64(j, "acked_before_seen", rs_rare(fl)->lat_acked_before_seen);
-	rs_json_u64(j, "acked_across_gap", rs_rare(fl)->lat_acked_across_gap);
+	rs_json_u64(j, "untimed_requests", li.overflow);
+	rs_json_u64(j, "clock_went_backwards", li.clock_backwards);
+	rs_json_u64(j, "resent_not_timed", li.karn);
+	rs_json_u64(j, "acked_before_seen", li.acked_before_seen);
+	rs_json_u64(j, "acked_across_gap", li.acked_across_gap);
 	rs_json_end_obj(j);
 }
 
 /* A QP's messages: counts and bytes by kind, sizes. */
 static void qp_messages(struct rs_json *j, const struct rs_flow *fl)
 {
-	const struct rs_flow_msgs *ms = rs_msgs(fl);
+	struct rs_flow_msgs mb;
+	const struct rs_flow_msgs *ms = rs_flow_messages(fl, &mb);
 	rs_json_obj(j, "messages");
 	for (int k = 0; k < RS_MSG__COUNT; k++)
 		rs_json_u64(j, rs_msg_key((enum rs_msg)k), ms->msgs[k]);
@@ -504,29 +523,35 @@ static void qp_messages(struct rs_json *j, const struct rs_flow *fl)
 }
 
 /* A UD QP's DETH, a QP's immediates and the rkeys its requests used. */
-static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl)
+static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl, const struct rs_flow_info *fi,
+			     const struct rs_flow_counts *fc)
 {
-	if (fl->transport == RS_TR_UD) {
+	if (fi->transport_code == RS_TR_UD) {
 		rs_json_obj(j, "ud");
-		rs_json_u64(j, "src_qp", rs_rare(fl)->deth_srcqp);
-		rs_json_u64(j, "q_key", rs_rare(fl)->deth_qkey);
-		rs_json_bool(j, "several_src_qps", rs_rare(fl)->many_srcqp);
-		rs_json_bool(j, "several_q_keys", rs_rare(fl)->many_qkey);
+		rs_json_u64(j, "src_qp", fi->ud_src_qp);
+		rs_json_u64(j, "q_key", fc->ud_qkey);
+		rs_json_bool(j, "several_src_qps", fc->many_src_qps);
+		rs_json_bool(j, "several_q_keys", fc->many_qkeys);
 		rs_json_end_obj(j);
 	} else {
 		rs_json_null(j, "ud");
 	}
 	rs_json_obj(j, "immediates");
-	const struct rs_imms *imms = rs_imms_of(fl);
-	rs_json_u64(j, "count", imms ? imms->total : 0);
+	unsigned nimm;
+	uint64_t total;
+	const uint32_t *imms = rs_flow_imms(fl, &nimm, &total);
+	rs_json_u64(j, "count", total);
 	rs_json_arr(j, "values");
-	for (uint32_t k = 0; imms && k < imms->n; k++)
-		rs_json_u64(j, NULL, imms->v[k]);
+	for (uint32_t k = 0; k < nimm; k++)
+		rs_json_u64(j, NULL, imms[k]);
 	rs_json_end_arr(j);
 	rs_json_end_obj(j);
 	rs_json_arr(j, "rkeys");
-	for (uint32_t k = 0; fl->rkeys && k < fl->rkeys->n; k++) {
-		const struct rs_rkey_use *u = &rs_rkey_uses(fl->rkeys)[k];
+	unsigned nrk;
+	uint64_t more;
+	const struct rs_rkey_use *uses = rs_flow_rkeys(fl, &nrk, &more);
+	for (uint32_t k = 0; k < nrk; k++) {
+		const struct rs_rkey_use *u = &uses[k];
 		rs_json_obj(j, NULL);
 		rs_json_u64(j, "rkey", u->rkey);
 		rs_json_arr(j, "ops");
@@ -554,95 +579,101 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 	const struct rs_analyzer *a = v->a;
 	list_begin(j, nd, "qps");
 	for (guint i = 0; i < v->flows->len; i++) {
-		struct rs_flow *fl = rs_view_flow(v, i);
+		const struct rs_flow *fl = rs_view_flow(v, i);
+		struct rs_flow_info fi;
+		struct rs_flow_counts fc;
+		rs_flow_get_info(fl, &fi);
+		rs_flow_get_counts(fl, &fc);
 		char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN];
-		struct rs_addr sa, da;
-		rs_flowkey_addr(&fl->key, false, &sa);
-		rs_flowkey_addr(&fl->key, true, &da);
 		item_begin(j, nd, NULL, "queue_pair", a, rs_flow_first(a, fl).file);
-		rs_json_str(j, "src", rs_addr_format(&sa, s));
-		rs_json_str(j, "dst", rs_addr_format(&da, d));
-		rs_json_str(j, "address_kind", addr_kind_name(sa.kind));
-		rs_json_u64(j, "dest_qp", fl->key.qpn);
+		rs_json_str(j, "src", rs_addr_format(&fi.src, s));
+		rs_json_str(j, "dst", rs_addr_format(&fi.dst, d));
+		rs_json_str(j, "address_kind", addr_kind_name(fi.src.kind));
+		rs_json_u64(j, "dest_qp", fi.dest_qp);
 		/* QP0 and QP1 are the subnet's and the CM's (IBA 3.9.1, 13.5.1). */
-		rs_json_str(j, "qp_role", !fl->is_cm_qp ? "data" : fl->key.qpn ? "gsi" : "smi");
-		rs_json_str(j, "roce", fl->key.roce != RS_ROCE_V2 ? rs_roce_name((enum rs_roce)fl->key.roce)
-				       : fl->roce_seen == 3 ? "v1+v2" : fl->roce_seen == 1 ? "v1" : "v2");
-		rs_json_str(j, "transport", rs_flow_transport_name(fl));
-		rs_json_str(j, "pairing", fl->is_cm_qp ? "none" : rs_flow_pairing(fl));
-		if (fl->peer)
-			rs_json_u64(j, "peer_dest_qp", fl->peer->key.qpn);
-		else
+		rs_json_str(j, "qp_role", !fi.is_cm_qp ? "data" : fi.dest_qp ? "gsi" : "smi");
+		rs_json_str(j, "roce", fc.roce != RS_ROCE_V2 ? rs_roce_name((enum rs_roce)fc.roce)
+				       : fc.roce_seen == 3 ? "v1+v2" : fc.roce_seen == 1 ? "v1" : "v2");
+		rs_json_str(j, "transport", fi.transport);
+		rs_json_str(j, "pairing", fi.is_cm_qp ? "none" : rs_flow_pairing(fl));
+		if (fi.peer) {
+			struct rs_addr ps, pd;
+			uint32_t peer_qp;
+			rs_flow_ends(fi.peer, &ps, &pd, &peer_qp);
+			rs_json_u64(j, "peer_dest_qp", peer_qp);
+		} else {
 			rs_json_null(j, "peer_dest_qp");
-		if (fl->conn)
-			rs_json_u64(j, "connection", fl->conn->id);
+		}
+		if (fi.conn)
+			rs_json_u64(j, "connection", rs_conn_id(fi.conn));
 		else
 			rs_json_null(j, "connection");
 		rs_json_u64(j, "first_frame", rs_flow_first(a, fl).frame);
-		rs_json_u64(j, "last_frame", fl->last_frame);
-		rs_json_u64(j, "first_time_ns", fl->first_ts);
-		rs_json_u64(j, "last_time_ns", fl->last_ts);
-		rs_json_u64(j, "packets", fl->packets);
-		rs_json_u64(j, "wire_bytes", fl->wire_bytes);
-		rs_json_u64(j, "payload_bytes", fl->payload);
-		rs_json_u64(j, "payload_bytes_on_wire", fl->payload_all);
-		rs_json_u64(j, "retransmitted_bytes", rs_rare(fl)->retrans_payload);
+		rs_json_u64(j, "last_frame", fc.last_frame);
+		rs_json_u64(j, "first_time_ns", fi.first_ts);
+		rs_json_u64(j, "last_time_ns", fi.last_ts);
+		rs_json_u64(j, "packets", fi.packets);
+		rs_json_u64(j, "wire_bytes", fi.wire_bytes);
+		rs_json_u64(j, "payload_bytes", fi.payload);
+		rs_json_u64(j, "payload_bytes_on_wire", fi.payload_all);
+		rs_json_u64(j, "retransmitted_bytes", fc.retrans_payload);
 		rs_json_obj(j, "throughput_Bps");
-		double avg = rs_flow_avg_Bps(a, fl), peak = rs_flow_peak_Bps(fl, a->opts.interval_ns);
+		uint64_t interval_ns = rs_analyzer_options(a)->interval_ns;
+		double avg = rs_flow_avg_Bps(fl), peak = rs_flow_peak_Bps(fl, interval_ns);
 		rs_json_dbl(j, "average", avg < 0 ? NAN : avg);
 		rs_json_dbl(j, "peak", peak < 0 ? NAN : peak);
-		double pw = rs_flow_peak_wire_Bps(fl, a->opts.interval_ns);
+		double pw = rs_flow_peak_wire_Bps(fl, interval_ns);
 		rs_json_dbl(j, "peak_on_wire", pw < 0 ? NAN : pw);
 		rs_json_end_obj(j);
 		rs_json_obj(j, "opcodes");
 		for (int op = 0; op < 32; op++) {
 			char k[40];
-			uint64_t n = rs_flow_ophist(fl, (unsigned)op);
+			uint64_t n = fc.ophist[op];
 			if (n)
-				rs_json_u64(j, fl->is_dc ? rs_dc_opname((uint8_t)(fl->transport | op), k, sizeof k)
-							 : opcode_key((uint8_t)(fl->transport | op), k), n);
+				rs_json_u64(j, fc.is_dc ? rs_dc_opname((uint8_t)(fi.transport_code | op), k, sizeof k)
+							: opcode_key((uint8_t)(fi.transport_code | op), k), n);
 		}
 		rs_json_end_obj(j);
 		qp_messages(j, fl);
-		rs_json_u64(j, "incomplete_messages", rs_rare(fl)->incomplete_msgs);
-		rs_json_u64(j, "messages_last_not_captured", rs_rare(fl)->tail_missed);
-		rs_json_u64(j, "orphan_packets", rs_rare(fl)->orphan_pkts);
-		psn_stream(j, "request_psn", &fl->req);
-		psn_stream(j, "response_psn", &fl->rsp);
-		rs_json_u64(j, "retransmitted_packets", rs_flow_retransmitted(fl));
+		rs_json_u64(j, "incomplete_messages", fc.incomplete_msgs);
+		rs_json_u64(j, "messages_last_not_captured", fc.tail_missed);
+		rs_json_u64(j, "orphan_packets", fc.orphan_pkts);
+		psn_stream(j, "request_psn", fl, false);
+		psn_stream(j, "response_psn", fl, true);
+		rs_json_u64(j, "retransmitted_packets", fi.retransmitted);
 		unacked(j, fl);
 		rs_json_obj(j, "naks");
 		for (uint8_t c = 0; c <= RS_NAK_INVALID_RD_REQUEST; c++)
-			rs_json_u64(j, rs_nak_code_key(c), rs_rare(fl)->naks[c]);
+			rs_json_u64(j, rs_nak_code_key(c), fc.naks[c]);
 		rs_json_end_obj(j);
-		rs_json_u64(j, "rnr_naks", rs_rare(fl)->rnr_naks);
-		if (rs_rare(fl)->rnr_naks) {
+		rs_json_u64(j, "rnr_naks", fi.rnr_naks);
+		if (fi.rnr_naks) {
 			rs_json_obj(j, "rnr_timer_us");
-			rs_json_u64(j, "min", rs_rnr_timer_us(rs_rare(fl)->rnr_timer_min));
-			rs_json_u64(j, "max", rs_rnr_timer_us(rs_rare(fl)->rnr_timer_max));
+			rs_json_u64(j, "min", rs_rnr_timer_us(fc.rnr_timer_min));
+			rs_json_u64(j, "max", rs_rnr_timer_us(fc.rnr_timer_max));
 			rs_json_end_obj(j);
 		} else {
 			rs_json_null(j, "rnr_timer_us");
 		}
-		rs_json_u64(j, "acks", fl->acks);
-		if (fl->acks)
-			rs_json_dbl(j, "packets_per_ack", (double)fl->acked_pkts / fl->acks);
+		rs_json_u64(j, "acks", fc.acks);
+		if (fc.acks)
+			rs_json_dbl(j, "packets_per_ack", (double)fc.acked_pkts / fc.acks);
 		else
 			rs_json_null(j, "packets_per_ack");
-		rs_json_u64(j, "duplicate_acks", rs_rare(fl)->dup_acks);
+		rs_json_u64(j, "duplicate_acks", fc.dup_acks);
 		latency(j, fl);
-		rs_json_u64(j, "ecn_ce", rs_rare(fl)->ecn_ce);
-		rs_json_u64(j, "fecn", rs_rare(fl)->fecn);
-		rs_json_u64(j, "becn", rs_rare(fl)->becn);
-		rs_json_u64(j, "cnps", rs_rare(fl)->cnps);
-		rs_json_u64(j, "icrc_bad", rs_rare(fl)->icrc_bad);
-		rs_json_u64(j, "icrc_unchecked", rs_rare(fl)->icrc_unchecked);
-		rs_json_u64(j, "undecodable", rs_rare(fl)->undecodable);
-		if (fl->pmtu)
-			rs_json_u64(j, "path_mtu", fl->pmtu);
+		rs_json_u64(j, "ecn_ce", fi.ecn_ce);
+		rs_json_u64(j, "fecn", fc.fecn);
+		rs_json_u64(j, "becn", fc.becn);
+		rs_json_u64(j, "cnps", fi.cnps);
+		rs_json_u64(j, "icrc_bad", fi.icrc_bad);
+		rs_json_u64(j, "icrc_unchecked", fc.icrc_unchecked);
+		rs_json_u64(j, "undecodable", fc.undecodable);
+		if (fc.pmtu)
+			rs_json_u64(j, "path_mtu", fc.pmtu);
 		else
 			rs_json_null(j, "path_mtu");
-		qp_ud_imms_rkeys(j, fl);
+		qp_ud_imms_rkeys(j, fl, &fi, &fc);
 		item_end(j, nd);
 	}
 	list_end(j, nd);
@@ -674,15 +705,17 @@ static void anomalies(struct rs_json *j, const struct rs_view *v, const struct n
 {
 	list_begin(j, nd, "anomalies");
 	for (guint i = 0; i < v->anomalies->len; i++) {
-		const struct rs_anomaly *an = v->anomalies->pdata[i];
+		const struct rs_anomaly *anomaly = v->anomalies->pdata[i];
+		struct rs_anomaly_info ai, *an = &ai;
+		rs_anomaly_get_info(v->a, anomaly, an);
 		char d[1024];
 		item_begin(j, nd, NULL, "anomaly", v->a, an->nframes ? an->frames[0].file : UINT32_MAX);
 		rs_json_str(j, "type", rs_anom_key((enum rs_anom)an->type));
 		rs_json_u64(j, "code", an->code);
-		anomaly_subject(j, v, an);
+		anomaly_subject(j, v, anomaly);
 		rs_json_u64(j, "count", an->count);
-		rs_json_str(j, "description", rs_anomaly_describe(v, an, d, sizeof d));
-		rs_json_anomaly_details(j, v, an);
+		rs_json_str(j, "description", rs_anomaly_describe(v, anomaly, d, sizeof d));
+		rs_json_anomaly_details(j, v, anomaly);
 		rs_json_arr(j, "frames");
 		for (uint32_t k = 0; k < an->nframes; k++)
 			rs_json_u64(j, NULL, an->frames[k].frame);
@@ -696,7 +729,7 @@ static void anomalies(struct rs_json *j, const struct rs_view *v, const struct n
 	list_end(j, nd);
 }
 
-int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_json(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	struct rs_json j;
@@ -716,7 +749,7 @@ int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts
 	return ferror(out) ? -1 : 0;
 }
 
-int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_ndjson(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	struct rs_json j;
@@ -729,7 +762,12 @@ int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_op
 	if (rs_cong_any(a)) { /* the congestion section, whole, on a line of its own */
 		rs_json_obj(&j, NULL);
 		rs_json_str(&j, "kind", "congestion");
-		rs_json_str(&j, "file", a->files->len == 1 ? ((const struct rs_file *)a->files->pdata[0])->name : NULL);
+		struct rs_capture_info cap;
+		struct rs_file_info fi = { .name = NULL };
+		rs_capture_get_info(a, &cap);
+		if (cap.files == 1)
+			rs_capture_file(a, 0, &fi);
+		rs_json_str(&j, "file", fi.name);
 		rs_json_str(&j, "host", nd.host);
 		rs_json_congestion(&j, &v);
 		rs_json_end_obj(&j);

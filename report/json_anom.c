@@ -15,7 +15,7 @@ static void by_cause(struct rs_json *j, const char *key, const uint64_t *n)
 	rs_json_end_obj(j);
 }
 
-static void resent_requests(struct rs_json *j, const struct rs_psn_loss *l)
+static void resent_requests(struct rs_json *j, const struct rs_stream_info *l)
 {
 	uint64_t episodes[RS_RESEND__COUNT];
 	for (int c = 0; c < RS_RESEND__COUNT; c++)
@@ -48,14 +48,14 @@ static void resent_requests(struct rs_json *j, const struct rs_psn_loss *l)
 	}
 }
 
-static void resent_responses(struct rs_json *j, const struct rs_psn_loss *l)
+static void resent_responses(struct rs_json *j, const struct rs_stream_info *l)
 {
 	rs_json_u64(j, "read_responses", l->rsp_again[0]);
 	rs_json_u64(j, "atomic_acks", l->rsp_again[1]);
 	rs_json_u64(j, "first_answer_not_captured", l->rsp_again_first[0] + l->rsp_again_first[1]);
 }
 
-static void psn_gap(struct rs_json *j, const struct rs_psn_loss *l)
+static void psn_gap(struct rs_json *j, const struct rs_stream_info *l)
 {
 	struct rs_gaps g = rs_gaps_of_stream(l);
 	rs_json_u64(j, "skipped", g.skipped);
@@ -85,8 +85,14 @@ static void gave_up(struct rs_json *j, const struct rs_flow *fl, uint32_t code, 
 		[RS_WHY_NO_COUNT] = "count_not_captured", [RS_WHY_FOREVER] = "count_retries_for_ever",
 		[RS_WHY_MORE] = "more_than_count", [RS_WHY_FEWER] = "fewer_than_count",
 	};
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
-	const struct rs_conn *c = fl->conn;
+	struct rs_stream_info req, *l = &req;
+	rs_flow_stream(fl, false, l);
+	struct rs_flow_info fi;
+	struct rs_conn_info ci;
+	rs_flow_get_info(fl, &fi);
+	if (fi.conn)
+		rs_conn_get_info(fi.conn, &ci);
+	const struct rs_conn_info *c = fi.conn ? &ci : NULL;
 	bool rnr = code == RS_DEAD_RNR || code == RS_DEAD_RNR_SILENT;
 	bool client = c && c->c2s == fl;
 	bool have = c && (rnr && client ? c->have_rep_rnr : c->have_req_retry);
@@ -139,31 +145,39 @@ static void dscp(struct rs_json *j, const struct rs_view *v, const struct rs_flo
 					     [RS_DSCP_CNPS] = "cnps_not_as_given", [RS_DSCP_SPLIT] = "split" };
 	rs_json_str(j, "kind", code < G_N_ELEMENTS(kinds) ? kinds[code] : "");
 	dscp_list(j, "dscps", v, fl);
-	if (code == RS_DSCP_ASYM && fl->peer)
-		dscp_list(j, "peer_dscps", v, fl->peer);
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	if (code == RS_DSCP_ASYM && fi.peer)
+		dscp_list(j, "peer_dscps", v, fi.peer);
 }
 
-void rs_json_anomaly_details(struct rs_json *j, const struct rs_view *v, const struct rs_anomaly *an)
+void rs_json_anomaly_details(struct rs_json *j, const struct rs_view *v, const struct rs_anomaly *anomaly)
 {
 	rs_json_obj(j, "details");
-	const struct rs_flow *fl = rs_anomaly_flow(v, an);
+	struct rs_anomaly_info ai, *an = &ai;
+	rs_anomaly_get_info(v->a, anomaly, an);
+	const struct rs_flow *fl = an->flow;
+	struct rs_stream_info st;
 	if (fl) {
 		switch ((enum rs_anom)an->type) {
 		case RS_AN_RETRANS:
+			rs_flow_stream(fl, an->code != 0, &st);
 			if (an->code)
-				resent_responses(j, rs_loss(&fl->rsp));
+				resent_responses(j, &st);
 			else
-				resent_requests(j, rs_loss(&fl->req));
+				resent_requests(j, &st);
 			break;
 		case RS_AN_OOO:
-			rs_json_u64(j, "late_by_psns_max", rs_loss(&fl->req)->late_psns_max);
-			rs_json_u64(j, "late_by_ns_max", rs_loss(&fl->req)->late_ns_max);
+			rs_flow_stream(fl, false, &st);
+			rs_json_u64(j, "late_by_psns_max", st.late_psns_max);
+			rs_json_u64(j, "late_by_ns_max", st.late_ns_max);
 			break;
 		case RS_AN_NETDUP:
 			rs_json_str(j, "evidence", an->code ? "same_bytes_sooner_than_any_timer" : "same_ipv4_id_and_icrc");
 			break;
 		case RS_AN_GAP:
-			psn_gap(j, rs_loss(an->code ? &fl->rsp : &fl->req));
+			rs_flow_stream(fl, an->code != 0, &st);
+			psn_gap(j, &st);
 			break;
 		case RS_AN_NAK:
 			rs_json_str(j, "nak", rs_nak_code_key((uint8_t)an->code));

@@ -7,7 +7,7 @@
  */
 #include "report/json_nvme.h"
 
-static void op(struct rs_json *j, const struct rs_nvmeq *q, const struct rs_nvme_op *o)
+static void op(struct rs_json *j, const struct rs_nvme_info *q, const struct rs_nvme_op_info *o)
 {
 	char name[48];
 	rs_json_obj(j, NULL);
@@ -25,13 +25,11 @@ static void op(struct rs_json *j, const struct rs_nvmeq *q, const struct rs_nvme
 	rs_json_u64(j, "size_max", o->size_max);
 	rs_json_u64(j, "in_capsule", o->incapsule);
 	if (o->lat.n) {
-		uint64_t qq[2];
-		rs_lat_quantiles((struct rs_latvec *)&o->lat, (const double[]){ 0.5, 0.99 }, qq, 2);
 		rs_json_obj(j, "latency_ns");
 		rs_json_u64(j, "count", o->lat.n);
 		rs_json_u64(j, "min", o->lat.min);
-		rs_json_u64(j, "median", qq[0]);
-		rs_json_u64(j, "p99", qq[1]);
+		rs_json_u64(j, "median", o->lat.median);
+		rs_json_u64(j, "p99", o->lat.p99);
 		rs_json_u64(j, "max", o->lat.max);
 		rs_json_end_obj(j);
 	} else {
@@ -40,7 +38,7 @@ static void op(struct rs_json *j, const struct rs_nvmeq *q, const struct rs_nvme
 	rs_json_end_obj(j);
 }
 
-static void errors(struct rs_json *j, const struct rs_nvmeq *q)
+static void errors(struct rs_json *j, const struct rs_nvme_info *q)
 {
 	rs_json_arr(j, "failed");
 	for (uint32_t i = 0; i < q->nerr && i < RS_NVME_ERRS; i++) {
@@ -68,8 +66,8 @@ void rs_json_conn_ulp(struct rs_json *j, const struct rs_conn *c)
 	const char *u = rs_conn_ulp_name(c);
 	if (*u)
 		rs_json_str(j, "ulp", u);
-	const struct rs_nvmeq *q = c->nvme;
-	if (!q)
+	struct rs_nvme_info nq, *q = &nq;
+	if (!rs_conn_nvme(c, q))
 		return;
 	rs_json_obj(j, "nvme");
 	if (q->qid_known) {
@@ -83,8 +81,8 @@ void rs_json_conn_ulp(struct rs_json *j, const struct rs_conn *c)
 	}
 	rs_json_u64(j, "commands", q->cmds);
 	rs_json_u64(j, "responses", q->rsps);
-	rs_json_u64(j, "unanswered", rs_nvmeq_pending(q));
-	rs_json_u64(j, "unanswered_async_events", rs_nvmeq_pending_aer(q));
+	rs_json_u64(j, "unanswered", q->pending);
+	rs_json_u64(j, "unanswered_async_events", q->pending_aer);
 	rs_json_u64(j, "answered_before_seen", q->answered_early);
 	rs_json_u64(j, "responses_unmatched", q->unmatched);
 	rs_json_u64(j, "commands_resent", q->resent);

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "analyzer/result.h"
 #include "report/layout.h"
 #include "report/view.h"
 
@@ -26,7 +27,6 @@ struct group {
 	struct rs_addr left, right;
 	uint32_t left_qp, right_qp;   /* the QP at each end (0 = unknown) */
 	const char *how;
-	struct rs_conn *conn;
 	GArray *ev;                   /* struct rs_ladder_ev */
 };
 
@@ -158,7 +158,8 @@ static void run_summary(const struct rs_ladder_ev *ev, guint from, guint to, cha
 static void print_group(FILE *out, const struct rs_view *v, const struct group *g)
 {
 	char l[96], r[96], title[320];
-	const struct rs_analyzer *a = v->a;
+	struct rs_capture_info cap;
+	rs_capture_get_info(v->a, &cap);
 	int w = arrow_width(v->o->width);
 	rs_fmt_addr(v->names, &g->left, l, sizeof l);
 	rs_fmt_addr(v->names, &g->right, r, sizeof r);
@@ -170,7 +171,7 @@ static void print_group(FILE *out, const struct rs_view *v, const struct group *
 		return;
 	const struct rs_ladder_ev *ev = (const struct rs_ladder_ev *)(void *)g->ev->data;
 	uint64_t t0 = ev[0].ts_ns;
-	bool multi = a->files->len > 1;
+	bool multi = cap.files > 1;
 	for (guint i = 0; i < g->ev->len;) {
 		guint j = i + 1;
 		while (j < g->ev->len && continues(&ev[j - 1], &ev[j]))
@@ -214,7 +215,7 @@ static void group_free(gpointer p)
 	g_free(g);
 }
 
-int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_ladder(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	rs_view_init(&v, a, o);
@@ -224,35 +225,43 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
 
 	/* CM connections first, in the order they began. */
 	for (guint i = 0; i < v.conns->len; i++) {
-		struct rs_conn *c = v.conns->pdata[i];
-		struct group *g = group_new(groups, &c->client, &c->server, c->client_qpn, c->server_qpn,
-					    c->kind == RS_CONN_SIDR ? "SIDR, then UD" : "CM handshake");
-		g->conn = c;
-		g_hash_table_insert(by_conn, GUINT_TO_POINTER(c->id + 1), g);
-		if (c->c2s)
-			g_hash_table_insert(by_flow, GUINT_TO_POINTER(c->c2s->id + 1), g);
-		if (c->s2c)
-			g_hash_table_insert(by_flow, GUINT_TO_POINTER(c->s2c->id + 1), g);
+		struct rs_conn_info c;
+		rs_conn_get_info(v.conns->pdata[i], &c);
+		struct group *g = group_new(groups, &c.client, &c.server, c.client_qpn, c.server_qpn,
+					    c.sidr ? "SIDR, then UD" : "CM handshake");
+		g_hash_table_insert(by_conn, GUINT_TO_POINTER(c.id + 1), g);
+		struct rs_flow_info f;
+		if (c.c2s) {
+			rs_flow_get_info(c.c2s, &f);
+			g_hash_table_insert(by_flow, GUINT_TO_POINTER(f.id + 1), g);
+		}
+		if (c.s2c) {
+			rs_flow_get_info(c.s2c, &f);
+			g_hash_table_insert(by_flow, GUINT_TO_POINTER(f.id + 1), g);
+		}
 	}
 	/* Then pairs found from the traffic, then lone half-flows. */
 	for (guint i = 0; i < v.flows->len; i++) {
-		struct rs_flow *fl = v.flows->pdata[i];
-		if (fl->is_cm_qp || g_hash_table_contains(by_flow, GUINT_TO_POINTER(fl->id + 1)))
+		struct rs_flow_info fl, peer;
+		rs_flow_get_info(v.flows->pdata[i], &fl);
+		if (fl.is_cm_qp || g_hash_table_contains(by_flow, GUINT_TO_POINTER(fl.id + 1)))
 			continue;
-		struct rs_addr s, d;
-		rs_flowkey_addr(&fl->key, false, &s);
-		rs_flowkey_addr(&fl->key, true, &d);
+		if (fl.peer)
+			rs_flow_get_info(fl.peer, &peer);
 		/* UD: the sender's QP is in each datagram's DETH. */
-		bool ud = fl->transport == RS_TR_UD && rs_rare(fl);
-		struct group *g = group_new(groups, &s, &d, fl->peer ? fl->peer->key.qpn : ud ? rs_rare(fl)->deth_srcqp : 0,
-					    fl->key.qpn, fl->peer ? "paired from the traffic"
+		bool ud = fl.transport_code == RS_TR_UD;
+		struct group *g = group_new(groups, &fl.src, &fl.dst, fl.peer ? peer.dest_qp : ud ? fl.ud_src_qp : 0,
+					    fl.dest_qp, fl.peer ? "paired from the traffic"
 							 : ud ? "UD datagrams, one direction" : "one direction only");
-		g_hash_table_insert(by_flow, GUINT_TO_POINTER(fl->id + 1), g);
-		if (fl->peer)
-			g_hash_table_insert(by_flow, GUINT_TO_POINTER(fl->peer->id + 1), g);
+		g_hash_table_insert(by_flow, GUINT_TO_POINTER(fl.id + 1), g);
+		if (fl.peer)
+			g_hash_table_insert(by_flow, GUINT_TO_POINTER(peer.id + 1), g);
 	}
-	for (guint i = 0; a->ladder && i < a->ladder->len; i++) {
-		const struct rs_ladder_ev *e = &g_array_index(a->ladder, struct rs_ladder_ev, i);
+	size_t nev;
+	uint64_t dropped;
+	const struct rs_ladder_ev *events = rs_ladder_events(a, &nev, &dropped);
+	for (size_t i = 0; i < nev; i++) {
+		const struct rs_ladder_ev *e = &events[i];
 		struct group *g = e->is_cm ? g_hash_table_lookup(by_conn, GUINT_TO_POINTER(e->conn_id))
 					   : g_hash_table_lookup(by_flow, GUINT_TO_POINTER(e->flow_id + 1));
 		if (g)
@@ -269,8 +278,8 @@ int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_op
 	}
 	if (!shown)
 		fprintf(out, "\nno RoCE connection%s in this capture\n", o->qp >= 0 ? " with that QP" : o->conn >= 0 ? " with that number" : "");
-	if (a->ladder_dropped)
-		fprintf(out, "\n(%" PRIu64 " later frames not drawn: the ladder keeps the first 2000000)\n", a->ladder_dropped);
+	if (dropped)
+		fprintf(out, "\n(%" PRIu64 " later frames not drawn: the ladder keeps the first 2000000)\n", dropped);
 	g_hash_table_destroy(by_flow);
 	g_hash_table_destroy(by_conn);
 	g_ptr_array_free(groups, TRUE);

@@ -6,11 +6,13 @@
  * (each flow's payload at the last one, the events): the analysis is only
  * read.
  */
+#include <glib.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/result.h"
 #include "report/format.h"
-#include "report/view.h"
+#include "report/report.h"
 
 #define EVENTS 16 /* the latest CM events kept */
 
@@ -46,6 +48,8 @@ void rs_live_cm_event(void *ctx, const struct rs_cm_event *ev)
 
 struct live_row {
 	const struct rs_flow *fl;
+	uint64_t payload;
+	uint32_t id;
 	double now;
 };
 
@@ -54,28 +58,32 @@ static int by_rate(const void *x, const void *y)
 	const struct live_row *a = x, *b = y;
 	if (a->now != b->now)
 		return a->now > b->now ? -1 : 1;
-	if (a->fl->payload != b->fl->payload)
-		return a->fl->payload > b->fl->payload ? -1 : 1;
-	return a->fl->id < b->fl->id ? -1 : 1;
+	if (a->payload != b->payload)
+		return a->payload > b->payload ? -1 : 1;
+	return a->id < b->id ? -1 : 1;
 }
 
 size_t rs_live_qps(struct rs_live *lv, const struct rs_analyzer *a, uint64_t period_ns, struct rs_live_qp *rows,
 		   size_t max, size_t *total)
 {
-	struct live_row *all = g_new(struct live_row, a->nflows ? a->nflows : 1);
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	struct live_row *all = g_new(struct live_row, cap.half_flows ? cap.half_flows : 1);
 	size_t n = 0;
 	/* A new table of the flows there are now: evicted ones drop out. */
 	GHashTable *prev = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-	for (guint i = 0; i < a->flows->len; i++) {
-		const struct rs_flow *fl = a->flows->pdata[i];
-		if (!fl)
-			continue;
-		gpointer id = GUINT_TO_POINTER(fl->id + 1);
+	size_t pos = 0;
+	for (const struct rs_flow *fl; (fl = rs_flows_next(a, &pos));) {
+		struct rs_flow_info fi;
+		rs_flow_get_info(fl, &fi);
+		gpointer id = GUINT_TO_POINTER(fi.id + 1);
 		const uint64_t *was = g_hash_table_lookup(lv->prev, id);
-		uint64_t delta = fl->payload - (was ? *was : 0);
-		if (fl->payload) /* flows that never carried any get no entry */
-			g_hash_table_insert(prev, id, g_memdup2(&fl->payload, sizeof fl->payload));
+		uint64_t delta = fi.payload - (was ? *was : 0);
+		if (fi.payload) /* flows that never carried any get no entry */
+			g_hash_table_insert(prev, id, g_memdup2(&fi.payload, sizeof fi.payload));
 		all[n].fl = fl;
+		all[n].payload = fi.payload;
+		all[n].id = fi.id;
 		all[n].now = period_ns ? delta / (period_ns / 1e9) : 0;
 		n++;
 	}
@@ -83,24 +91,23 @@ size_t rs_live_qps(struct rs_live *lv, const struct rs_analyzer *a, uint64_t per
 	size_t k = 0;
 	for (; k < n && k < max; k++) {
 		const struct rs_flow *fl = all[k].fl;
+		struct rs_flow_info fi;
+		rs_flow_get_info(fl, &fi);
 		struct rs_live_qp *r = &rows[k];
-		struct rs_addr s, d;
-		rs_flowkey_addr(&fl->key, false, &s);
-		rs_flowkey_addr(&fl->key, true, &d);
-		rs_fmt_addr(lv->names, &s, r->src, sizeof r->src);
-		rs_fmt_addr(lv->names, &d, r->dst, sizeof r->dst);
-		r->dest_qp = fl->key.qpn;
-		r->transport = fl->is_cm_qp ? "CM" : rs_flow_transport_name(fl);
-		r->state = fl->conn ? rs_conn_state(fl->conn) : "";
-		r->packets = fl->packets;
-		r->payload_bytes = fl->payload;
+		rs_fmt_addr(lv->names, &fi.src, r->src, sizeof r->src);
+		rs_fmt_addr(lv->names, &fi.dst, r->dst, sizeof r->dst);
+		r->dest_qp = fi.dest_qp;
+		r->transport = fi.is_cm_qp ? "CM" : fi.transport;
+		r->state = fi.conn ? rs_conn_state(fi.conn) : "";
+		r->packets = fi.packets;
+		r->payload_bytes = fi.payload;
 		r->rate_now_Bps = all[k].now;
-		r->rate_avg_Bps = rs_flow_avg_Bps(a, fl);
-		r->retransmitted = rs_flow_retransmitted(fl);
-		r->naks = rs_flow_naks_total(fl);
-		r->rnr_naks = rs_rare(fl)->rnr_naks;
-		r->cnps = rs_rare(fl)->cnps;
-		r->ecn_ce = rs_rare(fl)->ecn_ce;
+		r->rate_avg_Bps = rs_flow_avg_Bps(fl);
+		r->retransmitted = fi.retransmitted;
+		r->naks = fi.naks;
+		r->rnr_naks = fi.rnr_naks;
+		r->cnps = fi.cnps;
+		r->ecn_ce = fi.ecn_ce;
 	}
 	if (total)
 		*total = n;
@@ -163,31 +170,34 @@ static void tally_state(struct rs_live_totals *t, enum rs_conn_state st, uint64_
 
 void rs_live_totals(const struct rs_analyzer *a, struct rs_live_totals *t)
 {
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
 	memset(t, 0, sizeof *t);
-	t->frames = a->frames;
-	t->bytes = a->bytes;
-	t->roce_frames = a->roce[RS_ROCE_V1] + a->roce[RS_ROCE_V2] + a->roce[RS_ROCE_IB];
-	t->undecodable = a->outcome[RS_TRUNCATED] + a->outcome[RS_MALFORMED] + a->outcome[RS_UNSUPPORTED];
-	t->icrc_bad = a->icrc[RS_CRC_BAD];
-	t->first_ts_ns = a->first_ts;
-	t->last_ts_ns = a->last_ts;
-	t->half_flows = a->nflows;
-	for (guint i = 0; i < a->flows->len; i++) {
-		const struct rs_flow *fl = a->flows->pdata[i];
-		if (!fl)
-			continue;
-		t->payload_bytes += fl->payload;
-		t->retransmitted += rs_flow_retransmitted(fl);
-		t->naks += rs_flow_naks_total(fl);
-		t->rnr_naks += rs_rare(fl)->rnr_naks;
-		t->cnps += rs_rare(fl)->cnps;
-		t->ecn_ce += rs_rare(fl)->ecn_ce;
+	t->frames = cap.frames;
+	t->bytes = cap.bytes;
+	t->roce_frames = cap.roce[RS_ROCE_V1] + cap.roce[RS_ROCE_V2] + cap.roce[RS_ROCE_IB];
+	t->undecodable = cap.outcome[RS_TRUNCATED] + cap.outcome[RS_MALFORMED] + cap.outcome[RS_UNSUPPORTED];
+	t->icrc_bad = cap.icrc[RS_CRC_BAD];
+	t->first_ts_ns = cap.first_ts;
+	t->last_ts_ns = cap.last_ts;
+	t->half_flows = cap.half_flows;
+	size_t pos = 0;
+	for (const struct rs_flow *fl; (fl = rs_flows_next(a, &pos));) {
+		struct rs_flow_info fi;
+		rs_flow_get_info(fl, &fi);
+		t->payload_bytes += fi.payload;
+		t->retransmitted += fi.retransmitted;
+		t->naks += fi.naks;
+		t->rnr_naks += fi.rnr_naks;
+		t->cnps += fi.cnps;
+		t->ecn_ce += fi.ecn_ce;
 	}
 	/* The connections kept, and those evicted under --max-flows by the
 	 * state they were in then. */
-	t->connections = a->conns->len + a->conns_evicted;
-	for (guint i = 0; i < a->conns->len; i++)
-		tally_state(t, rs_conn_state_of(a->conns->pdata[i]), 1);
+	t->connections = cap.conns + cap.conns_evicted;
+	pos = 0;
+	for (const struct rs_conn *c; (c = rs_conns_next(a, &pos));)
+		tally_state(t, rs_conn_state_of(c), 1);
 	for (unsigned k = 0; k < RS_CONN_STATES; k++)
-		tally_state(t, (enum rs_conn_state)k, a->conns_evicted_by_state[k]);
+		tally_state(t, (enum rs_conn_state)k, cap.conns_evicted_by_state[k]);
 }

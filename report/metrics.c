@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/result.h"
 #include "report/format.h"
 #include "report/metrics.h"
 #include "report/view.h"
@@ -52,7 +53,7 @@ struct rs_metrics {
 	struct rs_names *names;
 	GHashTable *prev;         /* flow id + 1 -> struct fstate */
 	uint32_t gen;             /* readings made */
-	guint cursor;             /* the reading under way: the next flow's place */
+	size_t cursor;            /* the reading under way: where the next flow is looked for */
 	bool in_pass;
 	GHashTable *qps;          /* flow id + 1 -> struct qp_series */
 	GHashTable *pairs;        /* "src dst" -> struct pair_acc */
@@ -86,17 +87,22 @@ void rs_metrics_free(struct rs_metrics *m)
 static void read_flow(const struct rs_flow *fl, struct mv *v)
 {
 	memset(v, 0, sizeof *v);
-	v->packets = fl->packets;
-	v->wire_bytes = fl->wire_bytes;
-	v->goodput_bytes = fl->payload;
-	const struct rs_flow_rare *r = rs_rare(fl);
-	v->rnr_naks = r->rnr_naks;
-	v->cnps = r->cnps;
-	v->ecn_ce = r->ecn_ce;
-	memcpy(v->naks, r->naks, sizeof v->naks);
-	const struct rs_flow_msgs *ms = rs_msgs(fl);
-	memcpy(v->msgs, ms->msgs, sizeof v->msgs);
-	memcpy(v->resent, rs_loss(&fl->req)->resent, sizeof v->resent);
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	v->packets = fi.packets;
+	v->wire_bytes = fi.wire_bytes;
+	v->goodput_bytes = fi.payload;
+	v->rnr_naks = fi.rnr_naks;
+	v->cnps = fi.cnps;
+	v->ecn_ce = fi.ecn_ce;
+	struct rs_flow_counts fc;
+	rs_flow_get_counts(fl, &fc);
+	memcpy(v->naks, fc.naks, sizeof v->naks);
+	struct rs_flow_msgs buf;
+	memcpy(v->msgs, rs_flow_messages(fl, &buf)->msgs, sizeof v->msgs);
+	struct rs_stream_info si;
+	rs_flow_stream(fl, false, &si);
+	memcpy(v->resent, si.resent, sizeof v->resent);
 }
 
 /* acc += cur - was, counter by counter (a value below what was kept: the
@@ -112,15 +118,21 @@ static void add_delta(struct mv *acc, const struct mv *cur, const struct mv *was
 static void flow_addrs(struct rs_metrics *m, const struct rs_flow *fl, char *src, char *dst)
 {
 	struct rs_addr s, d;
-	rs_flowkey_addr(&fl->key, false, &s);
-	rs_flowkey_addr(&fl->key, true, &d);
+	uint32_t qp;
+	rs_flow_ends(fl, &s, &d, &qp);
 	rs_fmt_addr(m->names, &s, src, RS_ADDR_STRLEN);
 	rs_fmt_addr(m->names, &d, dst, RS_ADDR_STRLEN);
 }
 
+struct cand {
+	const struct rs_flow *fl;
+	uint64_t wire_bytes;
+	uint32_t id;
+};
+
 static int by_bytes(const void *x, const void *y)
 {
-	const struct rs_flow *a = *(const struct rs_flow *const *)x, *b = *(const struct rs_flow *const *)y;
+	const struct cand *a = x, *b = y;
 	if (a->wire_bytes != b->wire_bytes)
 		return a->wire_bytes > b->wire_bytes ? -1 : 1;
 	return a->id < b->id ? -1 : 1;
@@ -128,12 +140,14 @@ static int by_bytes(const void *x, const void *y)
 
 static struct qp_series *new_series(struct rs_metrics *m, const struct rs_flow *fl)
 {
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
 	struct qp_series *q = g_new0(struct qp_series, 1);
 	flow_addrs(m, fl, q->src, q->dst);
-	snprintf(q->qp, sizeof q->qp, "0x%x", fl->key.qpn);
-	if (fl->conn)
-		snprintf(q->conn, sizeof q->conn, "%" PRIu64, (uint64_t)fl->conn->id);
-	g_hash_table_insert(m->qps, GUINT_TO_POINTER(fl->id + 1), q);
+	snprintf(q->qp, sizeof q->qp, "0x%x", fi.dest_qp);
+	if (fi.conn)
+		snprintf(q->conn, sizeof q->conn, "%" PRIu32, rs_conn_id(fi.conn));
+	g_hash_table_insert(m->qps, GUINT_TO_POINTER(fi.id + 1), q);
 	return q;
 }
 
@@ -143,16 +157,20 @@ static void give_places(struct rs_metrics *m, const struct rs_analyzer *a)
 	unsigned have = g_hash_table_size(m->qps);
 	if (have >= m->max_qps)
 		return;
-	GPtrArray *cand = g_ptr_array_new();
-	for (guint i = 0; i < a->flows->len; i++) {
-		const struct rs_flow *fl = a->flows->pdata[i];
-		if (fl && fl->packets && !g_hash_table_contains(m->qps, GUINT_TO_POINTER(fl->id + 1)))
-			g_ptr_array_add(cand, (gpointer)fl);
+	GArray *cand = g_array_new(FALSE, FALSE, sizeof(struct cand));
+	size_t pos = 0;
+	for (const struct rs_flow *fl; (fl = rs_flows_next(a, &pos));) {
+		struct rs_flow_info fi;
+		rs_flow_get_info(fl, &fi);
+		if (fi.packets && !g_hash_table_contains(m->qps, GUINT_TO_POINTER(fi.id + 1))) {
+			struct cand c = { fl, fi.wire_bytes, fi.id };
+			g_array_append_val(cand, c);
+		}
 	}
-	qsort(cand->pdata, cand->len, sizeof(gpointer), by_bytes);
+	g_array_sort(cand, by_bytes);
 	for (guint i = 0; i < cand->len && have < m->max_qps; i++, have++)
-		new_series(m, cand->pdata[i]);
-	g_ptr_array_free(cand, TRUE);
+		new_series(m, g_array_index(cand, struct cand, i).fl);
+	g_array_free(cand, TRUE);
 }
 
 static gboolean gone(gpointer key, gpointer value, gpointer user)
@@ -212,13 +230,15 @@ static void reading_begin(struct rs_metrics *m, const struct rs_analyzer *a)
  * flows gone from the analysis, and the values kept of them, are dropped. */
 static bool reading_step(struct rs_metrics *m, const struct rs_analyzer *a, guint budget)
 {
-	for (; m->cursor < a->flows->len && budget; m->cursor++, budget--) {
-		const struct rs_flow *fl = a->flows->pdata[m->cursor];
-		if (!fl || !fl->packets)
-			continue;
-		gpointer id = GUINT_TO_POINTER(fl->id + 1);
+	const struct rs_flow *fl = NULL;
+	for (; budget && (fl = rs_flows_next(a, &m->cursor)); budget--) {
 		struct mv cur;
 		read_flow(fl, &cur);
+		if (!cur.packets)
+			continue;
+		struct rs_flow_info fi;
+		rs_flow_get_info(fl, &fi);
+		gpointer id = GUINT_TO_POINTER(fi.id + 1);
 		struct fstate *st = g_hash_table_lookup(m->prev, id);
 		bool fresh = !st;
 		if (fresh) {
@@ -241,7 +261,7 @@ static bool reading_step(struct rs_metrics *m, const struct rs_analyzer *a, guin
 		st->v = cur;
 		st->gen = m->gen;
 	}
-	if (m->cursor < a->flows->len)
+	if (fl || (!budget && rs_flows_next(a, &(size_t){ m->cursor })))
 		return false;
 	g_hash_table_foreach_remove(m->qps, gone, NULL);
 	g_hash_table_foreach_remove(m->prev, stale, &m->gen);
@@ -464,9 +484,11 @@ static void capture_wide(struct mw *w, const struct rs_analyzer *a, const struct
 	family(w, "rocestat_icrc_bad", "counter", NULL, "Frames whose ICRC does not match their bytes.");
 	sample(w, "rocestat_icrc_bad", "_total", NULL, NULL, NULL, t.icrc_bad);
 	family(w, "rocestat_undecodable_frames", "counter", NULL, "Frames that could not be decoded, by outcome.");
-	sample(w, "rocestat_undecodable_frames", "_total", NULL, "outcome", "truncated", a->outcome[RS_TRUNCATED]);
-	sample(w, "rocestat_undecodable_frames", "_total", NULL, "outcome", "malformed", a->outcome[RS_MALFORMED]);
-	sample(w, "rocestat_undecodable_frames", "_total", NULL, "outcome", "unsupported", a->outcome[RS_UNSUPPORTED]);
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	sample(w, "rocestat_undecodable_frames", "_total", NULL, "outcome", "truncated", cap.outcome[RS_TRUNCATED]);
+	sample(w, "rocestat_undecodable_frames", "_total", NULL, "outcome", "malformed", cap.outcome[RS_MALFORMED]);
+	sample(w, "rocestat_undecodable_frames", "_total", NULL, "outcome", "unsupported", cap.outcome[RS_UNSUPPORTED]);
 	if (d && d->have) {
 		family(w, "rocestat_capture_received_frames", "counter", NULL,
 		       "Frames the kernel's filter passed (libpcap ps_recv).");
@@ -480,14 +502,17 @@ static void capture_wide(struct mw *w, const struct rs_analyzer *a, const struct
 	family(w, "rocestat_half_flows", "gauge", NULL, "Half-flows (one direction of one QP) in the analysis.");
 	sample(w, "rocestat_half_flows", "", NULL, NULL, NULL, t.half_flows);
 	uint64_t by[RS_CONN_STATES] = { 0 };
-	for (guint i = 0; i < a->conns->len; i++)
-		by[rs_conn_state_of(a->conns->pdata[i])]++;
+	size_t cpos = 0;
+	for (const struct rs_conn *c; (c = rs_conns_next(a, &cpos));)
+		by[rs_conn_state_of(c)]++;
 	for (unsigned k = 0; k < RS_CONN_STATES; k++)
-		by[k] += a->conns_evicted_by_state[k];
+		by[k] += cap.conns_evicted_by_state[k];
 	family(w, "rocestat_cm_connections", "gauge", NULL, "CM connections seen, by their state now.");
 	for (unsigned k = 0; k < RS_CONN_STATES; k++)
 		sample(w, "rocestat_cm_connections", "", NULL, "state", rs_conn_state_names[k], by[k]);
-	const struct rs_cong_state *c = rs_cong(a);
+	struct rs_cong_info ci;
+	rs_cong_get_info(a, &ci);
+	const struct rs_cong_info *c = &ci;
 	family(w, "rocestat_pause_seconds", "counter", "seconds",
 	       "Time a PFC priority (0-7) or the whole link (PAUSE) was held paused, by sender.");
 	for (guint i = 0; i < c->pause_src->len; i++) {
@@ -606,9 +631,8 @@ void rs_metrics_render(struct rs_metrics *m, const struct rs_analyzer *a, const 
 		g_string_append(out, "# EOF\n");
 }
 
-static int report(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o, bool openmetrics)
+static int report(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o, bool openmetrics)
 {
-	rs_analyzer_finish(a);
 	struct rs_metrics *m = rs_metrics_new(o->metrics_qps ? o->metrics_qps : RS_METRICS_QPS, o->resolve_names);
 	GString *s = g_string_new(NULL);
 	rs_metrics_read(m, a);
@@ -620,12 +644,12 @@ static int report(FILE *out, struct rs_analyzer *a, const struct rs_report_opts 
 	return ok ? 0 : -1;
 }
 
-int rs_report_prometheus(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_prometheus(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	return report(out, a, o, false);
 }
 
-int rs_report_openmetrics(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_openmetrics(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	return report(out, a, o, true);
 }

@@ -1,7 +1,9 @@
 /*
  * report.h — what rocestat shows of an analysis: the summary as text or
  * JSON, the throughput plot, the ladder diagram, and the rows of the live
- * view. Writers only read the analysis (struct rs_analyzer, finished).
+ * view. Writers only read the analysis: the caller finishes it
+ * (rs_analyzer_finish) before the first of them; the live view reads it
+ * while it runs.
  */
 #ifndef RS_REPORT_H
 #define RS_REPORT_H
@@ -30,11 +32,11 @@ struct rs_report_opts {
 	const void *ctx;     /* the caller's, for a writer it wraps (NULL) */
 };
 
-int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
-int rs_report_json(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_text(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_json(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);
 /* --format ndjson: the JSON document's capture, connections, queue pairs and
  * anomalies, one object a line, each naming its kind, file and host. */
-int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_ndjson(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);
 /* The summary's formats (formats.c), in the order of enum rs_format
  * (cli/cli.h); the last row's name is NULL. */
 #define RS_FMT_COMPACT 1 /* JSON on one line */
@@ -42,7 +44,7 @@ int rs_report_ndjson(FILE *out, struct rs_analyzer *a, const struct rs_report_op
 #define RS_FMT_METRICS 4 /* metrics: the latency buckets are counted */
 struct rs_report_format {
 	const char *name;
-	int (*write)(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+	int (*write)(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);
 	unsigned flags;
 	const char *help;
 };
@@ -53,10 +55,10 @@ int rs_report_format_find(const char *name);
 void rs_report_format_list(char *buf, size_t len);
 
 /* --format prometheus / openmetrics: one scrape's worth (report/metrics.h). */
-int rs_report_prometheus(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
-int rs_report_openmetrics(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
-int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
-int rs_report_ladder(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_prometheus(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_openmetrics(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_plot_svg(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);
+int rs_report_ladder(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);
 /* Whether --qp `qp` selects anything: a half-flow to QP `qp` or a CM
  * connection that names it (what the reports select, view.c). If not,
  * `list` gets the destination QPs present, ascending, hex as in the text

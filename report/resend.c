@@ -26,7 +26,7 @@ static void put(char *buf, size_t len, size_t *n, const char *fmt, ...)
 }
 
 /* "waited 23.8 ms" or "waited 23.8 ms to 41.0 ms" */
-static void waits(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
+static void waits(const struct rs_stream_info *l, char *buf, size_t len, size_t *n)
 {
 	char t1[32], t2[32];
 	rs_fmt_ns(l->timeout_min_ns, t1, sizeof t1);
@@ -51,7 +51,7 @@ static void waits(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
 /* "(1.03 ms after the last one)" or "(1.03 ms to 69.4 ms ...)": whether an
  * answer to a later request prompted the retry at once or the timer fired
  * long after it, the reader judges from the wait; the file tells no more. */
-static void read_waits(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
+static void read_waits(const struct rs_stream_info *l, char *buf, size_t len, size_t *n)
 {
 	char t1[32], t2[32];
 	rs_fmt_ns(l->read_min_ns, t1, sizeof t1);
@@ -62,7 +62,7 @@ static void read_waits(const struct rs_psn_loss *l, char *buf, size_t len, size_
 	put(buf, len, n, " after the last one)");
 }
 
-static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n)
+static void causes(const struct rs_stream_info *l, char *buf, size_t len, size_t *n)
 {
 	static const char *const what[RS_RESEND__COUNT] = {
 		[RS_RESEND_NAK] = "after a NAK (go-back-N)",
@@ -87,25 +87,11 @@ static void causes(const struct rs_psn_loss *l, char *buf, size_t len, size_t *n
 	}
 }
 
-/* The first request PSN the responder had not acknowledged at the end. */
-uint32_t rs_flow_unacked_from(const struct rs_flow *fl)
-{
-	const struct rs_flow *p = fl->peer;
-	return p && p->have_ack_psn ? (p->ack_psn + 1) & RS_PSN_MASK : fl->req.first;
-}
-
-int64_t rs_flow_unacked(const struct rs_flow *fl)
-{
-	if (fl->transport != RS_TR_RC || !fl->req.started)
-		return -1;
-	int32_t n = rs_psn_diff(fl->req.next, rs_flow_unacked_from(fl));
-	return n > 0 ? n : 0;
-}
-
 /* The request stream's retransmissions, by cause. */
 static void retrans(const char *who, const struct rs_flow *fl, uint64_t count, char *buf, size_t len)
 {
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	struct rs_stream_info req, *l = &req;
+	rs_flow_stream(fl, false, l);
 	size_t n = 0;
 	put(buf, len, &n, "%s: %" PRIu64 " request packet%s re-sent by the requester", who, count, count == 1 ? "" : "s");
 	causes(l, buf, len, &n);
@@ -128,13 +114,25 @@ static unsigned timeout_exponent(uint64_t period_ns)
  * period_ns, the timeout re-sends' measured period (0: none), when far from
  * the CM's timeout (beyond 2x either way, wider than RXE's jitter), names the
  * timeout it matches: the QP was modified after the CM exchange. */
+/* The connection of requester fl, and whether fl is its client's; false: none. */
+static bool conn_of(const struct rs_flow *fl, struct rs_conn_info *c, bool *client)
+{
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	if (!fi.conn)
+		return false;
+	rs_conn_get_info(fi.conn, c);
+	*client = c->c2s == fl;
+	return true;
+}
+
 static void announced(const struct rs_flow *fl, bool rnr, uint64_t period_ns, char *buf, size_t len, size_t *n)
 {
-	const struct rs_conn *c = fl->conn;
-	if (!c)
+	struct rs_conn_info ci, *c = &ci;
+	bool client;
+	if (!conn_of(fl, c, &client))
 		return;
 	char t[32];
-	bool client = c->c2s == fl;
 	if (!rnr && c->have_req_retry) {
 		put(buf, len, n, "; the CM REQ carried Local ACK Timeout %u (%s) and Retry Count %u", c->ack_timeout,
 		    c->ack_timeout ? rs_fmt_ns(rs_ack_timeout_ns(c->ack_timeout), t, sizeof t) : "none", c->retry_count);
@@ -153,9 +151,11 @@ static void announced(const struct rs_flow *fl, bool rnr, uint64_t period_ns, ch
 /* Why the file cannot call a requester that stopped exhausted. */
 static void why_stopped(const struct rs_flow *fl, bool rnr, char *buf, size_t len, size_t *n)
 {
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
-	const struct rs_conn *c = fl->conn;
-	bool client = c && c->c2s == fl;
+	struct rs_stream_info req, *l = &req;
+	rs_flow_stream(fl, false, l);
+	struct rs_conn_info ci;
+	bool client = false;
+	const struct rs_conn_info *c = conn_of(fl, &ci, &client) ? &ci : NULL;
 	const char *msg = rnr ? (client ? "REP" : "REQ") : "REQ";
 	unsigned count = !c ? 0 : rnr ? (client ? c->rnr_retry_rep : c->rnr_retry_req) : c->retry_count;
 	switch (l->dead_why) {
@@ -184,7 +184,8 @@ static void why_stopped(const struct rs_flow *fl, bool rnr, char *buf, size_t le
 static void dead_rnr(const char *who, const struct rs_flow *fl, uint32_t code, uint64_t count, char *buf,
 		     size_t len)
 {
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	struct rs_stream_info req, *l = &req;
+	rs_flow_stream(fl, false, l);
 	char t1[32];
 	size_t n = 0;
 	put(buf, len, &n, "%s: %" PRIu64 " RNR NAK%s in a row (the last at frame %" PRIu64 ", %s before the end of "
@@ -205,7 +206,10 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 		dead_rnr(who, fl, code, count, buf, len);
 		return;
 	}
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	struct rs_stream_info req, *l = &req;
+	rs_flow_stream(fl, false, l);
+	struct rs_conn_info ci;
+	bool client;
 	char t1[32], t2[32], t3[32];
 	size_t n = 0;
 	uint64_t span = l->silent_last_ts - l->silent_first_ts;
@@ -220,7 +224,7 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 		    "so its retry count ran out (IBV_WC_RETRY_EXC_ERR, \"transport retry counter exceeded\"%s); "
 		    "the connection failed",
 		    rs_fmt_ns(l->silence_ns, t1, sizeof t1),
-		    fl->conn && fl->conn->retry_count == 7 ? ", on a NIC that follows the IBA: rdma_rxe retries for ever at 7" : "");
+		    conn_of(fl, &ci, &client) && ci.retry_count == 7 ? ", on a NIC that follows the IBA: rdma_rxe retries for ever at 7" : "");
 	else if (code == RS_DEAD_SILENT)
 		put(buf, len, &n, ", then sent nothing more (%s before the end of the capture)",
 		    rs_fmt_ns(l->silence_ns, t1, sizeof t1));
@@ -237,9 +241,9 @@ static void dead(const char *who, const struct rs_flow *fl, uint32_t code, uint6
 	announced(fl, false, count > 1 ? span / (count - 1) : 0, buf, len, &n);
 }
 
-bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf, size_t len)
+bool rs_resend_describe(const char *who, const struct rs_anomaly_info *an, char *buf, size_t len)
 {
-	const struct rs_flow *fl = an->subject;
+	const struct rs_flow *fl = an->flow;
 	switch (an->type) {
 	case RS_AN_RETRANS:
 		if (an->code)

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analyzer/result.h"
 #include "report/report.h"
 #include "report/view.h"
 
@@ -50,10 +51,16 @@ static double nice_step(double range, int ticks)
 	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
+/* A flow the plot may draw, with what it is sorted by. */
+struct drawn {
+	const struct rs_flow *fl;
+	uint64_t payload_all;
+	uint32_t id;
+};
+
 static gint by_payload(gconstpointer x, gconstpointer y)
 {
-	const struct rs_flow *a = *(const struct rs_flow *const *)x;
-	const struct rs_flow *b = *(const struct rs_flow *const *)y;
+	const struct drawn *a = x, *b = y;
 	if (a->payload_all != b->payload_all)
 		return a->payload_all > b->payload_all ? -1 : 1;
 	return a->id < b->id ? -1 : 1;
@@ -64,8 +71,12 @@ static gint by_payload(gconstpointer x, gconstpointer y)
 static void title(FILE *out, const struct rs_analyzer *a, double iv_s)
 {
 	GString *files = g_string_new(NULL);
-	for (guint i = 0; i < a->files->len; i++) {
-		const char *name = ((const struct rs_file *)a->files->pdata[i])->name;
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	for (uint32_t i = 0; i < cap.files; i++) {
+		struct rs_file_info fi;
+		rs_capture_file(a, i, &fi);
+		const char *name = fi.name;
 		const char *slash = strrchr(name, '/');
 		g_string_append_printf(files, "%s%s", i ? ", " : "", slash ? slash + 1 : name);
 	}
@@ -165,7 +176,7 @@ static uint64_t marks_of(FILE *out, const struct frame *g, const struct rs_serie
 static void draw_flow(FILE *out, const struct frame *g, const struct rs_flow *fl, double iv_s, const char *color,
 		      uint64_t marks[MK__COUNT])
 {
-	const struct rs_series *s = rs_series_of(fl);
+	const struct rs_series *s = rs_flow_series(fl);
 	double width = iv_s * (double)(1u << s->shift);
 	fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
 	int64_t prev = -2;
@@ -182,7 +193,9 @@ static void draw_flow(FILE *out, const struct frame *g, const struct rs_flow *fl
 		prev = iv;
 	}
 	fprintf(out, "\"/>\n");
-	const struct rs_series *peer = fl->peer ? rs_series_of(fl->peer) : NULL;
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	const struct rs_series *peer = fi.peer ? rs_flow_series(fi.peer) : NULL;
 	for (int k = 0; k < MK__COUNT; k++) {
 		marks[k] += marks_of(out, g, s, s, iv_s, (enum mark)k, color);
 		if (k != MK_RETX && peer && peer->len)
@@ -234,9 +247,11 @@ static void fit_middle(const char *s, double ems, char *buf, size_t len)
 static void flow_label_fit(struct rs_view *v, const struct rs_flow *fl, double ems, char *buf, size_t len)
 {
 	char src[96], dst[96], fs[96], fd[96], qp[24];
-	rs_fmt_flow_addr(v->names, &fl->key, false, src, sizeof src);
-	rs_fmt_flow_addr(v->names, &fl->key, true, dst, sizeof dst);
-	snprintf(qp, sizeof qp, " QP 0x%" PRIx32, fl->key.qpn);
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	rs_fmt_addr(v->names, &fi.src, src, sizeof src);
+	rs_fmt_addr(v->names, &fi.dst, dst, sizeof dst);
+	snprintf(qp, sizeof qp, " QP 0x%" PRIx32, fi.dest_qp);
 	double room = ems - em_width(" → ") - em_width(qp), ws = em_width(src), wd = em_width(dst);
 	double half = room / 2;
 	fit_middle(src, wd < half ? room - wd : ws < half ? ws : half, fs, sizeof fs);
@@ -265,8 +280,12 @@ static void legend_text(struct rs_view *v, const struct rs_analyzer *a, const st
 		return;
 	}
 	flow_label_fit(v, fl, px / LEGEND_PX, l1, len);
-	const struct rs_file *fi = first.file < a->files->len ? a->files->pdata[first.file] : NULL;
-	const char *name = fi ? fi->name : "?", *slash = strrchr(name, '/');
+	struct rs_capture_info cap;
+	struct rs_file_info fi = { .name = "?" };
+	rs_capture_get_info(a, &cap);
+	if (first.file < cap.files)
+		rs_capture_file(a, first.file, &fi);
+	const char *name = fi.name, *slash = strrchr(name, '/');
 	char no[24];
 	snprintf(no, sizeof no, "file %" PRIu32 ": ", first.file + 1);
 	fit_middle(slash ? slash + 1 : name, px / NOTE_PX - em_width(no) - em_width(frame), full, sizeof full);
@@ -362,26 +381,32 @@ static void axes(FILE *out, const struct frame *g, double xstep, double ystep, c
 		MT + g->ph / 2, unit);
 }
 
-int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_plot_svg(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	rs_view_init(&v, a, o);
-	GPtrArray *sel = g_ptr_array_new();
+	GArray *cand = g_array_new(FALSE, FALSE, sizeof(struct drawn));
 	for (guint i = 0; i < v.flows->len; i++) {
-		struct rs_flow *fl = v.flows->pdata[i];
-		if (rs_series_of(fl) && rs_series_of(fl)->len && fl->payload_all)
-			g_ptr_array_add(sel, fl);
+		const struct rs_flow *fl = v.flows->pdata[i];
+		struct rs_flow_info fi;
+		rs_flow_get_info(fl, &fi);
+		if (rs_flow_series(fl) && rs_flow_series(fl)->len && fi.payload_all)
+			g_array_append_val(cand, ((struct drawn){ fl, fi.payload_all, fi.id }));
 	}
-	g_ptr_array_sort(sel, by_payload);
-	guint carried = sel->len;
-	if ((int)sel->len > o->top)
-		g_ptr_array_set_size(sel, (guint)o->top);
+	g_array_sort(cand, by_payload);
+	guint carried = cand->len;
+	GPtrArray *sel = g_ptr_array_new();
+	for (guint i = 0; i < cand->len && (int)i < o->top; i++)
+		g_ptr_array_add(sel, (void *)g_array_index(cand, struct drawn, i).fl);
+	g_array_free(cand, TRUE);
 
-	double iv_s = a->opts.interval_ns / 1e9;
-	double tmax = a->have_ts ? (a->last_ts - a->first_ts) / 1e9 : 0;
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	double iv_s = rs_analyzer_options(a)->interval_ns / 1e9;
+	double tmax = cap.have_ts ? (cap.last_ts - cap.first_ts) / 1e9 : 0;
 	double ymax = 0;
 	for (guint i = 0; i < sel->len; i++) {
-		const struct rs_series *s = rs_series_of(sel->pdata[i]);
+		const struct rs_series *s = rs_flow_series(sel->pdata[i]);
 		double width = iv_s * (double)(1u << s->shift);
 		for (uint32_t k = 0; k < s->len; k++)
 			ymax = fmax(ymax, s->bytes[k] / width);
@@ -394,7 +419,7 @@ int rs_report_plot_svg(FILE *out, struct rs_analyzer *a, const struct rs_report_
 	static const char *const units[] = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s" };
 	int u = 0;
 	struct frame g = { .w = o->plot_w > 0 ? o->plot_w : W_DEFAULT, .h = o->plot_h > 0 ? o->plot_h : H_DEFAULT,
-			   .scale = 1, .multi = a->files->len > 1 };
+			   .scale = 1, .multi = cap.files > 1 };
 	g.lstep = g.multi ? 34 : 20;
 	while (ymax / g.scale >= 1024 && u < 4) {
 		g.scale *= 1024;

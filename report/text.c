@@ -44,7 +44,7 @@ static void fmt_time(uint64_t ns, char *buf, size_t len)
  * whether its records admit the cut. Not an anomaly: header-only capture is
  * how RDMA is captured at speed; the user needs to know what it leaves
  * unproven (payload bytes, the ICRC). */
-static void sliced_line(FILE *out, int width, const struct rs_analyzer *a, const struct rs_file *fi)
+static void sliced_line(FILE *out, int width, uint32_t files, const struct rs_file_info *fi)
 {
 	uint64_t snap = fi->sliced[RS_SLICE_SNAPLEN], rew = fi->sliced[RS_SLICE_REWRITTEN];
 	if (!snap && !rew)
@@ -55,8 +55,8 @@ static void sliced_line(FILE *out, int width, const struct rs_analyzer *a, const
 	else
 		snprintf(len, sizeof len, "%u-%u bytes", fi->sliced_cap_min, fi->sliced_cap_max);
 	int n = snprintf(line, sizeof line, "%" PRIu64 " frame%s cut to %s by the capture%s%s", snap + rew,
-			 snap + rew == 1 ? "" : "s", len, a->files->len > 1 ? " in " : "",
-			 a->files->len > 1 ? fi->name : "");
+			 snap + rew == 1 ? "" : "s", len, files > 1 ? " in " : "",
+			 files > 1 ? fi->name : "");
 	if (n > 0 && (size_t)n < sizeof line) {
 		if (rew && snap)
 			snprintf(line + n, sizeof line - (size_t)n, " (%" PRIu64 " with the record length rewritten to the cut):", rew);
@@ -72,7 +72,7 @@ static void sliced_line(FILE *out, int width, const struct rs_analyzer *a, const
  * and what became of the rest. Only when something is missing. */
 static void psn_lines(FILE *out, int width, const struct rs_analyzer *a)
 {
-	const struct rs_psn_totals *t = &a->psns;
+	const struct rs_psn_totals *t = rs_capture_psns(a);
 	if (!t->missing)
 		return;
 	struct rs_gaps g = rs_gaps_of_capture(t);
@@ -114,10 +114,14 @@ static void title_line(FILE *out, const struct rs_view *v)
 	const struct rs_analyzer *a = v->a;
 	char first[64];
 	GString *names = g_string_new(NULL);
-	for (guint i = 0; i < a->files->len; i++)
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	for (uint32_t i = 0; i < cap.files; i++)
 	{
+		struct rs_file_info fi;
+		rs_capture_file(a, i, &fi);
 		/* A name from the command line may hold anything (ESC, BEL, a newline). */
-		char *safe = rs_escape_ctl(((const struct rs_file *)a->files->pdata[i])->name, false);
+		char *safe = rs_escape_ctl(fi.name, false);
 		g_string_append_printf(names, "%s%s", i ? ", " : "", safe);
 		g_free(safe);
 	}
@@ -138,22 +142,25 @@ static void sniffer_lines(FILE *out, int width, const struct rs_analyzer *a)
 {
 	const char *head = "Sniffer    ";
 	char s[512];
-	if (a->icrc_port_rewritten) {
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	if (cap.icrc_port_rewritten) {
 		if (width <= 0) {
 			fprintf(out, "Sniffer    %" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture,\n"
 				INDENT "not corruption: %s ICRC matches the NIC's port (e.g. %u)\n",
-				a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
-				a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
+				cap.icrc_port_rewritten, cap.icrc_port_rewritten == 1 ? "" : "s",
+				cap.icrc_port_rewritten == 1 ? "its" : "their", cap.icrc_port_example);
 		} else {
 			snprintf(s, sizeof s, "%" PRIu64 " frame%s: UDP source port rewritten to 4791 by the capture, "
 				 "not corruption: %s ICRC matches the NIC's port (e.g. %u)",
-				 a->icrc_port_rewritten, a->icrc_port_rewritten == 1 ? "" : "s",
-				 a->icrc_port_rewritten == 1 ? "its" : "their", a->icrc_port_example);
+				 cap.icrc_port_rewritten, cap.icrc_port_rewritten == 1 ? "" : "s",
+				 cap.icrc_port_rewritten == 1 ? "its" : "their", cap.icrc_port_example);
 			rs_para(out, width, head, INDENT, s);
 		}
 		head = INDENT;
 	}
-	const struct rs_sniffer *sn = &a->sn;
+	struct rs_sniffer_info sni, *sn = &sni;
+	rs_capture_sniffer(a, sn);
 	if (sn->mac_changes) {
 		/* Most frames: the capture's own MACs; a few: a change of path. */
 		bool per_frame = sn->mac_changes * 2 > sn->mac_frames;
@@ -182,16 +189,18 @@ static void capture_section(FILE *out, const struct rs_view *v)
 	const struct rs_report_opts *o = v->o;
 	int width = o->width;
 	char b1[32], t1[48], t2[48], line[256], span_s[160] = "";
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
 
 	title_line(out, v);
 	/* In the unit that shows it: a 19 us capture is not "0.000 s". */
 	char d1[32];
-	rs_fmt_ns(a->have_ts ? a->last_ts - a->first_ts : 0, d1, sizeof d1);
-	snprintf(line, sizeof line, "Capture    %" PRIu64 " frame%s, %s, %s", a->frames, a->frames == 1 ? "" : "s",
-		 rs_fmt_bytes(a->bytes, b1, sizeof b1), d1);
-	if (a->have_ts) {
-		fmt_time(a->first_ts, t1, sizeof t1);
-		fmt_time(a->last_ts, t2, sizeof t2);
+	rs_fmt_ns(cap.have_ts ? cap.last_ts - cap.first_ts : 0, d1, sizeof d1);
+	snprintf(line, sizeof line, "Capture    %" PRIu64 " frame%s, %s, %s", cap.frames, cap.frames == 1 ? "" : "s",
+		 rs_fmt_bytes(cap.bytes, b1, sizeof b1), d1);
+	if (cap.have_ts) {
+		fmt_time(cap.first_ts, t1, sizeof t1);
+		fmt_time(cap.last_ts, t2, sizeof t2);
 		snprintf(span_s, sizeof span_s, "(%s → %s)", t1, t2 + (strncmp(t1, t2, 11) == 0 ? 11 : 0));
 	}
 	/* The time span on a line of its own when both do not fit. */
@@ -205,40 +214,43 @@ static void capture_section(FILE *out, const struct rs_view *v)
 	char it[4][192];
 	const char *items[4];
 	int n = 0;
-	if (a->roce[RS_ROCE_V2])
-		snprintf(it[n], sizeof it[n], "RoCE v2 %" PRIu64 " (IPv4 %" PRIu64 ", IPv6 %" PRIu64 ")", a->roce[RS_ROCE_V2],
-			 a->ipv4, a->ipv6), n++;
-	if (a->roce[RS_ROCE_V1])
-		snprintf(it[n], sizeof it[n], "RoCE v1 %" PRIu64, a->roce[RS_ROCE_V1]), n++;
-	if (a->roce[RS_ROCE_IB])
-		snprintf(it[n], sizeof it[n], "InfiniBand %" PRIu64, a->roce[RS_ROCE_IB]), n++;
-	snprintf(it[n], sizeof it[n], "non-RoCE %" PRIu64, a->roce[0]), n++;
+	if (cap.roce[RS_ROCE_V2])
+		snprintf(it[n], sizeof it[n], "RoCE v2 %" PRIu64 " (IPv4 %" PRIu64 ", IPv6 %" PRIu64 ")", cap.roce[RS_ROCE_V2],
+			 cap.ipv4, cap.ipv6), n++;
+	if (cap.roce[RS_ROCE_V1])
+		snprintf(it[n], sizeof it[n], "RoCE v1 %" PRIu64, cap.roce[RS_ROCE_V1]), n++;
+	if (cap.roce[RS_ROCE_IB])
+		snprintf(it[n], sizeof it[n], "InfiniBand %" PRIu64, cap.roce[RS_ROCE_IB]), n++;
+	snprintf(it[n], sizeof it[n], "non-RoCE %" PRIu64, cap.roce[0]), n++;
 	for (int k = 0; k < n; k++)
 		items[k] = it[k];
 	rs_items(out, width, INDENT, INDENT, "  ·  ", items, n);
 
-	uint64_t ib = a->icrc[RS_CRC_BAD];
+	uint64_t ib = cap.icrc[RS_CRC_BAD];
 	n = 0;
 	int k = snprintf(it[n], sizeof it[n], "ICRC ok %" PRIu64 ", bad %s%" PRIu64 "%s, unchecked %" PRIu64,
-			 a->icrc[RS_CRC_OK], ib ? RED(o) : "", ib, ib ? OFF(o) : "", a->icrc[RS_CRC_UNCHECKED]);
-	if (a->icrc_port_rewritten && k > 0 && (size_t)k < sizeof it[n])
-		snprintf(it[n] + k, sizeof it[n] - (size_t)k, ", port rewritten %" PRIu64, a->icrc_port_rewritten);
+			 cap.icrc[RS_CRC_OK], ib ? RED(o) : "", ib, ib ? OFF(o) : "", cap.icrc[RS_CRC_UNCHECKED]);
+	if (cap.icrc_port_rewritten && k > 0 && (size_t)k < sizeof it[n])
+		snprintf(it[n] + k, sizeof it[n] - (size_t)k, ", port rewritten %" PRIu64, cap.icrc_port_rewritten);
 	n++;
-	if (a->roce[RS_ROCE_IB])
-		snprintf(it[n], sizeof it[n], "VCRC bad %" PRIu64, a->vcrc_bad), n++;
-	uint64_t bad = a->outcome[RS_TRUNCATED] + a->outcome[RS_MALFORMED] + a->outcome[RS_UNSUPPORTED];
+	if (cap.roce[RS_ROCE_IB])
+		snprintf(it[n], sizeof it[n], "VCRC bad %" PRIu64, cap.vcrc_bad), n++;
+	uint64_t bad = cap.outcome[RS_TRUNCATED] + cap.outcome[RS_MALFORMED] + cap.outcome[RS_UNSUPPORTED];
 	snprintf(it[n], sizeof it[n], "truncated %" PRIu64 ", malformed %" PRIu64 ", unsupported %" PRIu64 "%s",
-		 a->outcome[RS_TRUNCATED], a->outcome[RS_MALFORMED], a->outcome[RS_UNSUPPORTED],
+		 cap.outcome[RS_TRUNCATED], cap.outcome[RS_MALFORMED], cap.outcome[RS_UNSUPPORTED],
 		 bad ? "  (see anomalies)" : ""), n++;
 	for (int m = 0; m < n; m++)
 		items[m] = it[m];
 	rs_items(out, width, INDENT, INDENT, "  ·  ", items, n);
-	if (a->pmtu)
-		fprintf(out, INDENT "path MTU %u (from First/Middle payloads)\n", a->pmtu);
+	if (cap.pmtu)
+		fprintf(out, INDENT "path MTU %u (from First/Middle payloads)\n", cap.pmtu);
 	sniffer_lines(out, width, a);
 	psn_lines(out, width, a);
-	for (guint i = 0; i < a->files->len; i++)
-		sliced_line(out, width, a, a->files->pdata[i]);
+	for (uint32_t i = 0; i < cap.files; i++) {
+		struct rs_file_info fi;
+		rs_capture_file(a, i, &fi);
+		sliced_line(out, width, cap.files, &fi);
+	}
 }
 
 static gint by_count_desc(gconstpointer x, gconstpointer y, gpointer data)
@@ -255,8 +267,9 @@ static void opcode_section(FILE *out, const struct rs_view *v)
 	const struct rs_analyzer *a = v->a;
 	/* 0-255 the opcodes, 256-287 NVIDIA DC's operations */
 	uint64_t count[256 + 32];
-	memcpy(count, a->opcodes, sizeof a->opcodes);
-	memcpy(count + 256, a->opcodes_dc, sizeof a->opcodes_dc);
+	const uint64_t *dc_ops;
+	memcpy(count, rs_capture_opcodes(a, &dc_ops), 256 * sizeof count[0]);
+	memcpy(count + 256, dc_ops, 32 * sizeof count[0]);
 	int ops[256 + 32], n = 0;
 	for (int i = 0; i < 256 + 32; i++)
 		if (count[i])
@@ -283,19 +296,22 @@ static void opcode_section(FILE *out, const struct rs_view *v)
 /* "(N evicted connections: 3 established, 1 rejected)" under --max-flows. */
 static void conns_evicted_line(FILE *out, int width, const struct rs_analyzer *a)
 {
-	if (!a->conns_evicted)
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	const struct rs_analyzer_opts *opts = rs_analyzer_options(a);
+	if (!cap.conns_evicted)
 		return;
 	GString *s = g_string_new(NULL);
-	g_string_append_printf(s, "(%" PRIu64 " evicted connection%s:", a->conns_evicted, a->conns_evicted == 1 ? "" : "s");
+	g_string_append_printf(s, "(%" PRIu64 " evicted connection%s:", cap.conns_evicted, cap.conns_evicted == 1 ? "" : "s");
 	const char *sep = " ";
 	for (unsigned k = 0; k < RS_CONN_STATES; k++)
-		if (a->conns_evicted_by_state[k]) {
-			g_string_append_printf(s, "%s%" PRIu64 " %s", sep, a->conns_evicted_by_state[k], rs_conn_state_names[k]);
+		if (cap.conns_evicted_by_state[k]) {
+			g_string_append_printf(s, "%s%" PRIu64 " %s", sep, cap.conns_evicted_by_state[k], rs_conn_state_names[k]);
 			sep = ", ";
 		}
-	if (a->opts.max_flows_default)
+	if (opts->max_flows_default)
 		g_string_append_printf(s, "; the default cap keeps %" PRIu64 " (1/32 of physical memory's worth; "
-				       "--max-flows N keeps N/2, 0 all)", a->opts.max_flows / 2 ? a->opts.max_flows / 2 : 1);
+				       "--max-flows N keeps N/2, 0 all)", opts->max_flows / 2 ? opts->max_flows / 2 : 1);
 	g_string_append(s, ")");
 	rs_para(out, width, "  ", "   ", s->str);
 	g_string_free(s, TRUE);
@@ -316,19 +332,19 @@ static const char *conn_side(const struct rs_view *v, const struct rs_addr *ad, 
 
 /* The handshake's timing: REQ→REP and REP→RTU (SIDR: REQ→REP only), in
  * milliseconds, each -1 when not seen. */
-static void conn_steps(const struct rs_conn *c, double *s1, double *s2)
+static void conn_steps(const struct rs_conn *c, bool sidr, double *s1, double *s2)
 {
 	*s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_REP);
 	*s2 = rs_conn_step_ms(c, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_RTU);
-	if (c->kind == RS_CONN_SIDR) {
+	if (sidr) {
 		*s1 = rs_conn_step_ms(c, UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP);
 		*s2 = -1;
 	}
 }
 
-static const char *conn_data(const struct rs_conn *c)
+static const char *conn_data(const struct rs_conn_info *c)
 {
-	return c->kind == RS_CONN_SIDR ? (c->c2s ? "UD seen" : "no UD seen")
+	return c->sidr ? (c->c2s ? "UD seen" : "no UD seen")
 	       : c->c2s && c->s2c      ? "both ways"
 	       : c->c2s || c->s2c      ? "one way"
 				       : "none seen";
@@ -336,20 +352,21 @@ static const char *conn_data(const struct rs_conn *c)
 
 /* Second line of a connection: what a reader needs to find the data. With
  * `steps` (a narrow table), the data seen and the handshake's timing first. */
-static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn *c, bool steps)
+static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn *conn, const struct rs_conn_info *c,
+			bool steps)
 {
 	GString *s = g_string_new(NULL);
 	if (steps) {
 		double s1, s2;
-		conn_steps(c, &s1, &s2);
+		conn_steps(conn, c->sidr, &s1, &s2);
 		g_string_append_printf(s, "data %s", conn_data(c));
 		if (s1 >= 0)
-			g_string_append_printf(s, ", %s %.2f ms", c->kind == RS_CONN_SIDR ? "SIDR_REQ→REP" : "REQ→REP", s1);
+			g_string_append_printf(s, ", %s %.2f ms", c->sidr ? "SIDR_REQ→REP" : "REQ→REP", s1);
 		if (s2 >= 0)
 			g_string_append_printf(s, ", REP→RTU %.2f ms", s2);
 		g_string_append(s, "; ");
 	}
-	if (c->kind == RS_CONN_RC) {
+	if (!c->sidr) {
 		if (c->have_rep_psn)
 			g_string_append_printf(s, "client sends from PSN 0x%06x, ", c->rep_psn);
 		if (c->have_req_psn)
@@ -360,7 +377,7 @@ static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn
 	}
 	if (rs_cm_service_is_rdma_cm(c->service_id)) {
 		char svc[96];
-		g_string_append_printf(s, ", %s", rs_conn_service(c, svc, sizeof svc));
+		g_string_append_printf(s, ", %s", rs_conn_service(conn, svc, sizeof svc));
 	}
 	if (c->have_cma) {
 		char ip1[RS_ADDR_STRLEN], ip2[RS_ADDR_STRLEN];
@@ -372,7 +389,7 @@ static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn
 		g_string_append_printf(s, v4 ? ", %s:%u → %s" : ", [%s]:%u → %s", rs_addr_format(&sa, ip1),
 				       c->cma.src_port, rs_addr_format(&da, ip2));
 	}
-	if (c->kind == RS_CONN_RC && c->n[UMAD_CM_ATTR_REJ - UMAD_CM_ATTR_REQ])
+	if (!c->sidr && c->n[UMAD_CM_ATTR_REJ - UMAD_CM_ATTR_REQ])
 		g_string_append_printf(s, ", REJ: %s (%u)", rs_cm_rej_reason_name(c->rej_reason), c->rej_reason);
 	g_string_append(s, ", frames");
 	static const uint16_t order[] = { UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_MRA, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_REJ,
@@ -399,7 +416,8 @@ static bool conn_widths(const struct rs_view *v, int *cw, int *sw)
 		return true;
 	*cw = *sw = 6;
 	for (guint i = 0; i < v->conns->len; i++) {
-		const struct rs_conn *c = v->conns->pdata[i];
+		struct rs_conn_info ci, *c = &ci;
+		rs_conn_get_info(v->conns->pdata[i], c);
 		char b[160];
 		int w1 = rs_dwidth(conn_side(v, &c->client, c->client_qpn, b, sizeof b));
 		int w2 = rs_dwidth(conn_side(v, &c->server, c->server_qpn, b, sizeof b));
@@ -421,7 +439,9 @@ static void conn_section(FILE *out, const struct rs_view *v)
 	const struct rs_analyzer *a = v->a;
 	int width = v->o->width;
 	if (!v->conns->len) {
-		if (a->conns_evicted && v->o->qp < 0 && v->o->conn < 0) {
+		struct rs_capture_info cap;
+		rs_capture_get_info(a, &cap);
+		if (cap.conns_evicted && v->o->qp < 0 && v->o->conn < 0) {
 			fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
 			conns_evicted_line(out, width, a);
 		}
@@ -446,13 +466,15 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		fputs(" state\n", out);
 	}
 	for (guint i = 0; i < v->conns->len; i++) {
-		const struct rs_conn *c = v->conns->pdata[i];
+		const struct rs_conn *conn = v->conns->pdata[i];
+		struct rs_conn_info ci, *c = &ci;
+		rs_conn_get_info(conn, c);
 		char cl[160], sv[160], svc[64], d1[16], d2[16];
 		double s1, s2;
-		conn_steps(c, &s1, &s2);
+		conn_steps(conn, c->sidr, &s1, &s2);
 		snprintf(d1, sizeof d1, s1 >= 0 ? "%.2f ms" : "-", s1);
 		snprintf(d2, sizeof d2, s2 >= 0 ? "%.2f ms" : "-", s2);
-		enum rs_conn_state state = rs_conn_state_of(c);
+		enum rs_conn_state state = rs_conn_state_of(conn);
 		const char *st = rs_conn_state_names[state];
 		bool alarm = state == RS_CONN_REJECTED || state == RS_CONN_INCOMPLETE;
 		fprintf(out, "  %-3u ", c->id);
@@ -460,7 +482,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		fputs(wide ? " " : "  ", out);
 		cell(out, conn_side(v, &c->server, c->server_qpn, sv, sizeof sv), sw, false);
 		fputs(wide ? " " : "  ", out);
-		cell(out, rs_conn_service_short(c, svc, sizeof svc), 13, false);
+		cell(out, rs_conn_service_short(conn, svc, sizeof svc), 13, false);
 		fprintf(out, " %s", alarm ? RED(v->o) : "");
 		if (wide) {
 			cell(out, st, 12, false);
@@ -471,7 +493,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		} else {
 			fprintf(out, "%s%s\n", st, alarm ? OFF(v->o) : "");
 		}
-		conn_detail(out, v, c, !wide);
+		conn_detail(out, v, conn, c, !wide);
 	}
 	if (v->o->qp < 0 && v->o->conn < 0)
 		conns_evicted_line(out, width, a);
@@ -486,7 +508,10 @@ static void memory_section(FILE *out, const struct rs_view *v)
 	struct rs_outbuf r;
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
-		if (!fl->rkeys || !fl->rkeys->n)
+		unsigned nrk;
+		uint64_t more;
+		const struct rs_rkey_use *uses = rs_flow_rkeys(fl, &nrk, &more);
+		if (!nrk)
 			continue;
 		if (!header) {
 			fprintf(out, "\n%sRemote memory%s (rkeys each requester used)\n", BOLD(v->o), OFF(v->o));
@@ -498,8 +523,8 @@ static void memory_section(FILE *out, const struct rs_view *v)
 		rs_outbuf_init(&r, NULL, rb, sizeof rb);
 		rs_outbuf_str(&r, rs_flow_label(v->names, fl, lbl, sizeof lbl), 0);
 		rs_outbuf_putc(&r, ':');
-		for (uint32_t k = 0; k < fl->rkeys->n && k < 4; k++) {
-			const struct rs_rkey_use *u = &rs_rkey_uses(fl->rkeys)[k];
+		for (uint32_t k = 0; k < nrk && k < 4; k++) {
+			const struct rs_rkey_use *u = &uses[k];
 			char sz[24];
 			if (k)
 				rs_outbuf_putc(&r, ';');
@@ -516,9 +541,9 @@ static void memory_section(FILE *out, const struct rs_view *v)
 			rs_outbuf_str(&r, rs_fmt_bytes(u->va_hi - u->va_lo, sz, sizeof sz), 0);
 			rs_outbuf_putc(&r, ')');
 		}
-		if (fl->rkeys->n > 4 || fl->rkeys->more) {
+		if (nrk > 4 || more) {
 			RS_OUTBUF_LIT(&r, " … (");
-			rs_outbuf_u64(&r, fl->rkeys->n, 0);
+			rs_outbuf_u64(&r, nrk, 0);
 			RS_OUTBUF_LIT(&r, " rkeys)");
 		}
 		rs_outbuf_putc(&r, '\0');
@@ -534,10 +559,14 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 		return;
 	}
 	for (guint i = 0; i < v->anomalies->len; i++) {
-		const struct rs_anomaly *an = v->anomalies->pdata[i];
+		const struct rs_anomaly *anomaly = v->anomalies->pdata[i];
+		struct rs_anomaly_info ai, *an = &ai;
+		struct rs_capture_info cap;
+		rs_anomaly_get_info(v->a, anomaly, an);
+		rs_capture_get_info(v->a, &cap);
 		char d[1024], fr[200], line[1280];
-		rs_anomaly_describe(v, an, d, sizeof d);
-		rs_fmt_frames(an, v->a, fr, sizeof fr);
+		rs_anomaly_describe(v, anomaly, d, sizeof d);
+		rs_fmt_frames(an->frames, an->nframes, an->count, cap.files > 1, fr, sizeof fr);
 		snprintf(line, sizeof line, "%s%s%s", d, an->nframes == 1 ? "; frame " : an->nframes ? "; frames " : "", an->nframes ? fr : "");
 		char *safe = rs_escape_ctl(line, false); /* it may quote a file name */
 		rs_para(out, v->o->width, "  - ", "    ", safe);
@@ -561,7 +590,7 @@ static void selection_line(FILE *out, const struct rs_view *v)
 	rs_para(out, v->o->width, "Selected   ", INDENT, line);
 }
 
-int rs_report_text(FILE *out, struct rs_analyzer *a, const struct rs_report_opts *o)
+int rs_report_text(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
 	struct rs_view v;
 	rs_view_init(&v, a, o);

@@ -9,9 +9,10 @@
 
 #include "report/text.h"
 
-static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn *c)
+static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn *conn, const struct rs_nvme_info *q)
 {
-	const struct rs_nvmeq *q = c->nvme;
+	struct rs_conn_info ci, *c = &ci;
+	rs_conn_get_info(conn, c);
 	char cl[160], sv[160], svc[64], line[800], qid[96];
 	if (q->qid_known)
 		snprintf(qid, sizeof qid, "%s queue %u, %u entries (SQSIZE %u, 0's based)", q->qid ? "I/O" : "admin",
@@ -19,11 +20,11 @@ static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn 
 	else
 		snprintf(qid, sizeof qid, "queue not known (no Connect seen)");
 	snprintf(line, sizeof line, "connection %u, %s: host %s QP 0x%x → target %s QP 0x%x, %s", c->id,
-		 rs_conn_service(c, svc, sizeof svc), rs_fmt_addr(v->names, &c->client, cl, sizeof cl), c->client_qpn,
+		 rs_conn_service(conn, svc, sizeof svc), rs_fmt_addr(v->names, &c->client, cl, sizeof cl), c->client_qpn,
 		 rs_fmt_addr(v->names, &c->server, sv, sizeof sv), c->server_qpn, qid);
 	rs_para(out, v->o->width, "  ", "    ", line);
 	char rb[16], wb[16], aer[80] = "";
-	unsigned pend = rs_nvmeq_pending(q), naer = rs_nvmeq_pending_aer(q);
+	unsigned pend = q->pending, naer = q->pending_aer;
 	if (naer)
 		snprintf(aer, sizeof aer, " (%u an Asynchronous Event Request, held by the target until an event)", naer);
 	snprintf(line, sizeof line,
@@ -55,7 +56,7 @@ static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn 
 
 #define OPS_TABLE_WIDTH 106 /* the table's lines; narrower, a paragraph per command kind */
 
-static void queue_ops(FILE *out, const struct rs_view *v, const struct rs_nvmeq *q)
+static void queue_ops(FILE *out, const struct rs_view *v, const struct rs_nvme_info *q)
 {
 	int width = v->o->width;
 	bool table = width <= 0 || width >= OPS_TABLE_WIDTH;
@@ -63,17 +64,15 @@ static void queue_ops(FILE *out, const struct rs_view *v, const struct rs_nvmeq 
 		fprintf(out, "    %-26s %6s %6s %10s %17s %10s %10s %10s\n", "command", "n", "errors", "bytes",
 			"size min-max", "min", "median", "p99");
 	for (unsigned i = 0; i < q->nops; i++) {
-		const struct rs_nvme_op *o = &q->ops[i];
+		const struct rs_nvme_op_info *o = &q->ops[i];
 		char name[48], b[16], s1[16], s2[16], sz[40], t[3][24];
 		rs_fmt_bytes(o->bytes, b, sizeof b);
 		snprintf(sz, sizeof sz, "%s-%s", rs_fmt_bytes(o->size_min, s1, sizeof s1),
 			 rs_fmt_bytes(o->size_max, s2, sizeof s2));
 		if (o->lat.n) {
-			uint64_t qq[2];
-			rs_lat_quantiles((struct rs_latvec *)&o->lat, (const double[]){ 0.5, 0.99 }, qq, 2);
 			rs_fmt_ns(o->lat.min, t[0], sizeof t[0]);
-			rs_fmt_ns(qq[0], t[1], sizeof t[1]);
-			rs_fmt_ns(qq[1], t[2], sizeof t[2]);
+			rs_fmt_ns(o->lat.median, t[1], sizeof t[1]);
+			rs_fmt_ns(o->lat.p99, t[2], sizeof t[2]);
 		} else {
 			for (int k = 0; k < 3; k++)
 				snprintf(t[k], sizeof t[k], "-");
@@ -93,7 +92,7 @@ static void queue_ops(FILE *out, const struct rs_view *v, const struct rs_nvmeq 
 		fprintf(out, "    (%" PRIu64 " commands of further kinds not listed)\n", q->other_ops);
 }
 
-static void queue_errors(FILE *out, const struct rs_view *v, const struct rs_nvmeq *q)
+static void queue_errors(FILE *out, const struct rs_view *v, const struct rs_nvme_info *q)
 {
 	for (uint32_t i = 0; i < q->nerr && i < RS_NVME_ERRS; i++) {
 		const struct rs_nvme_err *e = &q->err[i];
@@ -116,13 +115,14 @@ void rs_text_nvme(FILE *out, const struct rs_view *v)
 	bool any = false;
 	for (guint i = 0; i < v->conns->len; i++) {
 		const struct rs_conn *c = v->conns->pdata[i];
-		if (!c->nvme)
+		struct rs_nvme_info q;
+		if (!rs_conn_nvme(c, &q))
 			continue;
 		if (!any)
 			fprintf(out, "\n%sNVMe-oF queues%s (command capsule → response capsule)\n", BOLD(v->o), OFF(v->o));
 		any = true;
-		queue_head(out, v, c);
-		queue_ops(out, v, c->nvme);
-		queue_errors(out, v, c->nvme);
+		queue_head(out, v, c, &q);
+		queue_ops(out, v, &q);
+		queue_errors(out, v, &q);
 	}
 }

@@ -24,15 +24,14 @@ struct qp_cols {
 };
 
 /* The non-zero problem counts of a flow, e.g. "1973 retx 22 NAK"; "-" if none. */
-static const char *problems(const struct rs_flow *fl, char *buf, size_t len)
+static const char *problems(const struct rs_flow_info *r, char *buf, size_t len)
 {
-	const struct rs_flow_rare *r = rs_rare(fl);
 	const struct {
 		uint64_t n;
 		const char *what;
 	} p[] = {
-		{ rs_flow_retransmitted(fl), "retx" }, { rs_flow_naks_total(fl), "NAK" }, { r->rnr_naks, "RNR" },
-		{ r->ecn_ce, "CE" },                   { r->cnps, "CNP" },                 { r->icrc_bad, "ICRC✗" },
+		{ r->retransmitted, "retx" }, { r->naks, "NAK" },  { r->rnr_naks, "RNR" },
+		{ r->ecn_ce, "CE" },          { r->cnps, "CNP" },  { r->icrc_bad, "ICRC✗" },
 	};
 	size_t o = 0;
 	buf[0] = '\0';
@@ -68,12 +67,15 @@ static void measure(const struct rs_view *v, struct qp_cols *c)
 	c->problems = 8;
 	for (guint i = 0; i < v->flows->len && i < SAMPLE; i++) {
 		const struct rs_flow *fl = v->flows->pdata[i];
+		struct rs_flow_info fi;
+		struct rs_flow_msgs mb;
+		rs_flow_get_info(fl, &fi);
 		char b[192];
-		c->label = max_int(c->label, rs_dwidth(rs_fmt_flow_pair(v->names, &fl->key, " ", b, sizeof b)));
-		c->pkts = max_int(c->pkts, snprintf(b, sizeof b, "%" PRIu64, (uint64_t)fl->packets));
-		c->payload = max_int(c->payload, rs_dwidth(rs_fmt_bytes(fl->payload, b, sizeof b)));
-		c->msgs = max_int(c->msgs, rs_dwidth(rs_fmt_msgs(rs_msgs(fl), b, sizeof b)));
-		c->problems = max_int(c->problems, rs_dwidth(problems(fl, b, sizeof b)));
+		c->label = max_int(c->label, rs_dwidth(rs_flow_label_sep(v->names, fl, " ", b, sizeof b)));
+		c->pkts = max_int(c->pkts, snprintf(b, sizeof b, "%" PRIu64, fi.packets));
+		c->payload = max_int(c->payload, rs_dwidth(rs_fmt_bytes(fi.payload, b, sizeof b)));
+		c->msgs = max_int(c->msgs, rs_dwidth(rs_fmt_msgs(rs_flow_messages(fl, &mb)->msgs, b, sizeof b)));
+		c->problems = max_int(c->problems, rs_dwidth(problems(&fi, b, sizeof b)));
 	}
 	if (c->msgs > 24)
 		c->msgs = 24;
@@ -130,8 +132,11 @@ static void header(FILE *out, const struct qp_cols *c)
 static void narrow_row(struct rs_outbuf *r, const struct rs_view *v, const struct qp_cols *c, const struct rs_flow *fl)
 {
 	const struct rs_analyzer *a = v->a;
+	struct rs_flow_info fi;
+	struct rs_flow_msgs mb;
+	rs_flow_get_info(fl, &fi);
 	char lbl[192], b[64];
-	rs_fmt_flow_pair(v->names, &fl->key, " ", lbl, sizeof lbl);
+	rs_flow_label_sep(v->names, fl, " ", lbl, sizeof lbl);
 	RS_OUTBUF_LIT(r, "  ");
 	if (rs_dwidth(lbl) > c->label) {
 		rs_outbuf_str(r, lbl, 0); /* whole, on a line of its own */
@@ -141,27 +146,27 @@ static void narrow_row(struct rs_outbuf *r, const struct rs_view *v, const struc
 		rs_cell(r, lbl, c->label, false);
 	}
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_str(r, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl), -3);
+	rs_outbuf_str(r, fi.is_cm_qp ? (fi.dest_qp ? "CM" : "SMI") : fi.transport, -3);
 	rs_outbuf_putc(r, ' ');
 	if (c->pairing)
-		rs_outbuf_str(r, fl->is_cm_qp ? "" : rs_flow_pairing(fl), -9);
-	rs_outbuf_u64(r, fl->packets, c->pkts);
+		rs_outbuf_str(r, fi.is_cm_qp ? "" : rs_flow_pairing(fl), -9);
+	rs_outbuf_u64(r, fi.packets, c->pkts);
 	RS_OUTBUF_LIT(r, "  ");
-	rs_cell(r, rs_fmt_bytes(fl->payload, b, sizeof b), c->payload, true);
+	rs_cell(r, rs_fmt_bytes(fi.payload, b, sizeof b), c->payload, true);
 	RS_OUTBUF_LIT(r, "  ");
 	if (c->messages) {
-		rs_cell(r, rs_fmt_msgs(rs_msgs(fl), b, sizeof b), c->msgs, false);
+		rs_cell(r, rs_fmt_msgs(rs_flow_messages(fl, &mb)->msgs, b, sizeof b), c->msgs, false);
 		RS_OUTBUF_LIT(r, "  ");
 	}
 	if (c->avg) {
-		rs_cell(r, qp_rate(v->o, rs_flow_avg_Bps(a, fl), b, sizeof b), 10, true);
+		rs_cell(r, qp_rate(v->o, rs_flow_avg_Bps(fl), b, sizeof b), 10, true);
 		rs_outbuf_putc(r, ' ');
 	}
 	if (c->peak) {
-		rs_cell(r, qp_rate(v->o, rs_flow_peak_Bps(fl, a->opts.interval_ns), b, sizeof b), 10, true);
+		rs_cell(r, qp_rate(v->o, rs_flow_peak_Bps(fl, rs_analyzer_options(a)->interval_ns), b, sizeof b), 10, true);
 		rs_outbuf_putc(r, ' ');
 	}
-	const char *pr = problems(fl, b, sizeof b);
+	const char *pr = problems(&fi, b, sizeof b);
 	bool bad = pr[0] != '-';
 	rs_outbuf_putc(r, ' ');
 	rs_outbuf_str(r, bad ? RED(v->o) : "", 0);
@@ -185,31 +190,34 @@ static void count_cell(struct rs_outbuf *r, const struct rs_report_opts *o, uint
 static void full_row(struct rs_outbuf *r, const struct rs_view *v, const struct rs_flow *fl, int label)
 {
 	const struct rs_analyzer *a = v->a;
+	struct rs_flow_info fi;
+	struct rs_flow_msgs mb;
+	rs_flow_get_info(fl, &fi);
 	char lbl[160], pay[24], msgs[96], r1[24], r2[24];
-	rs_fmt_flow_pair(v->names, &fl->key, " ", lbl, sizeof lbl);
-	rs_fmt_msgs(rs_msgs(fl), msgs, sizeof msgs);
+	rs_flow_label_sep(v->names, fl, " ", lbl, sizeof lbl);
+	rs_fmt_msgs(rs_flow_messages(fl, &mb)->msgs, msgs, sizeof msgs);
 	RS_OUTBUF_LIT(r, "  ");
 	rs_cell(r, lbl, label, false);
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_str(r, fl->is_cm_qp ? (fl->key.qpn ? "CM" : "SMI") : rs_flow_transport_name(fl), -4);
+	rs_outbuf_str(r, fi.is_cm_qp ? (fi.dest_qp ? "CM" : "SMI") : fi.transport, -4);
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_str(r, fl->is_cm_qp ? "" : rs_flow_pairing(fl), -8);
+	rs_outbuf_str(r, fi.is_cm_qp ? "" : rs_flow_pairing(fl), -8);
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_u64(r, fl->packets, 7);
+	rs_outbuf_u64(r, fi.packets, 7);
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_str(r, rs_fmt_bytes(fl->payload, pay, sizeof pay), 10);
+	rs_outbuf_str(r, rs_fmt_bytes(fi.payload, pay, sizeof pay), 10);
 	RS_OUTBUF_LIT(r, "  ");
 	rs_cell(r, msgs, 24, false);
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_str(r, qp_rate(v->o, rs_flow_avg_Bps(a, fl), r1, sizeof r1), 11);
+	rs_outbuf_str(r, qp_rate(v->o, rs_flow_avg_Bps(fl), r1, sizeof r1), 11);
 	rs_outbuf_putc(r, ' ');
-	rs_outbuf_str(r, qp_rate(v->o, rs_flow_peak_Bps(fl, a->opts.interval_ns), r2, sizeof r2), 11);
-	count_cell(r, v->o, rs_flow_retransmitted(fl), 5);
-	count_cell(r, v->o, rs_flow_naks_total(fl), 4);
-	count_cell(r, v->o, rs_rare(fl)->rnr_naks, 4);
-	count_cell(r, v->o, rs_rare(fl)->ecn_ce, 4);
-	count_cell(r, v->o, rs_rare(fl)->cnps, 4);
-	count_cell(r, v->o, rs_rare(fl)->icrc_bad, 5);
+	rs_outbuf_str(r, qp_rate(v->o, rs_flow_peak_Bps(fl, rs_analyzer_options(a)->interval_ns), r2, sizeof r2), 11);
+	count_cell(r, v->o, fi.retransmitted, 5);
+	count_cell(r, v->o, fi.naks, 4);
+	count_cell(r, v->o, fi.rnr_naks, 4);
+	count_cell(r, v->o, fi.ecn_ce, 4);
+	count_cell(r, v->o, fi.cnps, 4);
+	count_cell(r, v->o, fi.icrc_bad, 5);
 	rs_outbuf_putc(r, '\n');
 }
 
@@ -257,30 +265,32 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 			narrow_row(&r, v, &c, fl);
 		rs_outbuf_flush(&r);
 	}
-	if (a->evicted) {
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	if (cap.evicted) {
 		char line[160];
 		snprintf(line, sizeof line, "(%" PRIu64 " evicted half-flows: %" PRIu64 " packets, %" PRIu64 " payload bytes)",
-			 a->evicted, (uint64_t)a->evicted_sum.packets, a->evicted_sum.payload);
+			 cap.evicted, cap.evicted_packets, cap.evicted_payload);
 		rs_para(out, width, "  ", "   ", line);
 	}
 }
 
 /* AckReq requests left out because the capture cannot tell which answer
  * was their first (analyzer/psn.c). */
-static void untimed_order(FILE *out, int width, const struct rs_flow_rare *r)
+static void untimed_order(FILE *out, int width, const struct rs_latency_info *r)
 {
 	char k[240];
-	if (r->lat_acked_before_seen) {
+	if (r->acked_before_seen) {
 		snprintf(k, sizeof k, "not timed: %" PRIu64 " request%s acknowledged before %s in the capture "
 			 "(the sniffer wrote the answer first: which answer was the first is unknown)",
-			 r->lat_acked_before_seen, r->lat_acked_before_seen == 1 ? "" : "s",
-			 r->lat_acked_before_seen == 1 ? "it is" : "they are");
+			 r->acked_before_seen, r->acked_before_seen == 1 ? "" : "s",
+			 r->acked_before_seen == 1 ? "it is" : "they are");
 		rs_para(out, width, "    ", "    ", k);
 	}
-	if (r->lat_acked_across_gap) {
+	if (r->acked_across_gap) {
 		snprintf(k, sizeof k, "not timed: %" PRIu64 " request%s whose first answer in the capture also "
 			 "acknowledges requests not captured before it (an earlier answer may be missing too)",
-			 r->lat_acked_across_gap, r->lat_acked_across_gap == 1 ? "" : "s");
+			 r->acked_across_gap, r->acked_across_gap == 1 ? "" : "s");
 		rs_para(out, width, "    ", "    ", k);
 	}
 }
@@ -294,14 +304,12 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		label = max_int(20, width - 4 - 52);
 	bool header = false;
 	for (guint i = 0; i < v->flows->len; i++) {
-		struct rs_flow *fl = rs_view_flow(v, i);
-		if (!fl->lat)
+		const struct rs_flow *fl = rs_view_flow(v, i);
+		struct rs_latency_info li;
+		rs_flow_latency(fl, &li);
+		if (!li.requester)
 			continue;
-		bool any = false;
-		for (int k = 0; k < RS_LAT__COUNT; k++)
-			any |= (fl->lat->single & 1u << k) || (fl->lat->by_kind[k].v && fl->lat->by_kind[k].v->n > 0);
-		const struct rs_flow_rare *rare = rs_rare(fl);
-		if (!any && !rare->lat_karn && !rare->lat_acked_before_seen && !rare->lat_acked_across_gap)
+		if (!li.any && !li.karn && !li.acked_before_seen && !li.acked_across_gap)
 			continue;
 		if (!header) {
 			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
@@ -317,19 +325,17 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		struct rs_outbuf r;
 		rs_outbuf_init(&r, out, rb, sizeof rb);
 		for (int k = 0; k < RS_LAT__COUNT; k++) {
-			struct rs_latvec *l = rs_latvec_of(fl->lat, (enum rs_lat_kind)k);
-			if (!l || !l->n)
+			const struct rs_lat_figures *l = &li.kind[k];
+			if (!l->n)
 				continue;
 			char t[24];
-			uint64_t q[2];
-			rs_lat_quantiles(l, (const double[]){ 0.5, 0.99 }, q, 2);
 			RS_OUTBUF_LIT(&r, "    ");
 			rs_cell(&r, rs_lat_label((enum rs_lat_kind)k), label, false);
 			rs_cell(&r, rs_fmt_ns(l->min, t, sizeof t), 10, true);
 			rs_outbuf_putc(&r, ' ');
-			rs_cell(&r, rs_fmt_ns(q[0], t, sizeof t), 10, true);
+			rs_cell(&r, rs_fmt_ns(l->median, t, sizeof t), 10, true);
 			rs_outbuf_putc(&r, ' ');
-			rs_cell(&r, rs_fmt_ns(q[1], t, sizeof t), 10, true);
+			rs_cell(&r, rs_fmt_ns(l->p99, t, sizeof t), 10, true);
 			rs_outbuf_putc(&r, ' ');
 			rs_cell(&r, rs_fmt_ns(l->max, t, sizeof t), 10, true);
 			rs_outbuf_putc(&r, ' ');
@@ -337,13 +343,13 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 			rs_outbuf_putc(&r, '\n');
 		}
 		rs_outbuf_flush(&r);
-		uint64_t karn = rs_rare(fl)->lat_karn;
+		uint64_t karn = li.karn;
 		if (karn) {
 			char k[160];
 			snprintf(k, sizeof k, "not timed: %" PRIu64 " answer%s to requests re-sent before the answer came "
 				 "(Karn's rule: which sending it answers is unknown)", karn, karn == 1 ? "" : "s");
 			rs_para(out, width, "    ", "    ", k);
 		}
-		untimed_order(out, width, rare);
+		untimed_order(out, width, &li);
 	}
 }

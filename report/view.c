@@ -1,49 +1,23 @@
 /*
- * view.c — shared by the text and JSON reports: which flows, in which
- * order, the figures derived from the counters, and the wording of each
- * anomaly.
+ * view.c — shared by the text and JSON reports: what a report shows (the
+ * analyzer selects and orders it, analyzer/result.h), flow labels,
+ * connection services, and the wording of each anomaly.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "report/view.h"
 
-/* Skipped PSNs were filled later (a NAK had named some of them, single late
- * packets among them), settled by the responder (uncaptured, or named by a
- * NAK and never re-sent), or neither. Of the re-sent, those whose first
- * sending came after them (overtaken) had it in the capture after all. */
-static struct rs_gaps gaps(uint64_t missing, uint64_t fills, uint64_t ooo, uint64_t naked_fills, uint64_t uncaptured,
-			   uint64_t unseen_lost, uint64_t fills_overtaken)
-{
-	uint64_t resent = fills - ooo - naked_fills;
-	return (struct rs_gaps){
-		.skipped = missing,
-		.absent = missing - fills,
-		.not_captured = uncaptured,
-		.lost = naked_fills + unseen_lost,
-		.resent = resent,
-		.overtaken = fills_overtaken < resent ? fills_overtaken : resent,
-		.reordered = ooo,
-		.undetermined = missing - fills - uncaptured - unseen_lost,
-	};
-}
-
-struct rs_gaps rs_gaps_of_stream(const struct rs_psn_loss *s)
-{
-	return gaps(s->missing, s->fills, s->ooo, s->naked_fills, s->uncaptured, s->unseen_lost, s->fills_overtaken);
-}
-
-struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t)
-{
-	return gaps(t->missing, t->fills, t->ooo, t->naked_fills, t->uncaptured, t->unseen_lost, t->fills_overtaken);
-}
-
 /* What became of the PSNs a stream skipped, most certain first. */
 void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len)
 {
-	struct rs_gaps g = rs_gaps_of_stream(rs_loss(response ? &fl->rsp : &fl->req));
+	struct rs_stream_info st;
+	rs_flow_stream(fl, response, &st);
+	struct rs_gaps g = rs_gaps_of_stream(&st);
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
 	const char *why = response ? "READ responses are never acknowledged"
-			  : fl->transport == RS_TR_UC || fl->transport == RS_TR_UD ? "this transport has no acknowledgements"
+			  : fi.transport_code == RS_TR_UC || fi.transport_code == RS_TR_UD ? "this transport has no acknowledgements"
 			  : "no acknowledgement in the capture covers them";
 	struct {
 		uint64_t n;
@@ -76,24 +50,6 @@ void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t 
 	}
 }
 
-static bool flow_selected(const struct rs_flow *fl, int64_t qp, int64_t conn)
-{
-	if (conn >= 0) {
-		const struct rs_conn *c = fl->conn ? fl->conn : fl->peer ? fl->peer->conn : NULL;
-		if (!c || c->id != (uint64_t)conn)
-			return false;
-	}
-	if (qp < 0)
-		return true;
-	return fl->key.qpn == (uint32_t)qp || (fl->peer && fl->peer->key.qpn == (uint32_t)qp);
-}
-
-static bool conn_selected(const struct rs_conn *c, int64_t qp, int64_t conn)
-{
-	return (conn < 0 || c->id == (uint64_t)conn) &&
-	       (qp < 0 || c->client_qpn == (uint32_t)qp || c->server_qpn == (uint32_t)qp);
-}
-
 static gint by_qpn(gconstpointer x, gconstpointer y)
 {
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
@@ -102,20 +58,24 @@ static gint by_qpn(gconstpointer x, gconstpointer y)
 
 bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, size_t len, unsigned *n)
 {
-	for (guint i = 0; i < a->conns->len; i++) {
-		const struct rs_conn *c = a->conns->pdata[i];
-		if (c->client_qpn == qp || c->server_qpn == qp)
+	size_t pos = 0;
+	for (const struct rs_conn *c; (c = rs_conns_next(a, &pos));) {
+		struct rs_conn_info ci;
+		rs_conn_get_info(c, &ci);
+		if (ci.client_qpn == qp || ci.server_qpn == qp)
 			return true;
 	}
 	GArray *qpns = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	for (guint i = 0; i < a->flows->len; i++) {
-		const struct rs_flow *fl = a->flows->pdata[i];
-		if (fl && fl->key.qpn == qp) {
+	pos = 0;
+	for (const struct rs_flow *fl; (fl = rs_flows_next(a, &pos));) {
+		struct rs_addr src, dst;
+		uint32_t dest_qp;
+		rs_flow_ends(fl, &src, &dst, &dest_qp);
+		if (dest_qp == qp) {
 			g_array_free(qpns, TRUE);
 			return true;
 		}
-		if (fl)
-			g_array_append_val(qpns, fl->key.qpn);
+		g_array_append_val(qpns, dest_qp);
 	}
 	g_array_sort(qpns, by_qpn);
 	size_t at = 0;
@@ -138,121 +98,29 @@ bool rs_report_qp_present(const struct rs_analyzer *a, uint32_t qp, char *list, 
 
 bool rs_report_conn_present(const struct rs_analyzer *a, uint64_t id, unsigned *n, unsigned *last)
 {
-	*n = a->conns->len;
+	struct rs_capture_info cap;
+	rs_capture_get_info(a, &cap);
+	*n = (unsigned)cap.conns;
 	*last = 0;
-	for (guint i = 0; i < a->conns->len; i++) {
-		const struct rs_conn *c = a->conns->pdata[i];
-		if (c->id == id)
+	size_t pos = 0;
+	for (const struct rs_conn *c; (c = rs_conns_next(a, &pos));) {
+		uint32_t cid = rs_conn_id(c);
+		if (cid == id)
 			return true;
-		*last = c->id > *last ? c->id : *last;
+		*last = cid > *last ? cid : *last;
 	}
 	return false;
 }
 
-static gint by_bytes(gconstpointer x, gconstpointer y)
+void rs_view_init(struct rs_view *v, const struct rs_analyzer *a, const struct rs_report_opts *o)
 {
-	const struct rs_flow *a = *(const struct rs_flow *const *)x;
-	const struct rs_flow *b = *(const struct rs_flow *const *)y;
-	if (a->wire_bytes != b->wire_bytes)
-		return a->wire_bytes > b->wire_bytes ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
-}
-
-static bool anomaly_selected(const struct rs_view *v, const struct rs_anomaly *an)
-{
-	if (v->o->qp < 0 && v->o->conn < 0)
-		return true;
-	/* Capture-wide problems (file errors, undecodable frames, bad VCRCs,
-	 * evictions, version mixing) concern every QP. */
-	switch (an->type) {
-	case RS_AN_FILE_ERROR:
-	case RS_AN_UNDECODABLE:
-	case RS_AN_VCRC_BAD:
-	case RS_AN_EVICTED:
-	case RS_AN_MIXED_ROCE:
-	case RS_AN_ROCE_ELSEWHERE:
-		return true;
-	default:
-		break;
-	}
-	for (guint i = 0; i < v->flows->len; i++)
-		if (an->subject == v->flows->pdata[i])
-			return true;
-	for (guint i = 0; i < v->conns->len; i++)
-		if (an->subject == v->conns->pdata[i])
-			return true;
-	return false;
-}
-
-void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_report_opts *o)
-{
-	rs_analyzer_finish(a);
+	g_assert(rs_analyzer_finished(a)); /* by the caller, before any writer (report.h) */
 	v->a = a;
 	v->o = o;
 	v->names = rs_names_new(o->resolve_names);
-	v->flows = g_ptr_array_new();
-	for (guint i = 0; i < a->flows->len; i++) {
-		struct rs_flow *fl = a->flows->pdata[i];
-		if (fl && flow_selected(fl, o->qp, o->conn))
-			g_ptr_array_add(v->flows, fl);
-	}
-	g_ptr_array_sort(v->flows, by_bytes);
-	v->conns = g_ptr_array_new();
-	for (guint i = 0; i < a->conns->len; i++)
-		if (conn_selected(a->conns->pdata[i], o->qp, o->conn))
-			g_ptr_array_add(v->conns, a->conns->pdata[i]);
-	GPtrArray *all = rs_anomalies_sorted(a);
-	v->anomalies = g_ptr_array_new();
-	for (guint i = 0; i < all->len; i++)
-		if (anomaly_selected(v, all->pdata[i]))
-			g_ptr_array_add(v->anomalies, all->pdata[i]);
-	g_ptr_array_free(all, TRUE);
-}
-
-/*
- * The view lists the flows by bytes, which is no order in memory: a
- * writer's loop waits for each flow, then for what it points to, then for
- * what that points to, a miss each (with 8,000 flows, half the report's
- * time). Four distances ahead, one level each: rs_view_flow() fetches
- * them as writers go through the flows in order.
- */
-static void prefetch_ahead(const struct rs_view *v, guint i)
-{
-	enum { FLOW = 16, POINTERS = 12, VECTORS = 8, SAMPLES = 4 };
-	guint n = v->flows->len;
-	if (i + FLOW < n)
-		rs_prefetch_lines(v->flows->pdata[i + FLOW], sizeof(struct rs_flow));
-	if (i + POINTERS < n) {
-		const struct rs_flow *fl = v->flows->pdata[i + POINTERS];
-		const void *p[] = { fl->lat, fl->rkeys, fl->m, fl->rare, fl->req.loss, fl->rsp.loss };
-		for (size_t k = 0; k < G_N_ELEMENTS(p); k++)
-			if (p[k])
-				__builtin_prefetch(p[k]);
-	}
-	if (i + VECTORS < n) {
-		const struct rs_flow *fl = v->flows->pdata[i + VECTORS];
-		if (fl->lat)
-			for (int k = 0; k < RS_LAT__COUNT; k++)
-				if (rs_latvec_vec(fl->lat, (enum rs_lat_kind)k))
-					__builtin_prefetch(rs_latvec_vec(fl->lat, (enum rs_lat_kind)k));
-		if (fl->rkeys && fl->rkeys->cap > 1)
-			__builtin_prefetch(fl->rkeys->u.use);
-	}
-	if (i + SAMPLES < n) {
-		const struct rs_flow *fl = v->flows->pdata[i + SAMPLES];
-		if (fl->lat)
-			for (int k = 0; k < RS_LAT__COUNT; k++) {
-				const struct rs_latvec *lv = rs_latvec_vec(fl->lat, (enum rs_lat_kind)k);
-				if (lv && lv->v)
-					__builtin_prefetch(lv->v);
-			}
-	}
-}
-
-struct rs_flow *rs_view_flow(const struct rs_view *v, guint i)
-{
-	prefetch_ahead(v, i);
-	return v->flows->pdata[i];
+	v->flows = rs_flows_selected(a, o->qp, o->conn);
+	v->conns = rs_conns_selected(a, o->qp, o->conn);
+	v->anomalies = rs_anomalies_selected(a, o->qp, o->conn, v->flows, v->conns);
 }
 
 void rs_view_free(struct rs_view *v)
@@ -263,74 +131,17 @@ void rs_view_free(struct rs_view *v)
 	rs_names_free(v->names);
 }
 
-double rs_flow_active_s(const struct rs_flow *fl)
+const char *rs_flow_label_sep(struct rs_names *n, const struct rs_flow *fl, const char *sep, char *buf, size_t len)
 {
-	return fl->last_ts > fl->first_ts ? (fl->last_ts - fl->first_ts) / 1e9 : 0;
-}
-
-/* Payload over the half-flow's span, first frame to last (Wireshark's
- * conversation rate), whatever --interval is; negative (unknown) when the
- * span is 0: one frame, or all at one time. */
-double rs_flow_avg_Bps(const struct rs_analyzer *a, const struct rs_flow *fl)
-{
-	(void)a;
-	if (fl->last_ts <= fl->first_ts)
-		return -1;
-	return fl->payload / ((fl->last_ts - fl->first_ts) / 1e9);
-}
-
-/* The busiest --interval's payload over the interval; negative (unknown)
- * for a half-flow shorter than one interval: no interval lies within it,
- * so its busiest one would read below its rate. */
-double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns)
-{
-	if (!interval_ns || fl->last_ts < fl->first_ts || fl->last_ts - fl->first_ts < interval_ns)
-		return -1;
-	return fl->peak_bytes / (interval_ns / 1e9);
-}
-
-/* The same for the payload on the wire, re-sends and copies too. */
-double rs_flow_peak_wire_Bps(const struct rs_flow *fl, uint64_t interval_ns)
-{
-	double g = rs_flow_peak_Bps(fl, interval_ns);
-	uint64_t w = fl->rare ? fl->rare->peak_wire : 0;
-	return g < 0 || w <= fl->peak_bytes ? g : w / (interval_ns / 1e9);
-}
-
-uint64_t rs_flow_read_bytes(const struct rs_flow *fl)
-{
-	return fl->peer ? fl->peer->read_resp_payload : 0;
-}
-
-uint64_t rs_flow_msgs_total(const struct rs_flow *fl)
-{
-	const struct rs_flow_msgs *ms = rs_msgs(fl);
-	uint64_t n = 0;
-	for (int k = 0; k < RS_MSG__COUNT; k++)
-		n += ms->msgs[k];
-	return n;
-}
-
-uint64_t rs_flow_naks_total(const struct rs_flow *fl)
-{
-	uint64_t n = 0;
-	for (int k = 0; k < 8; k++)
-		n += rs_rare(fl)->naks[k];
-	return n;
-}
-
-const char *rs_flow_pairing(const struct rs_flow *fl)
-{
-	switch (fl->pair_method) {
-	case RS_PAIR_CM: return "cm";
-	case RS_PAIR_INFERRED: return "inferred";
-	default: return fl->conn ? "cm" : "none";
-	}
+	struct rs_addr src, dst;
+	uint32_t qp;
+	rs_flow_ends(fl, &src, &dst, &qp);
+	return rs_fmt_flow_pair(n, &src, &dst, qp, sep, buf, len);
 }
 
 const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *buf, size_t len)
 {
-	return rs_fmt_flow_pair(n, &fl->key, " QP ", buf, len);
+	return rs_flow_label_sep(n, fl, " QP ", buf, len);
 }
 
 const char *rs_lat_key(enum rs_lat_kind k)
@@ -347,25 +158,15 @@ const char *rs_lat_label(enum rs_lat_kind k)
 	return labels[k];
 }
 
-double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr)
-{
-	unsigned i = from_attr - UMAD_CM_ATTR_REQ, j = to_attr - UMAD_CM_ATTR_REQ;
-	uint64_t q, p;
-	if (from_attr == UMAD_CM_ATTR_DREQ && to_attr == UMAD_CM_ATTR_DREP)
-		return rs_conn_dreq_drep(c, &q, &p) ? (p - q) / 1e6 : -1;
-	if (!c->n[i] || !c->n[j] || c->ts[j] < c->ts[i])
-		return -1;
-	return (c->ts[j] - c->ts[i]) / 1e6;
-}
-
 /* "NVMe-oF on RDMA CM port 4420 (TCP port space)", or without a ULP name
  * the port alone (rs_fmt_service). */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);
+	uint64_t sid = rs_conn_service_id(c);
 	char svc[64];
-	rs_fmt_service(c->service_id, svc, sizeof svc);
-	if (*u && rs_cm_service_is_rdma_cm(c->service_id))
+	rs_fmt_service(sid, svc, sizeof svc);
+	if (*u && rs_cm_service_is_rdma_cm(sid))
 		snprintf(buf, len, "%s on %s", u, svc);
 	else
 		snprintf(buf, len, "%s", svc);
@@ -376,14 +177,15 @@ const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);
-	if (*u && rs_cm_service_is_rdma_cm(c->service_id))
-		snprintf(buf, len, "%s %u", u, rs_cm_service_port(c->service_id));
+	uint64_t sid = rs_conn_service_id(c);
+	if (*u && rs_cm_service_is_rdma_cm(sid))
+		snprintf(buf, len, "%s %u", u, rs_cm_service_port(sid));
 	else
-		rs_fmt_service_short(c->service_id, buf, len);
+		rs_fmt_service_short(sid, buf, len);
 	return buf;
 }
 
-const char *rs_nvme_op_label(const struct rs_nvmeq *q, const struct rs_nvme_op *o, char *buf, size_t len)
+const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len)
 {
 	const char *name = o->opcode == RS_NVME_FABRICS_OPC ? rs_nvme_fctype_name(o->fctype)
 			   : !q->qid_known ? ""
@@ -398,49 +200,54 @@ const char *rs_nvme_op_label(const struct rs_nvmeq *q, const struct rs_nvme_op *
 	return buf;
 }
 
-static const char *conn_label(struct rs_names *n, const struct rs_conn *c, char *buf, size_t len)
+static const char *conn_label(struct rs_names *n, const struct rs_conn *conn, char *buf, size_t len)
 {
 	char cl[96], sv[96], svc[64];
+	struct rs_conn_info ci, *c = &ci;
+	rs_conn_get_info(conn, c);
 	snprintf(buf, len, "%s QP 0x%x → %s %s", rs_fmt_addr(n, &c->client, cl, sizeof cl), c->client_qpn,
-		 rs_fmt_addr(n, &c->server, sv, sizeof sv), rs_conn_service(c, svc, sizeof svc));
+		 rs_fmt_addr(n, &c->server, sv, sizeof sv), rs_conn_service(conn, svc, sizeof svc));
 	return buf;
 }
 
 const struct rs_flow *rs_anomaly_flow(const struct rs_view *v, const struct rs_anomaly *an)
 {
-	if (!rs_anom_flow_subject((enum rs_anom)an->type) || an->subject == &v->a->detached)
-		return NULL;
-	return an->subject;
+	struct rs_anomaly_info ai;
+	rs_anomaly_get_info(v->a, an, &ai);
+	return ai.flow;
 }
 
-void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *an, struct rs_anom_subject *out)
+void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *anomaly, struct rs_anom_subject *out)
 {
+	struct rs_anomaly_info ai, *an = &ai;
+	rs_anomaly_get_info(v->a, anomaly, an);
 	enum rs_anom type = (enum rs_anom)an->type;
 	memset(out, 0, sizeof *out);
-	out->evicted = an->ghost && an->subject == an->ghost;
-	if (an->subject == &v->a->detached) {
+	out->evicted = an->evicted;
+	if (an->evicted_sum) {
 		out->kind = rs_anom_flow_subject(type) ? "evicted_half_flows" : "evicted_connections";
-		out->evicted = true;
-	} else if (rs_anom_flow_subject(type) && an->subject) {
-		const struct rs_flow *fl = an->subject;
+	} else if (an->flow) {
+		struct rs_flow_info fi;
+		rs_flow_get_info(an->flow, &fi);
 		out->kind = "half_flow";
-		rs_flowkey_addr(&fl->key, false, &out->src);
-		rs_flowkey_addr(&fl->key, true, &out->dst);
+		out->src = fi.src;
+		out->dst = fi.dst;
 		out->have_qp = true;
-		out->dest_qp = fl->key.qpn;
-		if (!out->evicted && fl->conn)
-			out->conn_id = fl->conn->id + 1;
-	} else if (rs_anom_conn_subject(type) && an->subject) {
-		const struct rs_conn *c = an->subject;
+		out->dest_qp = fi.dest_qp;
+		if (!out->evicted && fi.conn)
+			out->conn_id = rs_conn_id(fi.conn) + 1;
+	} else if (an->conn) {
+		struct rs_conn_info ci;
+		rs_conn_get_info(an->conn, &ci);
 		out->kind = "connection";
-		out->src = c->client;
-		out->dst = c->server;
-		out->conn_id = c->id + 1;
+		out->src = ci.client;
+		out->dst = ci.server;
+		out->conn_id = ci.id + 1;
 	} else if (type == RS_AN_MIXED_ROCE) {
 		out->kind = "hosts";
-		if (an->ghost) {
-			out->src = an->ghost->mixed.x;
-			out->dst = an->ghost->mixed.y;
+		if (an->have_mixed) {
+			out->src = an->mixed_x;
+			out->dst = an->mixed_y;
 		}
 	} else if (type == RS_AN_FILE_ERROR || type == RS_AN_FILE_WARNING) {
 		out->kind = "file";
@@ -461,38 +268,41 @@ static const char *subject_noun(enum rs_anom t)
 
 static void describe_evicted(const struct rs_analyzer *a, uint64_t count, char *buf, size_t len)
 {
-	if (a->opts.max_flows_default)
+	const struct rs_analyzer_opts *opts = rs_analyzer_options(a);
+	if (opts->max_flows_default)
 		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under the default cap of %" PRIu64
 			 " (1/32 of physical memory's worth; --max-flows N sets another, 0 none); their counters "
-			 "are summed in the evicted total", count, a->opts.max_flows);
+			 "are summed in the evicted total", count, opts->max_flows);
 	else
 		snprintf(buf, len, "%" PRIu64 " half-flows evicted to stay under --max-flows %" PRIu64
-			 "; their counters are summed in the evicted total", count, a->opts.max_flows);
+			 "; their counters are summed in the evicted total", count, opts->max_flows);
 }
 
-static const char *describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len);
+static const char *describe(const struct rs_view *v, const struct rs_anomaly_info *an, char *buf, size_t len);
 
 /* The sentence of a connection's anomaly. */
-static void describe_conn(struct rs_names *names, const struct rs_anomaly *an, char *buf, size_t len)
+static void describe_conn(struct rs_names *names, const struct rs_anomaly_info *an, char *buf, size_t len)
 {
-	const struct rs_conn *c = an->subject;
+	const struct rs_conn *conn = an->conn;
+	struct rs_conn_info ci, *c = &ci;
+	rs_conn_get_info(conn, c);
 	char who[256];
 	switch ((enum rs_anom)an->type) {
 	case RS_AN_CM_REJ:
-		snprintf(buf, len, "connection %s rejected by the %s: %s (reason %u)", conn_label(names, c, who, sizeof who),
+		snprintf(buf, len, "connection %s rejected by the %s: %s (reason %u)", conn_label(names, conn, who, sizeof who),
 			 c->rej_from_client ? "client" : "server", rs_cm_rej_reason_name((uint16_t)an->code), an->code);
 		break;
 	case RS_AN_CM_INCOMPLETE: {
-		const char *what = c->kind == RS_CONN_SIDR ? "SIDR_REQ without SIDR_REP"
-				   : rs_conn_state_of(c) == RS_CONN_CLOSING ? "DREQ without DREP"
+		const char *what = c->sidr ? "SIDR_REQ without SIDR_REP"
+				   : rs_conn_state_of(conn) == RS_CONN_CLOSING ? "DREQ without DREP"
 				   : c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] ? "REP without RTU"
 				   : c->n[0] ? "REQ without REP or REJ" : "handshake seen only in part";
-		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(names, c, who, sizeof who), what);
+		snprintf(buf, len, "connection %s: handshake incomplete (%s)", conn_label(names, conn, who, sizeof who), what);
 		break;
 	}
 	case RS_AN_CM_RETRY:
 		snprintf(buf, len, "connection %s: %s sent again %" PRIu64 " time%s (CM retry after a timeout)",
-			 conn_label(names, c, who, sizeof who), rs_cm_attr_name((uint16_t)an->code), an->count,
+			 conn_label(names, conn, who, sizeof who), rs_cm_attr_name((uint16_t)an->code), an->count,
 			 an->count == 1 ? "" : "s");
 		break;
 	default:
@@ -501,11 +311,15 @@ static void describe_conn(struct rs_names *names, const struct rs_anomaly *an, c
 }
 
 /* The congestion sentences (analyzer/congestion.c). */
-static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, const char *who, char *buf, size_t len)
+static void describe_cong(const struct rs_view *v, const struct rs_anomaly_info *an, const char *who, char *buf,
+			  size_t len)
 {
 	const struct rs_analyzer *a = v->a;
-	const struct rs_flow *fl = an->subject;
-	const struct rs_cong_state *c = rs_cong(a);
+	const struct rs_flow *fl = an->flow;
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	struct rs_cong_info ci, *c = &ci;
+	rs_cong_get_info(a, c);
 	if (an->type == RS_AN_ECN_CE) {
 		snprintf(buf, len, "%s: %" PRIu64 " packet%s marked ECN Congestion Experienced", who, an->count,
 			 an->count == 1 ? "" : "s");
@@ -518,15 +332,15 @@ static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, 
 	} else if (an->type == RS_AN_CNP_RATE) {
 		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received within one second, more than --cnp-threshold %" PRIu64, who,
 			 an->count, an->count == 1 ? "" : "s", c->cnp_threshold);
-	} else if (an->code == RS_DSCP_ASYM && fl->peer) {
+	} else if (an->code == RS_DSCP_ASYM && fi.peer) {
 		uint8_t v1[RS_DSCP_SEEN + 1], v2[RS_DSCP_SEEN + 1];
 		uint64_t n[RS_DSCP_SEEN + 1];
-		bool x = rs_flow_dscps(a, fl, v1, n, RS_DSCP_SEEN + 1) && rs_flow_dscps(a, fl->peer, v2, n, RS_DSCP_SEEN + 1);
+		bool x = rs_flow_dscps(a, fl, v1, n, RS_DSCP_SEEN + 1) && rs_flow_dscps(a, fi.peer, v2, n, RS_DSCP_SEEN + 1);
 		snprintf(buf, len, "%s: sent with DSCP %u, its peer's direction with DSCP %u: the two directions of the "
 			 "connection are in different traffic classes", who, x ? v1[0] : 0, x ? v2[0] : 0);
 	} else if (an->code == RS_DSCP_CNPS) {
 		snprintf(buf, len, "%s: %" PRIu64 " CNP%s received with DSCP %u, not the %u --dscp gave", who, an->count,
-			 an->count == 1 ? "" : "s", rs_rare(fl)->cnp_dscp_v, c->dscp_cnp);
+			 an->count == 1 ? "" : "s", fi.cnp_dscp, c->dscp_cnp);
 	} else if (an->code == RS_DSCP_SPLIT) {
 		uint8_t dv[RS_DSCP_SEEN + 1];
 		uint64_t dn[RS_DSCP_SEEN + 1];
@@ -543,7 +357,8 @@ static void describe_cong(const struct rs_view *v, const struct rs_anomaly *an, 
  * READ's responses), or what it replays (an atomic's ACK). */
 static void describe_rsp_again(const char *who, const struct rs_flow *fl, char *buf, size_t len)
 {
-	const struct rs_psn_loss *s = rs_loss(&fl->rsp);
+	struct rs_stream_info st, *s = &st;
+	rs_flow_stream(fl, true, s);
 	uint64_t n = s->rsp_again[0] + s->rsp_again[1], first = s->rsp_again_first[0] + s->rsp_again_first[1];
 	size_t at = 0;
 	int k = snprintf(buf, len, "%s: %" PRIu64 " response packet%s sent again, answering requests the requester "
@@ -564,16 +379,18 @@ static void describe_rsp_again(const char *who, const struct rs_flow *fl, char *
 			 "(lost before the capture point, or missed by it)", first);
 }
 
-const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
+const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly *anomaly, char *buf, size_t len)
 {
+	struct rs_anomaly_info ai, *an = &ai;
+	rs_anomaly_get_info(v->a, anomaly, an);
 	enum rs_anom type = (enum rs_anom)an->type;
-	if (an->subject == &v->a->detached) {
+	if (an->evicted_sum) {
 		const char *noun = subject_noun(type);
 		snprintf(buf, len, "%s: %" PRIu64 " more in evicted %ss (after %u anomalies of evicted %ss listed one by one)",
 			 rs_anom_key(type), an->count, noun, RS_DETACHED_MAX, noun);
 		return buf;
 	}
-	if (an->ghost && an->subject == an->ghost) {
+	if (an->evicted) {
 		/* Worded as when it was evicted, the sentence cut where it was. */
 		char d[1024];
 		describe(v, an, d, sizeof d);
@@ -584,10 +401,11 @@ const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly
 }
 
 /* Late packets, and (requests) how late the latest came. */
-static void describe_ooo(const char *who, const struct rs_anomaly *an, char *buf, size_t len)
+static void describe_ooo(const char *who, const struct rs_anomaly_info *an, char *buf, size_t len)
 {
-	const struct rs_flow *fl = an->subject;
-	const struct rs_psn_loss *l = rs_loss(&fl->req);
+	const struct rs_flow *fl = an->flow;
+	struct rs_stream_info st, *l = &st;
+	rs_flow_stream(fl, false, l);
 	char t[32];
 	int n = snprintf(buf, len, "%s: %" PRIu64 " %s arrived out of order (one late packet filling a gap)", who,
 			 an->count, an->code ? "responses" : "requests");
@@ -597,12 +415,25 @@ static void describe_ooo(const char *who, const struct rs_anomaly *an, char *buf
 			 l->late_ns_max ? rs_fmt_ns(l->late_ns_max, t, sizeof t) : "");
 }
 
-static const char *describe(const struct rs_view *v, const struct rs_anomaly *an, char *buf, size_t len)
+/* Input file i (an anomaly's code) could not be read, or stopped early. */
+static void describe_file_error(const struct rs_analyzer *a, uint32_t i, char *buf, size_t len)
+{
+	struct rs_capture_info cap;
+	struct rs_file_info fi = { .name = NULL };
+	rs_capture_get_info(a, &cap);
+	bool known = i < cap.files;
+	if (known)
+		rs_capture_file(a, i, &fi);
+	snprintf(buf, len, "%s: %s: %s", known ? fi.name : "?", known && fi.unopened ? "could not be read" : "reading stopped early",
+		 known && fi.error ? fi.error : "?");
+}
+
+static const char *describe(const struct rs_view *v, const struct rs_anomaly_info *an, char *buf, size_t len)
 {
 	const struct rs_analyzer *a = v->a;
 	struct rs_names *names = v->names;
 	char who[256];
-	const struct rs_flow *fl = an->subject;
+	const struct rs_flow *fl = an->flow;
 	char t[32];
 
 	if (an->type == RS_AN_UNDECODABLE) {
@@ -619,12 +450,9 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 	    rs_resend_describe(rs_flow_label(names, fl, who, sizeof who), an, buf, len))
 		return buf;
 	switch ((enum rs_anom)an->type) {
-	case RS_AN_FILE_ERROR: {
-		const struct rs_file *fi = an->code < a->files->len ? a->files->pdata[an->code] : NULL;
-		snprintf(buf, len, "%s: %s: %s", fi ? fi->name : "?",
-			 fi && fi->unopened ? "could not be read" : "reading stopped early", fi && fi->error ? fi->error : "?");
+	case RS_AN_FILE_ERROR:
+		describe_file_error(a, an->code, buf, len);
 		break;
-	}
 	case RS_AN_ICRC_BAD:
 		snprintf(buf, len,
 			 "%s: %" PRIu64 " frame%s with a bad ICRC (corrupted in flight, a broken sender, or bytes "
@@ -644,7 +472,8 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 	case RS_AN_GAP: {
 		/* The stream's own count: it also holds the PSNs before its first
 		 * that a late or re-sent packet showed were skipped. */
-		const struct rs_psn_loss *l = rs_loss(an->code ? &fl->rsp : &fl->req);
+		struct rs_stream_info st, *l = &st;
+		rs_flow_stream(fl, an->code != 0, l);
 		int n = snprintf(buf, len, "%s: %" PRIu64 " PSN%s skipped in %" PRIu64 " gap%s: ",
 				 rs_flow_label(names, fl, who, sizeof who), l->missing, l->missing == 1 ? "" : "s", l->gaps,
 				 l->gaps == 1 ? "" : "s");
@@ -675,7 +504,7 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 			 rs_flow_label(names, fl, who, sizeof who), an->code);
 		break;
 	case RS_AN_MIXED_ROCE: {
-		if (!an->ghost) {
+		if (!an->have_mixed) {
 			snprintf(buf, len, "RoCE v1 and v2 between the same hosts");
 			break;
 		}
@@ -683,9 +512,8 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly *an
 		snprintf(buf, len,
 			 "RoCE v1 (frame %" PRIu64 ") and RoCE v2 (frame %" PRIu64
 			 ") between %s and %s: the same pair of ports must not mix versions (IBA Annex A17.1)",
-			 an->ghost->mixed.v1_frame, an->ghost->mixed.v2_frame,
-			 rs_fmt_addr(names, &an->ghost->mixed.x, sa, sizeof sa),
-			 rs_fmt_addr(names, &an->ghost->mixed.y, sb, sizeof sb));
+			 an->v1_frame, an->v2_frame, rs_fmt_addr(names, &an->mixed_x, sa, sizeof sa),
+			 rs_fmt_addr(names, &an->mixed_y, sb, sizeof sb));
 		break;
 	}
 	case RS_AN_RETH_LENGTH:

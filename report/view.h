@@ -1,70 +1,53 @@
 /*
- * view.h — what the report writers share: the flows in report order,
- * derived figures, and one sentence per anomaly.
+ * view.h — what the report writers share: the flows, connections and
+ * anomalies a report shows (analyzer/result.h selects and orders them),
+ * labels and services, and one sentence per anomaly.
  */
 #ifndef RS_VIEW_H
 #define RS_VIEW_H
 
-#include "analyzer/internal.h"
+#include <glib.h>
+
+#include "analyzer/result.h"
 #include "report/format.h"
 #include "report/report.h"
 
+struct rs_anomaly;
+
 struct rs_view {
-	struct rs_analyzer *a;
+	const struct rs_analyzer *a;
 	const struct rs_report_opts *o;
-	GPtrArray *flows;      /* struct rs_flow *, by wire bytes, --qp applied */
-	GPtrArray *conns;      /* struct rs_conn *, --qp applied */
-	GPtrArray *anomalies;  /* struct rs_anomaly *, --qp applied */
+	GPtrArray *flows;      /* struct rs_flow *, --qp and --conn applied (rs_flows_selected) */
+	GPtrArray *conns;      /* struct rs_conn *, the same (rs_conns_selected) */
+	GPtrArray *anomalies;  /* struct rs_anomaly *, the same (rs_anomalies_selected) */
 	struct rs_names *names;/* addresses as the report names them */
 };
 
-void rs_view_init(struct rs_view *v, struct rs_analyzer *a, const struct rs_report_opts *o);
-/* The i'th flow of v->flows. Writers go through them in order with it:
- * it also fetches into the caches what they will read of the flows a few
- * places further on. */
-struct rs_flow *rs_view_flow(const struct rs_view *v, guint i);
+void rs_view_init(struct rs_view *v, const struct rs_analyzer *a, const struct rs_report_opts *o);
+/* The i'th flow of v->flows. Writers go through them in order with it
+ * (rs_flows_at: it fetches what they will read a few flows on). */
+static inline const struct rs_flow *rs_view_flow(const struct rs_view *v, guint i)
+{
+	return rs_flows_at(v->flows, i);
+}
 void rs_view_free(struct rs_view *v);
 
-/* Seconds between a flow's first and last frame (0 for one frame). */
-double rs_flow_active_s(const struct rs_flow *fl);
-/* Rates in bytes per second; negative: unknown (view.c says when). */
-double rs_flow_avg_Bps(const struct rs_analyzer *a, const struct rs_flow *fl);
-/* Peak rates over --interval: goodput (the payload of each PSN once), and
- * the payload on the wire. */
-double rs_flow_peak_Bps(const struct rs_flow *fl, uint64_t interval_ns);
-double rs_flow_peak_wire_Bps(const struct rs_flow *fl, uint64_t interval_ns);
-/* READ bytes of a requester: what its peer's responses carried. */
-uint64_t rs_flow_read_bytes(const struct rs_flow *fl);
-uint64_t rs_flow_msgs_total(const struct rs_flow *fl);
-uint64_t rs_flow_naks_total(const struct rs_flow *fl);
-const char *rs_flow_pairing(const struct rs_flow *fl);
 /* A connection's service: "NVMe-oF/4420" when its port names an upper-layer
  * protocol (or --ulp did), else rs_fmt_service()'s "TCP/7471". */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len);
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len);
 /* An NVMe-oF command kind by name ("Read", "Identify", "Connect"), by the
  * queue's command set (admin on queue 0); "opcode 0x..": unknown. */
-const char *rs_nvme_op_label(const struct rs_nvmeq *q, const struct rs_nvme_op *o, char *buf, size_t len);
+const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len);
 
-/* resend.c: the request PSNs of an RC requester its responder had not
- * acknowledged by the end of the capture (-1: not an RC requester). */
-int64_t rs_flow_unacked(const struct rs_flow *fl);
-uint32_t rs_flow_unacked_from(const struct rs_flow *fl);
 /* resend.c: the sentence of a retransmission, network copy or requester
  * that gave up, about the half-flow `who` names; false for other anomalies. */
-bool rs_resend_describe(const char *who, const struct rs_anomaly *an, char *buf, size_t len);
+bool rs_resend_describe(const char *who, const struct rs_anomaly_info *an, char *buf, size_t len);
 
 /* "192.0.2.2 → 192.0.2.1 QP 0x12" */
 const char *rs_flow_label(struct rs_names *n, const struct rs_flow *fl, char *buf, size_t len);
-/* What became of the PSNs a stream, or every request stream, skipped (psn.c
- * decides each PSN; the counts are derived here once for every report). */
-struct rs_gaps {
-	uint64_t skipped, absent; /* absent: skipped and never seen later */
-	uint64_t not_captured, lost, resent, reordered, undetermined;
-	uint64_t overtaken; /* of the re-sent, those whose first sending came after them */
-};
-struct rs_gaps rs_gaps_of_stream(const struct rs_psn_loss *s);
-struct rs_gaps rs_gaps_of_capture(const struct rs_psn_totals *t);
+/* The same with another separator before the QP ("192.0.2.2 → 192.0.2.1 0x12"). */
+const char *rs_flow_label_sep(struct rs_names *n, const struct rs_flow *fl, const char *sep, char *buf, size_t len);
 /* The same in words: "221 not captured (...), 3 undetermined (...)". */
 void rs_gap_describe(const struct rs_flow *fl, bool response, char *buf, size_t len);
 /* What an anomaly is about. kind: "half_flow", "connection", "hosts"
@@ -89,7 +72,5 @@ const char *rs_anomaly_describe(const struct rs_view *v, const struct rs_anomaly
 /* Latency kind names: "read_first", ... */
 const char *rs_lat_key(enum rs_lat_kind k);
 const char *rs_lat_label(enum rs_lat_kind k);
-/* Milliseconds between two CM messages of a connection, or -1. */
-double rs_conn_step_ms(const struct rs_conn *c, uint16_t from_attr, uint16_t to_attr);
 
 #endif

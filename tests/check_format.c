@@ -251,13 +251,16 @@ START_TEST(flow_labels_as_printf_writes_them)
 		k.qpn = qpns[i % 8] ^ (i >= 200 ? (uint32_t)rnd() : 0);
 		const char *sep = seps[(i / 8) % 2];
 		char s[96], d[96], full[256];
-		snprintf(full, sizeof full, "%s → %s%s0x%x", rs_fmt_flow_addr(a, &k, false, s, sizeof s),
-			 rs_fmt_flow_addr(a, &k, true, d, sizeof d), sep, k.qpn);
+		struct rs_addr src, dst;
+		rs_flowkey_addr(&k, false, &src);
+		rs_flowkey_addr(&k, true, &dst);
+		snprintf(full, sizeof full, "%s → %s%s0x%x", rs_fmt_addr(a, &src, s, sizeof s), rs_fmt_addr(a, &dst, d, sizeof d),
+			 sep, k.qpn);
 		for (size_t len = 0; len <= strlen(full) + 2; len++) {
 			char got[256], want[256];
 			memset(got, 'x', sizeof got);
 			memset(want, 'x', sizeof want);
-			rs_fmt_flow_pair(a, &k, sep, got, len);
+			rs_fmt_flow_pair(a, &src, &dst, k.qpn, sep, got, len);
 			if (len)
 				snprintf(want, len, "%s", full);
 			RT_ASSERT(memcmp(got, want, sizeof got) == 0, "%s in %zu bytes: \"%.*s\"", full, len, (int)len, got);
@@ -298,7 +301,7 @@ START_TEST(message_counts_as_printf_writes_them)
 			memset(got, 'x', sizeof got);
 			memset(want, 'x', sizeof want);
 			msgs_by_printf(&m, want, len);
-			RT_ASSERT(rs_fmt_msgs(&m, got, len) == got, "returns its buffer");
+			RT_ASSERT(rs_fmt_msgs(m.msgs, got, len) == got, "returns its buffer");
 			RT_ASSERT(memcmp(got, want, sizeof got) == 0, "in %zu bytes: \"%s\", printf: \"%s\"", len, got, want);
 		}
 	}

@@ -9,6 +9,9 @@
   graph of "file A calls a non-static function defined in file B" has no
   cycle.
 - Every function a file exports is named rs_... (main aside).
+- report/ and views/ read the analysis through its public headers
+  (PUBLIC): no file of theirs includes another analyzer/ header, directly
+  or through the headers it includes.
 - No source file over 800 lines, no function over 120.
 
 Each rule fails with the file (and the function or the cycle) that breaks it.
@@ -46,6 +49,50 @@ for room, allowed in ALLOWED.items():
         for inc in re.findall(r'^#include "([a-z]+)/', open(path).read(), re.M):
             ck("includes one way", inc in allowed, "%s includes %s/ (a %s/ file may include only %s)"
                % (os.path.relpath(path, ROOT), inc, room, ", ".join(sorted(allowed))))
+
+
+# The analyzer's headers its readers may include: the analysis (analyzer.h),
+# its results (result.h), and --compare's (compare.h). The others hold its
+# layouts and what its files offer each other.
+PUBLIC = {"analyzer/analyzer.h", "analyzer/result.h", "analyzer/compare.h"}
+
+
+def includes_of(text):
+    return re.findall(r'^#include "([a-z]+/\w+\.h)"', strip_comments(text), re.M)
+
+
+def reached(start, includes):
+    """Every header `start` includes, directly or through another
+    (includes: file -> the headers it includes)."""
+    seen, todo = set(), [start]
+    while todo:
+        for h in includes(todo.pop()):
+            if h not in seen:
+                seen.add(h)
+                todo.append(h)
+    return seen
+
+
+# The check can fail: a header two steps away is reached.
+ck("reaches through headers", reached("a.c", {"a.c": ["b.h"], "b.h": ["c.h"], "c.h": []}.get) == {"b.h", "c.h"})
+
+_includes = {}
+
+
+def file_includes(rel):
+    if rel not in _includes:
+        path = os.path.join(ROOT, rel)
+        _includes[rel] = includes_of(open(path).read()) if os.path.exists(path) else []
+    return _includes[rel]
+
+
+for room in ("report", "views"):
+    for path in sources(room):
+        rel = os.path.relpath(path, ROOT)
+        private = sorted(h for h in reached(rel, file_includes) if h.startswith("analyzer/") and h not in PUBLIC)
+        ck("readers include the public analyzer headers", not private,
+           "%s reaches %s (report/ and views/ may include of analyzer/ only %s)"
+           % (rel, ", ".join(private), ", ".join(sorted(PUBLIC))))
 
 
 def call_graph(room, names=r"rs_\w+"):

@@ -330,6 +330,7 @@ static char *report_of(const char *path, bool verdicts)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
+	rs_analyzer_finish(a);
 	rs_report_json(out, a, &(struct rs_report_opts){ .qp = -1 });
 	fclose(out);
 	rs_analyzer_free(a);
