@@ -21,7 +21,43 @@
 struct qp_cols {
 	int label, pkts, payload, msgs, problems;
 	bool pairing, peak, messages, avg;
+	GHashTable *dups;         /* labels two rows share (a capture replayed): those rows name their connection */
 };
+
+/* "192.0.2.2 → 192.0.2.1 0x11", and " #1" (its CM connection, as the
+ * connections table numbers them) when another row has the same label. */
+static const char *row_label(const struct rs_view *v, const struct qp_cols *c, const struct rs_flow *fl, char *buf,
+			     size_t len)
+{
+	rs_flow_label_sep(v->names, fl, " ", buf, len);
+	if (!c->dups || !g_hash_table_contains(c->dups, buf))
+		return buf;
+	struct rs_flow_info fi;
+	rs_flow_get_info(fl, &fi);
+	size_t n = strlen(buf);
+	if (fi.conn)
+		snprintf(buf + n, len - n, " #%" PRIu32, rs_conn_id(fi.conn));
+	else
+		snprintf(buf + n, len - n, " #-");
+	return buf;
+}
+
+/* The labels more than one row has; NULL if none. */
+static GHashTable *shared_labels(const struct rs_view *v)
+{
+	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), *dups = NULL;
+	for (guint i = 0; i < v->flows->len; i++) {
+		char b[192];
+		rs_flow_label_sep(v->names, v->flows->pdata[i], " ", b, sizeof b);
+		if (!g_hash_table_add(seen, g_strdup(b))) {
+			if (!dups)
+				dups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+			g_hash_table_add(dups, g_strdup(b));
+		}
+	}
+	g_hash_table_destroy(seen);
+	return dups;
+}
 
 /* The non-zero problem counts of a flow, e.g. "1973 retx 22 NAK"; "-" if none. */
 static const char *problems(const struct rs_flow_info *r, char *buf, size_t len)
@@ -71,7 +107,7 @@ static void measure(const struct rs_view *v, struct qp_cols *c)
 		struct rs_flow_msgs mb;
 		rs_flow_get_info(fl, &fi);
 		char b[192];
-		c->label = max_int(c->label, rs_dwidth(rs_flow_label_sep(v->names, fl, " ", b, sizeof b)));
+		c->label = max_int(c->label, rs_dwidth(row_label(v, c, fl, b, sizeof b)));
 		c->pkts = max_int(c->pkts, snprintf(b, sizeof b, "%" PRIu64, fi.packets));
 		c->payload = max_int(c->payload, rs_dwidth(rs_fmt_bytes(fi.payload, b, sizeof b)));
 		c->msgs = max_int(c->msgs, rs_dwidth(rs_fmt_msgs(rs_flow_messages(fl, &mb)->msgs, b, sizeof b)));
@@ -136,7 +172,7 @@ static void narrow_row(struct rs_outbuf *r, const struct rs_view *v, const struc
 	struct rs_flow_msgs mb;
 	rs_flow_get_info(fl, &fi);
 	char lbl[192], b[64];
-	rs_flow_label_sep(v->names, fl, " ", lbl, sizeof lbl);
+	row_label(v, c, fl, lbl, sizeof lbl);
 	RS_OUTBUF_LIT(r, "  ");
 	if (rs_dwidth(lbl) > c->label) {
 		rs_outbuf_str(r, lbl, 0); /* whole, on a line of its own */
@@ -187,14 +223,15 @@ static void count_cell(struct rs_outbuf *r, const struct rs_report_opts *o, uint
 	rs_outbuf_str(r, n ? OFF(o) : "", 0);
 }
 
-static void full_row(struct rs_outbuf *r, const struct rs_view *v, const struct rs_flow *fl, int label)
+static void full_row(struct rs_outbuf *r, const struct rs_view *v, const struct qp_cols *c, const struct rs_flow *fl,
+		     int label)
 {
 	const struct rs_analyzer *a = v->a;
 	struct rs_flow_info fi;
 	struct rs_flow_msgs mb;
 	rs_flow_get_info(fl, &fi);
-	char lbl[160], pay[24], msgs[96], r1[24], r2[24];
-	rs_flow_label_sep(v->names, fl, " ", lbl, sizeof lbl);
+	char lbl[192], pay[24], msgs[96], r1[24], r2[24];
+	row_label(v, c, fl, lbl, sizeof lbl);
 	rs_fmt_msgs(rs_flow_messages(fl, &mb)->msgs, msgs, sizeof msgs);
 	RS_OUTBUF_LIT(r, "  ");
 	rs_cell(r, lbl, label, false);
@@ -231,7 +268,7 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 	/* Unlimited: every column, labels in 42 characters, as always. A
 	 * width that takes every column and the longest label: the same,
 	 * with the label column as wide as its longest. */
-	struct qp_cols c = { 0 };
+	struct qp_cols c = { .dups = shared_labels(v) };
 	int label = 42;
 	bool full = width <= 0;
 	if (!full) {
@@ -260,11 +297,13 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
 		if (full)
-			full_row(&r, v, fl, label);
+			full_row(&r, v, &c, fl, label);
 		else
 			narrow_row(&r, v, &c, fl);
 		rs_outbuf_flush(&r);
 	}
+	if (c.dups)
+		g_hash_table_destroy(c.dups);
 	struct rs_capture_info cap;
 	rs_capture_get_info(a, &cap);
 	if (cap.evicted) {
