@@ -395,9 +395,18 @@ static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn
 	static const uint16_t order[] = { UMAD_CM_ATTR_REQ, UMAD_CM_ATTR_MRA, UMAD_CM_ATTR_REP, UMAD_CM_ATTR_REJ,
 					  UMAD_CM_ATTR_RTU, UMAD_CM_ATTR_DREQ, UMAD_CM_ATTR_DREP,
 					  UMAD_CM_ATTR_SIDR_REQ, UMAD_CM_ATTR_SIDR_REP };
+	/* With several files a frame is F:N, the N-th frame of the F-th file
+	 * (as the anomalies name them). */
+	struct rs_capture_info cap;
+	rs_capture_get_info(v->a, &cap);
 	for (unsigned k = 0; k < G_N_ELEMENTS(order); k++) {
 		unsigned j = order[k] - UMAD_CM_ATTR_REQ;
-		if (c->n[j])
+		if (!c->n[j])
+			continue;
+		if (cap.files > 1)
+			g_string_append_printf(s, " %s %u:%" PRIu64 "%s", rs_cm_attr_name(order[k]), c->at[j].file + 1,
+					       c->at[j].frame, c->n[j] > 1 ? "+" : "");
+		else
 			g_string_append_printf(s, " %s %" PRIu64 "%s", rs_cm_attr_name(order[k]), c->at[j].frame,
 					       c->n[j] > 1 ? "+" : "");
 	}
