@@ -290,6 +290,12 @@ const struct rs_series *rs_flow_series(const struct rs_flow *fl)
 	return rs_series_of(fl);
 }
 
+void rs_flow_problem_counts(const struct rs_flow *fl, uint64_t naks[8], uint64_t resent[RS_RESEND__COUNT])
+{
+	memcpy(naks, rs_rare(fl)->naks, 8 * sizeof naks[0]);
+	memcpy(resent, rs_loss(&fl->req)->resent, RS_RESEND__COUNT * sizeof resent[0]);
+}
+
 void rs_flow_stream(const struct rs_flow *fl, bool response, struct rs_stream_info *out)
 {
 	const struct rs_psn *s = response ? &fl->rsp : &fl->req;

@@ -262,6 +262,9 @@ struct rs_stream_info {
 	uint64_t silence_ns;        /* from the requester's last packet to the end of the capture */
 };
 void rs_flow_stream(const struct rs_flow *fl, bool response, struct rs_stream_info *out);
+/* Of those only what a per-tick reading of every flow needs (the metrics):
+ * its NAKs by code and its request packets re-sent by cause. */
+void rs_flow_problem_counts(const struct rs_flow *fl, uint64_t naks[8], uint64_t resent[RS_RESEND__COUNT]);
 
 /* What became of the PSNs a stream, or every request stream, skipped (the
  * analysis decides each PSN; the counts are derived here once for every

@@ -95,14 +95,9 @@ static void read_flow(const struct rs_flow *fl, struct mv *v)
 	v->rnr_naks = fi.rnr_naks;
 	v->cnps = fi.cnps;
 	v->ecn_ce = fi.ecn_ce;
-	struct rs_flow_counts fc;
-	rs_flow_get_counts(fl, &fc);
-	memcpy(v->naks, fc.naks, sizeof v->naks);
+	rs_flow_problem_counts(fl, v->naks, v->resent);
 	struct rs_flow_msgs buf;
 	memcpy(v->msgs, rs_flow_messages(fl, &buf)->msgs, sizeof v->msgs);
-	struct rs_stream_info si;
-	rs_flow_stream(fl, false, &si);
-	memcpy(v->resent, si.resent, sizeof v->resent);
 }
 
 /* acc += cur - was, counter by counter (a value below what was kept: the
