@@ -400,15 +400,7 @@ static void resends(struct rs_json *j, const struct rs_stream_info *l)
 	} else {
 		rs_json_null(j, "timeout_wait_ns");
 	}
-	if (l->read_retries) {
-		rs_json_obj(j, "read_retry_wait_ns");
-		rs_json_u64(j, "count", l->read_retries);
-		rs_json_u64(j, "min", l->read_min_ns);
-		rs_json_u64(j, "max", l->read_max_ns);
-		rs_json_end_obj(j);
-	} else {
-		rs_json_null(j, "read_retry_wait_ns");
-	}
+	rs_json_read_retry_waits(j, l);
 	if (l->dead)
 		rs_json_str(j, "gave_up", dead[l->dead]);
 	else

@@ -37,6 +37,13 @@ static void resent_requests(struct rs_json *j, const struct rs_stream_info *l)
 	} else {
 		rs_json_null(j, "timeout_wait_ns");
 	}
+	rs_json_read_retry_waits(j, l);
+}
+
+/* How long after a later answer each READ or atomic retry run began (the
+ * anomaly's details and the QP's request_psn alike). */
+void rs_json_read_retry_waits(struct rs_json *j, const struct rs_stream_info *l)
+{
 	if (l->read_retries) {
 		rs_json_obj(j, "read_retry_wait_ns");
 		rs_json_u64(j, "count", l->read_retries);

@@ -293,6 +293,18 @@ static uint64_t pair_bytes(const struct pair_acc *p)
 	return p->acc.wire_bytes + p->now.wire_bytes;
 }
 
+/* Biggest first; a tie by the addresses, so that a reading does not
+ * depend on the table's order. */
+static gint pair_by_bytes(gconstpointer x, gconstpointer y)
+{
+	const struct pair_acc *a = *(const struct pair_acc *const *)x, *b = *(const struct pair_acc *const *)y;
+	uint64_t ba = pair_bytes(a), bb = pair_bytes(b);
+	if (ba != bb)
+		return ba > bb ? -1 : 1;
+	int c = strcmp(a->src, b->src);
+	return c ? c : strcmp(a->dst, b->dst);
+}
+
 /* Pairs get series once, biggest first, while places are free; what a pair
  * carried before stays in "other" (it was counted there). */
 static void pair_places(struct rs_metrics *m)
@@ -306,13 +318,7 @@ static void pair_places(struct rs_metrics *m)
 	while (g_hash_table_iter_next(&it, &k, &val))
 		if (!((struct pair_acc *)val)->series)
 			g_ptr_array_add(cand, val);
-	for (guint i = 0; i < cand->len; i++) /* biggest first: selection by hand, the list is short */
-		for (guint j = i + 1; j < cand->len; j++)
-			if (pair_bytes(cand->pdata[j]) > pair_bytes(cand->pdata[i])) {
-				gpointer t = cand->pdata[i];
-				cand->pdata[i] = cand->pdata[j];
-				cand->pdata[j] = t;
-			}
+	g_ptr_array_sort(cand, pair_by_bytes);
 	for (guint i = 0; i < cand->len && m->npair_series < m->max_pairs; i++, m->npair_series++)
 		((struct pair_acc *)cand->pdata[i])->series = true;
 	g_ptr_array_free(cand, TRUE);
@@ -356,8 +362,9 @@ struct lbl {
 	int n;
 };
 
-static void sample(struct mw *w, const char *name, const char *suffix, const struct lbl *l, const char *extra_k,
-		   const char *extra_v, uint64_t value)
+/* name+suffix{labels[,extra]} and a space: the start of a sample line. */
+static void sample_start(struct mw *w, const char *name, const char *suffix, const struct lbl *l, const char *extra_k,
+			 const char *extra_v)
 {
 	g_string_append_printf(w->out, "%s%s", name, suffix);
 	int n = 0;
@@ -371,25 +378,21 @@ static void sample(struct mw *w, const char *name, const char *suffix, const str
 	}
 	if (n)
 		g_string_append_c(w->out, '}');
-	g_string_append_printf(w->out, " %" PRIu64 "\n", value);
+	g_string_append_c(w->out, ' ');
+}
+
+static void sample(struct mw *w, const char *name, const char *suffix, const struct lbl *l, const char *extra_k,
+		   const char *extra_v, uint64_t value)
+{
+	sample_start(w, name, suffix, l, extra_k, extra_v);
+	g_string_append_printf(w->out, "%" PRIu64 "\n", value);
 }
 
 static void sample_f(struct mw *w, const char *name, const char *suffix, const struct lbl *l, const char *extra_k,
 		     const char *extra_v, double value)
 {
-	g_string_append_printf(w->out, "%s%s", name, suffix);
-	int n = 0;
-	for (int i = 0; l && i < l->n; i++, n++)
-		label(w->out, l->k[i], l->v[i], n == 0 ? (g_string_append_c(w->out, '{'), true) : false);
-	if (extra_k) {
-		if (!n)
-			g_string_append_c(w->out, '{');
-		label(w->out, extra_k, extra_v, n == 0);
-		n++;
-	}
-	if (n)
-		g_string_append_c(w->out, '}');
-	g_string_append_printf(w->out, " %.9g\n", value);
+	sample_start(w, name, suffix, l, extra_k, extra_v);
+	g_string_append_printf(w->out, "%.9g\n", value);
 }
 
 /* The per-QP or per-pair families: `who` "qp" or "pair". */
