@@ -515,7 +515,7 @@ static const struct rs_frame *frame_of(const char *path, unsigned n)
 }
 
 /* Values from:
- *   tshark --disable-heuristic rpcrdma_infiniband -r ../shared/captures/rping_s64.pcap \
+ *   tshark --disable-heuristic rpcrdma_infiniband -r samples/rping_s64.pcap \
  *     -Y frame.number==3 -T fields -e infiniband.cm.req -e infiniband.cm.req.serviceid \
  *     -e infiniband.cm.req.localcaguid -e infiniband.cm.req.localqpn -e infiniband.cm.req.responderres \
  *     -e infiniband.cm.req.initdepth -e infiniband.cm.req.remoteresptout -e infiniband.cm.req.transpsvctype \
@@ -531,7 +531,7 @@ static const struct rs_frame *frame_of(const char *path, unsigned n)
  * (infiniband.cm.req is tshark's name for the REQ Local Communication ID.) */
 START_TEST(test_real_req_rping)
 {
-	const struct rs_frame *f = frame_of(RT_CAPTURES "rping_s64.pcap", 3);
+	const struct rs_frame *f = frame_of(RT_SAMPLES "rping_s64.pcap", 3);
 	const struct rs_cm_req *r = &f->mad.u.req;
 	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0010);
 	ck_assert_uint_eq(f->mad.hdr.tid, 0x00000002ef2b093cull);
@@ -584,7 +584,7 @@ END_TEST
  *   RTU 0x3c092bef 0x5f3758bf; DREQ 0x3c092bef 0x5f3758bf 0x000011; DREP 0x5f3758bf 0x3c092bef */
 START_TEST(test_real_rep_rtu_dreq_drep_rping)
 {
-	const struct rs_frame *f = frame_of(RT_CAPTURES "rping_s64.pcap", 4);
+	const struct rs_frame *f = frame_of(RT_SAMPLES "rping_s64.pcap", 4);
 	const struct rs_cm_rep *r = &f->mad.u.rep;
 	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0013);
 	ck_assert_uint_eq(r->local_comm_id, 0x5f3758bf);
@@ -602,16 +602,16 @@ START_TEST(test_real_rep_rtu_dreq_drep_rping)
 	ck_assert_uint_eq(r->srq, 0);
 	ck_assert_uint_eq(r->local_ca_guid, 0x505400fffe000201ull);
 
-	f = frame_of(RT_CAPTURES "rping_s64.pcap", 5);
+	f = frame_of(RT_SAMPLES "rping_s64.pcap", 5);
 	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0014);
 	ck_assert_uint_eq(f->mad.u.ids.local_comm_id, 0x3c092bef);
 	ck_assert_uint_eq(f->mad.u.ids.remote_comm_id, 0x5f3758bf);
-	f = frame_of(RT_CAPTURES "rping_s64.pcap", 126);
+	f = frame_of(RT_SAMPLES "rping_s64.pcap", 126);
 	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0015);
 	ck_assert_uint_eq(f->mad.u.ids.local_comm_id, 0x3c092bef);
 	ck_assert_uint_eq(f->mad.u.ids.remote_comm_id, 0x5f3758bf);
 	ck_assert_uint_eq(f->mad.u.ids.remote_qpn, 0x11);
-	f = frame_of(RT_CAPTURES "rping_s64.pcap", 127);
+	f = frame_of(RT_SAMPLES "rping_s64.pcap", 127);
 	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0016);
 	ck_assert_uint_eq(f->mad.u.ids.local_comm_id, 0x5f3758bf);
 	ck_assert_uint_eq(f->mad.u.ids.remote_comm_id, 0x3c092bef);
@@ -703,10 +703,12 @@ static Suite *cm_suite(void)
 	tcase_add_test(tc, test_short_and_cut_mads);
 	tcase_add_test(tc, test_dissect_short_cm_mad);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("captures");
-	tcase_set_timeout(tc, 60);
+	tc = tcase_create("samples");
 	tcase_add_test(tc, test_real_req_rping);
 	tcase_add_test(tc, test_real_rep_rtu_dreq_drep_rping);
+	suite_add_tcase(s, tc);
+	tc = rt_shared_tcase("captures");
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_real_rej);
 	tcase_add_test(tc, test_real_sidr);
 	tcase_add_test(tc, test_real_lab_against_tshark);

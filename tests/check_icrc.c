@@ -1,6 +1,6 @@
 /*
  * check_icrc.c — the ICRC (IBA vol 1 7.8.1; RoCE v2 Annex A17.4.5.2) and the
- * VCRC (IBA 7.8.2) on every real capture under ../shared.
+ * VCRC (IBA 7.8.2) on every real capture in samples/ and under ../shared.
  *
  *  (a) every RoCE / IB frame of every capture verifies RS_CRC_OK, and the
  *      ICRC on the wire also equals the test's own bit-by-bit reference
@@ -248,39 +248,59 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 	free(f);
 }
 
-START_TEST(test_every_capture)
+static unsigned over(const char *const *caps, struct stats *total)
 {
-	const char *const *caps = rt_all_captures();
-	struct stats total = { 0 };
 	unsigned files = 0;
 	for (; caps[files]; files++) {
 		struct stats s = { 0 };
 		rt_each_frame(caps[files], each_frame, &s);
 		ck_assert_msg(s.roce > 0, "%s: no RoCE or IB frame", rt_basename(caps[files]));
-		total.frames += s.frames;
-		total.roce += s.roce;
-		total.ib += s.ib;
-		total.flips += s.flips;
-		total.masked += s.masked;
-		total.cuts += s.cuts;
-		total.v6 |= s.v6;
-		total.grh |= s.grh;
-		total.lrh_local |= s.lrh_local;
+		total->frames += s.frames;
+		total->roce += s.roce;
+		total->ib += s.ib;
+		total->flips += s.flips;
+		total->masked += s.masked;
+		total->cuts += s.cuts;
+		total->v6 |= s.v6;
+		total->grh |= s.grh;
+		total->lrh_local |= s.lrh_local;
 	}
+	fprintf(stderr, "check_icrc: %u captures, %u frames, %u RoCE/IB verified (%u with VCRC), %u bit flips, "
+			"%u masked-field changes, %u cuts\n",
+		files, total->frames, total->roce, total->ib, total->flips, total->masked, total->cuts);
+	return files;
+}
+
+START_TEST(test_every_capture)
+{
+	struct stats total = { 0 };
+	unsigned files = over(rt_all_captures(), &total);
 	/* The shared set has 18 captures with IPv6, LNH=2 and LNH=3 frames. */
 	ck_assert_uint_ge(files, 18);
 	ck_assert(total.v6 && total.grh && total.lrh_local);
 	ck_assert_uint_ge(total.roce, 8000);
-	fprintf(stderr, "check_icrc: %u captures, %u frames, %u RoCE/IB verified (%u with VCRC), %u bit flips, "
-			"%u masked-field changes, %u cuts\n",
-		files, total.frames, total.roce, total.ib, total.flips, total.masked, total.cuts);
+}
+END_TEST
+
+/* samples/ is RoCE v2 from rdma_rxe, over IPv4 and IPv6. */
+START_TEST(test_every_sample)
+{
+	struct stats total = { 0 };
+	unsigned files = over(rt_sample_captures(), &total);
+	ck_assert_uint_ge(files, 20);
+	ck_assert(total.v6);
+	ck_assert_uint_ge(total.roce, 800);
 }
 END_TEST
 
 static Suite *icrc_suite(void)
 {
 	Suite *s = suite_create("icrc");
-	TCase *tc = tcase_create("captures");
+	TCase *tc = tcase_create("samples");
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, test_every_sample);
+	suite_add_tcase(s, tc);
+	tc = rt_shared_tcase("captures");
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_every_capture);
 	suite_add_tcase(s, tc);

@@ -230,9 +230,8 @@ static uint64_t convert(const char *path, struct ng *g, bool be, uint8_t res, bo
 
 static const uint8_t resolutions[] = { 9, 0, 0x80 | 30, 3 };
 
-START_TEST(every_capture_in_both_orders_and_four_resolutions)
+static unsigned both_orders_and_four_resolutions(const char *const *f)
 {
-	const char *const *f = rt_all_captures();
 	unsigned files = 0;
 	for (; *f; f++) {
 		for (int v = 0; v < 8; v++) {
@@ -247,7 +246,18 @@ START_TEST(every_capture_in_both_orders_and_four_resolutions)
 		}
 		files++;
 	}
-	ck_assert_uint_ge(files, 10);
+	return files;
+}
+
+START_TEST(every_capture_in_both_orders_and_four_resolutions)
+{
+	ck_assert_uint_ge(both_orders_and_four_resolutions(rt_all_captures()), 10);
+}
+END_TEST
+
+START_TEST(every_sample_in_both_orders_and_four_resolutions)
+{
+	ck_assert_uint_ge(both_orders_and_four_resolutions(rt_sample_captures()), 20);
 }
 END_TEST
 
@@ -290,7 +300,7 @@ START_TEST(truncated_files)
 		/* No blocks to skip: libpcap names the end of the last frame's
 		 * block, the reader the start of the block it could not read
 		 * (errors_name_the_block). */
-		convert(RT_CAPTURES "rping_s64.pcap", &g, be, 9, false);
+		convert(RT_SAMPLES "rping_s64.pcap", &g, be, 9, false);
 		unsigned cuts = 0;
 		for (size_t cut = 1; cut < g.len; cut += cut < 600 || cut > g.len - 600 ? 1 : 41) {
 			rt_spill(tmp_path, g.b, cut);
@@ -522,7 +532,7 @@ START_TEST(streams)
 {
 	for (int be = 0; be < 2; be++) {
 		struct ng g = { 0 };
-		uint64_t n = convert(RT_CAPTURES "rping_s64.pcap", &g, be, 0x80 | 30, true);
+		uint64_t n = convert(RT_SAMPLES "rping_s64.pcap", &g, be, 0x80 | 30, true);
 		char what[64];
 		snprintf(what, sizeof what, "piped%s", be ? " (big-endian)" : "");
 		ck_assert_uint_eq(rt_same_frames_piped(dir, g.b, g.len, "pcapng", what), n);
@@ -533,7 +543,7 @@ START_TEST(streams)
 		free(g.b);
 	}
 	size_t len;
-	uint8_t *b = rt_slurp(RT_CAPTURES "rping_s64.pcap", &len);
+	uint8_t *b = rt_slurp(RT_SAMPLES "rping_s64.pcap", &len);
 	ck_assert_uint_gt(rt_same_frames_piped(dir, b, len, "libpcap", "a pcap file piped"), 100);
 	for (size_t cut = 0; cut < 40; cut++)
 		rt_same_frames_piped(dir, b, cut, "libpcap", "a pcap file piped, cut");
@@ -584,7 +594,7 @@ static Suite *suite(void)
 	TCase *t = tcase_create("reader");
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 600);
-	tcase_add_test(t, every_capture_in_both_orders_and_four_resolutions);
+	tcase_add_test(t, every_sample_in_both_orders_and_four_resolutions);
 	tcase_add_test(t, times_as_written);
 	tcase_add_test(t, truncated_files);
 	tcase_add_test(t, hostile_blocks);
@@ -593,6 +603,11 @@ static Suite *suite(void)
 	tcase_add_test(t, interfaces_of_other_link_types_and_snapshot_lengths);
 	tcase_add_test(t, errors_name_the_block);
 	tcase_add_test(t, streams);
+	suite_add_tcase(s, t);
+	t = rt_shared_tcase("shared");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 600);
+	tcase_add_test(t, every_capture_in_both_orders_and_four_resolutions);
 	suite_add_tcase(s, t);
 	return s;
 }

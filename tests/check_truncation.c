@@ -25,7 +25,7 @@
 
 #include "tests/support/rstest.h"
 
-static const char *const files[] = {
+static const char *const shared_files[] = {
 	RT_CAPTURES "rping_s64.pcap",
 	RT_CAPTURES "ib_atomic_cas.pcap",
 	RT_CAPTURES "ud_send_bw.pcap",
@@ -37,6 +37,14 @@ static const char *const files[] = {
 	RT_PUBLIC "rdma-roce-lab__test.pcap",
 	RT_PUBLIC "rdma-softroce-demo__infiniband.pcap",
 	RT_PUBLIC "PcapPlusPlus__InfiniBandPacket.pcap",
+	NULL,
+};
+
+/* Samples with the CM, atomics, UD, IPv6, immediate data and NVMe-oF. */
+static const char *const sample_files[] = {
+	RT_SAMPLES "rping_s64.pcap",      RT_SAMPLES "rxe_atomic_cas.pcap", RT_SAMPLES "rxe_ud.pcap",
+	RT_SAMPLES "rxe_reject.pcap",     RT_SAMPLES "rxe_send_ipv6.pcap",  RT_SAMPLES "rxe_write_imm.pcap",
+	RT_SAMPLES "rxe_nvme.pcap",       RT_SAMPLES "rxe_read.pcap",       NULL,
 };
 
 struct stats {
@@ -315,10 +323,11 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 	free(g);
 }
 
-START_TEST(test_every_caplen)
+static void every_caplen(const char *const *files)
 {
 	struct stats s = { 0 };
-	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+	size_t i;
+	for (i = 0; files[i]; i++) {
 		struct stats one = { 0 };
 		rt_each_frame(files[i], each_frame, &one);
 		RT_ASSERT(one.roce > 0, "%s: no RoCE frames", files[i]);
@@ -335,15 +344,30 @@ START_TEST(test_every_caplen)
 	ck_assert_uint_gt(s.not_roce_early, 0);
 	fprintf(stderr, "check_truncation: %zu captures, %u frames (%u RoCE/IB), %u cuts: %u payload cuts ok, "
 			"%u MAD cuts truncated, %u early cuts not RoCE\n",
-		sizeof files / sizeof files[0], s.frames, s.roce, s.cuts, s.ok_payload_cut, s.mad_cut,
+		i, s.frames, s.roce, s.cuts, s.ok_payload_cut, s.mad_cut,
 		s.not_roce_early);
+}
+
+START_TEST(test_every_caplen)
+{
+	every_caplen(shared_files);
+}
+END_TEST
+
+START_TEST(test_every_caplen_samples)
+{
+	every_caplen(sample_files);
 }
 END_TEST
 
 static Suite *truncation_suite(void)
 {
 	Suite *s = suite_create("truncation");
-	TCase *tc = tcase_create("captures");
+	TCase *tc = tcase_create("samples");
+	tcase_set_timeout(tc, 1800);
+	tcase_add_test(tc, test_every_caplen_samples);
+	suite_add_tcase(s, tc);
+	tc = rt_shared_tcase("captures");
 	tcase_set_timeout(tc, 1800);
 	tcase_add_test(tc, test_every_caplen);
 	suite_add_tcase(s, tc);

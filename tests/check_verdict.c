@@ -337,17 +337,31 @@ static char *report_of(const char *path, bool verdicts)
 	return buf;
 }
 
-START_TEST(verdicts_do_not_change_the_analysis)
+static void same_reports(const char *const *caps)
 {
-	static const char *const caps[] = { RT_CAPTURES "loss_write_bw.pcap", RT_CAPTURES "cm_reject.pcap",
-					    RT_CAPTURES "ib_read_bw_cm.pcap", RT_CAPTURES "rc_pingpong.pcap" };
-	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+	for (size_t i = 0; caps[i]; i++) {
 		char *plain = report_of(caps[i], false), *with = report_of(caps[i], true);
 		ck_assert_msg(strlen(plain) > 1000, "%s: a report", caps[i]);
 		ck_assert_msg(strcmp(plain, with) == 0, "%s: the same report with verdicts", caps[i]);
 		free(plain);
 		free(with);
 	}
+}
+
+START_TEST(verdicts_do_not_change_the_analysis)
+{
+	static const char *const caps[] = { RT_SAMPLES "rxe_rnr.pcap", RT_SAMPLES "rxe_reject.pcap",
+					    RT_SAMPLES "rxe_read_multi.pcap", RT_SAMPLES "rxe_mixed.pcap",
+					    RT_SAMPLES "rxe_nvme.pcap", NULL };
+	same_reports(caps);
+}
+END_TEST
+
+START_TEST(verdicts_do_not_change_the_analysis_shared)
+{
+	static const char *const caps[] = { RT_CAPTURES "loss_write_bw.pcap", RT_CAPTURES "cm_reject.pcap",
+					    RT_CAPTURES "ib_read_bw_cm.pcap", RT_CAPTURES "rc_pingpong.pcap", NULL };
+	same_reports(caps);
 }
 END_TEST
 
@@ -464,6 +478,10 @@ static Suite *suite(void)
 	tcase_add_test(t, verdicts_do_not_change_the_analysis);
 	tcase_add_test(t, a_run_takes_its_cause_in_the_senders_order);
 	tcase_add_test(t, an_original_after_its_resend_is_not_resent);
+	tcase_set_timeout(t, 60);
+	suite_add_tcase(s, t);
+	t = rt_shared_tcase("shared");
+	tcase_add_test(t, verdicts_do_not_change_the_analysis_shared);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return s;

@@ -347,6 +347,29 @@ const char *const *rt_all_captures(void)
 	return list;
 }
 
+const char *const *rt_sample_captures(void)
+{
+	static const char *list[128];
+	static glob_t g;
+	static int done;
+	if (!done) {
+		int r = glob(RT_SAMPLES "*.pcap", 0, NULL, &g);
+		ck_assert_msg(r == 0, "no captures under " RT_SAMPLES " (run from the project root)");
+		ck_assert_uint_lt(g.gl_pathc, 128);
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			list[i] = g.gl_pathv[i];
+		done = 1;
+	}
+	return list;
+}
+
+TCase *rt_shared_tcase(const char *name)
+{
+	TCase *tc = tcase_create(name);
+	tcase_set_tags(tc, RT_TAG_SHARED);
+	return tc;
+}
+
 const char *rt_basename(const char *path)
 {
 	const char *s = strrchr(path, '/');

@@ -18,6 +18,13 @@
 /* Where the real captures live, relative to the project root (tests run there). */
 #define RT_CAPTURES "../shared/captures/"
 #define RT_PUBLIC "../shared/public-captures/"
+/* The project's own captures, which every clone has. */
+#define RT_SAMPLES "samples/"
+
+/* The tag of the test cases that read ../shared: `make unit` runs them all
+ * (and fails when ../shared is absent); `make unit-clone` leaves them out
+ * with CK_EXCLUDE_TAGS=shared. */
+#define RT_TAG_SHARED "shared"
 
 /* ck_assert_msg() without Check's per-assertion bookkeeping (in fork mode
  * every passing ck_assert writes a checkpoint to a pipe): for the loops
@@ -114,6 +121,10 @@ unsigned rt_each_frame(const char *path, rt_frame_fn fn, void *ctx);
 /* Every *.pcap under ../shared/captures and ../shared/public-captures, sorted;
  * NULL-terminated, static storage. */
 const char *const *rt_all_captures(void);
+/* Every .pcap file in samples/, sorted; NULL-terminated, static storage. */
+const char *const *rt_sample_captures(void);
+/* A test case tagged RT_TAG_SHARED: its tests read ../shared. */
+TCase *rt_shared_tcase(const char *name);
 /* The file name without its directory. */
 const char *rt_basename(const char *path);
 
