@@ -6,7 +6,10 @@ in the page as man(1) renders it (groff -man -Tutf8):
 - JSON OUTPUT names every top-level key and every key of a connection;
 - NDJSON OUTPUT names every line kind of $defs/ndjson_line, and every kind
   a run on a capture with a congestion section writes;
-- --ladder's description shows the mark the ladder puts before skipped PSNs.
+- --ladder's description shows the mark the ladder puts before skipped PSNs;
+- OUTPUTS describes each format of report/formats.c's table, in the table's
+  order and no other, and the table's names are those rocestat refuses a
+  wrong --format with.
 """
 import json
 import os
@@ -72,6 +75,20 @@ m = re.search(r"--ladder\n(.*?)\n\s*--timeline", page, re.S)
 desc = " ".join(m.group(1).split()) if m else ""
 if mark:
     ck("--ladder in the man page shows the mark %s" % mark.group(1), "\"%s PSN" % mark.group(1) in desc, desc)
+
+# The format table, read from its source: the man page must follow it.
+src = open(os.path.join(ROOT, "report", "formats.c")).read()
+table = re.findall(r'^\s*\{ "([a-z-]+)", rs_report_\w+,', src, re.M)
+ck("report/formats.c has the format table", len(table) >= 6, str(table))
+outputs = re.search(r"^OUTPUTS\n(.*?)(?=^[A-Z][A-Z ()-]+\n)", page, re.S | re.M)
+entries = re.findall(r"^\s{7}--format (\S+)\s*$", outputs.group(1) if outputs else "", re.M)
+ck("OUTPUTS describes the table's formats but text (the default), in its order", entries == table[1:],
+   "man %s, table %s" % (entries, table))
+err = subprocess.run([ROCESTAT, "--format", "nonesuch", os.path.join(ROOT, "samples", "rxe_read.pcap")],
+                     capture_output=True, text=True, env=env).stderr
+named = re.findall(r"[a-z][a-z-]+", err.split("nonesuch", 1)[-1])
+ck("the refusal of a wrong --format names the table's formats", [n for n in named if n in table] == table,
+   err.strip())
 
 print("check_man: %d checks, %d failed" % (ck.checks, ck.failures))
 sys.exit(1 if ck.failures else 0)
