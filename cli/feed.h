@@ -133,7 +133,14 @@ struct rs_delivery {
 /* Deliver one message; false: stop the run. */
 bool rs_deliver(struct rs_delivery *d, struct rs_feed_msg *m);
 
-/* Whether SIGINT or SIGTERM came (run.c); safe from any thread. */
+/* SIGINT and SIGTERM (stop.c). rs_stop_catch: from now on they set the
+ * flag rs_stop_requested() reads (safe from any thread); with second_kills
+ * the second one kills at once. rs_stop_release: the handlers before. */
+struct rs_stop_saved {
+	struct sigaction sigint, sigterm;
+};
+void rs_stop_catch(bool second_kills, struct rs_stop_saved *saved);
+void rs_stop_release(const struct rs_stop_saved *saved);
 bool rs_stop_requested(void);
 
 /* Run `produce` (with `source` in fd->source) through the sink (feed.c):
@@ -156,7 +163,6 @@ struct rs_capture {
 	struct rs_live_handle *l;
 	struct rs_writer *writer;         /* -w, or NULL; closed by the loop at its end */
 	int dlt;
-	volatile sig_atomic_t *signalled; /* set by SIGINT/SIGTERM (live.c) */
 	/* Set by the loop for the caller, read once it returned. */
 	struct rs_capture_stats stats;
 	bool have_stats;

@@ -16,14 +16,13 @@
  * Either way the sink sees begin_file, the frames and ticks in order,
  * capture_stats and end_file, as in one thread.
  *
- * SIGINT/SIGTERM only set a flag: the wait in poll(2) ends with EINTR (in
- * the capturing thread: the other blocks them), the loop stops, the output
- * is flushed, closed and renamed into place, then the sink's end_file runs
+ * SIGINT/SIGTERM only set a flag (stop.c, as when reading files): the
+ * wait in poll(2) ends with EINTR (in the capturing thread: the other
+ * blocks them), the loop stops, the output is flushed, closed and renamed into place, then the sink's end_file runs
  * and the counts are printed. A second signal kills at once (SA_RESETHAND),
  * leaving only the temporary file.
  */
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +34,6 @@
 #include "cli/cli.h"
 #include "cli/feed.h"
 #include "report/report.h"
-
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
 
 /* Does libpcap offer this name itself (a netdev, "any", an RDMA sniffer)? */
 static bool pcap_offers(const char *name)
@@ -126,7 +118,7 @@ int rs_run_live_hooked(const struct rs_cli_opts *o, const struct rs_sink *sink,
 		return RS_EXIT_USAGE;
 	}
 
-	struct rs_capture c = { .l = l, .dlt = rs_live_datalink(l), .signalled = &got_signal, .rc = RS_EXIT_OK };
+	struct rs_capture c = { .l = l, .dlt = rs_live_datalink(l), .rc = RS_EXIT_OK };
 	if (o->write_file) {
 		struct rs_writer_config wc = {
 			.path = o->write_file, .dlt = c.dlt, .snaplen = (uint32_t)rs_live_snaplen(l),
@@ -139,11 +131,8 @@ int rs_run_live_hooked(const struct rs_cli_opts *o, const struct rs_sink *sink,
 			return RS_EXIT_INPUT;
 		}
 	}
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND }, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	got_signal = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	struct rs_stop_saved saved;
+	rs_stop_catch(true, &saved);
 
 	/* Said once signals are handled: from here on, ^C ends cleanly. */
 	const char *ln = pcap_datalink_val_to_name(c.dlt);
@@ -162,13 +151,12 @@ int rs_run_live_hooked(const struct rs_cli_opts *o, const struct rs_sink *sink,
 		sink->capture_stats(sink->ctx, &c.stats);
 	if (sink->end_file)
 		sink->end_file(sink->ctx, dev);
-	if (got_signal)
+	if (rs_stop_requested())
 		fputc('\n', stderr); /* after the ^C the terminal echoed */
 	print_stats(&c.stats, c.have_stats);
 	if (!c.have_stats)
 		rs_eprintf("rocestat: %s\n", c.stats_err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	rs_stop_release(&saved);
 	rs_live_close(l);
 	return rc;
 }

@@ -163,7 +163,7 @@ void rs_feed_live(struct rs_feed *fd)
 	lf.sel.have_t0 = true;
 	uint64_t period = (uint64_t)(o->refresh * 1e9);
 	uint64_t next_tick = clock_ns(CLOCK_MONOTONIC) + period;
-	while (!*c->signalled && !lf.stop) {
+	while (!rs_stop_requested() && !lf.stop) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		/* Short waits keep a signal that lands between the flag test and
 		 * poll(2) from being noticed late. */

@@ -14,8 +14,6 @@
  * message at a time (rs_feed_run).
  */
 #include <glib.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -73,19 +71,6 @@ char **rs_files_by_time(const struct rs_cli_opts *o)
 		files[i] = o->files[t[i].pos];
 	g_free(t);
 	return files;
-}
-
-static atomic_int stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	atomic_store_explicit(&stop_flag, 1, memory_order_relaxed);
-}
-
-bool rs_stop_requested(void)
-{
-	return atomic_load_explicit(&stop_flag, memory_order_relaxed) != 0;
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -252,15 +237,10 @@ void rs_feed_files(struct rs_feed *fd)
 
 int rs_run_files(const struct rs_cli_opts *o, const struct rs_sink *sink)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
+	struct rs_stop_saved saved;
+	rs_stop_catch(false, &saved);
 	int rc = rs_feed_run(o, sink, rs_feed_files, NULL);
-	if (rc == RS_EXIT_USAGE)
-		return rc;
-	if (rs_stop_requested())
+	if (rc != RS_EXIT_USAGE && rs_stop_requested())
 		rs_eprintf("rocestat: interrupted; reporting what was read\n");
 	return rc;
 }
