@@ -1,6 +1,6 @@
 /*
  * cli.h — the command line: options, the run loops that feed the
- * per-frame consumers (capture/sink.h: the summary's here, the views'
+ * per-frame consumers (views/sink.h: the summary's here, the views'
  * in views/), and the entry point of each mode.
  */
 #ifndef RS_CLI_H
@@ -12,7 +12,7 @@
 
 #include "analyzer/analyzer.h"
 #include "capture/destfile.h"
-#include "capture/sink.h"
+#include "views/sink.h"
 #include "capture/source.h"
 #include "dissect/dissect.h"
 #include "report/escape.h"

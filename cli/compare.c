@@ -22,18 +22,14 @@ struct cmp_sink {
 	bool unopened; /* a file could not be opened */
 };
 
-static void begin_file(void *ctx, const char *name, int dlt)
+static void begin_file(struct cmp_sink *s, const char *name)
 {
-	struct cmp_sink *s = ctx;
-	(void)dlt;
 	s->side = s->files++ ? 1 : 0;
 	rs_cmp_file(s->c, s->side, name);
 }
 
-static void open_error(void *ctx, const char *name, const char *message)
+static void open_error(struct cmp_sink *s, const char *name)
 {
-	struct cmp_sink *s = ctx;
-	(void)message;
 	s->unopened = true;
 	s->side = s->files++ ? 1 : 0;
 	rs_cmp_file(s->c, s->side, name);
@@ -41,9 +37,8 @@ static void open_error(void *ctx, const char *name, const char *message)
 
 /* A file stopped early: its capture window ends at its last good frame,
  * which the report says, with why (the message names the file: not again). */
-static void file_error(void *ctx, const char *message)
+static void file_error(struct cmp_sink *s, const char *message)
 {
-	struct cmp_sink *s = ctx;
 	const char *name = s->c->name[s->side];
 	size_t n = name ? strlen(name) : 0;
 	if (n && strncmp(message, name, n) == 0 && strncmp(message + n, ": ", 2) == 0)
@@ -51,13 +46,24 @@ static void file_error(void *ctx, const char *message)
 	rs_cmp_file_error(s->c, s->side, message);
 }
 
-static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
+static void event(void *ctx, const struct rs_sink_event *ev)
 {
 	struct cmp_sink *s = ctx;
-	if (pkt->context)
-		return true;
-	rs_cmp_add(s->c, s->side, pkt->frame_no, rs_frame_time_ns(f, pkt->ts_ns), f,
-		   rs_frame_content_hash(f, pkt->data, pkt->caplen));
+	if (ev->kind == RS_SINK_BEGIN)
+		begin_file(s, ev->name);
+	else if (ev->kind == RS_SINK_OPEN_ERROR)
+		open_error(s, ev->name);
+	else if (ev->kind == RS_SINK_FILE_ERROR)
+		file_error(s, ev->message);
+}
+
+static bool frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
+{
+	struct cmp_sink *s = ctx;
+	for (size_t i = 0; i < n; i++)
+		if (!pkt[i].context)
+			rs_cmp_add(s->c, s->side, pkt[i].frame_no, rs_frame_time_ns(&f[i], pkt[i].ts_ns), &f[i],
+				   rs_frame_content_hash(&f[i], pkt[i].data, pkt[i].caplen));
 	return true;
 }
 
@@ -65,8 +71,7 @@ int rs_run_compare(const struct rs_cli_opts *o)
 {
 	char err[RS_ERRBUF_SIZE];
 	struct cmp_sink cs = { .c = rs_cmp_new() };
-	struct rs_sink sink = { .ctx = &cs, .begin_file = begin_file, .frame = frame, .open_error = open_error,
-				.file_error = file_error };
+	struct rs_sink sink = { .ctx = &cs, .frames = frames, .event = event, .reads_bytes = true };
 	int rc = rs_run_files(o, &sink);
 	if (rc == RS_EXIT_USAGE || (rc == RS_EXIT_INPUT && (cs.unopened || cs.files < 2))) {
 		rs_cmp_free(cs.c);

@@ -28,9 +28,8 @@ struct tee {
 	uint64_t written;
 };
 
-static void tee_begin(void *vctx, const char *name, int dlt)
+static void tee_begin(struct tee *t, const char *name, int dlt)
 {
-	struct tee *t = vctx;
 	if (!t->writer && !t->failed) {
 		char err[RS_ERRBUF_SIZE];
 		t->dlt = t->wc.dlt = dlt;
@@ -49,8 +48,6 @@ static void tee_begin(void *vctx, const char *name, int dlt)
 		t->an = rs_analyzer_new(&(struct rs_analyzer_opts){ 0 });
 		rs_analyzer_add_file(t->an, name, dlt);
 	}
-	if (t->next->begin_file)
-		t->next->begin_file(t->next->ctx, name, dlt);
 }
 
 static bool picked(struct tee *t, const struct rs_packet *pkt, const struct rs_frame *f)
@@ -64,28 +61,38 @@ static bool picked(struct tee *t, const struct rs_packet *pkt, const struct rs_f
 	return rs_verdict_picked(&v, t->qp, t->conn);
 }
 
-static bool tee_frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
+/* Each frame written, then passed on: one at a time, since the sink
+ * after may stop the run at any frame. */
+static bool tee_frames(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
 {
 	struct tee *t = vctx;
 	char err[RS_ERRBUF_SIZE];
-	if (t->failed || !t->writer)
-		return false;
-	if (!picked(t, pkt, f))
-		return true;
-	if (!rs_writer_write(t->writer, pkt, err)) {
-		rs_eprintf("rocestat: %s\n", err);
-		t->failed = true;
-		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (t->failed || !t->writer)
+			return false;
+		if (!picked(t, &pkt[i], &f[i]))
+			continue;
+		if (!rs_writer_write(t->writer, &pkt[i], err)) {
+			rs_eprintf("rocestat: %s\n", err);
+			t->failed = true;
+			return false;
+		}
+		t->written++;
+		if (!t->next->frames(t->next->ctx, &pkt[i], &f[i], 1))
+			return false;
 	}
-	t->written++;
-	return t->next->frame(t->next->ctx, pkt, f);
+	return true;
 }
 
-static void tee_end(void *vctx, const char *name)
+/* The sink after the tee hears of each input's start and end; the errors
+ * are the extraction's, said on standard error. */
+static void tee_event(void *vctx, const struct rs_sink_event *ev)
 {
 	struct tee *t = vctx;
-	if (t->next->end_file)
-		t->next->end_file(t->next->ctx, name);
+	if (ev->kind == RS_SINK_BEGIN)
+		tee_begin(t, ev->name, ev->dlt);
+	if (ev->kind == RS_SINK_BEGIN || ev->kind == RS_SINK_END)
+		rs_sink_event(t->next, ev);
 }
 
 /* The snapshot length OUT's header states, as tcpdump keeps its input's:
@@ -123,7 +130,7 @@ int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink)
 		.wc = { .path = o->write_file, .snaplen = output_snaplen(o), .rotate_bytes = o->rotate_bytes,
 			.rotate_seconds = o->rotate_seconds, .max_files = o->rotate_files },
 	};
-	struct rs_sink tee = { .ctx = &t, .begin_file = tee_begin, .frame = tee_frame, .end_file = tee_end };
+	struct rs_sink tee = { .ctx = &t, .frames = tee_frames, .event = tee_event, .reads_bytes = true };
 	int rc = rs_run_files(o, &tee);
 	rs_analyzer_free(t.an);
 	if (t.writer && !rs_writer_close(t.writer, err)) {
@@ -141,13 +148,13 @@ int rs_run_extract(const struct rs_cli_opts *o, const struct rs_sink *sink)
 	return rc;
 }
 
-static bool null_frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
+static bool null_frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
 {
-	(void)ctx, (void)pkt, (void)f;
+	(void)ctx, (void)pkt, (void)f, (void)n;
 	return true;
 }
 
 struct rs_sink rs_null_sink(void)
 {
-	return (struct rs_sink){ .frame = null_frame };
+	return (struct rs_sink){ .frames = null_frames };
 }

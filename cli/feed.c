@@ -155,51 +155,46 @@ static void deliver_frames(struct rs_delivery *d, struct rs_feed_msg *m)
 		if (m->undecoded[i]) {
 			const struct rs_packet *pkt = &m->pkt[i];
 			rs_dissect(d->dissect, pkt->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
-			if (s->frames)
+			if (!s->reads_bytes)
 				m->pkt[i].data = NULL;
 		}
-	for (uint32_t i = 0; i < m->n && !d->stopped; i++) {
+	for (uint32_t i = 0; i < m->n; i++)
 		if (m->f[i].outcome != RS_OK && m->f[i].outcome != RS_NOT_ROCE)
 			worse(&d->rc, RS_EXIT_ANOMALIES);
-		if (!s->frames && !s->frame(s->ctx, &m->pkt[i], &m->f[i]))
-			d->stopped = true;
-	}
-	if (s->frames)
-		s->frames(s->ctx, m->pkt, m->f, m->n);
-	if (m->idle && s->idle)
-		s->idle(s->ctx);
+	if (m->n && !d->stopped && !s->frames(s->ctx, m->pkt, m->f, m->n))
+		d->stopped = true;
+	if (m->idle)
+		rs_sink_event(s, &(struct rs_sink_event){ .kind = RS_SINK_IDLE });
 	/* The analysis heap grows as frames come: mark it every 4096 frames. */
 	if ((d->frames >> 12) != ((d->frames + m->n) >> 12))
 		rs_heap_hugepages_update();
 	d->frames += m->n;
 }
 
-/* The events of a file (run.c). */
+/* The events of a file (run.c), said on standard error first. */
 static void deliver_file_event(struct rs_delivery *d, struct rs_feed_msg *m)
 {
-	const struct rs_sink *s = d->sink;
+	struct rs_sink_event ev = { .name = m->name, .message = m->text, .frame_no = m->frame_no, .count = m->count };
 	switch (m->kind) {
 	case RS_FEED_WARNING:
 		rs_eprintf("rocestat: %s\n", m->text);
-		if (s->file_warning)
-			s->file_warning(s->ctx, m->frame_no, m->count, m->text);
+		ev.kind = RS_SINK_WARNING;
 		worse(&d->rc, RS_EXIT_ANOMALIES);
 		break;
 	case RS_FEED_FILE_ERROR:
 		rs_eprintf("rocestat: %s; the frames before it were analysed\n", m->text);
-		if (s->file_error)
-			s->file_error(s->ctx, m->text);
+		ev.kind = RS_SINK_FILE_ERROR;
 		worse(&d->rc, RS_EXIT_INPUT);
 		break;
 	case RS_FEED_OPEN_ERROR:
 		rs_eprintf("rocestat: %s\n", m->text);
-		if (s->open_error)
-			s->open_error(s->ctx, m->name, m->text);
+		ev.kind = RS_SINK_OPEN_ERROR;
 		worse(&d->rc, RS_EXIT_INPUT);
 		break;
 	default:
-		break;
+		return;
 	}
+	rs_sink_event(d->sink, &ev);
 }
 
 bool rs_deliver(struct rs_delivery *d, struct rs_feed_msg *m)
@@ -210,8 +205,7 @@ bool rs_deliver(struct rs_delivery *d, struct rs_feed_msg *m)
 		deliver_frames(d, m);
 		break;
 	case RS_FEED_BEGIN:
-		if (s->begin_file)
-			s->begin_file(s->ctx, m->name, m->dlt);
+		rs_sink_event(s, &(struct rs_sink_event){ .kind = RS_SINK_BEGIN, .name = m->name, .dlt = m->dlt });
 		break;
 	case RS_FEED_WARNING:
 	case RS_FEED_FILE_ERROR:
@@ -222,8 +216,7 @@ bool rs_deliver(struct rs_delivery *d, struct rs_feed_msg *m)
 		rs_eprintf("rocestat: %s\n", m->text);
 		break;
 	case RS_FEED_END:
-		if (s->end_file)
-			s->end_file(s->ctx, m->name);
+		rs_sink_event(s, &(struct rs_sink_event){ .kind = RS_SINK_END, .name = m->name });
 		break;
 	case RS_FEED_USAGE:
 		rs_eprintf("rocestat: %s\n", m->text);
@@ -231,10 +224,9 @@ bool rs_deliver(struct rs_delivery *d, struct rs_feed_msg *m)
 		d->stopped = true;
 		break;
 	case RS_FEED_TICK:
-		if (m->have_stats && s->capture_stats)
-			s->capture_stats(s->ctx, &m->stats);
-		if (s->tick)
-			s->tick(s->ctx, m->now_ns);
+		if (m->have_stats)
+			rs_sink_event(s, &(struct rs_sink_event){ .kind = RS_SINK_STATS, .stats = &m->stats });
+		rs_sink_event(s, &(struct rs_sink_event){ .kind = RS_SINK_TICK, .now_ns = m->now_ns });
 		break;
 	case RS_FEED_ERROR:
 		rs_eprintf("rocestat: %s\n", m->text);
@@ -281,7 +273,7 @@ int rs_feed_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_prod
 		struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
 		struct rs_feed_msg m;
 		rs_feed_msg_init(&m, 0);
-		struct rs_feed fd = { .o = o, .source = source, .batch = sink->frames ? RS_BATCH : 1,
+		struct rs_feed fd = { .o = o, .source = source, .batch = sink->reads_bytes ? 1 : RS_BATCH,
 				      .post = deliver_here, .ctx = &d, .m = &m, .stopped = &d.stopped };
 		produce(&fd);
 		rs_feed_msg_clear(&m);

@@ -42,12 +42,11 @@ struct rs_feed_msg {
 	int dlt;
 	uint64_t frame_no, count;
 	uint64_t now_ns;       /* RS_FEED_TICK: the wall clock, ns since the epoch */
-	bool have_stats;       /* RS_FEED_TICK: the capture's counts so far (sink->capture_stats first) */
+	bool have_stats;       /* RS_FEED_TICK: the capture's counts so far (an RS_SINK_STATS first) */
 	struct rs_capture_stats stats;
 	char text[RS_ERRBUF_SIZE];
 	uint32_t n;
-	/* [RS_BATCH]; data NULL when the sink takes batches (it reads no
-	 * bytes), else the frame's bytes: the reader's own in one thread, a
+	/* [RS_BATCH]; data NULL unless the sink reads_bytes, else the frame's bytes: the reader's own in one thread, a
 	 * copy in `bytes` in two (rs_feed.keep_bytes). */
 	struct rs_packet *pkt;
 	struct rs_frame *f;    /* [RS_BATCH] */
@@ -77,7 +76,7 @@ void rs_feed_msg_clear(struct rs_feed_msg *m);
 struct rs_feed {
 	const struct rs_cli_opts *o;
 	void *source;    /* the producer's own state (livefeed.c's struct rs_capture), or NULL */
-	unsigned batch;  /* frames a message: 1 when frames keep their bytes (the sink takes them one by one) */
+	unsigned batch;  /* frames a message: 1 when the sink reads_bytes in this thread */
 	struct rs_feed_msg *(*post)(struct rs_feed *fd, struct rs_feed_msg *m);
 	void *ctx;       /* post()'s */
 	struct rs_feed_msg *m;/* being filled */
@@ -86,8 +85,8 @@ struct rs_feed {
 	 * to decode (set by post(); never with a time window, which needs each
 	 * frame's own time to pick it). */
 	bool defer;
-	/* The sink reads every frame's bytes (it takes them one by one: the
-	 * walkthrough, --annotate, -r ... -w) and gets them in another thread:
+	/* The sink reads every frame's bytes (the walkthrough, --annotate,
+	 * -r ... -w) and gets them in another thread:
 	 * each frame's are copied into its message (rs_feed_room first). */
 	bool keep_bytes;
 };

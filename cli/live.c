@@ -141,16 +141,13 @@ int rs_run_live_hooked(const struct rs_cli_opts *o, const struct rs_sink *sink,
 		o->filter ? o->filter : "", o->filter ? "\"" : "", rs_live_snaplen(l),
 		o->write_file ? ", writing to " : "", o->write_file ? o->write_file : "");
 
-	if (sink->begin_file)
-		sink->begin_file(sink->ctx, dev, c.dlt);
+	rs_sink_event(sink, &(struct rs_sink_event){ .kind = RS_SINK_BEGIN, .name = dev, .dlt = c.dlt });
 	int rc = rs_feed_run(o, sink, rs_feed_live, &c);
 	if (c.rc > rc)
 		rc = c.rc; /* RS_EXIT_INPUT > RS_EXIT_ANOMALIES > RS_EXIT_OK */
 	/* The -w output is complete and under its name by now (livefeed.c). */
-	if (sink->capture_stats)
-		sink->capture_stats(sink->ctx, &c.stats);
-	if (sink->end_file)
-		sink->end_file(sink->ctx, dev);
+	rs_sink_event(sink, &(struct rs_sink_event){ .kind = RS_SINK_STATS, .stats = &c.stats });
+	rs_sink_event(sink, &(struct rs_sink_event){ .kind = RS_SINK_END, .name = dev });
 	if (rs_stop_requested())
 		fputc('\n', stderr); /* after the ^C the terminal echoed */
 	print_stats(&c.stats, c.have_stats);

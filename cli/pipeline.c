@@ -8,12 +8,12 @@
  * -w extraction) works there. Which work goes where was measured: see
  * bench/NOTES.md.
  *
- * A sink that takes frames one by one reads their bytes (the walkthrough's
- * hex, the frames --annotate and -w write), and the producer's are gone
- * once it reads on: each frame's bytes are copied into its slot
+ * A sink that reads the frames' bytes (sink.h: the walkthrough's hex, the
+ * frames --annotate and -w write) cannot have the producer's, which are
+ * gone once it reads on: each frame's bytes are copied into its slot
  * (RS_KEEP_BYTES, rs_feed_room), and a batch whose bytes fill the slot is
- * handed over before it has its RS_BATCH frames. A sink that takes batches
- * reads no bytes, and gets none.
+ * handed over before it has its RS_BATCH frames. The other sinks get no
+ * bytes.
  *
  * The messages pass through a ring of RING slots, each with room for a
  * batch: the producing thread fills a slot in place and publishes it, the
@@ -163,8 +163,7 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->filled, NULL);
 	pthread_cond_init(&p->emptied, NULL);
-	/* A sink that takes frames one by one reads their bytes. */
-	bool keep = !sink->frames;
+	bool keep = sink->reads_bytes;
 	for (unsigned i = 0; i < RING; i++)
 		rs_feed_msg_init(&p->slot[i], keep ? RS_KEEP_BYTES : RS_DEFER_BYTES);
 	p->may_defer = !o->have_since && !o->have_until;

@@ -9,7 +9,7 @@
  * that were captured.
  *
  * rs_run_summary() feeds the sink through rs_run_files(), which hands it
- * the frames in batches (frames()): with more than one thread (-j), read
+ * the frames in batches: with more than one thread (-j), read
  * and decoded in one thread while this one analyses them (cli/pipeline.c).
  * Several files are analysed one after the other in time order, by the
  * one analyzer, so the report is the one of a single run over all of them.
@@ -44,15 +44,8 @@ struct rs_summary {
 	struct rs_metrics *mx;
 };
 
-static void begin_file(void *ctx, const char *name, int dlt)
+static void add_frame(struct rs_summary *s, const struct rs_packet *pkt, const struct rs_frame *f)
 {
-	struct rs_summary *s = ctx;
-	rs_analyzer_add_file(s->a, name, dlt);
-}
-
-static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
-{
-	struct rs_summary *s = ctx;
 	struct rs_frame_meta m = {
 		.frame_no = pkt->frame_no,
 		.ts_ns = rs_frame_time_ns(f, pkt->ts_ns),
@@ -61,7 +54,6 @@ static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame 
 	};
 	rs_analyzer_add(s->a, &m, f);
 	s->frames_read++;
-	return true;
 }
 
 /* The metrics of the analysis so far, to the endpoint: both formats, so
@@ -96,7 +88,7 @@ static void publish(struct rs_summary *s)
 #define AHEAD 7
 #define FRAME_AHEAD 4
 
-static void frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
+static bool frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
 {
 	struct rs_summary *s = ctx;
 	for (size_t i = 0; i < n && i < AHEAD; i++)
@@ -108,28 +100,11 @@ static void frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame
 		}
 		if (i + AHEAD < n)
 			rs_analyzer_prefetch(s->a, &f[i + AHEAD]);
-		frame(ctx, &pkt[i], &f[i]);
+		add_frame(s, &pkt[i], &f[i]);
 	}
 	if (s->ms && rs_metrics_read_some(s->mx, s->a, METRICS_STEP))
 		publish(s);
-}
-
-static void file_error(void *ctx, const char *message)
-{
-	struct rs_summary *s = ctx;
-	rs_analyzer_file_error(s->a, message);
-}
-
-static void open_error(void *ctx, const char *name, const char *message)
-{
-	struct rs_summary *s = ctx;
-	rs_analyzer_open_error(s->a, name, message);
-}
-
-static void file_warning(void *ctx, uint64_t frame_no, uint64_t count, const char *message)
-{
-	struct rs_summary *s = ctx;
-	rs_analyzer_file_warning(s->a, frame_no, count, message);
+	return true;
 }
 
 
@@ -148,9 +123,8 @@ bool rs_summary_serve(void *ctx, char *err, size_t len)
 }
 
 
-static void tick(void *ctx, uint64_t now_ns)
+static void tick(struct rs_summary *s, uint64_t now_ns)
 {
-	struct rs_summary *s = ctx;
 	if (s->ms) {
 		/* A reading still under way (few frames came) is finished now;
 		 * then the next one starts, to be read between batches. */
@@ -165,11 +139,33 @@ static void tick(void *ctx, uint64_t now_ns)
 	rs_liveview_tick(s->live, s->lv, s->a, now_ns);
 }
 
-static void capture_stats(void *ctx, const struct rs_capture_stats *st)
+static void event(void *ctx, const struct rs_sink_event *ev)
 {
 	struct rs_summary *s = ctx;
-	s->stats = *st;
-	s->have_stats = true;
+	switch (ev->kind) {
+	case RS_SINK_BEGIN:
+		rs_analyzer_add_file(s->a, ev->name, ev->dlt);
+		break;
+	case RS_SINK_OPEN_ERROR:
+		rs_analyzer_open_error(s->a, ev->name, ev->message);
+		break;
+	case RS_SINK_FILE_ERROR:
+		rs_analyzer_file_error(s->a, ev->message);
+		break;
+	case RS_SINK_WARNING:
+		rs_analyzer_file_warning(s->a, ev->frame_no, ev->count, ev->message);
+		break;
+	case RS_SINK_STATS:
+		s->stats = *ev->stats;
+		s->have_stats = true;
+		break;
+	case RS_SINK_TICK:
+		tick(s, ev->now_ns);
+		break;
+	case RS_SINK_END:
+	case RS_SINK_IDLE:
+		break;
+	}
 }
 
 struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
@@ -218,8 +214,7 @@ bool rs_summary_failed(const struct rs_summary *s)
 
 struct rs_sink rs_summary_sink(struct rs_summary *s)
 {
-	return (struct rs_sink){ .ctx = s, .begin_file = begin_file, .frame = frame, .file_error = file_error, .open_error = open_error,
-				 .file_warning = file_warning, .tick = tick, .capture_stats = capture_stats, .frames = frames };
+	return (struct rs_sink){ .ctx = s, .frames = frames, .event = event };
 }
 
 /* The columns the text summary is laid out for: --width, else the

@@ -232,10 +232,13 @@ static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame 
 	return true;
 }
 
-static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f)
+static bool frames(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
 {
 	struct annotate_ctx *c = vctx;
-	return rs_vfeed_frame(&c->vf, pkt, f, show, c);
+	for (size_t i = 0; i < n; i++)
+		if (!rs_vfeed_frame(&c->vf, &pkt[i], &f[i], show, c))
+			return false;
+	return true;
 }
 
 static void end_file(void *vctx, const char *name)
@@ -246,12 +249,20 @@ static void end_file(void *vctx, const char *name)
 	rs_vfeed_end(&c->vf);
 }
 
+static void event(void *vctx, const struct rs_sink_event *ev)
+{
+	if (ev->kind == RS_SINK_BEGIN)
+		begin_file(vctx, ev->name, ev->dlt);
+	else if (ev->kind == RS_SINK_END)
+		end_file(vctx, ev->name);
+}
+
 struct rs_sink rs_annotate_sink(const char *path)
 {
 	static struct annotate_ctx ctx;
 	rs_vfeed_end(&ctx.vf);
 	ctx = (struct annotate_ctx){ .path = path };
-	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .end_file = end_file };
+	return (struct rs_sink){ .ctx = &ctx, .frames = frames, .event = event, .reads_bytes = true };
 }
 
 bool rs_annotate_close(const struct rs_sink *s, char errbuf[RS_ERRBUF_SIZE])

@@ -247,10 +247,14 @@ static void idle(void *vctx)
 	fflush(c->out);
 }
 
-static void tick(void *vctx, uint64_t now_ns)
+static void event(void *vctx, const struct rs_sink_event *ev)
 {
-	(void)now_ns;
-	idle(vctx);
+	if (ev->kind == RS_SINK_BEGIN)
+		begin_file(vctx, ev->name, ev->dlt);
+	else if (ev->kind == RS_SINK_END)
+		end_file(vctx, ev->name);
+	else if (ev->kind == RS_SINK_TICK || ev->kind == RS_SINK_IDLE)
+		idle(vctx);
 }
 
 static const char digits2[200] =
@@ -531,10 +535,12 @@ static bool frame(void *vctx, const struct rs_packet *pkt, const struct rs_frame
 	return show(c, pkt, f, &(struct rs_verdict){ 0 });
 }
 
-static void frames(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
+static bool frames(void *vctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		frame(vctx, &pkt[i], &f[i]);
+		if (!frame(vctx, &pkt[i], &f[i]))
+			return false;
+	return true;
 }
 
 struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
@@ -552,8 +558,7 @@ struct rs_sink rs_fields_sink(FILE *out, const struct rs_fields_opts *o)
 		ctx.sel[ctx.nsel++] = k;
 		ctx.verdicts |= k >= N_BASE; /* a verdict column needs the analysis */
 	}
-	return (struct rs_sink){ .ctx = &ctx, .begin_file = begin_file, .frame = frame, .frames = frames, .end_file = end_file,
-				 .tick = tick, .idle = idle };
+	return (struct rs_sink){ .ctx = &ctx, .frames = frames, .event = event };
 }
 
 uint64_t rs_fields_picked(const struct rs_sink *s)

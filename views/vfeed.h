@@ -13,7 +13,7 @@
 #define RS_VIEWS_VFEED_H
 
 #include "analyzer/analyzer.h"
-#include "capture/sink.h"
+#include "views/sink.h"
 
 /* A view showing one frame and its verdict; false: stop. */
 typedef bool (*vfeed_show)(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f,

@@ -3,7 +3,7 @@
  * decoded it (struct rs_frame) and, where they say how frames belong
  * together, as the analyzer judged it (struct rs_verdict, from
  * rs_analyzer_add_v): `--fields` (fields.c) and the classroom walkthrough
- * `--walk` / `-V` (walk*.c). Each is a sink (capture/sink.h) the command
+ * `--walk` / `-V` (walk*.c). Each is a sink (views/sink.h) the command
  * line's run loops feed. A view prints; it concludes nothing itself.
  */
 #ifndef RS_VIEWS_H
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "capture/sink.h"
+#include "views/sink.h"
 #include "capture/writer.h"
 
 struct rs_ulp_map; /* analyzer/analyzer.h */

@@ -341,10 +341,13 @@ static bool show_v(void *ctx, const struct rs_packet *pkt, const struct rs_frame
 }
 
 /* Walked once its verdict is final (vfeed.h). */
-static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
+static bool frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
 {
 	struct walk *w = ctx;
-	return rs_vfeed_frame(&w->vf, pkt, f, show_v, w);
+	for (size_t i = 0; i < n; i++)
+		if (!rs_vfeed_frame(&w->vf, &pkt[i], &f[i], show_v, w))
+			return false;
+	return true;
 }
 
 /* The input paused (a pipe): the frames walked so far are shown. */
@@ -353,6 +356,18 @@ static void idle(void *ctx)
 	struct walk *w = ctx;
 	rs_vfeed_flush(&w->vf, show_v, w);
 	fflush(w->out);
+}
+
+static void event(void *ctx, const struct rs_sink_event *ev)
+{
+	if (ev->kind == RS_SINK_BEGIN)
+		begin_file(ctx, ev->name, ev->dlt);
+	else if (ev->kind == RS_SINK_END)
+		end_file(ctx, ev->name);
+	else if (ev->kind == RS_SINK_FILE_ERROR)
+		file_error(ctx, ev->message);
+	else if (ev->kind == RS_SINK_IDLE)
+		idle(ctx);
 }
 
 struct rs_sink rs_walk_sink(FILE *out, bool color, int64_t qp, int64_t conn)
@@ -368,8 +383,7 @@ struct rs_sink rs_walk_sink_ulp(FILE *out, bool color, int64_t qp, int64_t conn,
 	w = (struct walk){ .out = out, .color = color, .width = WALK_WIDTH, .qp = qp, .conn = conn };
 	for (unsigned i = 0; i < n_ulp && i < sizeof w.vf.ulp / sizeof w.vf.ulp[0]; i++)
 		w.vf.ulp[w.vf.n_ulp++] = ulp[i];
-	return (struct rs_sink){ .ctx = &w, .begin_file = begin_file, .frame = frame, .end_file = end_file,
-				 .file_error = file_error, .idle = idle };
+	return (struct rs_sink){ .ctx = &w, .frames = frames, .event = event, .reads_bytes = true };
 }
 
 uint64_t rs_walk_picked(const struct rs_sink *s)

@@ -38,56 +38,39 @@ struct both {
 	uint32_t file_index;
 };
 
-static void begin_file(void *ctx, const char *name, int dlt)
+/* Every event to the analyzer and both views, as the summary and the views
+ * take them (the walk reads the bytes, so frames come one at a time). */
+static void event(void *ctx, const struct rs_sink_event *ev)
 {
 	struct both *b = ctx;
-	rs_analyzer_add_file(b->a, name, dlt);
-	if (b->fields.begin_file)
-		b->fields.begin_file(b->fields.ctx, name, dlt);
-	if (b->walk.begin_file)
-		b->walk.begin_file(b->walk.ctx, name, dlt);
+	if (ev->kind == RS_SINK_BEGIN)
+		rs_analyzer_add_file(b->a, ev->name, ev->dlt);
+	else if (ev->kind == RS_SINK_FILE_ERROR)
+		rs_analyzer_file_error(b->a, ev->message);
+	else if (ev->kind == RS_SINK_WARNING)
+		rs_analyzer_file_warning(b->a, ev->frame_no, ev->count, ev->message);
+	rs_sink_event(&b->fields, ev);
+	rs_sink_event(&b->walk, ev);
+	if (ev->kind == RS_SINK_END)
+		b->file_index++;
 }
 
-static bool frame(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f)
+static bool frames(void *ctx, const struct rs_packet *pkt, const struct rs_frame *f, size_t n)
 {
 	struct both *b = ctx;
-	struct rs_frame_meta m = {
-		.frame_no = pkt->frame_no,
-		.ts_ns = rs_frame_time_ns(f, pkt->ts_ns),
-		.file_index = b->file_index,
-		.wirelen = pkt->wirelen,
-		.caplen = pkt->caplen,
-	};
-	rs_analyzer_add(b->a, &m, f);
-	b->fields.frame(b->fields.ctx, pkt, f);
-	b->walk.frame(b->walk.ctx, pkt, f);
+	for (size_t i = 0; i < n; i++) {
+		struct rs_frame_meta m = {
+			.frame_no = pkt[i].frame_no,
+			.ts_ns = rs_frame_time_ns(&f[i], pkt[i].ts_ns),
+			.file_index = b->file_index,
+			.wirelen = pkt[i].wirelen,
+			.caplen = pkt[i].caplen,
+		};
+		rs_analyzer_add(b->a, &m, &f[i]);
+	}
+	b->fields.frames(b->fields.ctx, pkt, f, n);
+	b->walk.frames(b->walk.ctx, pkt, f, n);
 	return true;
-}
-
-static void file_error(void *ctx, const char *message)
-{
-	struct both *b = ctx;
-	rs_analyzer_file_error(b->a, message);
-	if (b->fields.file_error)
-		b->fields.file_error(b->fields.ctx, message);
-	if (b->walk.file_error)
-		b->walk.file_error(b->walk.ctx, message);
-}
-
-static void file_warning(void *ctx, uint64_t frame_no, uint64_t count, const char *message)
-{
-	struct both *b = ctx;
-	rs_analyzer_file_warning(b->a, frame_no, count, message);
-}
-
-static void end_file(void *ctx, const char *name)
-{
-	struct both *b = ctx;
-	if (b->fields.end_file)
-		b->fields.end_file(b->fields.ctx, name);
-	if (b->walk.end_file)
-		b->walk.end_file(b->walk.ctx, name);
-	b->file_index++;
 }
 
 /* The message without its "(file offset N)": in pcapng libpcap names the
@@ -235,8 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.fields = rs_fields_sink(devnull, &(struct rs_fields_opts){ .verdicts = true, .qp = -1, .conn = -1 }),
 		.walk = rs_walk_sink(devnull, false, -1, -1),
 	};
-	struct rs_sink sink = { .ctx = &b, .begin_file = begin_file, .frame = frame,
-				.file_error = file_error, .file_warning = file_warning, .end_file = end_file };
+	struct rs_sink sink = { .ctx = &b, .frames = frames, .event = event, .reads_bytes = true };
 	rs_run_files(&o, &sink);
 	rs_analyzer_finish(b.a);
 
