@@ -1,11 +1,9 @@
 /*
  * feed.c — what the producers (run.c's files, livefeed.c's capture) and the
- * delivery share: the messages, posting them, delivering them to the sink,
- * and the choice between one thread and two (rs_feed_run).
+ * delivery share: the messages, posting them, decoding their frames and
+ * delivering them to the sink. pipeline.c runs them, in one thread or two.
  */
 #include <glib.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,6 +88,14 @@ bool rs_feed_stopped(const struct rs_feed *fd)
 	return fd->stopped && *fd->stopped;
 }
 
+/* Frame i of the message decoded from its bytes: by the producer as it
+ * takes the frame, or by the delivering side for one left undecoded. */
+static void decode(const struct rs_dissect_opts *o, struct rs_feed_msg *m, uint32_t i)
+{
+	const struct rs_packet *pkt = &m->pkt[i];
+	rs_dissect(o, pkt->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+}
+
 #define WRITE_AHEAD 4
 
 /* Put pkt at m->n, its bytes copied into the message when the sink keeps
@@ -131,7 +137,7 @@ enum rs_pick rs_feed_take(struct rs_feed *fd, struct rs_feed_msg *m, const struc
 	uint32_t i = m->n;
 	if (defer(fd, m, pkt))
 		return RS_PICK_TAKE;
-	rs_dissect(&o->dissect, pkt->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+	decode(&o->dissect, m, i);
 	enum rs_pick pick = RS_PICK_TAKE;
 	if (sel && (o->have_since || o->have_until))
 		pick = rs_select_time(o, sel, rs_frame_time_ns(&m->f[i], pkt->ts_ns));
@@ -153,8 +159,7 @@ static void deliver_frames(struct rs_delivery *d, struct rs_feed_msg *m)
 	const struct rs_sink *s = d->sink;
 	for (uint32_t i = 0; m->nundecoded && i < m->n; i++)
 		if (m->undecoded[i]) {
-			const struct rs_packet *pkt = &m->pkt[i];
-			rs_dissect(d->dissect, pkt->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+			decode(d->dissect, m, i);
 			if (!s->reads_bytes)
 				m->pkt[i].data = NULL;
 		}
@@ -236,48 +241,4 @@ bool rs_deliver(struct rs_delivery *d, struct rs_feed_msg *m)
 		break;
 	}
 	return !d->stopped;
-}
-
-/* ---- the run ------------------------------------------------------------- */
-
-static struct rs_feed_msg *deliver_here(struct rs_feed *fd, struct rs_feed_msg *m)
-{
-	/* SIGINT and SIGTERM are to interrupt a read that waits on a pipe or a
-	 * device (run.c, livefeed.c), not the sink's writes: a write to a full
-	 * pipe cut short by the signal (EINTR) loses what the stream held. They
-	 * wait while a batch, or a pause's flush (idle), is delivered, as in two
-	 * threads, where the delivering thread blocks them throughout
-	 * (pipeline.c). Not around each frame of a sink fed one frame at a
-	 * time: two system calls a frame tripled the time of -j 1 -r -w. */
-	if (fd->batch == 1 && !m->idle) {
-		rs_deliver(fd->ctx, m);
-		return m;
-	}
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	rs_deliver(fd->ctx, m);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return m;
-}
-
-int rs_feed_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source)
-{
-	int rc = RS_EXIT_OK;
-	bool ran = false;
-	if (o->threads > 1)
-		rc = rs_pipeline_run(o, sink, produce, source, &ran);
-	if (!ran) {
-		struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
-		struct rs_feed_msg m;
-		rs_feed_msg_init(&m, 0);
-		struct rs_feed fd = { .o = o, .source = source, .batch = sink->reads_bytes ? 1 : RS_BATCH,
-				      .post = deliver_here, .ctx = &d, .m = &m, .stopped = &d.stopped };
-		produce(&fd);
-		rs_feed_msg_clear(&m);
-		rc = d.rc;
-	}
-	return rc;
 }

@@ -142,16 +142,10 @@ void rs_stop_catch(bool second_kills, struct rs_stop_saved *saved);
 void rs_stop_release(const struct rs_stop_saved *saved);
 bool rs_stop_requested(void);
 
-/* Run `produce` (with `source` in fd->source) through the sink (feed.c):
- * in a thread of its own when -j allows two threads, else in this one. Returns the delivery's RS_EXIT_ code. */
+/* Run `produce` (with `source` in fd->source) through the sink
+ * (pipeline.c): in a thread of its own when -j allows two threads and one
+ * can be started, else in this one. Returns the delivery's RS_EXIT_ code. */
 int rs_feed_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source);
-
-/* pipeline.c: the run with the producing in a thread of its own, SIGINT
- * and SIGTERM going to that thread. Returns an RS_EXIT_ code; false in
- * *ran when no thread could be started (then nothing was produced, and
- * the caller produces in this thread). */
-int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source,
-		    bool *ran);
 
 /* livefeed.c: the live capture loop, a producer. Everything but the loop
  * (opening the device and the -w output, the sink's begin_file,

@@ -1,7 +1,8 @@
 /*
- * pipeline.c — a run in two threads: a thread of its own produces the
- * frames and dissects them (rs_feed_files, run.c: reads the files and
- * checks every ICRC; rs_feed_live, livefeed.c: captures, writes -w and
+ * pipeline.c — a run, in one thread or two (rs_feed_run). In one, the
+ * producer delivers each message itself. In two, a thread of its own
+ * produces the frames and dissects them (rs_feed_files, run.c: reads the
+ * files and checks every ICRC; rs_feed_live, livefeed.c: captures, writes -w and
  * posts the live ticks); the calling thread hands what was produced to the
  * sink (rs_deliver, feed.c), a batch of frames at a time, and the sink (the
  * analyzer, the --fields writer, the walkthrough, --annotate or the -r ...
@@ -156,8 +157,11 @@ static void give_back(struct pipe *p, bool stop)
 	pthread_mutex_unlock(&p->lock);
 }
 
-int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source,
-		    bool *ran)
+/* The run with the producing in a thread of its own, SIGINT and SIGTERM
+ * going to that thread. false in *ran when no thread could be started
+ * (then nothing was produced). */
+static int run_two(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source,
+		   bool *ran)
 {
 	struct pipe *p = g_new0(struct pipe, 1);
 	pthread_mutex_init(&p->lock, NULL);
@@ -197,4 +201,48 @@ int rs_pipeline_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_
 	pthread_cond_destroy(&p->emptied);
 	g_free(p);
 	return d.rc;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static struct rs_feed_msg *deliver_here(struct rs_feed *fd, struct rs_feed_msg *m)
+{
+	/* SIGINT and SIGTERM are to interrupt a read that waits on a pipe or a
+	 * device (run.c, livefeed.c), not the sink's writes: a write to a full
+	 * pipe cut short by the signal (EINTR) loses what the stream held. They
+	 * wait while a batch, or a pause's flush (idle), is delivered, as in two
+	 * threads, where the delivering thread blocks them throughout
+	 * (pipeline.c). Not around each frame of a sink fed one frame at a
+	 * time: two system calls a frame tripled the time of -j 1 -r -w. */
+	if (fd->batch == 1 && !m->idle) {
+		rs_deliver(fd->ctx, m);
+		return m;
+	}
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	rs_deliver(fd->ctx, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return m;
+}
+
+int rs_feed_run(const struct rs_cli_opts *o, const struct rs_sink *sink, rs_produce_fn *produce, void *source)
+{
+	int rc = RS_EXIT_OK;
+	bool ran = false;
+	if (o->threads > 1)
+		rc = run_two(o, sink, produce, source, &ran);
+	if (!ran) {
+		struct rs_delivery d = { .sink = sink, .dissect = &o->dissect };
+		struct rs_feed_msg m;
+		rs_feed_msg_init(&m, 0);
+		struct rs_feed fd = { .o = o, .source = source, .batch = sink->reads_bytes ? 1 : RS_BATCH,
+				      .post = deliver_here, .ctx = &d, .m = &m, .stopped = &d.stopped };
+		produce(&fd);
+		rs_feed_msg_clear(&m);
+		rc = d.rc;
+	}
+	return rc;
 }
