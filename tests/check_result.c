@@ -11,6 +11,7 @@
 
 #include "analyzer/analyzer.h"
 #include "analyzer/result.h"
+#include "tests/support/afeed.h"
 #include "tests/support/rstest.h"
 
 #define A_HOST 1 /* 192.0.2.1 */
@@ -18,19 +19,18 @@
 #define C_HOST 3 /* 192.0.2.3 */
 #define T0 1000000000ull
 
+static struct rt_feed run;
 static struct rs_analyzer *an;
-static uint64_t frame_no;
 
 static void setup(void)
 {
-	an = rs_analyzer_new(&(struct rs_analyzer_opts){ .interval_ns = 10000000 });
-	rs_analyzer_add_file(an, "synthetic", 1);
-	frame_no = 0;
+	rt_feed_start(&run, (struct rs_analyzer_opts){ .interval_ns = 10000000 });
+	an = run.an;
 }
 
 static void teardown(void)
 {
-	rs_analyzer_free(an);
+	rt_feed_stop(&run);
 }
 
 /* A SEND Only of `payload` bytes, on the wire as 100 + payload bytes, at
@@ -38,10 +38,7 @@ static void teardown(void)
 static void send_only(int from, int to, uint32_t qpn, uint32_t psn, uint32_t payload)
 {
 	struct rs_frame f = rt_roce_frame(from, to, IBV_OPCODE_RC_SEND_ONLY, qpn, psn, payload);
-	frame_no++;
-	struct rs_frame_meta m = { .frame_no = frame_no, .ts_ns = T0 + frame_no * 1000, .wirelen = 100 + payload,
-				   .caplen = 100 + payload };
-	rs_analyzer_add(an, &m, &f);
+	rt_feed_add(&run, f, T0 + (run.frame_no + 1) * 1000, NULL);
 }
 
 static bool is_host(const struct rs_addr *ad, int host)

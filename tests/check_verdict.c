@@ -19,6 +19,7 @@
 #include "analyzer/internal.h"
 #include "capture/source.h"
 #include "report/report.h"
+#include "tests/support/afeed.h"
 #include "tests/support/rstest.h"
 
 #define A_HOST 1 /* 192.0.2.1: responder */
@@ -26,20 +27,19 @@
 #define RESP_QP 0x12 /* A's QP: B's requests go to it */
 #define REQ_QP 0x21  /* B's QP: A's responses go to it */
 
+static struct rt_feed run;
 static struct rs_analyzer *an;
-static uint64_t frame_no;
 static struct rs_verdict v;
 
 static void setup(void)
 {
-	an = rs_analyzer_new(&(struct rs_analyzer_opts){ .interval_ns = 10000000 });
-	rs_analyzer_add_file(an, "synthetic", 1);
-	frame_no = 0;
+	rt_feed_start(&run, (struct rs_analyzer_opts){ .interval_ns = 10000000 });
+	an = run.an;
 }
 
 static void teardown(void)
 {
-	rs_analyzer_free(an);
+	rt_feed_stop(&run);
 }
 
 /* A request from B, a response from A. */
@@ -62,9 +62,7 @@ static struct rs_frame rsp(uint8_t opcode, uint32_t psn, uint32_t payload, uint8
 /* Add it and return its verdict (also in `v`). */
 static const struct rs_verdict *feed(struct rs_frame f)
 {
-	struct rs_frame_meta m = { .frame_no = ++frame_no, .ts_ns = 1000000000ull + frame_no * 1000,
-				   .wirelen = 100 + f.payload_len, .caplen = 100 + f.payload_len };
-	rs_analyzer_add_v(an, &m, &f, &v);
+	rt_feed_add(&run, f, 1000000000ull + (run.frame_no + 1) * 1000, &v);
 	return &v;
 }
 
@@ -220,7 +218,7 @@ START_TEST(cm_replies_name_what_they_answer)
 	struct rs_frame dreq = cm(A_HOST, B_HOST, UMAD_CM_ATTR_DREQ);
 	dreq.mad.u.ids.local_comm_id = 0x77;
 	dreq.mad.u.ids.remote_comm_id = 0x66;
-	uint64_t at = frame_no + 1;
+	uint64_t at = run.frame_no + 1;
 	ck_assert_uint_eq(feed(dreq)->cm_answers, 0);
 	struct rs_frame drep = cm(B_HOST, A_HOST, UMAD_CM_ATTR_DREP);
 	drep.mad.u.ids.local_comm_id = 0x66;
@@ -284,7 +282,7 @@ START_TEST(references_start_again_with_each_file)
 	feed(rq(IBV_OPCODE_RC_SEND_ONLY, 6, 8));
 	ck_assert_uint_eq(feed(rq(IBV_OPCODE_RC_SEND_ONLY, 5, 8))->resent_of, 1);
 	rs_analyzer_add_file(an, "second", 1);
-	frame_no = 0;
+	run.frame_no = 0;
 	const struct rs_verdict *x = feed(rq(IBV_OPCODE_RC_SEND_ONLY, 5, 8));
 	ck_assert_uint_eq(x->psn, RS_V_PSN_DUPLICATE); /* the analysis spans the files ... */
 	ck_assert_uint_eq(x->resent_of, 0);            /* ... its frame references do not */
