@@ -389,17 +389,7 @@ static void resends(struct rs_json *j, const struct rs_stream_info *l)
 		rs_json_u64(j, rs_resend_key((enum rs_resend)c), l->episodes_by[c]);
 	rs_json_end_obj(j);
 	rs_json_u64(j, "rnr_retries_early", l->rnr_early);
-	if (l->timeouts) {
-		rs_json_obj(j, "timeout_wait_ns");
-		rs_json_u64(j, "count", l->timeouts);
-		rs_json_u64(j, "min", l->timeout_min_ns);
-		rs_json_u64(j, "mean", l->timeout_sum_ns / l->timeouts);
-		rs_json_u64(j, "max", l->timeout_max_ns);
-		rs_json_u64(j, "sooner_than_cm_timeout", l->timeouts_early);
-		rs_json_end_obj(j);
-	} else {
-		rs_json_null(j, "timeout_wait_ns");
-	}
+	rs_json_timeout_waits(j, l, true);
 	rs_json_read_retry_waits(j, l);
 	if (l->dead)
 		rs_json_str(j, "gave_up", dead[l->dead]);

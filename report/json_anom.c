@@ -27,17 +27,26 @@ static void resent_requests(struct rs_json *j, const struct rs_stream_info *l)
 	rs_json_u64(j, "filling_missing", l->fills - l->ooo);
 	rs_json_u64(j, "resends_not_captured", l->resend_holes);
 	rs_json_u64(j, "rnr_retries_early", l->rnr_early);
-	if (l->timeouts) {
-		rs_json_obj(j, "timeout_wait_ns");
-		rs_json_u64(j, "count", l->timeouts);
-		rs_json_u64(j, "min", l->timeout_min_ns);
-		rs_json_u64(j, "max", l->timeout_max_ns);
-		rs_json_u64(j, "sooner_than_cm_timeout", l->timeouts_early);
-		rs_json_end_obj(j);
-	} else {
-		rs_json_null(j, "timeout_wait_ns");
-	}
+	rs_json_timeout_waits(j, l, false);
 	rs_json_read_retry_waits(j, l);
+}
+
+/* How long each re-send run the timer sent waited, from the last packet
+ * before it (the QP's request_psn with the mean, the anomaly without). */
+void rs_json_timeout_waits(struct rs_json *j, const struct rs_stream_info *l, bool mean)
+{
+	if (!l->timeouts) {
+		rs_json_null(j, "timeout_wait_ns");
+		return;
+	}
+	rs_json_obj(j, "timeout_wait_ns");
+	rs_json_u64(j, "count", l->timeouts);
+	rs_json_u64(j, "min", l->timeout_min_ns);
+	if (mean)
+		rs_json_u64(j, "mean", l->timeout_sum_ns / l->timeouts);
+	rs_json_u64(j, "max", l->timeout_max_ns);
+	rs_json_u64(j, "sooner_than_cm_timeout", l->timeouts_early);
+	rs_json_end_obj(j);
 }
 
 /* How long after a later answer each READ or atomic retry run began (the

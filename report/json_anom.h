@@ -11,6 +11,8 @@
 /* "details": the sub-counts, causes, waits and frames of the anomaly's
  * sentence, by its type; {} for a type that has none. */
 void rs_json_anomaly_details(struct rs_json *j, const struct rs_view *v, const struct rs_anomaly *an);
+/* "timeout_wait_ns": {count, min, [mean,] max, sooner_than_cm_timeout} or null. */
+void rs_json_timeout_waits(struct rs_json *j, const struct rs_stream_info *l, bool mean);
 /* "read_retry_wait_ns": {count, min, max} or null. */
 void rs_json_read_retry_waits(struct rs_json *j, const struct rs_stream_info *l);
 
