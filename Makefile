@@ -105,7 +105,8 @@ else
   endif
 endif
 
-LIB_SRC  := $(sort $(wildcard dissect/*.c analyzer/*.c report/*.c capture/*.c views/*.c))
+# proto/NAME/: one upper-layer protocol's decoder (NAME_dissect.c, pure as dissect/).
+LIB_SRC  := $(sort $(wildcard dissect/*.c analyzer/*.c report/*.c capture/*.c views/*.c proto/*/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -116,7 +117,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check check-clone metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit unit-clone golden golden-shared difftest difftcpdump reports walkcheck verdicts evidence nvme annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
+.PHONY: all check check-clone metrics expect builddeps testdeps layers jsonschema width installcheck sliced completeness icrcrewrite sniffer dc unit unit-clone golden golden-shared difftest difftcpdump reports walkcheck verdicts evidence nvme protodiff annotate ndjson compare cases congestion truth impair reorderdup latency jobs threads check-vm check-live bench-capture \
 	sanitize tsan tsan-live golden-update same install uninstall clean bench bench-tools \
 	cli completion deb-test regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -157,7 +158,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 # analysis) from what it counted (what that saved: bench/NOTES.md). Any
 # source newer than the profile makes a new one, and every object is
 # compiled again with it. Tests and bench tools are compiled without it.
-PGO_SRC := $(LIB_SRC) $(CLI_SRC) $(wildcard dissect/*.h analyzer/*.h report/*.h capture/*.h views/*.h cli/*.h) \
+PGO_SRC := $(LIB_SRC) $(CLI_SRC) $(wildcard dissect/*.h analyzer/*.h report/*.h capture/*.h views/*.h cli/*.h proto/*/*.h) \
 	bench/gen.c scripts/pgo-train.sh Makefile
 
 build-pgo/profile.stamp: $(PGO_SRC)
@@ -176,7 +177,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers golden unit golden-shared jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme annotate ndjson compare cases congestion cli completion installcheck truth jobs threads regress hostile interrupt metrics expect
+check: builddeps testdeps layers golden unit golden-shared jsonschema width difftest difftcpdump reports sliced completeness impair reorderdup latency icrcrewrite sniffer dc walkcheck verdicts evidence nvme protodiff annotate ndjson compare cases congestion cli completion installcheck truth jobs threads regress hostile interrupt metrics expect
 
 # The part of make check a plain clone can run: the tests that need
 # nothing outside this repository (samples/ and what they generate). The
@@ -261,6 +262,14 @@ sniffer: $(BIN)
 
 walkcheck: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/walk_check.py
+
+# proto/'s decoders (iSER, RPC-over-RDMA) against tshark on every frame of
+# the storage samples (tests/protodump.c prints what they read).
+PROTODUMP := $(BUILD)/tests/protodump
+$(PROTODUMP): $(BUILD)/tests/protodump.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) -lm
+protodiff: $(PROTODUMP)
+	PROTODUMP=$(abspath $(PROTODUMP)) python3 tests/check_proto_tshark.py
 
 # NVMe-oF capsules, queues and --ulp against tshark's nvme-rdma decode and
 # samples/rxe_nvme.truth.txt.

@@ -32,11 +32,15 @@
 #                    With --capture qemu it runs rxe-host.sh --no-capture;
 #                    ROCEGEN_TOPOLOGY=netns|rules picks its topology.
 # Anything after -- goes to rocegen on both sides (e.g. --size 3000 --count 2).
-# SCENARIO nvme is not rocegen's: the server guest exports a null_blk
-# namespace with nvmet-rdma (port 4420), the client runs nvme discover,
-# nvme connect, dd direct I/O of known sizes and nvme disconnect
-# (lib/job-nvme-*.sh; needs the host's nvme-cli); NAME.truth.txt then holds
-# each step, nvme-cli's output and the namespace's block-layer counts.
+# SCENARIOs nvme, iser and nfs are not rocegen's but the kernel's storage
+# protocols (lib/job-SCENARIO-*.sh): nvme exports a null_blk namespace with
+# nvmet-rdma (port 4420; the client runs nvme discover/connect, dd direct
+# I/O, nvme disconnect; needs nvme-cli); iser a LIO ramdisk LUN through
+# ib_isert (3260; open-iscsi logs in over iser, dd, sg_raw, logout; needs
+# open-iscsi and sg3-utils); nfs an nfsd export on RPC-over-RDMA (20049;
+# mount -o rdma NFSv3 then NFSv4.1, dd, touch, mkdir, rm, ls; needs
+# nfs-kernel-server, nfs-common, rpcbind). NAME.truth.txt then holds each
+# step, the tools' output and the kernel's own counts.
 # Environment: ROCEGEN_KERNEL_PKG, ROCEGEN_CACHE, ROCEGEN_VM_TIMEOUT (s),
 # ROCEGEN_ROCESTAT (use this rocestat binary instead of building ./rocestat).
 set -euo pipefail
@@ -45,7 +49,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=samples/lib/vm.sh
 . "$HERE/lib/vm.sh"
 
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 SCENARIO="" NAME="" OUT=$SAMPLES_DIR IPV6=0 CAPTURE=${ROCEGEN_CAPTURE:-rocestat} KEEP=0 HOSTMODE=0
 NETEM_SERVER="" NETEM_CLIENT="" REPLAY="" NOTES=()
@@ -129,17 +133,55 @@ command -v qemu-system-x86_64 >/dev/null || vm_die "qemu-system-x86_64 is not in
 # Build what goes into the guests from this tree.
 make -s -C "$PROJECT_DIR" samples/rocegen/rocegen >&2 || vm_die "cannot build rocegen"
 ROCEGEN_BIN=$PROJECT_DIR/samples/rocegen/rocegen
-NVME=0
-if [ "$SCENARIO" = nvme ]; then
-    NVME=1
-    [ "$CAPTURE" = rocestat ] && [ "$HOSTMODE" = 0 ] && [ -z "$REPLAY" ] && [ "$IPV6" = 0 ] ||
-        vm_die "nvme: IPv4, two guests, rocestat capture only"
-    NVME_CLI=$(command -v nvme) || vm_die "nvme needs the host's nvme-cli (apt-get install nvme-cli)"
-    VM_MODULES="$VM_MODULES configfs nvmet nvmet-rdma nvme-rdma null_blk"
-    ROCEGEN_VM_EXTRA="${ROCEGEN_VM_EXTRA:-} $NVME_CLI"
-else
-    "$ROCEGEN_BIN" --list | grep -qx -- "$SCENARIO" || vm_die "unknown scenario $SCENARIO"
-fi
+# ULP scenarios run the kernel's own storage protocol over rxe instead of
+# rocegen: lib/job-SCENARIO-{server,client}.sh, with the modules and the
+# host's tools (and their libraries) copied into the initramfs.
+ULP=0
+ulp_tool() {   # ulp_tool SCENARIO PACKAGE PROGRAM...: the host's programs into the guests
+    local sc=$1 pkg=$2 prog path
+    shift 2
+    for prog in "$@"; do
+        path=$(PATH=$PATH:/usr/sbin:/sbin command -v "$prog") ||
+            vm_die "$sc needs the host's $prog (apt-get install $pkg)"
+        ROCEGEN_VM_EXTRA="${ROCEGEN_VM_EXTRA:-} $path"
+    done
+}
+case "$SCENARIO" in
+    nvme|iser|nfs)
+        ULP=1
+        [ "$CAPTURE" = rocestat ] && [ "$HOSTMODE" = 0 ] && [ -z "$REPLAY" ] && [ "$IPV6" = 0 ] ||
+            vm_die "$SCENARIO: IPv4, two guests, rocestat capture only"
+        # A login or a mount under TCG, and rxe's retries under netem, take long.
+        [ -n "${ROCEGEN_VM_TIMEOUT:-}" ] || VM_TIMEOUT=480 ;;
+    *)
+        "$ROCEGEN_BIN" --list | grep -qx -- "$SCENARIO" || vm_die "unknown scenario $SCENARIO" ;;
+esac
+case "$SCENARIO" in
+    nvme)
+        ulp_tool nvme nvme-cli nvme
+        VM_MODULES="$VM_MODULES configfs nvmet nvmet-rdma nvme-rdma null_blk" ;;
+    iser)
+        # rd_mcp (the ramdisk backstore) is part of target_core_mod. The
+        # target's login asks the crypto API for "crc32c" (digests) at run
+        # time, which modules.dep cannot know: without it every login fails.
+        ulp_tool iser open-iscsi iscsiadm iscsid
+        ulp_tool iser sg3-utils sg_raw
+        VM_MODULES="$VM_MODULES configfs target_core_mod iscsi_target_mod ib_isert ib_iser sd_mod crc32c_generic" ;;
+    nfs)
+        # rpcrdma holds both the client (xprtrdma) and server (svcrdma) transports.
+        ulp_tool nfs nfs-kernel-server rpc.mountd exportfs
+        ulp_tool nfs rpcbind rpcbind rpcinfo
+        ulp_tool nfs nfs-common mount.nfs
+        # libtirpc reads its transports from /etc/netconfig, and rpcbind
+        # finds its own port by the name "sunrpc" (/etc/services): without
+        # it rpcbind listens on its local socket only, and the v3 MOUNT call
+        # is refused.
+        for f in /etc/netconfig /etc/services /etc/rpc /etc/protocols; do
+            [ -f "$f" ] || vm_die "nfs needs the host's $f (libtirpc-common, netbase)"
+            ROCEGEN_VM_EXTRA="$ROCEGEN_VM_EXTRA $f"
+        done
+        VM_MODULES="$VM_MODULES nfsd nfsv3 nfsv4 rpcrdma" ;;
+esac
 ROCESTAT_BIN=""
 if [ "$CAPTURE" = rocestat ]; then
     if [ -n "${ROCEGEN_ROCESTAT:-}" ]; then
@@ -203,7 +245,7 @@ write_job() {
         echo "say 'network and rxe0 ready'"
         echo "show_device"
         echo "say 'waiting for the other guest'"
-        if [ "$NVME" = 1 ]; then cat "$VM_LIB_DIR/job-nvme-$role.sh"; else cat "$VM_LIB_DIR/job-$role.sh"; fi
+        if [ "$ULP" = 1 ]; then cat "$VM_LIB_DIR/job-$SCENARIO-$role.sh"; else cat "$VM_LIB_DIR/job-$role.sh"; fi
     } > "$file"
 }
 if [ "$HOSTMODE" = 1 ]; then
@@ -310,13 +352,18 @@ BOOT=$(awk -v ns=$((T_END - T_BOOT)) 'BEGIN { printf "%.1f", ns / 1e9 }')
     done
 } > "$WORK/run.log"
 
-if [ "$NVME" = 1 ]; then
+if [ "$ULP" = 1 ]; then
     fail=""
     [ "$S_STATUS" = 0 ] && [ "$C_STATUS" = 0 ] || fail="guest status server=${S_STATUS:-missing} client=${C_STATUS:-missing}"
     [ -s "$WORK/server/capture.pcap" ] && [ -s "$WORK/client/truth.txt" ] || fail="${fail:+$fail; }no capture or no truth"
     [ -z "$fail" ] || { tail -n 80 "$WORK/run.log" >&2; vm_die "$NAME: $fail (log: $WORK/run.log)"; }
     cp "$WORK/server/capture.pcap" "$OUT/$NAME.pcap"
-    cp "$WORK/client/truth.txt" "$OUT/$NAME.truth.txt"
+    # The client's steps, then what the server counted (if its job writes that).
+    {
+        echo "# $NAME: samples/rxe-vm.sh $SCENARIO; netem server=${NETEM_SERVER:-none} client=${NETEM_CLIENT:-none}"
+        cat "$WORK/client/truth.txt"
+        [ -s "$WORK/server/truth-server.txt" ] && cat "$WORK/server/truth-server.txt"
+    } > "$OUT/$NAME.truth.txt"
     cp "$WORK/run.log" "$OUT/$NAME.log"
     vm_log "$NAME: done in ${WALL}s: $OUT/$NAME.{pcap,truth.txt,log}"
     exit 0

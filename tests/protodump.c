@@ -1,0 +1,159 @@
+/*
+ * protodump.c — a test tool, not part of rocestat: runs one of proto/'s
+ * decoders over the first packet of every RC SEND message in a capture and
+ * prints what it read, one JSON object a line, for tests/check_proto_tshark.py
+ * to hold against tshark's fields.
+ *
+ *   protodump iser FILE      iSER header and iSCSI BHS
+ *   protodump rpcrdma FILE   RPC-over-RDMA header, chunks, RPC and NFS
+ *
+ * For a reply, the call it answers (same XID, the other direction) is found
+ * among the calls seen before, as the analysis would, and passed to the
+ * decoder as its hint.
+ */
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dissect/dissect.h"
+#include "dissect/opcodes.h"
+#include "proto/iser/iser_dissect.h"
+#include "proto/nfsrdma/rpcrdma_dissect.h"
+
+#define MAX_CALLS 8192
+
+struct call {
+	uint32_t xid;
+	struct rs_rpc_hint hint;
+};
+
+static struct call calls[MAX_CALLS];
+static unsigned ncalls;
+
+static const struct rs_rpc_hint *hint_for(uint32_t xid)
+{
+	for (unsigned i = ncalls; i-- > 0;)
+		if (calls[i].xid == xid)
+			return &calls[i].hint;
+	return NULL;
+}
+
+static void dump_iser(unsigned long n, struct rs_cursor *c, uint32_t len, bool whole)
+{
+	struct rs_iser r;
+	rs_iser_decode(c, len, whole, &r);
+	printf("\"frame\":%lu,\"outcome\":\"%s\",\"why\":\"%s\",\"flags\":%u,\"wstag\":%" PRIu32 ",\"wva\":\"0x%016" PRIx64
+	       "\",\"rstag\":%" PRIu32 ",\"rva\":\"0x%016" PRIx64 "\"",
+	       n, rs_iser_outcome_name(r.outcome), r.why ? r.why : "", r.iser_flags, r.write_stag, r.write_va,
+	       r.read_stag, r.read_va);
+	if (r.has_bhs)
+		printf(",\"opcode\":%u,\"itt\":%" PRIu32 ",\"dsl\":%" PRIu32 ",\"edtl\":%" PRIu32 ",\"cdb\":%u"
+		       ",\"lba\":%" PRIu64 ",\"blocks\":%" PRIu32 ",\"status\":%u,\"response\":%u,\"has_sense\":%s"
+		       ",\"sense_key\":%u,\"asc\":%u,\"ascq\":%u,\"cmdsn\":%" PRIu32 ",\"statsn\":%" PRIu32,
+		       r.opcode, r.itt, r.dsl, r.edtl, r.cdb_op, r.lba, r.blocks, r.status, r.response,
+		       r.has_sense ? "true" : "false", r.sense_key, r.asc, r.ascq, r.cmdsn, r.statsn);
+	printf("}\n");
+}
+
+static void dump_rpc(const struct rs_onc_rpc *m)
+{
+	printf(",\"rpc\":{\"xid\":%" PRIu32 ",\"type\":%" PRIu32, m->xid, m->msg_type);
+	if (m->msg_type == RS_RPC_CALL)
+		printf(",\"prog\":%" PRIu32 ",\"vers\":%" PRIu32 ",\"proc\":%" PRIu32, m->prog, m->vers, m->proc);
+	else
+		printf(",\"reply_stat\":%" PRIu32 ",\"accept_stat\":%" PRIu32, m->reply_stat, m->accept_stat);
+	if (m->have_status)
+		printf(",\"status\":%" PRIu32, m->status);
+	printf(",\"nops\":%" PRIu32 ",\"partial\":%s,\"ops\":[", m->nops, m->ops_partial ? "true" : "false");
+	for (unsigned i = 0; i < m->ops_read; i++)
+		printf("%s%" PRIu32, i ? "," : "", m->ops[i]);
+	printf("],\"op_status\":[");
+	for (unsigned i = 0; i < m->ops_read; i++)
+		printf("%s%" PRIu32, i ? "," : "", m->op_status[i]);
+	printf("]}");
+}
+
+static void dump_rpcrdma(unsigned long n, const uint8_t *base, uint32_t cap, uint32_t len, bool whole)
+{
+	/* Once to read the XID and the message type; a reply again with its call. */
+	struct rs_rpcrdma r;
+	struct rs_cursor c;
+	rs_cur_init(&c, base, cap);
+	rs_rpcrdma_decode(&c, len, whole, NULL, &r);
+	const struct rs_rpc_hint *hint = NULL;
+	if (r.has_rpc && r.rpc.msg_type == RS_RPC_REPLY)
+		hint = hint_for(r.xid);
+	if (hint) {
+		rs_cur_init(&c, base, cap);
+		rs_rpcrdma_decode(&c, len, whole, hint, &r);
+	}
+	printf("\"frame\":%lu,\"outcome\":\"%s\",\"why\":\"%s\",\"xid\":%" PRIu32 ",\"vers\":%" PRIu32
+	       ",\"credits\":%" PRIu32 ",\"proc\":%" PRIu32 ",\"n_read\":%u,\"n_write\":%u,\"reply_chunk\":%s"
+	       ",\"dropped\":%u,\"segs\":[",
+	       n, rs_rpcrdma_outcome_name(r.outcome), r.why ? r.why : "", r.xid, r.vers, r.credits, r.proc,
+	       r.n_read, r.n_write_chunks, r.has_reply_chunk ? "true" : "false", r.segs_dropped);
+	for (unsigned i = 0; i < r.nsegs; i++) {
+		const struct rs_rdma_seg *s = &r.segs[i];
+		printf("%s[%u,%u,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",\"0x%016" PRIx64 "\"]", i ? "," : "", s->list,
+		       s->chunk, s->position, s->handle, s->length, s->offset);
+	}
+	printf("]");
+	if (r.has_rpc)
+		dump_rpc(&r.rpc);
+	printf("}\n");
+	if (r.has_rpc && r.rpc.msg_type == RS_RPC_CALL && ncalls < MAX_CALLS) {
+		calls[ncalls].xid = r.xid;
+		rs_rpc_hint_of(&r.rpc, &calls[ncalls].hint);
+		ncalls++;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3 || (strcmp(argv[1], "iser") && strcmp(argv[1], "rpcrdma"))) {
+		fprintf(stderr, "usage: protodump iser|rpcrdma FILE\n");
+		return 2;
+	}
+	bool iser = strcmp(argv[1], "iser") == 0;
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_open_offline(argv[2], err);
+	if (!p) {
+		fprintf(stderr, "protodump: %s\n", err);
+		return 1;
+	}
+	int dlt = pcap_datalink(p);
+	struct rs_frame *f = malloc(sizeof *f);
+	if (!f)
+		return 1;
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	unsigned long n = 0;
+	while (pcap_next_ex(p, &h, &data) == 1) {
+		n++;
+		if (rs_dissect(NULL, dlt, data, h->caplen, h->len, f) != RS_OK)
+			continue;
+		uint8_t op = f->bth.opcode;
+		bool first = op == IBV_OPCODE_RC_SEND_FIRST;
+		if (!first && op != IBV_OPCODE_RC_SEND_ONLY && op != IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE &&
+		    op != RS_OP_RC_SEND_ONLY_WITH_INVALIDATE)
+			continue;
+		uint32_t cap = h->caplen > f->payload_off ? h->caplen - f->payload_off : 0;
+		if (cap > f->payload_len)
+			cap = f->payload_len;
+		char src[RS_ADDR_STRLEN];
+		printf("{\"qp\":%" PRIu32 ",\"psn\":%" PRIu32 ",\"src\":\"%s\",\"wire\":%" PRIu32 ",", f->bth.destqp, f->bth.psn,
+		       rs_addr_format(&f->src, src), f->payload_len);
+		if (iser) {
+			struct rs_cursor c;
+			rs_cur_init(&c, data + f->payload_off, cap);
+			dump_iser(n, &c, f->payload_len, !first);
+		} else {
+			dump_rpcrdma(n, data + f->payload_off, cap, f->payload_len, !first);
+		}
+	}
+	free(f);
+	pcap_close(p);
+	return 0;
+}
