@@ -154,6 +154,8 @@ static enum rs_iser_outcome decode_bhs(struct rs_cursor *c, uint32_t wire_len, b
 		return fail(r, RS_ISER_MALFORMED, "a control-type PDU shorter than the iSER header and the BHS");
 	struct rs_cursor h = rs_cur_sub(c, RS_ISCSI_BHS_LEN);
 	uint8_t b0 = rs_cur_u8(&h);
+	if (b0 & 0x80)
+		return fail(r, RS_ISER_NOT, "the BHS's reserved first bit is set");
 	r->has_bhs = true;
 	r->immediate = (b0 & 0x40) != 0;
 	r->opcode = b0 & 0x3F;
@@ -236,8 +238,14 @@ enum rs_iser_outcome rs_iser_decode(struct rs_cursor *c, uint32_t wire_len, bool
 		return decode_bhs(c, wire_len, whole, r);
 	case RS_ISER_OP_HELLO:
 	case RS_ISER_OP_HELLO_REPLY:
+		/* Only HelloReply's Rej bit may be set; the one version RFC
+		 * 7145 defines is 10 (Ah), and MinVer cannot exceed MaxVer. */
+		if (r->iser_flags & (r->iser_op == RS_ISER_OP_HELLO ? 0x0F : 0x0E))
+			return fail(r, RS_ISER_NOT, "reserved bits of the iSER header are set");
 		r->max_ver = b1 >> 4;
 		r->min_ver = b1 & 0x0F;
+		if (!c->overrun && (r->min_ver == 0 || r->min_ver > r->max_ver))
+			return fail(r, RS_ISER_NOT, "an iSER Hello whose version range is empty");
 		r->ird_ord = b23;
 		r->rej = r->iser_op == RS_ISER_OP_HELLO_REPLY && (r->iser_flags & 0x01);
 		return c->overrun ? fail(r, RS_ISER_TRUNCATED, NULL) : RS_ISER_OK;

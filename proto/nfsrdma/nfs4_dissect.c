@@ -17,7 +17,7 @@
  * (RFC 8166 3.5.3 / 3.5.4: a read chunk's position is the XDR offset
  * where its data would begin).
  */
-#include "proto/nfsrdma/xdr.h"
+#include "proto/nfsrdma/xdr_dissect.h"
 
 #define NFS4_OK 0
 #define NFS4ERR_DENIED 10010

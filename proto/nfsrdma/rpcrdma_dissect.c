@@ -30,7 +30,7 @@
  * NFSv3 results all begin with nfsstat3 (RFC 1813), NFSv4's COMPOUND with
  * nfsstat4 (nfs4_dissect.c reads the operations).
  */
-#include "proto/nfsrdma/xdr.h"
+#include "proto/nfsrdma/xdr_dissect.h"
 
 static void add_seg(struct rs_rpcrdma *r, uint8_t list, uint8_t chunk, uint32_t pos, uint32_t handle,
 		    uint32_t len, uint64_t off)

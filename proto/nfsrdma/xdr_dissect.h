@@ -1,5 +1,5 @@
 /*
- * xdr.h — reading XDR (RFC 4506) through a cursor, bounded twice: by the
+ * xdr_dissect.h — reading XDR (RFC 4506) through a cursor, bounded twice: by the
  * captured bytes (the cursor: a read past them sets `overrun`, the capture
  * was cut) and by the SEND's length on the wire (`end`: a count or length
  * that reaches past it sets `past`, the bytes lie, or in the first packet
@@ -9,8 +9,8 @@
  *
  * Private to proto/nfsrdma/.
  */
-#ifndef RS_PROTO_NFSRDMA_XDR_H
-#define RS_PROTO_NFSRDMA_XDR_H
+#ifndef RS_PROTO_NFSRDMA_XDR_DISSECT_H
+#define RS_PROTO_NFSRDMA_XDR_DISSECT_H
 
 #include "proto/nfsrdma/rpcrdma_dissect.h"
 
