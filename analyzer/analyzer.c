@@ -17,7 +17,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 		a->opts.interval_ns = 10000000;
 	a->files = g_ptr_array_new();
 	rs_flows_init(a);
-	a->conns = g_ptr_array_new();
+	rs_cm_init(a);
 	a->tl_rows = g_array_new(FALSE, FALSE, sizeof(struct rs_tl_row));
 	/* Without them the peak rate needs only the flow's bytes in its latest
 	 * interval: a row per active flow would cost 56 bytes each (a million
@@ -51,6 +51,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	}
 	g_ptr_array_free(a->files, TRUE);
 	rs_pair_free(a);
+	rs_cm_free(a);
 	rs_sniffer_free(a);
 	rs_cong_free(a);
 	g_array_free(a->tl_rows, TRUE);

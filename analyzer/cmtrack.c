@@ -21,13 +21,29 @@
 
 #define LADDER_MAX 2000000 /* events kept for --ladder; beyond, counted */
 
-void rs_conn_free(gpointer p)
+
+static void conn_free(gpointer p)
 {
 	struct rs_conn *c = p;
 	if (c->anoms)
 		g_ptr_array_free(c->anoms, TRUE); /* the anomalies are a->anomalies' */
 	rs_nvmeq_free(c->nvme);
 	g_free(c);
+}
+
+void rs_cm_init(struct rs_analyzer *a)
+{
+	a->conns = g_ptr_array_new();
+	a->conn_by_id = g_hash_table_new_full(rs_hostkey_hash, rs_hostkey_equal, g_free, NULL);
+}
+
+void rs_cm_free(struct rs_analyzer *a)
+{
+	g_hash_table_destroy(a->conn_by_id);
+	g_ptr_array_set_free_func(a->conns, conn_free);
+	g_ptr_array_free(a->conns, TRUE);
+	if (a->ladder)
+		g_array_free(a->ladder, TRUE);
 }
 
 /* Name the two data half-flows of a connection; link them now or when seen. */
@@ -152,7 +168,7 @@ static void evict_idlest_conns(struct rs_analyzer *a)
 	for (guint i = 0; i < n; i++) {
 		struct rs_conn *c = a->conns->pdata[i];
 		if (g_hash_table_contains(victims, c))
-			rs_conn_free(c);
+			conn_free(c);
 		else
 			a->conns->pdata[kept++] = c;
 	}

@@ -362,7 +362,10 @@ unsigned rs_nvmeq_pending_aer(const struct rs_nvmeq *q);
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);
 void rs_cm_finish(struct rs_analyzer *a);
-void rs_conn_free(gpointer p);
+/* The connections and the ladder's events: made and freed by cmtrack.c,
+ * which owns them (pairing reads them, and frees nothing of theirs). */
+void rs_cm_init(struct rs_analyzer *a);
+void rs_cm_free(struct rs_analyzer *a);
 void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
 		    const struct rs_frame_meta *m, bool retrans, uint32_t gap);
 

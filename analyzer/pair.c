@@ -93,7 +93,6 @@ void rs_pair_init(struct rs_analyzer *a)
 {
 	a->by_hosts = g_hash_table_new_full(rs_hostpair_hash, rs_hostpair_equal, g_free, hostlist_free);
 	a->pending_pairs = g_hash_table_new_full(flowkey_hash, flowkey_equal, g_free, NULL);
-	a->conn_by_id = g_hash_table_new_full(rs_hostkey_hash, rs_hostkey_equal, g_free, NULL);
 	a->versions = g_hash_table_new_full(rs_hostpair_hash, rs_hostpair_equal, g_free, g_free);
 }
 
@@ -101,14 +100,9 @@ void rs_pair_free(struct rs_analyzer *a)
 {
 	g_hash_table_destroy(a->by_hosts);
 	g_hash_table_destroy(a->pending_pairs);
-	g_hash_table_destroy(a->conn_by_id);
 	g_hash_table_destroy(a->versions);
 	if (a->invalidated)
 		g_hash_table_destroy(a->invalidated);
-	g_ptr_array_set_free_func(a->conns, rs_conn_free);
-	g_ptr_array_free(a->conns, TRUE);
-	if (a->ladder)
-		g_array_free(a->ladder, TRUE);
 }
 
 /* ---- pairing ------------------------------------------------------------------ */
