@@ -71,22 +71,6 @@ const struct rs_cong_state *rs_cong(const struct rs_analyzer *a)
 	return a->cong;
 }
 
-void rs_dscp_count(struct rs_flow_rare *r, uint8_t v, uint64_t n)
-{
-	for (int k = 0; k < RS_DSCP_SEEN; k++) {
-		if (r->dscp_n[k] && r->dscp_v[k] == v) {
-			r->dscp_n[k] += n;
-			return;
-		}
-		if (!r->dscp_n[k]) {
-			r->dscp_v[k] = v;
-			r->dscp_n[k] = n;
-			return;
-		}
-	}
-	r->dscp_more += n;
-}
-
 static struct rs_cnp_flow *cnp_flow(struct rs_analyzer *a, const struct rs_flow *fl, bool create)
 {
 	gpointer key = GUINT_TO_POINTER(fl->id + 1);

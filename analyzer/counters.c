@@ -264,3 +264,22 @@ void rs_flow_counts_add(struct rs_pool *few, struct rs_flow *d, const struct rs_
 	if (s->rare)
 		rs_rare_add(rs_rare_w(d), s->rare);
 }
+
+/* A DSCP value's count among the few kept per half-flow; the rest are
+ * counted together. Both congestion.c (per frame) and the merging above
+ * (per flow) count into the same lists. */
+void rs_dscp_count(struct rs_flow_rare *r, uint8_t v, uint64_t n)
+{
+	for (int k = 0; k < RS_DSCP_SEEN; k++) {
+		if (r->dscp_n[k] && r->dscp_v[k] == v) {
+			r->dscp_n[k] += n;
+			return;
+		}
+		if (!r->dscp_n[k]) {
+			r->dscp_v[k] = v;
+			r->dscp_n[k] = n;
+			return;
+		}
+	}
+	r->dscp_more += n;
+}
