@@ -578,6 +578,48 @@ void rs_anomaly_get_info(const struct rs_analyzer *a, const struct rs_anomaly *a
 GPtrArray *rs_anomalies_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn, const GPtrArray *flows,
 				 const GPtrArray *conns);
 
+/* ---- findings grouped (groups.c) ------------------------------------------ */
+
+/* Anomalies of one kind and one cause over many half-flows, which a
+ * summary names once. The cause of skipped PSNs: a bit for each way they
+ * were settled (rs_gaps' not_captured, lost, re-sent, re-sent before their
+ * first copy, late, undetermined, in that order), and RS_GAP_NO_ACKS when
+ * the transport has no acknowledgements; of a DSCP asymmetry, the DSCP <<
+ * 8 | the peer's; of CNPs with another DSCP, that DSCP. */
+#define RS_GROUP_MIN 3        /* fewer alike stay one by one */
+#define RS_GROUP_WORST 3      /* the largest members named */
+#define RS_GAP_PARTS 6
+#define RS_GAP_NO_ACKS (1u << 8)
+struct rs_anom_group {
+	uint8_t type;               /* enum rs_anom */
+	uint32_t code, cause;
+	guint n;                    /* anomalies it stands for, ... */
+	guint *idx;                 /* ... their indices in the list grouped, in its order */
+	/* n > 1 only: the members' measure (rs_anomaly_measure), the largest
+	 * ones, and their subjects. */
+	uint64_t min, max, sum;
+	unsigned nworst;
+	guint worst[RS_GROUP_WORST];
+	uint64_t worst_measure[RS_GROUP_WORST];
+	bool qps;                   /* each member to a QP of its own (destination address and QP) */
+	bool one_way;               /* all from x to y */
+	struct rs_addr x, y;        /* the first member's source and destination */
+	uint32_t pairs;             /* host pairs, either direction */
+};
+/* The groups of `anomalies` (rs_anomalies_selected's), in the order of
+ * their first members; an anomaly like no other is a group of one. */
+GArray *rs_anomaly_groups(const struct rs_analyzer *a, const GPtrArray *anomalies);
+void rs_anomaly_groups_free(GArray *groups);
+/* What an anomaly's members are compared by: PSNs skipped (RS_AN_GAP, the
+ * stream's), else its count. */
+uint64_t rs_anomaly_measure(const struct rs_anomaly_info *an);
+/* A RoCE v2 half-flow whose every packet had one DSCP and one ECN
+ * codepoint other than CE, with no CNP: which (rows alike fold into one). */
+bool rs_flow_cong_plain(const struct rs_analyzer *a, const struct rs_flow *fl, uint8_t *dscp, uint8_t *ecn);
+/* Its trouble: packets re-sent, NAKs, CE marks, CNPs, bad ICRCs and PSNs
+ * skipped, summed (which half-flows to look at first). */
+uint64_t rs_flow_trouble(const struct rs_flow *fl);
+
 /* A frame on a connection, for --ladder. */
 struct rs_ladder_ev {
 	struct rs_fref at;

@@ -85,6 +85,7 @@ struct rs_cli_opts {
 	int top;                /* --top: QPs drawn in the plot */
 	int plot_w, plot_h;     /* --plot-size WxH (0: the default) */
 	bool bits;              /* --bits: rates in bits per second */
+	int brief, full;        /* --brief: one screen of 80x24; --full: every finding and row (gbooleans GOption sets) */
 	int width;              /* --width: text report columns (0 unlimited, -1 the terminal's or 80) */
 	bool quiet;             /* -q: live mode prints one line per interval */
 	double refresh;         /* --refresh: live view period in seconds */

@@ -38,6 +38,12 @@ bool rs_cli_check_outputs(const struct rs_cli_opts *o, char *err, size_t len)
 	else if (o->metrics && (o->fields || o->walk))
 		snprintf(err, len, "--metrics comes with the summary of the capture, not with --%s",
 			 o->fields ? "fields" : "walk");
+	else if (o->brief && o->full)
+		snprintf(err, len, "--brief and --full are two layouts of the summary: give one");
+	else if ((o->brief || o->full) && (o->fields || o->walk || o->annotate || o->compare || o->ladder || o->format))
+		snprintf(err, len, "--%s lays out the text summary, not with --%s", o->brief ? "brief" : "full",
+			 o->fields ? "fields" : o->walk ? "walk" : o->annotate ? "annotate" : o->compare ? "compare"
+			 : o->ladder ? "ladder" : "format");
 	else if (o->metrics_qps && !o->metrics && !(rs_report_formats[o->format].flags & RS_FMT_METRICS))
 		snprintf(err, len, "--metrics-qps sizes the metrics: give --metrics or --format prometheus/openmetrics");
 	else

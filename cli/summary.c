@@ -416,7 +416,8 @@ int rs_summary_finish(struct rs_summary *s, int rc)
 	}
 	struct rs_report_opts ro = { .color = o->color, .qp = o->qp, .conn = o->conn, .bits = o->bits, .top = o->top, .plot_w = o->plot_w, .plot_h = o->plot_h, .interval_ns = o->interval_ns,
 				     .compact = rs_report_formats[o->format].flags & RS_FMT_COMPACT, .resolve_names = !o->no_resolve,
-				     .width = rs_text_width(o), .host = o->host, .metrics_qps = o->metrics_qps };
+				     .width = rs_text_width(o), .host = o->host, .metrics_qps = o->metrics_qps,
+				     .text_mode = o->brief ? RS_TEXT_BRIEF : o->full ? RS_TEXT_FULL : RS_TEXT_SUMMARY };
 	/* Not one frame could be read (a misspelt name, an empty file, one
 	 * that is no capture, a file cut in its first record): standard error
 	 * said why, and a text report of no frames would say nothing more

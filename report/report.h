@@ -30,7 +30,11 @@ struct rs_report_opts {
 	bool bits;           /* text: rates in bits per second (--bits) */
 	unsigned metrics_qps;/* metrics: QPs and host pairs with series of their own (0: the default) */
 	const void *ctx;     /* the caller's, for a writer it wraps (NULL) */
+	int text_mode;       /* text: RS_TEXT_SUMMARY (findings grouped, long sections folded), _FULL or _BRIEF */
 };
+#define RS_TEXT_SUMMARY 0
+#define RS_TEXT_FULL 1       /* --full: every finding and row, one by one */
+#define RS_TEXT_BRIEF 2      /* --brief: one screen of 80x24 */
 
 int rs_report_text(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);
 int rs_report_json(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o);

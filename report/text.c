@@ -567,8 +567,17 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 		fprintf(out, "  none\n");
 		return;
 	}
-	for (guint i = 0; i < v->anomalies->len; i++) {
-		const struct rs_anomaly *anomaly = v->anomalies->pdata[i];
+	GArray *groups = rs_text_full(v) ? NULL : rs_anomaly_groups(v->a, v->anomalies);
+	for (guint i = 0; i < (groups ? groups->len : v->anomalies->len); i++) {
+		const struct rs_anom_group *g = groups ? &g_array_index(groups, struct rs_anom_group, i) : NULL;
+		if (g && g->n > 1) {
+			GString *s = g_string_new(NULL);
+			rs_group_describe(v, g, s);
+			rs_para(out, v->o->width, "  - ", "    ", s->str);
+			g_string_free(s, TRUE);
+			continue;
+		}
+		const struct rs_anomaly *anomaly = v->anomalies->pdata[g ? g->idx[0] : i];
 		struct rs_anomaly_info ai, *an = &ai;
 		struct rs_capture_info cap;
 		rs_anomaly_get_info(v->a, anomaly, an);
@@ -581,6 +590,7 @@ static void anomaly_section(FILE *out, const struct rs_view *v)
 		rs_para(out, v->o->width, "  - ", "    ", safe);
 		g_free(safe);
 	}
+	rs_anomaly_groups_free(groups);
 }
 
 /* With --qp or --conn: the lines above cover the whole capture, the
@@ -603,6 +613,11 @@ int rs_report_text(FILE *out, const struct rs_analyzer *a, const struct rs_repor
 {
 	struct rs_view v;
 	rs_view_init(&v, a, o);
+	if (o->text_mode == RS_TEXT_BRIEF) {
+		rs_text_brief(out, &v);
+		rs_view_free(&v);
+		return ferror(out) ? -1 : 0;
+	}
 	capture_section(out, &v);
 	opcode_section(out, &v);
 	selection_line(out, &v);

@@ -20,4 +20,17 @@ void rs_text_qps(FILE *out, const struct rs_view *v);
 void rs_text_latency(FILE *out, const struct rs_view *v);
 void rs_text_nvme(FILE *out, const struct rs_view *v);
 
+/* text_group.c: a group of findings alike (rs_anomaly_groups over
+ * v->anomalies) in one sentence, and its head alone (how many, where, what,
+ * how large) for --brief. */
+const char *rs_group_head(const struct rs_view *v, const struct rs_anom_group *g, char *buf, size_t len);
+void rs_group_describe(const struct rs_view *v, const struct rs_anom_group *g, GString *s);
+/* brief.c: --brief. */
+void rs_text_brief(FILE *out, const struct rs_view *v);
+/* Whether the summary says each finding and row (--full). */
+static inline bool rs_text_full(const struct rs_view *v)
+{
+	return v->o->text_mode == RS_TEXT_FULL;
+}
+
 #endif
