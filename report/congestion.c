@@ -118,6 +118,45 @@ static void text_pauses(FILE *out, const struct rs_view *v)
 	}
 }
 
+/* The half-flows from the i-th on whose one DSCP is d and one ECN
+ * codepoint e, n of them, in one line. */
+static void text_alike(FILE *out, const struct rs_view *v, guint i, uint8_t d, uint8_t e, guint n)
+{
+	struct rs_addr src, dst;
+	bool one_pair = true;
+	uint64_t min = UINT64_MAX, max = 0;
+	guint seen = 0;
+	for (guint k = i; k < v->flows->len && seen < n; k++) {
+		const struct rs_flow *fl = rs_view_flow(v, k);
+		uint8_t d2, e2;
+		if (!rs_flow_cong_notable(fl) || !rs_flow_cong_plain(v->a, fl, &d2, &e2) || d2 != d || e2 != e)
+			continue;
+		struct rs_flow_info fi;
+		rs_flow_get_info(fl, &fi);
+		if (!seen++) {
+			src = fi.src;
+			dst = fi.dst;
+		} else if (!rs_addr_equal(&src, &fi.src) || !rs_addr_equal(&dst, &fi.dst)) {
+			one_pair = false;
+		}
+		min = fi.packets < min ? fi.packets : min;
+		max = fi.packets > max ? fi.packets : max;
+	}
+	char x[96], y[96], line[400], each[64];
+	if (min == max)
+		snprintf(each, sizeof each, "%" PRIu64 " packets each", min);
+	else
+		snprintf(each, sizeof each, "%" PRIu64 "–%" PRIu64 " packets each", min, max);
+	if (one_pair)
+		snprintf(line, sizeof line, "%u half-flows %s → %s: DSCP %u and ECN %s on every packet, no CNP; %s "
+			 "(--full lists each)", n, rs_fmt_addr(v->names, &src, x, sizeof x),
+			 rs_fmt_addr(v->names, &dst, y, sizeof y), d, ecn_names[e], each);
+	else
+		snprintf(line, sizeof line, "%u half-flows: DSCP %u and ECN %s on every packet, no CNP; %s (--full lists "
+			 "each)", n, d, ecn_names[e], each);
+	rs_para(out, v->o->width, "  - ", "    ", line);
+}
+
 void rs_text_congestion(FILE *out, const struct rs_view *v)
 {
 	struct rs_cong_info ci, *c = &ci;
@@ -136,10 +175,33 @@ void rs_text_congestion(FILE *out, const struct rs_view *v)
 	unsigned shown = 0, more = 0;
 	uint64_t quiet_flows, quiet_pkts;
 	rs_cong_quiet(v->flows, &quiet_flows, &quiet_pkts);
+	/* Rows alike (one DSCP, one ECN codepoint, no CNP), RS_GROUP_MIN or
+	 * more: one line for them, where the first would be. */
+	GHashTable *alike = rs_text_full(v) ? NULL : g_hash_table_new(NULL, NULL);
+	for (guint i = 0; alike && i < v->flows->len; i++) {
+		uint8_t d, e;
+		const struct rs_flow *fl = rs_view_flow(v, i);
+		if (rs_flow_cong_notable(fl) && rs_flow_cong_plain(v->a, fl, &d, &e)) {
+			gpointer k = GUINT_TO_POINTER(1u + ((unsigned)d << 8 | e));
+			g_hash_table_insert(alike, k, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(alike, k)) + 1));
+		}
+	}
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
 		if (!rs_flow_cong_notable(fl))
 			continue;
+		uint8_t d, e;
+		if (alike && rs_flow_cong_plain(v->a, fl, &d, &e)) {
+			gpointer k = GUINT_TO_POINTER(1u + ((unsigned)d << 8 | e));
+			guint n = GPOINTER_TO_UINT(g_hash_table_lookup(alike, k));
+			if (n >= RS_GROUP_MIN) {
+				text_alike(out, v, i, d, e, n);
+				g_hash_table_replace(alike, k, GUINT_TO_POINTER(0)); /* said */
+				continue;
+			}
+			if (n == 0)
+				continue;
+		}
 		if (shown == TEXT_FLOWS_MAX) {
 			more++;
 			continue;
@@ -152,6 +214,8 @@ void rs_text_congestion(FILE *out, const struct rs_view *v)
 		rs_para(out, v->o->width, "  - ", "    ", line);
 		text_cnps(out, v, fl);
 	}
+	if (alike)
+		g_hash_table_destroy(alike);
 	if (more)
 		fprintf(out, "  … %u more half-flows (--format json lists them all)\n", more);
 	if (quiet_flows) {

@@ -508,6 +508,9 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		conns_evicted_line(out, width, a);
 }
 
+#define MEMORY_MAX 8
+#define MEMORY_FOLDED 6
+
 static void memory_section(FILE *out, const struct rs_view *v)
 {
 	bool header = false;
@@ -515,6 +518,14 @@ static void memory_section(FILE *out, const struct rs_view *v)
 	 * bytes each: it never fills the buffer, which has no stream. */
 	char rb[1024];
 	struct rs_outbuf r;
+	/* More than MEMORY_MAX requesters: the first MEMORY_FOLDED (--full: all). */
+	unsigned users = 0, shown = 0;
+	for (guint i = 0; i < v->flows->len && !rs_text_full(v); i++) {
+		unsigned nrk;
+		uint64_t more;
+		rs_flow_rkeys(rs_view_flow(v, i), &nrk, &more);
+		users += nrk > 0;
+	}
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
 		unsigned nrk;
@@ -522,6 +533,12 @@ static void memory_section(FILE *out, const struct rs_view *v)
 		const struct rs_rkey_use *uses = rs_flow_rkeys(fl, &nrk, &more);
 		if (!nrk)
 			continue;
+		if (users > MEMORY_MAX && shown++ == MEMORY_FOLDED) {
+			char line[160];
+			snprintf(line, sizeof line, "… %u more requesters (--full lists them)", users - MEMORY_FOLDED);
+			rs_para(out, v->o->width, "  ", "    ", line);
+			break;
+		}
 		if (!header) {
 			fprintf(out, "\n%sRemote memory%s (rkeys each requester used)\n", BOLD(v->o), OFF(v->o));
 			header = true;

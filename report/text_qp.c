@@ -17,6 +17,12 @@
  * flows: the table is by bytes); a later, wider cell is cut. */
 #define SAMPLE 4096
 #define FULL_WIDTH 159
+/* More rows than QP_ROWS_MAX: the first QP_ROWS_FOLDED, the rest summed
+ * (--full: all); the same for the latency table's half-flows. */
+#define QP_ROWS_MAX 20
+#define QP_ROWS_FOLDED 12
+#define LAT_FLOWS_MAX 6
+#define LAT_FLOWS_FOLDED 4
 
 struct qp_cols {
 	int label, pkts, payload, msgs, problems;
@@ -258,6 +264,29 @@ static void full_row(struct rs_outbuf *r, const struct rs_view *v, const struct 
 	rs_outbuf_putc(r, '\n');
 }
 
+/* The rows past the first `from`, summed on one line. */
+static void folded_rows(FILE *out, const struct rs_view *v, guint from)
+{
+	struct rs_flow_info sum = { .packets = 0 };
+	for (guint i = from; i < v->flows->len; i++) {
+		struct rs_flow_info fi;
+		rs_flow_get_info(rs_view_flow(v, i), &fi);
+		sum.packets += fi.packets;
+		sum.payload += fi.payload;
+		sum.retransmitted += fi.retransmitted;
+		sum.naks += fi.naks;
+		sum.rnr_naks += fi.rnr_naks;
+		sum.ecn_ce += fi.ecn_ce;
+		sum.cnps += fi.cnps;
+		sum.icrc_bad += fi.icrc_bad;
+	}
+	char line[320], pay[32], pr[160];
+	snprintf(line, sizeof line, "… %u more half-flows, smaller: %" PRIu64 " packets, %s payload, problems: %s "
+		 "(--full lists them)", v->flows->len - from, sum.packets, rs_fmt_bytes(sum.payload, pay, sizeof pay),
+		 problems(&sum, pr, sizeof pr));
+	rs_para(out, v->o->width, "  ", "    ", line);
+}
+
 void rs_text_qps(FILE *out, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
@@ -294,7 +323,10 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 	char rb[640];
 	struct rs_outbuf r;
 	rs_outbuf_init(&r, out, rb, sizeof rb);
-	for (guint i = 0; i < v->flows->len; i++) {
+	guint rows = v->flows->len;
+	if (!rs_text_full(v) && rows > QP_ROWS_MAX)
+		rows = QP_ROWS_FOLDED;
+	for (guint i = 0; i < rows; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
 		if (full)
 			full_row(&r, v, &c, fl, label);
@@ -302,6 +334,8 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 			narrow_row(&r, v, &c, fl);
 		rs_outbuf_flush(&r);
 	}
+	if (rows < v->flows->len)
+		folded_rows(out, v, rows);
 	if (c.dups)
 		g_hash_table_destroy(c.dups);
 	struct rs_capture_info cap;
@@ -342,6 +376,13 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 	if (width > 0 && 4 + label + 52 > width)
 		label = max_int(20, width - 4 - 52);
 	bool header = false;
+	unsigned timed = 0, shown = 0;
+	for (guint i = 0; i < v->flows->len && !rs_text_full(v); i++) {
+		struct rs_latency_info li;
+		rs_flow_latency(rs_view_flow(v, i), &li);
+		timed += li.requester && (li.any || li.karn || li.acked_before_seen || li.acked_across_gap);
+	}
+	unsigned limit = timed > LAT_FLOWS_MAX ? LAT_FLOWS_FOLDED : timed;
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
 		struct rs_latency_info li;
@@ -350,6 +391,13 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 			continue;
 		if (!li.any && !li.karn && !li.acked_before_seen && !li.acked_across_gap)
 			continue;
+		if (!rs_text_full(v) && shown++ == limit) {
+			char line[160];
+			snprintf(line, sizeof line, "… %u more half-flows, smaller (--full lists them; --qp QPN one)",
+				 timed - limit);
+			rs_para(out, width, "  ", "    ", line);
+			break;
+		}
 		if (!header) {
 			fprintf(out, "\n%sLatency%s (seen at the capture point)", BOLD(v->o), OFF(v->o));
 			if (label == 38)
