@@ -67,11 +67,8 @@ static bool cause_of(const struct rs_analyzer *a, const struct rs_anomaly_info *
 			*cause = (uint32_t)v1[0] << 8 | v2[0];
 			return true;
 		}
-		if (an->code == RS_DSCP_CNPS) {
-			*cause = fi.cnp_dscp;
-			return true;
-		}
-		return an->code == RS_DSCP_DATA; /* SPLIT names each flow's own DSCPs */
+		/* SPLIT names each flow's own DSCPs, CNPS the CNPs' one. */
+		return an->code == RS_DSCP_DATA;
 	}
 	case RS_AN_NAK:
 	case RS_AN_RNR:

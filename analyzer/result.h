@@ -585,7 +585,7 @@ GPtrArray *rs_anomalies_selected(const struct rs_analyzer *a, int64_t qp, int64_
  * were settled (rs_gaps' not_captured, lost, re-sent, re-sent before their
  * first copy, late, undetermined, in that order), and RS_GAP_NO_ACKS when
  * the transport has no acknowledgements; of a DSCP asymmetry, the DSCP <<
- * 8 | the peer's; of CNPs with another DSCP, that DSCP. */
+ * 8 | the peer's. */
 #define RS_GROUP_MIN 3        /* fewer alike stay one by one */
 #define RS_GROUP_WORST 3      /* the largest members named */
 #define RS_GAP_PARTS 6

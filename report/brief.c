@@ -78,8 +78,9 @@ static void findings(FILE *out, const struct rs_view *v, int width)
 	const struct rs_psn_totals *t = rs_capture_psns(v->a);
 	if (t->missing) {
 		struct rs_gaps g = rs_gaps_of_capture(t);
-		int k = snprintf(b, sizeof b, "%s%" PRIu64 " of %" PRIu64 " request PSNs captured (%.1f%%)", head,
-				 t->range - g.absent, t->range, 100.0 * (double)(t->range - g.absent) / (double)t->range);
+		int k = snprintf(b, sizeof b, "%s%" PRIu64 " of %" PRIu64 " request PSNs in the capture (%.1f%%); %" PRIu64
+				 " skipped", head, t->range - g.absent, t->range,
+				 100.0 * (double)(t->range - g.absent) / (double)t->range, g.skipped);
 		const struct {
 			uint64_t n;
 			const char *what;
@@ -113,7 +114,7 @@ static void findings(FILE *out, const struct rs_view *v, int width)
 		}
 		char d[1024];
 		if (g->n > 1) {
-			rs_group_head(v, g, d, sizeof d);
+			rs_group_head(v, g, true, d, sizeof d);
 		} else {
 			rs_anomaly_describe(v, v->anomalies->pdata[g->idx[0]], d, sizeof d);
 		}

@@ -123,7 +123,7 @@ static void text_pauses(FILE *out, const struct rs_view *v)
 static void text_alike(FILE *out, const struct rs_view *v, guint i, uint8_t d, uint8_t e, guint n)
 {
 	struct rs_addr src, dst;
-	bool one_pair = true;
+	bool one_way = true, one_pair = true;
 	uint64_t min = UINT64_MAX, max = 0;
 	guint seen = 0;
 	for (guint k = i; k < v->flows->len && seen < n; k++) {
@@ -137,23 +137,21 @@ static void text_alike(FILE *out, const struct rs_view *v, guint i, uint8_t d, u
 			src = fi.src;
 			dst = fi.dst;
 		} else if (!rs_addr_equal(&src, &fi.src) || !rs_addr_equal(&dst, &fi.dst)) {
-			one_pair = false;
+			one_way = false;
+			one_pair = one_pair && rs_addr_equal(&src, &fi.dst) && rs_addr_equal(&dst, &fi.src);
 		}
 		min = fi.packets < min ? fi.packets : min;
 		max = fi.packets > max ? fi.packets : max;
 	}
-	char x[96], y[96], line[400], each[64];
+	char h[240], line[400], each[64];
 	if (min == max)
 		snprintf(each, sizeof each, "%" PRIu64 " packets each", min);
 	else
 		snprintf(each, sizeof each, "%" PRIu64 "–%" PRIu64 " packets each", min, max);
 	if (one_pair)
-		snprintf(line, sizeof line, "%u half-flows %s → %s: DSCP %u and ECN %s on every packet, no CNP; %s "
-			 "(--full lists each)", n, rs_fmt_addr(v->names, &src, x, sizeof x),
-			 rs_fmt_addr(v->names, &dst, y, sizeof y), d, ecn_names[e], each);
-	else
-		snprintf(line, sizeof line, "%u half-flows: DSCP %u and ECN %s on every packet, no CNP; %s (--full lists "
-			 "each)", n, d, ecn_names[e], each);
+		rs_text_hosts(v, &src, &dst, one_way, 1, h, sizeof h);
+	snprintf(line, sizeof line, "%u half-flows%s%s: DSCP %u and ECN %s on every packet, no CNP; %s (--full lists "
+		 "each)", n, one_pair ? " " : "", one_pair ? h : "", d, ecn_names[e], each);
 	rs_para(out, v->o->width, "  - ", "    ", line);
 }
 

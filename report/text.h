@@ -22,9 +22,13 @@ void rs_text_nvme(FILE *out, const struct rs_view *v);
 
 /* text_group.c: a group of findings alike (rs_anomaly_groups over
  * v->anomalies) in one sentence, and its head alone (how many, where, what,
- * how large) for --brief. */
-const char *rs_group_head(const struct rs_view *v, const struct rs_anom_group *g, char *buf, size_t len);
+ * how large; `brief`: with the cause in a word, without the sum). */
+const char *rs_group_head(const struct rs_view *v, const struct rs_anom_group *g, bool brief, char *buf, size_t len);
 void rs_group_describe(const struct rs_view *v, const struct rs_anom_group *g, GString *s);
+/* Two hosts, "172.17.242.47 → .56" (↔: either way; the second without the
+ * first's leading IPv4 octets), or "over N host pairs". */
+void rs_text_hosts(const struct rs_view *v, const struct rs_addr *x, const struct rs_addr *y, bool one_way,
+		   uint32_t pairs, char *buf, size_t len);
 /* brief.c: --brief. */
 void rs_text_brief(FILE *out, const struct rs_view *v);
 /* Whether the summary says each finding and row (--full). */

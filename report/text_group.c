@@ -11,20 +11,21 @@
 
 /* "172.17.242.47 ↔ .56": the second address without the first's leading
  * octets when both are dotted IPv4 addresses that share them. */
-static void hosts(const struct rs_view *v, const struct rs_anom_group *g, char *buf, size_t len)
+void rs_text_hosts(const struct rs_view *v, const struct rs_addr *ax, const struct rs_addr *ay, bool one_way,
+		   uint32_t pairs, char *buf, size_t len)
 {
-	if (g->pairs > 1) {
-		snprintf(buf, len, "over %" PRIu32 " host pairs", g->pairs);
+	if (pairs > 1) {
+		snprintf(buf, len, "over %" PRIu32 " host pairs", pairs);
 		return;
 	}
 	char x[96], y[96];
 	/* Either way: the lower address first, as the same pair reads alike. */
-	bool swap = !g->one_way && memcmp(&g->x, &g->y, sizeof g->x) > 0;
-	rs_fmt_addr(v->names, swap ? &g->y : &g->x, x, sizeof x);
-	rs_fmt_addr(v->names, swap ? &g->x : &g->y, y, sizeof y);
-	const char *arrow = g->one_way ? "→" : "↔";
+	bool swap = !one_way && memcmp(ax, ay, sizeof *ax) > 0;
+	rs_fmt_addr(v->names, swap ? ay : ax, x, sizeof x);
+	rs_fmt_addr(v->names, swap ? ax : ay, y, sizeof y);
+	const char *arrow = one_way ? "→" : "↔";
 	size_t cut = 0;
-	if (g->x.kind == RS_ADDR_IPV4 && g->y.kind == RS_ADDR_IPV4 && strspn(x, "0123456789.") == strlen(x) &&
+	if (ax->kind == RS_ADDR_IPV4 && ay->kind == RS_ADDR_IPV4 && strspn(x, "0123456789.") == strlen(x) &&
 	    strspn(y, "0123456789.") == strlen(y)) {
 		for (size_t i = 0; x[i] && x[i] == y[i]; i++)
 			if (x[i] == '.')
@@ -52,9 +53,6 @@ static int what(const struct rs_view *v, const struct rs_anom_group *g, char *bu
 			return snprintf(buf, len, "sent with DSCP %u, their peers' directions with DSCP %u: the two "
 					"directions of each connection are in different traffic classes",
 					g->cause >> 8, g->cause & 0xFF);
-		if (g->code == RS_DSCP_CNPS)
-			return snprintf(buf, len, "CNPs received with DSCP %u, not the %u --dscp gave", g->cause,
-					ci.dscp_cnp);
 		return snprintf(buf, len, "data packets not with the data DSCP %u --dscp gave", ci.dscp_data);
 	case RS_AN_NAK:
 		return snprintf(buf, len, "NAKs \"%s\" (code %u)", rs_nak_code_name((uint8_t)g->code), g->code);
@@ -89,16 +87,34 @@ static bool sized(const struct rs_anom_group *g)
 	return !(g->type == RS_AN_PSN_START || (g->type == RS_AN_DSCP && g->code == RS_DSCP_ASYM));
 }
 
-const char *rs_group_head(const struct rs_view *v, const struct rs_anom_group *g, char *buf, size_t len)
+/* Skipped PSNs' cause in a word or two each: "not captured, undetermined". */
+static void gap_cause_short(const struct rs_anom_group *g, char *buf, size_t len)
 {
-	char h[200], w[400];
-	hosts(v, g, h, sizeof h);
+	static const char *const part[RS_GAP_PARTS] = { "not captured", "lost", "re-sent", "re-sent early", "late",
+							 "undetermined" };
+	size_t o = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < RS_GAP_PARTS && o < len; i++)
+		if ((g->cause >> i) & 1) {
+			int k = snprintf(buf + o, len - o, "%s%s", o ? ", " : "", part[i]);
+			o += k > 0 ? (size_t)k : 0;
+		}
+}
+
+const char *rs_group_head(const struct rs_view *v, const struct rs_anom_group *g, bool brief, char *buf, size_t len)
+{
+	char h[200], w[400], c[120] = "";
+	rs_text_hosts(v, &g->x, &g->y, g->one_way, g->pairs, h, sizeof h);
 	what(v, g, w, sizeof w);
+	if (brief && g->type == RS_AN_GAP)
+		gap_cause_short(g, c, sizeof c);
 	const char *noun = g->qps ? plural(g->n, "QP", "QPs") : plural(g->n, "half-flow", "half-flows");
-	int n = snprintf(buf, len, "%u %s %s: %s", g->n, noun, h, w);
+	int n = snprintf(buf, len, "%u %s %s: %s%s%s%s", g->n, noun, h, w, c[0] ? " (" : "", c, c[0] ? ")" : "");
 	if (sized(g) && n > 0 && (size_t)n < len) {
 		if (g->min == g->max)
 			snprintf(buf + n, len - (size_t)n, ", %" PRIu64 " each", g->min);
+		else if (brief)
+			snprintf(buf + n, len - (size_t)n, ", %" PRIu64 "–%" PRIu64 " each", g->min, g->max);
 		else
 			snprintf(buf + n, len - (size_t)n, ", %" PRIu64 "–%" PRIu64 " each (%" PRIu64 " in all)", g->min,
 				 g->max, g->sum);
@@ -150,7 +166,7 @@ static gint fref_cmp(gconstpointer x, gconstpointer y)
 void rs_group_describe(const struct rs_view *v, const struct rs_anom_group *g, GString *s)
 {
 	char b[1024];
-	g_string_append(s, rs_group_head(v, g, b, sizeof b));
+	g_string_append(s, rs_group_head(v, g, false, b, sizeof b));
 	if (g->type == RS_AN_GAP)
 		gap_cause(g, s);
 	if (sized(g) && g->min != g->max) {

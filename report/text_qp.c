@@ -283,7 +283,7 @@ static void folded_rows(FILE *out, const struct rs_view *v, guint from)
 	char line[320], pay[32], pr[160];
 	snprintf(line, sizeof line, "… %u more half-flows, smaller: %" PRIu64 " packets, %s payload, problems: %s "
 		 "(--full lists them)", v->flows->len - from, sum.packets, rs_fmt_bytes(sum.payload, pay, sizeof pay),
-		 problems(&sum, pr, sizeof pr));
+		 strcmp(problems(&sum, pr, sizeof pr), "-") ? pr : "none");
 	rs_para(out, v->o->width, "  ", "    ", line);
 }
 

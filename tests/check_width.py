@@ -9,7 +9,10 @@ For every shared capture, at 80, 120 and 200 columns, plain and coloured:
   a problem that is there (never on a zero count);
 - nothing lost to the layout: the anomaly sentences are those of the
   unlimited layout (--width 0) word for word, and every queue pair's label
-  and packet count are in the table.
+  and packet count are in the table, or in its fold's count;
+- --brief at 80 (and at 120 with --width 120) within 24 lines of that
+  width, no number parted from its unit, escapes closed, plain and coloured
+  (its lines are cut, not wrapped: check_summary.py checks the rest).
 The --compare report too: each capture against a copy without its first 50
 frames (editcap), at 80 and 120 columns: no line wider, the words those of
 --width 0.
@@ -81,13 +84,41 @@ for cap in captures:
             if colour == "always":
                 check_colours(name, text)
             else:
+                # A table of many rows folds its smallest into one line
+                # (check_summary.py checks its sums): those are not rows.
+                table = text.split("\nQueue pairs", 1)[-1].split("\n\n", 1)[0]
+                fold = re.search(r"… (\d+) more half-flows, smaller", " ".join(table.split()))
+                folded = 0
                 for q in json.loads(js)["qps"] if js else []:
                     label = "%s → %s 0x%x" % (q["src"], q["dst"], q["dest_qp"])
                     if q["src"].isdigit():
                         continue  # a LID: "LID n"
-                    row = re.search(re.escape(label) + r"\s*\n?\s+\S+\s+(?:(?:cm|inferred|none)\s+)?(\d+)\s", text)
+                    row = re.search(re.escape(label) + r"\s*\n?\s+\S+\s+(?:(?:cm|inferred|none)\s+)?(\d+)\s", table)
+                    if not row and fold:
+                        folded += 1
+                        continue
                     ck(name + ": " + label + " packets", row and int(row.group(1)) == q["packets"],
                        "row %s, JSON %d" % (row.group(0) if row else None, q["packets"]))
+                ck(name + ": the rows folded are those the fold counts", folded == (int(fold.group(1)) if fold else 0),
+                   "%d missing, fold %s" % (folded, fold.group(0) if fold else None))
+
+# --brief: one screen, whatever the capture.
+for cap in captures:
+    base = os.path.basename(cap)
+    for width in (80, 120):
+        for colour in ("never", "always"):
+            name = "%s --brief at %d, colour %s" % (base, width, colour)
+            text = run("--brief", "--width", str(width), "--color", colour, cap)
+            lines = text.rstrip("\n").split("\n")
+            ck(name + ": 24 lines at most", text.startswith(("rocestat", "\x1b[1mrocestat")) and len(lines) <= 24,
+               "%d lines: %r" % (len(lines), text[:60]))
+            wide = [ln for ln in lines if shown(ln) > width]
+            ck(name + ": no line wider", not wide, repr(wide[:1]))
+            plain = ESC.sub("", text).split("\n")
+            split = [(a, b) for a, b in zip(plain, plain[1:]) if re.search(r"\d$", a) and UNIT.match(b)]
+            ck(name + ": no number parted from its unit", not split, repr(split[:1]))
+            if colour == "always":
+                check_colours(name, text)
 
 # The ladder too.
 for cap in captures:
