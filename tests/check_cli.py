@@ -61,6 +61,10 @@ def usage_errors(tmp):
             "--walk prints frames; --plot belongs to the summary")
     refused("--fields --format json", ["--fields", "--format", "json", RPING], "--format belongs to the summary")
     refused("--ladder --format json", ["--ladder", "--format", "json", RPING], "--ladder is a text diagram")
+    refused("--brief --full", ["--brief", "--full", RPING], "--brief and --full are two layouts of the summary")
+    refused("--brief --format json", ["--brief", "--format", "json", RPING], "--brief lays out the text summary, not with --format")
+    refused("--full --fields", ["--full", "--fields", RPING], "--full lays out the text summary, not with --fields")
+    refused("--brief --ladder", ["--brief", "--ladder", RPING], "--brief lays out the text summary, not with --ladder")
     refused("--verdicts without --fields", ["--verdicts", RPING], "--verdicts adds columns to --fields")
     refused("--walk --verdicts", ["--walk", "--verdicts", RPING], "--verdicts adds columns to --fields")
     refused("-w - with a report to standard output", ["-r", RPING, "-w", "-", "--format", "json"],
