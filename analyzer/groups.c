@@ -87,77 +87,118 @@ static bool cause_of(const struct rs_analyzer *a, const struct rs_anomaly_info *
 
 struct member {
 	guint idx;
-	uint32_t cause;
+	uint8_t type;
+	bool can;
+	uint32_t code, cause;
 	uint64_t measure;
 	const struct rs_flow *flow;
 };
 
-static bool same_pair(const struct rs_addr *x, const struct rs_addr *y, const struct rs_addr *s, const struct rs_addr *d)
+/* Keys of the hash tables below: bytes compared as they are (each key
+ * zeroed before it is filled, so padding compares too). */
+struct kind_key {
+	uint32_t type, code, cause;
+};
+struct qp_key {
+	struct rs_addr dst;
+	uint32_t qp;
+};
+struct pair_key {
+	struct rs_addr lo, hi;
+};
+
+static guint bytes_hash(const void *p, size_t n)
 {
-	return (rs_addr_equal(x, s) && rs_addr_equal(y, d)) || (rs_addr_equal(x, d) && rs_addr_equal(y, s));
+	const unsigned char *b = p;
+	guint h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
 }
 
-static void group_finish(const struct rs_analyzer *a, struct rs_anom_group *g, const struct member *m, GArray *idx)
+static guint kind_hash(gconstpointer k)
 {
-	(void)a;
+	return bytes_hash(k, sizeof(struct kind_key));
+}
+static gboolean kind_eq(gconstpointer x, gconstpointer y)
+{
+	return memcmp(x, y, sizeof(struct kind_key)) == 0;
+}
+static guint qp_hash(gconstpointer k)
+{
+	return bytes_hash(k, sizeof(struct qp_key));
+}
+static gboolean qp_eq(gconstpointer x, gconstpointer y)
+{
+	return memcmp(x, y, sizeof(struct qp_key)) == 0;
+}
+static guint pair_hash(gconstpointer k)
+{
+	return bytes_hash(k, sizeof(struct pair_key));
+}
+static gboolean pair_eq(gconstpointer x, gconstpointer y)
+{
+	return memcmp(x, y, sizeof(struct pair_key)) == 0;
+}
+
+/* The group of the members idx (indices into m), in their order. */
+static void group_finish(struct rs_anom_group *g, const struct member *m, const GArray *idx)
+{
 	g->n = idx->len;
 	g->idx = g_new(guint, idx->len);
 	g->qps = true;
 	g->one_way = true;
-	g->pairs = 0;
-	GPtrArray *pairs = g_ptr_array_new();
+	GHashTable *qps = g_hash_table_new_full(qp_hash, qp_eq, g_free, NULL);
+	GHashTable *pairs = g_hash_table_new_full(pair_hash, pair_eq, g_free, NULL);
 	for (guint i = 0; i < idx->len; i++) {
 		const struct member *e = &m[g_array_index(idx, guint, i)];
 		g->idx[i] = e->idx;
 		g->min = i == 0 || e->measure < g->min ? e->measure : g->min;
 		g->max = e->measure > g->max ? e->measure : g->max;
 		g->sum += e->measure;
-		struct rs_flow_info fi;
-		rs_flow_get_info(e->flow, &fi);
+		struct rs_addr src, dst;
+		uint32_t qp;
+		rs_flow_ends(e->flow, &src, &dst, &qp);
 		if (i == 0) {
-			g->x = fi.src;
-			g->y = fi.dst;
-		} else if (!rs_addr_equal(&g->x, &fi.src) || !rs_addr_equal(&g->y, &fi.dst)) {
+			g->x = src;
+			g->y = dst;
+		} else if (!rs_addr_equal(&g->x, &src) || !rs_addr_equal(&g->y, &dst)) {
 			g->one_way = false;
 		}
-		bool seen = false;
-		for (guint k = 0; k < pairs->len; k += 2)
-			seen = seen || same_pair(pairs->pdata[k], pairs->pdata[k + 1], &fi.src, &fi.dst);
-		if (!seen) {
-			struct rs_addr *s = g_memdup2(&fi.src, sizeof fi.src), *d = g_memdup2(&fi.dst, sizeof fi.dst);
-			g_ptr_array_add(pairs, s);
-			g_ptr_array_add(pairs, d);
+		struct pair_key *pk = g_new0(struct pair_key, 1);
+		bool lo = memcmp(&src, &dst, sizeof src) <= 0;
+		pk->lo = lo ? src : dst;
+		pk->hi = lo ? dst : src;
+		if (g_hash_table_add(pairs, pk))
 			g->pairs++;
-		}
 		/* A half-flow is named by the QP it goes to (the two directions
 		 * of a connection go to its two QPs); two to one QP (UD's
 		 * senders, a replay) are not as many QPs as members. */
-		for (guint k = 0; k < i && g->qps; k++) {
-			const struct member *o = &m[g_array_index(idx, guint, k)];
-			struct rs_flow_info oi;
-			rs_flow_get_info(o->flow, &oi);
-			if (oi.dest_qp == fi.dest_qp && rs_addr_equal(&oi.dst, &fi.dst))
-				g->qps = false;
-		}
+		struct qp_key *qk = g_new0(struct qp_key, 1);
+		qk->dst = dst;
+		qk->qp = qp;
+		if (!g_hash_table_add(qps, qk))
+			g->qps = false;
 	}
-	g_ptr_array_set_free_func(pairs, g_free);
-	g_ptr_array_free(pairs, TRUE);
-	/* The largest, first come first among equals. */
-	for (unsigned w = 0; w < RS_GROUP_WORST && w < idx->len; w++) {
-		guint best = G_MAXUINT;
-		for (guint i = 0; i < idx->len; i++) {
-			bool taken = false;
-			for (unsigned k = 0; k < w; k++)
-				taken = taken || g->worst[k] == m[g_array_index(idx, guint, i)].idx;
-			if (taken)
-				continue;
-			const struct member *e = &m[g_array_index(idx, guint, i)];
-			if (best == G_MAXUINT || e->measure > m[best].measure)
-				best = g_array_index(idx, guint, i);
+	g_hash_table_destroy(qps);
+	g_hash_table_destroy(pairs);
+	/* The largest, the first among equals. */
+	for (guint i = 0; i < idx->len; i++) {
+		const struct member *e = &m[g_array_index(idx, guint, i)];
+		unsigned at = g->nworst;
+		while (at > 0 && e->measure > g->worst_measure[at - 1])
+			at--;
+		if (at >= RS_GROUP_WORST)
+			continue;
+		unsigned last = g->nworst < RS_GROUP_WORST ? g->nworst : RS_GROUP_WORST - 1;
+		for (unsigned k = last; k > at; k--) {
+			g->worst[k] = g->worst[k - 1];
+			g->worst_measure[k] = g->worst_measure[k - 1];
 		}
-		g->worst[w] = m[best].idx;
-		g->worst_measure[w] = m[best].measure;
-		g->nworst = w + 1;
+		g->worst[at] = e->idx;
+		g->worst_measure[at] = e->measure;
+		if (g->nworst < RS_GROUP_WORST)
+			g->nworst++;
 	}
 }
 
@@ -165,49 +206,57 @@ GArray *rs_anomaly_groups(const struct rs_analyzer *a, const GPtrArray *anomalie
 {
 	guint n = anomalies->len;
 	struct member *m = g_new0(struct member, n ? n : 1);
-	bool *grouped = g_new0(bool, n ? n : 1);
-	GArray *out = g_array_new(FALSE, TRUE, sizeof(struct rs_anom_group));
-	struct rs_anomaly_info *info = g_new(struct rs_anomaly_info, n ? n : 1);
-	bool *can = g_new0(bool, n ? n : 1);
+	/* The members of each kind and cause, in order: one pass, not one
+	 * per anomaly (a capture of a million QPs has as many gaps). */
+	GHashTable *kinds = g_hash_table_new_full(kind_hash, kind_eq, g_free, (GDestroyNotify)g_array_unref);
 	for (guint i = 0; i < n; i++) {
-		rs_anomaly_get_info(a, anomalies->pdata[i], &info[i]);
-		m[i].idx = i;
-		m[i].flow = info[i].flow;
-		m[i].measure = rs_anomaly_measure(&info[i]);
-		can[i] = cause_of(a, &info[i], &m[i].cause);
+		struct rs_anomaly_info ai;
+		rs_anomaly_get_info(a, anomalies->pdata[i], &ai);
+		m[i] = (struct member){ .idx = i, .type = ai.type, .code = ai.code, .flow = ai.flow,
+					.measure = rs_anomaly_measure(&ai) };
+		m[i].can = cause_of(a, &ai, &m[i].cause);
+		if (!m[i].can)
+			continue;
+		struct kind_key probe;
+		memset(&probe, 0, sizeof probe);
+		probe.type = m[i].type;
+		probe.code = m[i].code;
+		probe.cause = m[i].cause;
+		GArray *list = g_hash_table_lookup(kinds, &probe);
+		if (!list) {
+			list = g_array_new(FALSE, FALSE, sizeof(guint));
+			g_hash_table_insert(kinds, g_memdup2(&probe, sizeof probe), list);
+		}
+		g_array_append_val(list, i);
 	}
-	GArray *idx = g_array_new(FALSE, FALSE, sizeof(guint));
+	GArray *out = g_array_new(FALSE, TRUE, sizeof(struct rs_anom_group));
+	bool *grouped = g_new0(bool, n ? n : 1);
 	for (guint i = 0; i < n; i++) {
 		if (grouped[i])
 			continue;
-		g_array_set_size(idx, 0);
-		g_array_append_val(idx, i);
-		grouped[i] = true;
-		if (can[i])
-			for (guint k = i + 1; k < n; k++)
-				if (!grouped[k] && can[k] && info[k].type == info[i].type && info[k].code == info[i].code &&
-				    m[k].cause == m[i].cause) {
-					g_array_append_val(idx, k);
-					grouped[k] = true;
-				}
-		if (idx->len > 1 && idx->len < RS_GROUP_MIN) { /* too few: each alone */
-			for (guint k = 1; k < idx->len; k++)
-				grouped[g_array_index(idx, guint, k)] = false;
-			g_array_set_size(idx, 1);
+		struct rs_anom_group g = { .type = m[i].type, .code = m[i].code, .cause = m[i].cause };
+		GArray *list = NULL;
+		if (m[i].can) {
+			struct kind_key probe;
+			memset(&probe, 0, sizeof probe);
+			probe.type = m[i].type;
+			probe.code = m[i].code;
+			probe.cause = m[i].cause;
+			list = g_hash_table_lookup(kinds, &probe);
 		}
-		struct rs_anom_group g = { .type = info[i].type, .code = info[i].code, .cause = m[i].cause };
-		if (idx->len > 1) {
-			group_finish(a, &g, m, idx);
+		if (list && list->len >= RS_GROUP_MIN) { /* fewer alike stay one by one */
+			group_finish(&g, m, list);
+			for (guint k = 0; k < list->len; k++)
+				grouped[g_array_index(list, guint, k)] = true;
 		} else {
 			g.n = 1;
 			g.idx = g_new(guint, 1);
 			g.idx[0] = i;
+			grouped[i] = true;
 		}
 		g_array_append_val(out, g);
 	}
-	g_array_free(idx, TRUE);
-	g_free(can);
-	g_free(info);
+	g_hash_table_destroy(kinds);
 	g_free(grouped);
 	g_free(m);
 	return out;

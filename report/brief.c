@@ -181,11 +181,18 @@ static void row(FILE *out, const struct rs_view *v, int width, int lw, const str
 	line(out, width, b);
 }
 
+struct scored {
+	const struct rs_flow *fl;
+	uint64_t trouble;
+	guint order;   /* by bytes: ties stay so */
+};
+
 static gint by_trouble(gconstpointer x, gconstpointer y)
 {
-	const struct rs_flow *a = *(const struct rs_flow *const *)x, *b = *(const struct rs_flow *const *)y;
-	uint64_t ta = rs_flow_trouble(a), tb = rs_flow_trouble(b);
-	return ta != tb ? (ta > tb ? -1 : 1) : 0;
+	const struct scored *a = x, *b = y;
+	if (a->trouble != b->trouble)
+		return a->trouble > b->trouble ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* The top flows: by bytes (v->flows' order), then by trouble; *worst the
@@ -206,11 +213,31 @@ static void tops(FILE *out, const struct rs_view *v, int width, const struct rs_
 		if (!fi.is_cm_qp)
 			g_ptr_array_add(data, v->flows->pdata[i]);
 	}
+	/* The TOP with the most trouble, each flow's counted once. */
+	struct scored top[TOP];
+	unsigned ntop = 0;
+	for (guint i = 0; i < data->len; i++) {
+		struct scored e = { .fl = data->pdata[i], .trouble = rs_flow_trouble(data->pdata[i]), .order = i };
+		if (!e.trouble)
+			continue;
+		unsigned at = ntop;
+		while (at > 0 && by_trouble(&e, &top[at - 1]) < 0)
+			at--;
+		if (at >= TOP)
+			continue;
+		unsigned last = ntop < TOP ? ntop : TOP - 1;
+		memmove(&top[at + 1], &top[at], (last - at) * sizeof top[0]);
+		top[at] = e;
+		ntop += ntop < TOP;
+	}
 	/* The label column as wide as the widest label shown, at most LABEL. */
 	int lw = 16;
-	for (guint i = 0; i < data->len; i++) {
+	for (guint i = 0; i < TOP + ntop; i++) {
+		if (i < TOP && i >= data->len)
+			continue;
 		char lbl[200];
-		int w = rs_dwidth(rs_flow_label_sep(v->names, data->pdata[i], " ", lbl, sizeof lbl));
+		const struct rs_flow *fl = i < TOP ? data->pdata[i] : top[i - TOP].fl;
+		int w = rs_dwidth(rs_flow_label_sep(v->names, fl, " ", lbl, sizeof lbl));
 		lw = w > lw ? w : lw;
 	}
 	lw = lw > LABEL ? LABEL : lw;
@@ -226,18 +253,13 @@ static void tops(FILE *out, const struct rs_view *v, int width, const struct rs_
 		snprintf(b, sizeof b, "  … %u more", data->len - TOP);
 		line(out, width, b);
 	}
-	g_ptr_array_sort(data, by_trouble); /* stable: ties stay by bytes */
 	snprintf(b, sizeof b, "%sTop QPs by trouble%s (PSNs skipped, re-sent, NAKs, CE marks, CNPs, bad ICRCs)",
 		 BOLD(v->o), OFF(v->o));
 	line(out, width, b);
-	*worst = data->len && rs_flow_trouble(data->pdata[0]) ? data->pdata[0] : NULL;
-	unsigned shown = 0;
-	for (guint i = 0; i < data->len && shown < TOP; i++)
-		if (rs_flow_trouble(data->pdata[i])) {
-			row(out, v, width, lw, data->pdata[i]);
-			shown++;
-		}
-	if (!shown)
+	*worst = ntop ? top[0].fl : NULL;
+	for (unsigned i = 0; i < ntop; i++)
+		row(out, v, width, lw, top[i].fl);
+	if (!ntop)
 		line(out, width, "  none");
 	g_ptr_array_free(data, TRUE);
 }

@@ -155,9 +155,8 @@ static void gap_cause(const struct rs_anom_group *g, GString *s)
 	}
 }
 
-static gint fref_cmp(gconstpointer x, gconstpointer y)
+static int fref_cmp(const struct rs_fref *a, const struct rs_fref *b)
 {
-	const struct rs_fref *a = x, *b = y;
 	if (a->file != b->file)
 		return a->file < b->file ? -1 : 1;
 	return a->frame < b->frame ? -1 : a->frame > b->frame;
@@ -179,23 +178,32 @@ void rs_group_describe(const struct rs_view *v, const struct rs_anom_group *g, G
 			g_string_append_printf(s, "%s QP 0x%x %" PRIu64, i ? "," : "", fi.dest_qp, g->worst_measure[i]);
 		}
 	}
-	/* The first frames of all of them. */
-	GArray *fr = g_array_new(FALSE, FALSE, sizeof(struct rs_fref));
+	/* The first frames of all of them: the RS_SAMPLE_FRAMES earliest,
+	 * kept in order as they come. */
+	struct rs_fref fr[RS_SAMPLE_FRAMES];
+	uint32_t nf = 0;
 	uint64_t count = 0;
 	for (guint i = 0; i < g->n; i++) {
 		struct rs_anomaly_info ai;
 		rs_anomaly_get_info(v->a, v->anomalies->pdata[g->idx[i]], &ai);
-		g_array_append_vals(fr, ai.frames, ai.nframes);
 		count += ai.count > ai.nframes ? ai.count : ai.nframes;
+		for (uint32_t k = 0; k < ai.nframes; k++) {
+			uint32_t at = nf;
+			while (at > 0 && fref_cmp(&ai.frames[k], &fr[at - 1]) < 0)
+				at--;
+			if (at >= RS_SAMPLE_FRAMES)
+				continue;
+			uint32_t last = nf < RS_SAMPLE_FRAMES ? nf : RS_SAMPLE_FRAMES - 1;
+			memmove(&fr[at + 1], &fr[at], (last - at) * sizeof fr[0]);
+			fr[at] = ai.frames[k];
+			nf += nf < RS_SAMPLE_FRAMES;
+		}
 	}
-	g_array_sort(fr, fref_cmp);
 	struct rs_capture_info cap;
 	rs_capture_get_info(v->a, &cap);
-	uint32_t nf = fr->len < RS_SAMPLE_FRAMES ? fr->len : RS_SAMPLE_FRAMES;
 	if (nf) {
-		rs_fmt_frames((const struct rs_fref *)(void *)fr->data, nf, count, cap.files > 1, b, sizeof b);
+		rs_fmt_frames(fr, nf, count, cap.files > 1, b, sizeof b);
 		g_string_append_printf(s, "; frame%s %s", nf == 1 ? "" : "s", b);
 	}
-	g_array_free(fr, TRUE);
 	g_string_append(s, " (--full lists each)");
 }
