@@ -229,8 +229,8 @@ width: $(BIN)
 
 # The summary of a production capture fits a screen (--brief: 80x24) and
 # its groups and folds lose nothing: their counts rebuilt from the JSON.
-summary: $(BIN)
-	ROCESTAT=$(abspath $(BIN)) python3 tests/check_summary.py
+summary: $(BIN) $(BUILD)/bench/gen
+	ROCESTAT=$(abspath $(BIN)) BENCH_GEN=$(abspath $(BUILD)/bench/gen) python3 tests/check_summary.py
 
 # The tree's shape: rooms include one way, calls within analyzer/ and
 # report/ go one way, no file over 800 lines nor function over 120.

@@ -7,7 +7,9 @@
  * "The same cause" is what the sentence of the finding depends on besides
  * its subject and its size: for skipped PSNs, how they were settled (not
  * captured, lost, re-sent, late, undetermined) and whether acknowledgements
- * could settle them at all; for a DSCP asymmetry, the two DSCPs; for a NAK,
+ * could settle them at all; for requests re-sent, why (NAK, RNR NAK,
+ * timeout, READ retry, unknown) and whether some came sooner than a timer
+ * allows; for a DSCP asymmetry, the two DSCPs; for a NAK,
  * its code. Two findings that differ in any of it are not grouped. Findings
  * whose sentence the analysis wrote as text, or whose subject was evicted,
  * stay alone: nothing says two of them agree.
@@ -70,6 +72,21 @@ static bool cause_of(const struct rs_analyzer *a, const struct rs_anomaly_info *
 		/* SPLIT names each flow's own DSCPs, CNPS the CNPs' one. */
 		return an->code == RS_DSCP_DATA;
 	}
+	case RS_AN_RETRANS: {
+		if (an->code) /* a responder's: its sentence names what was asked again */
+			return false;
+		struct rs_stream_info st;
+		rs_flow_stream(an->flow, false, &st);
+		for (unsigned c = 0; c < RS_RESEND__COUNT; c++)
+			if (st.resent[c])
+				*cause |= 1u << c;
+		if (st.timeouts_early)
+			*cause |= RS_RESENT_EARLY;
+		if (st.rnr_early)
+			*cause |= RS_RESENT_RNR_EARLY;
+		return true;
+	}
+	case RS_AN_OOO:
 	case RS_AN_NAK:
 	case RS_AN_RNR:
 	case RS_AN_DUP_ACK:

@@ -584,12 +584,17 @@ GPtrArray *rs_anomalies_selected(const struct rs_analyzer *a, int64_t qp, int64_
  * summary names once. The cause of skipped PSNs: a bit for each way they
  * were settled (rs_gaps' not_captured, lost, re-sent, re-sent before their
  * first copy, late, undetermined, in that order), and RS_GAP_NO_ACKS when
- * the transport has no acknowledgements; of a DSCP asymmetry, the DSCP <<
- * 8 | the peer's. */
+ * the transport has no acknowledgements; of requests re-sent, a bit for
+ * each enum rs_resend with packets, RS_RESENT_EARLY when some timeout
+ * retries came sooner than half the CM REQ's Local ACK Timeout and
+ * RS_RESENT_RNR_EARLY when some RNR retries came sooner than the NAK's
+ * timer; of a DSCP asymmetry, the DSCP << 8 | the peer's. */
 #define RS_GROUP_MIN 3        /* fewer alike stay one by one */
 #define RS_GROUP_WORST 3      /* the largest members named */
 #define RS_GAP_PARTS 6
 #define RS_GAP_NO_ACKS (1u << 8)
+#define RS_RESENT_EARLY (1u << 8)
+#define RS_RESENT_RNR_EARLY (1u << 9)
 struct rs_anom_group {
 	uint8_t type;               /* enum rs_anom */
 	uint32_t code, cause;

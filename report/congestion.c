@@ -16,6 +16,9 @@
 #include "report/text.h"
 
 #define TEXT_FLOWS_MAX 20
+/* Without --full: fewer rows, and the pause senders' priorities folded too. */
+#define TEXT_FLOWS_FOLDED 8
+#define TEXT_PAUSES_MAX 6
 
 static const char *mac_str(const uint8_t *m, char *buf, size_t len)
 {
@@ -94,12 +97,23 @@ static void text_pauses(FILE *out, const struct rs_view *v)
 	snprintf(line, sizeof line, "Pauses: %" PRIu64 " PFC and %" PRIu64 " PAUSE frames; pause time at %u Gb/s "
 		 "(--link-speed)", c->pfc_frames, c->pause_frames, c->link_gbps);
 	rs_para(out, v->o->width, "  ", "    ", line);
+	/* Past TEXT_PAUSES_MAX senders' priorities: the rest summed (--full: all). */
+	unsigned shown = 0, more = 0;
+	uint64_t more_frames = 0, more_storms = 0;
+	unsigned cap = rs_text_full(v) ? UINT32_MAX : TEXT_PAUSES_MAX;
 	for (guint i = 0; i < c->pause_src->len; i++) {
 		const struct rs_pause_src *s = g_ptr_array_index(c->pause_src, i);
 		for (int p = 0; p < 9; p++) {
 			const struct rs_pause_prio *pp = &s->prio[p];
 			if (!pp->frames)
 				continue;
+			if (shown == cap) {
+				more++;
+				more_frames += pp->frames;
+				more_storms += pp->storms;
+				continue;
+			}
+			shown++;
 			char mac[24], what[24], b1[32], b2[32];
 			if (p == RS_PAUSE_LINK)
 				snprintf(what, sizeof what, "PAUSE (all)");
@@ -115,6 +129,12 @@ static void text_pauses(FILE *out, const struct rs_view *v)
 					 pp->storms, pp->storms == 1 ? "" : "s", OFF(v->o));
 			rs_para(out, v->o->width, "  - ", "    ", line);
 		}
+	}
+	if (more) {
+		snprintf(line, sizeof line, "… %u more senders' priorities: %" PRIu64 " frames, %s%" PRIu64 " pause storm%s%s "
+			 "(--full lists them)", more, more_frames, more_storms ? RED(v->o) : "", more_storms,
+			 more_storms == 1 ? "" : "s", more_storms ? OFF(v->o) : "");
+		rs_para(out, v->o->width, "  ", "    ", line);
 	}
 }
 
@@ -200,7 +220,7 @@ void rs_text_congestion(FILE *out, const struct rs_view *v)
 			if (n == 0)
 				continue;
 		}
-		if (shown == TEXT_FLOWS_MAX) {
+		if (shown == (rs_text_full(v) ? TEXT_FLOWS_MAX : TEXT_FLOWS_FOLDED)) {
 			more++;
 			continue;
 		}
@@ -214,8 +234,11 @@ void rs_text_congestion(FILE *out, const struct rs_view *v)
 	}
 	if (alike)
 		g_hash_table_destroy(alike);
-	if (more)
+	if (more && rs_text_full(v))
 		fprintf(out, "  … %u more half-flows (--format json lists them all)\n", more);
+	else if (more)
+		fprintf(out, "  … %u more half-flows (--full lists %u more, --format json all)\n", more,
+			more < TEXT_FLOWS_MAX - TEXT_FLOWS_FOLDED ? more : TEXT_FLOWS_MAX - TEXT_FLOWS_FOLDED);
 	if (quiet_flows) {
 		char line[200];
 		snprintf(line, sizeof line, "%" PRIu64 " other RoCE v2 half-flow%s (%" PRIu64 " packets): DSCP %u and "

@@ -443,6 +443,31 @@ static bool conn_widths(const struct rs_view *v, int *cw, int *sw)
 	return false;
 }
 
+/* More connections than CONN_ROWS_MAX: the first CONN_ROWS_FOLDED, the
+ * rest counted by state (--full: all). */
+#define CONN_ROWS_MAX 12
+#define CONN_ROWS_FOLDED 8
+
+static void conns_folded(FILE *out, const struct rs_view *v, guint from)
+{
+	uint64_t by[RS_CONN_STATES] = { 0 };
+	for (guint i = from; i < v->conns->len; i++)
+		by[rs_conn_state_of(v->conns->pdata[i])]++;
+	GString *s = g_string_new(NULL);
+	g_string_append_printf(s, "… %u more connections:", v->conns->len - from);
+	const char *sep = " ";
+	for (unsigned k = 0; k < RS_CONN_STATES; k++)
+		if (by[k]) {
+			bool alarm = k == RS_CONN_REJECTED || k == RS_CONN_INCOMPLETE;
+			g_string_append_printf(s, "%s%s%" PRIu64 " %s%s", sep, alarm ? RED(v->o) : "", by[k],
+					       rs_conn_state_names[k], alarm ? OFF(v->o) : "");
+			sep = ", ";
+		}
+	g_string_append(s, " (--full lists them; --conn N shows one)");
+	rs_para(out, v->o->width, "  ", "    ", s->str);
+	g_string_free(s, TRUE);
+}
+
 static void conn_section(FILE *out, const struct rs_view *v)
 {
 	const struct rs_analyzer *a = v->a;
@@ -474,7 +499,8 @@ static void conn_section(FILE *out, const struct rs_view *v)
 	} else {
 		fputs(" state\n", out);
 	}
-	for (guint i = 0; i < v->conns->len; i++) {
+	guint rows = !rs_text_full(v) && v->conns->len > CONN_ROWS_MAX ? CONN_ROWS_FOLDED : v->conns->len;
+	for (guint i = 0; i < rows; i++) {
 		const struct rs_conn *conn = v->conns->pdata[i];
 		struct rs_conn_info ci, *c = &ci;
 		rs_conn_get_info(conn, c);
@@ -504,6 +530,8 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		}
 		conn_detail(out, v, conn, c, !wide);
 	}
+	if (rows < v->conns->len)
+		conns_folded(out, v, rows);
 	if (v->o->qp < 0 && v->o->conn < 0)
 		conns_evicted_line(out, width, a);
 }

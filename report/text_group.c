@@ -54,6 +54,11 @@ static int what(const struct rs_view *v, const struct rs_anom_group *g, char *bu
 					"directions of each connection are in different traffic classes",
 					g->cause >> 8, g->cause & 0xFF);
 		return snprintf(buf, len, "data packets not with the data DSCP %u --dscp gave", ci.dscp_data);
+	case RS_AN_RETRANS:
+		return snprintf(buf, len, "request packets re-sent by the requester");
+	case RS_AN_OOO:
+		return snprintf(buf, len, "%s arrived out of order (one late packet filling a gap)",
+				g->code ? "responses" : "requests");
 	case RS_AN_NAK:
 		return snprintf(buf, len, "NAKs \"%s\" (code %u)", rs_nak_code_name((uint8_t)g->code), g->code);
 	case RS_AN_RNR:
@@ -155,6 +160,33 @@ static void gap_cause(const struct rs_anom_group *g, GString *s)
 	}
 }
 
+/* Requests re-sent: why, in one half-flow's words. */
+static void resent_cause(const struct rs_anom_group *g, GString *s)
+{
+	static const char *const what[RS_RESEND__COUNT] = {
+		[RS_RESEND_NAK] = "after a NAK (go-back-N)",
+		[RS_RESEND_RNR] = "after an RNR NAK",
+		[RS_RESEND_TIMEOUT] = "on timeout, no NAK",
+		[RS_RESEND_READ] = "as READ or atomic retries after a later request's answer came first",
+		[RS_RESEND_UNKNOWN] = ("with no NAK in a capture that holds none of the responder's packets from "
+				       "before them (cause unknown)"),
+	};
+	unsigned k = 0;
+	for (unsigned c = 0; c < RS_RESEND__COUNT; c++)
+		k += (g->cause >> c) & 1;
+	const char *sep = k == 1 ? "; all " : "; on each, some ";
+	for (unsigned c = 0; c < RS_RESEND__COUNT; c++)
+		if ((g->cause >> c) & 1) {
+			g_string_append_printf(s, "%s%s", sep, what[c]);
+			sep = ", some ";
+		}
+	if (g->cause & RS_RESENT_EARLY)
+		g_string_append(s, "; on each, timeout retries sooner than half the Local ACK Timeout of the CM REQ lets a "
+			       "timer fire");
+	if (g->cause & RS_RESENT_RNR_EARLY)
+		g_string_append(s, "; on each, RNR retries sooner than the RNR timer asked");
+}
+
 static int fref_cmp(const struct rs_fref *a, const struct rs_fref *b)
 {
 	if (a->file != b->file)
@@ -168,6 +200,8 @@ void rs_group_describe(const struct rs_view *v, const struct rs_anom_group *g, G
 	g_string_append(s, rs_group_head(v, g, false, b, sizeof b));
 	if (g->type == RS_AN_GAP)
 		gap_cause(g, s);
+	else if (g->type == RS_AN_RETRANS)
+		resent_cause(g, s);
 	if (sized(g) && g->min != g->max) {
 		g_string_append(s, "; worst:");
 		for (unsigned i = 0; i < g->nworst; i++) {

@@ -10,7 +10,9 @@ For every capture in samples/ and ../shared:
   the groups are rebuilt from it here by the rule the man page states (the
   same type, code and cause on RS_GROUP_MIN half-flows or more; the cause
   of skipped PSNs: which of the JSON's settled counts are non-zero, and
-  whether the transport has ACKs; of a DSCP asymmetry, the two DSCPs).
+  whether the transport has ACKs; of requests re-sent, which causes have
+  packets and whether some retries came sooner than a timer allows; of a
+  DSCP asymmetry, the two DSCPs).
   The summary has one item per group; a group's item names its count
   (QPs when each goes to a QP of its own, else half-flows), the range of
   the members' sizes and their sum, all from the JSON; a finding alone is
@@ -18,6 +20,7 @@ For every capture in samples/ and ../shared:
 - nothing lost to folding: the queue-pair table's rows and its fold line's
   count are the JSON's queue pairs, and the fold's packets their sum;
 - --full lists each JSON anomaly on its own.
+The same for a capture of production size the benchmark's generator makes.
 And the 32-QP ConnectX capture's summary is under 80 lines at 80 columns.
 """
 import glob
@@ -26,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from testlib import ROCESTAT, ROOT, SHARED, Checks, need_shared  # noqa: E402
@@ -36,7 +40,7 @@ ESC = re.compile(r"\x1b\[[0-9;]*m")
 UNIT = re.compile(r"\s*(?:ns|µs|ms|s|B|[KMGTP]iB|[KMGT]iB/s|B/s|[kMGT]?b/s)(?:[,;:)\]]*)(?:\s|$)")
 GROUP_MIN = 3
 # The kinds whose sentence depends on their type, code and cause alone.
-GROUPABLE = {"psn_gap", "dscp_unexpected", "nak", "rnr_nak", "duplicate_ack", "bad_icrc", "ecn_ce", "cnp",
+GROUPABLE = {"psn_gap", "dscp_unexpected", "retransmission", "out_of_order", "nak", "rnr_nak", "duplicate_ack", "bad_icrc", "ecn_ce", "cnp",
              "not_ect_under_congestion", "reth_length_mismatch", "psn_start_mismatch"}
 UNSIZED = {("psn_start_mismatch", None), ("dscp_unexpected", "directions_differ")}
 
@@ -54,6 +58,13 @@ def cause(a, qps):
         parts = ("not_captured", "lost", "resent", "resent_before_first_copy", "reordered", "undetermined")
         q = qps.get((a["src"], a["dst"], a["dest_qp"]))
         return (tuple(bool(d[p]) for p in parts), q is not None and q["transport"] in ("UC", "UD"))
+    if a["type"] == "retransmission":
+        if a["code"]:
+            return None  # a responder's: its sentence names what was asked again
+        by = d["resent_by_cause"]
+        early = (d.get("timeout_wait_ns") or {}).get("sooner_than_cm_timeout", 0)
+        return (tuple(bool(by[c]) for c in ("nak", "rnr", "timeout", "read_retry", "unknown")), bool(early),
+                bool(d.get("rnr_retries_early")))
     if a["type"] == "dscp_unexpected":
         kind = d.get("kind")
         if kind == "directions_differ":
@@ -180,6 +191,16 @@ def check_folds(name, doc, text):
 captures = sorted(glob.glob(os.path.join(ROOT, "samples", "*.pcap")) + glob.glob(os.path.join(ROOT, "samples", "*", "*.pcap"))
                   + glob.glob(os.path.join(SHARED, "*", "*.pcap*")))
 ck("captures found", len(captures) > 40, str(len(captures)))
+# And a production's size: the benchmark's generator, 8000 connections
+# between 32 hosts with losses, re-sends and congestion marks.
+tmp = tempfile.TemporaryDirectory()
+gen = os.environ.get("BENCH_GEN", os.path.join(ROOT, "build", "bench", "gen"))
+big_gen = os.path.join(tmp.name, "gen.pcap")
+r = subprocess.run([gen, "-n", "300000", "--conns", "8000", "--hosts", "32", "--congestion", "--slice", "128",
+                    "-o", big_gen], capture_output=True, text=True)
+ck("the generator made a capture (make build/bench/gen)", r.returncode == 0, r.stderr.strip())
+if r.returncode == 0:
+    captures.append(big_gen)
 for cap in captures:
     name = os.path.relpath(cap, os.path.dirname(ROOT))
     check_brief(name, cap)
@@ -195,6 +216,10 @@ for cap in captures:
     ck(name + ": --full lists each anomaly", len(full) == len(doc["anomalies"]) or (not doc["anomalies"] and full == []),
        "%d items, JSON %d" % (len(full), len(doc["anomalies"])))
 
+if r.returncode == 0:
+    anoms = items(run("--width", "80", big_gen))
+    ck("the generated capture has groups", sum(1 for a in anoms if re.match(r"\d+ (QPs|half-flows) ", a)) >= 3,
+       str(len(anoms)))
 big = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__rocev2_test.pcap")
 n = len(run("--width", "80", big).rstrip("\n").split("\n"))
 ck("the 32-QP ConnectX capture's summary is under 80 lines at 80 columns", n < 80, "%d lines" % n)
