@@ -97,6 +97,16 @@ static size_t unit_len(const char *s)
 	return 0;
 }
 
+static bool names_number(const char *w, size_t n)
+{
+	static const char *const nouns[] = { "QP",  "frame", "frames", "PSN", "port", "connection", "REQ",
+					     "REP", "RTU",   "MRA",    "REJ", "DREQ", "DREP" };
+	for (size_t i = 0; i < sizeof nouns / sizeof nouns[0]; i++)
+		if (n == strlen(nouns[i]) && !strncmp(w, nouns[i], n))
+			return true;
+	return false;
+}
+
 void rs_para(FILE *out, int width, const char *first, const char *rest, const char *text)
 {
 	fputs(first, out);
@@ -117,6 +127,13 @@ void rs_para(FILE *out, int width, const char *first, const char *rest, const ch
 		const char *word = p;
 		while (*p && *p != ' ')
 			p++;
+		/* A noun that names the number after it stays with it ("QP 0x14a",
+		 * "frame 430", "PSN 12", "DREP 13"): a line ending in "QP" says nothing. */
+		if (p[0] == ' ' && p[1] >= '0' && p[1] <= '9' && names_number(word, (size_t)(p - word))) {
+			p++;
+			while (*p && *p != ' ')
+				p++;
+		}
 		/* A number and its unit stay on one line ("13.4 µs"). */
 		if (p > word && p[-1] >= '0' && p[-1] <= '9' && p[0] == ' ')
 			p += unit_len(p + 1) ? 1 + unit_len(p + 1) : 0;

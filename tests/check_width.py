@@ -36,6 +36,9 @@ need_shared("check_width")
 ck = Checks("check_width")
 ESC = re.compile(r"\x1b\[[0-9;]*m")
 # A line that begins with a unit (report/format.c's), after its indent.
+# A noun that names the number after it, at a line's end (report/layout.c
+# keeps them together): "worst: QP" / "0x14a 239".
+NOUN_END = re.compile(r"(?:^|\s)(?:QP|frames?|PSN|port|connection|REQ|REP|RTU|MRA|REJ|DREQ|DREP)$")
 UNIT = re.compile(r"\s*(?:ns|µs|ms|s|B|[KMGTP]iB|[KMGT]iB/s|B/s|[kMGT]?b/s)(?:[,;:)\]]*)(?:\s|$)")
 
 
@@ -81,6 +84,8 @@ for cap in captures:
             lines = ESC.sub("", text).split("\n")
             split = [(a, b) for a, b in zip(lines, lines[1:]) if re.search(r"\d$", a) and UNIT.match(b)]
             ck(name + ": no number parted from its unit", not split, repr(split[:1]))
+            named = [(a, b) for a, b in zip(lines, lines[1:]) if NOUN_END.search(a) and re.match(r"\s*(?:0x)?\d", b)]
+            ck(name + ": no number parted from the noun that names it", not named, repr(named[:1]))
             if colour == "always":
                 check_colours(name, text)
             else:
@@ -117,6 +122,8 @@ for cap in captures:
             plain = ESC.sub("", text).split("\n")
             split = [(a, b) for a, b in zip(plain, plain[1:]) if re.search(r"\d$", a) and UNIT.match(b)]
             ck(name + ": no number parted from its unit", not split, repr(split[:1]))
+            named = [(a, b) for a, b in zip(plain, plain[1:]) if NOUN_END.search(a) and re.match(r"\s*(?:0x)?\d", b)]
+            ck(name + ": no number parted from the noun that names it", not named, repr(named[:1]))
             if colour == "always":
                 check_colours(name, text)
 
