@@ -6,6 +6,7 @@
  *
  *   protodump iser FILE      iSER header and iSCSI BHS
  *   protodump rpcrdma FILE   RPC-over-RDMA header, chunks, RPC and NFS
+ *   protodump smbd FILE      SMB Direct message, SMB2 header, buffer descriptors
  *
  * For a reply, the call it answers (same XID, the other direction) is found
  * among the calls seen before, as the analysis would, and passed to the
@@ -21,6 +22,7 @@
 #include "dissect/opcodes.h"
 #include "proto/iser/iser_dissect.h"
 #include "proto/nfsrdma/rpcrdma_dissect.h"
+#include "proto/smbdirect/smbd_dissect.h"
 
 #define MAX_CALLS 8192
 
@@ -110,13 +112,119 @@ static void dump_rpcrdma(unsigned long n, const uint8_t *base, uint32_t cap, uin
 	}
 }
 
+/*
+ * SMB Direct keeps state per direction (addresses and destination QP): its
+ * first SEND is the negotiate request if the other direction has sent
+ * nothing yet, else the negotiate response; every later one a data
+ * transfer message, which continues a message while the reassembly
+ * bookkeeping says one is open. A re-sent PSN is decoded as its first copy
+ * was and not fed to the bookkeeping again.
+ */
+#define MAX_DIRS 64
+#define PSN_RING 256
+
+struct smbd_dir {
+	char src[RS_ADDR_STRLEN], dst[RS_ADDR_STRLEN];
+	uint32_t qp;
+	unsigned sends;
+	struct rs_smbd_frag frag;
+	uint32_t max_fragmented; /* what the peer's negotiate message said it receives */
+	uint32_t psn[PSN_RING];
+	uint8_t cont[PSN_RING];  /* 1 + continuation at that PSN; 0: empty */
+	uint8_t kind[PSN_RING];  /* the kind decoded there */
+};
+
+static struct smbd_dir dirs[MAX_DIRS];
+static unsigned ndirs;
+
+static struct smbd_dir *dir_of(const char *src, const char *dst, uint32_t qp, bool create)
+{
+	for (unsigned i = 0; i < ndirs; i++)
+		if (!strcmp(dirs[i].src, src) && !strcmp(dirs[i].dst, dst) && (!create || dirs[i].qp == qp))
+			return &dirs[i];
+	if (!create || ndirs == MAX_DIRS)
+		return NULL;
+	struct smbd_dir *d = &dirs[ndirs++];
+	memset(d, 0, sizeof *d);
+	snprintf(d->src, sizeof d->src, "%s", src);
+	snprintf(d->dst, sizeof d->dst, "%s", dst);
+	d->qp = qp;
+	return d;
+}
+
+static void dump_smbd(unsigned long n, struct rs_cursor *c, uint32_t len, bool whole, const char *src, const char *dst,
+		      uint32_t qp, uint32_t psn)
+{
+	struct smbd_dir *d = dir_of(src, dst, qp, true), *rev = dir_of(dst, src, 0, false);
+	if (!d)
+		return;
+	int slot = -1;
+	for (int i = 0; i < PSN_RING; i++)
+		if (d->cont[i] && d->psn[i] == psn)
+			slot = i;
+	bool resent = slot >= 0;
+	enum rs_smbd_kind expect = resent ? (enum rs_smbd_kind)d->kind[slot] : RS_SMBD_DATA;
+	bool cont = resent ? d->cont[slot] - 1 : d->frag.open;
+	if (!resent && d->sends == 0)
+		expect = rev && rev->sends ? RS_SMBD_NEG_RSP : RS_SMBD_NEG_REQ;
+	struct rs_smbd r;
+	rs_smbd_decode(c, len, whole, expect, cont, &r);
+	const char *step = "";
+	if (!resent) {
+		slot = (int)(d->sends % PSN_RING);
+		d->psn[slot] = psn;
+		d->cont[slot] = (uint8_t)(1 + cont);
+		d->kind[slot] = (uint8_t)expect;
+		d->sends++;
+		if (r.kind == RS_SMBD_NEG_REQ || r.kind == RS_SMBD_NEG_RSP) {
+			if (rev)
+				rev->max_fragmented = r.max_fragmented;
+		} else if (r.outcome != RS_SMBD_NOT && r.outcome != RS_SMBD_TRUNCATED) {
+			static const char *const steps[] = { "whole", "start", "more", "done", "lied", "too long", "empty" };
+			step = steps[rs_smbd_frag_feed(&d->frag, r.remaining, r.data_length, d->max_fragmented)];
+		}
+	}
+	printf("\"frame\":%lu,\"outcome\":\"%s\",\"why\":\"%s\",\"kind\":\"%s\",\"resent\":%s,\"frag\":\"%s\","
+	       "\"credits_requested\":%u,\"credits_granted\":%u",
+	       n, rs_smbd_outcome_name(r.outcome), r.why ? r.why : "", rs_smbd_kind_name(r.kind), resent ? "true" : "false",
+	       step, r.credits_requested, r.credits_granted);
+	if (r.kind == RS_SMBD_DATA)
+		printf(",\"flags\":%u,\"remaining\":%" PRIu32 ",\"data_offset\":%" PRIu32 ",\"data_length\":%" PRIu32
+		       ",\"continuation\":%s",
+		       r.flags, r.remaining, r.data_offset, r.data_length, r.continuation ? "true" : "false");
+	else
+		printf(",\"min_version\":%u,\"max_version\":%u,\"negotiated_version\":%u,\"status\":%" PRIu32
+		       ",\"max_read_write\":%" PRIu32 ",\"preferred_send\":%" PRIu32 ",\"max_receive\":%" PRIu32
+		       ",\"max_fragmented\":%" PRIu32,
+		       r.min_version, r.max_version, r.negotiated_version, r.status, r.max_read_write, r.preferred_send,
+		       r.max_receive, r.max_fragmented);
+	if (r.has_smb2) {
+		const struct rs_smb2 *s = &r.smb2;
+		printf(",\"smb2\":{\"command\":%u,\"name\":\"%s\",\"response\":%s,\"async\":%s,\"credit_charge\":%u"
+		       ",\"status\":%" PRIu32 ",\"credits\":%u,\"flags\":%" PRIu32 ",\"next_command\":%" PRIu32
+		       ",\"message_id\":%" PRIu64 ",\"async_id\":%" PRIu64 ",\"tree_id\":%" PRIu32 ",\"session_id\":%" PRIu64
+		       ",\"has_body\":%s,\"dialect\":%u,\"length\":%" PRIu32 ",\"file_offset\":%" PRIu64
+		       ",\"channel\":%" PRIu32 ",\"remaining_bytes\":%" PRIu32 ",\"data_length\":%" PRIu32
+		       ",\"data_remaining\":%" PRIu32 ",\"count\":%" PRIu32 ",\"desc_dropped\":%u,\"desc\":[",
+		       s->command, rs_smb2_cmd_name(s->command), s->response ? "true" : "false", s->async ? "true" : "false",
+		       s->credit_charge, s->status, s->credits, s->flags, s->next_command, s->message_id, s->async_id,
+		       s->tree_id, s->session_id, s->has_body ? "true" : "false", s->dialect, s->length, s->file_offset,
+		       s->channel, s->remaining_bytes, s->data_length, s->data_remaining, s->count, s->desc_dropped);
+		for (unsigned i = 0; i < s->ndesc; i++)
+			printf("%s[%" PRIu64 ",%" PRIu32 ",%" PRIu32 "]", i ? "," : "", s->desc[i].offset, s->desc[i].token,
+			       s->desc[i].length);
+		printf("]}");
+	}
+	printf("}\n");
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "iser") && strcmp(argv[1], "rpcrdma"))) {
-		fprintf(stderr, "usage: protodump iser|rpcrdma FILE\n");
+	if (argc != 3 || (strcmp(argv[1], "iser") && strcmp(argv[1], "rpcrdma") && strcmp(argv[1], "smbd"))) {
+		fprintf(stderr, "usage: protodump iser|rpcrdma|smbd FILE\n");
 		return 2;
 	}
-	bool iser = strcmp(argv[1], "iser") == 0;
+	bool iser = strcmp(argv[1], "iser") == 0, smbd = strcmp(argv[1], "smbd") == 0;
 	char err[PCAP_ERRBUF_SIZE];
 	pcap_t *p = pcap_open_offline(argv[2], err);
 	if (!p) {
@@ -145,7 +253,12 @@ int main(int argc, char **argv)
 		char src[RS_ADDR_STRLEN];
 		printf("{\"qp\":%" PRIu32 ",\"psn\":%" PRIu32 ",\"src\":\"%s\",\"wire\":%" PRIu32 ",", f->bth.destqp, f->bth.psn,
 		       rs_addr_format(&f->src, src), f->payload_len);
-		if (iser) {
+		if (smbd) {
+			struct rs_cursor c;
+			char dst[RS_ADDR_STRLEN];
+			rs_cur_init(&c, data + f->payload_off, cap);
+			dump_smbd(n, &c, f->payload_len, !first, src, rs_addr_format(&f->dst, dst), f->bth.destqp, f->bth.psn);
+		} else if (iser) {
 			struct rs_cursor c;
 			rs_cur_init(&c, data + f->payload_off, cap);
 			dump_iser(n, &c, f->payload_len, !first);
