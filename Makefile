@@ -268,8 +268,8 @@ sniffer: $(BIN)
 walkcheck: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/walk_check.py
 
-# proto/'s decoders (iSER, RPC-over-RDMA) against tshark on every frame of
-# the storage samples (tests/protodump.c prints what they read).
+# proto/'s decoders (iSER, RPC-over-RDMA, SMB Direct) against tshark on every
+# frame of the storage samples (tests/protodump.c prints what they read).
 PROTODUMP := $(BUILD)/tests/protodump
 $(PROTODUMP): $(BUILD)/tests/protodump.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) -lm
