@@ -52,6 +52,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	g_ptr_array_free(a->files, TRUE);
 	rs_pair_free(a);
 	rs_cm_free(a);
+	rs_udconv_free(a);
 	rs_sniffer_free(a);
 	rs_cong_free(a);
 	g_array_free(a->tl_rows, TRUE);
@@ -327,8 +328,14 @@ static void transport(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	}
 	if ((b->opcode & 0xE0) == RS_TR_UD) {
 		track_ud(a, fl, f);
-		if (a->opts.keep_ladder && !fl->is_cm_qp) /* CM MADs: cmtrack.c draws them */
+		if (fl->is_cm_qp) /* CM MADs: cmtrack.c draws them */
+			return;
+		size_t before = a->ladder ? a->ladder->len : 0, ev = 0;
+		if (a->opts.keep_ladder) {
 			rs_conn_ladder(a, fl, f, m, false, 0);
+			ev = a->ladder->len > before ? a->ladder->len : 0;
+		}
+		rs_udconv_frame(a, f, m, ev);
 		return;
 	}
 	if (op->response)

@@ -126,6 +126,7 @@ struct rs_analyzer {
 	GHashTable *conn_by_id;   /* (address, comm id) -> conn */
 	GArray *ladder;           /* struct rs_ladder_ev, with --ladder */
 	uint64_t ladder_dropped;
+	GHashTable *udconv;       /* UD conversations (udpair.c) */
 
 	/* Invalidated rkeys: (host, rkey) -> frame of the IETH. */
 	GHashTable *invalidated;
@@ -422,6 +423,11 @@ void rs_sniffer_init(struct rs_analyzer *a);
 void rs_sniffer_free(struct rs_analyzer *a);
 void rs_sniffer_frame(struct rs_analyzer *a, const struct rs_frame *f);
 void rs_sniffer_finish(struct rs_analyzer *a);
+
+/* udpair.c: UD conversations and the replies paired with requests; ev is
+ * the frame's ladder event + 1 (0: none). */
+void rs_udconv_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m, size_t ev);
+void rs_udconv_free(struct rs_analyzer *a);
 
 /* latency.c: samples, kept exactly then in a reservoir; quantiles. */
 void rs_lat_add(struct rs_latvec *v, uint64_t ns);

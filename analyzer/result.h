@@ -625,6 +625,8 @@ bool rs_flow_cong_plain(const struct rs_analyzer *a, const struct rs_flow *fl, u
  * skipped, summed (which half-flows to look at first). */
 uint64_t rs_flow_trouble(const struct rs_flow *fl);
 
+enum rs_ud_role { RS_UD_NONE, RS_UD_REQUEST, RS_UD_REPLY };
+
 /* A frame on a connection, for --ladder. */
 struct rs_ladder_ev {
 	struct rs_fref at;
@@ -642,11 +644,29 @@ struct rs_ladder_ev {
 	bool has_aeth, retrans, ackreq;
 	uint32_t msn;
 	uint32_t gap;         /* a request: PSNs its stream skipped just before it */
+	/* UD: the datagram it is paired with by order (udpair.c), if ud_role. */
+	uint8_t ud_role;      /* enum rs_ud_role */
+	struct rs_fref ud_pair;
+	uint64_t ud_pair_ns;  /* request to reply */
 };
 
 /* The frames --ladder draws (rs_analyzer_opts.keep_ladder), in the order
  * they came: *n of them, and *dropped more not kept. */
 const struct rs_ladder_ev *rs_ladder_events(const struct rs_analyzer *a, size_t *n, uint64_t *dropped);
+
+/* A UD half-flow's conversation: the datagrams its destination QP sends back
+ * to its source QP. UD has no ACK: a reply is paired with a request by order
+ * alone (udpair.c says when), so a request whose reply was lost stays
+ * unpaired, never paired with the next request's reply. */
+struct rs_ud_conv_info {
+	const struct rs_flow *other; /* the other direction (NULL: no longer in memory) */
+	bool requester;              /* its side sent the conversation's first datagram; then: */
+	uint64_t requests, pairs;    /* its datagrams, those a reply was paired with, */
+	uint64_t refused;            /* and replies next to a request but at another count into their streams */
+	struct rs_lat_figures lat;   /* request to reply, of the pairs */
+};
+/* false: not a UD half-flow of a conversation seen both ways. */
+bool rs_flow_ud_conv(const struct rs_analyzer *a, const struct rs_flow *fl, struct rs_ud_conv_info *out);
 
 /* ---- the capture ------------------------------------------------------------ */
 

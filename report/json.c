@@ -437,30 +437,41 @@ static void unacked(struct rs_json *j, const struct rs_flow *fl)
 		rs_json_null(j, "unacknowledged_from_psn");
 }
 
-static void latency(struct rs_json *j, const struct rs_flow *fl)
+static void lat_stats(struct rs_json *j, const char *key, const struct rs_lat_figures *l)
+{
+	if (!l->n) {
+		rs_json_null(j, key);
+		return;
+	}
+	rs_json_obj(j, key);
+	rs_json_u64(j, "count", l->n);
+	rs_json_u64(j, "min", l->min);
+	rs_json_u64(j, "median", l->median);
+	rs_json_u64(j, "p99", l->p99);
+	rs_json_u64(j, "max", l->max);
+	rs_json_end_obj(j);
+}
+
+static void latency(struct rs_json *j, const struct rs_analyzer *a, const struct rs_flow *fl)
 {
 	struct rs_latency_info li;
 	rs_flow_latency(fl, &li);
 	rs_json_obj(j, "latency_ns");
-	for (int k = 0; k < RS_LAT__COUNT; k++) {
-		const struct rs_lat_figures *l = &li.kind[k];
-		if (!l->n) {
-			rs_json_null(j, rs_lat_key((enum rs_lat_kind)k));
-			continue;
-		}
-		rs_json_obj(j, rs_lat_key((enum rs_lat_kind)k));
-		rs_json_u64(j, "count", l->n);
-		rs_json_u64(j, "min", l->min);
-		rs_json_u64(j, "median", l->median);
-		rs_json_u64(j, "p99", l->p99);
-		rs_json_u64(j, "max", l->max);
-		rs_json_end_obj(j);
-	}
+	for (int k = 0; k < RS_LAT__COUNT; k++)
+		lat_stats(j, rs_lat_key((enum rs_lat_kind)k), &li.kind[k]);
 	rs_json_u64(j, "untimed_requests", li.overflow);
 	rs_json_u64(j, "clock_went_backwards", li.clock_backwards);
 	rs_json_u64(j, "resent_not_timed", li.karn);
 	rs_json_u64(j, "acked_before_seen", li.acked_before_seen);
 	rs_json_u64(j, "acked_across_gap", li.acked_across_gap);
+	/* UD: only the requests of a conversation seen both ways, paired by order. */
+	struct rs_ud_conv_info u;
+	if (rs_flow_ud_conv(a, fl, &u) && u.requester) {
+		lat_stats(j, "ud_reply", &u.lat);
+		rs_json_u64(j, "ud_requests", u.requests);
+		rs_json_u64(j, "ud_unpaired", u.requests - u.pairs);
+		rs_json_u64(j, "ud_refused", u.refused);
+	}
 	rs_json_end_obj(j);
 }
 
@@ -643,7 +654,7 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		else
 			rs_json_null(j, "packets_per_ack");
 		rs_json_u64(j, "duplicate_acks", fc.dup_acks);
-		latency(j, fl);
+		latency(j, a, fl);
 		rs_json_u64(j, "ecn_ce", fi.ecn_ce);
 		rs_json_u64(j, "fecn", fc.fecn);
 		rs_json_u64(j, "becn", fc.becn);

@@ -4,7 +4,9 @@
  * a CM handshake, a WRITE, a READ and a NAK with its retransmissions.
  * Long runs of the same packet kind in one direction with consecutive PSNs
  * collapse into "… N more …" lines. A request after skipped PSNs has a
- * "✕ PSN gap" line above it. UD datagrams are drawn as their half-flow's.
+ * "✕ PSN gap" line above it. UD datagrams are drawn as their half-flow's,
+ * the two directions between the same two QPs as one diagram, and a reply
+ * the analyzer paired with a request (by order: UD has no ACK) says which.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -118,6 +120,16 @@ static void arrow(FILE *out, const struct group *g, const struct rs_ladder_ev *e
 	else
 		fprintf(out, "%10" PRIu64, e->at.frame);
 	fprintf(out, " %10.3f  %s\n", (e->ts_ns - t0) / 1e6, line);
+	if (e->ud_role == RS_UD_REPLY) {
+		char at[40], t[24];
+		if (multi)
+			snprintf(at, sizeof at, "%u:%" PRIu64, e->ud_pair.file + 1, e->ud_pair.frame);
+		else
+			snprintf(at, sizeof at, "%" PRIu64, e->ud_pair.frame);
+		snprintf(line, sizeof line, "↳ reply to frame %s after %s (paired by order)", at,
+			 rs_fmt_ns(e->ud_pair_ns, t, sizeof t));
+		rs_para(out, width, "                       |    ", "                       |      ", line);
+	}
 }
 
 /* Same direction, same kind of operation (e.g. WRITE First/Middle/Last),
@@ -248,8 +260,20 @@ int rs_report_ladder(FILE *out, const struct rs_analyzer *a, const struct rs_rep
 			continue;
 		if (fl.peer)
 			rs_flow_get_info(fl.peer, &peer);
-		/* UD: the sender's QP is in each datagram's DETH. */
+		/* UD: the sender's QP is in each datagram's DETH; the datagrams
+		 * its destination QP sent back to it are the same conversation's. */
 		bool ud = fl.transport_code == RS_TR_UD;
+		struct rs_ud_conv_info u;
+		if (!fl.peer && ud && rs_flow_ud_conv(a, v.flows->pdata[i], &u) && u.other) {
+			struct rs_flow_info ot;
+			rs_flow_get_info(u.other, &ot);
+			const struct rs_flow_info *l = u.requester ? &fl : &ot;
+			struct group *g = group_new(groups, &l->src, &l->dst, l->ud_src_qp, l->dest_qp,
+						    "UD both ways, replies paired by order");
+			g_hash_table_insert(by_flow, GUINT_TO_POINTER(fl.id + 1), g);
+			g_hash_table_insert(by_flow, GUINT_TO_POINTER(ot.id + 1), g);
+			continue;
+		}
 		struct group *g = group_new(groups, &fl.src, &fl.dst, fl.peer ? peer.dest_qp : ud ? fl.ud_src_qp : 0,
 					    fl.dest_qp, fl.peer ? "paired from the traffic"
 							 : ud ? "UD datagrams, one direction" : "one direction only");

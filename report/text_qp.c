@@ -368,6 +368,34 @@ static void untimed_order(FILE *out, int width, const struct rs_latency_info *r)
 	}
 }
 
+static void lat_row(struct rs_outbuf *r, const char *what, int label, const struct rs_lat_figures *l)
+{
+	char t[24];
+	RS_OUTBUF_LIT(r, "    ");
+	rs_cell(r, what, label, false);
+	rs_cell(r, rs_fmt_ns(l->min, t, sizeof t), 10, true);
+	rs_outbuf_putc(r, ' ');
+	rs_cell(r, rs_fmt_ns(l->median, t, sizeof t), 10, true);
+	rs_outbuf_putc(r, ' ');
+	rs_cell(r, rs_fmt_ns(l->p99, t, sizeof t), 10, true);
+	rs_outbuf_putc(r, ' ');
+	rs_cell(r, rs_fmt_ns(l->max, t, sizeof t), 10, true);
+	rs_outbuf_putc(r, ' ');
+	rs_outbuf_u64(r, l->n, 8);
+	rs_outbuf_putc(r, '\n');
+}
+
+/* UD has no ACK: what the pairing by order left out, said as such. */
+static void ud_unpaired(FILE *out, int width, const struct rs_ud_conv_info *u)
+{
+	char k[320];
+	snprintf(k, sizeof k, "paired by order: a reply right after its request and at the same count into both "
+		 "PSN streams; %" PRIu64 " of %" PRIu64 " requests not paired (a lost reply leaves its request "
+		 "unpaired)%s", u->requests - u->pairs, u->requests, u->refused ? ", some replies next to a request "
+		 "at another count" : "");
+	rs_para(out, width, "    ", "    ", k);
+}
+
 /* The latency table: a line per flow, a row per kind of sample. Its label
  * column narrows to the width (4 + label + 52 of numbers). */
 void rs_text_latency(FILE *out, const struct rs_view *v)
@@ -387,9 +415,11 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		const struct rs_flow *fl = rs_view_flow(v, i);
 		struct rs_latency_info li;
 		rs_flow_latency(fl, &li);
-		if (!li.requester)
+		struct rs_ud_conv_info u;
+		bool ud = !li.requester && rs_flow_ud_conv(v->a, fl, &u) && u.requester && u.pairs;
+		if (!li.requester && !ud)
 			continue;
-		if (!li.any && !li.karn && !li.acked_before_seen && !li.acked_across_gap)
+		if (!ud && !li.any && !li.karn && !li.acked_before_seen && !li.acked_across_gap)
 			continue;
 		if (!rs_text_full(v) && shown++ == limit) {
 			char line[160];
@@ -411,23 +441,16 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		rs_para(out, width, "  ", "    ", rs_flow_label(v->names, fl, lbl, sizeof lbl));
 		struct rs_outbuf r;
 		rs_outbuf_init(&r, out, rb, sizeof rb);
+		if (ud) {
+			lat_row(&r, "UD SEND → reply", label, &u.lat);
+			rs_outbuf_flush(&r);
+			ud_unpaired(out, width, &u);
+			continue;
+		}
 		for (int k = 0; k < RS_LAT__COUNT; k++) {
 			const struct rs_lat_figures *l = &li.kind[k];
-			if (!l->n)
-				continue;
-			char t[24];
-			RS_OUTBUF_LIT(&r, "    ");
-			rs_cell(&r, rs_lat_label((enum rs_lat_kind)k), label, false);
-			rs_cell(&r, rs_fmt_ns(l->min, t, sizeof t), 10, true);
-			rs_outbuf_putc(&r, ' ');
-			rs_cell(&r, rs_fmt_ns(l->median, t, sizeof t), 10, true);
-			rs_outbuf_putc(&r, ' ');
-			rs_cell(&r, rs_fmt_ns(l->p99, t, sizeof t), 10, true);
-			rs_outbuf_putc(&r, ' ');
-			rs_cell(&r, rs_fmt_ns(l->max, t, sizeof t), 10, true);
-			rs_outbuf_putc(&r, ' ');
-			rs_outbuf_u64(&r, l->n, 8);
-			rs_outbuf_putc(&r, '\n');
+			if (l->n)
+				lat_row(&r, rs_lat_label((enum rs_lat_kind)k), label, l);
 		}
 		rs_outbuf_flush(&r);
 		uint64_t karn = li.karn;
