@@ -117,7 +117,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check check-clone metrics expect builddeps testdeps layers jsonschema width summary installcheck sliced completeness icrcrewrite sniffer dc unit unit-clone golden golden-shared difftest difftcpdump reports walkcheck verdicts evidence nvme protodiff annotate ndjson compare cases congestion truth impair reorderdup latency udpair jobs threads check-vm check-live bench-capture \
+.PHONY: all check check-clone metrics expect builddeps testdeps layers jsonschema width summary installcheck sliced completeness icrcrewrite sniffer dc unit unit-clone golden golden-shared difftest difftcpdump reports walkcheck verdicts evidence nvme protodiff annotate ndjson compare cases congestion truth impair reorderdup latency udpair advert jobs threads check-vm check-live bench-capture \
 	sanitize tsan tsan-live golden-update same install uninstall clean bench bench-tools \
 	cli completion deb-test regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -177,7 +177,7 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers golden unit golden-shared jsonschema width summary difftest difftcpdump reports sliced completeness impair reorderdup latency udpair icrcrewrite sniffer dc walkcheck verdicts evidence nvme protodiff annotate ndjson compare cases congestion cli completion installcheck truth jobs threads regress hostile interrupt metrics expect
+check: builddeps testdeps layers golden unit golden-shared jsonschema width summary difftest difftcpdump reports sliced completeness impair reorderdup latency udpair advert icrcrewrite sniffer dc walkcheck verdicts evidence nvme protodiff annotate ndjson compare cases congestion cli completion installcheck truth jobs threads regress hostile interrupt metrics expect
 
 # The part of make check a plain clone can run: the tests that need
 # nothing outside this repository (samples/ and what they generate). The
@@ -365,6 +365,12 @@ latency: $(BIN)
 # and the ping-pong captures' construction (tests/check_udpair.py).
 udpair: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_udpair.py
+
+# The walkthrough's buffer advertisements (rping's rping_rdma_info) tied to
+# the READs and WRITEs that use them, against tshark's payload and RETH
+# fields, and on captures made with the ties broken (tests/check_advert.py).
+advert: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_advert.py
 
 # Root: boots two QEMU guests with rdma_rxe, generates, captures, compares.
 check-vm: $(BIN)

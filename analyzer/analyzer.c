@@ -53,6 +53,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	rs_pair_free(a);
 	rs_cm_free(a);
 	rs_udconv_free(a);
+	rs_adv_free(a);
 	rs_sniffer_free(a);
 	rs_cong_free(a);
 	g_array_free(a->tl_rows, TRUE);
@@ -359,6 +360,7 @@ void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, con
 	a->v = v; /* the trackers fill in the rest as they go (verdict.h) */
 	add(a, m, f);
 	a->v = NULL;
+	rs_adv_frame(a, f, m, v);
 	/* After the frame: a response pairs its half-flow with the requests'. */
 	if (!v->qp_known && f->roce != RS_ROCE_NONE && (f->have & RS_HAVE_BTH)) {
 		struct rs_flowkey k;

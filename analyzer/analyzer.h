@@ -153,6 +153,7 @@ enum rs_v_icrc {
 	RS_V_ICRC_PORT_REWRITTEN, /* bad as captured, good with another UDP source port: a capture artefact */
 };
 
+#define RS_V_USES 4
 struct rs_verdict {
 	/* The frame as captured. */
 	uint8_t icrc;               /* enum rs_v_icrc */
@@ -228,6 +229,14 @@ struct rs_verdict {
 	bool qp_known;
 	uint32_t qp[2];
 	uint32_t conn;              /* its CM connection's id + 1 (the summary's #); 0: none */
+
+	/* Buffer advertisements (advert.c): an RDMA READ or WRITE whose RETH
+	 * names the rkey and a range inside the buffer a SEND from its target
+	 * advertised: that SEND (0: none); a SEND: the requests that used its
+	 * advertisement (the first RS_V_USES of adv_nused). */
+	uint64_t adv_frame;
+	uint64_t adv_used[RS_V_USES];
+	uint32_t adv_nused;
 };
 
 /* The frame is on the connection --qp QPN picks (the summary's choice:
@@ -259,6 +268,7 @@ void rs_analyzer_add_v(struct rs_analyzer *a, const struct rs_frame_meta *m, con
  */
 struct rs_verdict_fix {
 	uint64_t frame;             /* of the current file */
+	uint64_t adv_use;           /* not 0: this frame used its advertisement (the rest is not a fix) */
 	uint8_t resend;             /* its rs_verdict's resend, resend_after and resend_wait_ns are now these */
 	uint64_t resend_after;
 	uint64_t resend_wait_ns;
@@ -268,6 +278,12 @@ bool rs_analyzer_fix(struct rs_analyzer *a, struct rs_verdict_fix *fx);
 void rs_analyzer_settle(struct rs_analyzer *a);
 static inline void rs_verdict_fix_apply(struct rs_verdict *v, const struct rs_verdict_fix *fx)
 {
+	if (fx->adv_use) {
+		if (v->adv_nused < RS_V_USES)
+			v->adv_used[v->adv_nused] = fx->adv_use;
+		v->adv_nused++;
+		return;
+	}
 	v->resend = fx->resend;
 	v->resend_after = fx->resend_after;
 	v->resend_wait_ns = fx->resend_wait_ns;

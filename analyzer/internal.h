@@ -127,6 +127,8 @@ struct rs_analyzer {
 	GArray *ladder;           /* struct rs_ladder_ev, with --ladder */
 	uint64_t ladder_dropped;
 	GHashTable *udconv;       /* UD conversations (udpair.c) */
+	GHashTable *adv;          /* buffer advertisements, for verdicts (advert.c) */
+	GPtrArray *adv_open;      /* those whose SEND's verdict may still name uses */
 
 	/* Invalidated rkeys: (host, rkey) -> frame of the IETH. */
 	GHashTable *invalidated;
@@ -423,6 +425,15 @@ void rs_sniffer_init(struct rs_analyzer *a);
 void rs_sniffer_free(struct rs_analyzer *a);
 void rs_sniffer_frame(struct rs_analyzer *a, const struct rs_frame *f);
 void rs_sniffer_finish(struct rs_analyzer *a);
+
+/* advert.c: buffer advertisements and the READs and WRITEs that use them,
+ * for the verdicts (after the frame was added); the oldest SEND whose
+ * verdict may still change (0: none), and settling them all. */
+void rs_adv_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
+		  struct rs_verdict *v);
+uint64_t rs_adv_oldest_open(const struct rs_analyzer *a);
+void rs_adv_settle(struct rs_analyzer *a);
+void rs_adv_free(struct rs_analyzer *a);
 
 /* udpair.c: UD conversations and the replies paired with requests; ev is
  * the frame's ladder event + 1 (0: none). */

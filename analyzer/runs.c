@@ -221,7 +221,8 @@ static bool open_run(struct rs_analyzer *a, const struct rs_open_run *o, struct 
 
 uint64_t rs_analyzer_unsettled(struct rs_analyzer *a)
 {
-	return prune(a);
+	uint64_t runs = prune(a), adv = rs_adv_oldest_open(a);
+	return !runs ? adv : !adv || runs < adv ? runs : adv;
 }
 
 /* The open runs' entries, those of runs settled since gone: the oldest
@@ -258,4 +259,5 @@ void rs_analyzer_settle(struct rs_analyzer *a)
 	}
 	if (a->open_runs)
 		g_array_set_size(a->open_runs, 0);
+	rs_adv_settle(a);
 }

@@ -451,6 +451,18 @@ void rs_v_fix(struct rs_analyzer *a, uint64_t frame, uint8_t cause, const struct
 	g_array_append_val(vs->fixes, fx);
 }
 
+void rs_v_fix_use(struct rs_analyzer *a, uint64_t frame, uint64_t use)
+{
+	struct rs_verdict_fix fx = { .frame = frame, .adv_use = use };
+	struct rs_vstate *vs = a->vs;
+	if (vs->fixes->len >= VFIXES) {
+		guint gone = vs->fixes->len / 2;
+		g_array_remove_range(vs->fixes, 0, gone);
+		vs->fix_next = vs->fix_next > gone ? vs->fix_next - gone : 0;
+	}
+	g_array_append_val(vs->fixes, fx);
+}
+
 bool rs_analyzer_fix(struct rs_analyzer *a, struct rs_verdict_fix *fx)
 {
 	struct rs_vstate *vs = a->vs;

@@ -38,6 +38,9 @@ void rs_v_resend(struct rs_analyzer *a, uint8_t cause, const struct rs_fref *aft
  * re-send run's cause was settled, is now: re-sent for `cause`, after
  * `after`, `wait_ns` after it (rs_analyzer_fix hands it on). */
 void rs_v_fix(struct rs_analyzer *a, uint64_t frame, uint8_t cause, const struct rs_fref *after, uint64_t wait_ns);
+/* advert.c: the SEND `frame` (of the current file), whose verdict was
+ * given, had its advertisement used by frame `use`. */
+void rs_v_fix_use(struct rs_analyzer *a, uint64_t frame, uint64_t use);
 /* psn.c: the request behind the expected PSN was not re-sent: it came late
  * (late), or is a copy the network made. */
 void rs_v_not_resent(struct rs_verdict *v, bool late);

@@ -106,6 +106,7 @@ enum rs_have {
 	RS_HAVE_DC = 1u << 14,   /* NVIDIA DC: the RD opcode range with the DC header (dceth) */
 	RS_HAVE_PFC = 1u << 15,  /* an 802.3x PAUSE or 802.1Qbb PFC frame (pfc; outcome not-roce) */
 	RS_HAVE_NVME = 1u << 16, /* an RC SEND shaped as an NVMe-oF capsule (struct rs_nvme, dissect/nvmeof.h) */
+	RS_HAVE_ADV = 1u << 17,  /* an RC SEND's first 16 payload bytes as a buffer advertisement (adv) */
 };
 
 /* Byte ranges of each layer, for the walkthrough's hex dump. */
@@ -309,6 +310,12 @@ struct rs_frame {
 	struct rs_mad mad;     /* with RS_HAVE_MAD */
 	struct rs_pfc pfc;     /* with RS_HAVE_PFC */
 	struct rs_nvme nvme;   /* with RS_HAVE_NVME */
+	/* With RS_HAVE_ADV: a SEND's first 16 payload bytes read as a buffer
+	 * advertisement laid out as rping's struct rping_rdma_info (be64 VA,
+	 * be32 rkey, be32 length). Only a candidate: bytes are bytes, and the
+	 * analyzer ties it to an RDMA READ or WRITE only if a later RETH names
+	 * that rkey and a range inside it. */
+	struct rs_adv { uint64_t va; uint32_t rkey, len; } adv;
 };
 
 /* The bytes of a frame every RoCE frame fills (and the analysis reads):

@@ -480,6 +480,8 @@ static void nvme_or_payload(struct rs_dctx *d)
 {
 	struct rs_frame *f = d->f;
 	uint8_t opc = f->bth.opcode;
+	if (opc == IBV_OPCODE_RC_SEND_ONLY || opc == IBV_OPCODE_RC_SEND_FIRST || opc == IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE)
+		rs_dissect_advert(d);
 	if (opc == IBV_OPCODE_RC_SEND_ONLY || opc == IBV_OPCODE_RC_SEND_FIRST || opc == IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE
 	    || opc == RS_OP_RC_SEND_ONLY_WITH_INVALIDATE) {
 		struct rs_cursor c = rs_cur_at(d, f->payload_off);

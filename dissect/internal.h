@@ -109,6 +109,8 @@ enum rs_outcome rs_dissect_lrh(struct rs_dctx *d, uint32_t off, uint32_t wire_en
 enum rs_outcome rs_dissect_mac_control(struct rs_dctx *d, uint32_t off, uint32_t wire_end);
 /* BTH through ICRC; `end` is one past the ICRC on the wire. */
 enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32_t end);
+/* advert.c: an RC SEND's first 16 payload bytes as a buffer advertisement candidate. */
+void rs_dissect_advert(struct rs_dctx *d);
 
 /* CRC-32 (IEEE 802.3, reflected 0xEDB88320) without the pre/post inversion:
  * start from 0xFFFFFFFF and invert the result. rs_crc32_update() uses the

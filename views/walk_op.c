@@ -331,6 +331,7 @@ static void ack_op(struct walk *w)
 }
 
 static void walk_resend(struct walk *w, const struct rs_frame *f);
+static void walk_advert(struct walk *w, const struct rs_frame *f);
 
 void rs_walk_operation(struct walk *w)
 {
@@ -396,6 +397,7 @@ void rs_walk_operation(struct walk *w)
 	default:
 		return;
 	}
+	walk_advert(w, f);
 	if (w->v.start_frame)
 		rs_wsay(w, "PSN 0x%06x is the Starting PSN that QP 0x%x announced in the %s in frame %" PRIu64 ": this is "
 			"the first request it receives on the new connection.", b->psn, w->v.start_qpn,
@@ -413,6 +415,33 @@ void rs_walk_operation(struct walk *w)
 			"to it and resends everything from here on (go-back-N).", w->v.nak_frame);
 	if (w->v.resend && f->outcome == RS_OK)
 		walk_resend(w, f);
+}
+
+/* A buffer advertisement and the requests that used it, as the analyzer tied
+ * them (its verdict): nothing where it tied nothing. */
+static void walk_advert(struct walk *w, const struct rs_frame *f)
+{
+	const struct rs_verdict *v = &w->v;
+	if (v->adv_frame && (f->ext & RS_EXT_RETH))
+		rs_wsay(w, "The buffer it %s is the one the SEND in frame %" PRIu64 " advertised: that SEND's first 16 "
+			"payload bytes named R_Key 0x%x and a buffer that holds this RETH's %u bytes at VA 0x%" PRIx64
+			" (the address, key and length an application such as rping sends its peer).",
+		     rs_opinfo(f->bth.opcode)->kind == RS_KIND_READ_REQ ? "reads" : "writes", v->adv_frame, f->reth.rkey,
+		     f->reth.dmalen, f->reth.va);
+	if (v->adv_nused && (f->have & RS_HAVE_ADV)) {
+		char list[128];
+		size_t o = 0;
+		unsigned n = v->adv_nused < RS_V_USES ? v->adv_nused : RS_V_USES;
+		list[0] = '\0';
+		for (unsigned i = 0; i < n && o < sizeof list; i++)
+			o += (size_t)snprintf(list + o, sizeof list - o, "%s%" PRIu64, i ? (i + 1 == n ? " and " : ", ") : "",
+					      v->adv_used[i]);
+		rs_wsay(w, "Its first 16 payload bytes advertise a buffer: VA 0x%" PRIx64 ", R_Key 0x%x, %u bytes (laid "
+			"out as rping's struct rping_rdma_info: be64 address, be32 rkey, be32 size). The RDMA request%s "
+			"in frame%s %s used it: %s R_Key and a range inside the buffer%s.", f->adv.va, f->adv.rkey,
+		     f->adv.len, n > 1 ? "s" : "", n > 1 ? "s" : "", list, n > 1 ? "their RETHs name that" :
+		     "its RETH names that", v->adv_nused > n ? rs_wfmt(" (and %u more)", v->adv_nused - n) : "");
+	}
 }
 
 /* Why a request behind the expected PSN is here: the analyzer's verdict. */
