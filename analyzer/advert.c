@@ -20,6 +20,7 @@
 #include "analyzer/verdict.h"
 
 #define ADV_WINDOW 1024 /* frames a SEND's verdict waits for the requests that use it */
+#define ADV_MAX 65536   /* advertisements remembered at most (memory stays bounded); then no new ones */
 
 /* An advertisement is found by the memory's owner (its sender), the host it
  * told (who reads or writes it) and the rkey. */
@@ -119,6 +120,8 @@ static void advertised(struct rs_analyzer *a, const struct rs_frame *f, const st
 	}
 	struct adv *ad = g_hash_table_lookup(a->adv, &k);
 	if (!ad) {
+		if (g_hash_table_size(a->adv) >= ADV_MAX)
+			return;
 		ad = g_new0(struct adv, 1);
 		ad->key = k;
 		g_hash_table_insert(a->adv, &ad->key, ad);

@@ -19,6 +19,10 @@
 
 #include "analyzer/internal.h"
 
+/* Conversations tracked at most: memory stays bounded (--max-flows) however
+ * many QPs a capture's datagrams name; later ones are not paired. */
+#define UDCONV_MAX 65536
+
 /* A conversation is named by one of its directions, the lower of the two:
  * its flow key and the source QP its datagrams name. */
 struct conv_key {
@@ -106,6 +110,8 @@ void rs_udconv_frame(struct rs_analyzer *a, const struct rs_frame *f, const stru
 		a->udconv = g_hash_table_new_full(conv_hash, conv_equal, NULL, conv_free);
 	struct rs_udconv *c = g_hash_table_lookup(a->udconv, &key);
 	if (!c) {
+		if (g_hash_table_size(a->udconv) >= UDCONV_MAX)
+			return;
 		c = g_new0(struct rs_udconv, 1);
 		c->key = key;
 		c->req_side = -1;
