@@ -385,6 +385,12 @@ static void lat_row(struct rs_outbuf *r, const char *what, int label, const stru
 	rs_outbuf_putc(r, '\n');
 }
 
+/* The requests of a UD conversation with replies paired (by order). */
+static bool ud_timed(const struct rs_view *v, const struct rs_flow *fl, struct rs_ud_conv_info *u)
+{
+	return rs_flow_ud_conv(v->a, fl, u) && u->requester && u->pairs;
+}
+
 /* UD has no ACK: what the pairing by order left out, said as such. */
 static void ud_unpaired(FILE *out, int width, const struct rs_ud_conv_info *u)
 {
@@ -407,8 +413,10 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 	unsigned timed = 0, shown = 0;
 	for (guint i = 0; i < v->flows->len && !rs_text_full(v); i++) {
 		struct rs_latency_info li;
+		struct rs_ud_conv_info u;
 		rs_flow_latency(rs_view_flow(v, i), &li);
-		timed += li.requester && (li.any || li.karn || li.acked_before_seen || li.acked_across_gap);
+		timed += li.requester ? li.any || li.karn || li.acked_before_seen || li.acked_across_gap
+				      : ud_timed(v, rs_view_flow(v, i), &u);
 	}
 	unsigned limit = timed > LAT_FLOWS_MAX ? LAT_FLOWS_FOLDED : timed;
 	for (guint i = 0; i < v->flows->len; i++) {
@@ -416,7 +424,7 @@ void rs_text_latency(FILE *out, const struct rs_view *v)
 		struct rs_latency_info li;
 		rs_flow_latency(fl, &li);
 		struct rs_ud_conv_info u;
-		bool ud = !li.requester && rs_flow_ud_conv(v->a, fl, &u) && u.requester && u.pairs;
+		bool ud = !li.requester && ud_timed(v, fl, &u);
 		if (!li.requester && !ud)
 			continue;
 		if (!ud && !li.any && !li.karn && !li.acked_before_seen && !li.acked_across_gap)
