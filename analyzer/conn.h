@@ -24,7 +24,7 @@ struct rs_nvme_op {
 
 struct rs_nvme_early { uint16_t status; uint64_t ts; struct rs_fref at; };
 
-/* A command awaiting its response (analyzer/nvme.c). */
+/* A command awaiting its response (proto/nvmeof/nvmeof_state.c). */
 struct rs_nvme_cmd {
 	uint16_t cid;
 	uint8_t op;               /* index in ops[] */

@@ -353,7 +353,7 @@ uint32_t rs_msg_settled(const struct rs_flow *fl);
 void rs_msn_finish(struct rs_analyzer *a, struct rs_flow *req);
 void rs_msnq_free(struct rs_msnq *q);
 
-/* nvme.c: the connection's upper-layer protocol (from its service ID, once
+/* proto/nvmeof/nvmeof_state.c: the connection's upper-layer protocol (from its service ID, once
  * known) and NVMe-oF queues. */
 void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c);
 void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m);

@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #include "dissect/cm.h"
-#include "dissect/nvmeof.h"
+#include "proto/nvmeof/nvmeof_dissect.h"
 #include "dissect/opcodes.h"
 
 #define RS_ROCE_UDP_PORT 4791   /* IANA, RoCE v2 (IBA Annex A17.2.4) */
@@ -105,7 +105,7 @@ enum rs_have {
 	RS_HAVE_VCRC = 1u << 13,
 	RS_HAVE_DC = 1u << 14,   /* NVIDIA DC: the RD opcode range with the DC header (dceth) */
 	RS_HAVE_PFC = 1u << 15,  /* an 802.3x PAUSE or 802.1Qbb PFC frame (pfc; outcome not-roce) */
-	RS_HAVE_NVME = 1u << 16, /* an RC SEND shaped as an NVMe-oF capsule (struct rs_nvme, dissect/nvmeof.h) */
+	RS_HAVE_NVME = 1u << 16, /* an RC SEND shaped as an NVMe-oF capsule (struct rs_nvme, proto/nvmeof/nvmeof_dissect.h) */
 	RS_HAVE_ADV = 1u << 17,  /* an RC SEND's first 16 payload bytes as a buffer advertisement (adv) */
 };
 

@@ -473,7 +473,7 @@ static void payload_layer(struct rs_dctx *d, uint32_t off, uint32_t len)
 		f->ipoib_type = type;
 }
 
-/* An RC SEND that starts a message may be an NVMe-oF capsule (nvmeof.c
+/* An RC SEND that starts a message may be an NVMe-oF capsule (nvmeof_dissect.c
  * decides by its shape; the analyzer by the connection's protocol): its
  * SQE or CQE is a layer of its own, in-capsule data after it the payload. */
 static void nvme_or_payload(struct rs_dctx *d)

@@ -14,7 +14,7 @@
 
 #include "report/congestion.h"
 #include "report/json_anom.h"
-#include "report/json_nvme.h"
+#include "proto/nvmeof/nvmeof_json.h"
 #include "report/jsonw.h"
 #include "report/view.h"
 

@@ -13,6 +13,15 @@
   (PUBLIC): no file of theirs includes another analyzer/ header, directly
   or through the headers it includes.
 - No source file over 800 lines, no function over 120.
+- proto/NAME/ (a protocol module) holds files named by role, and each is
+  held to the room of its role (ROLES): NAME_dissect.* as dissect/,
+  NAME_state.* as analyzer/, NAME_text.* and NAME_json.* as report/,
+  NAME_walk.* as views/. A role header is of its role's room wherever it
+  is included from (dissect/dissect.h may include a NAME_dissect.h, an
+  analyzer/ file no NAME_text.h). proto/proto.h (the modules' interface)
+  includes no room; proto/modules.c (the table) and each module's
+  NAME/NAME.h (what the module gives the table) include only proto/, and
+  only proto/ files include a module's NAME.h.
 
 Each rule fails with the file (and the function or the cycle) that breaks it.
 """
@@ -35,8 +44,43 @@ ALLOWED = {
 }
 
 
+# The room whose rules a protocol module's file obeys, by its role.
+ROLES = {"dissect": "dissect", "state": "analyzer", "text": "report", "json": "report", "walk": "views"}
+
+
+def role_room(rel):
+    """The room of a file or included header: its folder's, or for
+    proto/NAME/NAME_ROLE.c|h the room of its role; "proto" for the
+    interface, the table and a module's table header; None for a file of
+    proto/ with no role."""
+    parts = rel.split("/")
+    if parts[0] != "proto":
+        return parts[0]
+    if len(parts) == 2 or parts[-1] == parts[1] + ".h":
+        return "proto"
+    m = re.match(r"\w+?_(%s)\.[ch]$" % "|".join(ROLES), parts[-1])
+    return ROLES[m.group(1)] if m else None
+
+
+ck("role of a module file", role_room("proto/x/x_state.c") == "analyzer" and role_room("proto/x/x.h") == "proto"
+   and role_room("proto/modules.c") == "proto" and role_room("proto/x/y_walk.h") == "views"
+   and role_room("proto/x/misc.c") is None and role_room("dissect/ib.c") == "dissect")
+
+
 def sources(room, exts=(".c", ".h")):
-    return sorted(p for e in exts for p in glob.glob(os.path.join(ROOT, room, "*" + e)))
+    """A room's files, with the protocol modules' files of its role."""
+    own = [p for e in exts for p in glob.glob(os.path.join(ROOT, room, "*" + e))]
+    mods = [p for e in exts for p in glob.glob(os.path.join(ROOT, "proto", "*", "*" + e))
+            if role_room(os.path.relpath(p, ROOT)) == room]
+    return sorted(own + mods)
+
+
+for e in (".c", ".h"):
+    for path in glob.glob(os.path.join(ROOT, "proto", "*", "*" + e)):
+        rel = os.path.relpath(path, ROOT)
+        ck("module files named by role", role_room(rel) is not None,
+           "%s: a module's file is NAME_ROLE.c or .h, ROLE one of %s (or NAME.h for the table)"
+           % (rel, ", ".join(ROLES)))
 
 
 def strip_comments(text):
@@ -46,9 +90,31 @@ def strip_comments(text):
 
 for room, allowed in ALLOWED.items():
     for path in sources(room):
-        for inc in re.findall(r'^#include "([a-z]+)/', open(path).read(), re.M):
-            ck("includes one way", inc in allowed, "%s includes %s/ (a %s/ file may include only %s)"
-               % (os.path.relpath(path, ROOT), inc, room, ", ".join(sorted(allowed))))
+        rel = os.path.relpath(path, ROOT)
+        for inc in re.findall(r'^#include "([a-z]+/[\w/]+\.h)"', open(path).read(), re.M):
+            to = role_room(inc)
+            # Any room may include the modules' interface; a module's
+            # table header is the table's alone.
+            ok = inc == "proto/proto.h" or (to in allowed)
+            ck("includes one way", ok, "%s includes %s, of %s/ (a %s/ file may include only %s, and proto/proto.h)"
+               % (rel, inc, to, room, ", ".join(sorted(allowed))))
+
+for path in sorted(glob.glob(os.path.join(ROOT, "proto", "*.[ch]")) + glob.glob(os.path.join(ROOT, "proto", "*", "*.h"))):
+    rel = os.path.relpath(path, ROOT)
+    if role_room(rel) != "proto":
+        continue
+    for inc in re.findall(r'^#include "([a-z]+/[\w/]+\.h)"', open(path).read(), re.M):
+        ok = inc.startswith("proto/") and (rel != "proto/proto.h")
+        ck("the table includes only proto/", ok, "%s includes %s (proto/proto.h includes no room; the table and"
+           " a module's NAME.h only proto/)" % (rel, inc))
+for room in list(ALLOWED) + ["cli"]:
+    for path in glob.glob(os.path.join(ROOT, room, "*.[ch]")) + [
+            p for p in glob.glob(os.path.join(ROOT, "proto", "*", "*.[ch]"))]:
+        rel = os.path.relpath(path, ROOT)
+        for inc in re.findall(r'^#include "(proto/(\w+)/(\w+)\.h)"', open(path).read(), re.M):
+            if inc[1] == inc[2]:
+                ck("a module's table header", rel.startswith("proto/"),
+                   "%s includes %s (only proto/ reaches a module's table header)" % (rel, inc[0]))
 
 
 # The analyzer's headers its readers may include: the analysis (analyzer.h),
@@ -149,7 +215,7 @@ for room, names in (("analyzer", r"rs_\w+"), ("report", r"rs_\w+"), ("views", r"
        "%s/: calls go round: %s" % (room, " → ".join(os.path.basename(f) for f in cycle or [])))
 
 # Every function a file exports is named rs_... (main aside); the rest is static.
-for room in ("dissect", "analyzer", "report", "capture", "views", "cli"):
+for room in ("dissect", "analyzer", "report", "capture", "views", "cli", "proto"):
     for path in sources(room, (".c",)):
         t = strip_comments(open(path).read())
         for m in re.finditer(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(\w+)\s*\([^;]*?\)\s*\{", t, re.M | re.S):
@@ -158,7 +224,7 @@ for room in ("dissect", "analyzer", "report", "capture", "views", "cli"):
                "%s: %s is exported without the rs_ prefix (name it rs_%s, or make it static)"
                % (os.path.relpath(path, ROOT), name, name))
 
-for room in ("dissect", "analyzer", "report", "capture", "views", "cli"):
+for room in ("dissect", "analyzer", "report", "capture", "views", "cli", "proto"):
     for path in sources(room):
         lines = open(path).read().split("\n")
         rel = os.path.relpath(path, ROOT)

@@ -1,5 +1,5 @@
 /*
- * check_nvmeof.c — dissect/nvmeof.c: NVMe-oF capsules in RC SENDs, built
+ * check_nvmeof.c — proto/nvmeof/nvmeof_dissect.c: NVMe-oF capsules in RC SENDs, built
  * here byte by byte from the layouts of NVMe 1.4 (4.2 submission queue
  * entry, 4.4 SGL descriptors, 4.6 completion queue entry) and NVMe over
  * Fabrics 1.1 (3.3 Connect), little-endian as the spec says; what is not a

@@ -108,7 +108,7 @@ void rs_walk_summary(struct walk *w, char *buf, size_t len);
 void rs_walk_mad_layer(struct walk *w, const struct rs_layer *l);
 void rs_walk_cm_layer(struct walk *w, const struct rs_layer *l);
 const char *rs_walk_mad_attr_name(uint8_t mgmt_class, uint16_t attr_id);
-/* walk_nvme.c: an NVMe-oF command or response capsule. */
+/* proto/nvmeof/nvmeof_walk.c: an NVMe-oF command or response capsule. */
 void rs_walk_nvme_layer(struct walk *w, const struct rs_layer *l);
 /* An RDMA READ request or WRITE the NVMe-oF target issued: for which command. */
 void rs_walk_nvme_transfer(struct walk *w);

@@ -1,11 +1,11 @@
 /*
- * json_nvme.c — a connection's upper-layer protocol and, for an NVMe-oF
- * queue, what report/text_nvme.c says in words: commands by kind with
+ * nvmeof_json.c — a connection's upper-layer protocol and, for an NVMe-oF
+ * queue, what nvmeof_text.c says in words: commands by kind with
  * sizes and latency, RDMA transfers, failed commands (the "ulp" and "nvme"
  * members of a connection in man/rocestat.schema.json; present only when
  * there is something to say, so reports of other traffic are unchanged).
  */
-#include "report/json_nvme.h"
+#include "proto/nvmeof/nvmeof_json.h"
 
 static void op(struct rs_json *j, const struct rs_nvme_info *q, const struct rs_nvme_op_info *o)
 {

@@ -1,5 +1,5 @@
 /*
- * nvmeof.c — NVMe over Fabrics capsules in RDMA SENDs, and the names of the
+ * nvmeof_dissect.c — NVMe over Fabrics capsules in RDMA SENDs, and the names of the
  * upper-layer protocols a CM service ID's port stands for.
  *
  * NVMe-oF over RDMA (NVMe over Fabrics 1.1, 7.3 and the RDMA transport
@@ -28,7 +28,7 @@
  * A response capsule is any 16-byte SEND: only the connection's protocol,
  * which the analyzer knows, says it is one.
  */
-#include "dissect/nvmeof.h"
+#include "proto/nvmeof/nvmeof_dissect.h"
 
 static void decode_sqe(struct rs_cursor *c, uint32_t wire_len, bool whole, struct rs_nvme *n)
 {

@@ -1,5 +1,5 @@
 /*
- * text_nvme.c — the NVMe-oF section of the text summary: per queue (one
+ * nvmeof_text.c — the NVMe-oF section of the text summary: per queue (one
  * CM connection of an NVMe-oF service), its commands by kind with their
  * sizes and command -> response latency, the RDMA READs and WRITEs the
  * target issued for them, and the commands that failed.

@@ -1,5 +1,5 @@
 /*
- * nvmeof.h — NVMe over Fabrics capsules carried in RDMA SENDs (NVMe over
+ * nvmeof_dissect.h — NVMe over Fabrics capsules carried in RDMA SENDs (NVMe over
  * Fabrics 1.1 section 7.3, NVMe-oF RDMA transport binding), and the upper
  * layer protocols a CM connection's service names.
  *
@@ -9,8 +9,8 @@
  * say SGL; a response: exactly 16 bytes) into struct rs_nvme, and the
  * analyzer, which knows the connection's protocol, decides whether to use it.
  */
-#ifndef RS_DISSECT_NVMEOF_H
-#define RS_DISSECT_NVMEOF_H
+#ifndef RS_PROTO_NVMEOF_DISSECT_H
+#define RS_PROTO_NVMEOF_DISSECT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /*
- * json_nvme.h — the JSON of a connection's upper-layer protocol and NVMe-oF
- * queue (json_nvme.c), written inside the connection's object by json.c.
+ * nvmeof_json.h — the JSON of a connection's upper-layer protocol and NVMe-oF
+ * queue (nvmeof_json.c), written inside the connection's object by json.c.
  */
-#ifndef RS_JSON_NVME_H
-#define RS_JSON_NVME_H
+#ifndef RS_PROTO_NVMEOF_JSON_H
+#define RS_PROTO_NVMEOF_JSON_H
 
 #include "report/jsonw.h"
 #include "report/view.h"

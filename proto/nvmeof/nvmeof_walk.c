@@ -1,5 +1,5 @@
 /*
- * walk_nvme.c — an NVMe-oF capsule in the walkthrough (-V): the command's
+ * nvmeof_walk.c — an NVMe-oF capsule in the walkthrough (-V): the command's
  * submission queue entry or the response's completion queue entry, field by
  * field, and what it means here (which command a response answers, the
  * RDMA transfer a keyed SGL asks the target for). Only on a connection whose
