@@ -105,8 +105,9 @@ else
   endif
 endif
 
-# proto/NAME/: one upper-layer protocol's decoder (NAME_dissect.c, pure as dissect/).
-LIB_SRC  := $(sort $(wildcard dissect/*.c analyzer/*.c report/*.c capture/*.c views/*.c proto/*/*.c))
+# proto/: the protocol modules, their interface (proto.h) and table (modules.c);
+# proto/NAME/: one module, its files named by role (CONTRIBUTING.md).
+LIB_SRC  := $(sort $(wildcard dissect/*.c analyzer/*.c report/*.c capture/*.c views/*.c proto/*.c proto/*/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -158,7 +159,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 # analysis) from what it counted (what that saved: bench/NOTES.md). Any
 # source newer than the profile makes a new one, and every object is
 # compiled again with it. Tests and bench tools are compiled without it.
-PGO_SRC := $(LIB_SRC) $(CLI_SRC) $(wildcard dissect/*.h analyzer/*.h report/*.h capture/*.h views/*.h cli/*.h proto/*/*.h) \
+PGO_SRC := $(LIB_SRC) $(CLI_SRC) $(wildcard dissect/*.h analyzer/*.h report/*.h capture/*.h views/*.h cli/*.h proto/*.h proto/*/*.h) \
 	bench/gen.c scripts/pgo-train.sh Makefile
 
 build-pgo/profile.stamp: $(PGO_SRC)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyzer/verdict.h"
+#include "proto/proto.h"
 
 
 struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
@@ -300,8 +301,8 @@ static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const stru
 	if (fl->conn && fl->conn->ulp) {
 		if (a->v)
 			a->v->ulp = fl->conn->ulp;
-		if (fl->conn->nvme)
-			rs_nvme_frame(a, fl, f, m);
+		if (fl->conn->pq)
+			rs_proto_hooks(fl->conn->ulp)->queue_frame(a, fl, f, m);
 	}
 	fl->payload_all += f->payload_len;
 	tl->payload += f->payload_len;

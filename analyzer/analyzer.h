@@ -206,7 +206,7 @@ struct rs_verdict {
 	uint16_t start_attr;        /* UMAD_CM_ATTR_REQ or UMAD_CM_ATTR_REP */
 	uint32_t start_qpn;
 
-	/* Upper-layer protocol (enum rs_ulp) of the frame's CM connection, and
+	/* Upper-layer protocol (a row of rs_protos[], proto/proto.h) of the frame's CM connection, and
 	 * on an NVMe-oF queue: the capsule (enum rs_nvme_kind: a command the
 	 * host sent, a response the target sent), its command's opcode,
 	 * Fabrics type and CID; a response's, or an RDMA READ/WRITE's, command

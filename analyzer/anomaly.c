@@ -200,7 +200,7 @@ static struct rs_anom_ghost *ghost_of(const struct rs_anomaly *an)
 		g->c = *(const struct rs_conn *)an->subject;
 		g->c.c2s = g->c.s2c = NULL;
 		g->c.anoms = NULL;
-		g->c.nvme = NULL;
+		g->c.pq = NULL;
 	}
 	return g;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "proto/proto.h"
 
 #define LADDER_MAX 2000000 /* events kept for --ladder; beyond, counted */
 
@@ -27,7 +28,8 @@ static void conn_free(gpointer p)
 	struct rs_conn *c = p;
 	if (c->anoms)
 		g_ptr_array_free(c->anoms, TRUE); /* the anomalies are a->anomalies' */
-	rs_nvmeq_free(c->nvme);
+	if (c->pq)
+		rs_proto_hooks(c->ulp)->queue_free(c->pq);
 	g_free(c);
 }
 

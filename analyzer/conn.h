@@ -9,63 +9,6 @@
 
 enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
 
-/* One NVMe-oF command kind on a queue: an opcode (with its Fabrics command
- * type) of the admin or an I/O command set. */
-struct rs_nvme_op {
-	uint8_t opcode, fctype;
-	uint64_t n;               /* command capsules */
-	uint64_t done, errors;    /* response capsules; with a status other than success */
-	uint64_t bytes;           /* data the commands' SGLs describe */
-	uint32_t size_min, size_max;
-	uint64_t incapsule;       /* commands whose data came in the capsule */
-	struct rs_latvec lat;     /* command capsule -> response capsule */
-};
-
-
-struct rs_nvme_early { uint16_t status; uint64_t ts; struct rs_fref at; };
-
-/* A command awaiting its response (proto/nvmeof/nvmeof_state.c). */
-struct rs_nvme_cmd {
-	uint16_t cid;
-	uint8_t op;               /* index in ops[] */
-	uint32_t key, len;        /* keyed SGL (key 0: none) */
-	uint32_t psn;             /* its SEND's: the same CID and PSN again is the same command re-sent */
-	uint64_t ts;
-	struct rs_fref at;
-	uint32_t xfers;           /* RDMA READs and WRITEs that used its key */
-	uint64_t xfer_bytes;
-};
-
-/* An NVMe-oF queue: one RC connection of an NVMe-oF service (the host is
- * the RDMA CM client). */
-struct rs_nvmeq {
-	bool qid_known;           /* a Fabrics Connect seen: qid is the queue's */
-	uint16_t qid, sqsize;
-	uint64_t cmds, rsps, resent;   /* resent: a command capsule with a CID still pending, sent again */
-	uint64_t unmatched;       /* responses no command seen claimed (their commands before the capture) */
-	/* Responses captured before their command: a capture whose two
-	 * directions were timestamped apart (two ports, two clocks). Paired with
-	 * the next command with their CID, in order, if it comes within
-	 * RS_STALE_NS; not timed. */
-	uint64_t answered_early;
-	GHashTable *early;        /* CID -> GQueue of struct rs_nvme_early */
-	uint64_t cut, bad;        /* capsules the capture cut; capsules whose fields lie */
-	uint64_t rsp_resent;      /* a response capsule's SEND again (same PSN): not counted again */
-	uint32_t rsp_psn[16];     /* the PSNs of the last 16 responses (+1: 0 is none) */
-	uint8_t rsp_psn_next;
-	uint64_t reads, writes;   /* RDMA READ requests and WRITE messages the target issued ... */
-	uint64_t read_bytes, write_bytes;
-	uint64_t untied;          /* ... with an rkey no pending command gave */
-	uint64_t xfer_short;      /* keyed commands answered with success whose READs/WRITEs moved other than the SGL's length */
-	uint8_t nops;
-	uint64_t other_ops;
-	struct rs_nvme_op ops[RS_NVME_OPS];
-	struct rs_nvme_err err[RS_NVME_ERRS];
-	uint32_t nerr;
-	GHashTable *pending;      /* CID -> struct rs_nvme_cmd */
-	GHashTable *by_key;       /* rkey -> struct rs_nvme_cmd (the pending ones with a key) */
-};
-
 /* Quiet for this long, a QP number or a connection's IDs seen again belong
  * to another QP or connection (rs_flow_stale, rs_conn_over). */
 #define RS_STALE_NS 1000000000ull
@@ -108,9 +51,9 @@ struct rs_conn {
 	struct rs_flow *c2s, *s2c;/* data half-flows once seen */
 	uint64_t last_ts;         /* its latest CM message (with its flows' last_ts: how idle it is) */
 	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them); NULL if none */
-	uint8_t ulp;              /* enum rs_ulp, from the service ID's port (or --ulp) */
-	const char *ulp_user;     /* RS_ULP_USER: the name given (the analyzer's options own it) */
-	struct rs_nvmeq *nvme;    /* an NVMe-oF connection's queue; NULL otherwise */
+	uint8_t ulp;              /* its row of rs_protos[] (proto/proto.h), from the service ID's port (or --ulp) */
+	const char *ulp_user;     /* a name given with --ulp (the analyzer's options own it) */
+	void *pq;                 /* its protocol module's queue state (rs_proto_hooks(ulp)->queue_new); NULL if none */
 };
 
 /* A connection's state (rs_conn_state_of), named by rs_conn_state_names. */

@@ -353,14 +353,12 @@ uint32_t rs_msg_settled(const struct rs_flow *fl);
 void rs_msn_finish(struct rs_analyzer *a, struct rs_flow *req);
 void rs_msnq_free(struct rs_msnq *q);
 
-/* proto/nvmeof/nvmeof_state.c: the connection's upper-layer protocol (from its service ID, once
- * known) and NVMe-oF queues. */
+/* conn.c: the connection's upper-layer protocol, its row of the modules'
+ * table (from its service ID, once known, or --ulp), and the module's
+ * queue state if it keeps one. */
 void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c);
-void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m);
-void rs_nvmeq_free(struct rs_nvmeq *q);
-bool rs_nvmeq_admin(const struct rs_nvmeq *q);
-unsigned rs_nvmeq_pending(const struct rs_nvmeq *q);
-unsigned rs_nvmeq_pending_aer(const struct rs_nvmeq *q);
+/* result.c: a latency vector's figures, for a module's records. */
+struct rs_lat_figures rs_lat_figures_of(const struct rs_latvec *v);
 
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);

@@ -111,7 +111,7 @@ void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out)
 	memcpy(out->at, c->at, sizeof out->at);
 }
 
-static struct rs_lat_figures figures_of(const struct rs_latvec *v)
+struct rs_lat_figures rs_lat_figures_of(const struct rs_latvec *v)
 {
 	struct rs_lat_figures f = { 0 };
 	if (!v->n)
@@ -121,45 +121,6 @@ static struct rs_lat_figures figures_of(const struct rs_latvec *v)
 	rs_lat_quantiles((struct rs_latvec *)v, (const double[]){ 0.5, 0.99 }, q, 2);
 	f = (struct rs_lat_figures){ .n = v->n, .min = v->min, .median = q[0], .p99 = q[1], .max = v->max };
 	return f;
-}
-
-bool rs_conn_nvme(const struct rs_conn *c, struct rs_nvme_info *out)
-{
-	const struct rs_nvmeq *q = c->nvme;
-	if (!q)
-		return false;
-	memset(out, 0, sizeof *out);
-	out->qid_known = q->qid_known;
-	out->qid = q->qid;
-	out->sqsize = q->sqsize;
-	out->cmds = q->cmds;
-	out->rsps = q->rsps;
-	out->pending = rs_nvmeq_pending(q);
-	out->pending_aer = rs_nvmeq_pending_aer(q);
-	out->answered_early = q->answered_early;
-	out->unmatched = q->unmatched;
-	out->resent = q->resent;
-	out->rsp_resent = q->rsp_resent;
-	out->cut = q->cut;
-	out->bad = q->bad;
-	out->reads = q->reads;
-	out->writes = q->writes;
-	out->read_bytes = q->read_bytes;
-	out->write_bytes = q->write_bytes;
-	out->untied = q->untied;
-	out->xfer_short = q->xfer_short;
-	out->nops = q->nops;
-	for (unsigned i = 0; i < q->nops; i++) {
-		const struct rs_nvme_op *o = &q->ops[i];
-		out->ops[i] = (struct rs_nvme_op_info){ .opcode = o->opcode, .fctype = o->fctype, .n = o->n, .done = o->done,
-							.errors = o->errors, .bytes = o->bytes, .size_min = o->size_min,
-							.size_max = o->size_max, .incapsule = o->incapsule,
-							.lat = figures_of(&o->lat) };
-	}
-	out->other_ops = q->other_ops;
-	out->nerr = q->nerr;
-	memcpy(out->err, q->err, sizeof out->err);
-	return true;
 }
 
 bool rs_flow_cong_notable(const struct rs_flow *fl)

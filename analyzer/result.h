@@ -384,8 +384,10 @@ void rs_conn_get_info(const struct rs_conn *c, struct rs_conn_info *out);
 uint32_t rs_conn_id(const struct rs_conn *c);
 uint64_t rs_conn_service_id(const struct rs_conn *c);
 /* Its upper-layer protocol's name, from its service ID's port or --ulp
- * ("NVMe-oF"); "": none. */
+ * (its row's name, proto/modules.c); "": none. */
 const char *rs_conn_ulp_name(const struct rs_conn *c);
+/* Its row of the protocol modules' table (proto/proto.h); 0: none. */
+unsigned rs_conn_ulp(const struct rs_conn *c);
 enum rs_conn_state rs_conn_state_of(const struct rs_conn *c);
 const char *rs_conn_state(const struct rs_conn *c); /* its name */
 /* The CM connections in memory, in the order they were first seen: the
@@ -393,48 +395,6 @@ const char *rs_conn_state(const struct rs_conn *c); /* its name */
 const struct rs_conn *rs_conns_next(const struct rs_analyzer *a, size_t *pos);
 /* Those --qp and --conn pick (-1: any), in that order. */
 GPtrArray *rs_conns_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn);
-
-/* An NVMe-oF queue (a connection of an NVMe-oF service), rs_conn_nvme. */
-#define RS_NVME_OPS 24        /* command kinds listed per queue; more are counted in `other_ops` */
-#define RS_NVME_ERRS 8        /* failed commands listed per queue */
-struct rs_nvme_op_info {
-	uint8_t opcode, fctype;
-	uint64_t n;                 /* command capsules */
-	uint64_t done, errors;      /* response capsules; with a status other than success */
-	uint64_t bytes;             /* data the commands' SGLs describe */
-	uint32_t size_min, size_max;
-	uint64_t incapsule;         /* commands whose data came in the capsule */
-	struct rs_lat_figures lat;  /* command capsule -> response capsule */
-};
-/* A failed command: its CID, status and kind (index in ops), and where its
- * response and command were. */
-struct rs_nvme_err {
-	uint16_t cid, status;
-	uint8_t op;
-	struct rs_fref at, cmd_at;
-};
-struct rs_nvme_info {
-	bool qid_known;             /* a Fabrics Connect seen: qid is the queue's */
-	uint16_t qid, sqsize;
-	uint64_t cmds, rsps;
-	unsigned pending;           /* commands not answered by the end, ... */
-	unsigned pending_aer;       /* ... of them Asynchronous Event Requests (an admin queue's normal state) */
-	uint64_t answered_early;    /* responses captured before their command (two clocks) */
-	uint64_t unmatched;         /* responses no command seen claimed */
-	uint64_t resent, rsp_resent;/* command capsules sent again with their CID pending; responses again */
-	uint64_t cut, bad;          /* capsules the capture cut; capsules whose fields lie */
-	uint64_t reads, writes;     /* RDMA READ requests and WRITE messages the target issued ... */
-	uint64_t read_bytes, write_bytes;
-	uint64_t untied;            /* ... with an rkey no pending command gave */
-	uint64_t xfer_short;        /* keyed commands answered with success whose transfers moved other than the SGL's length */
-	uint8_t nops;
-	struct rs_nvme_op_info ops[RS_NVME_OPS];
-	uint64_t other_ops;         /* commands of kinds beyond ops[] */
-	uint32_t nerr;              /* failed commands, the first RS_NVME_ERRS of them in err[] */
-	struct rs_nvme_err err[RS_NVME_ERRS];
-};
-/* False: not an NVMe-oF queue. */
-bool rs_conn_nvme(const struct rs_conn *c, struct rs_nvme_info *out);
 
 /* ---- congestion and QoS ----------------------------------------------------- */
 

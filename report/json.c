@@ -12,9 +12,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "proto/proto.h"
 #include "report/congestion.h"
 #include "report/json_anom.h"
-#include "proto/nvmeof/nvmeof_json.h"
 #include "report/jsonw.h"
 #include "report/view.h"
 
@@ -363,7 +363,12 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 			rs_json_null(j, "sidr");
 		}
 		rs_json_bool(j, "data_seen", c->c2s || c->s2c);
-		rs_json_conn_ulp(j, conn);
+		const char *u = rs_conn_ulp_name(conn);
+		if (*u)
+			rs_json_str(j, "ulp", u);
+		const struct rs_proto_hooks *h = rs_proto_hooks(rs_conn_ulp(conn));
+		if (h->json_conn)
+			h->json_conn(j, conn);
 		item_end(j, nd);
 	}
 	list_end(j, nd);

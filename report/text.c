@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "proto/proto.h"
 #include "report/congestion.h"
 #include "report/escape.h"
 #include "report/text.h"
@@ -669,7 +670,7 @@ int rs_report_text(FILE *out, const struct rs_analyzer *a, const struct rs_repor
 	conn_section(out, &v);
 	rs_text_qps(out, &v);
 	rs_text_latency(out, &v);
-	rs_text_nvme(out, &v);
+	rs_proto_texts(out, &v);
 	memory_section(out, &v);
 	rs_text_congestion(out, &v);
 	anomaly_section(out, &v);

@@ -185,21 +185,6 @@ const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len
 	return buf;
 }
 
-const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len)
-{
-	const char *name = o->opcode == RS_NVME_FABRICS_OPC ? rs_nvme_fctype_name(o->fctype)
-			   : !q->qid_known ? ""
-			   : q->qid == 0   ? rs_nvme_admin_opc_name(o->opcode)
-					   : rs_nvme_io_opc_name(o->opcode);
-	if (*name)
-		snprintf(buf, len, "%s", name);
-	else if (o->opcode == RS_NVME_FABRICS_OPC)
-		snprintf(buf, len, "Fabrics 0x%02x", o->fctype);
-	else
-		snprintf(buf, len, "opcode 0x%02x", o->opcode);
-	return buf;
-}
-
 static const char *conn_label(struct rs_names *n, const struct rs_conn *conn, char *buf, size_t len)
 {
 	char cl[96], sv[96], svc[64];

@@ -36,9 +36,6 @@ void rs_view_free(struct rs_view *v);
  * protocol (or --ulp did), else rs_fmt_service()'s "TCP/7471". */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len);
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len);
-/* An NVMe-oF command kind by name ("Read", "Identify", "Connect"), by the
- * queue's command set (admin on queue 0); "opcode 0x..": unknown. */
-const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len);
 
 /* resend.c: the sentence of a retransmission, network copy or requester
  * that gave up, about the half-flow `who` names; false for other anomalies. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dissect/dissect.h"
+#include "proto/proto.h"
 #include "tests/support/rstest.h"
 
 #define BTH 12
@@ -224,14 +225,24 @@ END_TEST
  * iscsi-target 3260 (iSER, RFC 7145), smbdirect 5445, nfsrdma 20049. */
 START_TEST(test_ulp_ports)
 {
-	ck_assert_int_eq(rs_ulp_of_port(4420), RS_ULP_NVMEOF);
-	ck_assert_int_eq(rs_ulp_of_port(8009), RS_ULP_NVMEOF_DISC);
-	ck_assert_int_eq(rs_ulp_of_port(3260), RS_ULP_ISER);
-	ck_assert_int_eq(rs_ulp_of_port(5445), RS_ULP_SMBD);
-	ck_assert_int_eq(rs_ulp_of_port(20049), RS_ULP_NFSRDMA);
-	ck_assert_int_eq(rs_ulp_of_port(7471), RS_ULP_NONE);
-	ck_assert_str_eq(rs_ulp_name(RS_ULP_NONE), "");
-	ck_assert(rs_ulp_is_nvme(RS_ULP_NVMEOF_DISC) && !rs_ulp_is_nvme(RS_ULP_ISER));
+	ck_assert_str_eq(rs_proto_name(rs_proto_of_port(4420)), "NVMe-oF");
+	ck_assert_str_eq(rs_proto_name(rs_proto_of_port(8009)), "NVMe-disc");
+	ck_assert_str_eq(rs_proto_name(rs_proto_of_port(3260)), "iSER");
+	ck_assert_str_eq(rs_proto_name(rs_proto_of_port(5445)), "SMB-Direct");
+	ck_assert_str_eq(rs_proto_name(rs_proto_of_port(20049)), "NFS/RDMA");
+	ck_assert_uint_eq(rs_proto_of_port(7471), 0);
+	ck_assert_uint_eq(rs_proto_of_port(0), 0);
+	ck_assert_str_eq(rs_proto_name(0), "");
+	ck_assert_str_eq(rs_proto_name(rs_nprotos), "");
+	/* NVMe-oF's two services share its queue analysis; iSER has none. */
+	ck_assert(rs_proto_hooks(rs_proto_of_port(8009)) == rs_proto_hooks(rs_proto_of_port(4420)));
+	ck_assert(rs_proto_hooks(rs_proto_of_port(4420))->queue_new != NULL);
+	ck_assert(rs_proto_hooks(rs_proto_of_port(3260))->queue_new == NULL);
+	/* --ulp PORT=NAME: a name starting nvme or nvmf (any case) decodes NVMe-oF. */
+	ck_assert_uint_eq(rs_proto_of_user_name("NVMf-test"), rs_proto_of_port(4420));
+	ck_assert_uint_eq(rs_proto_of_user_name("nvme"), rs_proto_of_port(4420));
+	ck_assert_uint_eq(rs_proto_of_user_name("myproto"), rs_proto_user());
+	ck_assert_str_eq(rs_protos[rs_proto_user()].word, "user");
 }
 END_TEST
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/proto.h"
 #include "report/escape.h"
 #include "views/vfeed.h"
 #include "views/views.h"
@@ -45,7 +46,7 @@ static const char header[] =
  *                             without a word prints as its number
  * The man page (--verdicts) says what each means.
  */
-enum vcol_kind { VC_NUM, VC_FLAG, VC_NAME };
+enum vcol_kind { VC_NUM, VC_FLAG, VC_NAME, VC_PROTO /* a row of rs_protos[]: its word */ };
 
 struct vcol {
 	const char *name;
@@ -91,8 +92,7 @@ static const struct vcol verdict_cols[] = {
 	FLAG("dup_ack", dup_ack),
 	NUM("cm_response_to", cm_answers),
 	NUM("start_psn_of", start_frame),
-	NAME("ulp", ulp, [RS_ULP_NVMEOF] = "nvme-of", [RS_ULP_NVMEOF_DISC] = "nvme-disc", [RS_ULP_ISER] = "iser",
-	     [RS_ULP_SMBD] = "smb-direct", [RS_ULP_NFSRDMA] = "nfs-rdma", [RS_ULP_USER] = "user"),
+	{ .name = "ulp", .kind = VC_PROTO, VFIELD(ulp) },
 	NAME("nvme", nvme, [RS_NVME_CMD] = "command", [RS_NVME_RSP] = "response"),
 	NUM_IF("nvme_opcode", nvme_opcode, nvme_op_known),
 	NUM_IF("nvme_fctype", nvme_fctype, nvme_fabrics),
@@ -335,6 +335,8 @@ static char *put_verdict(char *p, const struct rs_verdict *v)
 			*p++ = '1';
 		else if (k->kind == VC_NAME && x < k->nwords && k->words[x])
 			p = put_str(p, k->words[x]);
+		else if (k->kind == VC_PROTO && x < rs_nprotos && *rs_protos[x].word)
+			p = put_str(p, rs_protos[x].word);
 		else
 			p = put_u64(p, x);
 	}

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "proto/proto.h"
 #include "report/escape.h"
 #include "views/walk_int.h"
 
@@ -252,7 +253,7 @@ static void layers(struct walk *w)
 static const struct rs_frame *capsule_or_payload(struct walk *w, const struct rs_frame *f)
 {
 	static struct rs_frame plain;
-	if (!(f->have & RS_HAVE_NVME) || rs_ulp_is_nvme(w->v.ulp))
+	if (!(f->have & RS_HAVE_NVME) || rs_proto_hooks(w->v.ulp)->claims_sends)
 		return f;
 	plain = *f;
 	plain.have &= ~(uint32_t)RS_HAVE_NVME;

@@ -1,6 +1,6 @@
 /*
- * nvmeof_dissect.c — NVMe over Fabrics capsules in RDMA SENDs, and the names of the
- * upper-layer protocols a CM service ID's port stands for.
+ * nvmeof_dissect.c — NVMe over Fabrics capsules in RDMA SENDs, and the
+ * names of their opcodes and statuses.
  *
  * NVMe-oF over RDMA (NVMe over Fabrics 1.1, 7.3 and the RDMA transport
  * binding, 7.3.2): the host SENDs a command capsule to the target's queue
@@ -98,27 +98,6 @@ void rs_nvmeof_decode(struct rs_cursor *c, uint32_t wire_len, bool whole, struct
 }
 
 /* ---- names -------------------------------------------------------------- */
-
-enum rs_ulp rs_ulp_of_port(uint16_t port)
-{
-	switch (port) {
-	case 4420: return RS_ULP_NVMEOF;       /* IANA nvme (NVMe-oF I/O and admin queues) */
-	case 8009: return RS_ULP_NVMEOF_DISC;  /* IANA nvme-disc (NVMe-oF discovery controller) */
-	case 3260: return RS_ULP_ISER;         /* iSCSI; iSER listens on the same port (RFC 7145) */
-	case 5445: return RS_ULP_SMBD;         /* IANA smbdirect (MS-SMBD) */
-	case 20049: return RS_ULP_NFSRDMA;     /* IANA nfsrdma (RFC 5667) */
-	default: return RS_ULP_NONE;
-	}
-}
-
-const char *rs_ulp_name(enum rs_ulp u)
-{
-	static const char *const names[RS_ULP__COUNT] = {
-		[RS_ULP_NVMEOF] = "NVMe-oF", [RS_ULP_NVMEOF_DISC] = "NVMe-disc", [RS_ULP_ISER] = "iSER",
-		[RS_ULP_SMBD] = "SMB-Direct", [RS_ULP_NFSRDMA] = "NFS/RDMA",
-	};
-	return (unsigned)u < RS_ULP__COUNT && names[u] ? names[u] : "";
-}
 
 const char *rs_nvme_admin_opc_name(uint8_t opc)
 {

@@ -1,7 +1,7 @@
 /*
  * nvmeof_dissect.h — NVMe over Fabrics capsules carried in RDMA SENDs (NVMe over
- * Fabrics 1.1 section 7.3, NVMe-oF RDMA transport binding), and the upper
- * layer protocols a CM connection's service names.
+ * Fabrics 1.1 section 7.3, NVMe-oF RDMA transport binding): the decoder
+ * of the NVMe-oF module and the names of its opcodes and statuses.
  *
  * The dissector cannot know whether a SEND belongs to an NVMe-oF queue (only
  * the CM REQ of its connection, frames before, says so): it decodes every RC
@@ -77,18 +77,6 @@ static inline uint8_t rs_nvme_sct(uint16_t status) { return (status >> 8) & 7; }
  * (Only), not the First packet of one. Pure.
  */
 void rs_nvmeof_decode(struct rs_cursor *c, uint32_t wire_len, bool whole, struct rs_nvme *n);
-
-/* Upper-layer protocols named by a CM connection's service (RDMA CM port). */
-enum rs_ulp {
-	RS_ULP_NONE = 0, RS_ULP_NVMEOF, RS_ULP_NVMEOF_DISC, RS_ULP_ISER, RS_ULP_SMBD, RS_ULP_NFSRDMA,
-	RS_ULP_USER,           /* named by the user (--ulp PORT=NAME) */
-	RS_ULP__COUNT
-};
-/* The protocol the IANA port (of an RDMA CM service ID) is registered or
- * conventionally used for; RS_ULP_NONE if none. */
-enum rs_ulp rs_ulp_of_port(uint16_t port);
-const char *rs_ulp_name(enum rs_ulp u);  /* "NVMe-oF", "NVMe-disc", "iSER", "SMB-Direct", "NFS/RDMA"; "" for none */
-static inline bool rs_ulp_is_nvme(uint8_t u) { return u == RS_ULP_NVMEOF || u == RS_ULP_NVMEOF_DISC; }
 
 /* Names for humans; never NULL ("" if unknown). */
 const char *rs_nvme_admin_opc_name(uint8_t opc);

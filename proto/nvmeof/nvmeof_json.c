@@ -1,11 +1,14 @@
 /*
- * nvmeof_json.c — a connection's upper-layer protocol and, for an NVMe-oF
- * queue, what nvmeof_text.c says in words: commands by kind with
- * sizes and latency, RDMA transfers, failed commands (the "ulp" and "nvme"
- * members of a connection in man/rocestat.schema.json; present only when
+ * nvmeof_json.c — an NVMe-oF queue's member of its connection's JSON
+ * object: what nvmeof_text.c says in words, commands by kind with sizes
+ * and latency, RDMA transfers, failed commands (the "nvme" member of a
+ * connection in man/rocestat.schema.json; present only when
  * there is something to say, so reports of other traffic are unchanged).
  */
-#include "proto/nvmeof/nvmeof_json.h"
+#include "proto/nvmeof/nvmeof.h"
+#include "proto/nvmeof/nvmeof_text.h"
+#include "report/jsonw.h"
+#include "report/view.h"
 
 static void op(struct rs_json *j, const struct rs_nvme_info *q, const struct rs_nvme_op_info *o)
 {
@@ -61,11 +64,8 @@ static void errors(struct rs_json *j, const struct rs_nvme_info *q)
 	rs_json_u64(j, "failed_total", q->nerr);
 }
 
-void rs_json_conn_ulp(struct rs_json *j, const struct rs_conn *c)
+void rs_json_nvme(struct rs_json *j, const struct rs_conn *c)
 {
-	const char *u = rs_conn_ulp_name(c);
-	if (*u)
-		rs_json_str(j, "ulp", u);
 	struct rs_nvme_info nq, *q = &nq;
 	if (!rs_conn_nvme(c, q))
 		return;

@@ -1,5 +1,5 @@
 /*
- * nvme.c — the upper-layer protocol of a CM connection, and NVMe-oF queues:
+ * nvmeof_state.c — NVMe-oF queues, the module's per-queue analysis:
  * commands by kind, their sizes, command -> response latency, failed
  * commands, and the RDMA READs and WRITEs the target issued for each.
  *
@@ -19,45 +19,83 @@
 #include <string.h>
 
 #include "analyzer/verdict.h"
+#include "proto/nvmeof/nvmeof.h"
+#include "proto/nvmeof/nvmeof_state.h"
 
-static bool name_is_nvme(const char *n)
-{
-	return !g_ascii_strncasecmp(n, "nvme", 4) || !g_ascii_strncasecmp(n, "nvmf", 4);
-}
+/* One NVMe-oF command kind on a queue: an opcode (with its Fabrics command
+ * type) of the admin or an I/O command set. */
+struct rs_nvme_op {
+	uint8_t opcode, fctype;
+	uint64_t n;               /* command capsules */
+	uint64_t done, errors;    /* response capsules; with a status other than success */
+	uint64_t bytes;           /* data the commands' SGLs describe */
+	uint32_t size_min, size_max;
+	uint64_t incapsule;       /* commands whose data came in the capsule */
+	struct rs_latvec lat;     /* command capsule -> response capsule */
+};
+
+
+struct rs_nvme_early { uint16_t status; uint64_t ts; struct rs_fref at; };
+
+/* A command awaiting its response (proto/nvmeof/nvmeof_state.c). */
+struct rs_nvme_cmd {
+	uint16_t cid;
+	uint8_t op;               /* index in ops[] */
+	uint32_t key, len;        /* keyed SGL (key 0: none) */
+	uint32_t psn;             /* its SEND's: the same CID and PSN again is the same command re-sent */
+	uint64_t ts;
+	struct rs_fref at;
+	uint32_t xfers;           /* RDMA READs and WRITEs that used its key */
+	uint64_t xfer_bytes;
+};
+
+/* An NVMe-oF queue: one RC connection of an NVMe-oF service (the host is
+ * the RDMA CM client). */
+struct rs_nvmeq {
+	bool qid_known;           /* a Fabrics Connect seen: qid is the queue's */
+	uint16_t qid, sqsize;
+	uint64_t cmds, rsps, resent;   /* resent: a command capsule with a CID still pending, sent again */
+	uint64_t unmatched;       /* responses no command seen claimed (their commands before the capture) */
+	/* Responses captured before their command: a capture whose two
+	 * directions were timestamped apart (two ports, two clocks). Paired with
+	 * the next command with their CID, in order, if it comes within
+	 * RS_STALE_NS; not timed. */
+	uint64_t answered_early;
+	GHashTable *early;        /* CID -> GQueue of struct rs_nvme_early */
+	uint64_t cut, bad;        /* capsules the capture cut; capsules whose fields lie */
+	uint64_t rsp_resent;      /* a response capsule's SEND again (same PSN): not counted again */
+	uint32_t rsp_psn[16];     /* the PSNs of the last 16 responses (+1: 0 is none) */
+	uint8_t rsp_psn_next;
+	uint64_t reads, writes;   /* RDMA READ requests and WRITE messages the target issued ... */
+	uint64_t read_bytes, write_bytes;
+	uint64_t untied;          /* ... with an rkey no pending command gave */
+	uint64_t xfer_short;      /* keyed commands answered with success whose READs/WRITEs moved other than the SGL's length */
+	uint8_t nops;
+	uint64_t other_ops;
+	struct rs_nvme_op ops[RS_NVME_OPS];
+	struct rs_nvme_err err[RS_NVME_ERRS];
+	uint32_t nerr;
+	GHashTable *pending;      /* CID -> struct rs_nvme_cmd */
+	GHashTable *by_key;       /* rkey -> struct rs_nvme_cmd (the pending ones with a key) */
+};
 
 static void free_early(gpointer p)
 {
 	g_queue_free_full(p, g_free);
 }
 
-void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c)
+void *rs_nvmeq_new(void)
 {
-	if (!rs_cm_service_is_rdma_cm(c->service_id) || c->ulp)
-		return;
-	uint16_t port = rs_cm_service_port(c->service_id);
-	for (unsigned i = 0; i < a->opts.n_ulp && i < G_N_ELEMENTS(a->opts.ulp); i++)
-		if (a->opts.ulp[i].port == port) {
-			c->ulp = name_is_nvme(a->opts.ulp[i].name) ? RS_ULP_NVMEOF : RS_ULP_USER;
-			c->ulp_user = a->opts.ulp[i].name;
-			break;
-		}
-	if (!c->ulp)
-		c->ulp = (uint8_t)rs_ulp_of_port(port);
-	if (rs_ulp_is_nvme(c->ulp) && !c->nvme) {
-		c->nvme = g_new0(struct rs_nvmeq, 1);
-		c->nvme->pending = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-		c->nvme->by_key = g_hash_table_new(g_direct_hash, g_direct_equal);
-		c->nvme->early = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_early);
-	}
+	struct rs_nvmeq *q = g_new0(struct rs_nvmeq, 1);
+	q->pending = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	q->by_key = g_hash_table_new(g_direct_hash, g_direct_equal);
+	q->early = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_early);
+	return q;
 }
 
-const char *rs_conn_ulp_name(const struct rs_conn *c)
+void rs_nvmeq_free(void *p)
 {
-	return c->ulp_user ? c->ulp_user : rs_ulp_name((enum rs_ulp)c->ulp);
-}
-
-void rs_nvmeq_free(struct rs_nvmeq *q)
-{
+	struct rs_nvmeq *q = p;
 	if (!q)
 		return;
 	for (unsigned i = 0; i < q->nops; i++)
@@ -69,7 +107,7 @@ void rs_nvmeq_free(struct rs_nvmeq *q)
 }
 
 /* The admin queue's opcodes differ from the I/O queues' (NVMe 1.4 5 and 6). */
-bool rs_nvmeq_admin(const struct rs_nvmeq *q)
+static bool nvmeq_admin(const struct rs_nvmeq *q)
 {
 	return q->qid_known && q->qid == 0;
 }
@@ -244,7 +282,7 @@ static void transfer(struct rs_nvmeq *q, const struct rs_frame *f, const struct 
 void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
 {
 	struct rs_conn *cn = fl->conn;
-	struct rs_nvmeq *q = cn->nvme;
+	struct rs_nvmeq *q = cn->pq;
 	struct rs_fref at = { a->cur_file, m->frame_no };
 	bool from_host = fl == cn->c2s;
 
@@ -283,7 +321,7 @@ void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fr
 }
 
 /* How many commands are still waiting for their response. */
-unsigned rs_nvmeq_pending(const struct rs_nvmeq *q)
+static unsigned nvmeq_pending(const struct rs_nvmeq *q)
 {
 	return g_hash_table_size(q->pending);
 }
@@ -291,9 +329,9 @@ unsigned rs_nvmeq_pending(const struct rs_nvmeq *q)
 /* ... of which Asynchronous Event Requests (admin opcode 0Ch): the target
  * holds each until it has an event to report (NVMe 1.4 5.2), so one
  * unanswered at the end is the normal state of an admin queue. */
-unsigned rs_nvmeq_pending_aer(const struct rs_nvmeq *q)
+static unsigned nvmeq_pending_aer(const struct rs_nvmeq *q)
 {
-	if (!rs_nvmeq_admin(q))
+	if (!nvmeq_admin(q))
 		return 0;
 	GHashTableIter it;
 	gpointer k, val;
@@ -302,4 +340,43 @@ unsigned rs_nvmeq_pending_aer(const struct rs_nvmeq *q)
 	while (g_hash_table_iter_next(&it, &k, &val))
 		n += q->ops[((const struct rs_nvme_cmd *)val)->op].opcode == 0x0C;
 	return n;
+}
+
+bool rs_conn_nvme(const struct rs_conn *c, struct rs_nvme_info *out)
+{
+	const struct rs_nvmeq *q = c->pq;
+	if (!q || !rs_nvmeof_row(c->ulp))
+		return false;
+	memset(out, 0, sizeof *out);
+	out->qid_known = q->qid_known;
+	out->qid = q->qid;
+	out->sqsize = q->sqsize;
+	out->cmds = q->cmds;
+	out->rsps = q->rsps;
+	out->pending = nvmeq_pending(q);
+	out->pending_aer = nvmeq_pending_aer(q);
+	out->answered_early = q->answered_early;
+	out->unmatched = q->unmatched;
+	out->resent = q->resent;
+	out->rsp_resent = q->rsp_resent;
+	out->cut = q->cut;
+	out->bad = q->bad;
+	out->reads = q->reads;
+	out->writes = q->writes;
+	out->read_bytes = q->read_bytes;
+	out->write_bytes = q->write_bytes;
+	out->untied = q->untied;
+	out->xfer_short = q->xfer_short;
+	out->nops = q->nops;
+	for (unsigned i = 0; i < q->nops; i++) {
+		const struct rs_nvme_op *o = &q->ops[i];
+		out->ops[i] = (struct rs_nvme_op_info){ .opcode = o->opcode, .fctype = o->fctype, .n = o->n, .done = o->done,
+							.errors = o->errors, .bytes = o->bytes, .size_min = o->size_min,
+							.size_max = o->size_max, .incapsule = o->incapsule,
+							.lat = rs_lat_figures_of(&o->lat) };
+	}
+	out->other_ops = q->other_ops;
+	out->nerr = q->nerr;
+	memcpy(out->err, q->err, sizeof out->err);
+	return true;
 }

@@ -7,6 +7,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "proto/nvmeof/nvmeof.h"
+#include "proto/nvmeof/nvmeof_dissect.h"
+#include "proto/nvmeof/nvmeof_text.h"
 #include "report/text.h"
 
 static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn *conn, const struct rs_nvme_info *q)
@@ -125,4 +128,19 @@ void rs_text_nvme(FILE *out, const struct rs_view *v)
 		queue_ops(out, v, &q);
 		queue_errors(out, v, &q);
 	}
+}
+
+const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len)
+{
+	const char *name = o->opcode == RS_NVME_FABRICS_OPC ? rs_nvme_fctype_name(o->fctype)
+			   : !q->qid_known ? ""
+			   : q->qid == 0   ? rs_nvme_admin_opc_name(o->opcode)
+					   : rs_nvme_io_opc_name(o->opcode);
+	if (*name)
+		snprintf(buf, len, "%s", name);
+	else if (o->opcode == RS_NVME_FABRICS_OPC)
+		snprintf(buf, len, "Fabrics 0x%02x", o->fctype);
+	else
+		snprintf(buf, len, "opcode 0x%02x", o->opcode);
+	return buf;
 }

@@ -1,0 +1,91 @@
+/*
+ * modules.c — the table of upper-layer protocols: one row per service
+ * (name, RDMA CM ports, --ulp name prefixes, hooks). A new module is its
+ * folder under proto/ and its row here (CONTRIBUTING.md says how).
+ *
+ * The rows keep the order the connections' ulp values were given before
+ * the table existed, so a row's index is stable.
+ */
+#include <string.h>
+
+#include <glib.h>
+
+#include "proto/nvmeof/nvmeof.h"
+#include "proto/proto.h"
+
+const struct rs_proto_hooks rs_nvmeof_hooks = {
+	.claims_sends = true,
+	.queue_new = rs_nvmeq_new,
+	.queue_free = rs_nvmeq_free,
+	.queue_frame = rs_nvme_frame,
+	.text = rs_text_nvme,
+	.json_conn = rs_json_nvme,
+};
+
+const struct rs_proto rs_protos[] = {
+	{ .name = "", .word = "" }, /* none */
+	/* IANA nvme: NVMe-oF I/O and admin queues */
+	{ .name = "NVMe-oF", .word = "nvme-of", .ports = { 4420 }, .prefixes = { "nvme", "nvmf" },
+	  .hooks = &rs_nvmeof_hooks },
+	/* IANA nvme-disc: the NVMe-oF discovery controller */
+	{ .name = "NVMe-disc", .word = "nvme-disc", .ports = { 8009 }, .hooks = &rs_nvmeof_hooks },
+	/* iSCSI's port; iSER listens on the same one (RFC 7145) */
+	{ .name = "iSER", .word = "iser", .ports = { 3260 } },
+	/* IANA smbdirect (MS-SMBD) */
+	{ .name = "SMB-Direct", .word = "smb-direct", .ports = { 5445 } },
+	/* IANA nfsrdma (RFC 5667) */
+	{ .name = "NFS/RDMA", .word = "nfs-rdma", .ports = { 20049 } },
+	/* --ulp PORT=NAME with a NAME no row's prefix picks: the name is the user's */
+	{ .name = "", .word = "user" },
+};
+
+const unsigned rs_nprotos = G_N_ELEMENTS(rs_protos);
+
+static const struct rs_proto_hooks no_hooks;
+
+unsigned rs_proto_of_port(uint16_t port)
+{
+	for (unsigned i = 1; port && i < rs_nprotos; i++)
+		for (unsigned k = 0; k < RS_PROTO_PORTS; k++)
+			if (rs_protos[i].ports[k] == port)
+				return i;
+	return 0;
+}
+
+unsigned rs_proto_user(void)
+{
+	return rs_nprotos - 1;
+}
+
+unsigned rs_proto_of_user_name(const char *name)
+{
+	for (unsigned i = 1; i < rs_nprotos; i++)
+		for (unsigned k = 0; k < RS_PROTO_PREFIXES && rs_protos[i].prefixes[k]; k++) {
+			const char *p = rs_protos[i].prefixes[k];
+			if (!g_ascii_strncasecmp(name, p, strlen(p)))
+				return i;
+		}
+	return rs_proto_user();
+}
+
+const char *rs_proto_name(unsigned id)
+{
+	return id < rs_nprotos ? rs_protos[id].name : "";
+}
+
+const struct rs_proto_hooks *rs_proto_hooks(unsigned id)
+{
+	return id < rs_nprotos && rs_protos[id].hooks ? rs_protos[id].hooks : &no_hooks;
+}
+
+void rs_proto_texts(FILE *out, const struct rs_view *v)
+{
+	for (unsigned i = 1; i < rs_nprotos; i++) {
+		const struct rs_proto_hooks *h = rs_protos[i].hooks;
+		bool again = false;
+		for (unsigned k = 1; k < i && !again; k++)
+			again = rs_protos[k].hooks == h;
+		if (h && h->text && !again)
+			h->text(out, v);
+	}
+}

@@ -1,0 +1,87 @@
+/*
+ * proto.h — the protocol-module interface: what an upper-layer protocol
+ * carried in RDMA messages (NVMe-oF, iSER, SMB Direct, NFS/RDMA) offers
+ * the rest of rocestat, and the one table that lists them (modules.c).
+ *
+ * A module is one folder, proto/NAME/, its files named by role; each role
+ * obeys the direction of the room it plays (tests/check_layers.py):
+ *   NAME_dissect.c  its decoder: pure, as dissect/ (the cursor, no allocation)
+ *   NAME_state.c    its per-queue analysis, as analyzer/ (never packet bytes, never output)
+ *   NAME_text.c     its section of the text summary, as report/
+ *   NAME_json.c     its members of a connection's JSON object, as report/
+ *   NAME_walk.c     its lines of the -V walkthrough, as views/
+ * and its tests under tests/. The rest of the tree reaches a module only
+ * through this header and the table's rows; it never names one.
+ *
+ * A row is a service: the protocol a CM connection's RDMA CM port (or the
+ * user's --ulp PORT=NAME) says the connection carries. A module may own
+ * several rows (NVMe-oF: its I/O and its discovery ports) that share one
+ * set of hooks. A connection keeps its row's index (struct rs_conn ulp);
+ * 0 is no protocol. Every hook is optional (NULL: the module has none).
+ */
+#ifndef RS_PROTO_PROTO_H
+#define RS_PROTO_PROTO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct rs_analyzer;
+struct rs_flow;
+struct rs_frame;
+struct rs_frame_meta;
+struct rs_conn;
+struct rs_view;
+struct rs_json;
+
+#define RS_PROTO_PORTS 2     /* RDMA CM ports a row names */
+#define RS_PROTO_PREFIXES 2  /* --ulp NAME prefixes a row answers to */
+
+/* What a module does beyond naming its connections. */
+struct rs_proto_hooks {
+	/* The dissector decodes every RC SEND that could be the module's
+	 * (it cannot know a frame's connection); true: on the module's
+	 * connections that decode is taken, elsewhere the SEND is payload. */
+	bool claims_sends;
+	/* The analysis (as analyzer/): a connection of the module's service
+	 * begins; its queue state (freed by queue_free). A module with
+	 * queue_new has queue_free and queue_frame. */
+	void *(*queue_new)(void);
+	void (*queue_free)(void *q);
+	/* A frame with a transport payload of a connection with a queue. */
+	void (*queue_frame)(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+			    const struct rs_frame_meta *m);
+	/* The text summary's section (as report/), written once after the
+	 * connections and latency sections, for every connection at once. */
+	void (*text)(FILE *out, const struct rs_view *v);
+	/* The module's members of one connection's JSON object (after its
+	 * other members); called for connections of the module's rows. */
+	void (*json_conn)(struct rs_json *j, const struct rs_conn *c);
+};
+
+struct rs_proto {
+	const char *name;        /* for humans and the JSON "ulp": "NVMe-oF"; "" for the user's row */
+	const char *word;        /* the --fields "ulp" column: "nvme-of" */
+	uint16_t ports[RS_PROTO_PORTS];          /* IANA (or conventional) RDMA CM ports; 0 ends */
+	const char *prefixes[RS_PROTO_PREFIXES]; /* --ulp PORT=NAME: a NAME starting so (any case) picks the row */
+	const struct rs_proto_hooks *hooks;      /* NULL: a name only */
+};
+
+/* The rows (modules.c); row 0 is no protocol, the last the user's own. */
+extern const struct rs_proto rs_protos[];
+extern const unsigned rs_nprotos;
+
+/* The row an RDMA CM port names; 0 if none. */
+unsigned rs_proto_of_port(uint16_t port);
+/* The row a --ulp NAME picks by its prefix; rs_proto_user() if none. */
+unsigned rs_proto_of_user_name(const char *name);
+/* The row of names given with --ulp that pick no module. */
+unsigned rs_proto_user(void);
+/* A row's name; "" for 0 or a row out of range. */
+const char *rs_proto_name(unsigned id);
+/* Every module's text section, in the table's order, once per module. */
+void rs_proto_texts(FILE *out, const struct rs_view *v);
+/* A row's hooks (never NULL: a table of NULL hooks for a row without). */
+const struct rs_proto_hooks *rs_proto_hooks(unsigned id);
+
+#endif
