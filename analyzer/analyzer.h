@@ -74,7 +74,8 @@ struct rs_analyzer_opts {
 	uint32_t link_gbps;    /* for pause times; 0: 100 */
 	uint64_t cnp_threshold1;/* more CNPs than this - 1 in a second on a half-flow is an anomaly; 0: never */
 	/* --ulp PORT=NAME: RDMA CM ports the user names (before the built-in
-	 * names); a name "nvme"/"nvmf" makes the queue's capsules decoded. */
+	 * names); a name starting as a module's prefix (proto/modules.c) makes the
+	 * connection that module's. */
 	struct rs_ulp_map { uint16_t port; char name[32]; } ulp[8];
 	uint8_t n_ulp;
 	/* Count each latency sample into fixed buckets too, per requester and

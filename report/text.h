@@ -1,7 +1,7 @@
 /*
  * text.h — what the parts of the text summary share (text.c: the capture,
  * opcodes, connections, remote memory and anomalies; text_qp.c: the queue
- * pairs and their latency; proto/nvmeof/nvmeof_text.c: NVMe-oF queues).
+ * pairs and their latency; the protocol modules' sections: proto/NAME/NAME_text.c).
  */
 #ifndef RS_TEXT_H
 #define RS_TEXT_H

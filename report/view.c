@@ -158,7 +158,7 @@ const char *rs_lat_label(enum rs_lat_kind k)
 	return labels[k];
 }
 
-/* "NVMe-oF on RDMA CM port 4420 (TCP port space)", or without a ULP name
+/* "iSER on RDMA CM port 3260 (TCP port space)", or without a ULP name
  * the port alone (rs_fmt_service). */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 {
@@ -173,7 +173,7 @@ const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 	return buf;
 }
 
-/* For a 13-column cell: "NVMe-oF 4420", or "CM port 4420". */
+/* For a 13-column cell: "iSER 3260", or "CM port 3260". */
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);

@@ -32,7 +32,7 @@ static inline const struct rs_flow *rs_view_flow(const struct rs_view *v, guint 
 }
 void rs_view_free(struct rs_view *v);
 
-/* A connection's service: "NVMe-oF/4420" when its port names an upper-layer
+/* A connection's service: "iSER on RDMA CM port 3260 ..." when its port names an upper-layer
  * protocol (or --ulp did), else rs_fmt_service()'s "TCP/7471". */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len);
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len);

@@ -21,7 +21,7 @@ struct rs_fields_opts {
 	/* After the header columns, the analyzer's verdict on each frame
 	 * (--verdicts; fields.c's table names them). */
 	bool verdicts;
-	/* --ulp PORT=NAME, for the verdicts' ulp and nvme columns. */
+	/* --ulp PORT=NAME, for the verdicts' ulp column and the modules' columns. */
 	const struct rs_ulp_map *ulp;
 	unsigned n_ulp;
 	/* --qp: only the frames of that QP's connection (rs_verdict_on_qp);
