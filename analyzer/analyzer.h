@@ -35,6 +35,10 @@ struct rs_interval_row {
 	/* The intervals just before this one in which this half-flow, active
 	 * before, had no frame (in this file): rows of zeros for a plot. */
 	uint64_t idle_before;
+	/* Latencies measured in this interval of requests this half-flow sent:
+	 * request to its first answer (the ACK that covers it, the first READ
+	 * response, the atomic ACK), counted when the answer came. */
+	uint64_t lat_samples, lat_min_ns, lat_mean_ns, lat_max_ns;
 	const char *file;           /* the file its frames came from (a row holds one file's) */
 };
 

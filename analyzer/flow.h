@@ -262,6 +262,8 @@ struct rs_tl {
 	 * one interval of one QP would need an interval of hours). */
 	uint32_t messages, retrans, naks, ecn_ce, cnps;
 	uint32_t rnrs;        /* of naks, RNR NAKs (--plot marks them apart) */
+	uint32_t lat_n;       /* latency samples of requests this flow sent (rs_tl_lat) */
+	uint64_t lat_min, lat_max, lat_sum;
 };
 
 struct rs_conn;

@@ -493,6 +493,10 @@ static inline void rs_tl_payload(struct rs_analyzer *a, struct rs_flow *fl, uint
 }
 void rs_tl_frame(struct rs_analyzer *a, uint64_t ts_ns);
 void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl);
+/* A latency sample of requester `req`, counted in the current interval's
+ * row of req (for the --timeline CSV only; a READ's first response, not
+ * its last). */
+void rs_tl_lat(struct rs_analyzer *a, struct rs_flow *req, enum rs_lat_kind k, uint64_t ns);
 void rs_tl_flush(struct rs_analyzer *a);
 void rs_tl_flush_flow(struct rs_analyzer *a, struct rs_flow *fl);
 void rs_tl_new_file(struct rs_analyzer *a);

@@ -153,6 +153,7 @@ static void lat_sample(struct rs_analyzer *a, struct rs_flow *req, enum rs_lat_k
 	} else if (now >= p->ts_ns) {
 		rs_lat_sample(a, req->lat, k, now - p->ts_ns);
 		rs_lat_bucket(a, req, k, now - p->ts_ns);
+		rs_tl_lat(a, req, k, now - p->ts_ns);
 	} else {
 		rs_rare_w(req)->lat_clock_backwards++;
 	}

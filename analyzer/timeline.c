@@ -88,7 +88,9 @@ static void emit(struct rs_analyzer *a, struct rs_tl_row *row)
 		fl->peak_bytes = t->goodput;
 	if (t->payload != t->goodput && t->payload > rs_rare_w(fl)->peak_wire)
 		fl->rare->peak_wire = t->payload;
-	if (a->opts.keep_plot)
+	/* A row with latencies but no frame of its own (the answers came on
+	 * the peer) adds nothing to the plot: no point at zero. */
+	if (a->opts.keep_plot && t->packets)
 		series_add(fl, a->cur_interval, t);
 	/* With rows, iv_tag is the interval (+1) of the flow's last row. */
 	uint32_t tag = (uint32_t)a->cur_interval + 1;
@@ -104,6 +106,8 @@ static void emit(struct rs_analyzer *a, struct rs_tl_row *row)
 			.messages = t->messages,
 			.retrans = t->retrans, .naks = t->naks, .ecn_ce = t->ecn_ce, .cnps = t->cnps,
 			.idle_before = idle,
+			.lat_samples = t->lat_n, .lat_min_ns = t->lat_min, .lat_max_ns = t->lat_max,
+			.lat_mean_ns = t->lat_n ? (t->lat_sum + t->lat_n / 2) / t->lat_n : 0,
 			.file = a->files->len ? ((const struct rs_file *)a->files->pdata[a->cur_file])->name : NULL,
 		};
 		rs_flowkey_addr(&fl->key, false, &r.src);
@@ -232,4 +236,20 @@ void rs_tl_touch(struct rs_analyzer *a, struct rs_flow *fl)
 		g_array_append_val(a->tl_rows, row);
 		fl->tl_slot = a->tl_rows->len;
 	}
+}
+
+void rs_tl_lat(struct rs_analyzer *a, struct rs_flow *req, enum rs_lat_kind k, uint64_t ns)
+{
+	/* Only the CSV has latency columns: with --plot alone the requester
+	 * gets no row of an interval it sent nothing in. */
+	if (!a->tl_rows_on || !a->opts.interval || k == RS_LAT_READ_LAST)
+		return;
+	rs_tl_touch(a, req);
+	struct rs_tl *t = rs_tl_of(a, req);
+	if (!t->lat_n || ns < t->lat_min)
+		t->lat_min = ns;
+	if (ns > t->lat_max)
+		t->lat_max = ns;
+	t->lat_sum += ns;
+	t->lat_n++;
 }

@@ -80,6 +80,7 @@ struct rs_cli_opts {
 	char *expect_junit;     /* --expect-junit FILE */
 	char *output;           /* -o: the report goes to this file instead of stdout */
 	char *timeline;         /* --timeline FILE.csv */
+	int timeline_fill;       /* --timeline-fill: zero rows for idle intervals (GOption sets an int) */
 	uint64_t interval_ns;   /* --interval */
 	char *plot;             /* --plot FILE.svg */
 	int top;                /* --top: QPs drawn in the plot */

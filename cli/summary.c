@@ -199,7 +199,8 @@ struct rs_summary *rs_summary_new(const struct rs_cli_opts *o)
 		ao.cm_event_ctx = s->lv;
 	}
 	if (s->timeline.fp) {
-		s->tl = rs_tlcsv_new(s->timeline.fp, o->qp, o->interval_ns, o->files && o->files[0] && o->files[1]);
+		s->tl = rs_tlcsv_new(s->timeline.fp, o->qp, o->interval_ns, o->files && o->files[0] && o->files[1],
+				     o->timeline_fill);
 		ao.interval = rs_tlcsv_row;
 		ao.interval_ctx = s->tl;
 	}

@@ -86,7 +86,7 @@ int rs_report_compare(FILE *out, struct rs_cmp *c, bool resolve_names, int width
  * each row's file (several files read). Flush before reading `out`; free
  * flushes. */
 struct rs_tlcsv;
-struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp, uint64_t interval_ns, bool file_column);
+struct rs_tlcsv *rs_tlcsv_new(FILE *out, int64_t qp, uint64_t interval_ns, bool file_column, bool fill);
 void rs_tlcsv_row(void *ctx, const struct rs_interval_row *row);
 /* A PAUSE/PFC sender's row (sender: its MAC; prio -1: PAUSE, all
  * priorities), and all of them once the analysis is finished

@@ -709,7 +709,7 @@ START_TEST(peak_is_the_busiest_interval_with_or_without_rows)
 	ck_assert_uint_eq(feed_intervals(), 300);
 	FILE *csv = tmpfile();
 	ck_assert_ptr_nonnull(csv);
-	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1, 10000000, false);
+	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1, 10000000, false, true);
 	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .interval = rs_tlcsv_row, .interval_ctx = w });
 	ck_assert(an->tl_rows_on);
 	ck_assert_uint_eq(feed_intervals(), 300);
@@ -719,7 +719,7 @@ START_TEST(peak_is_the_busiest_interval_with_or_without_rows)
 	int rows = 0, zeros = 0;
 	while (fgets(line, sizeof line, csv)) {
 		rows++;
-		zeros += strstr(line, ",0x12,0,0,0,0,0,0,0,0,0,,\n") != NULL;
+		zeros += strstr(line, ",0x12,0,0,0,0,0,0,0,0,0,,,,,,\n") != NULL;
 	}
 	/* the header, the four busy intervals and the two idle ones between them */
 	ck_assert_int_eq(rows, 1 + 4 + 2);
@@ -735,7 +735,7 @@ START_TEST(timeline_long_idle_stretch_is_two_zero_rows)
 {
 	FILE *csv = tmpfile();
 	ck_assert_ptr_nonnull(csv);
-	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1, 10000000, false);
+	struct rs_tlcsv *w = rs_tlcsv_new(csv, -1, 10000000, false, true);
 	restart((struct rs_analyzer_opts){ .interval_ns = 10000000, .interval = rs_tlcsv_row, .interval_ctx = w });
 	feed_at(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 0, 10), 1000000000ull);
 	feed_at(rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_SEND_ONLY, 0x12, 1, 10), 1000000000ull + 5001ull * 10000000ull);
@@ -746,7 +746,7 @@ START_TEST(timeline_long_idle_stretch_is_two_zero_rows)
 	int rows = 0;
 	while (fgets(line, sizeof line, csv)) {
 		rows++;
-		if (strstr(line, ",0x12,0,0,0,0,0,0,0,0,0,,\n")) {
+		if (strstr(line, ",0x12,0,0,0,0,0,0,0,0,0,,,,,,\n")) {
 			if (!first_zero[0])
 				snprintf(first_zero, sizeof first_zero, "%.12s", line);
 			snprintf(last_zero, sizeof last_zero, "%.12s", line);

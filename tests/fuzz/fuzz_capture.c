@@ -207,7 +207,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.keep_ladder = true,
 		.keep_plot = true,
 	};
-	struct rs_tlcsv *tl = rs_tlcsv_new(devnull, -1, ao.interval_ns, false);
+	struct rs_tlcsv *tl = rs_tlcsv_new(devnull, -1, ao.interval_ns, false, false);
 	ao.interval = rs_tlcsv_row;
 	ao.interval_ctx = tl;
 	struct rs_live *lv = rs_live_new(false); /* the live view's reading, events included */
