@@ -449,7 +449,7 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "link-speed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_link_speed, "Link speed in Gb/s for PAUSE/PFC pause times (default 100)", "GBPS" },
 		{ "cnp-threshold", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_cnp_threshold, "Report (and exit 1) when a QP receives more than N CNPs in a second (default: CNPs never make the exit status 1)", "N" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &gv->top, "QPs drawn in the plot (default 8)", "N" },
-		{ "bits", 0, 0, G_OPTION_ARG_NONE, &gv->bits, "Rates in bits per second (Mb/s, Gb/s: SI units, as perftest and link speeds)", NULL },
+		{ "bits", 0, 0, G_OPTION_ARG_NONE, &gv->bits, "Rates in bits per second (Mb/s, Gb/s: SI units, as perftest and link speeds), in the summary and --plot", NULL },
 		{ "brief", 0, 0, G_OPTION_ARG_NONE, &o->brief, "The summary in one screen of 80x24: the verdicts, the top QPs by bytes and by trouble, and the commands to look closer", NULL },
 		{ "full", 0, 0, G_OPTION_ARG_NONE, &o->full, "The summary with every finding and every row one by one (not grouped or folded)", NULL },
 		{ "plot-size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_plot_size, "Plot size in pixels (default 1000x560)", "WxH" },

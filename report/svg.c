@@ -94,11 +94,13 @@ struct frame {
 	bool multi; /* several files read: the legend names each entry's */
 	double pw, ph;
 	double xtop, ytop, scale;
+	double tscale;     /* seconds per unit of the time axis (1, 1e-3, 1e-6) */
+	const char *tunit; /* "s", "ms", "µs" */
 };
 
 static double px_x(const struct frame *g, double t)
 {
-	return ML + t / g->xtop * g->pw;
+	return ML + t / g->tscale / g->xtop * g->pw;
 }
 
 static double px_y(const struct frame *g, double r)
@@ -167,7 +169,7 @@ static uint64_t marks_of(FILE *out, const struct frame *g, const struct rs_serie
 		total += n;
 		double t = (from->interval[i] + 0.5) * width;
 		mark_shape(out, k, px_x(g, t), px_y(g, rate_at(on, iv_s, t)), color);
-		fprintf(out, "><title>%.3f s: %u %s</title></%s>\n", t, n, n == 1 ? "event" : "events",
+		fprintf(out, "><title>%.3f %s: %u %s</title></%s>\n", t / g->tscale, g->tunit, n, n == 1 ? "event" : "events",
 			k == MK_RETX ? "circle" : k == MK_RNR ? "rect" : "path");
 	}
 	return total;
@@ -343,12 +345,25 @@ static void legend_margin(struct frame *g, struct rs_view *v, const struct rs_an
 }
 
 /* Below the flows: how many were drawn, and what each mark means. */
-static void legend_notes(FILE *out, const struct frame *g, guint drawn, guint carried, const uint64_t marks[MK__COUNT])
+static void legend_notes(FILE *out, const struct frame *g, guint drawn, guint carried, const uint64_t marks[MK__COUNT],
+			 bool total, guint ncm)
 {
 	double y = MT + 14 + drawn * (double)g->lstep;
 	fprintf(out, "<text x=\"%d\" y=\"%.1f\" fill=\"#555\">top %u of %u flows with payload%s</text>\n", g->w - g->mr + 15,
 		y, drawn, carried, carried > drawn ? " (--top N)" : "");
 	y += 24;
+	if (total) {
+		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"black\" stroke-width=\"2.5\" "
+			     "stroke-opacity=\"0.6\"/>\n<text x=\"%d\" y=\"%.1f\">total of all %u flows</text>\n",
+			g->w - g->mr + 15, y - 4, g->w - g->mr + 35, y - 4, g->w - g->mr + 40, y, carried);
+		y += 20;
+	}
+	if (ncm) {
+		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#2ca02c\" stroke-dasharray=\"3,2\"/>\n"
+			     "<text x=\"%d\" y=\"%.1f\">CM messages: %u</text>\n",
+			g->w - g->mr + 25, y - 12, g->w - g->mr + 25, y + 2, g->w - g->mr + 40, y, ncm);
+		y += 20;
+	}
 	for (int k = 0; k < MK__COUNT; k++) {
 		if (!marks[k])
 			continue;
@@ -375,10 +390,94 @@ static void axes(FILE *out, const struct frame *g, double xstep, double ystep, c
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT, ML, MT + g->ph);
 	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT + g->ph,
 		ML + g->pw, MT + g->ph);
-	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">time since the first frame (s)</text>\n",
-		ML + g->pw / 2, g->h - 18);
+	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">time since the first frame (%s)</text>\n",
+		ML + g->pw / 2, g->h - 18, g->tunit);
 	fprintf(out, "<text transform=\"translate(22,%.1f) rotate(-90)\" text-anchor=\"middle\">payload (%s)</text>\n",
 		MT + g->ph / 2, unit);
+	fprintf(out, "<desc id=\"axes\">time %s, rate %s</desc>\n", g->tunit, unit);
+}
+
+/* The total rate of every flow with payload (not only those drawn), at
+ * one resolution: the coarsest of their series, coarser still if the
+ * capture would need more than TOTAL_MAX points. */
+#define TOTAL_MAX 8192
+struct total {
+	double width;    /* seconds per point */
+	uint32_t n;
+	uint64_t *bytes;
+};
+
+static void total_of(struct total *t, const struct rs_view *v, double iv_s, double tmax)
+{
+	uint32_t shift = 0;
+	*t = (struct total){ 0 };
+	for (guint i = 0; i < v->flows->len; i++) {
+		const struct rs_series *s = rs_flow_series(v->flows->pdata[i]);
+		if (s && s->len && s->shift > shift)
+			shift = s->shift;
+	}
+	while (shift < 62 && tmax / (iv_s * (double)(1ull << shift)) + 2 > TOTAL_MAX)
+		shift++;
+	t->width = iv_s * (double)(1ull << shift);
+	t->n = (uint32_t)(tmax / t->width) + 2;
+	t->bytes = g_new0(uint64_t, t->n);
+	for (guint i = 0; i < v->flows->len; i++) {
+		const struct rs_series *s = rs_flow_series(v->flows->pdata[i]);
+		for (uint32_t k = 0; s && k < s->len; k++) {
+			int64_t slot = s->interval[k] >> (shift - s->shift);
+			if (slot >= 0 && (uint64_t)slot < t->n)
+				t->bytes[slot] += s->bytes[k];
+		}
+	}
+}
+
+static void draw_total(FILE *out, const struct frame *g, const struct total *t)
+{
+	fprintf(out, "<polyline class=\"total\" fill=\"none\" stroke=\"black\" stroke-width=\"2.5\" stroke-opacity=\"0.6\" "
+		     "points=\"%.1f,%.1f ", px_x(g, 0), px_y(g, 0));
+	for (uint32_t k = 0; k < t->n; k++) {
+		double r = t->bytes[k] / t->width;
+		fprintf(out, "%.1f,%.1f %.1f,%.1f ", px_x(g, k * t->width), px_y(g, r), px_x(g, (k + 1) * t->width), px_y(g, r));
+	}
+	fprintf(out, "\"><title>total of all flows</title></polyline>\n");
+}
+
+#define CM_MARKS_MAX 64 /* CM messages marked; more would hide the lines */
+
+/* The CM messages of the connections shown (--qp, --conn), the first of
+ * each kind per connection, as dashed lines at their time, named on top. */
+static guint cm_marks(FILE *out, const struct frame *g, const struct rs_analyzer *a, const struct rs_report_opts *o,
+		      const struct rs_capture_info *cap)
+{
+	static const struct { uint16_t attr; const char *name; } kinds[] = {
+		{ 0x10, "REQ" }, { 0x13, "REP" }, { 0x14, "RTU" }, { 0x12, "REJ" }, { 0x15, "DREQ" }, { 0x16, "DREP" },
+	};
+	GPtrArray *conns = rs_conns_selected(a, o->qp, o->conn);
+	guint n = 0, seen = 0;
+	for (guint i = 0; conns && i < conns->len; i++) {
+		struct rs_conn_info ci;
+		rs_conn_get_info(conns->pdata[i], &ci);
+		for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+			int at = kinds[k].attr - 0x10;
+			if (!ci.n[at] || !cap->have_ts || ci.ts[at] < cap->first_ts)
+				continue;
+			seen++;
+			if (n == CM_MARKS_MAX)
+				continue;
+			uint64_t rel = ci.ts[at] - cap->first_ts;
+			double x = px_x(g, rel / 1e9);
+			fprintf(out, "<g class=\"cm\" data-t-ns=\"%" PRIu64 "\" data-kind=\"%s\"><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+				     "y2=\"%.1f\" stroke=\"#2ca02c\" stroke-dasharray=\"3,2\"/><text x=\"%.1f\" y=\"%d\" "
+				     "font-size=\"9\" fill=\"#2ca02c\" text-anchor=\"middle\">%s</text><title>CM %s, connection #%u, "
+				     "%.3f %s</title></g>\n",
+				rel, kinds[k].name, x, MT + 10 + (int)(n % 3) * 9, x, MT + g->ph, x, MT + 8 + (int)(n % 3) * 9,
+				kinds[k].name, kinds[k].name, ci.id + 1, rel / 1e9 / g->tscale, g->tunit);
+			n++;
+		}
+	}
+	if (conns)
+		g_ptr_array_free(conns, TRUE);
+	return seen > n ? n : seen;
 }
 
 int rs_report_plot_svg(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
@@ -413,21 +512,31 @@ int rs_report_plot_svg(FILE *out, const struct rs_analyzer *a, const struct rs_r
 	}
 	if (tmax <= 0)
 		tmax = iv_s;
+	struct total tot;
+	total_of(&tot, &v, iv_s, tmax);
+	for (uint32_t k = 0; k < tot.n; k++)
+		ymax = fmax(ymax, tot.bytes[k] / tot.width);
 	if (ymax <= 0)
 		ymax = 1;
-	/* Units for the y axis. */
+	/* Units for the y axis: bytes in binary steps, or with --bits bits
+	 * in SI steps, as the summary writes rates. */
 	static const char *const units[] = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s" };
+	static const char *const bit_units[] = { "b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s" };
 	int u = 0;
 	struct frame g = { .w = o->plot_w > 0 ? o->plot_w : W_DEFAULT, .h = o->plot_h > 0 ? o->plot_h : H_DEFAULT,
-			   .scale = 1, .multi = cap.files > 1 };
+			   .scale = o->bits ? 1.0 / 8 : 1, .multi = cap.files > 1 };
 	g.lstep = g.multi ? 34 : 20;
-	while (ymax / g.scale >= 1024 && u < 4) {
-		g.scale *= 1024;
+	double step = o->bits ? 1000 : 1024;
+	while (ymax / g.scale >= step && u < 4) {
+		g.scale *= step;
 		u++;
 	}
-	double ystep = nice_step(ymax / g.scale, 5), xstep = nice_step(tmax, 8);
+	/* The time axis in the unit that fits the capture's length. */
+	g.tscale = tmax < 1e-3 ? 1e-6 : tmax < 1 ? 1e-3 : 1;
+	g.tunit = tmax < 1e-3 ? "µs" : tmax < 1 ? "ms" : "s";
+	double ystep = nice_step(ymax / g.scale, 5), xstep = nice_step(tmax / g.tscale, 8);
 	g.ytop = ceil(ymax / g.scale / ystep) * ystep;
-	g.xtop = ceil(tmax / xstep) * xstep;
+	g.xtop = ceil(tmax / g.tscale / xstep) * xstep;
 	legend_margin(&g, &v, a, sel);
 	g.pw = g.w - ML - g.mr;
 	g.ph = g.h - MT - MB;
@@ -438,21 +547,29 @@ int rs_report_plot_svg(FILE *out, const struct rs_analyzer *a, const struct rs_r
 	fprintf(out, "<title>rocestat: goodput per QP (payload, each PSN once)</title>\n");
 	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", g.w, g.h);
 	title(out, a, iv_s);
-	axes(out, &g, xstep, ystep, units[u]);
-	rs_svg_pause_spans(out, a, ML, MT, g.pw, g.ph, g.xtop); /* behind the lines */
+	axes(out, &g, xstep, ystep, o->bits ? bit_units[u] : units[u]);
+	rs_svg_pause_spans(out, a, ML, MT, g.pw, g.ph, g.xtop * g.tscale); /* behind the lines */
+	guint ncm = cm_marks(out, &g, a, o, &cap);
+	/* An interval longer than what is left of the capture would draw its
+	 * step past the axis, over the legend: the lines stop at the axis. */
+	fprintf(out, "<clipPath id=\"chart\"><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%.1f\"/></clipPath>\n"
+		     "<g clip-path=\"url(#chart)\">\n", ML, MT - 16, g.pw + 1, g.ph + 17);
+	if (tot.n && carried > 1)
+		draw_total(out, &g, &tot);
 	uint64_t marks[MK__COUNT] = { 0 };
-	for (guint i = 0; i < sel->len; i++) {
-		const char *color = palette[i % G_N_ELEMENTS(palette)];
-		draw_flow(out, &g, sel->pdata[i], iv_s, color, marks);
-		legend_entry(out, &g, &v, a, sel, i, color);
-	}
+	for (guint i = 0; i < sel->len; i++)
+		draw_flow(out, &g, sel->pdata[i], iv_s, palette[i % G_N_ELEMENTS(palette)], marks);
+	fprintf(out, "</g>\n");
+	for (guint i = 0; i < sel->len; i++)
+		legend_entry(out, &g, &v, a, sel, i, palette[i % G_N_ELEMENTS(palette)]);
 	if (sel->len)
-		legend_notes(out, &g, sel->len, carried, marks);
+		legend_notes(out, &g, sel->len, carried, marks, tot.n && carried > 1, ncm);
 	else
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no RoCE payload in this capture</text>\n",
 			ML + g.pw / 2, MT + g.ph / 2);
 	fprintf(out, "</svg>\n");
 	g_ptr_array_free(sel, TRUE);
+	g_free(tot.bytes);
 	rs_view_free(&v);
 	return ferror(out) ? -1 : 0;
 }
