@@ -136,23 +136,11 @@ static const char *trouble_words(const struct rs_flow *fl, char *buf, size_t len
 	struct rs_stream_info rq, rp;
 	rs_flow_stream(fl, false, &rq);
 	rs_flow_stream(fl, true, &rp);
-	const struct {
-		uint64_t n;
-		const char *what;
-	} p[] = {
+	const struct rs_count_word p[] = {
 		{ rq.missing + rp.missing, "skipped" }, { fi.retransmitted, "retx" }, { fi.naks, "NAK" },
 		{ fi.ecn_ce, "CE" }, { fi.cnps, "CNP" }, { fi.icrc_bad, "ICRC✗" },
 	};
-	size_t o = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < G_N_ELEMENTS(p) && o < len; i++)
-		if (p[i].n) {
-			int k = snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", p[i].n, p[i].what);
-			o += k > 0 ? (size_t)k : 0;
-		}
-	if (!o)
-		snprintf(buf, len, "-");
-	return buf;
+	return rs_count_words(p, G_N_ELEMENTS(p), buf, len);
 }
 
 static void row(FILE *out, const struct rs_view *v, int width, int lw, const struct rs_flow *fl)

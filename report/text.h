@@ -30,6 +30,14 @@ void rs_text_hosts(const struct rs_view *v, const struct rs_addr *x, const struc
 		   uint32_t pairs, char *buf, size_t len);
 /* brief.c: --brief. */
 void rs_text_brief(FILE *out, const struct rs_view *v);
+
+/* Non-zero counts with their words, space-separated ("221 skipped 3 retx
+ * 1 NAK"), into buf; "-" when every count is zero. */
+struct rs_count_word {
+	uint64_t n;
+	const char *what;
+};
+const char *rs_count_words(const struct rs_count_word *p, size_t n, char *buf, size_t len);
 /* Whether the summary says each finding and row (--full). */
 static inline bool rs_text_full(const struct rs_view *v)
 {

@@ -65,19 +65,11 @@ static GHashTable *shared_labels(const struct rs_view *v)
 	return dups;
 }
 
-/* The non-zero problem counts of a flow, e.g. "1973 retx 22 NAK"; "-" if none. */
-static const char *problems(const struct rs_flow_info *r, char *buf, size_t len)
+const char *rs_count_words(const struct rs_count_word *p, size_t n, char *buf, size_t len)
 {
-	const struct {
-		uint64_t n;
-		const char *what;
-	} p[] = {
-		{ r->retransmitted, "retx" }, { r->naks, "NAK" },  { r->rnr_naks, "RNR" },
-		{ r->ecn_ce, "CE" },          { r->cnps, "CNP" },  { r->icrc_bad, "ICRC✗" },
-	};
 	size_t o = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < G_N_ELEMENTS(p) && o < len; i++)
+	for (size_t i = 0; i < n && o < len; i++)
 		if (p[i].n) {
 			int k = snprintf(buf + o, len - o, "%s%" PRIu64 " %s", o ? " " : "", p[i].n, p[i].what);
 			o += k > 0 ? (size_t)k : 0;
@@ -85,6 +77,16 @@ static const char *problems(const struct rs_flow_info *r, char *buf, size_t len)
 	if (!o)
 		snprintf(buf, len, "-");
 	return buf;
+}
+
+/* The non-zero problem counts of a flow, e.g. "1973 retx 22 NAK"; "-" if none. */
+static const char *problems(const struct rs_flow_info *r, char *buf, size_t len)
+{
+	const struct rs_count_word p[] = {
+		{ r->retransmitted, "retx" }, { r->naks, "NAK" },  { r->rnr_naks, "RNR" },
+		{ r->ecn_ce, "CE" },          { r->cnps, "CNP" },  { r->icrc_bad, "ICRC✗" },
+	};
+	return rs_count_words(p, G_N_ELEMENTS(p), buf, len);
 }
 
 /* A rate in bytes per second, or bits with --bits. */
