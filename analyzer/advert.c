@@ -40,11 +40,7 @@ struct adv {
 
 static guint adv_hash(gconstpointer p)
 {
-	const unsigned char *b = p;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < sizeof(struct adv_key); i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
+	return rs_fnv1a(p, sizeof(struct adv_key));
 }
 
 static gboolean adv_equal(gconstpointer x, gconstpointer y)

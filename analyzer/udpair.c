@@ -47,11 +47,7 @@ struct rs_udconv {
 
 static guint conv_hash(gconstpointer p)
 {
-	const unsigned char *b = p;
-	guint h = 2166136261u;
-	for (size_t i = 0; i < sizeof(struct conv_key); i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
+	return rs_fnv1a(p, sizeof(struct conv_key));
 }
 
 static gboolean conv_equal(gconstpointer x, gconstpointer y)
