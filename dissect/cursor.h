@@ -104,6 +104,12 @@ static inline uint32_t rs_cur_le32(struct rs_cursor *c)
 	return p ? (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0] : 0;
 }
 
+static inline uint64_t rs_cur_le64(struct rs_cursor *c)
+{
+	uint64_t lo = rs_cur_le32(c);
+	return (uint64_t)rs_cur_le32(c) << 32 | lo;
+}
+
 /* n bytes from `from`, a pointer rs_cur_take() gave, or zeros where it
  * gave NULL (the capture stopped before them). */
 static inline void rs_copy_or_zero(void *dst, const uint8_t *from, uint32_t n)

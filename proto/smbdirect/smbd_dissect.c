@@ -144,8 +144,12 @@ static enum rs_smbd_outcome channel(const struct rs_cursor *m, const struct limi
 	k.off = 0;
 	rs_cur_skip(&k, s->chinfo_off);
 	for (unsigned i = 0; i < s->chinfo_len / DESC_LEN; i++) {
-		uint32_t lo = rs_cur_le32(&k), hi = rs_cur_le32(&k);
-		struct rs_smbd_desc d = { (uint64_t)hi << 32 | lo, rs_cur_le32(&k), rs_cur_le32(&k) };
+		/* One read per statement: the expressions of an initializer list
+		 * are not sequenced, so token and length could swap. */
+		struct rs_smbd_desc d;
+		d.offset = rs_cur_le64(&k);
+		d.token = rs_cur_le32(&k);
+		d.length = rs_cur_le32(&k);
 		s->desc_bytes += d.length;
 		if (s->ndesc < RS_SMBD_MAX_DESC)
 			s->desc[s->ndesc++] = d;
@@ -159,12 +163,6 @@ static enum rs_smbd_outcome channel(const struct rs_cursor *m, const struct limi
 		return fail(r, RS_SMBD_MALFORMED, read ? "buffer descriptors shorter than the READ's Length"
 						       : "buffer descriptors shorter than the WRITE's RemainingBytes");
 	return RS_SMBD_OK;
-}
-
-static uint64_t le64(struct rs_cursor *c)
-{
-	uint64_t lo = rs_cur_le32(c);
-	return (uint64_t)rs_cur_le32(c) << 32 | lo;
 }
 
 /* The body's fixed part of the commands read here. */
@@ -205,7 +203,7 @@ static enum rs_smbd_outcome body(struct rs_cursor *m, const struct limits *l, st
 	} else if (s->command == RS_SMB2_READ) {
 		rs_cur_skip(m, 2);
 		s->length = rs_cur_le32(m);
-		s->file_offset = le64(m);
+		s->file_offset = rs_cur_le64(m);
 		rs_cur_skip(m, 16);
 		s->min_count = rs_cur_le32(m);
 		s->channel = rs_cur_le32(m);
@@ -215,7 +213,7 @@ static enum rs_smbd_outcome body(struct rs_cursor *m, const struct limits *l, st
 	} else {
 		s->data_offset = rs_cur_le16(m);
 		s->length = rs_cur_le32(m);
-		s->file_offset = le64(m);
+		s->file_offset = rs_cur_le64(m);
 		rs_cur_skip(m, 16);
 		s->channel = rs_cur_le32(m);
 		s->remaining_bytes = rs_cur_le32(m);
@@ -256,16 +254,16 @@ static enum rs_smbd_outcome smb2(struct rs_cursor *m, struct limits *l, struct r
 	s->credits = rs_cur_le16(m);
 	s->flags = rs_cur_le32(m);
 	s->next_command = rs_cur_le32(m);
-	s->message_id = le64(m);
+	s->message_id = rs_cur_le64(m);
 	s->response = s->flags & RS_SMB2_FLAG_RESPONSE;
 	s->async = s->flags & RS_SMB2_FLAG_ASYNC;
 	if (s->async) {
-		s->async_id = le64(m);
+		s->async_id = rs_cur_le64(m);
 	} else {
 		s->pid = rs_cur_le32(m);
 		s->tree_id = rs_cur_le32(m);
 	}
-	s->session_id = le64(m);
+	s->session_id = rs_cur_le64(m);
 	rs_cur_skip(m, 16);
 	if (m->overrun)
 		return fail(r, RS_SMBD_TRUNCATED, "the capture stops inside the SMB2 header");
