@@ -273,7 +273,8 @@ void rs_tlcsv_flush(struct rs_tlcsv *w)
 {
 	if (!w)
 		return;
-	qsort(w->index->data, w->index->len, sizeof(struct rs_tl_line), line_cmp);
+	if (w->index->len > 1) /* an empty GArray's data is NULL, which qsort must not get */
+		qsort(w->index->data, w->index->len, sizeof(struct rs_tl_line), line_cmp);
 	for (guint i = 0; i < w->index->len; i++) {
 		const struct rs_tl_line *l = &g_array_index(w->index, struct rs_tl_line, i);
 		rs_outbuf_put(&w->o, (const char *)w->lines->data + l->off, l->len);
