@@ -466,12 +466,21 @@ static guint cm_marks(FILE *out, const struct frame *g, const struct rs_analyzer
 				continue;
 			uint64_t rel = ci.ts[at] - cap->first_ts;
 			double x = px_x(g, rel / 1e9);
+			/* A name centred on a line at either edge of the chart would
+			 * run past it, over the rate axis's top tick label at the left:
+			 * there it starts (or ends) at the line instead. */
+			double half = strlen(kinds[k].name) * 2.8 + 1, tx = x;
+			const char *anchor = "middle";
+			if (x - half < ML)
+				anchor = "start", tx = x + 1;
+			else if (x + half > ML + g->pw)
+				anchor = "end", tx = x - 1;
 			fprintf(out, "<g class=\"cm\" data-t-ns=\"%" PRIu64 "\" data-kind=\"%s\"><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
 				     "y2=\"%.1f\" stroke=\"#2ca02c\" stroke-dasharray=\"3,2\"/><text x=\"%.1f\" y=\"%d\" "
-				     "font-size=\"9\" fill=\"#2ca02c\" text-anchor=\"middle\">%s</text><title>CM %s, connection #%u, "
+				     "font-size=\"9\" fill=\"#2ca02c\" text-anchor=\"%s\">%s</text><title>CM %s, connection #%u, "
 				     "%.3f %s</title></g>\n",
-				rel, kinds[k].name, x, MT + 10 + (int)(n % 3) * 9, x, MT + g->ph, x, MT + 8 + (int)(n % 3) * 9,
-				kinds[k].name, kinds[k].name, ci.id + 1, rel / 1e9 / g->tscale, g->tunit);
+				rel, kinds[k].name, x, MT + 10 + (int)(n % 3) * 9, x, MT + g->ph, tx, MT + 8 + (int)(n % 3) * 9,
+				anchor, kinds[k].name, kinds[k].name, ci.id + 1, rel / 1e9 / g->tscale, g->tunit);
 			n++;
 		}
 	}
