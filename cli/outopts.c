@@ -44,6 +44,8 @@ bool rs_cli_check_outputs(const struct rs_cli_opts *o, char *err, size_t len)
 		snprintf(err, len, "--%s lays out the text summary, not with --%s", o->brief ? "brief" : "full",
 			 o->fields ? "fields" : o->walk ? "walk" : o->annotate ? "annotate" : o->compare ? "compare"
 			 : o->ladder ? "ladder" : "format");
+	else if (o->timeline_fill && !o->timeline)
+		snprintf(err, len, "--timeline-fill adds rows to the CSV of --timeline: give --timeline FILE");
 	else if (o->metrics_qps && !o->metrics && !(rs_report_formats[o->format].flags & RS_FMT_METRICS))
 		snprintf(err, len, "--metrics-qps sizes the metrics: give --metrics or --format prometheus/openmetrics");
 	else

@@ -62,6 +62,7 @@ def usage_errors(tmp):
     refused("--fields --format json", ["--fields", "--format", "json", RPING], "--format belongs to the summary")
     refused("--ladder --format json", ["--ladder", "--format", "json", RPING], "--ladder is a text diagram")
     refused("--brief --full", ["--brief", "--full", RPING], "--brief and --full are two layouts of the summary")
+    refused("--timeline-fill alone", ["--timeline-fill", RPING], "--timeline-fill adds rows to the CSV of --timeline")
     refused("--brief --format json", ["--brief", "--format", "json", RPING], "--brief lays out the text summary, not with --format")
     refused("--full --fields", ["--full", "--fields", RPING], "--full lays out the text summary, not with --fields")
     refused("--brief --ladder", ["--brief", "--ladder", RPING], "--brief lays out the text summary, not with --ladder")
