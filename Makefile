@@ -107,7 +107,7 @@ endif
 
 # proto/: the protocol modules, their interface (proto.h) and table (modules.c);
 # proto/NAME/: one module, its files named by role (CONTRIBUTING.md).
-LIB_SRC  := $(sort $(wildcard dissect/*.c analyzer/*.c report/*.c capture/*.c views/*.c proto/*.c proto/*/*.c))
+LIB_SRC  := $(sort $(wildcard dissect/*.c analyzer/*.c analyzer/*/*.c report/*.c capture/*.c views/*.c proto/*.c proto/*/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -159,7 +159,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_SUPPORT_OBJ) $(LIB)
 # analysis) from what it counted (what that saved: bench/NOTES.md). Any
 # source newer than the profile makes a new one, and every object is
 # compiled again with it. Tests and bench tools are compiled without it.
-PGO_SRC := $(LIB_SRC) $(CLI_SRC) $(wildcard dissect/*.h analyzer/*.h report/*.h capture/*.h views/*.h cli/*.h proto/*.h proto/*/*.h) \
+PGO_SRC := $(LIB_SRC) $(CLI_SRC) $(wildcard dissect/*.h analyzer/*.h analyzer/*/*.h report/*.h capture/*.h views/*.h cli/*.h proto/*.h proto/*/*.h) \
 	bench/gen.c scripts/pgo-train.sh Makefile
 
 build-pgo/profile.stamp: $(PGO_SRC)
@@ -506,7 +506,7 @@ fuzz-coverage:
 	  LLVM_PROFILE_FILE=build-cov/$$n.profraw build-cov/tests/replay_$$n build-fuzz/corpus/$$t >/dev/null 2>&1; \
 	  llvm-profdata merge -o build-cov/$$n.profdata build-cov/$$n.profraw; \
 	  echo "== $$t"; llvm-cov report build-cov/tests/replay_$$n -instr-profile=build-cov/$$n.profdata \
-	    dissect/*.c analyzer/*.c report/*.c capture/*.c views/*.c cli/*.c | awk '$$1 != "" && $$NF != "-" {print $$1, "regions", $$4, "lines", $$10}' | tail -40; done
+	    dissect/*.c analyzer/*.c analyzer/*/*.c report/*.c capture/*.c views/*.c cli/*.c | awk '$$1 != "" && $$NF != "-" {print $$1, "regions", $$4, "lines", $$10}' | tail -40; done
 
 # Every crash the fuzzers found, and the committed minimized corpora,
 # replayed through the same entry points.

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/verdict.h"
+#include "analyzer/transport/transport.h"
 #include "proto/proto.h"
 
 

@@ -73,7 +73,7 @@ struct rs_analyzer_opts {
 	void *interval_ctx;
 	bool t0_given;         /* timeline intervals count from t0_ns, not from the first frame */
 	uint64_t t0_ns;
-	/* Congestion and QoS (analyzer/congestion.h). */
+	/* Congestion and QoS (analyzer/congestion/congestion.h). */
 	uint8_t dscp_data1, dscp_cnp1; /* the expected DSCPs + 1 (--dscp); 0: the defaults, 26 and 48 */
 	uint32_t link_gbps;    /* for pause times; 0: 100 */
 	uint64_t cnp_threshold1;/* more CNPs than this - 1 in a second on a half-flow is an anomaly; 0: never */
@@ -125,7 +125,7 @@ void rs_analyzer_add(struct rs_analyzer *a, const struct rs_frame_meta *m, const
  * the last RS_VERDICT_SENT request packets, the message in progress of each
  * kind and the newest PSN sequence error NAK, and per sender and CM
  * Communication ID the newest REQ, REP, DREQ and SIDR_REQ: nothing per
- * frame (analyzer/verdict.c). It keeps that state only once
+ * frame (analyzer/transport/verdict.c). It keeps that state only once
  * rs_analyzer_add_v() was called (rs_analyzer_add() costs what it did),
  * until the next file or rs_analyzer_free().
  */

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/transport/transport.h"
 #include "analyzer/result.h"
 
 void rs_flow_get_info(const struct rs_flow *fl, struct rs_flow_info *out)

@@ -230,7 +230,7 @@ static void cm_handshake(struct stream *st, uint32_t ci)
 		p->cm_attr = attrs[i];
 		p->psn = rnd_below(1u << 24);
 		/* The Starting PSNs, as they are now: REQ's is the first PSN the
-		 * server will send, REP's the client's (see analyzer/cmtrack.c). */
+		 * server will send, REP's the client's (see analyzer/cm/cmtrack.c). */
 		p->va = conns[ci].s[i == 0 ? 1 : 0].psn;
 	}
 }

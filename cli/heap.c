@@ -7,7 +7,7 @@
  * frames of thousands of QPs come: on 4 KiB pages most of those touches
  * also miss the TLB, and the frame pipeline's prefetches were measured
  * waiting for them (below). The flows have their own 2 MiB slabs
- * (analyzer/flowtable.c); this puts the rest of the heap on huge pages too.
+ * (analyzer/table/flowtable.c); this puts the rest of the heap on huge pages too.
  *
  * Debian runs transparent huge pages in "madvise" mode: only ranges a
  * process marks get them, when first touched. glibc's main heap grows with

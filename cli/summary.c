@@ -79,7 +79,7 @@ static void publish(struct rs_summary *s)
  * A batch: each frame is announced to the analyzer up to AHEAD frames
  * before it is added (rs_analyzer_prefetch), so that its flow's state is in
  * the caches by then. The analyzer remembers the last 8 frames announced
- * (its prefetch stages, analyzer/flowtable.c): a frame is added before the
+ * (its prefetch stages, analyzer/table/flowtable.c): a frame is added before the
  * 8th after it is announced. The first frames of a batch are announced
  * together. Announcing reads the frame, which the reading thread wrote
  * (cli/pipeline.c): its lines are asked for FRAME_AHEAD frames earlier

@@ -87,7 +87,7 @@ static const char *than_a(int64_t ns, char *buf, size_t len)
 }
 
 /* Where each capture began and ended, and what the other saw while it was
- * not capturing (analyzer/compare.c, windows()). */
+ * not capturing (analyzer/compare/compare.c, windows()). */
 static void window_lines(FILE *out, int width, const struct rs_cmp *c)
 {
 	static const char *const who[2] = { "A", "B" };

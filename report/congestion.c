@@ -1,6 +1,6 @@
 /*
  * congestion.c — the "Congestion and QoS" section of the text summary and
- * the "congestion" object of the JSON report, from analyzer/congestion.h:
+ * the "congestion" object of the JSON report, from analyzer/congestion/congestion.h:
  * DSCP and ECN per half-flow, the CNPs each received, and PAUSE/PFC per
  * sender and priority. Both appear only when the capture has something
  * for them (a CE mark, a CNP, ECN-capable RoCE, a pause frame, or --dscp).

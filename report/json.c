@@ -75,7 +75,7 @@ static void item_end(struct rs_json *j, const struct ndjson *nd)
 	}
 }
 
-/* Requests re-sent, by why (analyzer/psn.c). */
+/* Requests re-sent, by why (analyzer/transport/psn.c). */
 static void by_cause(struct rs_json *j, const uint64_t *n)
 {
 	rs_json_obj(j, "resent_by_cause");
@@ -259,7 +259,7 @@ static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a
 	else
 		rs_json_u64(j, "qpn", qpn);
 	/* The PSN this side's requests start from: the client's was set by the
-	 * REP's Starting PSN, the server's by the REQ's (see analyzer/cmtrack.c). */
+	 * REP's Starting PSN, the server's by the REQ's (see analyzer/cm/cmtrack.c). */
 	bool have = client ? c->have_rep_psn : c->have_req_psn;
 	if (have && !c->sidr)
 		rs_json_u64(j, "start_psn", client ? c->rep_psn : c->req_psn);

@@ -1,7 +1,7 @@
 /*
  * resend.c — the sentences for requests on the wire again: what
  * the requester re-sent and why, what the network copied, and a requester
- * that gave up. The causes were settled by analyzer/psn.c; this file only
+ * that gave up. The causes were settled by analyzer/transport/psn.c; this file only
  * words them.
  */
 #include <inttypes.h>

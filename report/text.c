@@ -138,7 +138,7 @@ static void title_line(FILE *out, const struct rs_view *v)
 }
 
 /* What the capture path did to the file, and what it therefore cannot
- * prove (analyzer/sniffer.c counts it). */
+ * prove (analyzer/whole/sniffer.c counts it). */
 static void sniffer_lines(FILE *out, int width, const struct rs_analyzer *a)
 {
 	const char *head = "Sniffer    ";

@@ -351,7 +351,7 @@ void rs_text_qps(FILE *out, const struct rs_view *v)
 }
 
 /* AckReq requests left out because the capture cannot tell which answer
- * was their first (analyzer/psn.c). */
+ * was their first (analyzer/transport/psn.c). */
 static void untimed_order(FILE *out, int width, const struct rs_latency_info *r)
 {
 	char k[240];

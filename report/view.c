@@ -295,7 +295,7 @@ static void describe_conn(struct rs_names *names, const struct rs_anomaly_info *
 	}
 }
 
-/* The congestion sentences (analyzer/congestion.c). */
+/* The congestion sentences (analyzer/congestion/congestion.c). */
 static void describe_cong(const struct rs_view *v, const struct rs_anomaly_info *an, const char *who, char *buf,
 			  size_t len)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/transport/transport.h"
 #include "report/report.h"
 #include "tests/support/afeed.h"
 #include "tests/support/rstest.h"

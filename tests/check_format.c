@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/transport/transport.h"
 #include "report/format.h"
 #include "report/outbuf.h"
 #include "capture/source.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/transport/transport.h"
 #include "tests/support/afeed.h"
 #include "tests/support/rstest.h"
 

@@ -69,7 +69,7 @@ ck("role of a module file", role_room("proto/x/x_state.c") == "analyzer" and rol
 
 def sources(room, exts=(".c", ".h")):
     """A room's files, with the protocol modules' files of its role."""
-    own = [p for e in exts for p in glob.glob(os.path.join(ROOT, room, "*" + e))]
+    own = [p for e in exts for p in glob.glob(os.path.join(ROOT, room, "**", "*" + e), recursive=True)]
     mods = [p for e in exts for p in glob.glob(os.path.join(ROOT, "proto", "*", "*" + e))
             if role_room(os.path.relpath(p, ROOT)) == room]
     return sorted(own + mods)
@@ -109,7 +109,7 @@ for path in sorted(glob.glob(os.path.join(ROOT, "proto", "*.[ch]")) + glob.glob(
         ck("the table includes only proto/", ok, "%s includes %s (proto/proto.h includes no room; the table and"
            " a module's NAME.h only proto/)" % (rel, inc))
 for room in list(ALLOWED) + ["cli"]:
-    for path in glob.glob(os.path.join(ROOT, room, "*.[ch]")) + [
+    for path in glob.glob(os.path.join(ROOT, room, "**", "*.[ch]"), recursive=True) + [
             p for p in glob.glob(os.path.join(ROOT, "proto", "*", "*.[ch]"))]:
         rel = os.path.relpath(path, ROOT)
         for inc in re.findall(r'^#include "(proto/(\w+)/(\w+)\.h)"', open(path).read(), re.M):
@@ -125,7 +125,7 @@ PUBLIC = {"analyzer/analyzer.h", "analyzer/result.h", "analyzer/compare.h"}
 
 
 def includes_of(text):
-    return re.findall(r'^#include "([a-z]+/\w+\.h)"', strip_comments(text), re.M)
+    return re.findall(r'^#include "([a-z]+/[\w/]+\.h)"', strip_comments(text), re.M)
 
 
 def reached(start, includes):
@@ -262,7 +262,7 @@ PENDING = {
 }
 ck("a module's name is found", MODULE_NAME.search("rs_nvme_frame") and not MODULE_NAME.search("rs_iser"))
 for room in ("dissect", "analyzer", "report", "capture", "views", "cli"):
-    for path in sorted(glob.glob(os.path.join(ROOT, room, "*.[ch]"))):
+    for path in sorted(glob.glob(os.path.join(ROOT, room, "**", "*.[ch]"), recursive=True)):
         rel = os.path.relpath(path, ROOT)
         named = bool(MODULE_NAME.search(open(path).read()))
         ck("modules' names stay in proto/", not named or rel in PENDING,

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/transport/transport.h"
 #include "capture/source.h"
 #include "report/report.h"
 #include "tests/support/afeed.h"

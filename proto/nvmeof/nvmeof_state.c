@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "analyzer/verdict.h"
+#include "analyzer/transport/verdict.h"
 #include "proto/nvmeof/nvmeof.h"
 #include "proto/nvmeof/nvmeof_state.h"
 
