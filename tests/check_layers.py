@@ -8,6 +8,9 @@
 - Within analyzer/, report/, views/ and cli/, calls between files go one way: the
   graph of "file A calls a non-static function defined in file B (or hands
   it on as a function pointer)" has no cycle.
+- analyzer/'s sub-rooms (SUBROOMS, lowest first): calls and includes of
+  analyzer/ headers go to a file's own sub-room or a lower one; the files at
+  analyzer/'s top (and its headers, for includes) are above them all.
 - Every function a file exports is named rs_... (main aside).
 - report/ and views/ read the analysis through its public headers
   (PUBLIC): no file of theirs includes another analyzer/ header, directly
@@ -214,6 +217,61 @@ for room, names in (("analyzer", r"rs_\w+"), ("report", r"rs_\w+"), ("views", r"
     cycle = find_cycle(edges)
     ck("calls one way", cycle is None,
        "%s/: calls go round: %s" % (room, " → ".join(os.path.basename(f) for f in cycle or [])))
+
+# analyzer/'s sub-rooms, lowest first: a file's calls (and function
+# pointers handed on) and its includes of analyzer/ headers go to its own
+# sub-room or a lower one. The files at analyzer/'s top (analyzer.c, the
+# entry point; result.c and groups.c, the results) and the protocol
+# modules' state files are above every sub-room; the top's headers
+# (analyzer.h, result.h, compare.h, internal.h: the state every room
+# shares) may be included from anywhere.
+SUBROOMS = ["records", "congestion", "whole", "messages", "table", "cm", "transport", "compare"]
+
+
+def subroom_level(rel):
+    """A file's place in SUBROOMS; len(SUBROOMS) above them all; None for a
+    sub-room SUBROOMS does not name."""
+    parts = rel.split("/")
+    if parts[0] != "analyzer" or len(parts) == 2:
+        return len(SUBROOMS)
+    return SUBROOMS.index(parts[1]) if parts[1] in SUBROOMS else None
+
+
+def downward(edges, level):
+    """The edges (from, to) that go up a level."""
+    return sorted((f, g) for f, tos in edges.items() for g in tos if level(g) > level(f))
+
+
+# The check can fail: a call from a lower sub-room to a higher one is found,
+# one down is not, and a sub-room SUBROOMS does not name has no place.
+ck("finds a call up", downward({"analyzer/records/a.c": {"analyzer/table/b.c"}, "analyzer/table/b.c": set()},
+                               subroom_level) == [("analyzer/records/a.c", "analyzer/table/b.c")])
+ck("a call down is no call up", not downward({"analyzer/table/b.c": {"analyzer/records/a.c"},
+                                              "analyzer/analyzer.c": {"analyzer/table/b.c"}}, subroom_level))
+ck("an unnamed sub-room", subroom_level("analyzer/foo/x.c") is None and subroom_level("analyzer/result.c") == len(SUBROOMS))
+
+for path in sorted(glob.glob(os.path.join(ROOT, "analyzer", "*", ""))):
+    room = os.path.basename(os.path.dirname(path))
+    ck("sub-rooms named", room in SUBROOMS,
+       "analyzer/%s/: a sub-room with no place in SUBROOMS (tests/check_layers.py): put it in the order" % room)
+
+_an_edges = {os.path.relpath(f, ROOT): {os.path.relpath(g, ROOT) for g in tos}
+             for f, tos in call_graph("analyzer").items()}
+for f, g in downward({f: tos for f, tos in _an_edges.items() if subroom_level(f) is not None},
+                     lambda r: subroom_level(r) if subroom_level(r) is not None else len(SUBROOMS)):
+    ck("sub-rooms: calls go down", False,
+       "%s calls %s, of a higher sub-room (analyzer/ lowest first: %s)" % (f, g, ", ".join(SUBROOMS)))
+for path in sources("analyzer"):
+    rel = os.path.relpath(path, ROOT)
+    lv = subroom_level(rel)
+    if lv is None:
+        continue
+    for inc in includes_of(open(path).read()):
+        if not inc.startswith("analyzer/") or inc.count("/") == 1:
+            continue
+        to = subroom_level(inc)
+        ck("sub-rooms: includes go down", to is not None and to <= lv,
+           "%s includes %s, of a higher sub-room (analyzer/ lowest first: %s)" % (rel, inc, ", ".join(SUBROOMS)))
 
 # Every function a file exports is named rs_... (main aside); the rest is static.
 for room in ("dissect", "analyzer", "report", "capture", "views", "cli", "proto"):
