@@ -15,6 +15,7 @@ void rs_feed_msg_init(struct rs_feed_msg *m, size_t bytes)
 	memset(m, 0, sizeof *m);
 	m->pkt = g_new(struct rs_packet, RS_BATCH);
 	m->f = g_new(struct rs_frame, RS_BATCH);
+	m->x = g_new(struct rs_frame_ext, RS_BATCH);
 	if (bytes) {
 		m->undecoded = g_new(uint8_t, RS_BATCH);
 		m->bytes = g_malloc(bytes);
@@ -26,6 +27,7 @@ void rs_feed_msg_clear(struct rs_feed_msg *m)
 {
 	g_free(m->pkt);
 	g_free(m->f);
+	g_free(m->x);
 	g_free(m->undecoded);
 	g_free(m->bytes);
 }
@@ -93,7 +95,7 @@ bool rs_feed_stopped(const struct rs_feed *fd)
 static void decode(const struct rs_dissect_opts *o, struct rs_feed_msg *m, uint32_t i)
 {
 	const struct rs_packet *pkt = &m->pkt[i];
-	rs_dissect(o, pkt->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i]);
+	rs_dissect(o, pkt->dlt, pkt->data, pkt->caplen, pkt->wirelen, &m->f[i], &m->x[i]);
 }
 
 #define WRITE_AHEAD 4

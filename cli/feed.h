@@ -50,6 +50,7 @@ struct rs_feed_msg {
 	 * copy in `bytes` in two (rs_feed.keep_bytes). */
 	struct rs_packet *pkt;
 	struct rs_frame *f;    /* [RS_BATCH] */
+	struct rs_frame_ext *x; /* [RS_BATCH]: f[i]'s extension blocks */
 	/* Frames left for the delivering side to decode (pipeline.c): their
 	 * bytes are copied into `bytes`, pkt[i].data points there, and f[i] is
 	 * filled on delivery. */

@@ -34,8 +34,8 @@
 #include <stdint.h>
 
 #include "dissect/cm.h"
-#include "proto/nvmeof/nvmeof_dissect.h"
 #include "dissect/opcodes.h"
+#include "proto/pdu.h"
 
 #define RS_ROCE_UDP_PORT 4791   /* IANA, RoCE v2 (IBA Annex A17.2.4) */
 #define RS_ETHERTYPE_ROCE 0x8915 /* RoCE v1 (IBA Annex A16) */
@@ -105,7 +105,7 @@ enum rs_have {
 	RS_HAVE_VCRC = 1u << 13,
 	RS_HAVE_DC = 1u << 14,   /* NVIDIA DC: the RD opcode range with the DC header (dceth) */
 	RS_HAVE_PFC = 1u << 15,  /* an 802.3x PAUSE or 802.1Qbb PFC frame (pfc; outcome not-roce) */
-	RS_HAVE_NVME = 1u << 16, /* an RC SEND shaped as an NVMe-oF capsule (struct rs_nvme, proto/nvmeof/nvmeof_dissect.h) */
+	/* 1u << 16: free (an upper-layer PDU is said by `pdu`) */
 	RS_HAVE_ADV = 1u << 17,  /* an RC SEND's first 16 payload bytes as a buffer advertisement (adv) */
 };
 
@@ -203,6 +203,10 @@ struct rs_frame {
 	uint32_t sliced_wirelen; /* RS_SLICE_REWRITTEN: the frame's length by its own headers */
 	uint32_t have;    /* enum rs_have */
 	uint16_t ext;     /* RS_EXT_* the opcode defines (valid with RS_HAVE_BTH) */
+	/* What the upper-layer-protocol decoders made of an RC SEND's first
+	 * packet (proto/pdu.h): in the caller's storage (struct rs_frame_ext),
+	 * NULL unless one of them recognised it. */
+	const struct rs_pdus *pdu;
 
 	/* Why the outcome is not RS_OK: a static printf format taking why_a and
 	 * why_b as unsigned long long, and the byte offset of the bad field. */
@@ -309,7 +313,6 @@ struct rs_frame {
 
 	struct rs_mad mad;     /* with RS_HAVE_MAD */
 	struct rs_pfc pfc;     /* with RS_HAVE_PFC */
-	struct rs_nvme nvme;   /* with RS_HAVE_NVME */
 	/* With RS_HAVE_ADV: a SEND's first 16 payload bytes read as a buffer
 	 * advertisement laid out as rping's struct rping_rdma_info (be64 VA,
 	 * be32 rkey, be32 length). Only a candidate: bytes are bytes, and the
@@ -317,6 +320,31 @@ struct rs_frame {
 	 * that rkey and a range inside it. */
 	struct rs_adv { uint64_t va; uint32_t rkey, len; } adv;
 };
+
+/* The storage of a frame's extension blocks: the caller's, beside the
+ * frame in its batch slot, kept as long as the frame is read; rs_dissect()
+ * points the frame's block pointers into it. A copy of a frame that
+ * outlives the frame's slot takes its blocks along (rs_frame_copy). */
+struct rs_frame_ext {
+	struct rs_pdus pdu;
+};
+
+/* Does the frame point into extension storage? */
+static inline bool rs_frame_has_ext(const struct rs_frame *f)
+{
+	return f->pdu != NULL;
+}
+
+/* Did a decoder of proto/pdu.h recognise the frame's SEND (RS_PDU_*)? */
+static inline bool rs_frame_pdu(const struct rs_frame *f, uint32_t bit)
+{
+	return f->pdu && (f->pdu->have & bit);
+}
+
+/* *dst = *src, with src's extension blocks copied into x (the copy's
+ * storage, which must live as long as the copy) and dst pointing there.
+ * x may be NULL when !rs_frame_has_ext(src). */
+void rs_frame_copy(struct rs_frame *dst, struct rs_frame_ext *x, const struct rs_frame *src);
 
 /* The bytes of a frame every RoCE frame fills (and the analysis reads):
  * from the start up to the other link layers. A frame is written by one
@@ -352,10 +380,11 @@ const char *rs_linktype_name(int dlt);
 /*
  * Decode one frame. `pkt` holds `caplen` captured bytes of a frame that was
  * `wirelen` bytes long; `dlt` is pcap_datalink() of its source.
- * Returns f->outcome. `opts` may be NULL.
+ * Returns f->outcome. `opts` may be NULL. `x`: the storage of the frame's
+ * extension blocks (see struct rs_frame_ext), which f points into.
  */
 enum rs_outcome rs_dissect(const struct rs_dissect_opts *opts, int dlt, const uint8_t *pkt,
-			   uint32_t caplen, uint32_t wirelen, struct rs_frame *f);
+			   uint32_t caplen, uint32_t wirelen, struct rs_frame *f, struct rs_frame_ext *x);
 
 /* The network header of a frame rs_dissect() found not to be RoCE, for
  * the views that name it in one line (dissect/other.c). */

@@ -473,10 +473,11 @@ static void payload_layer(struct rs_dctx *d, uint32_t off, uint32_t len)
 		f->ipoib_type = type;
 }
 
-/* An RC SEND that starts a message may be an NVMe-oF capsule (nvmeof_dissect.c
- * decides by its shape; the analyzer by the connection's protocol): its
- * SQE or CQE is a layer of its own, in-capsule data after it the payload. */
-static void nvme_or_payload(struct rs_dctx *d)
+/* An RC SEND that starts a message may carry an upper-layer protocol's
+ * PDU (proto/pdu.h: every decoder of its table decides by the shape; the
+ * analyzer by the connection's protocol). A decoder's header with a layer
+ * of its own is that layer, the data after it the payload. */
+static void pdu_or_payload(struct rs_dctx *d)
 {
 	struct rs_frame *f = d->f;
 	uint8_t opc = f->bth.opcode;
@@ -485,15 +486,16 @@ static void nvme_or_payload(struct rs_dctx *d)
 	if (opc == IBV_OPCODE_RC_SEND_ONLY || opc == IBV_OPCODE_RC_SEND_FIRST || opc == IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE
 	    || opc == RS_OP_RC_SEND_ONLY_WITH_INVALIDATE) {
 		struct rs_cursor c = rs_cur_at(d, f->payload_off);
-		rs_nvmeof_decode(&c, f->payload_len, opc != IBV_OPCODE_RC_SEND_FIRST, &f->nvme);
-		if (f->nvme.kind != RS_NVME_NONE) {
-			uint32_t len = f->nvme.kind == RS_NVME_CMD ? RS_NVME_SQE_LEN : RS_NVME_CQE_LEN;
-			f->have |= RS_HAVE_NVME;
-			f->ipoib_type = 0; /* a view may show the capsule as plain payload (not NVMe-oF's port) */
-			rs_layer(d, RS_L_NVME, f->payload_off, len);
-			if (f->payload_len > len)
-				rs_layer(d, RS_L_PAYLOAD, f->payload_off + len, f->payload_len - len);
-			return;
+		struct rs_pdu_layer l;
+		if (rs_pdu_decode(&c, f->payload_len, opc != IBV_OPCODE_RC_SEND_FIRST, &d->x->pdu, &l)) {
+			f->pdu = &d->x->pdu;
+			if (l.len) {
+				f->ipoib_type = 0; /* a view may show the header as plain payload (not its protocol's port) */
+				rs_layer(d, (enum rs_layer_id)l.id, f->payload_off, l.len);
+				if (f->payload_len > l.len)
+					rs_layer(d, RS_L_PAYLOAD, f->payload_off + l.len, f->payload_len - l.len);
+				return;
+			}
 		}
 	}
 	payload_layer(d, f->payload_off, f->payload_len);
@@ -625,7 +627,7 @@ enum rs_outcome rs_dissect_transport(struct rs_dctx *d, uint32_t bth_off, uint32
 	if (b->opcode == IBV_OPCODE_UD_SEND_ONLY && b->destqp <= 1)
 		o = mad(d); /* records the MAD layers where the payload would be */
 	else if (f->payload_len)
-		nvme_or_payload(d);
+		pdu_or_payload(d);
 	if (b->padcnt)
 		rs_layer(d, RS_L_PAD, f->payload_off + f->payload_len, b->padcnt);
 	rs_layer(d, RS_L_ICRC, icrc_off, ICRC_LEN);

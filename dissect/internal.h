@@ -28,6 +28,7 @@ struct rs_dctx {
 	const uint8_t *pkt;
 	uint32_t caplen;
 	struct rs_frame *f;
+	struct rs_frame_ext *x; /* where f's extension blocks go */
 	enum rs_carrier carrier;
 	uint32_t net_off;  /* first byte of the IP header, GRH or LRH */
 	uint32_t grh_off;  /* GRH within a native IB packet (LRH_GRH) */

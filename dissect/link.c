@@ -290,6 +290,7 @@ static void frame_reset(struct rs_frame *f, uint32_t caplen, uint32_t wirelen)
 	f->sliced_wirelen = 0;
 	f->have = 0;
 	f->ext = 0;
+	f->pdu = NULL;
 	f->roce_elsewhere = 0;
 	f->why = NULL;
 	f->why_a = f->why_b = 0;
@@ -314,10 +315,10 @@ static void frame_reset(struct rs_frame *f, uint32_t caplen, uint32_t wirelen)
 }
 
 enum rs_outcome rs_dissect(const struct rs_dissect_opts *opts, int dlt, const uint8_t *pkt, uint32_t caplen,
-			   uint32_t wirelen, struct rs_frame *f)
+			   uint32_t wirelen, struct rs_frame *f, struct rs_frame_ext *x)
 {
 	static const struct rs_dissect_opts defaults;
-	struct rs_dctx d = { .opts = opts ? opts : &defaults, .pkt = pkt, .caplen = caplen, .f = f };
+	struct rs_dctx d = { .opts = opts ? opts : &defaults, .pkt = pkt, .caplen = caplen, .f = f, .x = x };
 	d.layers = !d.opts->skip_layers;
 
 	frame_reset(f, caplen, wirelen);

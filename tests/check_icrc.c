@@ -69,7 +69,7 @@ static uint32_t reference_icrc(const struct rs_frame *f, const uint8_t *pkt)
 
 static void dissect_ok(const char *file, unsigned n, int dlt, const uint8_t *pkt, uint32_t len, struct rs_frame *f)
 {
-	rs_dissect(NULL, dlt, pkt, len, len, f);
+	rs_dissect(NULL, dlt, pkt, len, len, f, rt_ext_of(f));
 	ck_assert_msg(f->icrc_status == RS_CRC_OK, "%s frame %u: ICRC %s (wire %08x, computed %08x; %s)",
 		      rt_basename(file), n, rs_crc_status_name((enum rs_crc_status)f->icrc_status), f->icrc,
 		      f->icrc_calc, rt_why(f));
@@ -78,7 +78,7 @@ static void dissect_ok(const char *file, unsigned n, int dlt, const uint8_t *pkt
 /* Dissect a modified copy; return the verdicts. */
 static void redo(int dlt, const uint8_t *pkt, uint32_t len, struct rs_frame *g)
 {
-	rs_dissect(NULL, dlt, pkt, len, len, g);
+	rs_dissect(NULL, dlt, pkt, len, len, g, rt_ext_of(g));
 }
 
 /* (b): one bit flipped at byte `at` must give a bad ICRC (and a bad VCRC on
@@ -129,7 +129,7 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 
 	s->frames++;
 	ck_assert_uint_eq(caplen, wirelen); /* the shared captures are not snapped */
-	rs_dissect(NULL, dlt, pkt, caplen, wirelen, f);
+	rs_dissect(NULL, dlt, pkt, caplen, wirelen, f, rt_ext_of(f));
 	if (!is_transport(f)) {
 		free(f);
 		return;
@@ -235,7 +235,7 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 
 	/* (d) skip_icrc, and every cut before the end of the ICRC. */
 	struct rs_dissect_opts skip = { .skip_icrc = true };
-	rs_dissect(&skip, dlt, pkt, caplen, wirelen, f);
+	rs_dissect(&skip, dlt, pkt, caplen, wirelen, f, rt_ext_of(f));
 	ck_assert_uint_eq(f->icrc_status, RS_CRC_UNCHECKED);
 	ck_assert_uint_eq(f->vcrc_status, RS_CRC_UNCHECKED);
 	for (uint32_t cut = 0; cut < icrc_off + 4; cut++) {

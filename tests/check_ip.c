@@ -274,7 +274,7 @@ START_TEST(test_sliced)
 
 	/* Cut with the original length kept (tcpdump -s): sliced, snap length. */
 	plain();
-	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, n, &f), RS_OK);
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, n, &f, rt_ext_of(&f)), RS_OK);
 	ck_assert_uint_eq(f.sliced, RS_SLICE_SNAPLEN);
 	ck_assert_uint_eq(f.payload_len, 8);
 	ck_assert_uint_eq(f.icrc_status, RS_CRC_UNCHECKED);
@@ -282,7 +282,7 @@ START_TEST(test_sliced)
 
 	/* Cut with the original length rewritten to the cut: sliced, rewritten;
 	 * the frame's length on the link is where its IP datagram ends. */
-	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, cut, &f), RS_OK);
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, cut, &f, rt_ext_of(&f)), RS_OK);
 	ck_assert_uint_eq(f.sliced, RS_SLICE_REWRITTEN);
 	ck_assert_uint_eq(f.sliced_wirelen, n);
 	ck_assert_uint_eq(rs_frame_wirelen(&f, cut), n);
@@ -297,22 +297,22 @@ START_TEST(test_sliced)
 	/* Rewritten, but the UDP length disagrees with the IP length: that
 	 * length lies, the frame is malformed. */
 	rt_be16(fr + 34 + 4, (uint16_t)(n - 34 + 4));
-	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, cut, &f), RS_MALFORMED);
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, cut, &f, rt_ext_of(&f)), RS_MALFORMED);
 	ck_assert_msg(rt_why_has(&f, "IPv4 total length"), "%s", rt_why(&f));
 	ck_assert_uint_eq(f.sliced, RS_SLICE_NONE);
 
 	/* Rewritten before the UDP length was captured: nothing agrees. */
 	plain();
-	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, 14 + 20 + 4, 14 + 20 + 4, &f), RS_MALFORMED);
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, 14 + 20 + 4, 14 + 20 + 4, &f, rt_ext_of(&f)), RS_MALFORMED);
 
 	/* Rewritten inside the BTH: sliced is for frames whose headers were
 	 * kept; this one is truncated. */
-	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, 14 + 20 + 8 + 6, 14 + 20 + 8 + 6, &f), RS_TRUNCATED);
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, 14 + 20 + 8 + 6, 14 + 20 + 8 + 6, &f, rt_ext_of(&f)), RS_TRUNCATED);
 
 	/* IPv6, rewritten: the UDP length after the extension header agrees. */
 	n = build_v6_hbh(fr);
 	cut = 14 + 40 + 8 + 8 + 12;
-	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, cut, &f), RS_OK);
+	ck_assert_int_eq(rs_dissect(NULL, DLT_EN10MB, fr, cut, cut, &f, rt_ext_of(&f)), RS_OK);
 	ck_assert_uint_eq(f.sliced, RS_SLICE_REWRITTEN);
 	ck_assert_uint_eq(f.sliced_wirelen, n);
 	ck_assert_uint_eq(f.icrc_status, RS_CRC_UNCHECKED);

@@ -24,7 +24,8 @@
   analyzer/ file no NAME_text.h). proto/proto.h (the modules' interface)
   includes no room; proto/modules.c (the table) and each module's
   NAME/NAME.h (what the module gives the table) include only proto/, and
-  only proto/ files include a module's NAME.h.
+  only proto/ files include a module's NAME.h. proto/pdu.h and
+  proto/decoders.c (the decoders' table the dissector runs) are of dissect/.
 
 Each rule fails with the file (and the function or the cycle) that breaks it.
 """
@@ -49,6 +50,9 @@ ALLOWED = {
 
 # The room whose rules a protocol module's file obeys, by its role.
 ROLES = {"dissect": "dissect", "state": "analyzer", "text": "report", "json": "report", "walk": "views"}
+# Files of proto/ itself that play a role: the dissector's table of the
+# modules' decoders and the PDU block it fills (the frame points to it).
+PROTO_ROLES = {"proto/pdu.h": "dissect", "proto/decoders.c": "dissect"}
 
 
 def role_room(rel):
@@ -59,6 +63,8 @@ def role_room(rel):
     parts = rel.split("/")
     if parts[0] != "proto":
         return parts[0]
+    if rel in PROTO_ROLES:
+        return PROTO_ROLES[rel]
     if len(parts) == 2 or parts[-1] == parts[1] + ".h":
         return "proto"
     m = re.match(r"\w+?_(%s)\.[ch]$" % "|".join(ROLES), parts[-1])
@@ -67,13 +73,15 @@ def role_room(rel):
 
 ck("role of a module file", role_room("proto/x/x_state.c") == "analyzer" and role_room("proto/x/x.h") == "proto"
    and role_room("proto/modules.c") == "proto" and role_room("proto/x/y_walk.h") == "views"
-   and role_room("proto/x/misc.c") is None and role_room("dissect/ib.c") == "dissect")
+   and role_room("proto/x/misc.c") is None and role_room("dissect/ib.c") == "dissect"
+   and role_room("proto/pdu.h") == "dissect")
 
 
 def sources(room, exts=(".c", ".h")):
     """A room's files, with the protocol modules' files of its role."""
     own = [p for e in exts for p in glob.glob(os.path.join(ROOT, room, "**", "*" + e), recursive=True)]
     mods = [p for e in exts for p in glob.glob(os.path.join(ROOT, "proto", "*", "*" + e))
+            + glob.glob(os.path.join(ROOT, "proto", "*" + e))
             if role_room(os.path.relpath(p, ROOT)) == room]
     return sorted(own + mods)
 
@@ -308,8 +316,7 @@ for room in ("dissect", "analyzer", "report", "capture", "views", "cli", "proto"
 # only shrinks (a file that no longer names it must leave it).
 MODULE_NAME = re.compile(r"nvme", re.I)
 PENDING = {
-    "dissect/dissect.h": "struct rs_nvme inside struct rs_frame, RS_HAVE_NVME, RS_L_NVME",
-    "dissect/ib.c": "calls the decoder on every RC SEND that starts a message",
+    "dissect/dissect.h": "the RS_L_NVME layer",
     "dissect/names.c": "the name of the RS_L_NVME layer",
     "analyzer/analyzer.h": "the NVMe-oF members of struct rs_verdict",
     "views/fields.c": "the nvme* columns of --fields --verdicts",

@@ -64,19 +64,19 @@ START_TEST(test_keyed_command)
 	bth(t, 0x04);
 	read_sqe(t + BTH);
 	decode(t, sizeof t, &f);
-	ck_assert(f.have & RS_HAVE_NVME);
-	ck_assert_uint_eq(f.nvme.kind, RS_NVME_CMD);
-	ck_assert_uint_eq(f.nvme.state, RS_NVME_OK);
-	ck_assert_uint_eq(f.nvme.opcode, 0x02);
-	ck_assert_uint_eq(f.nvme.cid, 0x1234);
-	ck_assert_uint_eq(f.nvme.nsid, 1);
-	ck_assert(rs_nvme_keyed(&f.nvme));
-	ck_assert(f.nvme.sgl_addr == 0x1122334455667788ull);
-	ck_assert_uint_eq(f.nvme.sgl_len, 8192);
-	ck_assert_uint_eq(f.nvme.sgl_key, 0xA1B2C3D4u);
-	ck_assert_uint_eq(f.nvme.cdw10, 0x10);
-	ck_assert_uint_eq(f.nvme.cdw12 & 0xFFFF, 15);
-	ck_assert_uint_eq(f.nvme.incapsule, 0);
+	ck_assert(rs_frame_pdu(&f, RS_PDU_NVME));
+	ck_assert_uint_eq(f.pdu->nvme.kind, RS_NVME_CMD);
+	ck_assert_uint_eq(f.pdu->nvme.state, RS_NVME_OK);
+	ck_assert_uint_eq(f.pdu->nvme.opcode, 0x02);
+	ck_assert_uint_eq(f.pdu->nvme.cid, 0x1234);
+	ck_assert_uint_eq(f.pdu->nvme.nsid, 1);
+	ck_assert(rs_nvme_keyed(&f.pdu->nvme));
+	ck_assert(f.pdu->nvme.sgl_addr == 0x1122334455667788ull);
+	ck_assert_uint_eq(f.pdu->nvme.sgl_len, 8192);
+	ck_assert_uint_eq(f.pdu->nvme.sgl_key, 0xA1B2C3D4u);
+	ck_assert_uint_eq(f.pdu->nvme.cdw10, 0x10);
+	ck_assert_uint_eq(f.pdu->nvme.cdw12 & 0xFFFF, 15);
+	ck_assert_uint_eq(f.pdu->nvme.incapsule, 0);
 	const struct rs_layer *l = rt_layer(&f, RS_L_NVME);
 	ck_assert_ptr_nonnull(l);
 	ck_assert_uint_eq(l->off, RT_BTH_OFF + BTH);
@@ -104,15 +104,16 @@ START_TEST(test_connect_in_capsule)
 	put_le(s + 42, 3, 2);
 	put_le(s + 44, 127, 2);
 	decode(t, sizeof t, &f);
-	ck_assert_uint_eq(f.nvme.kind, RS_NVME_CMD);
-	ck_assert_uint_eq(f.nvme.state, RS_NVME_OK);
-	ck_assert_uint_eq(f.nvme.fctype, 0x01);
-	ck_assert_uint_eq(f.nvme.cid, 7);
-	ck_assert_uint_eq(f.nvme.connect_qid, 3);
-	ck_assert_uint_eq(f.nvme.cdw11 & 0xFFFF, 127);
-	ck_assert(rs_nvme_incapsule(&f.nvme));
-	ck_assert_uint_eq(f.nvme.sgl_len, 1024);
-	ck_assert_uint_eq(f.nvme.incapsule, 1024);
+	ck_assert(rs_frame_pdu(&f, RS_PDU_NVME));
+	ck_assert_uint_eq(f.pdu->nvme.kind, RS_NVME_CMD);
+	ck_assert_uint_eq(f.pdu->nvme.state, RS_NVME_OK);
+	ck_assert_uint_eq(f.pdu->nvme.fctype, 0x01);
+	ck_assert_uint_eq(f.pdu->nvme.cid, 7);
+	ck_assert_uint_eq(f.pdu->nvme.connect_qid, 3);
+	ck_assert_uint_eq(f.pdu->nvme.cdw11 & 0xFFFF, 127);
+	ck_assert(rs_nvme_incapsule(&f.pdu->nvme));
+	ck_assert_uint_eq(f.pdu->nvme.sgl_len, 1024);
+	ck_assert_uint_eq(f.pdu->nvme.incapsule, 1024);
 	const struct rs_layer *p = rt_layer(&f, RS_L_PAYLOAD);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_uint_eq(p->off, RT_BTH_OFF + BTH + 64);
@@ -134,13 +135,15 @@ START_TEST(test_in_capsule_lies)
 	put_le(s + 32, 4096, 4);
 	s[39] = 0x01;
 	decode(t, sizeof t, &f);
-	ck_assert_uint_eq(f.nvme.kind, RS_NVME_CMD);
-	ck_assert_uint_eq(f.nvme.state, RS_NVME_BAD);
-	ck_assert_ptr_nonnull(f.nvme.why);
+	ck_assert(rs_frame_pdu(&f, RS_PDU_NVME));
+	ck_assert_uint_eq(f.pdu->nvme.kind, RS_NVME_CMD);
+	ck_assert_uint_eq(f.pdu->nvme.state, RS_NVME_BAD);
+	ck_assert_ptr_nonnull(f.pdu->nvme.why);
 	bth(t, 0x00); /* SEND First */
 	decode(t, sizeof t, &f);
-	ck_assert_uint_eq(f.nvme.kind, RS_NVME_CMD);
-	ck_assert_uint_eq(f.nvme.state, RS_NVME_OK);
+	ck_assert(rs_frame_pdu(&f, RS_PDU_NVME));
+	ck_assert_uint_eq(f.pdu->nvme.kind, RS_NVME_CMD);
+	ck_assert_uint_eq(f.pdu->nvme.state, RS_NVME_OK);
 }
 END_TEST
 
@@ -159,20 +162,21 @@ START_TEST(test_response)
 	put_le(c + 12, 0x1234, 2);
 	put_le(c + 14, (0x4080u << 1) | 1, 2);
 	decode(t, sizeof t, &f);
-	ck_assert_uint_eq(f.nvme.kind, RS_NVME_RSP);
-	ck_assert_uint_eq(f.nvme.dw0, 0xCAFE);
-	ck_assert_uint_eq(f.nvme.sqhd, 9);
-	ck_assert_uint_eq(f.nvme.sqid, 1);
-	ck_assert_uint_eq(f.nvme.cid, 0x1234);
-	ck_assert_uint_eq(f.nvme.phase, 1);
-	ck_assert_uint_eq(f.nvme.status, 0x4080);
-	ck_assert_uint_eq(rs_nvme_sc(f.nvme.status), 0x80);
-	ck_assert_uint_eq(rs_nvme_sct(f.nvme.status), 0);
-	ck_assert_str_eq(rs_nvme_status_name(f.nvme.status), "LBA Out of Range");
+	ck_assert(rs_frame_pdu(&f, RS_PDU_NVME));
+	ck_assert_uint_eq(f.pdu->nvme.kind, RS_NVME_RSP);
+	ck_assert_uint_eq(f.pdu->nvme.dw0, 0xCAFE);
+	ck_assert_uint_eq(f.pdu->nvme.sqhd, 9);
+	ck_assert_uint_eq(f.pdu->nvme.sqid, 1);
+	ck_assert_uint_eq(f.pdu->nvme.cid, 0x1234);
+	ck_assert_uint_eq(f.pdu->nvme.phase, 1);
+	ck_assert_uint_eq(f.pdu->nvme.status, 0x4080);
+	ck_assert_uint_eq(rs_nvme_sc(f.pdu->nvme.status), 0x80);
+	ck_assert_uint_eq(rs_nvme_sct(f.pdu->nvme.status), 0);
+	ck_assert_str_eq(rs_nvme_status_name(f.pdu->nvme.status), "LBA Out of Range");
 	/* The same 16 bytes in a SEND First are no response: a message's start. */
 	bth(t, 0x00);
 	decode(t, sizeof t, &f);
-	ck_assert(!(f.have & RS_HAVE_NVME));
+	ck_assert(!rs_frame_pdu(&f, RS_PDU_NVME));
 }
 END_TEST
 
@@ -186,17 +190,17 @@ START_TEST(test_not_capsules)
 	read_sqe(t + BTH);
 	t[BTH + 1] = 0x00;
 	decode(t, sizeof t, &f);
-	ck_assert(!(f.have & RS_HAVE_NVME));
+	ck_assert(!rs_frame_pdu(&f, RS_PDU_NVME));
 	ck_assert_ptr_nonnull(rt_layer(&f, RS_L_PAYLOAD));
 	t[BTH + 1] = 0x44;
 	decode(t, sizeof t, &f);
-	ck_assert(!(f.have & RS_HAVE_NVME));
+	ck_assert(!rs_frame_pdu(&f, RS_PDU_NVME));
 	t[BTH + 1] = 0x40;
 	decode(t, sizeof t - 1, &f);
-	ck_assert(!(f.have & RS_HAVE_NVME));
+	ck_assert(!rs_frame_pdu(&f, RS_PDU_NVME));
 	bth(t, 0x24); /* UC SEND Only */
 	decode(t, sizeof t, &f);
-	ck_assert(!(f.have & RS_HAVE_NVME));
+	ck_assert(!rs_frame_pdu(&f, RS_PDU_NVME));
 }
 END_TEST
 

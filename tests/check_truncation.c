@@ -231,6 +231,10 @@ static void same_without_layers(const char *file, unsigned n, uint32_t cut, uint
 	RT_ASSERT(with->nlayers > 0 || with->outcome != RS_OK, CTX_FMT "no layers without skip_layers", CTX);
 	without->nlayers = with->nlayers;
 	memcpy(without->layers, with->layers, sizeof with->layers);
+	/* Each points into its own storage: the same decoders, then the same pointer. */
+	RT_ASSERT(!with->pdu == !without->pdu && (!with->pdu || with->pdu->have == without->pdu->have),
+		  CTX_FMT "skip_layers changed the PDU block", CTX);
+	without->pdu = with->pdu;
 	RT_ASSERT(memcmp(with, without, sizeof *with) == 0, CTX_FMT "skip_layers changed more than the layers",
 		  CTX);
 	free(with);

@@ -315,7 +315,7 @@ static char *report_of(const char *path, bool verdicts)
 	struct rs_frame f;
 	struct rs_verdict vd;
 	while (rs_source_next(src, &pkt, err) == RS_NEXT_FRAME) {
-		rs_dissect(NULL, rs_source_datalink(src), pkt.data, pkt.caplen, pkt.wirelen, &f);
+		rs_dissect(NULL, rs_source_datalink(src), pkt.data, pkt.caplen, pkt.wirelen, &f, rt_ext_of(&f));
 		struct rs_frame_meta m = { .frame_no = pkt.frame_no, .ts_ns = rs_frame_time_ns(&f, pkt.ts_ns),
 					   .wirelen = rs_frame_wirelen(&f, pkt.wirelen), .caplen = pkt.caplen };
 		if (verdicts)

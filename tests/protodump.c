@@ -233,14 +233,15 @@ int main(int argc, char **argv)
 	}
 	int dlt = pcap_datalink(p);
 	struct rs_frame *f = malloc(sizeof *f);
-	if (!f)
+	struct rs_frame_ext *x = malloc(sizeof *x);
+	if (!f || !x)
 		return 1;
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	unsigned long n = 0;
 	while (pcap_next_ex(p, &h, &data) == 1) {
 		n++;
-		if (rs_dissect(NULL, dlt, data, h->caplen, h->len, f) != RS_OK)
+		if (rs_dissect(NULL, dlt, data, h->caplen, h->len, f, x) != RS_OK)
 			continue;
 		uint8_t op = f->bth.opcode;
 		bool first = op == IBV_OPCODE_RC_SEND_FIRST;

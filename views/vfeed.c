@@ -8,7 +8,8 @@
 
 struct vfeed_held {
 	struct rs_packet pkt; /* data: a copy (NULL if the frame came without its bytes) */
-	struct rs_frame f;
+	struct rs_frame f;     /* its extension blocks in x */
+	struct rs_frame_ext *x; /* NULL if the frame has none */
 	struct rs_verdict v;
 };
 
@@ -25,8 +26,10 @@ static struct rs_analyzer *analyzer(const struct vfeed *vf)
 
 static void drop(struct vfeed *vf)
 {
-	for (size_t i = 0; i < vf->n; i++)
+	for (size_t i = 0; i < vf->n; i++) {
 		free((void *)vf->held[(vf->head + i) % vf->cap].pkt.data);
+		free(vf->held[(vf->head + i) % vf->cap].x);
+	}
 	vf->head = vf->n = 0;
 }
 
@@ -69,6 +72,7 @@ static void release(struct vfeed *vf, uint64_t upto, vfeed_show show, void *ctx)
 		if (!vf->stop && !show(ctx, &h->pkt, &h->f, &h->v))
 			vf->stop = true;
 		free((void *)h->pkt.data);
+		free(h->x);
 		vf->head = (vf->head + 1) % vf->cap;
 		vf->n--;
 	}
@@ -93,14 +97,20 @@ static bool hold(struct vfeed *vf, const struct rs_packet *pkt, const struct rs_
 	struct vfeed_held *h = &vf->held[(vf->head + vf->n++) % vf->cap];
 	h->pkt = *pkt;
 	uint8_t *data = pkt->data ? malloc(pkt->caplen ? pkt->caplen : 1) : NULL;
-	if (pkt->data && !data) {
+	/* The frame's blocks are in its batch slot, which the next batch
+	 * reuses: the held copy takes its own. */
+	struct rs_frame_ext *x = rs_frame_has_ext(f) ? malloc(sizeof *x) : NULL;
+	if ((pkt->data && !data) || (rs_frame_has_ext(f) && !x)) {
+		free(data);
+		free(x);
 		vf->n--;
 		return false;
 	}
 	if (data)
 		memcpy(data, pkt->data, pkt->caplen);
 	h->pkt.data = data;
-	h->f = *f;
+	h->x = x;
+	rs_frame_copy(&h->f, x, f);
 	h->v = *v;
 	return true;
 }

@@ -253,10 +253,13 @@ static void layers(struct walk *w)
 static const struct rs_frame *capsule_or_payload(struct walk *w, const struct rs_frame *f)
 {
 	static struct rs_frame plain;
-	if (!(f->have & RS_HAVE_NVME) || rs_proto_hooks(w->v.ulp)->claims_sends)
+	static struct rs_pdus plain_pdu;
+	if (!rs_frame_pdu(f, RS_PDU_NVME) || rs_proto_hooks(w->v.ulp)->claims_sends)
 		return f;
 	plain = *f;
-	plain.have &= ~(uint32_t)RS_HAVE_NVME;
+	plain_pdu = *f->pdu;
+	plain_pdu.have &= ~(uint32_t)RS_PDU_NVME;
+	plain.pdu = plain_pdu.have ? &plain_pdu : NULL;
 	unsigned n = 0;
 	for (unsigned i = 0; i < f->nlayers; i++) {
 		struct rs_layer l = f->layers[i];

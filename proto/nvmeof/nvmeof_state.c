@@ -12,7 +12,7 @@
  * request or a WRITE message from the target belongs to the pending
  * command with that rkey.
  *
- * The dissector decoded every SEND shaped like a capsule (RS_HAVE_NVME);
+ * The dissector decoded every SEND shaped like a capsule (RS_PDU_NVME);
  * only here, where the connection's service says NVMe-oF, is it taken as
  * one.
  */
@@ -286,8 +286,8 @@ void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fr
 	struct rs_fref at = { a->cur_file, m->frame_no };
 	bool from_host = fl == cn->c2s;
 
-	if (f->have & RS_HAVE_NVME) {
-		const struct rs_nvme *n = &f->nvme;
+	if (rs_frame_pdu(f, RS_PDU_NVME)) {
+		const struct rs_nvme *n = &f->pdu->nvme;
 		if ((n->kind == RS_NVME_CMD) != from_host)
 			return; /* commands go host -> target, responses back */
 		if (n->state == RS_NVME_CUT) {

@@ -41,7 +41,7 @@ static const char *op_name(const struct walk *w, uint8_t opcode, uint8_t fctype)
 
 static void command(struct walk *w, const struct rs_layer *l)
 {
-	const struct rs_nvme *n = &w->f->nvme;
+	const struct rs_nvme *n = &w->f->pdu->nvme;
 	uint32_t o = l->off;
 	bool fabrics = n->opcode == RS_NVME_FABRICS_OPC;
 	rs_wtitle(w, l->id, "command capsule (submission queue entry)", o, l->len);
@@ -91,7 +91,7 @@ static void command(struct walk *w, const struct rs_layer *l)
 
 static void response(struct walk *w, const struct rs_layer *l)
 {
-	const struct rs_nvme *n = &w->f->nvme;
+	const struct rs_nvme *n = &w->f->pdu->nvme;
 	const struct rs_verdict *v = &w->v;
 	uint32_t o = l->off;
 	const char *sn = rs_nvme_status_name(n->status);
@@ -120,7 +120,7 @@ static void response(struct walk *w, const struct rs_layer *l)
 
 void rs_walk_nvme_layer(struct walk *w, const struct rs_layer *l)
 {
-	if (w->f->nvme.kind == RS_NVME_CMD)
+	if (w->f->pdu->nvme.kind == RS_NVME_CMD)
 		command(w, l);
 	else
 		response(w, l);

@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(pkt, data + 3, caplen);
 
 	struct rs_frame f;
-	rs_dissect(&opts, dlts[sel & 7], pkt, caplen, wirelen, &f);
+	struct rs_frame_ext x;
+	rs_dissect(&opts, dlts[sel & 7], pkt, caplen, wirelen, &f, &x);
 
 	/* What the reports and --fields do with a frame. */
 	char buf[512], a1[RS_ADDR_STRLEN], a2[RS_ADDR_STRLEN];

@@ -178,6 +178,24 @@ uint32_t rt_wrap_v2(uint8_t *out, const uint8_t *t, uint32_t tlen)
 
 /* ---- dissecting ---------------------------------------------------------------- */
 
+/* Frames are the tests' own variables, and a test reads a frame's blocks
+ * long after decoding it: each frame address keeps its storage (a new
+ * address takes the oldest slot once all are given). */
+#define RT_EXT_SLOTS 256
+
+struct rs_frame_ext *rt_ext_of(const struct rs_frame *f)
+{
+	static const struct rs_frame *owner[RT_EXT_SLOTS];
+	static struct rs_frame_ext ext[RT_EXT_SLOTS];
+	static unsigned next;
+	for (unsigned i = 0; i < RT_EXT_SLOTS; i++)
+		if (owner[i] == f)
+			return &ext[i];
+	unsigned i = next++ % RT_EXT_SLOTS;
+	owner[i] = f;
+	return &ext[i];
+}
+
 enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
 			   uint32_t wirelen, struct rs_frame *f)
 {
@@ -187,7 +205,7 @@ enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8
 		memcpy(copy, pkt, caplen);
 	/* For caplen 0 hand over a pointer one past nothing: ASan flags any read. */
 	uint8_t *base = caplen ? copy : copy + 1;
-	enum rs_outcome r = rs_dissect(o, dlt, base, caplen, wirelen, f);
+	enum rs_outcome r = rs_dissect(o, dlt, base, caplen, wirelen, f, rt_ext_of(f));
 	free(copy);
 	return r;
 }

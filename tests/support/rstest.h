@@ -83,6 +83,9 @@ enum { RT_ETH_LEN = 14, RT_IP_OFF = 14, RT_UDP_OFF = 34, RT_BTH_OFF = 42 };
 void rt_ipv4_csum(uint8_t *ip);
 
 /* ---- dissecting ---------------------------------------------------------- */
+/* The storage of the extension blocks of the test frame at f (the same for
+ * the same address, for the frame's life in a test). */
+struct rs_frame_ext *rt_ext_of(const struct rs_frame *f);
 /* rs_dissect() on a heap copy of exactly `caplen` bytes, so ASan catches any
  * read past the captured bytes. */
 enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,

@@ -1,0 +1,13 @@
+/*
+ * frame.c — copying a frame with its extension blocks (dissect.h).
+ */
+#include "dissect/dissect.h"
+
+void rs_frame_copy(struct rs_frame *dst, struct rs_frame_ext *x, const struct rs_frame *src)
+{
+	*dst = *src;
+	if (src->pdu) {
+		x->pdu = *src->pdu;
+		dst->pdu = &x->pdu;
+	}
+}
