@@ -307,8 +307,11 @@ static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const stru
 	fl->payload_all += f->payload_len;
 	tl->payload += f->payload_len;
 	uint64_t fresh0 = fl->payload;
+	a->frame_resent = false;
 	transport(a, fl, f, m, op, &at);
 	rs_tl_payload(a, fl, fl->payload - fresh0, f->payload_len);
+	if (a->frame_resent && fl->conn && fl->conn->pq && rs_proto_hooks(fl->conn->ulp)->queue_resent)
+		rs_proto_hooks(fl->conn->ulp)->queue_resent(a, fl, f, m);
 }
 
 /* What the frame says of its transport: a CNP, a UD datagram, a request or

@@ -37,6 +37,9 @@ struct rs_file {
 struct rs_src_mac; /* sniffer.c */
 struct rs_cong_state; /* congestion/congestion.h */
 
+struct rs_sendmsg;
+struct rs_pdus;
+
 struct rs_analyzer {
 	struct rs_analyzer_opts opts;
 
@@ -84,6 +87,11 @@ struct rs_analyzer {
 	uint64_t fl_prev_ts;      /* the current frame's half-flow: its last_ts before this frame */
 	bool in_ack;              /* an ACK is handing the packets it settled to reassembly, then reckoning (msn.c) */
 	uint32_t ack_prev;        /* while in_ack: the responder's newest ACK PSN before this ACK (msn.c) */
+	bool frame_resent;        /* the current frame was judged sent again (psn.c), for the modules */
+	/* Every SEND message of a connection with a protocol module, as the
+	 * module gets it (rs_analyzer_tap_sendmsgs; for tests). */
+	void (*sendmsg_tap)(void *ctx, const struct rs_flow *fl, const struct rs_sendmsg *m);
+	void *sendmsg_tap_ctx;
 
 	/* Half-flows: an open-addressing table of slots into `flows`. */
 	GPtrArray *flows;         /* struct rs_flow *, by slot; NULL when evicted */

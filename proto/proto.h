@@ -33,9 +33,34 @@ struct rs_frame_meta;
 struct rs_conn;
 struct rs_view;
 struct rs_json;
+struct rs_pdus;
 
 #define RS_PROTO_PORTS 2     /* RDMA CM ports a row names */
 #define RS_PROTO_PREFIXES 2  /* --ulp NAME prefixes a row answers to */
+
+/*
+ * An RC SEND message of a module's connection (analyzer/messages/sendmsg.c): its
+ * packets (First, Middle..., Last, or an Only) put together in PSN order,
+ * each PSN once however often it was sent, handed to the module once the
+ * message ended. Boundaries, lengths, frames and the first packet's
+ * decoded PDU; never payload bytes. Incomplete: a PSN of it never reached
+ * the capture (or its First or Last did not): nothing of it is guessed.
+ */
+struct rs_sendmsg {
+	bool complete;        /* every PSN from its First to its Last came */
+	bool headless;        /* its First was not seen: no PDU */
+	bool tailless;        /* its Last was not seen (a later message began, or the capture ended) */
+	uint8_t opcode;       /* its last packet's BTH opcode seen (SEND, with immediate, with invalidate) */
+	uint32_t first_psn, last_psn; /* of the packets that came */
+	uint32_t packets;     /* packets that came, each PSN once */
+	uint32_t missing;     /* PSNs between its first and last that never came */
+	uint64_t bytes;       /* their payload: the message's length when complete */
+	uint32_t file;        /* the input file of its frames */
+	uint64_t first_frame, last_frame; /* where its first and last PSN came (frame numbers) */
+	uint64_t first_ts, last_ts;
+	const struct rs_pdus *pdu; /* the first packet's PDU block (proto/pdu.h), while its frame is
+	                            * the current one; NULL: none */
+};
 
 /* What a module does beyond naming its connections. */
 struct rs_proto_hooks {
@@ -51,6 +76,16 @@ struct rs_proto_hooks {
 	/* A frame with a transport payload of a connection with a queue. */
 	void (*queue_frame)(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
 			    const struct rs_frame_meta *m);
+	/* A SEND message of the connection's half-flow fl ended (struct
+	 * rs_sendmsg), once, at the frame that ended it: its Last, or a later
+	 * one (the packet that filled a gap before it; the next message; the
+	 * end of the analysis, f NULL then). Messages come in PSN order. */
+	void (*queue_message)(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_sendmsg *msg);
+	/* A frame of the connection (on half-flow fl) that the analysis judged
+	 * sent again: a request packet re-sent, or a READ response sent again.
+	 * After the frame's analysis (its messages handed on before). */
+	void (*queue_resent)(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+			     const struct rs_frame_meta *m);
 	/* The text summary's section (as report/), written once after the
 	 * connections and latency sections, for every connection at once. */
 	void (*text)(FILE *out, const struct rs_view *v);

@@ -30,6 +30,8 @@ static void conn_free(gpointer p)
 		g_ptr_array_free(c->anoms, TRUE); /* the anomalies are a->anomalies' */
 	if (c->pq)
 		rs_proto_hooks(c->ulp)->queue_free(c->pq);
+	rs_sendq_free(c->sendq[0]);
+	rs_sendq_free(c->sendq[1]);
 	g_free(c);
 }
 

@@ -23,6 +23,12 @@ struct rs_msgpkt {
 	uint8_t opcode;
 	bool reth;
 	uint64_t dmalen;      /* its RETH's DMA length */
+	/* For the modules' SEND messages (sendmsg.c): where it came, and the
+	 * PDU block of a SEND First or Only of a connection that wants them
+	 * (NULL otherwise, and once the packet waited in msgq.c). */
+	struct rs_fref at;
+	uint64_t ts;
+	const struct rs_pdus *pdu;
 };
 void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *p, bool in_order,
 		       uint32_t gap);
@@ -36,6 +42,24 @@ void rs_msg_acked(struct rs_analyzer *a, struct rs_flow *fl, uint32_t psn);
 void rs_msgq_finish(struct rs_analyzer *a, struct rs_flow *fl);
 /* The PSN reassembly takes next (the newest it took, plus one). */
 uint32_t rs_msgq_expect(const struct rs_flow *fl);
+struct rs_msgq;
+void rs_msgq_free(struct rs_msgq *mq);
+
+/* sendmsg.c: the SEND messages of connections with a protocol module that
+ * takes them (queue_message), or of any module's with a tap. wanted: fl's
+ * connection takes them. rs_sendmsg_packet: every packet message.c takes,
+ * as it takes it; rs_sendmsg_finish: the end of fl's stream (what is open
+ * ends incomplete); rs_sendq_free with its connection. */
+bool rs_sendmsg_wanted(const struct rs_analyzer *a, const struct rs_flow *fl);
+void rs_sendmsg_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgpkt *p, bool in_order,
+		       uint32_t gap);
+void rs_sendmsg_finish(struct rs_analyzer *a, struct rs_flow *fl);
+struct rs_sendq;
+void rs_sendq_free(struct rs_sendq *q);
+/* Every SEND message of a connection with a protocol module (any row but
+ * none) to fn as well, whether the module takes them or not (tests). */
+void rs_analyzer_tap_sendmsgs(struct rs_analyzer *a,
+			      void (*fn)(void *ctx, const struct rs_flow *fl, const struct rs_sendmsg *m), void *ctx);
 
 /* msn.c: the messages the capture missed whole, by the responder's MSN.
  * rs_msg_msn: an ACK on rsp with this PSN and MSN, its requester stream

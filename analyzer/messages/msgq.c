@@ -31,6 +31,13 @@ static void hand_on(struct rs_analyzer *a, struct rs_flow *fl, struct rs_msgq *m
 	mq->expect = (p.psn + p.adv) & RS_PSN_MASK;
 }
 
+/* A packet that waits: the frame it came in is gone when it is handed on. */
+static void keep(struct rs_msgpkt *slot, const struct rs_msgpkt *p)
+{
+	*slot = *p;
+	slot->pdu = NULL;
+}
+
 /* The packets that follow on without a gap. */
 static void drain(struct rs_analyzer *a, struct rs_flow *fl, struct rs_msgq *mq)
 {
@@ -52,7 +59,7 @@ static void insert(struct rs_msgq *mq, const struct rs_msgpkt *p)
 	while (i > 0 && rs_psn_diff(mq->q[i - 1].psn, p->psn) > 0)
 		i--;
 	memmove(&mq->q[i + 1], &mq->q[i], (mq->n - i) * sizeof mq->q[0]);
-	mq->q[i] = *p;
+	keep(&mq->q[i], p);
 	mq->n++;
 }
 
@@ -73,7 +80,7 @@ void rs_msg_feed(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_msgp
 		if (!mq)
 			mq = l->mq = g_new0(struct rs_msgq, 1);
 		mq->expect = expected;
-		mq->q[mq->n++] = *p;
+		keep(&mq->q[mq->n++], p);
 		return;
 	}
 	if (rs_psn_diff(p->psn, mq->expect) < 0) {
@@ -101,6 +108,11 @@ void rs_msgq_finish(struct rs_analyzer *a, struct rs_flow *fl)
 	if (mq)
 		while (mq->n)
 			hand_on(a, fl, mq);
+}
+
+void rs_msgq_free(struct rs_msgq *mq)
+{
+	g_free(mq);
 }
 
 uint32_t rs_msgq_expect(const struct rs_flow *fl)

@@ -7,6 +7,8 @@
 
 #include "analyzer/records/flow.h"
 
+struct rs_sendq;
+
 enum rs_conn_kind { RS_CONN_RC = 0, RS_CONN_SIDR };
 
 /* Quiet for this long, a QP number or a connection's IDs seen again belong
@@ -54,6 +56,7 @@ struct rs_conn {
 	uint8_t ulp;              /* its row of rs_protos[] (proto/proto.h), from the service ID's port (or --ulp) */
 	const char *ulp_user;     /* a name given with --ulp (the analyzer's options own it) */
 	void *pq;                 /* its protocol module's queue state (rs_proto_hooks(ulp)->queue_new); NULL if none */
+	struct rs_sendq *sendq[2];/* SEND messages being put together, client's and server's (sendmsg.c); NULL: none yet */
 };
 
 /* A connection's state (rs_conn_state_of), named by rs_conn_state_names. */

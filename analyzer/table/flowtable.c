@@ -183,7 +183,7 @@ static void flow_free(struct rs_analyzer *a, struct rs_flow *fl)
 			g_free(l->lost);
 			g_free(l->ids);
 			g_free(l->so);
-			g_free(l->mq);
+			rs_msgq_free(l->mq);
 		}
 		g_free(l);
 	}

@@ -271,7 +271,6 @@ static uint32_t path_mtu(const struct rs_flow *fl)
 	return 0;
 }
 
-
 static void learn_pmtu(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_opinfo *op, uint32_t payload)
 {
 	if ((op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE) && payload > fl->pmtu) {
@@ -516,7 +515,8 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 	if (fresh) {
 		fl->payload += f->payload_len;
 		const struct rs_msgpkt mp = { .psn = psn, .len = f->payload_len, .adv = adv, .opcode = f->bth.opcode,
-					      .reth = (f->ext & RS_EXT_RETH) != 0, .dmalen = f->reth.dmalen };
+					      .reth = (f->ext & RS_EXT_RETH) != 0, .dmalen = f->reth.dmalen,
+					      .at = at, .ts = m->ts_ns };
 		rs_msg_feed(a, fl, &mp, d, from);
 		/* A WRITE Only carries the whole message: its RETH DMA length is
 		 * its payload (IBA 9.4.1); a packet that says otherwise is not
@@ -548,12 +548,12 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		else if (f->bth.ackreq && !acked_before_seen(a, fl, psn))
 			pending_add(a, fl, psn, RS_PEND_ACKREQ, 1, m->ts_ns);
 	}
+	a->frame_resent = retrans;
 	if (a->opts.keep_ladder)
 		rs_conn_ladder(a, fl, f, m, retrans, d > 0 ? (uint32_t)d : 0);
 }
 
 /* ---- responses ---------------------------------------------------------------- */
-
 
 static void aeth(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_opinfo *op,
 		 const struct rs_fref *at, uint64_t ts)
@@ -763,10 +763,10 @@ void rs_track_response(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	}
 	if (a->v)
 		rs_v_response(a, fl, f, m);
+	a->frame_resent = retrans;
 	if (a->opts.keep_ladder)
 		rs_conn_ladder(a, fl, f, m, retrans, 0);
 }
-
 
 void rs_psn_finish(struct rs_analyzer *a, struct rs_flow *fl)
 {

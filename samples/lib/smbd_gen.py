@@ -24,9 +24,13 @@ lost PSN on is sent again.
 
 Writes OUT_DIR/smbd_gen[_loss].pcap and .truth.txt: the workload as planned
 here (every SMB Direct message, every SMB2 message with its command,
-message ID, credits, status and lengths, every RDMA transfer, the loss).
+message ID, credits, status and lengths, every RDMA transfer, the loss),
+and .requests.json: per SMB2 request the frames of its SENDs, responses
+(interim and final) and RDMA transfers, its status, the time from its last
+frame to its final response's last frame, and which of them were re-sent.
 The truth is the plan, not a reading of the capture.
 """
+import json
 import os
 import struct
 import sys
@@ -75,6 +79,10 @@ class Gen:
         self.frames, self.truth = [], []
         self.t_us = 1796257404 * 1000000 + 100000
         self.lost = None
+        self.sent = []        # every packet put on the wire: (side, psn, opcode, frame number or None if lost, t_us)
+        self.msgs = []        # every SMB2 message: side, cmd, message_id, status, async, its SENDs' PSNs
+        self.xfers = []       # every RDMA transfer: the SMB2 message ID it serves, kind, va, rkey, len, PSNs
+        self.ctx_mid = None   # the message ID of the SMB2 message planned last
 
     def peer(self, h):
         return self.s if h is self.c else self.c
@@ -95,6 +103,7 @@ class Gen:
         f = bytearray(dst.mac + src.mac + struct.pack("!H", rp.ETH_IPV4) + bytes(ip) + udp + ib)
         f[-4:] = rp.v2_ipv4_icrc(f)
         self.t_us += gap
+        self.sent.append((src.name, psn & 0xFFFFFF, opcode, None if lost else len(self.frames) + 1, self.t_us))
         if lost:
             return
         self.frames.append(([self.t_us // 1000000, self.t_us % 1000000, len(f), len(f)], f))
@@ -180,6 +189,8 @@ class Gen:
         src.sq_psn = (src.sq_psn + npk) & 0xFFFFFF
         self.truth.append("rdma %s RDMA_WRITE va 0x%016x rkey 0x%08x len %d psn 0x%06x packets %d"
                           % (src.name, va, rkey, len(data), first, npk))
+        self.xfers.append(dict(message_id=self.ctx_mid, kind="RDMA_WRITE", side=src.name, va=va, rkey=rkey,
+                               length=len(data), psns=[(first + i) & 0xFFFFFF for i in range(npk)]))
         if then is not None:
             pkts.append((OP["SEND_ONLY"], src.sq_psn, True, b"", then[0]))
             self.truth.append("rc %s SEND psn 0x%06x len %d %s" % (src.name, src.sq_psn, len(then[0]), then[1]))
@@ -230,6 +241,8 @@ class Gen:
             self.emit(dst, op, src.qpn, psn + i, False, ext, chunk, gap=2)
         self.truth.append("rdma %s RDMA_READ va 0x%016x rkey 0x%08x len %d psn 0x%06x packets %d"
                           % (src.name, va, rkey, length, psn, npk))
+        self.xfers.append(dict(message_id=self.ctx_mid, kind="RDMA_READ", side=src.name, va=va, rkey=rkey,
+                               length=length, psns=[(psn + i) & 0xFFFFFF for i in range(npk)]))
 
     # ---- SMB Direct (MS-SMBD 2.2) ---------------------------------------------------
 
@@ -266,6 +279,11 @@ class Gen:
         hdr += le("Q", sid) + b"\0" * 16
         msg = hdr + body
         parts = self.data_messages(src, msg, credits_req, credits_granted, smbd_flags)
+        self.ctx_mid = mid
+        first_psn = src.sq_psn + (((len(then_write[2]) + MTU - 1) // MTU) if then_write is not None else 0)
+        self.msgs.append(dict(side=src.name, cmd=cmd, message_id=mid, response=resp, status=status,
+                              async_id=async_id, length=len(msg), credits=credits,
+                              psns=[(first_psn + i) & 0xFFFFFF for i in range(len(parts))]))
         self.truth.append("smb2 %s %s %s message_id %d status 0x%08x credits %d flags 0x%08x tree_id %s session_id "
                           "0x%016x async_id %s length %d fragments %d"
                           % (src.name, cmd, "response" if resp else "request", mid, status, credits, fl,
@@ -363,6 +381,56 @@ class Gen:
         self.smb2(s, "CLOSE", 10, body, credits=1, tid=tid, sid=sid, credits_req=16, credits_granted=1)
 
 
+def requests_truth(g, name):
+    """Per SMB2 request: its command and message ID, the frames of its
+    SENDs, of its responses (interim and final) and of its RDMA transfers,
+    the final response's status, the time from the request's last frame to
+    the final response's last frame, and whether any of those packets went
+    on the wire more than once. From the plan's own bookkeeping."""
+    by_psn = {}
+    for side, psn, op, frame, t in g.sent:
+        by_psn.setdefault((side, psn), []).append((frame, t, op))
+
+    def frames(side, psns):
+        return [[f for f, t, op in by_psn[(side, p)] if f is not None] for p in psns]
+
+    def first_time(side, psn):
+        return min(t for f, t, op in by_psn[(side, psn)] if f is not None)
+
+    def resent(side, psns):
+        return any(len(by_psn[(side, p)]) > 1 for p in psns)
+
+    out = []
+    for m in g.msgs:
+        if m["response"]:
+            continue
+        rsps = [r for r in g.msgs if r["response"] and r["message_id"] == m["message_id"]]
+        final = [r for r in rsps if r["status"] != STATUS_PENDING][-1]
+        interim = [r for r in rsps if r["status"] == STATUS_PENDING]
+        xf = [x for x in g.xfers if x["message_id"] == m["message_id"]]
+        req_t = first_time(m["side"], m["psns"][-1])
+        rsp_t = first_time(final["side"], final["psns"][-1])
+        # An RDMA READ's packets are the READ request and the responses of the peer (same PSNs).
+        xf_resent = any(resent(x["side"], x["psns"][:1]) or
+                        (x["kind"] == "RDMA_READ" and resent(g.peer(g.c if x["side"] == "client" else g.s).name, x["psns"]))
+                        or (x["kind"] == "RDMA_WRITE" and resent(x["side"], x["psns"])) for x in xf)
+        out.append(dict(
+            command=m["cmd"], message_id=m["message_id"], length=m["length"], fragments=len(m["psns"]),
+            request_frames=frames(m["side"], m["psns"]),
+            interim=[dict(status="0x%08x" % r["status"], frames=frames(r["side"], r["psns"]), async_id=r["async_id"])
+                     for r in interim],
+            response_frames=frames(final["side"], final["psns"]), status="0x%08x" % final["status"],
+            latency_ns=(rsp_t - req_t) * 1000,
+            transfers=[dict(kind=x["kind"], va="0x%016x" % x["va"], rkey="0x%08x" % x["rkey"], length=x["length"],
+                            psn_first="0x%06x" % x["psns"][0], packets=len(x["psns"]),
+                            first_frame=frames(x["side"], x["psns"][:1])[0][0]) for x in xf],
+            resent=dict(request=resent(m["side"], m["psns"]),
+                        response=any(resent(r["side"], r["psns"]) for r in rsps), transfers=xf_resent)))
+    lost = [dict(side=side, psn="0x%06x" % psn, opcode=op) for side, psn, op, frame, t in g.sent if frame is None]
+    return {"sample": name, "generated_by": "samples/lib/smbd_gen.py" + (" --loss" if g.loss else ""),
+            "frames": len(g.frames), "requests": out, "lost": lost}
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--loss"]
     if len(args) != 1:
@@ -380,6 +448,9 @@ def main():
         f.write("frames %d\n" % len(g.frames))
         for line in g.truth:
             f.write(line + "\n")
+    with open(base + ".requests.json", "w") as f:
+        json.dump(requests_truth(g, name), f, indent=1)
+        f.write("\n")
     print("smbd_gen: %s.pcap, %d frames" % (base, len(g.frames)))
 
 
