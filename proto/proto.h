@@ -58,8 +58,7 @@ struct rs_sendmsg {
 	uint32_t file;        /* the input file of its frames */
 	uint64_t first_frame, last_frame; /* where its first and last PSN came (frame numbers) */
 	uint64_t first_ts, last_ts;
-	const struct rs_pdus *pdu; /* the first packet's PDU block (proto/pdu.h), while its frame is
-	                            * the current one; NULL: none */
+	const struct rs_pdus *pdu; /* the first packet's PDU block (proto/pdu.h); NULL: none */
 };
 
 /* What a module does beyond naming its connections. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analyzer/transport/transport.h"
+#include "proto/pdu.h"
 #include "proto/proto.h"
 #include "tests/support/afeed.h"
 #include "tests/support/rstest.h"
@@ -31,6 +32,8 @@ struct tapped {
 	struct rs_sendmsg m;
 	bool from_client;
 	uint64_t at_frame; /* the frame being added when it was handed on */
+	bool pdu;
+	uint64_t mid;      /* its PDU's SMB2 message ID */
 };
 static struct tapped got[MAXMSG];
 static unsigned ngot;
@@ -39,7 +42,8 @@ static void tap(void *ctx, const struct rs_flow *fl, const struct rs_sendmsg *m)
 {
 	(void)ctx;
 	ck_assert_uint_lt(ngot, MAXMSG);
-	got[ngot] = (struct tapped){ *m, fl == fl->conn->c2s, run.frame_no };
+	got[ngot] = (struct tapped){ *m, fl == fl->conn->c2s, run.frame_no, m->pdu != NULL,
+				     m->pdu ? m->pdu->smbd.smb2.message_id : 0 };
 	got[ngot].m.pdu = NULL;
 	ngot++;
 }
@@ -278,6 +282,42 @@ START_TEST(writes_are_not_sends)
 }
 END_TEST
 
+/* The frame's PDU block is the dissector's storage, used again for the
+ * next frame: the message handed on at its Last, or after waiting for a
+ * gap to fill, still has its First's. */
+static struct rs_pdus block;
+
+static uint64_t client_pdu(uint8_t op, uint32_t psn, uint32_t len, uint64_t mid)
+{
+	struct rs_frame f = rt_roce_frame(B_HOST, A_HOST, op, 0x11, psn, len);
+	memset(&block, 0, sizeof block);
+	block.have = RS_PDU_SMBD;
+	block.smbd.has_smb2 = true;
+	block.smbd.smb2.message_id = mid;
+	f.pdu = &block;
+	uint64_t n = feed(f);
+	memset(&block, 0xA5, sizeof block);
+	return n;
+}
+
+START_TEST(first_packets_pdu)
+{
+	handshake();
+	client_pdu(F, C_PSN, 1024, 42);
+	client(M, C_PSN + 1, 1024);
+	client(L, C_PSN + 2, 10);
+	client_pdu(O, C_PSN + 4, 64, 44); /* waits: C_PSN + 3 comes after it */
+	client_pdu(O, C_PSN + 3, 64, 43);
+	rs_analyzer_finish(an);
+	ck_assert_uint_eq(ngot, 3);
+	ck_assert(got[0].pdu && got[1].pdu && got[2].pdu);
+	ck_assert_uint_eq(got[0].mid, 42);
+	ck_assert_uint_eq(got[1].mid, 43);
+	ck_assert_uint_eq(got[2].mid, 44);
+	ck_assert(got[2].m.complete);
+}
+END_TEST
+
 /* No module row: no messages (the analysis keeps none for them). */
 START_TEST(only_module_connections)
 {
@@ -300,6 +340,7 @@ static Suite *suite(void)
 	tcase_add_test(t, headless_and_tailless);
 	tcase_add_test(t, writes_are_not_sends);
 	tcase_add_test(t, only_module_connections);
+	tcase_add_test(t, first_packets_pdu);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -25,7 +25,7 @@ struct rs_msgpkt {
 	uint64_t dmalen;      /* its RETH's DMA length */
 	/* For the modules' SEND messages (sendmsg.c): where it came, and the
 	 * PDU block of a SEND First or Only of a connection that wants them
-	 * (NULL otherwise, and once the packet waited in msgq.c). */
+	 * (NULL otherwise; msgq.c copies it while the packet waits). */
 	struct rs_fref at;
 	uint64_t ts;
 	const struct rs_pdus *pdu;

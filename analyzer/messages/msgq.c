@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyzer/messages/messages.h"
+#include "proto/pdu.h"
 
 /* Packets that wait for a gap before them to fill. */
 #define RS_MSGQ_LEN 32
@@ -29,13 +30,15 @@ static void hand_on(struct rs_analyzer *a, struct rs_flow *fl, struct rs_msgq *m
 	int32_t gap = rs_psn_diff(p.psn, mq->expect);
 	rs_msg_reassemble(a, fl, &p, true, gap > 0 ? (uint32_t)gap : 0);
 	mq->expect = (p.psn + p.adv) & RS_PSN_MASK;
+	g_free((struct rs_pdus *)p.pdu);
 }
 
-/* A packet that waits: the frame it came in is gone when it is handed on. */
+/* A packet that waits keeps a copy of its frame's PDU block: the frame is
+ * gone when the packet is handed on. */
 static void keep(struct rs_msgpkt *slot, const struct rs_msgpkt *p)
 {
 	*slot = *p;
-	slot->pdu = NULL;
+	slot->pdu = p->pdu ? g_memdup2(p->pdu, sizeof *p->pdu) : NULL;
 }
 
 /* The packets that follow on without a gap. */
@@ -112,6 +115,8 @@ void rs_msgq_finish(struct rs_analyzer *a, struct rs_flow *fl)
 
 void rs_msgq_free(struct rs_msgq *mq)
 {
+	for (uint32_t i = 0; mq && i < mq->n; i++)
+		g_free((struct rs_pdus *)mq->q[i].pdu);
 	g_free(mq);
 }
 

@@ -14,22 +14,27 @@
  * capture (a gap inside it, its First or its Last not seen) is handed on
  * incomplete: the module is told what came, never a guess of the rest.
  *
- * Boundaries, lengths, frame numbers and the PDU block of a message in one
- * packet (the dissector's decode of it); never payload bytes.
+ * Boundaries, lengths, frame numbers and the first packet's PDU block (the
+ * dissector's decode, copied while the message waits for its Last); never
+ * payload bytes.
  */
 #include <string.h>
 
 #include "analyzer/messages/messages.h"
+#include "proto/pdu.h"
 #include "proto/proto.h"
 
 /* One direction of a connection: the SEND message being put together. */
 struct rs_sendq {
 	bool open;
-	struct rs_sendmsg m;      /* its pdu NULL: the First's frame is gone */
+	struct rs_sendmsg m;
+	struct rs_pdus *pdu;      /* its First's PDU block, copied (the frame is gone by its Last); NULL: none */
 };
 
 void rs_sendq_free(struct rs_sendq *q)
 {
+	if (q)
+		g_free(q->pdu);
 	g_free(q);
 }
 
@@ -75,7 +80,11 @@ static void end_open(struct rs_analyzer *a, struct rs_flow *fl, struct rs_sendq 
 		return;
 	q->open = false;
 	q->m.tailless = tailless;
+	q->m.pdu = q->pdu;
 	hand_on(a, fl, &q->m);
+	g_free(q->pdu);
+	q->pdu = NULL;
+	q->m.pdu = NULL;
 }
 
 static void begin(struct rs_sendmsg *m, const struct rs_msgpkt *p, bool headless)
@@ -108,6 +117,7 @@ void rs_sendmsg_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	switch (op->pos) {
 	case RS_POS_FIRST:
 		begin(&q->m, p, false);
+		q->pdu = p->pdu ? g_memdup2(p->pdu, sizeof *p->pdu) : NULL;
 		q->open = true;
 		return;
 	case RS_POS_ONLY: {

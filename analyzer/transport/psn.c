@@ -516,7 +516,7 @@ void rs_track_request(struct rs_analyzer *a, struct rs_flow *fl, const struct rs
 		fl->payload += f->payload_len;
 		const struct rs_msgpkt mp = { .psn = psn, .len = f->payload_len, .adv = adv, .opcode = f->bth.opcode,
 					      .reth = (f->ext & RS_EXT_RETH) != 0, .dmalen = f->reth.dmalen,
-					      .at = at, .ts = m->ts_ns };
+					      .at = at, .ts = m->ts_ns, .pdu = f->pdu && rs_sendmsg_wanted(a, fl) ? f->pdu : NULL };
 		rs_msg_feed(a, fl, &mp, d, from);
 		/* A WRITE Only carries the whole message: its RETH DMA length is
 		 * its payload (IBA 9.4.1); a packet that says otherwise is not
