@@ -10,9 +10,9 @@
 
 #include <glib.h>
 
-#include "proto/iser/iser.h"
 #include "proto/nvmeof/nvmeof.h"
 #include "proto/proto.h"
+#include "proto/smbdirect/smbdirect.h"
 
 const struct rs_proto_hooks rs_nvmeof_hooks = {
 	.claims_sends = true,
@@ -23,14 +23,14 @@ const struct rs_proto_hooks rs_nvmeof_hooks = {
 	.json_conn = rs_json_nvme,
 };
 
-const struct rs_proto_hooks rs_iser_hooks = {
-	.queue_new = rs_iserq_new,
-	.queue_free = rs_iserq_free,
-	.queue_frame = rs_iser_frame,
-	.queue_resent = rs_iser_resent,
-	.queue_finish = rs_iserq_finish,
-	.text = rs_text_iser,
-	.json_conn = rs_json_iser,
+const struct rs_proto_hooks rs_smbd_hooks = {
+	.queue_new = rs_smbdq_new,
+	.queue_free = rs_smbdq_free,
+	.queue_frame = rs_smbd_frame,
+	.queue_message = rs_smbd_message,
+	.queue_resent = rs_smbd_resent,
+	.text = rs_text_smbd,
+	.json_conn = rs_json_smbd,
 };
 
 const struct rs_proto rs_protos[] = {
@@ -41,9 +41,9 @@ const struct rs_proto rs_protos[] = {
 	/* IANA nvme-disc: the NVMe-oF discovery controller */
 	{ .name = "NVMe-disc", .word = "nvme-disc", .ports = { 8009 }, .hooks = &rs_nvmeof_hooks },
 	/* iSCSI's port; iSER listens on the same one (RFC 7145) */
-	{ .name = "iSER", .word = "iser", .ports = { 3260 }, .hooks = &rs_iser_hooks },
+	{ .name = "iSER", .word = "iser", .ports = { 3260 } },
 	/* IANA smbdirect (MS-SMBD) */
-	{ .name = "SMB-Direct", .word = "smb-direct", .ports = { 5445 } },
+	{ .name = "SMB-Direct", .word = "smb-direct", .ports = { 5445 }, .prefixes = { "smb" }, .hooks = &rs_smbd_hooks },
 	/* IANA nfsrdma (RFC 5667) */
 	{ .name = "NFS/RDMA", .word = "nfs-rdma", .ports = { 20049 } },
 	/* --ulp PORT=NAME with a NAME no row's prefix picks: the name is the user's */

@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import ROCESTAT, SHARED, Checks, need_shared  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, need_shared  # noqa: E402
 
 need_shared("check_width")
 
@@ -69,6 +69,8 @@ captures = sorted(glob.glob(os.path.join(SHARED, "captures", "*.pcap"))
                   + glob.glob(os.path.join(SHARED, "hw-captures", "*.pcap*"))
                   + glob.glob(os.path.join(SHARED, "public-captures", "*.pcap*")))
 ck("captures found", len(captures) > 20, str(len(captures)))
+# The storage protocols' sections, on the samples that have them.
+captures += sorted(glob.glob(os.path.join(ROOT, "samples", "smbd_gen*.pcap")))
 for cap in captures:
     base = os.path.basename(cap)
     whole = run("--width", "0", cap)

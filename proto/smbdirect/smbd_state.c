@@ -1,0 +1,562 @@
+/*
+ * smbd_state.c — SMB Direct connections, the module's per-connection
+ * analysis: the negotiate exchange and its limits, credits, SMB Direct
+ * fragments put back into SMB2 messages, SMB2 request -> response latency
+ * by command (MessageId pairs them, MS-SMB2 3.2.4.1.3), statuses other than
+ * SUCCESS, the RDMA transfers of the SMB2 READs and WRITEs, and whether the
+ * fabric sent any packet of a request again.
+ *
+ * MS-SMBD 3.1.5: the RDMA CM client (active side) SENDs the negotiate
+ * request, the server the negotiate response; every SEND after that is a
+ * data transfer message. An SMB2 message longer than the receiver's
+ * MaxReceiveSize is split: every fragment says how much follows it
+ * (RemainingDataLength), only the first holds the SMB2 header. The
+ * dissector decoded each SEND's first packet without the connection's
+ * history (as if no fragment came before it); here each side's fragments
+ * are followed (rs_smbd_frag_feed), and the header of a fragment that
+ * continues a message is not taken.
+ *
+ * SMB2 over the RDMA channel (MS-SMB2 2.2.19, 2.2.21, 3.3.5.12-13): a READ
+ * or WRITE request lends the server buffers by descriptor (address, token,
+ * length); the server moves the data with RDMA WRITE (READ) or RDMA READ
+ * (WRITE) using the token as R_Key, then responds. So a READ request or a
+ * WRITE First/Only from the server belongs to the pending request with
+ * that token.
+ *
+ * The analyzer hands whole SEND messages (queue_message), every frame of
+ * the connection (queue_frame: the RDMA transfers), and the frames it
+ * judged sent again (queue_resent), which are tied back to the request
+ * whose SEND or transfer held their PSN. Never packet bytes.
+ */
+#include <string.h>
+
+#include "analyzer/transport/verdict.h"
+#include "proto/pdu.h"
+#include "proto/smbdirect/smbd_state.h"
+#include "proto/smbdirect/smbdirect.h"
+
+#define DESC_KEPT 4     /* buffer descriptors of a request tied to transfers */
+#define DONE_RING 64    /* answered requests that a late re-send can still be tied to */
+#define RANGES 256      /* PSN ranges of the requests' packets, newest kept */
+#define XFER_PSNS 16    /* PSNs of the newest transfers: the same one again is a re-send */
+
+/* A request awaiting its final response (or answered, in the done ring). */
+struct smbd_req {
+	struct rs_smbd_req_info i;
+	uint64_t ts;              /* its last frame's time */
+	uint8_t ndesc;
+	struct rs_smbd_desc desc[DESC_KEPT];
+	uint64_t desc_bytes;
+};
+
+/* PSNs that carried a request's SEND, response or transfer: in the PSN
+ * space of the client's (0) or the server's (1) send queue. */
+struct smbd_range {
+	uint8_t space, what;      /* RS_SMBD_RESENT_* */
+	uint32_t lo, hi;
+	uint64_t mid, req_frame;
+};
+
+/* One side's reassembly. */
+struct smbd_side {
+	struct rs_smbd_side_info i;
+	struct rs_smbd_frag frag;
+	bool have_hdr;            /* the message being reassembled had its header read */
+	struct rs_smb2 hdr;
+	struct rs_fref first;     /* its first fragment's first frame */
+};
+
+struct rs_smbdq {
+	struct rs_smbd_info i;    /* the figures, but for cmd[].lat, slow and failed */
+	struct smbd_side side[2];
+	struct rs_latvec lat[RS_SMBD_CMDS];
+	GHashTable *pending;      /* MessageId -> struct smbd_req */
+	GHashTable *by_token;     /* token -> struct smbd_req (pending, with descriptors) */
+	struct smbd_req done[DONE_RING];
+	uint32_t ndone;
+	struct smbd_range range[RANGES];
+	uint32_t nrange;
+	uint32_t xfer_psn[XFER_PSNS]; /* +1: 0 is none */
+	uint32_t nxfer;
+};
+
+static guint mid_hash(gconstpointer p)
+{
+	uint64_t v = *(const uint64_t *)p;
+	return (guint)(v ^ (v >> 32));
+}
+
+static gboolean mid_equal(gconstpointer a, gconstpointer b)
+{
+	return *(const uint64_t *)a == *(const uint64_t *)b;
+}
+
+void *rs_smbdq_new(void)
+{
+	struct rs_smbdq *q = g_new0(struct rs_smbdq, 1);
+	q->pending = g_hash_table_new_full(mid_hash, mid_equal, NULL, g_free);
+	q->by_token = g_hash_table_new(g_direct_hash, g_direct_equal);
+	return q;
+}
+
+void rs_smbdq_free(void *p)
+{
+	struct rs_smbdq *q = p;
+	if (!q)
+		return;
+	for (unsigned i = 0; i < RS_SMBD_CMDS; i++)
+		rs_lat_free(&q->lat[i]);
+	g_hash_table_destroy(q->by_token);
+	g_hash_table_destroy(q->pending);
+	g_free(q);
+}
+
+static unsigned cmd_slot(uint16_t cmd)
+{
+	return cmd < RS_SMB2__CMDS ? cmd : RS_SMB2__CMDS;
+}
+
+static unsigned side_of(const struct rs_flow *fl)
+{
+	return fl == fl->conn->c2s ? 0 : 1;
+}
+
+/* What the frame is to its request, for the per-frame views (a->v). */
+static void vset(struct rs_verdict *v, uint8_t pdu, const struct rs_smbd_req_info *r, uint32_t file, bool timed,
+		 uint64_t lat_ns, bool failed)
+{
+	(void)v, (void)pdu, (void)r, (void)file, (void)timed, (void)lat_ns, (void)failed;
+}
+
+/* ---- re-sends ---------------------------------------------------------------- */
+
+static void add_range(struct rs_smbdq *q, unsigned space, uint8_t what, uint32_t lo, uint32_t hi,
+		      const struct rs_smbd_req_info *r)
+{
+	q->range[q->nrange++ % RANGES] = (struct smbd_range){ (uint8_t)space, what, lo, hi, r->message_id, r->req_frame };
+}
+
+static bool same_req(const struct rs_smbd_req_info *a, uint64_t mid, uint64_t req_frame)
+{
+	return a->message_id == mid && a->req_frame == req_frame;
+}
+
+/* A packet of the request (mid, req_frame) was sent again: its flag, in
+ * every record that holds the request. */
+static void flag_resent(struct rs_smbdq *q, uint64_t mid, uint64_t req_frame, uint8_t what)
+{
+	struct smbd_req *r = g_hash_table_lookup(q->pending, &mid);
+	struct rs_smbd_req_info *ri = r && r->i.req_frame == req_frame ? &r->i : NULL;
+	for (uint32_t k = 0; !ri && k < DONE_RING && k < q->ndone; k++)
+		if (same_req(&q->done[k].i, mid, req_frame))
+			ri = &q->done[k].i;
+	if (!ri)
+		return;
+	if (!ri->resent) {
+		q->i.cmd[cmd_slot(ri->cmd)].resent++;
+		if (q->i.resent_requests < RS_SMBD_SLOW)
+			q->i.resent[q->i.resent_requests] = *ri;
+		q->i.resent_requests++;
+	}
+	ri->resent |= what;
+	for (uint64_t k = 0; k < q->i.resent_requests && k < RS_SMBD_SLOW; k++)
+		if (same_req(&q->i.resent[k], mid, req_frame))
+			q->i.resent[k].resent |= what;
+	for (uint32_t k = 0; k < q->i.nslow; k++)
+		if (same_req(&q->i.slow[k], mid, req_frame))
+			q->i.slow[k].resent |= what;
+	for (uint64_t k = 0; k < q->i.nfailed && k < RS_SMBD_FAILED; k++)
+		if (same_req(&q->i.failed[k], mid, req_frame))
+			q->i.failed[k].resent |= what;
+}
+
+void rs_smbd_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
+{
+	(void)m;
+	struct rs_smbdq *q = fl->conn->pq;
+	/* A READ response carries the PSN of the READ request it answers: the
+	 * other side's send queue. */
+	unsigned space = rs_opinfo(f->bth.opcode)->response ? !side_of(fl) : side_of(fl);
+	q->i.resent_frames++;
+	for (uint32_t k = 0; k < RANGES && k < q->nrange; k++) {
+		const struct smbd_range *r = &q->range[(q->nrange - 1 - k) % RANGES];
+		if (r->space == space && rs_psn_diff(f->bth.psn, r->lo) >= 0 && rs_psn_diff(f->bth.psn, r->hi) <= 0) {
+			flag_resent(q, r->mid, r->req_frame, r->what);
+			(void)a;
+			return;
+		}
+	}
+	q->i.resent_untied++;
+}
+
+/* ---- requests and responses -------------------------------------------------- */
+
+static void keep_slow(struct rs_smbdq *q, const struct rs_smbd_req_info *r)
+{
+	uint32_t n = q->i.nslow, at = n;
+	while (at > 0 && q->i.slow[at - 1].lat_ns < r->lat_ns)
+		at--;
+	if (at >= RS_SMBD_SLOW)
+		return;
+	if (n == RS_SMBD_SLOW)
+		n--;
+	memmove(&q->i.slow[at + 1], &q->i.slow[at], (n - at) * sizeof q->i.slow[0]);
+	q->i.slow[at] = *r;
+	q->i.nslow = n + 1;
+}
+
+static void request(struct rs_smbdq *q, const struct rs_smb2 *h, const struct rs_fref *first, uint64_t ts,
+		    struct rs_verdict *v)
+{
+	if (h->command == RS_SMB2_CANCEL) {
+		q->i.cancels++; /* never answered (MS-SMB2 3.3.5.16) */
+		return;
+	}
+	struct smbd_req *old = g_hash_table_lookup(q->pending, &h->message_id);
+	if (old) {
+		q->i.mid_again++;
+		for (unsigned k = 0; k < old->ndesc; k++)
+			if (g_hash_table_lookup(q->by_token, GUINT_TO_POINTER(old->desc[k].token)) == old)
+				g_hash_table_remove(q->by_token, GUINT_TO_POINTER(old->desc[k].token));
+		g_hash_table_remove(q->pending, &h->message_id);
+	}
+	struct smbd_req *r = g_new0(struct smbd_req, 1);
+	r->i = (struct rs_smbd_req_info){ .cmd = h->command, .message_id = h->message_id, .file = first->file,
+					  .req_frame = first->frame };
+	r->ts = ts;
+	bool rdma = h->channel == RS_SMB2_CHANNEL_RDMA_V1 || h->channel == RS_SMB2_CHANNEL_RDMA_V1_INVALIDATE;
+	if (rdma && (h->command == RS_SMB2_READ || h->command == RS_SMB2_WRITE)) {
+		for (unsigned k = 0; k < h->ndesc && k < DESC_KEPT; k++) {
+			r->desc[r->ndesc++] = h->desc[k];
+			g_hash_table_replace(q->by_token, GUINT_TO_POINTER(h->desc[k].token), r);
+		}
+		r->desc_bytes = h->desc_bytes;
+	}
+	g_hash_table_insert(q->pending, &r->i.message_id, r);
+	q->i.requests++;
+	q->i.cmd[cmd_slot(h->command)].n++;
+	vset(v, 1, &r->i, first->file, false, 0, false);
+}
+
+static void answered(struct rs_smbdq *q, struct smbd_req *r)
+{
+	for (unsigned k = 0; k < r->ndesc; k++)
+		if (g_hash_table_lookup(q->by_token, GUINT_TO_POINTER(r->desc[k].token)) == r)
+			g_hash_table_remove(q->by_token, GUINT_TO_POINTER(r->desc[k].token));
+	q->done[q->ndone++ % DONE_RING] = *r;
+	if (q->ndone > DONE_RING)
+		q->ndone = DONE_RING + q->ndone % DONE_RING; /* stays past the ring's size: all slots in use */
+	g_hash_table_remove(q->pending, &r->i.message_id);
+}
+
+static void response(struct rs_smbdq *q, const struct rs_smb2 *h, const struct rs_fref *at, uint64_t ts,
+		     struct rs_verdict *v)
+{
+	if (h->message_id == UINT64_MAX) {
+		q->i.notifications++; /* an oplock or lease break (MS-SMB2 2.2.23-24) */
+		return;
+	}
+	struct smbd_req *r = g_hash_table_lookup(q->pending, &h->message_id);
+	if (!r) {
+		q->i.unmatched++;
+		return;
+	}
+	struct rs_smbd_cmd_info *c = &q->i.cmd[cmd_slot(r->i.cmd)];
+	if (h->status == RS_NT_STATUS_PENDING && h->async) {
+		/* The interim response (MS-SMB2 3.3.4.2): the final one follows
+		 * with the same MessageId and this AsyncId. */
+		q->i.interims++;
+		c->interim++;
+		r->i.interim_frame = at->frame;
+		vset(v, 4, &r->i, at->file, false, 0, false);
+		return;
+	}
+	q->i.responses++;
+	uint64_t ns = ts > r->ts ? ts - r->ts : 0;
+	r->i.lat_ns = ns;
+	r->i.status = h->status;
+	r->i.rsp_frame = at->frame;
+	c->done++;
+	rs_lat_add(&q->lat[cmd_slot(r->i.cmd)], ns);
+	if (h->status != RS_NT_STATUS_SUCCESS) {
+		c->failed++;
+		if (q->i.nfailed < RS_SMBD_FAILED)
+			q->i.failed[q->i.nfailed] = r->i;
+		q->i.nfailed++;
+	}
+	if (r->ndesc && h->status == RS_NT_STATUS_SUCCESS && r->i.xfer_bytes != r->desc_bytes)
+		q->i.rdma_short++;
+	vset(v, 2, &r->i, at->file, true, ns, h->status != RS_NT_STATUS_SUCCESS);
+	keep_slow(q, &r->i);
+	for (uint64_t k = 0; r->i.resent && k < q->i.resent_requests && k < RS_SMBD_SLOW; k++)
+		if (same_req(&q->i.resent[k], r->i.message_id, r->i.req_frame))
+			q->i.resent[k] = r->i;
+	answered(q, r);
+}
+
+/* An SMB2 message that is whole: `first` its first fragment's first frame,
+ * `last` the message that ended it. */
+static void smb2(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const struct rs_smb2 *h,
+		 const struct rs_fref *first, const struct rs_sendmsg *last)
+{
+	struct rs_smbd_side_info *s = &q->side[side].i;
+	struct rs_fref at = { last->file, last->last_frame };
+	struct rs_verdict *v = a->v && last->last_frame == a->cur_frame && last->file == a->cur_file ? a->v : NULL;
+	s->smb2++;
+	s->compound += h->next_command != 0;
+	if (h->response != (side == 1)) {
+		q->i.wrong_way++;
+		return;
+	}
+	if (side == 0)
+		request(q, h, first, last->last_ts, v);
+	else
+		response(q, h, &at, last->last_ts, v);
+}
+
+/* The PSNs of one of the request's SENDs. */
+static void send_range(struct rs_smbdq *q, unsigned side, const struct rs_smb2 *h, const struct rs_sendmsg *m,
+		       const struct rs_fref *first)
+{
+	if (side == 0) {
+		struct rs_smbd_req_info r = { .message_id = h->message_id, .req_frame = first->frame };
+		add_range(q, 0, RS_SMBD_RESENT_REQUEST, m->first_psn, m->last_psn, &r);
+		return;
+	}
+	struct smbd_req *r = g_hash_table_lookup(q->pending, &h->message_id);
+	if (r)
+		add_range(q, 1, RS_SMBD_RESENT_RESPONSE, m->first_psn, m->last_psn, &r->i);
+}
+
+static void negotiate(struct rs_smbdq *q, unsigned side, const struct rs_smbd *d)
+{
+	struct rs_smbd_neg_info *n = &q->i.neg;
+	if (side == 0) {
+		n->req = true;
+		n->min_version = d->min_version;
+		n->max_version = d->max_version;
+		n->req_credits_requested = d->credits_requested;
+		n->req_preferred_send = d->preferred_send;
+		n->req_max_receive = d->max_receive;
+		n->req_max_fragmented = d->max_fragmented;
+	} else {
+		n->rsp = true;
+		n->negotiated_version = d->negotiated_version;
+		n->rsp_credits_requested = d->credits_requested;
+		n->credits_granted = d->credits_granted;
+		n->status = d->status;
+		n->max_read_write = d->max_read_write;
+		n->rsp_preferred_send = d->preferred_send;
+		n->rsp_max_receive = d->max_receive;
+		n->rsp_max_fragmented = d->max_fragmented;
+		q->side[1].i.credits_granted += d->credits_granted;
+	}
+}
+
+/* A data transfer message: its fragment step, and the SMB2 message it
+ * makes whole. */
+static void data(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const struct rs_smbd *d,
+		 const struct rs_sendmsg *m)
+{
+	struct smbd_side *sd = &q->side[side];
+	struct rs_smbd_side_info *s = &sd->i;
+	s->data++;
+	s->credits_granted += d->credits_granted;
+	if (d->credits_requested > s->credits_requested_max)
+		s->credits_requested_max = d->credits_requested;
+	s->response_requested += (d->flags & RS_SMBD_RESPONSE_REQUESTED) != 0;
+	/* MaxFragmentedSize is the receiver's: the other side's negotiate message. */
+	uint32_t limit = side == 0 ? q->i.neg.rsp_max_fragmented : q->i.neg.req_max_fragmented;
+	struct rs_fref here = { m->file, m->first_frame };
+	switch (rs_smbd_frag_feed(&sd->frag, d->remaining, d->data_length, limit)) {
+	case RS_SMBD_FRAG_EMPTY:
+		s->empty++;
+		return;
+	case RS_SMBD_FRAG_LIED:
+		s->frag_lied++;
+		return;
+	case RS_SMBD_FRAG_TOO_LONG:
+		s->frag_too_long++;
+		return;
+	case RS_SMBD_FRAG_WHOLE:
+		if (!d->has_smb2) {
+			s->smb2_bad++;
+			return;
+		}
+		send_range(q, side, &d->smb2, m, &here);
+		smb2(a, q, side, &d->smb2, &here, m);
+		return;
+	case RS_SMBD_FRAG_START:
+		sd->have_hdr = d->has_smb2;
+		if (d->has_smb2)
+			sd->hdr = d->smb2;
+		sd->first = here;
+		break;
+	case RS_SMBD_FRAG_MORE:
+	case RS_SMBD_FRAG_DONE:
+		break; /* its data continues the message: no header of its own */
+	}
+	if (!sd->have_hdr)
+		return;
+	send_range(q, side, &sd->hdr, m, &sd->first);
+	if (sd->frag.open)
+		return;
+	s->fragmented++;
+	s->fragments += sd->frag.fragments;
+	smb2(a, q, side, &sd->hdr, &sd->first, m);
+	sd->have_hdr = false;
+}
+
+void rs_smbd_message(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_sendmsg *m)
+{
+	struct rs_smbdq *q = fl->conn->pq;
+	unsigned side = side_of(fl);
+	struct smbd_side *sd = &q->side[side];
+	if (!m->complete) {
+		/* Not read: a fragment lost in it would make the rest lie. */
+		sd->i.incomplete++;
+		memset(&sd->frag, 0, sizeof sd->frag);
+		sd->have_hdr = false;
+		return;
+	}
+	sd->i.sends++;
+	if (!m->pdu || !(m->pdu->have & RS_PDU_SMBD)) {
+		sd->i.not_smbd++;
+		return;
+	}
+	const struct rs_smbd *d = &m->pdu->smbd;
+	bool neg = side == 0 ? !q->i.neg.req : !q->i.neg.rsp;
+	if (neg && d->kind == (side == 0 ? RS_SMBD_NEG_REQ : RS_SMBD_NEG_RSP) && d->outcome == RS_SMBD_OK) {
+		negotiate(q, side, d);
+		return;
+	}
+	if (d->kind != RS_SMBD_DATA) {
+		sd->i.not_smbd++; /* a negotiate message again, or one shaped so: no data transfer message */
+		return;
+	}
+	data(a, q, side, d, m);
+}
+
+/* ---- RDMA transfers ---------------------------------------------------------- */
+
+static uint32_t path_mtu(const struct rs_flow *fl)
+{
+	if (fl->pmtu)
+		return fl->pmtu;
+	if (fl->peer && fl->peer->pmtu)
+		return fl->peer->pmtu;
+	if (fl->conn && fl->conn->path_mtu >= 1 && fl->conn->path_mtu <= 5)
+		return 128u << fl->conn->path_mtu;
+	return 0;
+}
+
+/* The same transfer's first packet again (a re-send): counted once. */
+static bool xfer_again(struct rs_smbdq *q, uint32_t psn)
+{
+	for (unsigned i = 0; i < XFER_PSNS; i++)
+		if (q->xfer_psn[i] == psn + 1)
+			return true;
+	q->xfer_psn[q->nxfer++ % XFER_PSNS] = psn + 1;
+	return false;
+}
+
+static void transfer(struct rs_analyzer *a, struct rs_smbdq *q, struct rs_flow *fl, const struct rs_frame *f,
+		     const struct rs_frame_meta *m)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	bool read = op->kind == RS_KIND_READ_REQ;
+	if (xfer_again(q, f->bth.psn))
+		return;
+	if (read) {
+		q->i.rdma_reads++;
+		q->i.rdma_read_bytes += f->reth.dmalen;
+	} else {
+		q->i.rdma_writes++;
+		q->i.rdma_write_bytes += f->reth.dmalen;
+	}
+	struct smbd_req *r = g_hash_table_lookup(q->by_token, GUINT_TO_POINTER(f->reth.rkey));
+	if (!r) {
+		q->i.rdma_untied++;
+		return;
+	}
+	bool inside = false;
+	for (unsigned k = 0; k < r->ndesc && !inside; k++) {
+		const struct rs_smbd_desc *d = &r->desc[k];
+		inside = d->token == f->reth.rkey && f->reth.va >= d->offset &&
+			 f->reth.va + f->reth.dmalen <= d->offset + (uint64_t)d->length;
+	}
+	q->i.rdma_outside += !inside;
+	r->i.xfers++;
+	r->i.xfer_bytes += f->reth.dmalen;
+	q->i.cmd[cmd_slot(r->i.cmd)].rdma_bytes += f->reth.dmalen;
+	/* Its PSNs: a WRITE First carries one path MTU (IBA 9.7.4); a READ
+	 * takes one PSN per response packet. */
+	uint32_t mtu = op->pos == RS_POS_FIRST ? f->payload_len : read ? path_mtu(fl) : 0;
+	uint32_t n = mtu ? (uint32_t)(((uint64_t)f->reth.dmalen + mtu - 1) / mtu) : 1;
+	add_range(q, 1, RS_SMBD_RESENT_TRANSFER, f->bth.psn, (f->bth.psn + (n ? n : 1) - 1) & 0xFFFFFF, &r->i);
+	vset(a->v, 3, &r->i, m->file_index, false, 0, false);
+}
+
+void rs_smbd_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
+{
+	struct rs_smbdq *q = fl->conn->pq;
+	if (side_of(fl) != 1 || !(f->ext & RS_EXT_RETH))
+		return;
+	enum rs_op_kind k = rs_opinfo(f->bth.opcode)->kind;
+	if (k == RS_KIND_READ_REQ || k == RS_KIND_WRITE || k == RS_KIND_WRITE_IMM)
+		transfer(a, q, fl, f, m);
+}
+
+/* ---- for the writers --------------------------------------------------------- */
+
+bool rs_conn_smbd(const struct rs_conn *c, struct rs_smbd_info *out)
+{
+	const struct rs_smbdq *q = c->pq;
+	if (!q || !rs_smbdirect_row(c->ulp))
+		return false;
+	*out = q->i;
+	for (unsigned k = 0; k < 2; k++) {
+		out->side[k] = q->side[k].i;
+		out->side[k].frag_open = q->side[k].frag.open;
+	}
+	out->pending = g_hash_table_size(q->pending);
+	for (unsigned i = 0; i < RS_SMBD_CMDS; i++)
+		out->cmd[i].lat = rs_lat_figures_of(&q->lat[i]);
+	return true;
+}
+
+const char *rs_nt_status_name(uint32_t status)
+{
+	switch (status) {
+	case 0x00000000: return "STATUS_SUCCESS";
+	case 0x00000103: return "STATUS_PENDING";
+	case 0x00000105: return "STATUS_NOTIFY_ENUM_DIR";
+	case 0x80000005: return "STATUS_BUFFER_OVERFLOW";
+	case 0x80000006: return "STATUS_NO_MORE_FILES";
+	case 0xC0000008: return "STATUS_INVALID_HANDLE";
+	case 0xC000000D: return "STATUS_INVALID_PARAMETER";
+	case 0xC000000F: return "STATUS_NO_SUCH_FILE";
+	case 0xC0000011: return "STATUS_END_OF_FILE";
+	case 0xC0000016: return "STATUS_MORE_PROCESSING_REQUIRED";
+	case 0xC0000022: return "STATUS_ACCESS_DENIED";
+	case 0xC0000023: return "STATUS_BUFFER_TOO_SMALL";
+	case 0xC0000034: return "STATUS_OBJECT_NAME_NOT_FOUND";
+	case 0xC0000035: return "STATUS_OBJECT_NAME_COLLISION";
+	case 0xC000003A: return "STATUS_OBJECT_PATH_NOT_FOUND";
+	case 0xC0000043: return "STATUS_SHARING_VIOLATION";
+	case 0xC0000054: return "STATUS_FILE_LOCK_CONFLICT";
+	case 0xC0000055: return "STATUS_LOCK_NOT_GRANTED";
+	case 0xC000006D: return "STATUS_LOGON_FAILURE";
+	case 0xC00000BA: return "STATUS_FILE_IS_A_DIRECTORY";
+	case 0xC00000BB: return "STATUS_NOT_SUPPORTED";
+	case 0xC00000C9: return "STATUS_NETWORK_NAME_DELETED";
+	case 0xC00000CC: return "STATUS_BAD_NETWORK_NAME";
+	case 0xC0000103: return "STATUS_NOT_A_DIRECTORY";
+	case 0xC0000120: return "STATUS_CANCELLED";
+	case 0xC0000128: return "STATUS_FILE_CLOSED";
+	case 0xC000019C: return "STATUS_FS_DRIVER_REQUIRED";
+	case 0xC0000203: return "STATUS_USER_SESSION_DELETED";
+	case 0xC000035C: return "STATUS_NETWORK_SESSION_EXPIRED";
+	default: return "";
+	}
+}
