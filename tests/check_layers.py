@@ -10,7 +10,8 @@
   it on as a function pointer)" has no cycle.
 - analyzer/'s sub-rooms (SUBROOMS, lowest first): calls and includes of
   analyzer/ headers go to a file's own sub-room or a lower one; the files at
-  analyzer/'s top (and its headers, for includes) are above them all.
+  analyzer/'s top (and its headers, for includes) are above them all, and
+  are those of TOP only (a new file joins a sub-room).
 - Every function a file exports is named rs_... (main aside).
 - report/ and views/ read the analysis through its public headers
   (PUBLIC): no file of theirs includes another analyzer/ header, directly
@@ -258,6 +259,15 @@ ck("a call down is no call up", not downward({"analyzer/table/b.c": {"analyzer/r
                                               "analyzer/analyzer.c": {"analyzer/table/b.c"}}, subroom_level))
 ck("an unnamed sub-room", subroom_level("analyzer/foo/x.c") is None and subroom_level("analyzer/result.c") == len(SUBROOMS))
 
+# The files at analyzer/'s top, above every sub-room (and exempt from their
+# order): a new file joins a sub-room instead.
+TOP = {"analyzer/analyzer.c", "analyzer/result.c", "analyzer/groups.c",
+       "analyzer/analyzer.h", "analyzer/result.h", "analyzer/compare.h", "analyzer/internal.h"}
+for path in sorted(glob.glob(os.path.join(ROOT, "analyzer", "*.[ch]"))):
+    rel = os.path.relpath(path, ROOT)
+    ck("sub-rooms: the top is the entry point, the results and the shared headers", rel in TOP,
+       "%s: a file at analyzer/'s top (put it in the sub-room of what it calls and is called by;"
+       " the top is %s)" % (rel, ", ".join(sorted(TOP))))
 for path in sorted(glob.glob(os.path.join(ROOT, "analyzer", "*", ""))):
     room = os.path.basename(os.path.dirname(path))
     ck("sub-rooms named", room in SUBROOMS,
