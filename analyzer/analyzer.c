@@ -397,6 +397,12 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 			rs_psn_finish(a, fl);
 	}
 	rs_cm_finish(a);
+	for (guint i = 0; i < a->conns->len; i++) {
+		struct rs_conn *c = g_ptr_array_index(a->conns, i);
+		const struct rs_proto_hooks *h = c ? rs_proto_hooks(c->ulp) : NULL;
+		if (c && c->pq && h->queue_finish)
+			h->queue_finish(a, c->pq);
+	}
 	rs_tl_flush(a);
 	rs_sniffer_finish(a);
 	rs_cong_finish(a);

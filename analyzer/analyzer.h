@@ -158,6 +158,15 @@ enum rs_v_icrc {
 	RS_V_ICRC_PORT_REWRITTEN, /* bad as captured, good with another UDP source port: a capture artefact */
 };
 
+/* What a protocol module's PDU or packet is to its task (rs_verdict ulp_pdu). */
+enum rs_ulp_pdu {
+	RS_ULP_NONE = 0,
+	RS_ULP_REQUEST,         /* a request (command, call) that opens a task */
+	RS_ULP_RESPONSE,        /* the answer that closes it */
+	RS_ULP_TRANSFER,        /* an RDMA READ or WRITE that moves a task's data */
+	RS_ULP_OTHER,           /* a PDU of the protocol that belongs to no task */
+};
+
 #define RS_V_USES 4
 struct rs_verdict {
 	/* The frame as captured. */
@@ -227,6 +236,21 @@ struct rs_verdict {
 	bool nvme_timed;            /* nvme_lat_ns holds a latency */
 	uint64_t nvme_cmd_frame;
 	uint64_t nvme_lat_ns;
+	/* A protocol module's reading of the frame (the modules other than
+	 * NVMe-oF; proto/proto.h's per-frame hooks put it in words): the PDU's
+	 * kind (enum rs_ulp_pdu), the operation (the module's own code: its
+	 * op_name hook names it), the task's tag (iSCSI ITT, RPC XID, SMB2
+	 * MessageId), the request the frame answers or moves data for (0: not
+	 * seen), a response's latency, whether the fabric has re-sent a packet
+	 * of the task so far, and the status a response carries. */
+	uint8_t ulp_pdu;
+	bool ulp_timed;             /* ulp_lat_ns holds a latency */
+	bool ulp_resent;
+	bool ulp_failed;            /* a response whose status is not success */
+	uint16_t ulp_op;
+	uint32_t ulp_tag;
+	uint64_t ulp_req_frame;
+	uint64_t ulp_lat_ns;
 	/* The connection it belongs to, as known once it is added, for --qp in
 	 * the per-frame views: the destination QP of its half-flow and of the
 	 * paired one (a CM message: the client's and the server's QP its

@@ -17,6 +17,7 @@ void rs_dissect_advert(struct rs_dctx *d)
 	uint32_t rkey = rs_cur_be32(&c), len = rs_cur_be32(&c);
 	if (c.overrun || !rkey || !len || va > UINT64_MAX - len)
 		return;
-	f->adv = (struct rs_adv){ .va = va, .rkey = rkey, .len = len };
+	d->x->adv = (struct rs_adv){ .va = va, .rkey = rkey, .len = len };
+	f->adv = &d->x->adv;
 	f->have |= RS_HAVE_ADV;
 }

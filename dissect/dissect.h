@@ -188,10 +188,17 @@ struct rs_pfc {
 	uint16_t quanta[8];  /* pause time per priority, in 512 bit times */
 };
 
+/* With RS_HAVE_ADV: a SEND's first 16 payload bytes read as a buffer
+ * advertisement laid out as rping's struct rping_rdma_info (be64 VA, be32
+ * rkey, be32 length). Only a candidate: bytes are bytes, and the analyzer
+ * ties it to an RDMA READ or WRITE only if a later RETH names that rkey
+ * and a range inside it. */
+struct rs_adv { uint64_t va; uint32_t rkey, len; };
+
 struct rs_frame {
 	/* The fields every RoCE frame fills come first, in about five cache
-	 * lines; the link layers most captures lack, the IB routing headers,
-	 * layers[] (the walkthrough's alone) and the MAD follow. */
+	 * lines; the link layers most captures lack, the IB routing headers
+	 * and layers[] (the walkthrough's alone) follow. */
 
 	/* What the capture said about the frame. */
 	uint32_t caplen, wirelen;
@@ -207,6 +214,13 @@ struct rs_frame {
 	 * packet (proto/pdu.h): in the caller's storage (struct rs_frame_ext),
 	 * NULL unless one of them recognised it. */
 	const struct rs_pdus *pdu;
+	/* The other extension blocks, each in the caller's storage too and
+	 * NULL when absent: the QP0/QP1 MAD (with RS_HAVE_MAD, and for the MAD
+	 * layers of one cut short), the PAUSE/PFC fields (with RS_HAVE_PFC),
+	 * the buffer advertisement (with RS_HAVE_ADV). */
+	const struct rs_mad *mad;
+	const struct rs_pfc *pfc;
+	const struct rs_adv *adv;
 
 	/* Why the outcome is not RS_OK: a static printf format taking why_a and
 	 * why_b as unsigned long long, and the byte offset of the bad field. */
@@ -310,15 +324,6 @@ struct rs_frame {
 
 	/* Where each header sits (unless rs_dissect_opts.skip_layers). */
 	struct rs_layer layers[RS_MAX_LAYERS];
-
-	struct rs_mad mad;     /* with RS_HAVE_MAD */
-	struct rs_pfc pfc;     /* with RS_HAVE_PFC */
-	/* With RS_HAVE_ADV: a SEND's first 16 payload bytes read as a buffer
-	 * advertisement laid out as rping's struct rping_rdma_info (be64 VA,
-	 * be32 rkey, be32 length). Only a candidate: bytes are bytes, and the
-	 * analyzer ties it to an RDMA READ or WRITE only if a later RETH names
-	 * that rkey and a range inside it. */
-	struct rs_adv { uint64_t va; uint32_t rkey, len; } adv;
 };
 
 /* The storage of a frame's extension blocks: the caller's, beside the
@@ -327,12 +332,15 @@ struct rs_frame {
  * outlives the frame's slot takes its blocks along (rs_frame_copy). */
 struct rs_frame_ext {
 	struct rs_pdus pdu;
+	struct rs_mad mad;
+	struct rs_pfc pfc;
+	struct rs_adv adv;
 };
 
 /* Does the frame point into extension storage? */
 static inline bool rs_frame_has_ext(const struct rs_frame *f)
 {
-	return f->pdu != NULL;
+	return f->pdu || f->mad || f->pfc || f->adv;
 }
 
 /* Did a decoder of proto/pdu.h recognise the frame's SEND (RS_PDU_*)? */

@@ -10,4 +10,16 @@ void rs_frame_copy(struct rs_frame *dst, struct rs_frame_ext *x, const struct rs
 		x->pdu = *src->pdu;
 		dst->pdu = &x->pdu;
 	}
+	if (src->mad) {
+		x->mad = *src->mad;
+		dst->mad = &x->mad;
+	}
+	if (src->pfc) {
+		x->pfc = *src->pfc;
+		dst->pfc = &x->pfc;
+	}
+	if (src->adv) {
+		x->adv = *src->adv;
+		dst->adv = &x->adv;
+	}
 }

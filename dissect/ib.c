@@ -520,10 +520,13 @@ static enum rs_outcome mad(struct rs_dctx *d)
 	struct rs_mad_problem why = { NULL, 0, 0 };
 
 	rs_cur_init(&c, d->pkt + (off < cap_end ? off : cap_end), off < cap_end ? cap_end - off : 0);
-	switch (rs_mad_decode(&c, f->payload_len, &f->mad, &why)) {
+	struct rs_mad *md = &d->x->mad;
+	f->mad = md;
+	switch (rs_mad_decode(&c, f->payload_len, md, &why)) {
 	case RS_MAD_OK:
 		break;
 	case RS_MAD_NOT_MAD:
+		f->mad = NULL;
 		if (f->payload_len)
 			payload_layer(d, off, f->payload_len);
 		return rs_fail(f, RS_MALFORMED, off, "QP%llu payload of %llu bytes is too short for a MAD header",
@@ -542,7 +545,7 @@ static enum rs_outcome mad(struct rs_dctx *d)
 		return rs_fail(f, RS_MALFORMED, off, why.why, why.a, why.b);
 	}
 	f->have |= RS_HAVE_MAD;
-	if (f->mad.attr_ok)
+	if (md->attr_ok)
 		f->have |= RS_HAVE_CM;
 	mad_layers(d);
 	return (enum rs_outcome)f->outcome;

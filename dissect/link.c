@@ -291,6 +291,9 @@ static void frame_reset(struct rs_frame *f, uint32_t caplen, uint32_t wirelen)
 	f->have = 0;
 	f->ext = 0;
 	f->pdu = NULL;
+	f->mad = NULL;
+	f->pfc = NULL;
+	f->adv = NULL;
 	f->roce_elsewhere = 0;
 	f->why = NULL;
 	f->why_a = f->why_b = 0;

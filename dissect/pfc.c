@@ -41,7 +41,7 @@ enum rs_outcome rs_dissect_mac_control(struct rs_dctx *d, uint32_t off, uint32_t
 	if (wire_end - off < need)
 		return rs_fail(f, RS_MALFORMED, off, "MAC Control frame of %llu bytes is shorter than its fields (%llu)",
 			       wire_end - off, need);
-	struct rs_pfc *p = &f->pfc;
+	struct rs_pfc *p = &d->x->pfc;
 	p->opcode = opcode;
 	if (opcode == RS_MACC_PFC) {
 		p->enable_rsv = rs_cur_u8(&c);
@@ -59,6 +59,7 @@ enum rs_outcome rs_dissect_mac_control(struct rs_dctx *d, uint32_t off, uint32_t
 		return rs_fail(f, RS_TRUNCATED, off, "PAUSE/PFC frame cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
 	f->have |= RS_HAVE_PFC;
+	f->pfc = p;
 	rs_layer(d, RS_L_PFC, off, need);
 	return rs_not_roce(f);
 }

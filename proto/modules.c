@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "proto/iser/iser.h"
 #include "proto/nvmeof/nvmeof.h"
 #include "proto/proto.h"
 #include "proto/smbdirect/smbdirect.h"
@@ -21,6 +22,16 @@ const struct rs_proto_hooks rs_nvmeof_hooks = {
 	.queue_frame = rs_nvme_frame,
 	.text = rs_text_nvme,
 	.json_conn = rs_json_nvme,
+};
+
+const struct rs_proto_hooks rs_iser_hooks = {
+	.queue_new = rs_iserq_new,
+	.queue_free = rs_iserq_free,
+	.queue_frame = rs_iser_frame,
+	.queue_resent = rs_iser_resent,
+	.queue_finish = rs_iserq_finish,
+	.text = rs_text_iser,
+	.json_conn = rs_json_iser,
 };
 
 const struct rs_proto_hooks rs_smbd_hooks = {
@@ -41,7 +52,7 @@ const struct rs_proto rs_protos[] = {
 	/* IANA nvme-disc: the NVMe-oF discovery controller */
 	{ .name = "NVMe-disc", .word = "nvme-disc", .ports = { 8009 }, .hooks = &rs_nvmeof_hooks },
 	/* iSCSI's port; iSER listens on the same one (RFC 7145) */
-	{ .name = "iSER", .word = "iser", .ports = { 3260 } },
+	{ .name = "iSER", .word = "iser", .ports = { 3260 }, .hooks = &rs_iser_hooks },
 	/* IANA smbdirect (MS-SMBD) */
 	{ .name = "SMB-Direct", .word = "smb-direct", .ports = { 5445 }, .prefixes = { "smb" }, .hooks = &rs_smbd_hooks },
 	/* IANA nfsrdma (RFC 5667) */

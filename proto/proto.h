@@ -85,6 +85,10 @@ struct rs_proto_hooks {
 	 * After the frame's analysis (its messages handed on before). */
 	void (*queue_resent)(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
 			     const struct rs_frame_meta *m);
+	/* The capture ended (rs_analyzer_finish, before any writer runs):
+	 * settle what the queue held back (figures a later frame could still
+	 * have changed). */
+	void (*queue_finish)(struct rs_analyzer *a, void *q);
 	/* The text summary's section (as report/), written once after the
 	 * connections and latency sections, for every connection at once. */
 	void (*text)(FILE *out, const struct rs_view *v);

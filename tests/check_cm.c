@@ -471,7 +471,7 @@ START_TEST(test_dissect_short_cm_mad)
 	ck_assert_int_eq(rt_decode_transport(t, sizeof t, &f, NULL), RS_OK);
 	ck_assert(f.have & RS_HAVE_MAD);
 	ck_assert(f.have & RS_HAVE_CM);
-	ck_assert_uint_eq(f.mad.u.req.local_qpn, 0x123);
+	ck_assert_uint_eq(f.mad->u.req.local_qpn, 0x123);
 	rt_assert_layers_tile(&f);
 	/* 200 bytes of MAD: malformed, with the reason. */
 	ck_assert_int_eq(rt_decode_transport(t, sizeof hdr + 200, &f, NULL), RS_MALFORMED);
@@ -524,7 +524,7 @@ static const struct rs_frame *frame_of(const char *path, unsigned n)
  *     -e infiniband.cm.req.maxcmretr -e infiniband.cm.req.srq -e infiniband.cm.req.prim_flowlabel \
  *     -e infiniband.cm.req.prim_pktrate -e infiniband.cm.req.prim_hoplim -e infiniband.cm.req.prim_localacktout \
  *     -e infiniband.cm.req.ip_cm.ipv -e infiniband.cm.req.ip_cm.sport -e infiniband.cm.req.ip_cm.sip4 \
- *     -e infiniband.cm.req.ip_cm.dip4 -e infiniband.mad.transactionid
+ *     -e infiniband.cm.req.ip_cm.dip4 -e infiniband.mad->transactionid
  *   0x3c092bef 0x0000000001061c06 0x505400fffe000202 0x000011 0x01 0x01 0x14 0x00 0xb808d6 0x14 0x07
  *   0xffff 0x03 0x07 0x0f 0x00 0x00000581 0x00000018 0x40 0x13 0x04 0xb0b3 192.0.2.2 192.0.2.1
  *   0x00000002ef2b093c
@@ -532,9 +532,9 @@ static const struct rs_frame *frame_of(const char *path, unsigned n)
 START_TEST(test_real_req_rping)
 {
 	const struct rs_frame *f = frame_of(RT_SAMPLES "rping_s64.pcap", 3);
-	const struct rs_cm_req *r = &f->mad.u.req;
-	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0010);
-	ck_assert_uint_eq(f->mad.hdr.tid, 0x00000002ef2b093cull);
+	const struct rs_cm_req *r = &f->mad->u.req;
+	ck_assert_uint_eq(f->mad->hdr.attr_id, 0x0010);
+	ck_assert_uint_eq(f->mad->hdr.tid, 0x00000002ef2b093cull);
 	ck_assert_uint_eq(r->local_comm_id, 0x3c092bef);
 	ck_assert_uint_eq(r->service_id, 0x0000000001061c06ull);
 	ck_assert_uint_eq(r->local_ca_guid, 0x505400fffe000202ull);
@@ -562,11 +562,11 @@ START_TEST(test_real_req_rping)
 	ck_assert_uint_eq(r->primary.local_ack_timeout, 0x13);
 	ck_assert_uint_eq(rs_cm_service_port_space(r->service_id), 0x0106); /* tshark: serviceid.protocol */
 	ck_assert_uint_eq(rs_cm_service_port(r->service_id), 0x1c06);        /* tshark: serviceid.dport */
-	ck_assert(f->mad.has_cma_hdr);
-	ck_assert_uint_eq(f->mad.cma.ip_version, 4);
-	ck_assert_uint_eq(f->mad.cma.src_port, 0xb0b3);
-	ck_assert_mem_eq(f->mad.cma.src_addr + 12, ((const uint8_t[]){ 192, 0, 2, 2 }), 4);
-	ck_assert_mem_eq(f->mad.cma.dst_addr + 12, ((const uint8_t[]){ 192, 0, 2, 1 }), 4);
+	ck_assert(f->mad->has_cma_hdr);
+	ck_assert_uint_eq(f->mad->cma.ip_version, 4);
+	ck_assert_uint_eq(f->mad->cma.src_port, 0xb0b3);
+	ck_assert_mem_eq(f->mad->cma.src_addr + 12, ((const uint8_t[]){ 192, 0, 2, 2 }), 4);
+	ck_assert_mem_eq(f->mad->cma.dst_addr + 12, ((const uint8_t[]){ 192, 0, 2, 1 }), 4);
 }
 END_TEST
 
@@ -585,8 +585,8 @@ END_TEST
 START_TEST(test_real_rep_rtu_dreq_drep_rping)
 {
 	const struct rs_frame *f = frame_of(RT_SAMPLES "rping_s64.pcap", 4);
-	const struct rs_cm_rep *r = &f->mad.u.rep;
-	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0013);
+	const struct rs_cm_rep *r = &f->mad->u.rep;
+	ck_assert_uint_eq(f->mad->hdr.attr_id, 0x0013);
 	ck_assert_uint_eq(r->local_comm_id, 0x5f3758bf);
 	ck_assert_uint_eq(r->remote_comm_id, 0x3c092bef);
 	ck_assert_uint_eq(r->local_qkey, 0);
@@ -603,18 +603,18 @@ START_TEST(test_real_rep_rtu_dreq_drep_rping)
 	ck_assert_uint_eq(r->local_ca_guid, 0x505400fffe000201ull);
 
 	f = frame_of(RT_SAMPLES "rping_s64.pcap", 5);
-	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0014);
-	ck_assert_uint_eq(f->mad.u.ids.local_comm_id, 0x3c092bef);
-	ck_assert_uint_eq(f->mad.u.ids.remote_comm_id, 0x5f3758bf);
+	ck_assert_uint_eq(f->mad->hdr.attr_id, 0x0014);
+	ck_assert_uint_eq(f->mad->u.ids.local_comm_id, 0x3c092bef);
+	ck_assert_uint_eq(f->mad->u.ids.remote_comm_id, 0x5f3758bf);
 	f = frame_of(RT_SAMPLES "rping_s64.pcap", 126);
-	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0015);
-	ck_assert_uint_eq(f->mad.u.ids.local_comm_id, 0x3c092bef);
-	ck_assert_uint_eq(f->mad.u.ids.remote_comm_id, 0x5f3758bf);
-	ck_assert_uint_eq(f->mad.u.ids.remote_qpn, 0x11);
+	ck_assert_uint_eq(f->mad->hdr.attr_id, 0x0015);
+	ck_assert_uint_eq(f->mad->u.ids.local_comm_id, 0x3c092bef);
+	ck_assert_uint_eq(f->mad->u.ids.remote_comm_id, 0x5f3758bf);
+	ck_assert_uint_eq(f->mad->u.ids.remote_qpn, 0x11);
 	f = frame_of(RT_SAMPLES "rping_s64.pcap", 127);
-	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0016);
-	ck_assert_uint_eq(f->mad.u.ids.local_comm_id, 0x5f3758bf);
-	ck_assert_uint_eq(f->mad.u.ids.remote_comm_id, 0x3c092bef);
+	ck_assert_uint_eq(f->mad->hdr.attr_id, 0x0016);
+	ck_assert_uint_eq(f->mad->u.ids.local_comm_id, 0x5f3758bf);
+	ck_assert_uint_eq(f->mad->u.ids.remote_comm_id, 0x3c092bef);
 }
 END_TEST
 
@@ -628,18 +628,18 @@ END_TEST
 START_TEST(test_real_rej)
 {
 	const struct rs_frame *f = frame_of(RT_CAPTURES "cm_reject.pcap", 3);
-	ck_assert_uint_eq(f->mad.u.req.local_comm_id, 0xc7eb026e);
-	ck_assert_uint_eq(f->mad.u.req.service_id, 0x0000000001061e61ull);
-	ck_assert_uint_eq(f->mad.u.req.local_qpn, 0x11);
-	ck_assert_uint_eq(f->mad.u.req.starting_psn, 0x48b942);
+	ck_assert_uint_eq(f->mad->u.req.local_comm_id, 0xc7eb026e);
+	ck_assert_uint_eq(f->mad->u.req.service_id, 0x0000000001061e61ull);
+	ck_assert_uint_eq(f->mad->u.req.local_qpn, 0x11);
+	ck_assert_uint_eq(f->mad->u.req.starting_psn, 0x48b942);
 	f = frame_of(RT_CAPTURES "cm_reject.pcap", 4);
-	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0012);
-	ck_assert_uint_eq(f->mad.u.rej.local_comm_id, 0);
-	ck_assert_uint_eq(f->mad.u.rej.remote_comm_id, 0xc7eb026e);
-	ck_assert_uint_eq(f->mad.u.rej.msg_rejected, 0);
-	ck_assert_uint_eq(f->mad.u.rej.reject_info_len, 0);
-	ck_assert_uint_eq(f->mad.u.rej.reason, 8);
-	ck_assert_str_eq(rs_cm_rej_reason_name(f->mad.u.rej.reason), "Invalid Service ID");
+	ck_assert_uint_eq(f->mad->hdr.attr_id, 0x0012);
+	ck_assert_uint_eq(f->mad->u.rej.local_comm_id, 0);
+	ck_assert_uint_eq(f->mad->u.rej.remote_comm_id, 0xc7eb026e);
+	ck_assert_uint_eq(f->mad->u.rej.msg_rejected, 0);
+	ck_assert_uint_eq(f->mad->u.rej.reject_info_len, 0);
+	ck_assert_uint_eq(f->mad->u.rej.reason, 8);
+	ck_assert_str_eq(rs_cm_rej_reason_name(f->mad->u.rej.reason), "Invalid Service ID");
 }
 END_TEST
 
@@ -649,15 +649,15 @@ END_TEST
 START_TEST(test_real_sidr)
 {
 	const struct rs_frame *f = frame_of(RT_CAPTURES "udaddy.pcap", 3);
-	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0017);
-	ck_assert_uint_eq(f->mad.u.sidr_req.request_id, 0x1C2EEC9A);
-	ck_assert_uint_eq(f->mad.u.sidr_req.service_id, 0x0000000001111C06ull);
-	ck_assert(f->mad.has_cma_hdr);
-	ck_assert_uint_eq(f->mad.cma.src_port, 0xDF06);
+	ck_assert_uint_eq(f->mad->hdr.attr_id, 0x0017);
+	ck_assert_uint_eq(f->mad->u.sidr_req.request_id, 0x1C2EEC9A);
+	ck_assert_uint_eq(f->mad->u.sidr_req.service_id, 0x0000000001111C06ull);
+	ck_assert(f->mad->has_cma_hdr);
+	ck_assert_uint_eq(f->mad->cma.src_port, 0xDF06);
 	f = frame_of(RT_CAPTURES "udaddy.pcap", 4);
-	ck_assert_uint_eq(f->mad.hdr.attr_id, 0x0018);
-	ck_assert_uint_eq(f->mad.u.sidr_rep.qpn, 0x11);
-	ck_assert_uint_eq(f->mad.u.sidr_rep.qkey, 0x01234567);
+	ck_assert_uint_eq(f->mad->hdr.attr_id, 0x0018);
+	ck_assert_uint_eq(f->mad->u.sidr_rep.qpn, 0x11);
+	ck_assert_uint_eq(f->mad->u.sidr_rep.qkey, 0x01234567);
 }
 END_TEST
 
@@ -683,10 +683,10 @@ START_TEST(test_real_lab_against_tshark)
 	unsigned qpn = 0, psn = 0, sport = 0;
 	ck_assert_int_eq(sscanf(line, "%llx,%x,%x,%x", &sid, &qpn, &psn, &sport), 4);
 	const struct rs_frame *f = frame_of(RT_PUBLIC "rdma-roce-lab__test.pcap", 1);
-	ck_assert_uint_eq(f->mad.u.req.service_id, sid);
-	ck_assert_uint_eq(f->mad.u.req.local_qpn, qpn);
-	ck_assert_uint_eq(f->mad.u.req.starting_psn, psn);
-	ck_assert_uint_eq(f->mad.cma.src_port, sport);
+	ck_assert_uint_eq(f->mad->u.req.service_id, sid);
+	ck_assert_uint_eq(f->mad->u.req.local_qpn, qpn);
+	ck_assert_uint_eq(f->mad->u.req.starting_psn, psn);
+	ck_assert_uint_eq(f->mad->cma.src_port, sport);
 }
 END_TEST
 

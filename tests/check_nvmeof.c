@@ -241,7 +241,7 @@ START_TEST(test_ulp_ports)
 	/* NVMe-oF's two services share its queue analysis; iSER has none. */
 	ck_assert(rs_proto_hooks(rs_proto_of_port(8009)) == rs_proto_hooks(rs_proto_of_port(4420)));
 	ck_assert(rs_proto_hooks(rs_proto_of_port(4420))->queue_new != NULL);
-	ck_assert(rs_proto_hooks(rs_proto_of_port(3260))->queue_new == NULL);
+	ck_assert(rs_proto_hooks(rs_proto_user())->queue_new == NULL);
 	/* --ulp PORT=NAME: a name starting nvme or nvmf (any case) decodes NVMe-oF. */
 	ck_assert_uint_eq(rs_proto_of_user_name("NVMf-test"), rs_proto_of_port(4420));
 	ck_assert_uint_eq(rs_proto_of_user_name("nvme"), rs_proto_of_port(4420));

@@ -32,11 +32,11 @@ START_TEST(test_pfc)
 	rt_dissect_all(NULL, DLT_EN10MB, f, n, n, &fr);
 	ck_assert_int_eq(fr.outcome, RS_NOT_ROCE);
 	ck_assert(fr.have & RS_HAVE_PFC);
-	ck_assert_uint_eq(fr.pfc.opcode, RS_MACC_PFC);
-	ck_assert_uint_eq(fr.pfc.enable, 0x18);
-	ck_assert_uint_eq(fr.pfc.quanta[3], 0x1234);
-	ck_assert_uint_eq(fr.pfc.quanta[4], 0xFFFF);
-	ck_assert_uint_eq(fr.pfc.quanta[0], 0);
+	ck_assert_uint_eq(fr.pfc->opcode, RS_MACC_PFC);
+	ck_assert_uint_eq(fr.pfc->enable, 0x18);
+	ck_assert_uint_eq(fr.pfc->quanta[3], 0x1234);
+	ck_assert_uint_eq(fr.pfc->quanta[4], 0xFFFF);
+	ck_assert_uint_eq(fr.pfc->quanta[0], 0);
 	ck_assert_uint_eq(fr.eth_src[5], 0x07);
 	const struct rs_layer *l = rt_layer(&fr, RS_L_PFC);
 	ck_assert_ptr_nonnull(l);
@@ -54,10 +54,10 @@ START_TEST(test_pause)
 	rt_dissect_all(NULL, DLT_EN10MB, f, n, n, &fr);
 	ck_assert_int_eq(fr.outcome, RS_NOT_ROCE);
 	ck_assert(fr.have & RS_HAVE_PFC);
-	ck_assert_uint_eq(fr.pfc.opcode, RS_MACC_PAUSE);
-	ck_assert_uint_eq(fr.pfc.enable, 0xFF);
+	ck_assert_uint_eq(fr.pfc->opcode, RS_MACC_PAUSE);
+	ck_assert_uint_eq(fr.pfc->enable, 0xFF);
 	for (int i = 0; i < 8; i++)
-		ck_assert_uint_eq(fr.pfc.quanta[i], 512);
+		ck_assert_uint_eq(fr.pfc->quanta[i], 512);
 	ck_assert_uint_eq(rt_layer(&fr, RS_L_PFC)->len, 4);
 }
 END_TEST

@@ -76,68 +76,68 @@ static bool cm_field(const struct rs_mad *m, unsigned off, unsigned len)
 static void same_mad(const char *file, unsigned n, uint32_t cut, uint32_t len, const struct rs_frame *g,
 		     const struct rs_frame *f)
 {
-	EQ(mad.hdr.base_version);
-	EQ(mad.hdr.mgmt_class);
-	EQ(mad.hdr.class_version);
-	EQ(mad.hdr.method);
-	EQ(mad.hdr.status);
-	EQ(mad.hdr.tid);
-	EQ(mad.hdr.attr_id);
-	EQ(mad.hdr.attr_mod);
-	EQ(mad.is_cm);
-	const struct rs_mad *m = &g->mad;
+	EQ(mad->hdr.base_version);
+	EQ(mad->hdr.mgmt_class);
+	EQ(mad->hdr.class_version);
+	EQ(mad->hdr.method);
+	EQ(mad->hdr.status);
+	EQ(mad->hdr.tid);
+	EQ(mad->hdr.attr_id);
+	EQ(mad->hdr.attr_mod);
+	EQ(mad->is_cm);
+	const struct rs_mad *m = g->mad;
 	RT_ASSERT(m->captured <= 256, CTX_FMT "captured %u", CTX, m->captured);
 	if (!m->is_cm)
 		return;
 	switch (m->hdr.attr_id) {
 	case UMAD_CM_ATTR_REQ:
-		if (cm_field(m, 0, 4)) EQ(mad.u.req.local_comm_id);
-		if (cm_field(m, 8, 8)) EQ(mad.u.req.service_id);
-		if (cm_field(m, 16, 8)) EQ(mad.u.req.local_ca_guid);
-		if (cm_field(m, 28, 4)) EQ(mad.u.req.local_qkey);
-		if (cm_field(m, 32, 3)) EQ(mad.u.req.local_qpn);
-		if (cm_field(m, 44, 3)) EQ(mad.u.req.starting_psn);
-		if (cm_field(m, 48, 2)) EQ(mad.u.req.pkey);
-		if (cm_field(m, 50, 1)) EQ(mad.u.req.path_mtu);
-		if (cm_field(m, 52, 2)) EQ(mad.u.req.primary.local_lid);
-		if (cm_field(m, 56, 16)) EQMEM(mad.u.req.primary.local_gid);
-		if (cm_field(m, 72, 16)) EQMEM(mad.u.req.primary.remote_gid);
-		if (cm_field(m, 95, 1)) EQ(mad.u.req.primary.local_ack_timeout);
+		if (cm_field(m, 0, 4)) EQ(mad->u.req.local_comm_id);
+		if (cm_field(m, 8, 8)) EQ(mad->u.req.service_id);
+		if (cm_field(m, 16, 8)) EQ(mad->u.req.local_ca_guid);
+		if (cm_field(m, 28, 4)) EQ(mad->u.req.local_qkey);
+		if (cm_field(m, 32, 3)) EQ(mad->u.req.local_qpn);
+		if (cm_field(m, 44, 3)) EQ(mad->u.req.starting_psn);
+		if (cm_field(m, 48, 2)) EQ(mad->u.req.pkey);
+		if (cm_field(m, 50, 1)) EQ(mad->u.req.path_mtu);
+		if (cm_field(m, 52, 2)) EQ(mad->u.req.primary.local_lid);
+		if (cm_field(m, 56, 16)) EQMEM(mad->u.req.primary.local_gid);
+		if (cm_field(m, 72, 16)) EQMEM(mad->u.req.primary.remote_gid);
+		if (cm_field(m, 95, 1)) EQ(mad->u.req.primary.local_ack_timeout);
 		break;
 	case UMAD_CM_ATTR_REP:
-		if (cm_field(m, 0, 4)) EQ(mad.u.rep.local_comm_id);
-		if (cm_field(m, 4, 4)) EQ(mad.u.rep.remote_comm_id);
-		if (cm_field(m, 12, 3)) EQ(mad.u.rep.local_qpn);
-		if (cm_field(m, 20, 3)) EQ(mad.u.rep.starting_psn);
-		if (cm_field(m, 28, 8)) EQ(mad.u.rep.local_ca_guid);
+		if (cm_field(m, 0, 4)) EQ(mad->u.rep.local_comm_id);
+		if (cm_field(m, 4, 4)) EQ(mad->u.rep.remote_comm_id);
+		if (cm_field(m, 12, 3)) EQ(mad->u.rep.local_qpn);
+		if (cm_field(m, 20, 3)) EQ(mad->u.rep.starting_psn);
+		if (cm_field(m, 28, 8)) EQ(mad->u.rep.local_ca_guid);
 		break;
 	case UMAD_CM_ATTR_REJ:
-		if (cm_field(m, 0, 4)) EQ(mad.u.rej.local_comm_id);
-		if (cm_field(m, 10, 2)) EQ(mad.u.rej.reason);
+		if (cm_field(m, 0, 4)) EQ(mad->u.rej.local_comm_id);
+		if (cm_field(m, 10, 2)) EQ(mad->u.rej.reason);
 		break;
 	case UMAD_CM_ATTR_RTU:
 	case UMAD_CM_ATTR_DREQ:
 	case UMAD_CM_ATTR_DREP:
-		if (cm_field(m, 0, 4)) EQ(mad.u.ids.local_comm_id);
-		if (cm_field(m, 4, 4)) EQ(mad.u.ids.remote_comm_id);
-		if (m->hdr.attr_id == UMAD_CM_ATTR_DREQ && cm_field(m, 8, 3)) EQ(mad.u.ids.remote_qpn);
+		if (cm_field(m, 0, 4)) EQ(mad->u.ids.local_comm_id);
+		if (cm_field(m, 4, 4)) EQ(mad->u.ids.remote_comm_id);
+		if (m->hdr.attr_id == UMAD_CM_ATTR_DREQ && cm_field(m, 8, 3)) EQ(mad->u.ids.remote_qpn);
 		break;
 	case UMAD_CM_ATTR_SIDR_REQ:
-		if (cm_field(m, 0, 4)) EQ(mad.u.sidr_req.request_id);
-		if (cm_field(m, 8, 8)) EQ(mad.u.sidr_req.service_id);
+		if (cm_field(m, 0, 4)) EQ(mad->u.sidr_req.request_id);
+		if (cm_field(m, 8, 8)) EQ(mad->u.sidr_req.service_id);
 		break;
 	case UMAD_CM_ATTR_SIDR_REP:
-		if (cm_field(m, 0, 4)) EQ(mad.u.sidr_rep.request_id);
-		if (cm_field(m, 8, 3)) EQ(mad.u.sidr_rep.qpn);
-		if (cm_field(m, 20, 4)) EQ(mad.u.sidr_rep.qkey);
+		if (cm_field(m, 0, 4)) EQ(mad->u.sidr_rep.request_id);
+		if (cm_field(m, 8, 3)) EQ(mad->u.sidr_rep.qpn);
+		if (cm_field(m, 20, 4)) EQ(mad->u.sidr_rep.qkey);
 		break;
 	}
 	if (m->has_cma_hdr) {
-		RT_ASSERT(f->mad.has_cma_hdr, CTX_FMT "RDMA CM header only when cut", CTX);
-		EQ(mad.cma.ip_version);
-		EQ(mad.cma.src_port);
-		EQMEM(mad.cma.src_addr);
-		EQMEM(mad.cma.dst_addr);
+		RT_ASSERT(f->mad->has_cma_hdr, CTX_FMT "RDMA CM header only when cut", CTX);
+		EQ(mad->cma.ip_version);
+		EQ(mad->cma.src_port);
+		EQMEM(mad->cma.src_addr);
+		EQMEM(mad->cma.dst_addr);
 	}
 	if (m->attr_ok)
 		RT_ASSERT(m->captured == 256, CTX_FMT "attr_ok with %u bytes", CTX, m->captured);
@@ -231,10 +231,15 @@ static void same_without_layers(const char *file, unsigned n, uint32_t cut, uint
 	RT_ASSERT(with->nlayers > 0 || with->outcome != RS_OK, CTX_FMT "no layers without skip_layers", CTX);
 	without->nlayers = with->nlayers;
 	memcpy(without->layers, with->layers, sizeof with->layers);
-	/* Each points into its own storage: the same decoders, then the same pointer. */
+	/* Each points into its own storage: the same blocks, then the same pointers. */
 	RT_ASSERT(!with->pdu == !without->pdu && (!with->pdu || with->pdu->have == without->pdu->have),
 		  CTX_FMT "skip_layers changed the PDU block", CTX);
+	RT_ASSERT(!with->mad == !without->mad && !with->pfc == !without->pfc && !with->adv == !without->adv,
+		  CTX_FMT "skip_layers changed which extension blocks the frame has", CTX);
 	without->pdu = with->pdu;
+	without->mad = with->mad;
+	without->pfc = with->pfc;
+	without->adv = with->adv;
 	RT_ASSERT(memcmp(with, without, sizeof *with) == 0, CTX_FMT "skip_layers changed more than the layers",
 		  CTX);
 	free(with);

@@ -171,12 +171,12 @@ static struct rs_frame cm(int from, int to, uint16_t attr)
 {
 	struct rs_frame f = rt_roce_frame(from, to, IBV_OPCODE_UD_SEND_ONLY, 1, 0, 256);
 	f.have |= RS_HAVE_MAD | RS_HAVE_CM;
-	f.mad.is_cm = true;
-	f.mad.attr_ok = true;
-	f.mad.captured = RS_MAD_SIZE;
-	f.mad.fields = RT_CMF_ALL;
-	f.mad.hdr.mgmt_class = UMAD_CLASS_CM;
-	f.mad.hdr.attr_id = attr;
+	rt_mad(&f)->is_cm = true;
+	rt_mad(&f)->attr_ok = true;
+	rt_mad(&f)->captured = RS_MAD_SIZE;
+	rt_mad(&f)->fields = RT_CMF_ALL;
+	rt_mad(&f)->hdr.mgmt_class = UMAD_CLASS_CM;
+	rt_mad(&f)->hdr.attr_id = attr;
 	return f;
 }
 
@@ -184,20 +184,20 @@ START_TEST(cm_replies_name_what_they_answer)
 {
 	/* B (client, QP REQ_QP) asks A (server, QP RESP_QP). */
 	struct rs_frame req = cm(B_HOST, A_HOST, UMAD_CM_ATTR_REQ);
-	req.mad.u.req.local_comm_id = 0xabc;
-	req.mad.u.req.local_qpn = REQ_QP;
-	req.mad.u.req.starting_psn = 500;
+	rt_mad(&req)->u.req.local_comm_id = 0xabc;
+	rt_mad(&req)->u.req.local_qpn = REQ_QP;
+	rt_mad(&req)->u.req.starting_psn = 500;
 	feed(req);
 	feed(req); /* a retry: the REP answers the newest */
 	struct rs_frame rep = cm(A_HOST, B_HOST, UMAD_CM_ATTR_REP);
-	rep.mad.u.rep.local_comm_id = 0xdef;
-	rep.mad.u.rep.remote_comm_id = 0xabc;
-	rep.mad.u.rep.local_qpn = RESP_QP;
-	rep.mad.u.rep.starting_psn = 900;
+	rt_mad(&rep)->u.rep.local_comm_id = 0xdef;
+	rt_mad(&rep)->u.rep.remote_comm_id = 0xabc;
+	rt_mad(&rep)->u.rep.local_qpn = RESP_QP;
+	rt_mad(&rep)->u.rep.starting_psn = 900;
 	ck_assert_uint_eq(feed(rep)->cm_answers, 2);
 	struct rs_frame rtu = cm(B_HOST, A_HOST, UMAD_CM_ATTR_RTU);
-	rtu.mad.u.ids.local_comm_id = 0xabc;
-	rtu.mad.u.ids.remote_comm_id = 0xdef;
+	rt_mad(&rtu)->u.ids.local_comm_id = 0xabc;
+	rt_mad(&rtu)->u.ids.remote_comm_id = 0xdef;
 	ck_assert_uint_eq(feed(rtu)->cm_answers, 3);
 	/* The same IDs to another host answer nothing here: a reply names the
 	 * message by its receiver's ID. */
@@ -216,13 +216,13 @@ START_TEST(cm_replies_name_what_they_answer)
 
 	/* A DREQ and its DREP, with no REQ or REP captured for their IDs. */
 	struct rs_frame dreq = cm(A_HOST, B_HOST, UMAD_CM_ATTR_DREQ);
-	dreq.mad.u.ids.local_comm_id = 0x77;
-	dreq.mad.u.ids.remote_comm_id = 0x66;
+	rt_mad(&dreq)->u.ids.local_comm_id = 0x77;
+	rt_mad(&dreq)->u.ids.remote_comm_id = 0x66;
 	uint64_t at = run.frame_no + 1;
 	ck_assert_uint_eq(feed(dreq)->cm_answers, 0);
 	struct rs_frame drep = cm(B_HOST, A_HOST, UMAD_CM_ATTR_DREP);
-	drep.mad.u.ids.local_comm_id = 0x66;
-	drep.mad.u.ids.remote_comm_id = 0x77;
+	rt_mad(&drep)->u.ids.local_comm_id = 0x66;
+	rt_mad(&drep)->u.ids.remote_comm_id = 0x77;
 	ck_assert_uint_eq(feed(drep)->cm_answers, at);
 }
 END_TEST

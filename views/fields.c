@@ -377,7 +377,7 @@ static void pause_line(struct fields_ctx *c, const struct rs_packet *pkt, const 
 		flush_buf(c);
 	char *p = c->buf + c->len;
 	uint64_t ts = rs_frame_time_ns(f, pkt->ts_ns);
-	bool pfc = f->pfc.opcode == RS_MACC_PFC;
+	bool pfc = f->pfc->opcode == RS_MACC_PFC;
 	p = put_u64(p, pkt->frame_no);
 	*p++ = ',';
 	p = put_u64(p, ts / 1000000000u);
@@ -391,12 +391,12 @@ static void pause_line(struct fields_ctx *c, const struct rs_packet *pkt, const 
 	p = put_mac(p, f->eth_dst);
 	/* opcode .. icrc_status, sliced, the DCETH columns, dscp, ecn, udp_sport, cm_message */
 	p = put_str(p, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,");
-	p = col(p, true, f->pfc.enable);
+	p = col(p, true, f->pfc->enable);
 	*p++ = ',';
 	for (int i = 0; i < (pfc ? 8 : 1); i++) {
 		if (i)
 			*p++ = ';';
-		p = put_u64(p, f->pfc.quanta[i]);
+		p = put_u64(p, f->pfc->quanta[i]);
 	}
 	p = put_str(p, ",,,"); /* ip_id, ttl, aeth_kind */
 	if (c->verdicts)
@@ -509,8 +509,8 @@ static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame 
 	p = col(p, v2, f->ecn);
 	p = col(p, v2, f->udp_sport);
 	*p++ = ',';
-	if ((f->have & RS_HAVE_MAD) && f->mad.is_cm)
-		p = put_str(p, rs_cm_attr_name(f->mad.hdr.attr_id));
+	if ((f->have & RS_HAVE_MAD) && f->mad->is_cm)
+		p = put_str(p, rs_cm_attr_name(f->mad->hdr.attr_id));
 	p = put_str(p, ",,"); /* pause_enable, pause_quanta: PAUSE/PFC lines only */
 	/* The IPv4 identification (the sender's numbering, which the re-send
 	 * and copy verdicts read), the TTL or hop limit (RoCE v2's IP header,

@@ -69,7 +69,7 @@ static const char *class_sentence(const struct rs_mad_hdr *h)
 
 void rs_walk_mad_layer(struct walk *w, const struct rs_layer *l)
 {
-	const struct rs_mad *m = &w->f->mad;
+	const struct rs_mad *m = w->f->mad;
 	const struct rs_mad_hdr *h = &m->hdr;
 	uint32_t o = l->off;
 	bool dr = h->mgmt_class == UMAD_CLASS_SUBN_DIRECTED_ROUTE;
@@ -108,7 +108,7 @@ void rs_walk_mad_layer(struct walk *w, const struct rs_layer *l)
 
 static bool cap(const struct walk *w, uint32_t rel, uint32_t len)
 {
-	return rs_mad_captured(&w->f->mad, MADHDR + rel, len);
+	return rs_mad_captured(w->f->mad, MADHDR + rel, len);
 }
 
 /* A field of the CM body at `rel` bytes into the MAD data. */
@@ -177,7 +177,7 @@ static void path(struct walk *w, const struct rs_layer *l, uint32_t rel, const s
 /* The RDMA CM IP header at the start of the private data (Annex A11.6). */
 static const char *cma(struct walk *w, const struct rs_layer *l)
 {
-	const struct rs_mad *m = &w->f->mad;
+	const struct rs_mad *m = w->f->mad;
 	if (!m->has_cma_hdr)
 		return NULL;
 	const struct rs_cma_hdr *c = &m->cma;
@@ -197,7 +197,7 @@ static const char *cma(struct walk *w, const struct rs_layer *l)
 
 static void private_data(struct walk *w, const struct rs_layer *l)
 {
-	const struct rs_mad *m = &w->f->mad;
+	const struct rs_mad *m = w->f->mad;
 	if (m->private_len)
 		cmf(w, l, m->private_off - MADHDR, 0, "Private data", rs_wfmt("%u bytes", m->private_len),
 		    "for the application");
@@ -210,7 +210,7 @@ static const char *frame_ref(const struct walk *w, const char *what)
 
 static void req(struct walk *w, const struct rs_layer *l)
 {
-	const struct rs_cm_req *r = &w->f->mad.u.req;
+	const struct rs_cm_req *r = &w->f->mad->u.req;
 	cmf(w, l, 0, 4, "Local Comm ID", rs_whex(r->local_comm_id, 8), NULL);
 	cmf(w, l, 8, 8, "Service ID", rs_whex(r->service_id, 16), service(r->service_id));
 	cmf(w, l, 16, 8, "Local CA GUID", rs_whex(r->local_ca_guid, 16), NULL);
@@ -263,7 +263,7 @@ static void req(struct walk *w, const struct rs_layer *l)
 
 static void rep(struct walk *w, const struct rs_layer *l)
 {
-	const struct rs_cm_rep *r = &w->f->mad.u.rep;
+	const struct rs_cm_rep *r = &w->f->mad->u.rep;
 	cmf(w, l, 0, 4, "Local Comm ID", rs_whex(r->local_comm_id, 8), NULL);
 	cmf(w, l, 4, 4, "Remote Comm ID", rs_whex(r->remote_comm_id, 8), "the REQ's Local Comm ID");
 	cmf(w, l, 8, 4, "Local Q_Key", rs_whex(r->local_qkey, 8), NULL);
@@ -294,7 +294,7 @@ static void ids(struct walk *w, const struct rs_layer *l, const struct rs_cm_ids
 
 static void sidr(struct walk *w, const struct rs_layer *l, uint16_t attr)
 {
-	const struct rs_mad *m = &w->f->mad;
+	const struct rs_mad *m = w->f->mad;
 	static const char *const st[] = { "QP valid", "service ID not supported", "rejected by the service",
 					  "no QP available", "redirect", "class version not supported" };
 	if (attr == UMAD_CM_ATTR_SIDR_REQ) {
@@ -325,7 +325,7 @@ static void sidr(struct walk *w, const struct rs_layer *l, uint16_t attr)
 
 void rs_walk_cm_layer(struct walk *w, const struct rs_layer *l)
 {
-	const struct rs_mad *m = &w->f->mad;
+	const struct rs_mad *m = w->f->mad;
 	uint16_t attr = m->hdr.attr_id;
 	static const char *const which[] = { "REQ", "REP", "LAP", "message" };
 

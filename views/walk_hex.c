@@ -32,7 +32,7 @@ static const char *label_of(const struct walk *w, int k)
 		return "not decoded";
 	unsigned id = f->layers[k].id;
 	if (id == RS_L_CM)
-		return f->mad.is_cm ? rs_wfmt("CM %s", rs_cm_attr_name(f->mad.hdr.attr_id)) : "MAD data";
+		return f->mad->is_cm ? rs_wfmt("CM %s", rs_cm_attr_name(f->mad->hdr.attr_id)) : "MAD data";
 	return rs_layer_name((enum rs_layer_id)id);
 }
 

@@ -352,7 +352,7 @@ static void trailer(struct walk *w, const struct rs_layer *l)
 /* IEEE 802.3 Annex 31B PAUSE, IEEE 802.1Qbb PFC (dissect/pfc.c). */
 static void pfc(struct walk *w, const struct rs_layer *l)
 {
-	const struct rs_pfc *p = &w->f->pfc;
+	const struct rs_pfc *p = w->f->pfc;
 	uint32_t o = l->off;
 	bool is_pfc = p->opcode == RS_MACC_PFC;
 

@@ -33,7 +33,7 @@ static const char *ack_short(const struct rs_frame *f)
 
 static const char *mad_short(const struct rs_frame *f)
 {
-	const struct rs_mad *m = &f->mad;
+	const struct rs_mad *m = f->mad;
 	if (m->is_cm)
 		return rs_wfmt("CM %s (%s)", rs_cm_attr_name(m->hdr.attr_id), rs_cm_attr_long_name(m->hdr.attr_id));
 	return rs_wfmt("%s %s(%s)", rs_mad_class_name(m->hdr.mgmt_class), rs_mad_method_name(m->hdr.method),
@@ -438,8 +438,8 @@ static void walk_advert(struct walk *w, const struct rs_frame *f)
 					      v->adv_used[i]);
 		rs_wsay(w, "Its first 16 payload bytes advertise a buffer: VA 0x%" PRIx64 ", R_Key 0x%x, %u bytes (laid "
 			"out as rping's struct rping_rdma_info: be64 address, be32 rkey, be32 size). The RDMA request%s "
-			"in frame%s %s used it: %s R_Key and a range inside the buffer%s.", f->adv.va, f->adv.rkey,
-		     f->adv.len, n > 1 ? "s" : "", n > 1 ? "s" : "", list, n > 1 ? "their RETHs name that" :
+			"in frame%s %s used it: %s R_Key and a range inside the buffer%s.", f->adv->va, f->adv->rkey,
+		     f->adv->len, n > 1 ? "s" : "", n > 1 ? "s" : "", list, n > 1 ? "their RETHs name that" :
 		     "its RETH names that", v->adv_nused > n ? rs_wfmt(" (and %u more)", v->adv_nused - n) : "");
 	}
 }

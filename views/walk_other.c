@@ -60,8 +60,8 @@ static const char *network(const struct walk *w, uint16_t type, uint32_t off)
 	case 0x88CC: return "LLDP";
 	case 0x8808:
 		if (w->f->have & RS_HAVE_PFC)
-			return w->f->pfc.opcode == RS_MACC_PFC ? rs_wfmt("PFC from %s, priorities 0x%02x", rs_wbytes(w->f->eth_src, 6, ':'),
-								     w->f->pfc.enable)
+			return w->f->pfc->opcode == RS_MACC_PFC ? rs_wfmt("PFC from %s, priorities 0x%02x", rs_wbytes(w->f->eth_src, 6, ':'),
+								     w->f->pfc->enable)
 							       : rs_wfmt("PAUSE from %s", rs_wbytes(w->f->eth_src, 6, ':'));
 		return "Ethernet flow control (MAC Control)";
 	case 0x8809: return "slow protocols (LACP)";

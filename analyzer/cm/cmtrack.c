@@ -217,21 +217,21 @@ static void ladder_cm(struct rs_analyzer *a, struct rs_conn *c, const struct rs_
 	}
 	struct rs_ladder_ev ev = { .at = { a->cur_file, m->frame_no }, .ts_ns = m->ts_ns, .conn_id = c->id + 1,
 				   .src = f->src, .opcode = f->bth.opcode, .is_cm = true,
-				   .cm_attr = f->mad.hdr.attr_id, .psn = f->bth.psn, .destqp = f->bth.destqp };
+				   .cm_attr = f->mad->hdr.attr_id, .psn = f->bth.psn, .destqp = f->bth.destqp };
 	switch (ev.cm_attr) {
 	case UMAD_CM_ATTR_REQ:
-		ev.cm_qpn = f->mad.u.req.local_qpn;
-		ev.cm_psn = f->mad.u.req.starting_psn;
+		ev.cm_qpn = f->mad->u.req.local_qpn;
+		ev.cm_psn = f->mad->u.req.starting_psn;
 		break;
 	case UMAD_CM_ATTR_REP:
-		ev.cm_qpn = f->mad.u.rep.local_qpn;
-		ev.cm_psn = f->mad.u.rep.starting_psn;
+		ev.cm_qpn = f->mad->u.rep.local_qpn;
+		ev.cm_psn = f->mad->u.rep.starting_psn;
 		break;
 	case UMAD_CM_ATTR_REJ:
-		ev.cm_reason = f->mad.u.rej.reason;
+		ev.cm_reason = f->mad->u.rej.reason;
 		break;
 	case UMAD_CM_ATTR_SIDR_REP:
-		ev.cm_qpn = f->mad.u.sidr_rep.qpn;
+		ev.cm_qpn = f->mad->u.sidr_rep.qpn;
 		break;
 	default:
 		break;
@@ -265,7 +265,7 @@ void rs_conn_ladder(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_f
 static void count(struct rs_analyzer *a, struct rs_conn *c, const struct rs_frame *f, const struct rs_fref *at,
 		  uint64_t ts)
 {
-	uint16_t attr = f->mad.hdr.attr_id;
+	uint16_t attr = f->mad->hdr.attr_id;
 	unsigned i = (unsigned)(attr - UMAD_CM_ATTR_REQ);
 	if (i >= G_N_ELEMENTS(c->n))
 		return;
@@ -280,13 +280,13 @@ static void count(struct rs_analyzer *a, struct rs_conn *c, const struct rs_fram
 	 * own transaction, is not one. */
 	unsigned dir = rs_addr_equal(&f->src, &c->client) ? 0 : 1;
 	if (c->n_dir[i][dir]++ == 0) {
-		c->tid_dir[i][dir] = f->mad.hdr.tid;
+		c->tid_dir[i][dir] = f->mad->hdr.tid;
 		if (attr == UMAD_CM_ATTR_DREQ)
 			c->dreq_ts[dir] = ts;
 		else if (attr == UMAD_CM_ATTR_DREP)
 			c->drep_ts[dir] = ts;
 	}
-	else if (c->tid_dir[i][dir] == f->mad.hdr.tid && attr != UMAD_CM_ATTR_MRA)
+	else if (c->tid_dir[i][dir] == f->mad->hdr.tid && attr != UMAD_CM_ATTR_MRA)
 		rs_anomaly(a, RS_AN_CM_RETRY, attr, c, at, 1);
 }
 
@@ -302,7 +302,7 @@ static struct rs_conn *find_either(struct rs_analyzer *a, const struct rs_frame 
 static struct rs_conn *cm_req(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
 			      const struct rs_fref *at)
 {
-	const struct rs_mad *mad = &f->mad;
+	const struct rs_mad *mad = f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
 	struct rs_conn *c;
 	const struct rs_cm_req *r = &mad->u.req;
@@ -349,7 +349,7 @@ static struct rs_conn *cm_req(struct rs_analyzer *a, const struct rs_frame *f, c
 static struct rs_conn *cm_rep(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
 			      const struct rs_fref *at)
 {
-	const struct rs_mad *mad = &f->mad;
+	const struct rs_mad *mad = f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
 	struct rs_conn *c;
 	const struct rs_cm_rep *r = &mad->u.rep;
@@ -390,7 +390,7 @@ static struct rs_conn *cm_rep(struct rs_analyzer *a, const struct rs_frame *f, c
 static struct rs_conn *cm_rej(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
 			      const struct rs_fref *at)
 {
-	const struct rs_mad *mad = &f->mad;
+	const struct rs_mad *mad = f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
 	struct rs_conn *c;
 	const struct rs_cm_rej *r = &mad->u.rej;
@@ -415,7 +415,7 @@ static struct rs_conn *cm_rej(struct rs_analyzer *a, const struct rs_frame *f, c
 static struct rs_conn *cm_ids(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
 			      const struct rs_fref *at)
 {
-	const struct rs_mad *mad = &f->mad;
+	const struct rs_mad *mad = f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
 	struct rs_conn *c;
 	uint32_t local = attr == UMAD_CM_ATTR_MRA ? mad->u.mra.local_comm_id : mad->u.ids.local_comm_id;
@@ -442,7 +442,7 @@ static struct rs_conn *cm_ids(struct rs_analyzer *a, const struct rs_frame *f, c
 static struct rs_conn *cm_sidr_req(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
 				   const struct rs_fref *at)
 {
-	const struct rs_mad *mad = &f->mad;
+	const struct rs_mad *mad = f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
 	struct rs_conn *c;
 	const struct rs_cm_sidr_req *r = &mad->u.sidr_req;
@@ -471,7 +471,7 @@ static struct rs_conn *cm_sidr_req(struct rs_analyzer *a, const struct rs_frame 
 static struct rs_conn *cm_sidr_rep(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m,
 				   const struct rs_fref *at)
 {
-	const struct rs_mad *mad = &f->mad;
+	const struct rs_mad *mad = f->mad;
 	const uint16_t attr = mad->hdr.attr_id;
 	struct rs_conn *c;
 	const struct rs_cm_sidr_rep *r = &mad->u.sidr_rep;
@@ -501,11 +501,11 @@ static struct rs_conn *cm_sidr_rep(struct rs_analyzer *a, const struct rs_frame 
 
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m)
 {
-	if (!f->mad.is_cm)
+	if (!f->mad->is_cm)
 		return;
 	struct rs_fref at = { a->cur_file, m->frame_no };
 	struct rs_conn *c;
-	switch (f->mad.hdr.attr_id) {
+	switch (f->mad->hdr.attr_id) {
 	case UMAD_CM_ATTR_REQ:
 		c = cm_req(a, f, m, &at);
 		break;

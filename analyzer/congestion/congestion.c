@@ -232,15 +232,15 @@ void rs_cong_pfc(struct rs_analyzer *a, const struct rs_frame *f, const struct r
 	struct rs_pause_src *s = pause_src(a, f->eth_src);
 	struct rs_fref at = { m->file_index, m->frame_no };
 	uint64_t ts = m->ts_ns;
-	if (f->pfc.opcode == RS_MACC_PAUSE) {
+	if (f->pfc->opcode == RS_MACC_PAUSE) {
 		a->cong->pause_frames++;
-		pause_one(a, s, RS_PAUSE_LINK, f->pfc.quanta[0], ts, &at);
+		pause_one(a, s, RS_PAUSE_LINK, f->pfc->quanta[0], ts, &at);
 		return;
 	}
 	a->cong->pfc_frames++;
 	for (int i = 0; i < 8; i++)
-		if (f->pfc.enable >> i & 1)
-			pause_one(a, s, i, f->pfc.quanta[i], ts, &at);
+		if (f->pfc->enable >> i & 1)
+			pause_one(a, s, i, f->pfc->quanta[i], ts, &at);
 }
 
 /* ---- at the end: flags ----------------------------------------------------- */

@@ -109,7 +109,7 @@ static bool is_send(uint8_t opcode)
 static void advertised(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m)
 {
 	struct adv_key k;
-	key_set(&k, &f->src, &f->dst, f->adv.rkey);
+	key_set(&k, &f->src, &f->dst, f->adv->rkey);
 	if (!a->adv) {
 		a->adv = g_hash_table_new_full(adv_hash, adv_equal, NULL, g_free);
 		a->adv_open = g_ptr_array_new();
@@ -122,8 +122,8 @@ static void advertised(struct rs_analyzer *a, const struct rs_frame *f, const st
 		ad->key = k;
 		g_hash_table_insert(a->adv, &ad->key, ad);
 	}
-	ad->va = f->adv.va;
-	ad->len = f->adv.len;
+	ad->va = f->adv->va;
+	ad->len = f->adv->len;
 	ad->file = a->cur_file;
 	ad->frame = m->frame_no;
 	ad->open = true;

@@ -534,7 +534,7 @@ static uint32_t vcm_local(const struct rs_mad *mad)
 static void cm_verdict(struct rs_analyzer *a, struct rs_verdict *v, const struct rs_frame *f,
 		       const struct rs_frame_meta *m)
 {
-	const struct rs_mad *mad = &f->mad;
+	const struct rs_mad *mad = f->mad;
 	uint32_t remote = 0;
 	int ans = vcm_answered(mad, &remote), slot = vcm_slot(mad->hdr.attr_id);
 	/* The IDs lead the attribute: 4 bytes of the one, 4 of the other. */
@@ -564,6 +564,6 @@ void rs_v_begin(struct rs_analyzer *a, const struct rs_frame_meta *m, const stru
 	v->sliced = f->outcome == RS_OK ? f->sliced : RS_SLICE_NONE;
 	/* CM messages are matched by their Communication IDs, whether or not
 	 * cmtrack.c knows their exchange. */
-	if (f->roce != RS_ROCE_NONE && (f->have & RS_HAVE_BTH) && (f->have & RS_HAVE_MAD) && f->mad.is_cm)
+	if (f->roce != RS_ROCE_NONE && (f->have & RS_HAVE_BTH) && (f->have & RS_HAVE_MAD) && f->mad->is_cm)
 		cm_verdict(a, v, f, m);
 }

@@ -75,10 +75,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rs_rnr_timer_us(rs_aeth_value(f.aeth.syndrome));
 	}
 	if (f.have & RS_HAVE_MAD) {
-		rs_mad_class_name(f.mad.hdr.mgmt_class);
-		rs_mad_method_name(f.mad.hdr.method);
-		rs_cm_attr_name(f.mad.hdr.attr_id);
-		rs_cm_attr_long_name(f.mad.hdr.attr_id);
+		rs_mad_class_name(f.mad->hdr.mgmt_class);
+		rs_mad_method_name(f.mad->hdr.method);
+		rs_cm_attr_name(f.mad->hdr.attr_id);
+		rs_cm_attr_long_name(f.mad->hdr.attr_id);
 	}
 	/* What the walkthrough reads of a frame that is not RoCE: at any
 	 * offset, past the captured bytes too, as each network type. */

@@ -196,6 +196,19 @@ struct rs_frame_ext *rt_ext_of(const struct rs_frame *f)
 	return &ext[i];
 }
 
+struct rs_mad *rt_mad(struct rs_frame *f)
+{
+	struct rs_mad *m = &rt_ext_of(f)->mad;
+	if (f->mad != m) {
+		if (f->mad)
+			*m = *f->mad;
+		else
+			memset(m, 0, sizeof *m);
+		f->mad = m;
+	}
+	return m;
+}
+
 enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
 			   uint32_t wirelen, struct rs_frame *f)
 {

@@ -86,6 +86,10 @@ void rt_ipv4_csum(uint8_t *ip);
 /* The storage of the extension blocks of the test frame at f (the same for
  * the same address, for the frame's life in a test). */
 struct rs_frame_ext *rt_ext_of(const struct rs_frame *f);
+/* A hand-built frame's MAD to fill in: f's own (rt_ext_of), holding a copy
+ * of the one f pointed to (a frame copied from another), else zeros; f
+ * points to it. */
+struct rs_mad *rt_mad(struct rs_frame *f);
 /* rs_dissect() on a heap copy of exactly `caplen` bytes, so ASan catches any
  * read past the captured bytes. */
 enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
