@@ -125,7 +125,16 @@ static unsigned side_of(const struct rs_flow *fl)
 static void vset(struct rs_verdict *v, uint8_t pdu, const struct rs_smbd_req_info *r, uint32_t file, bool timed,
 		 uint64_t lat_ns, bool failed)
 {
-	(void)v, (void)pdu, (void)r, (void)file, (void)timed, (void)lat_ns, (void)failed;
+	if (!v)
+		return;
+	v->ulp_pdu = pdu;
+	v->ulp_op = r->cmd;
+	v->ulp_tag = (uint32_t)r->message_id; /* the views' tag is 32 bits: MessageIds count up from 0 */
+	v->ulp_req_frame = pdu != RS_ULP_REQUEST && r->file == file ? r->req_frame : 0;
+	v->ulp_resent = r->resent != 0;
+	v->ulp_timed = timed;
+	v->ulp_lat_ns = lat_ns;
+	v->ulp_failed = failed;
 }
 
 /* ---- re-sends ---------------------------------------------------------------- */
@@ -143,7 +152,7 @@ static bool same_req(const struct rs_smbd_req_info *a, uint64_t mid, uint64_t re
 
 /* A packet of the request (mid, req_frame) was sent again: its flag, in
  * every record that holds the request. */
-static void flag_resent(struct rs_smbdq *q, uint64_t mid, uint64_t req_frame, uint8_t what)
+static const struct rs_smbd_req_info *flag_resent(struct rs_smbdq *q, uint64_t mid, uint64_t req_frame, uint8_t what)
 {
 	struct smbd_req *r = g_hash_table_lookup(q->pending, &mid);
 	struct rs_smbd_req_info *ri = r && r->i.req_frame == req_frame ? &r->i : NULL;
@@ -151,7 +160,7 @@ static void flag_resent(struct rs_smbdq *q, uint64_t mid, uint64_t req_frame, ui
 		if (same_req(&q->done[k].i, mid, req_frame))
 			ri = &q->done[k].i;
 	if (!ri)
-		return;
+		return NULL;
 	if (!ri->resent) {
 		q->i.cmd[cmd_slot(ri->cmd)].resent++;
 		if (q->i.resent_requests < RS_SMBD_SLOW)
@@ -168,11 +177,11 @@ static void flag_resent(struct rs_smbdq *q, uint64_t mid, uint64_t req_frame, ui
 	for (uint64_t k = 0; k < q->i.nfailed && k < RS_SMBD_FAILED; k++)
 		if (same_req(&q->i.failed[k], mid, req_frame))
 			q->i.failed[k].resent |= what;
+	return ri;
 }
 
 void rs_smbd_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
 {
-	(void)m;
 	struct rs_smbdq *q = fl->conn->pq;
 	/* A READ response carries the PSN of the READ request it answers: the
 	 * other side's send queue. */
@@ -181,8 +190,11 @@ void rs_smbd_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_f
 	for (uint32_t k = 0; k < RANGES && k < q->nrange; k++) {
 		const struct smbd_range *r = &q->range[(q->nrange - 1 - k) % RANGES];
 		if (r->space == space && rs_psn_diff(f->bth.psn, r->lo) >= 0 && rs_psn_diff(f->bth.psn, r->hi) <= 0) {
-			flag_resent(q, r->mid, r->req_frame, r->what);
-			(void)a;
+			const struct rs_smbd_req_info *ri = flag_resent(q, r->mid, r->req_frame, r->what);
+			if (a->v && ri && !a->v->ulp_pdu)
+				vset(a->v, r->what == RS_SMBD_RESENT_TRANSFER ? RS_ULP_TRANSFER
+					   : r->what == RS_SMBD_RESENT_RESPONSE ? RS_ULP_RESPONSE : RS_ULP_REQUEST,
+				     ri, m->file_index, false, 0, false);
 			return;
 		}
 	}
@@ -235,7 +247,7 @@ static void request(struct rs_smbdq *q, const struct rs_smb2 *h, const struct rs
 	g_hash_table_insert(q->pending, &r->i.message_id, r);
 	q->i.requests++;
 	q->i.cmd[cmd_slot(h->command)].n++;
-	vset(v, 1, &r->i, first->file, false, 0, false);
+	vset(v, RS_ULP_REQUEST, &r->i, first->file, false, 0, false);
 }
 
 static void answered(struct rs_smbdq *q, struct smbd_req *r)
@@ -268,7 +280,7 @@ static void response(struct rs_smbdq *q, const struct rs_smb2 *h, const struct r
 		q->i.interims++;
 		c->interim++;
 		r->i.interim_frame = at->frame;
-		vset(v, 4, &r->i, at->file, false, 0, false);
+		vset(v, RS_ULP_OTHER, &r->i, at->file, false, 0, false);
 		return;
 	}
 	q->i.responses++;
@@ -286,7 +298,7 @@ static void response(struct rs_smbdq *q, const struct rs_smb2 *h, const struct r
 	}
 	if (r->ndesc && h->status == RS_NT_STATUS_SUCCESS && r->i.xfer_bytes != r->desc_bytes)
 		q->i.rdma_short++;
-	vset(v, 2, &r->i, at->file, true, ns, h->status != RS_NT_STATUS_SUCCESS);
+	vset(v, RS_ULP_RESPONSE, &r->i, at->file, true, ns, h->status != RS_NT_STATUS_SUCCESS);
 	keep_slow(q, &r->i);
 	for (uint64_t k = 0; r->i.resent && k < q->i.resent_requests && k < RS_SMBD_SLOW; k++)
 		if (same_req(&q->i.resent[k], r->i.message_id, r->i.req_frame))
@@ -494,7 +506,7 @@ static void transfer(struct rs_analyzer *a, struct rs_smbdq *q, struct rs_flow *
 	uint32_t mtu = op->pos == RS_POS_FIRST ? f->payload_len : read ? path_mtu(fl) : 0;
 	uint32_t n = mtu ? (uint32_t)(((uint64_t)f->reth.dmalen + mtu - 1) / mtu) : 1;
 	add_range(q, 1, RS_SMBD_RESENT_TRANSFER, f->bth.psn, (f->bth.psn + (n ? n : 1) - 1) & 0xFFFFFF, &r->i);
-	vset(a->v, 3, &r->i, m->file_index, false, 0, false);
+	vset(a->v, RS_ULP_TRANSFER, &r->i, m->file_index, false, 0, false);
 }
 
 void rs_smbd_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
