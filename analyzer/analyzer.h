@@ -244,6 +244,7 @@ struct rs_verdict {
 	 * seen), a response's latency, whether the fabric has re-sent a packet
 	 * of the task so far, and the status a response carries. */
 	uint8_t ulp_pdu;
+	bool ulp_op_known, ulp_tag_known; /* ulp_op, ulp_tag hold the task's */
 	bool ulp_timed;             /* ulp_lat_ns holds a latency */
 	bool ulp_resent;
 	bool ulp_failed;            /* a response whose status is not success */

@@ -32,6 +32,9 @@ const struct rs_proto_hooks rs_iser_hooks = {
 	.queue_finish = rs_iserq_finish,
 	.text = rs_text_iser,
 	.json_conn = rs_json_iser,
+	.op_name = rs_iser_op_name,
+	.note = rs_iser_note,
+	.walk = rs_iser_walk,
 };
 
 const struct rs_proto_hooks rs_smbd_hooks = {

@@ -34,6 +34,8 @@ struct rs_conn;
 struct rs_view;
 struct rs_json;
 struct rs_pdus;
+struct rs_verdict;
+struct walk;
 
 #define RS_PROTO_PORTS 2     /* RDMA CM ports a row names */
 #define RS_PROTO_PREFIXES 2  /* --ulp NAME prefixes a row answers to */
@@ -95,6 +97,17 @@ struct rs_proto_hooks {
 	/* The module's members of one connection's JSON object (after its
 	 * other members); called for connections of the module's rows. */
 	void (*json_conn)(struct rs_json *j, const struct rs_conn *c);
+	/* The per-frame views (as views/), for a frame of a connection of the
+	 * module's rows, from the ulp_* fields of its struct rs_verdict
+	 * (analyzer/analyzer.h) that queue_frame set:
+	 *   op_name  the name of ulp_op ("READ(10)"), in buf; "" if none
+	 *            (--fields --verdicts' ulp_op column: no comma in it);
+	 *   note     what the frame is to its task, one sentence into buf
+	 *            (--annotate's comment, the walkthrough); false: nothing;
+	 *   walk     its lines of the -V walkthrough, after the frame's. */
+	const char *(*op_name)(uint16_t op, char *buf, size_t len);
+	bool (*note)(const struct rs_verdict *v, const struct rs_frame *f, char *buf, size_t len);
+	void (*walk)(struct walk *w);
 };
 
 struct rs_proto {

@@ -47,7 +47,8 @@ HEADER_COLS = 49  # 34 header fields, sliced, 5 DCETH, dscp, ecn, udp_sport, cm_
 VERDICT_COLS = ["icrc_verdict", "psn_verdict", "psn_gap", "retransmission_of", "nak_frame", "nak_psn",
                 "late_frame", "resend", "resend_after", "resend_wait_ns", "msg_kind", "msg_index", "msg_offset", "msg_total", "msg_first", "msg_read_request",
                 "response_to", "dup_ack", "cm_response_to", "start_psn_of", "ulp", "nvme", "nvme_opcode",
-                "nvme_fctype", "nvme_cid", "nvme_command_frame", "nvme_latency_ns"]
+                "nvme_fctype", "nvme_cid", "nvme_command_frame", "nvme_latency_ns", "ulp_pdu", "ulp_op", "ulp_tag",
+                "ulp_request_frame", "ulp_latency_ns", "ulp_resent", "ulp_failed"]
 
 FIELDS = ["frame.number", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.bth.opcode",
           "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.bth.padcnt", "infiniband.reth.dmalen",

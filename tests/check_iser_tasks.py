@@ -29,7 +29,13 @@ Compared with rocestat's JSON ("iser" of the connection): the counts, every
 operation's count, completions, errors, tasks re-sent, bytes and latency
 figures (nearest rank, as the summary's), the slowest SCSI tasks (ITT,
 frames, latency, re-sent, RDMA READ wait), the failed ones (status, sense), and the tasks never
-answered. Against the truth: the SCSI Commands and Responses are
+answered. Per frame, rocestat --fields --verdicts: every frame of a task
+(its SENDs, RDMA transfers, READ responses, re-sent packets) says what it
+is to the task (request, response, transfer), the task's ITT and command
+frame, a response's latency to that sending, and whether the fabric had
+re-sent a packet of the task by then; no other frame names a task; and
+--annotate's comments (read back by tshark) say the same. Against the
+truth: the SCSI Commands and Responses are
 open-iscsi's scsicmd_pdus / scsirsp_pdus, the READ(10)s and WRITE(10)s that
 ended GOOD the block layer's I/Os, one READ(10) past the end ended CHECK
 CONDITION ILLEGAL REQUEST; the clean sample re-sent nothing, the lossy one
@@ -42,6 +48,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from testlib import ROCESTAT, ROOT, Checks, tshark_fields  # noqa: E402
@@ -50,6 +57,7 @@ ck = Checks("check_iser_tasks")
 S = os.path.join(ROOT, "samples")
 SAMPLES = ["rxe_iser", "rxe_iser_loss"]
 SLOWEST = 5
+ULP_COLS = ["ulp_pdu", "ulp_op", "ulp_tag", "ulp_request_frame", "ulp_latency_ns", "ulp_resent", "ulp_failed"]
 
 F = ["frame.number", "frame.time_epoch", "ip.src", "infiniband.bth.opcode", "infiniband.bth.psn",
      "infiniband.bth.destqp", "infiniband.bth.padcnt", "udp.length", "infiniband.reth.r_key",
@@ -111,8 +119,11 @@ class Task:
         self.rd_first = self.rd_last = None
 
 
-def tasks_of(path):
-    """The tasks tshark's fields show, and the capture's figures."""
+def tasks_of(path, frames=None):
+    """The tasks tshark's fields show, and the capture's figures; into
+    frames (a dict), frame number -> its packet with "want": what it is to
+    its task (kind, task, a response's latency) and "resent_so_far"."""
+    frames = {} if frames is None else frames
     rows = [dict(zip(F, r)) for r in tshark_fields(path, F, "infiniband", occurrence="f", heuristics_off=False)]
     pkts = []
     for t in rows:
@@ -150,8 +161,8 @@ def tasks_of(path):
             code, itt = num(t["iscsi.opcode"]), num(t["iscsi.initiatortasktag"])
             if from_init and (code == 0x01 or code in REQUEST_PDUS) and itt != NO_TASK:
                 old = pending.get(itt)
-                if p["resent"] and old and any(s[0] == p["psn"] and s[2] is old for s in stream):
-                    resent_cmds += 1
+                if old and any(s[0] == p["psn"] and s[2] is old for s in stream):
+                    resent_cmds += p["resent"]   # else a copy the network made
                     task = old
                 else:
                     if code == 0x01:
@@ -179,6 +190,7 @@ def tasks_of(path):
                     if task is None:
                         unmatched += 1
                 if task is not None:
+                    p["want"] = ("response", task, p["ts"] - task.cmd_ts)
                     if not task.done or p["resent"]:
                         task.rsp_frame, task.rsp_ts = p["frame"], p["ts"]
                     if not task.done:
@@ -196,6 +208,8 @@ def tasks_of(path):
                             task.failed = (num(t["iscsi.logout.response"]) or 0) != 0
                         elif code == 0x22:
                             task.failed = (num(t["iscsi.taskmanfun.response"]) or 0) != 0
+            if task is not None and "want" not in p:
+                p["want"] = ("request", task, None)
             if op == 0:   # a SEND First: its packets, by the PDU's length
                 length = 28 + 48 + ((num(t["iscsi.datasegmentlength"]) or 0) + 3) // 4 * 4
                 stream.append((p["psn"], (length + pmtu - 1) // pmtu, task))
@@ -226,18 +240,25 @@ def tasks_of(path):
                 if 0 <= psn_diff(p["psn"], s0) < n:
                     if tk is not None:
                         tk.rd_last = p["ts"]   # the last sending of the last response packet
+                        task = tk
                     break
-        if not p["resent"]:
-            continue
-        # Which task's message this re-sent packet belongs to.
-        if task is None:
-            where = read_spans if op in READ_RESP else stream
-            for s0, n, tk in reversed(where):
-                if 0 <= psn_diff(p["psn"], s0) < n:
-                    task = tk
-                    break
-        if task is not None:
-            task.resent = True
+        if task is not None and "want" not in p:
+            p["want"] = ("transfer", task, None)
+        if p["resent"]:
+            # Which task's message this re-sent packet belongs to.
+            if task is None:
+                where = read_spans if op in READ_RESP else stream
+                for s0, n, tk in reversed(where):
+                    if 0 <= psn_diff(p["psn"], s0) < n:
+                        task = tk
+                        break
+            if task is not None:
+                task.resent = True
+                if "want" not in p:
+                    p["want"] = ("transfer" if op in WRITE_ANY else "request" if from_init else "response", task, None)
+        if "want" in p:
+            p["resent_so_far"] = p["want"][1].resent
+    frames.update((p["frame"], p) for p in pkts if "want" in p)
     unanswered = [k for k in tasks if not k.done]
     return tasks, unanswered, unmatched, resent_cmds
 
@@ -266,7 +287,10 @@ def rocestat_iser(path):
 
 def check(name):
     path = os.path.join(S, name + ".pcap")
-    tasks, unanswered, unmatched, resent_cmds = tasks_of(path)
+    frames = {}
+    tasks, unanswered, unmatched, resent_cmds = tasks_of(path, frames)
+    per_frame(name, frames)
+    annotate(name, frames)
     j = rocestat_iser(path)
     if not ck("%s: the connection has an \"iser\" member" % name, j is not None):
         return tasks
@@ -320,6 +344,63 @@ def check(name):
     ck("%s: the failed tasks" % name, have == want and len(have) == min(len(failed), 8),
        "rocestat %r, tshark %r" % (have, want))
     return tasks
+
+
+def per_frame(name, frames):
+    """--fields --verdicts: every frame of a task says which task (ITT, its
+    command's frame), what it is (request, response, transfer), a
+    response's latency, and whether the fabric had re-sent a packet of the
+    task by then; no other frame names a task."""
+    path = os.path.join(S, name + ".pcap")
+    p = subprocess.run([ROCESTAT, "--fields", "--verdicts", path], capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    if not ck("%s: --fields --verdicts ran" % name, p.returncode == 0 and lines, p.stderr[-300:]):
+        return
+    head = lines[0].split(",")
+    if not ck("%s: the ulp_* columns" % name, all(c in head for c in ULP_COLS), str(head[-10:])):
+        return
+    bad = collections.Counter()
+    n = 0
+    for line in lines[1:]:
+        row = dict(zip(head, line.split(",")))
+        fr = int(row["frame"])
+        w = frames.get(fr)
+        if w is None:
+            if not ck("%s: frame %d names no task" % (name, fr), row["ulp_tag"] == "" and row["ulp_pdu"] in ("", "other"),
+                      "%r" % {c: row[c] for c in ULP_COLS}):
+                bad["no task"] += 1
+            continue
+        kind, task, lat = w["want"]
+        n += 1
+        want = {"ulp_pdu": kind, "ulp_tag": str(task.itt),
+                "ulp_request_frame": "" if kind == "request" else str(task.cmd_frame),
+                "ulp_resent": "1" if w["resent_so_far"] else ""}
+        if kind == "response":
+            want["ulp_latency_ns"] = str(lat)
+        for c, v in want.items():
+            if not ck("%s: frame %d: %s" % (name, fr, c), row[c] == v, "rocestat %r, tshark %r" % (row[c], v)):
+                bad[c] += 1
+    print("%s: %d frames of tasks compared column by column, %d differences" % (name, n, sum(bad.values())))
+
+
+def annotate(name, frames):
+    """--annotate: each frame of a task has its sentence in its comment, as
+    tshark reads it back: a response names its command's frame, a frame
+    of a task the fabric had re-sent a packet of says so."""
+    path = os.path.join(S, name + ".pcap")
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "a.pcapng")
+        p = subprocess.run([ROCESTAT, "--annotate", out, path], capture_output=True, text=True)
+        if not ck("%s: --annotate ran" % name, p.returncode == 0 and os.path.exists(out), p.stderr[-300:]):
+            return
+        comments = {int(r[0]): r[1] for r in tshark_fields(out, ["frame.number", "frame.comment"])}
+    for fr, w in sorted(frames.items()):
+        kind, task, _ = w["want"]
+        c = comments.get(fr, "")
+        ok = ("iSER: " in c and ("ITT 0x%08x" % task.itt) in c
+              and (kind != "response" or ("(command frame %d)" % task.cmd_frame) in c)
+              and (("the fabric re-sent a packet of this task" in c) == bool(w["resent_so_far"])))
+        ck("%s: frame %d: its comment" % (name, fr), ok, repr(c[-200:]))
 
 
 def truth(name, tasks):

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/proto.h"
 #include "report/format.h"
 #include "views/vfeed.h"
 #include "views/views.h"
@@ -155,6 +156,15 @@ static void note_response(struct note *n, const struct rs_verdict *v, const stru
 		    v->start_frame);
 }
 
+/* What the frame is to its protocol module's task (proto/proto.h note). */
+static void note_ulp(struct note *n, const struct rs_verdict *v, const struct rs_frame *f)
+{
+	const struct rs_proto_hooks *h = rs_proto_hooks(v->ulp);
+	char s[512];
+	if (v->ulp_pdu && h->note && h->note(v, f, s, sizeof s))
+		add(n, "%s", s);
+}
+
 /* What the capture did to the frame. */
 static void note_capture(struct note *n, const struct rs_packet *pkt, const struct rs_frame *f, const struct rs_verdict *v)
 {
@@ -211,6 +221,7 @@ static bool show(void *vctx, const struct rs_packet *pkt, const struct rs_frame 
 		if (f->have & RS_HAVE_BTH) {
 			note_psn(&n, &v, f, pkt->frame_no);
 			note_response(&n, &v, f);
+			note_ulp(&n, &v, f);
 		} else if (v.cm_answers) {
 			add(&n, "answers the CM message in frame %" PRIu64, v.cm_answers);
 		}

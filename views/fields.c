@@ -46,7 +46,8 @@ static const char header[] =
  *                             without a word prints as its number
  * The man page (--verdicts) says what each means.
  */
-enum vcol_kind { VC_NUM, VC_FLAG, VC_NAME, VC_PROTO /* a row of rs_protos[]: its word */ };
+enum vcol_kind { VC_NUM, VC_FLAG, VC_NAME, VC_PROTO /* a row of rs_protos[]: its word */,
+		 VC_ULP_OP /* the frame's module names it (rs_proto_hooks op_name) */ };
 
 struct vcol {
 	const char *name;
@@ -99,6 +100,14 @@ static const struct vcol verdict_cols[] = {
 	NUM_IF("nvme_cid", nvme_cid, nvme),
 	NUM("nvme_command_frame", nvme_cmd_frame),
 	NUM_IF("nvme_latency_ns", nvme_lat_ns, nvme_timed),
+	NAME("ulp_pdu", ulp_pdu, [RS_ULP_REQUEST] = "request", [RS_ULP_RESPONSE] = "response",
+	     [RS_ULP_TRANSFER] = "transfer", [RS_ULP_OTHER] = "other"),
+	{ .name = "ulp_op", .kind = VC_ULP_OP, VFIELD(ulp_op), VIF(ulp_op_known) },
+	NUM_IF("ulp_tag", ulp_tag, ulp_tag_known),
+	NUM("ulp_request_frame", ulp_req_frame),
+	NUM_IF("ulp_latency_ns", ulp_lat_ns, ulp_timed),
+	FLAG("ulp_resent", ulp_resent),
+	FLAG("ulp_failed", ulp_failed),
 };
 
 /* A field of the verdict, as a number. */
@@ -337,6 +346,10 @@ static char *put_verdict(char *p, const struct rs_verdict *v)
 			p = put_str(p, k->words[x]);
 		else if (k->kind == VC_PROTO && x < rs_nprotos && *rs_protos[x].word)
 			p = put_str(p, rs_protos[x].word);
+		else if (k->kind == VC_ULP_OP && rs_proto_hooks(v->ulp)->op_name) {
+			char name[64];
+			p = put_str(p, rs_proto_hooks(v->ulp)->op_name((uint16_t)x, name, sizeof name));
+		}
 		else
 			p = put_u64(p, x);
 	}

@@ -313,6 +313,10 @@ static bool show(struct walk *w, const struct rs_packet *pkt, const struct rs_fr
 		header(w, ts);
 		rs_walk_operation(w);
 		layers(w);
+		/* The frame's protocol module says what it is to its task. */
+		const struct rs_proto_hooks *h = rs_proto_hooks(w->v.ulp);
+		if (w->v.ulp_pdu && h->walk)
+			h->walk(w);
 		if (f->outcome != RS_OK)
 			problem(w);
 		rs_walk_hexdump(w);

@@ -124,6 +124,7 @@ bool rs_walk_first(struct walk *w, unsigned layer_id);
 enum {
 	WALK_TOPIC_ACKREQ1 = 40, WALK_TOPIC_ACKREQ0, WALK_TOPIC_IPOIB, WALK_TOPIC_UC, WALK_TOPIC_MSN,
 	WALK_TOPIC_NVME_RSP,
+	WALK_TOPIC_ULP,           /* a protocol module's lesson (its walk hook) */
 	WALK_TOPIC_PAYLOAD = 48,  /* + op kind (< 16) */
 	WALK_TOPIC_OP = 64,       /* + op kind * 8 + position: the operation's general sentences */
 	WALK_TOPICS = 256,

@@ -27,5 +27,9 @@ void rs_iserq_finish(struct rs_analyzer *a, void *q);
 void rs_text_iser(FILE *out, const struct rs_view *v);
 /* iser_json.c */
 void rs_json_iser(struct rs_json *j, const struct rs_conn *c);
+/* iser_walk.c */
+const char *rs_iser_op_name(uint16_t op, char *buf, size_t len);
+bool rs_iser_note(const struct rs_verdict *v, const struct rs_frame *f, char *buf, size_t len);
+void rs_iser_walk(struct walk *w);
 
 #endif

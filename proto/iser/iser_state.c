@@ -196,6 +196,23 @@ static struct task *span_task(struct rs_iserq *q, const struct span *sp)
 	return t && t->seq == sp->seq ? t : NULL;
 }
 
+/* The verdict's code of a task's operation: iSCSI opcode << 8 | CDB opcode. */
+static uint16_t op_code(const struct rs_iserq *q, const struct task *t)
+{
+	return t->op < RS_ISER_OPS ? (uint16_t)(q->ops[t->op].pdu << 8 | q->ops[t->op].cdb) : 0;
+}
+
+/* The verdict of a frame of task t: which task, and whether it was re-sent so far. */
+static void v_task(struct rs_verdict *v, const struct rs_iserq *q, const struct task *t, uint32_t file)
+{
+	v->ulp_tag_known = true;
+	v->ulp_tag = t->itt;
+	v->ulp_op_known = t->op < RS_ISER_OPS;
+	v->ulp_op = op_code(q, t);
+	v->ulp_req_frame = t->cmd_at.file == file ? t->cmd_at.frame : 0;
+	v->ulp_resent = t->resent;
+}
+
 /* PSNs of a message of `len` bytes whose first packet carries `first` (a
  * First carries a whole path MTU, IBA 9.7.7). */
 static uint32_t npkts_of(uint64_t len, uint32_t first)
@@ -280,6 +297,8 @@ static void command(struct rs_iserq *q, const struct rs_iser *r, const struct rs
 		q->again = true;
 		if (v) {
 			v->ulp_pdu = RS_ULP_REQUEST;
+			v->ulp_op_known = true;
+			v->ulp_op = op_code(q, old);
 			v->ulp_resent = old->resent;
 		}
 		return;
@@ -299,6 +318,7 @@ static void command(struct rs_iserq *q, const struct rs_iser *r, const struct rs
 	}
 	if (v) {
 		v->ulp_pdu = RS_ULP_REQUEST;
+		v->ulp_op_known = true;
 		v->ulp_op = (uint16_t)(r->opcode << 8 | cdb);
 	}
 	if (old) {
@@ -394,7 +414,8 @@ static void response(struct rs_iserq *q, const struct rs_iser *r, const struct r
 		v->ulp_pdu = RS_ULP_RESPONSE;
 		v->ulp_failed = r->opcode == RS_ISCSI_SCSI_RSP ? r->status || r->response : false;
 		if (t) {
-			v->ulp_op = t->op < RS_ISER_OPS ? (uint16_t)(q->ops[t->op].pdu << 8 | q->ops[t->op].cdb) : 0;
+			v->ulp_op_known = t->op < RS_ISER_OPS;
+			v->ulp_op = op_code(q, t);
 			v->ulp_req_frame = t->cmd_at.file == at->file ? t->cmd_at.frame : 0;
 			v->ulp_lat_ns = m->ts_ns > t->cmd_ts ? m->ts_ns - t->cmd_ts : 0;
 			v->ulp_timed = true;
@@ -426,8 +447,10 @@ static void pdu(struct rs_iserq *q, const struct rs_iser *r, const struct rs_fra
 	}
 	if (r->outcome == RS_ISER_MALFORMED && !seen)
 		q->bad++;
-	if (v)
+	if (v) {
+		v->ulp_tag_known = true;
 		v->ulp_tag = r->itt;
+	}
 	bool req = r->opcode == RS_ISCSI_SCSI_CMD || r->opcode == RS_ISCSI_LOGIN_REQ || r->opcode == RS_ISCSI_TEXT_REQ ||
 		   r->opcode == RS_ISCSI_LOGOUT_REQ || r->opcode == RS_ISCSI_TMF_REQ || r->opcode == RS_ISCSI_NOP_OUT;
 	bool rsp = r->opcode == RS_ISCSI_SCSI_RSP || r->opcode == RS_ISCSI_LOGIN_RSP || r->opcode == RS_ISCSI_TEXT_RSP ||
@@ -484,18 +507,14 @@ static void transfer(struct rs_iserq *q, struct rs_flow *fl, uint32_t pmtu, cons
 	}
 	if (v) {
 		v->ulp_pdu = RS_ULP_TRANSFER;
-		if (t) {
-			v->ulp_tag = t->itt;
-			v->ulp_op = t->op < RS_ISER_OPS ? (uint16_t)(q->ops[t->op].pdu << 8 | q->ops[t->op].cdb) : 0;
-			v->ulp_req_frame = t->cmd_at.file == at->file ? t->cmd_at.frame : 0;
-			v->ulp_resent = t->resent;
-		}
+		if (t)
+			v_task(v, q, t, at->file);
 	}
 }
 
 /* A READ response from the initiator: the task whose READ it answers. */
 static void read_response(struct rs_iserq *q, const struct rs_frame *f, const struct rs_frame_meta *m,
-			  struct rs_verdict *v)
+			  uint32_t file, struct rs_verdict *v)
 {
 	/* It carries the PSNs of the target's READ request. */
 	struct task *t = span_task(q, span_of(&q->tgt, f->bth.psn));
@@ -504,8 +523,7 @@ static void read_response(struct rs_iserq *q, const struct rs_frame *f, const st
 	t->rd_last_ts = m->ts_ns; /* the last sending counts: the target had the data then */
 	if (v) {
 		v->ulp_pdu = RS_ULP_TRANSFER;
-		v->ulp_tag = t->itt;
-		v->ulp_resent = t->resent;
+		v_task(v, q, t, file);
 	}
 }
 
@@ -524,7 +542,7 @@ void rs_iser_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fr
 		 (op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM))
 		transfer(q, fl, a->pmtu, f, m->ts_ns, &at, a->v);
 	else if (from_ini && op->kind == RS_KIND_READ_RESP)
-		read_response(q, f, m, a->v);
+		read_response(q, f, m, at.file, a->v);
 }
 
 /* The task a re-sent frame belongs to: a request's or response's SEND by
@@ -576,7 +594,11 @@ void rs_iser_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_f
 		}
 	}
 	if (a->v) {
-		a->v->ulp_tag = t->itt;
+		if (!a->v->ulp_pdu) /* a Middle or Last of a SEND, or of a WRITE */
+			a->v->ulp_pdu = rs_opinfo(f->bth.opcode)->kind == RS_KIND_WRITE ? RS_ULP_TRANSFER
+					: from_ini ? RS_ULP_REQUEST : RS_ULP_RESPONSE;
+		if (a->v->ulp_pdu != RS_ULP_RESPONSE || send)
+			v_task(a->v, q, t, a->cur_file);
 		a->v->ulp_resent = true;
 		if (send && !from_ini) {
 			a->v->ulp_lat_ns = m->ts_ns > t->cmd_ts ? m->ts_ns - t->cmd_ts : 0;
