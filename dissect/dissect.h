@@ -188,6 +188,31 @@ struct rs_pfc {
 	uint16_t quanta[8];  /* pause time per priority, in 512 bit times */
 };
 
+/* What only the -V walkthrough reads: where each header sits (for its
+ * hex dump) and the header fields no analysis needs, each valid with its
+ * layer in layers[]. Recorded unless rs_dissect_opts.skip_layers. */
+struct rs_frame_walk {
+	uint8_t nlayers;                /* entries in layers[] */
+	struct rs_layer layers[RS_MAX_LAYERS];
+	uint16_t link_type;             /* the type field of the Ethernet or Linux cooked header itself
+	                                 * (a VLAN TPID when tagged; `ethertype` is the innermost) */
+	uint8_t ip_proto;               /* IPv4 Protocol, or the IPv6 header's Next Header */
+	uint16_t ip_frag;               /* IPv4 flags and fragment offset */
+	uint16_t ip_csum;               /* IPv4 header checksum as sent, not verified */
+	uint64_t erf_ts_raw;            /* the ERF timestamp as recorded: seconds << 32 | binary fraction */
+	bool erf_ext;                   /* the type byte's bit 7: extension headers follow */
+	uint8_t erf_flags;
+	uint16_t erf_rlen, erf_lctr;    /* ERF record length, loss counter */
+	uint16_t sll_halen;             /* Linux cooked header: link-layer address length ... */
+	uint8_t sll_addr[8];            /* ... and address */
+	uint8_t nip6ext;                /* IPv6 extension headers (RS_L_IPV6_EXT layers, in order): */
+	uint8_t ip6ext_next[RS_MAX_IP6EXT], ip6ext_len[RS_MAX_IP6EXT]; /* their Next Header, Hdr Ext Len */
+	/* A native InfiniBand payload that begins as IPoIB does (RFC 4391: an
+	 * EtherType of IPv4, ARP or IPv6, then two reserved zero bytes): that
+	 * EtherType; else 0. With the RS_L_PAYLOAD layer. */
+	uint16_t ipoib_type;
+};
+
 /* With RS_HAVE_ADV: a SEND's first 16 payload bytes read as a buffer
  * advertisement laid out as rping's struct rping_rdma_info (be64 VA, be32
  * rkey, be32 length). Only a candidate: bytes are bytes, and the analyzer
@@ -221,23 +246,20 @@ struct rs_frame {
 	const struct rs_mad *mad;
 	const struct rs_pfc *pfc;
 	const struct rs_adv *adv;
+	/* The walkthrough's: where each header sits and the header fields
+	 * only it shows; NULL with rs_dissect_opts.skip_layers. */
+	const struct rs_frame_walk *walk;
 
 	/* Why the outcome is not RS_OK: a static printf format taking why_a and
 	 * why_b as unsigned long long, and the byte offset of the bad field. */
 	const char *why;
 	unsigned long long why_a, why_b;
 	uint32_t why_off;
-	uint8_t nlayers;  /* entries in layers[] (below, with the rarely used fields) */
 
 	/* Ethernet. */
 	uint8_t eth_dst[6], eth_src[6];
 	uint16_t ethertype;             /* the innermost one */
 	uint8_t nvlan;
-	/* Like ip_proto, ip_frag and ip_csum below, a field only the
-	 * walkthrough shows; among the hot ones, not with the others, because
-	 * every frame writes it. */
-	uint16_t link_type;             /* the type field of the Ethernet or Linux cooked header itself
-	                                 * (a VLAN TPID when tagged; `ethertype` is the innermost) */
 
 	/* Network layer (RoCE v2) and the endpoints for every kind. */
 	struct rs_addr src, dst;
@@ -245,9 +267,6 @@ struct rs_frame {
 	uint8_t dscp, ecn;    /* ECN 3 = Congestion Experienced */
 	uint8_t ttl;          /* IPv4 TTL or IPv6 hop limit */
 	uint16_t ip_id;
-	uint8_t ip_proto;     /* IPv4 Protocol, or the IPv6 header's Next Header (the walkthrough's) */
-	uint16_t ip_frag;     /* IPv4 flags and fragment offset (the walkthrough's) */
-	uint16_t ip_csum;     /* IPv4 header checksum as sent, not verified (the walkthrough's) */
 	uint32_t flow_label;
 	uint16_t ip_hdr_len;
 	uint32_t ip_total_len;
@@ -303,27 +322,9 @@ struct rs_frame {
 	uint16_t erf_wlen;              /* the ERF record's wire length: its packet's on the link */
 	uint16_t erf_hdr;               /* bytes of ERF header (and pad) before the packet */
 
-	/* Header fields only the walkthrough shows, each valid with its layer
-	 * in layers[] (the analysis needs none of them). */
-	uint64_t erf_ts_raw;            /* the ERF timestamp as recorded: seconds << 32 | binary fraction */
-	bool erf_ext;                   /* the type byte's bit 7: extension headers follow */
-	uint8_t erf_flags;
-	uint16_t erf_rlen, erf_lctr;    /* ERF record length, loss counter */
-	uint16_t sll_halen;             /* Linux cooked header: link-layer address length ... */
-	uint8_t sll_addr[8];            /* ... and address */
-	uint8_t nip6ext;                /* IPv6 extension headers (RS_L_IPV6_EXT layers, in order): */
-	uint8_t ip6ext_next[RS_MAX_IP6EXT], ip6ext_len[RS_MAX_IP6EXT]; /* their Next Header, Hdr Ext Len */
-	/* A native InfiniBand payload that begins as IPoIB does (RFC 4391: an
-	 * EtherType of IPv4, ARP or IPv6, then two reserved zero bytes): that
-	 * EtherType; else 0. With the RS_L_PAYLOAD layer. */
-	uint16_t ipoib_type;
-
 	/* InfiniBand link and global routing (native IB, RoCE v1). */
 	struct rs_lrh lrh;
 	struct rs_grh grh;
-
-	/* Where each header sits (unless rs_dissect_opts.skip_layers). */
-	struct rs_layer layers[RS_MAX_LAYERS];
 };
 
 /* The storage of a frame's extension blocks: the caller's, beside the
@@ -335,12 +336,13 @@ struct rs_frame_ext {
 	struct rs_mad mad;
 	struct rs_pfc pfc;
 	struct rs_adv adv;
+	struct rs_frame_walk walk;
 };
 
 /* Does the frame point into extension storage? */
 static inline bool rs_frame_has_ext(const struct rs_frame *f)
 {
-	return f->pdu || f->mad || f->pfc || f->adv;
+	return f->pdu || f->mad || f->pfc || f->adv || f->walk;
 }
 
 /* Did a decoder of proto/pdu.h recognise the frame's SEND (RS_PDU_*)? */
@@ -377,7 +379,7 @@ struct rs_dissect_opts {
 	uint16_t extra_ports[RS_MAX_EXTRA_PORTS]; /* UDP ports decoded as RoCE v2 besides 4791 */
 	uint8_t n_extra_ports;
 	bool skip_icrc;        /* leave every verdict RS_CRC_UNCHECKED */
-	bool skip_layers;      /* leave layers[] empty (nlayers 0): the walkthrough alone reads them */
+	bool skip_layers;      /* no walkthrough block (walk NULL): the walkthrough alone reads it */
 };
 
 /* Does the dissector handle this libpcap DLT_ value? */

@@ -18,6 +18,10 @@ void rs_frame_copy(struct rs_frame *dst, struct rs_frame_ext *x, const struct rs
 		x->pfc = *src->pfc;
 		dst->pfc = &x->pfc;
 	}
+	if (src->walk) {
+		x->walk = *src->walk;
+		dst->walk = &x->walk;
+	}
 	if (src->adv) {
 		x->adv = *src->adv;
 		dst->adv = &x->adv;

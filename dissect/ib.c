@@ -464,13 +464,13 @@ static void payload_layer(struct rs_dctx *d, uint32_t off, uint32_t len)
 {
 	struct rs_frame *f = d->f;
 	rs_layer(d, RS_L_PAYLOAD, off, len);
-	f->ipoib_type = 0;
+	d->w->ipoib_type = 0;
 	if (f->roce != RS_ROCE_IB || len < 4)
 		return;
 	struct rs_cursor c = rs_cur_at(d, off);
 	uint16_t type = rs_cur_be16(&c), resv = rs_cur_be16(&c);
 	if (!c.overrun && resv == 0 && (type == 0x0800 || type == 0x0806 || type == 0x86DD))
-		f->ipoib_type = type;
+		d->w->ipoib_type = type;
 }
 
 /* An RC SEND that starts a message may carry an upper-layer protocol's
@@ -490,7 +490,7 @@ static void pdu_or_payload(struct rs_dctx *d)
 		if (rs_pdu_decode(&c, f->payload_len, opc != IBV_OPCODE_RC_SEND_FIRST, &d->x->pdu, &l)) {
 			f->pdu = &d->x->pdu;
 			if (l.len) {
-				f->ipoib_type = 0; /* a view may show the header as plain payload (not its protocol's port) */
+				d->w->ipoib_type = 0; /* a view may show the header as plain payload (not its protocol's port) */
 				rs_layer(d, (enum rs_layer_id)l.id, f->payload_off, l.len);
 				if (f->payload_len > l.len)
 					rs_layer(d, RS_L_PAYLOAD, f->payload_off + l.len, f->payload_len - l.len);

@@ -29,12 +29,13 @@ struct rs_dctx {
 	uint32_t caplen;
 	struct rs_frame *f;
 	struct rs_frame_ext *x; /* where f's extension blocks go */
+	struct rs_frame_walk *w; /* x's walkthrough block, or scratch nobody reads (skip_layers) */
 	enum rs_carrier carrier;
 	uint32_t net_off;  /* first byte of the IP header, GRH or LRH */
 	uint32_t grh_off;  /* GRH within a native IB packet (LRH_GRH) */
 	uint32_t net_hdr_len; /* IPv4 header with options / IPv6 fixed header */
 	uint32_t udp_off;
-	bool layers;       /* record layers[] (not opts->skip_layers) */
+	bool layers;       /* record layers[] (not opts->skip_layers): w is x's */
 };
 
 /* Record the first problem; later ones are consequences. */
@@ -64,9 +65,9 @@ bool rs_bth_shaped(const struct rs_dctx *d, uint32_t bth_off, uint32_t end);
 
 static inline void rs_layer(const struct rs_dctx *d, enum rs_layer_id id, uint32_t off, uint32_t len)
 {
-	struct rs_frame *f = d->f;
-	if (d->layers && f->nlayers < RS_MAX_LAYERS)
-		f->layers[f->nlayers++] = (struct rs_layer){ (uint8_t)id, off, len };
+	struct rs_frame_walk *w = d->w;
+	if (d->layers && w->nlayers < RS_MAX_LAYERS)
+		w->layers[w->nlayers++] = (struct rs_layer){ (uint8_t)id, off, len };
 }
 
 /* A cursor over the captured bytes positioned at `off`. */

@@ -195,9 +195,9 @@ enum rs_outcome rs_dissect_ipv4(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	f->ecn = h.tos & 3;
 	f->ttl = h.ttl;
 	f->ip_id = h.id;
-	f->ip_proto = h.proto;
-	f->ip_frag = h.frag;
-	f->ip_csum = h.csum;
+	d->w->ip_proto = h.proto;
+	d->w->ip_frag = h.frag;
+	d->w->ip_csum = h.csum;
 	f->ip_hdr_len = (uint16_t)hlen;
 	f->ip_total_len = h.total;
 	f->src.kind = f->dst.kind = RS_ADDR_IPV4;
@@ -247,7 +247,7 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	if (h.vtf >> 28 != 6)
 		return rs_fail(f, RS_MALFORMED, off, "IPv6 version field is %llu", h.vtf >> 28, 0);
 	uint8_t nxt = h.nxt; /* follows the extension headers */
-	f->nip6ext = 0;
+	d->w->nip6ext = 0;
 
 	/* Walk extension headers up to UDP; anything else is not RoCE. */
 	uint32_t end = off + IPV6_HDR + h.paylen;
@@ -277,8 +277,8 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 		if (hl > wire_end - p)
 			return rs_not_roce(f); /* the chain never reaches a UDP header */
 		rs_layer(d, RS_L_IPV6_EXT, p, hl);
-		f->ip6ext_next[f->nip6ext] = next;
-		f->ip6ext_len[f->nip6ext++] = elen;
+		d->w->ip6ext_next[d->w->nip6ext] = next;
+		d->w->ip6ext_len[d->w->nip6ext++] = elen;
 		p += hl;
 		nxt = next;
 	}
@@ -288,7 +288,7 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	f->ecn = (uint8_t)((h.vtf >> 20) & 3);
 	f->flow_label = h.vtf & 0xFFFFF;
 	f->ttl = h.hlim;
-	f->ip_proto = h.nxt;
+	d->w->ip_proto = h.nxt;
 	f->ip_hdr_len = IPV6_HDR;
 	f->ip_total_len = IPV6_HDR + h.paylen;
 	f->src.kind = f->dst.kind = RS_ADDR_IPV6;
@@ -314,10 +314,10 @@ enum rs_outcome rs_dissect_ipv6(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	f->have |= RS_HAVE_IPV6;
 	/* Insert the fixed header before any extension layers recorded above. */
 	rs_layer(d, RS_L_IPV6, off, IPV6_HDR);
-	for (unsigned i = f->nlayers ? f->nlayers - 1u : 0; i > 0 && f->layers[i - 1].id == RS_L_IPV6_EXT; i--) {
-		struct rs_layer t = f->layers[i - 1];
-		f->layers[i - 1] = f->layers[i];
-		f->layers[i] = t;
+	for (unsigned i = d->w->nlayers ? d->w->nlayers - 1u : 0; i > 0 && d->w->layers[i - 1].id == RS_L_IPV6_EXT; i--) {
+		struct rs_layer t = d->w->layers[i - 1];
+		d->w->layers[i - 1] = d->w->layers[i];
+		d->w->layers[i] = t;
 	}
 	f->trailer_len = wire_end - end;
 	enum rs_outcome o = udp(d, p, end);

@@ -128,7 +128,7 @@ static enum rs_outcome ethernet(struct rs_dctx *d, uint32_t off, uint32_t wire_e
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, off, "Ethernet header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
-	f->link_type = type;
+	d->w->link_type = type;
 	f->have |= RS_HAVE_ETH;
 	rs_layer(d, RS_L_ETH, off, ETH_HDR);
 	if (type < ETHERTYPE_MIN)
@@ -152,19 +152,19 @@ static enum rs_outcome sll(struct rs_dctx *d, uint32_t wire_end, bool v2)
 		f->sll_ifindex = rs_cur_be32(&c);
 		f->sll_hatype = rs_cur_be16(&c);
 		f->sll_pkttype = rs_cur_u8(&c);
-		f->sll_halen = rs_cur_u8(&c);
-		rs_copy_or_zero(f->sll_addr, rs_cur_take(&c, 8), 8);
+		d->w->sll_halen = rs_cur_u8(&c);
+		rs_copy_or_zero(d->w->sll_addr, rs_cur_take(&c, 8), 8);
 	} else {
 		f->sll_pkttype = rs_cur_be16(&c);
 		f->sll_hatype = rs_cur_be16(&c);
-		f->sll_halen = rs_cur_be16(&c);
-		rs_copy_or_zero(f->sll_addr, rs_cur_take(&c, 8), 8);
+		d->w->sll_halen = rs_cur_be16(&c);
+		rs_copy_or_zero(d->w->sll_addr, rs_cur_take(&c, 8), 8);
 		proto = rs_cur_be16(&c);
 	}
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, 0, "Linux cooked header cut by the capture length (%llu bytes captured)",
 			       d->caplen, 0);
-	f->link_type = proto;
+	d->w->link_type = proto;
 	f->have |= RS_HAVE_SLL;
 	rs_layer(d, v2 ? RS_L_SLL2 : RS_L_SLL, 0, hdr);
 	if (proto < ETHERTYPE_MIN)
@@ -198,9 +198,9 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 	uint64_t ts = (uint64_t)rs_cur_le32(&c);
 	ts |= (uint64_t)rs_cur_le32(&c) << 32;
 	uint8_t type = rs_cur_u8(&c);
-	f->erf_flags = rs_cur_u8(&c);
-	f->erf_rlen = rs_cur_be16(&c);
-	f->erf_lctr = rs_cur_be16(&c);
+	d->w->erf_flags = rs_cur_u8(&c);
+	d->w->erf_rlen = rs_cur_be16(&c);
+	d->w->erf_lctr = rs_cur_be16(&c);
 	uint16_t wlen = rs_cur_be16(&c);
 	if (c.overrun)
 		return rs_fail(f, RS_TRUNCATED, 0, "ERF header cut by the capture length (%llu bytes captured)",
@@ -219,8 +219,8 @@ static enum rs_outcome erf_record(struct rs_dctx *d, uint32_t wire_end)
 	}
 	f->erf_type = type & 0x7F;
 	f->erf_wlen = wlen;
-	f->erf_ts_raw = ts;
-	f->erf_ext = type & ERF_EXT_MORE;
+	d->w->erf_ts_raw = ts;
+	d->w->erf_ext = type & ERF_EXT_MORE;
 	/* Seconds in the upper 32 bits, a binary fraction below: round to ns. */
 	uint64_t ns = ((ts & 0xFFFFFFFFu) * 1000000000u + 0x80000000u) >> 32;
 	f->erf_ts_ns = (ts >> 32) * 1000000000u + ns;
@@ -298,7 +298,6 @@ static void frame_reset(struct rs_frame *f, uint32_t caplen, uint32_t wirelen)
 	f->why = NULL;
 	f->why_a = f->why_b = 0;
 	f->why_off = 0;
-	f->nlayers = 0;
 	f->nvlan = 0;
 	f->ethertype = 0;
 	/* whole addresses, not just the kind: a frame that stops before its
@@ -321,10 +320,14 @@ enum rs_outcome rs_dissect(const struct rs_dissect_opts *opts, int dlt, const ui
 			   uint32_t wirelen, struct rs_frame *f, struct rs_frame_ext *x)
 {
 	static const struct rs_dissect_opts defaults;
+	struct rs_frame_walk scratch;
 	struct rs_dctx d = { .opts = opts ? opts : &defaults, .pkt = pkt, .caplen = caplen, .f = f, .x = x };
 	d.layers = !d.opts->skip_layers;
+	d.w = d.layers ? &x->walk : &scratch;
+	d.w->nlayers = 0;
 
 	frame_reset(f, caplen, wirelen);
+	f->walk = d.layers ? d.w : NULL;
 	if (caplen > wirelen)
 		return rs_fail(f, RS_MALFORMED, 0, "captured length %llu exceeds the frame's length on the wire %llu",
 			       caplen, wirelen);

@@ -22,16 +22,16 @@ static void layers_are(const struct rs_frame *f, ...)
 {
 	va_list ap;
 	unsigned i = 0;
-	while (i < f->nlayers && f->layers[i].id != RS_L_BTH)
+	while (i < f->walk->nlayers && f->walk->layers[i].id != RS_L_BTH)
 		i++;
 	va_start(ap, f);
 	for (int id = va_arg(ap, int); id != END; id = va_arg(ap, int), i++) {
-		ck_assert_msg(i < f->nlayers, "missing layer %s", rs_layer_name((enum rs_layer_id)id));
-		ck_assert_msg(f->layers[i].id == id, "layer %u is %s, expected %s", i,
-			      rs_layer_name((enum rs_layer_id)f->layers[i].id), rs_layer_name((enum rs_layer_id)id));
+		ck_assert_msg(i < f->walk->nlayers, "missing layer %s", rs_layer_name((enum rs_layer_id)id));
+		ck_assert_msg(f->walk->layers[i].id == id, "layer %u is %s, expected %s", i,
+			      rs_layer_name((enum rs_layer_id)f->walk->layers[i].id), rs_layer_name((enum rs_layer_id)id));
 	}
 	va_end(ap);
-	ck_assert_msg(i + 1 == f->nlayers && f->layers[i].id == RS_L_ICRC, "extra layers before the ICRC");
+	ck_assert_msg(i + 1 == f->walk->nlayers && f->walk->layers[i].id == RS_L_ICRC, "extra layers before the ICRC");
 	rt_assert_layers_tile(f);
 }
 

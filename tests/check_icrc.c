@@ -42,9 +42,9 @@ static bool is_transport(const struct rs_frame *f)
  * CRC values compared are computed independently. */
 static int layer_off(const struct rs_frame *f, enum rs_layer_id id)
 {
-	for (unsigned i = 0; i < f->nlayers; i++)
-		if (f->layers[i].id == id)
-			return (int)f->layers[i].off;
+	for (unsigned i = 0; i < f->walk->nlayers; i++)
+		if (f->walk->layers[i].id == id)
+			return (int)f->walk->layers[i].off;
 	return -1;
 }
 

@@ -155,10 +155,10 @@ START_TEST(test_ipv6_hop_by_hop)
 	ck_assert_uint_eq(f.bth_off, 14 + 40 + 8 + 8);
 	ck_assert_uint_eq(f.icrc_status, RS_CRC_OK);
 	/* Ethernet, IPv6, IPv6 ext, UDP in that order, tiling the frame. */
-	ck_assert_uint_eq(f.layers[1].id, RS_L_IPV6);
-	ck_assert_uint_eq(f.layers[2].id, RS_L_IPV6_EXT);
-	ck_assert_uint_eq(f.layers[2].len, 8);
-	ck_assert_uint_eq(f.layers[3].id, RS_L_UDP);
+	ck_assert_uint_eq(f.walk->layers[1].id, RS_L_IPV6);
+	ck_assert_uint_eq(f.walk->layers[2].id, RS_L_IPV6_EXT);
+	ck_assert_uint_eq(f.walk->layers[2].len, 8);
+	ck_assert_uint_eq(f.walk->layers[3].id, RS_L_UDP);
 	rt_assert_layers_tile(&f);
 
 	/* A fragment header (44) with offset 0 in front of UDP 4791: unsupported. */

@@ -89,8 +89,8 @@ START_TEST(test_ethernet)
 	static const uint8_t dst[] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, src[] = { 0x52, 0x54, 0x00, 0xAB, 0xCD, 0xEF };
 	ck_assert_mem_eq(f.eth_dst, dst, 6);
 	ck_assert_mem_eq(f.eth_src, src, 6);
-	ck_assert_uint_eq(f.layers[0].id, RS_L_ETH);
-	ck_assert_uint_eq(f.layers[0].len, 14);
+	ck_assert_uint_eq(f.walk->layers[0].id, RS_L_ETH);
+	ck_assert_uint_eq(f.walk->layers[0].len, 14);
 
 	/* Minimum-size padding plus an FCS after the datagram: a trailer. */
 	memset(fr + n, 0xEE, 10);
@@ -220,7 +220,7 @@ START_TEST(test_sll)
 	ck_assert(f.have & RS_HAVE_SLL);
 	ck_assert_uint_eq(f.sll_pkttype, 0);
 	ck_assert_uint_eq(f.sll_hatype, 1);
-	ck_assert_uint_eq(f.layers[0].id, RS_L_SLL);
+	ck_assert_uint_eq(f.walk->layers[0].id, RS_L_SLL);
 
 	n = cat(fr, sll2, sizeof sll2, ip4, ip4_len);
 	rt_dissect_all(NULL, DLT_LINUX_SLL2, fr, n, n, &f);
@@ -228,7 +228,7 @@ START_TEST(test_sll)
 	ck_assert_uint_eq(f.sll_pkttype, 4);
 	ck_assert_uint_eq(f.sll_hatype, 1);
 	ck_assert_uint_eq(f.sll_ifindex, 3);
-	ck_assert_uint_eq(f.layers[0].id, RS_L_SLL2);
+	ck_assert_uint_eq(f.walk->layers[0].id, RS_L_SLL2);
 
 	/* SLL protocol below 0x0600 (e.g. ETH_P_802_2 = 4): not RoCE. */
 	n = cat(fr, sll, sizeof sll, ip4, ip4_len);
@@ -441,8 +441,8 @@ START_TEST(test_erf)
 		ck_assert_uint_eq(f.erf_type, 21);
 		ck_assert_uint_eq(f.erf_ts_ns, ts);
 		ck_assert_uint_eq(rs_frame_time_ns(&f, 42), ts);
-		ck_assert_uint_eq(f.layers[0].id, RS_L_ERF);
-		ck_assert_uint_eq(f.layers[0].len, 16);
+		ck_assert_uint_eq(f.walk->layers[0].id, RS_L_ERF);
+		ck_assert_uint_eq(f.walk->layers[0].len, 16);
 	}
 
 	/* Type 2: Ethernet after a 2-byte offset/pad; wlen counts the frame. */
@@ -456,9 +456,9 @@ START_TEST(test_erf)
 	v2_ipv4(&f, 16 + 2 + 14);
 	ck_assert_uint_eq(f.erf_type, 2);
 	ck_assert(f.have & RS_HAVE_ETH);
-	ck_assert_uint_eq(f.layers[0].len, 18); /* the pad is part of the ERF layer */
-	ck_assert_uint_eq(f.layers[1].id, RS_L_ETH);
-	ck_assert_uint_eq(f.layers[1].off, 18);
+	ck_assert_uint_eq(f.walk->layers[0].len, 18); /* the pad is part of the ERF layer */
+	ck_assert_uint_eq(f.walk->layers[1].id, RS_L_ETH);
+	ck_assert_uint_eq(f.walk->layers[1].off, 18);
 
 	/* Type 2 with an extension header chain: type bit 7 says one follows,
 	 * each 8-byte extension header's bit 7 says another one does. */
@@ -475,7 +475,7 @@ START_TEST(test_erf)
 	rt_dissect_all(NULL, DLT_ERF, fr, n, n, &f);
 	v2_ipv4(&f, 16 + 16 + 2 + 14);
 	ck_assert_uint_eq(f.erf_type, 2);
-	ck_assert_uint_eq(f.layers[0].len, 34); /* header, both extension headers, pad */
+	ck_assert_uint_eq(f.walk->layers[0].len, 34); /* header, both extension headers, pad */
 
 	/* A record padded beyond wlen: the padding is a trailer, not data. */
 	n = erf_header(fr, 2, 16 + 2 + eth + 6, (uint16_t)eth);

@@ -211,11 +211,11 @@ static void layers(struct walk *w)
 	const struct rs_frame *f = w->f;
 	const struct rs_layer *order[RS_MAX_LAYERS];
 	bool have_mad = false;
-	unsigned n = f->nlayers, vlan = 0;
+	unsigned n = f->walk->nlayers, vlan = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		order[i] = &f->layers[i];
-		have_mad |= f->layers[i].id == RS_L_MAD;
+		order[i] = &f->walk->layers[i];
+		have_mad |= f->walk->layers[i].id == RS_L_MAD;
 	}
 	qsort(order, n, sizeof order[0], layer_cmp);
 	for (unsigned i = 0; i < n; i++) {
@@ -254,22 +254,25 @@ static const struct rs_frame *capsule_or_payload(struct walk *w, const struct rs
 {
 	static struct rs_frame plain;
 	static struct rs_pdus plain_pdu;
+	static struct rs_frame_walk plain_walk;
 	if (!rs_frame_pdu(f, RS_PDU_NVME) || rs_proto_hooks(w->v.ulp)->claims_sends)
 		return f;
 	plain = *f;
+	plain_walk = *f->walk;
+	plain.walk = &plain_walk;
 	plain_pdu = *f->pdu;
 	plain_pdu.have &= ~(uint32_t)RS_PDU_NVME;
 	plain.pdu = plain_pdu.have ? &plain_pdu : NULL;
 	unsigned n = 0;
-	for (unsigned i = 0; i < f->nlayers; i++) {
-		struct rs_layer l = f->layers[i];
+	for (unsigned i = 0; i < f->walk->nlayers; i++) {
+		struct rs_layer l = f->walk->layers[i];
 		if (l.id == RS_L_PAYLOAD && l.off > f->payload_off && l.off < f->payload_off + f->payload_len)
 			continue;
 		if (l.id == RS_L_NVME)
 			l = (struct rs_layer){ RS_L_PAYLOAD, f->payload_off, f->payload_len };
-		plain.layers[n++] = l;
+		plain_walk.layers[n++] = l;
 	}
-	plain.nlayers = (uint8_t)n;
+	plain_walk.nlayers = (uint8_t)n;
 	return &plain;
 }
 

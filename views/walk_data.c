@@ -37,7 +37,7 @@ static void payload(struct walk *w, const struct rs_layer *l)
 	if (txt)
 		rs_wfield(w, l->off, "Starts with", txt, NULL);
 
-	uint16_t et = f->ipoib_type; /* the dissector's: IPoIB or not */
+	uint16_t et = f->walk->ipoib_type; /* the dissector's: IPoIB or not */
 	if (et) {
 		if (!rs_walk_first(w, WALK_TOPIC_IPOIB)) {
 			rs_wsay(w, "IPoIB: EtherType 0x%04x, then the IP packet.", et);

@@ -17,8 +17,8 @@
  * MAD and CM layers are recorded after, and inside, the payload). */
 static int owner_of(const struct rs_frame *f, uint32_t i)
 {
-	for (int k = f->nlayers - 1; k >= 0; k--) {
-		const struct rs_layer *l = &f->layers[k];
+	for (int k = f->walk->nlayers - 1; k >= 0; k--) {
+		const struct rs_layer *l = &f->walk->layers[k];
 		if (i >= l->off && (uint64_t)i < (uint64_t)l->off + l->len)
 			return k;
 	}
@@ -30,7 +30,7 @@ static const char *label_of(const struct walk *w, int k)
 	const struct rs_frame *f = w->f;
 	if (k < 0)
 		return "not decoded";
-	unsigned id = f->layers[k].id;
+	unsigned id = f->walk->layers[k].id;
 	if (id == RS_L_CM)
 		return f->mad->is_cm ? rs_wfmt("CM %s", rs_cm_attr_name(f->mad->hdr.attr_id)) : "MAD data";
 	return rs_layer_name((enum rs_layer_id)id);
@@ -38,7 +38,7 @@ static const char *label_of(const struct walk *w, int k)
 
 static const char *sgr_of(const struct walk *w, int k)
 {
-	return k < 0 ? "" : rs_wlayer_sgr(w->f->layers[k].id);
+	return k < 0 ? "" : rs_wlayer_sgr(w->f->walk->layers[k].id);
 }
 
 static int byte_col(unsigned j)

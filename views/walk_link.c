@@ -56,13 +56,13 @@ static void erf_record(struct walk *w, const struct rs_layer *l)
 	uint8_t type = f->erf_type;
 
 	rs_wtitle(w, l->id, "Extensible Record Format record header (capture metadata)", l->off, l->len);
-	rs_wfield(w, 0, "Timestamp", rs_whex(f->erf_ts_raw, 16), "%" PRIu64 ".%09" PRIu64 " s, little-endian",
+	rs_wfield(w, 0, "Timestamp", rs_whex(f->walk->erf_ts_raw, 16), "%" PRIu64 ".%09" PRIu64 " s, little-endian",
 	       f->erf_ts_ns / 1000000000u, f->erf_ts_ns % 1000000000u);
-	rs_wbits(w, 8, 1, 7, 1, f->erf_ext, "Extension", f->erf_ext ? "extension headers follow" : "no extension header");
+	rs_wbits(w, 8, 1, 7, 1, f->walk->erf_ext, "Extension", f->walk->erf_ext ? "extension headers follow" : "no extension header");
 	rs_wbits(w, 8, 1, 0, 7, type, "Type", "%s", type == 21 ? "InfiniBand" : type == 2 ? "Ethernet" : "");
-	rs_wfield(w, 9, "Flags", rs_whex(f->erf_flags, 2), NULL);
-	rs_wfield(w, 10, "Record length", rs_whexdec(f->erf_rlen, 4), "bytes in this record");
-	rs_wfield(w, 12, "Loss counter", rs_whexdec(f->erf_lctr, 4), NULL);
+	rs_wfield(w, 9, "Flags", rs_whex(f->walk->erf_flags, 2), NULL);
+	rs_wfield(w, 10, "Record length", rs_whexdec(f->walk->erf_rlen, 4), "bytes in this record");
+	rs_wfield(w, 12, "Loss counter", rs_whexdec(f->walk->erf_lctr, 4), NULL);
 	rs_wfield(w, 14, "Wire length", rs_whexdec(f->erf_wlen, 4), "the packet's length on the link");
 	if (l->len > 16)
 		rs_wfield(w, 16, "Extension headers", rs_wfmt("%u bytes", l->len - 16), NULL);
@@ -79,7 +79,7 @@ static void erf_record(struct walk *w, const struct rs_layer *l)
 static void ethernet(struct walk *w, const struct rs_layer *l)
 {
 	const struct rs_frame *f = w->f;
-	uint16_t type = f->link_type;
+	uint16_t type = f->walk->link_type;
 	const uint8_t *p = f->eth_dst;
 	const char *cast = (p[0] & 1) ? (memcmp(p, "\xff\xff\xff\xff\xff\xff", 6) == 0 ? "broadcast" : "multicast")
 				      : "unicast";
@@ -149,7 +149,7 @@ static void sll(struct walk *w, const struct rs_layer *l)
 {
 	const struct rs_frame *f = w->f;
 	bool v2 = l->id == RS_L_SLL2;
-	uint16_t proto = f->link_type;
+	uint16_t proto = f->walk->link_type;
 
 	rs_wtitle(w, l->id, v2 ? "Linux cooked capture header v2" : "Linux cooked capture header", l->off, l->len);
 	if (v2) {
@@ -157,13 +157,13 @@ static void sll(struct walk *w, const struct rs_layer *l)
 		rs_wfield(w, 4, "Interface index", rs_whexdec(f->sll_ifindex, 8), NULL);
 		rs_wfield(w, 8, "ARPHRD type", rs_whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
 		rs_wfield(w, 10, "Packet type", rs_whexdec(f->sll_pkttype, 2), "%s", pkttype_name(f->sll_pkttype));
-		rs_wfield(w, 11, "Address length", rs_whexdec(f->sll_halen, 2), NULL);
-		rs_wfield(w, 12, "Address", rs_wbytes(f->sll_addr, 8, ':'), NULL);
+		rs_wfield(w, 11, "Address length", rs_whexdec(f->walk->sll_halen, 2), NULL);
+		rs_wfield(w, 12, "Address", rs_wbytes(f->walk->sll_addr, 8, ':'), NULL);
 	} else {
 		rs_wfield(w, 0, "Packet type", rs_whexdec(f->sll_pkttype, 4), "%s", pkttype_name(f->sll_pkttype));
 		rs_wfield(w, 2, "ARPHRD type", rs_whexdec(f->sll_hatype, 4), "%s", f->sll_hatype == 1 ? "Ethernet" : "");
-		rs_wfield(w, 4, "Address length", rs_whexdec(f->sll_halen, 4), NULL);
-		rs_wfield(w, 6, "Address", rs_wbytes(f->sll_addr, 8, ':'), NULL);
+		rs_wfield(w, 4, "Address length", rs_whexdec(f->walk->sll_halen, 4), NULL);
+		rs_wfield(w, 6, "Address", rs_wbytes(f->walk->sll_addr, 8, ':'), NULL);
 		rs_wfield(w, 14, "Protocol", rs_whex(proto, 4), "%s", ethertype_name(proto));
 	}
 	if (!rs_walk_first(w, l->id)) {
@@ -179,8 +179,8 @@ static void ipv4(struct walk *w, const struct rs_layer *l)
 {
 	const struct rs_frame *f = w->f;
 	uint32_t o = l->off;
-	uint16_t frag = f->ip_frag;
-	uint8_t proto = f->ip_proto;
+	uint16_t frag = f->walk->ip_frag;
+	uint8_t proto = f->walk->ip_proto;
 
 	rs_wtitle(w, l->id, "Internet Protocol version 4", l->off, l->len);
 	rs_wbits(w, o, 1, 4, 4, 4, "Version", NULL);
@@ -193,7 +193,7 @@ static void ipv4(struct walk *w, const struct rs_layer *l)
 	rs_wbits(w, o + 6, 2, 0, 13, frag & 0x1FFF, "Fragment offset", NULL);
 	rs_wfield(w, o + 8, "TTL", rs_whexdec(f->ttl, 2), "routers decrement it");
 	rs_wfield(w, o + 9, "Protocol", rs_whexdec(proto, 2), "%s", proto == 17 ? "UDP" : "");
-	rs_wfield(w, o + 10, "Header checksum", rs_whex(f->ip_csum, 4), "not verified here");
+	rs_wfield(w, o + 10, "Header checksum", rs_whex(f->walk->ip_csum, 4), "not verified here");
 	rs_wfield(w, o + 12, "Source", rs_walk_addr(&f->src), NULL);
 	rs_wfield(w, o + 16, "Destination", rs_walk_addr(&f->dst), NULL);
 	if (f->ip_hdr_len > 20)
@@ -212,7 +212,7 @@ static void ipv6(struct walk *w, const struct rs_layer *l)
 {
 	const struct rs_frame *f = w->f;
 	uint32_t o = l->off;
-	uint8_t nxt = f->ip_proto;
+	uint8_t nxt = f->walk->ip_proto;
 
 	rs_wtitle(w, l->id, "Internet Protocol version 6", l->off, l->len);
 	rs_wbits(w, o, 1, 4, 4, 6, "Version", NULL);
@@ -238,13 +238,13 @@ static void ipv6_ext(struct walk *w, const struct rs_layer *l)
 {
 	const struct rs_frame *f = w->f;
 	unsigned k = 0; /* which extension header: the ones before it in the frame */
-	for (unsigned i = 0; i < f->nlayers; i++)
-		k += f->layers[i].id == RS_L_IPV6_EXT && f->layers[i].off < l->off;
-	if (k >= f->nip6ext)
+	for (unsigned i = 0; i < f->walk->nlayers; i++)
+		k += f->walk->layers[i].id == RS_L_IPV6_EXT && f->walk->layers[i].off < l->off;
+	if (k >= f->walk->nip6ext)
 		return;
 	rs_wtitle(w, l->id, "IPv6 extension header", l->off, l->len);
-	rs_wfield(w, l->off, "Next header", rs_whexdec(f->ip6ext_next[k], 2), NULL);
-	rs_wfield(w, l->off + 1, "Length", rs_whexdec(f->ip6ext_len[k], 2), "(N + 1) x 8 = %u bytes", l->len);
+	rs_wfield(w, l->off, "Next header", rs_whexdec(f->walk->ip6ext_next[k], 2), NULL);
+	rs_wfield(w, l->off + 1, "Length", rs_whexdec(f->walk->ip6ext_len[k], 2), "(N + 1) x 8 = %u bytes", l->len);
 	rs_wsay(w, "An IPv6 extension header between the IPv6 header and UDP; the ICRC covers it unchanged.");
 }
 

@@ -48,7 +48,7 @@ void rs_walk_summary(struct walk *w, char *buf, size_t len)
 
 #define ADD(...) do { if (k < len) k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__); } while (0)
 	if (!(f->have & RS_HAVE_BTH)) {
-		const char *last = f->nlayers ? rs_layer_name((enum rs_layer_id)f->layers[f->nlayers - 1].id) : "nothing";
+		const char *last = f->walk->nlayers ? rs_layer_name((enum rs_layer_id)f->walk->layers[f->walk->nlayers - 1].id) : "nothing";
 		ADD("Decoded up to the %s only", last);
 	} else {
 		const struct rs_opinfo *op = rs_opinfo(b->opcode);

@@ -76,8 +76,8 @@ void rs_walk_describe_other(const struct walk *w, char *buf, size_t len)
 	uint32_t end = 0;
 	bool link = false, raw = false;
 
-	for (unsigned i = 0; i < f->nlayers; i++) {
-		const struct rs_layer *l = &f->layers[i];
+	for (unsigned i = 0; i < f->walk->nlayers; i++) {
+		const struct rs_layer *l = &f->walk->layers[i];
 		if (l->id == RS_L_ETH || l->id == RS_L_VLAN || l->id == RS_L_SLL || l->id == RS_L_SLL2)
 			link = true;
 		if (l->off + l->len > end)
@@ -98,7 +98,7 @@ void rs_walk_describe_other(const struct walk *w, char *buf, size_t len)
 			snprintf(buf, len, "%s", network(w, type, end));
 		return;
 	}
-	if (!f->nlayers || raw) { /* raw IP link types */
+	if (!f->walk->nlayers || raw) { /* raw IP link types */
 		struct rs_other o;
 		rs_dissect_other(w->pkt->data, w->pkt->caplen, 0, end, &o);
 		snprintf(buf, len, "%s", o.ethertype ? network(w, o.ethertype, end) : "not IP");

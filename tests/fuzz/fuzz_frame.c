@@ -65,8 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rs_addr_format(&f.src, a1);
 	rs_addr_format(&f.dst, a2);
 	rs_addr_equal(&f.src, &f.dst);
-	for (unsigned i = 0; i < f.nlayers && i < RS_MAX_LAYERS; i++)
-		rs_layer_name((enum rs_layer_id)f.layers[i].id);
+	for (unsigned i = 0; f.walk && i < f.walk->nlayers && i < RS_MAX_LAYERS; i++)
+		rs_layer_name((enum rs_layer_id)f.walk->layers[i].id);
 	if (f.have & RS_HAVE_BTH)
 		(void)rs_opinfo(f.bth.opcode)->name;
 	if ((f.have & RS_HAVE_EXT) && (f.ext & RS_EXT_AETH)) {

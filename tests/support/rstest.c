@@ -311,20 +311,21 @@ enum rs_outcome rt_decode_transport(const uint8_t *t, uint32_t tlen, struct rs_f
 void rt_assert_layers_tile(const struct rs_frame *f)
 {
 	uint32_t at = 0;
-	ck_assert_uint_gt(f->nlayers, 0);
-	for (unsigned i = 0; i < f->nlayers; i++) {
-		ck_assert_msg(f->layers[i].off == at, "layer %u (%s) starts at %u, previous ended at %u", i,
-			      rs_layer_name((enum rs_layer_id)f->layers[i].id), f->layers[i].off, at);
-		at += f->layers[i].len;
+	ck_assert_ptr_nonnull(f->walk);
+	ck_assert_uint_gt(f->walk->nlayers, 0);
+	for (unsigned i = 0; i < f->walk->nlayers; i++) {
+		ck_assert_msg(f->walk->layers[i].off == at, "layer %u (%s) starts at %u, previous ended at %u", i,
+			      rs_layer_name((enum rs_layer_id)f->walk->layers[i].id), f->walk->layers[i].off, at);
+		at += f->walk->layers[i].len;
 	}
 	ck_assert_msg(at == f->wirelen, "layers end at %u, the frame at %u", at, f->wirelen);
 }
 
 const struct rs_layer *rt_layer(const struct rs_frame *f, enum rs_layer_id id)
 {
-	for (unsigned i = 0; i < f->nlayers; i++)
-		if (f->layers[i].id == id)
-			return &f->layers[i];
+	for (unsigned i = 0; f->walk && i < f->walk->nlayers; i++)
+		if (f->walk->layers[i].id == id)
+			return &f->walk->layers[i];
 	return NULL;
 }
 
