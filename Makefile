@@ -284,9 +284,11 @@ smbdstate: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_smbd_state.py
 
 # NVMe-oF capsules, queues and --ulp against tshark's nvme-rdma decode and
-# samples/rxe_nvme.truth.txt.
+# samples/rxe_nvme.truth.txt; the same captures with their CM frames cut
+# (recognition by shape, --ulp qp:) against tshark's decode of the originals.
 nvme: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_nvme.py
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_nvme_shape.py
 
 # iSER tasks (command -> response pairs, latency, data, failures, the
 # fabric's re-sends) against tshark's iscsi/iser decode and the samples'

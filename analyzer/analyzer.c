@@ -19,6 +19,7 @@ struct rs_analyzer *rs_analyzer_new(const struct rs_analyzer_opts *opts)
 	a->files = g_ptr_array_new();
 	rs_flows_init(a);
 	rs_cm_init(a);
+	rs_ulp_init(a);
 	a->tl_rows = g_array_new(FALSE, FALSE, sizeof(struct rs_tl_row));
 	/* Without them the peak rate needs only the flow's bytes in its latest
 	 * interval: a row per active flow would cost 56 bytes each (a million
@@ -53,6 +54,7 @@ void rs_analyzer_free(struct rs_analyzer *a)
 	g_ptr_array_free(a->files, TRUE);
 	rs_pair_free(a);
 	rs_cm_free(a);
+	rs_ulp_free(a);
 	rs_udconv_free(a);
 	rs_adv_free(a);
 	rs_sniffer_free(a);
@@ -299,10 +301,14 @@ static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const stru
 	if (!(f->have & RS_HAVE_EXT))
 		return;
 	if (fl->conn && fl->conn->ulp) {
-		if (a->v)
+		if (a->v) {
 			a->v->ulp = fl->conn->ulp;
+			a->v->ulp_by = fl->conn->ulp_by;
+		}
 		if (fl->conn->pq)
-			rs_proto_hooks(fl->conn->ulp)->queue_frame(a, fl, f, m);
+			rs_proto_hooks(fl->conn->ulp)->queue_frame(a, fl->conn, fl, f, m);
+	} else if (!fl->conn && a->ulp_offer) {
+		rs_ulp_nocm_frame(a, fl, f, m);
 	}
 	fl->payload_all += f->payload_len;
 	tl->payload += f->payload_len;
@@ -310,8 +316,9 @@ static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const stru
 	a->frame_resent = false;
 	transport(a, fl, f, m, op, &at);
 	rs_tl_payload(a, fl, fl->payload - fresh0, f->payload_len);
-	if (a->frame_resent && fl->conn && fl->conn->pq && rs_proto_hooks(fl->conn->ulp)->queue_resent)
-		rs_proto_hooks(fl->conn->ulp)->queue_resent(a, fl, f, m);
+	struct rs_conn *uc = a->frame_resent ? rs_flow_ulp_conn(fl) : NULL;
+	if (uc && uc->pq && rs_proto_hooks(uc->ulp)->queue_resent)
+		rs_proto_hooks(uc->ulp)->queue_resent(a, uc, fl, f, m);
 }
 
 /* What the frame says of its transport: a CNP, a UD datagram, a request or
@@ -397,11 +404,14 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 			rs_psn_finish(a, fl);
 	}
 	rs_cm_finish(a);
-	for (guint i = 0; i < a->conns->len; i++) {
-		struct rs_conn *c = g_ptr_array_index(a->conns, i);
-		const struct rs_proto_hooks *h = c ? rs_proto_hooks(c->ulp) : NULL;
-		if (c && c->pq && h->queue_finish)
-			h->queue_finish(a, c->pq);
+	for (guint k = 0; k < 2; k++) { /* the CM connections, the queues without CM */
+		GPtrArray *conns = k ? a->ulp_queues : a->conns;
+		for (guint i = 0; i < conns->len; i++) {
+			struct rs_conn *c = g_ptr_array_index(conns, i);
+			const struct rs_proto_hooks *h = c ? rs_proto_hooks(c->ulp) : NULL;
+			if (c && c->pq && h->queue_finish)
+				h->queue_finish(a, c->pq);
+		}
 	}
 	rs_tl_flush(a);
 	rs_sniffer_finish(a);

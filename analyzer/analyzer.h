@@ -78,9 +78,10 @@ struct rs_analyzer_opts {
 	uint32_t link_gbps;    /* for pause times; 0: 100 */
 	uint64_t cnp_threshold1;/* more CNPs than this - 1 in a second on a half-flow is an anomaly; 0: never */
 	/* --ulp PORT=NAME: RDMA CM ports the user names (before the built-in
-	 * names); a name starting as a module's prefix (proto/modules.c) makes the
-	 * connection that module's. */
-	struct rs_ulp_map { uint16_t port; char name[32]; } ulp[8];
+	 * names); --ulp qp:QPN=NAME (by_qp): the connection, or the half-flow
+	 * pair without one, whose QP (either side's) is QPN. A name starting
+	 * as a module's prefix (proto/modules.c) makes it that module's. */
+	struct rs_ulp_map { uint16_t port; char name[32]; bool by_qp; uint32_t qpn; } ulp[8];
 	uint8_t n_ulp;
 	/* Count each latency sample into fixed buckets too, per requester and
 	 * for the capture (rs_analyzer_lat_buckets): the metrics' histograms. */
@@ -220,12 +221,14 @@ struct rs_verdict {
 	uint16_t start_attr;        /* UMAD_CM_ATTR_REQ or UMAD_CM_ATTR_REP */
 	uint32_t start_qpn;
 
-	/* Upper-layer protocol (a row of rs_protos[], proto/proto.h) of the frame's CM connection, and
+	/* Upper-layer protocol (a row of rs_protos[], proto/proto.h) of the frame's CM connection
+	 * (or its queue without one, from the frame that told it on), and
 	 * on an NVMe-oF queue: the capsule (enum rs_nvme_kind: a command the
 	 * host sent, a response the target sent), its command's opcode,
 	 * Fabrics type and CID; a response's, or an RDMA READ/WRITE's, command
 	 * capsule (0: not seen), and a response's latency. */
 	uint8_t ulp;
+	uint8_t ulp_by;             /* enum rs_ulp_by (analyzer/result.h): how ulp was told */
 	uint8_t nvme;
 	uint8_t nvme_queue;         /* 1 admin, 2 I/O (its Connect seen); 0 not known */
 	bool nvme_op_known;         /* a command, or a response to a command seen: */

@@ -132,6 +132,11 @@ struct rs_analyzer {
 
 	/* CM. */
 	GPtrArray *conns;         /* struct rs_conn * */
+	/* Without CM (cm/ulp.c): queues whose protocol was told by shape or
+	 * --ulp qp: (struct rs_conn, no_cm), the pairs looked at (struct
+	 * rs_uq); whether any module recognises, or a qp: rule is given. */
+	GPtrArray *ulp_queues, *ulp_cands;
+	bool ulp_offer, ulp_qp_rules;
 	GHashTable *conn_by_id;   /* (address, comm id) -> conn */
 	GArray *ladder;           /* struct rs_ladder_ev, with --ladder */
 	uint64_t ladder_dropped;

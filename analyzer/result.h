@@ -396,6 +396,26 @@ const struct rs_conn *rs_conns_next(const struct rs_analyzer *a, size_t *pos);
 /* Those --qp and --conn pick (-1: any), in that order. */
 GPtrArray *rs_conns_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn);
 
+/* How a connection's upper-layer protocol was told. */
+enum rs_ulp_by {
+	RS_ULP_BY_PORT = 0, /* its CM REQ's RDMA CM port (a built-in name or --ulp PORT=NAME) */
+	RS_ULP_BY_QP,       /* --ulp qp:QPN=NAME */
+	RS_ULP_BY_SHAPE,    /* no CM connection: its traffic had the protocol's shape (proto/proto.h, recognize) */
+};
+struct rs_ulp_how {
+	enum rs_ulp_by by;
+	bool cm;                 /* a CM connection; false: a queue without one (rs_ulp_queues_selected) */
+	uint32_t pdus, matched;  /* without CM: the PDUs of the protocol's shape that told it, answers tied among them */
+	struct rs_fref from, at; /* without CM: the pair's first frame the module saw, the frame that told it */
+	uint32_t qpn;            /* RS_ULP_BY_QP: the QP number of the rule */
+};
+void rs_conn_ulp_how(const struct rs_conn *c, struct rs_ulp_how *out);
+/* The queues without a CM connection whose protocol was told by shape or
+ * --ulp qp: (struct rs_conn, client = host; their id counts them apart
+ * from the CM connections'), in the order they were told; those --qp
+ * picks (-1: any); none with --conn (they are no CM connection). */
+GPtrArray *rs_ulp_queues_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn);
+
 /* ---- congestion and QoS ----------------------------------------------------- */
 
 struct rs_pause_span {

@@ -20,291 +20,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/optvalues.h"
 #include "report/expect.h"
 
-#define BAD(err, ...) (g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, __VA_ARGS__), FALSE)
-
-bool rs_parse_duration_ns(const char *s, uint64_t *ns)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v <= 0)
-		return false;
-	double mult;
-	if (*end == '\0' || strcmp(end, "s") == 0)
-		mult = 1e9;
-	else if (strcmp(end, "ms") == 0)
-		mult = 1e6;
-	else if (strcmp(end, "us") == 0 || strcmp(end, "µs") == 0)
-		mult = 1e3;
-	else if (strcmp(end, "ns") == 0)
-		mult = 1;
-	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-		mult = 60e9;
-	else
-		return false;
-	double r = v * mult;
-	if (r < 1 || r > 1e18)
-		return false;
-	*ns = (uint64_t)r;
-	return true;
-}
-
-/* Decimal, or hexadecimal with 0x: a leading 0 is not octal here. */
-static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (*s == '-' || *s == '+')
-		return false;
-	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-	unsigned long long v = strtoull(hex ? s + 2 : s, &end, hex ? 16 : 10);
-	if (hex && end == s + 2)
-		return false;
-	if (errno || end == s || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* One range of --frames: N, N-M or N-; false if it is none of them. */
-static bool parse_frame_range(const char *arg, const char *stop, struct rs_frame_range *r)
-{
-	char *end;
-	errno = 0;
-	if (arg == stop || *arg == '-' || *arg == '+')
-		return false;
-	unsigned long long a = strtoull(arg, &end, 10);
-	if (errno || end == arg || a == 0)
-		return false;
-	r->first = r->last = a;
-	if (end == stop)
-		return true;
-	if (*end != '-')
-		return false;
-	const char *b = end + 1;
-	if (b == stop) {
-		r->last = 0; /* open-ended */
-		return true;
-	}
-	if (*b == '-' || *b == '+')
-		return false;
-	unsigned long long z = strtoull(b, &end, 10);
-	if (errno || end == b || end != stop || z < a)
-		return false;
-	r->last = z;
-	return true;
-}
-
-/* --frames 176-177,223 (and repeated --frames): a list of ranges. */
-static gboolean on_frames(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	(void)name;
-	const char *p = arg;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		const char *stop = comma ? comma : p + strlen(p);
-		struct rs_frame_range r;
-		if (!parse_frame_range(p, stop, &r))
-			return BAD(err, "--frames \"%s\": expected ranges N, N-M or N- with 1 <= N <= M, separated by "
-				   "commas (176-177,223)", arg);
-		if (o->n_frame_ranges == RS_MAX_FRAME_RANGES)
-			return BAD(err, "--frames \"%s\": at most %d ranges", arg, RS_MAX_FRAME_RANGES);
-		bool first = o->n_frame_ranges == 0;
-		o->frame_ranges[o->n_frame_ranges++] = r;
-		if (first || r.first < o->first_frame)
-			o->first_frame = r.first;
-		if (first || (o->last_frame && (r.last == 0 || r.last > o->last_frame)))
-			o->last_frame = r.last;
-		if (!comma)
-			return TRUE;
-		p = comma + 1;
-	}
-}
-
-static gboolean on_port(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	uint64_t v;
-	(void)name;
-	if (!parse_u64(arg, 65535, &v) || v == 0)
-		return BAD(err, "--roce-port \"%s\": not a UDP port (1-65535)", arg);
-	if (o->dissect.n_extra_ports == RS_MAX_EXTRA_PORTS)
-		return BAD(err, "--roce-port %s: at most %d extra ports", arg, RS_MAX_EXTRA_PORTS);
-	o->dissect.extra_ports[o->dissect.n_extra_ports++] = (uint16_t)v;
-	return TRUE;
-}
-
-/* --ulp PORT=NAME: an RDMA CM port's upper-layer protocol, by name. */
-static gboolean on_ulp(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	const char *eq = strchr(arg, '=');
-	char port[8];
-	uint64_t v;
-	(void)name;
-	size_t plen = eq ? (size_t)(eq - arg) : 0;
-	if (!eq || !plen || plen >= sizeof port)
-		return BAD(err, "--ulp \"%s\": expected PORT=NAME", arg);
-	memcpy(port, arg, plen);
-	port[plen] = '\0';
-	if (!parse_u64(port, 65535, &v) || v == 0)
-		return BAD(err, "--ulp \"%s\": %s is not a port (1-65535)", arg, port);
-	size_t nlen = strlen(eq + 1);
-	if (!nlen || nlen >= sizeof o->ulp[0].name)
-		return BAD(err, "--ulp \"%s\": the name must have 1 to %zu characters", arg, sizeof o->ulp[0].name - 1);
-	for (const char *c = eq + 1; *c; c++)
-		if (!g_ascii_isgraph(*c) || *c == '"' || *c == '\\' || *c == ',')
-			return BAD(err, "--ulp \"%s\": the name may hold printable characters but no space, quote, "
-				   "backslash or comma", arg);
-	if (o->n_ulp == G_N_ELEMENTS(o->ulp))
-		return BAD(err, "--ulp %s: at most %zu ports", arg, G_N_ELEMENTS(o->ulp));
-	o->ulp[o->n_ulp].port = (uint16_t)v;
-	memcpy(o->ulp[o->n_ulp].name, eq + 1, nlen + 1);
-	o->n_ulp++;
-	return TRUE;
-}
-
-static gboolean on_interval(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	(void)name;
-	if (!rs_parse_duration_ns(arg, &o->interval_ns))
-		return BAD(err, "--interval \"%s\": expected a duration such as 10ms, 1s or 250us", arg);
-	return TRUE;
-}
-
-/* --dscp data=N,cnp=M (either or both): the DSCPs RoCE data and CNPs
- * should carry. */
-static gboolean on_dscp(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	(void)name;
-	gchar **parts = g_strsplit(arg, ",", -1);
-	gboolean ok = parts[0] != NULL;
-	for (int i = 0; ok && parts[i]; i++) {
-		const char *eq = strchr(parts[i], '=');
-		uint64_t v;
-		ok = eq && parse_u64(eq + 1, 63, &v);
-		if (ok && eq - parts[i] == 4 && !strncmp(parts[i], "data", 4))
-			o->dscp_data1 = (uint8_t)(v + 1);
-		else if (ok && eq - parts[i] == 3 && !strncmp(parts[i], "cnp", 3))
-			o->dscp_cnp1 = (uint8_t)(v + 1);
-		else
-			ok = false;
-	}
-	g_strfreev(parts);
-	if (!ok)
-		return BAD(err, "--dscp \"%s\": expected data=N,cnp=M with DSCPs 0-63 (either may be left out)", arg);
-	return TRUE;
-}
-
-/* --link-speed G: Gb/s, for the pause time a quantum stands for. */
-static gboolean on_link_speed(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	uint64_t v;
-	(void)name;
-	if (!parse_u64(arg, 1600000, &v) || v == 0)
-		return BAD(err, "--link-speed \"%s\": expected the link's speed in Gb/s (such as 25, 100, 400)", arg);
-	o->link_gbps = (uint32_t)v;
-	return TRUE;
-}
-
-static gboolean on_cnp_threshold(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	(void)name;
-	uint64_t v;
-	if (!parse_u64(arg, UINT64_MAX - 1, &v))
-		return BAD(err, "--cnp-threshold \"%s\": expected a number of CNPs per second (0 or more)", arg);
-	o->cnp_threshold1 = v + 1;
-	return TRUE;
-}
-
-static gboolean parse_time(const char *opt, const char *arg, double *out, GError **err)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < 0)
-		return BAD(err, "%s \"%s\": expected seconds from the first frame, or an epoch time", opt, arg);
-	*out = v;
-	return TRUE;
-}
-
-static gboolean on_since(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	o->have_since = true;
-	return parse_time(name, arg, &o->since, err);
-}
-
-static gboolean on_until(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	o->have_until = true;
-	return parse_time(name, arg, &o->until, err);
-}
-
-static gboolean on_plot_size(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	(void)name;
-	unsigned w, h;
-	char tail;
-	/* Below 600x300 the legend and the axes' labels overlap the chart. */
-	if (sscanf(arg, "%ux%u%c", &w, &h, &tail) != 2 || w < 600 || h < 300 || w > 20000 || h > 20000)
-		return BAD(err, "--plot-size \"%s\": expected WIDTHxHEIGHT in pixels, at least 600x300", arg);
-	o->plot_w = (int)w;
-	o->plot_h = (int)h;
-	return TRUE;
-}
-
-static gboolean on_qp(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	uint64_t v;
-	(void)name;
-	if (!parse_u64(arg, 0xFFFFFF, &v))
-		return BAD(err, "--qp \"%s\": expected a QP number (decimal or 0x hex, 24 bits)", arg);
-	o->qp = (int64_t)v;
-	return TRUE;
-}
-
-static gboolean on_conn(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	uint64_t v;
-	(void)name;
-	if (!parse_u64(arg, 0xFFFFFFFEu, &v))
-		return BAD(err, "--conn \"%s\": expected a connection number (the summary's # column)", arg);
-	o->conn = (int64_t)v;
-	return TRUE;
-}
-
-/* -C takes millions of bytes like tcpdump, or a k/M/G suffix. */
-static gboolean on_rotate_size(const gchar *name, const gchar *arg, gpointer data, GError **err)
-{
-	struct rs_cli_opts *o = data;
-	char *end;
-	(void)name;
-	errno = 0;
-	double v = strtod(arg, &end);
-	double mult = 1e6;
-	if (*end == 'k' || *end == 'K')
-		mult = 1e3, end++;
-	else if (*end == 'm' || *end == 'M')
-		mult = 1e6, end++;
-	else if (*end == 'g' || *end == 'G')
-		mult = 1e9, end++;
-	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v * mult < 1 || v * mult > 1e15)
-		return BAD(err, "-C \"%s\": expected a file size in millions of bytes (or with a k, M or G suffix)", arg);
-	o->rotate_bytes = (uint64_t)(v * mult);
-	return TRUE;
-}
 
 /* Sets errno when it is not: ENOENT and the like from stat(), EISDIR for
  * a directory, EINVAL for anything else that cannot hold a capture. */
@@ -408,22 +126,22 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "buffer-size", 'B', 0, G_OPTION_ARG_INT, &gv->buffer_kib, "Live: kernel capture buffer in KiB", "KIB" },
 		{ "relinquish-privileges", 'Z', 0, G_OPTION_ARG_STRING, &o->drop_user, "Live: drop to USER once the device is open", "USER" },
 		{ "sysfs", 0, 0, G_OPTION_ARG_FILENAME, &o->sysfs_root, "Where sysfs is mounted (default /sys)", "DIR" },
-		{ "roce-port", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_port, "Also decode UDP destination PORT as RoCE v2 (repeatable)", "PORT" },
-		{ "ulp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_ulp, "Name the protocol of CM connections to RDMA CM port PORT (repeatable; a NAME starting nvme or nvmf decodes NVMe-oF)", "PORT=NAME" },
+		{ "roce-port", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_port, "Also decode UDP destination PORT as RoCE v2 (repeatable)", "PORT" },
+		{ "ulp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_ulp, "Name the protocol of CM connections to RDMA CM port PORT, or with qp:QPN=NAME of QP QPN with or without CM (repeatable; a NAME starting nvme or nvmf decodes NVMe-oF)", "PORT=NAME" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry select[] = {
 		{ "count", 'c', 0, G_OPTION_ARG_INT64, &gv->count, "Stop after N frames that pass the filter", "N" },
-		{ "frames", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_frames, "Only frames N to M of each file (N, N-M, N-, or a list: 176-177,223)", "N-M" },
-		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_since, "Only frames at or after T (seconds from the first frame, live from the start, or epoch)", "T" },
-		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_until, "Only frames before T (seconds from the first frame, live from the start, or epoch)", "T" },
-		{ "qp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_qp, "Only the connection of destination QP number QPN", "QPN" },
-		{ "conn", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_conn, "Only CM connection N (the summary's # column)", "N" },
+		{ "frames", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_frames, "Only frames N to M of each file (N, N-M, N-, or a list: 176-177,223)", "N-M" },
+		{ "since", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_since, "Only frames at or after T (seconds from the first frame, live from the start, or epoch)", "T" },
+		{ "until", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_until, "Only frames before T (seconds from the first frame, live from the start, or epoch)", "T" },
+		{ "qp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_qp, "Only the connection of destination QP number QPN", "QPN" },
+		{ "conn", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_conn, "Only CM connection N (the summary's # column)", "N" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionEntry output[] = {
 		{ "write", 'w', 0, G_OPTION_ARG_FILENAME, &o->write_file, "Write the frames to FILE (pcapng if it ends in .pcapng)", "FILE" },
-		{ "file-size", 'C', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_rotate_size, "With -w: start a new file after SIZE million bytes", "SIZE" },
+		{ "file-size", 'C', 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_rotate_size, "With -w: start a new file after SIZE million bytes", "SIZE" },
 		{ "rotate-seconds", 'G', 0, G_OPTION_ARG_INT, &gv->rotate_seconds, "With -w: start a new file every SECONDS", "SECONDS" },
 		{ "file-count", 'W', 0, G_OPTION_ARG_INT, &gv->rotate_files, "With -C/-G: keep at most N files", "N" },
 		{ "fields", 0, 0, G_OPTION_ARG_NONE, &gv->fields, "One CSV line per RoCE frame with every header field", NULL },
@@ -443,16 +161,16 @@ static GOptionContext *option_context(struct given *gv, struct rs_cli_opts *o)
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write the report to FILE instead of standard output", "FILE" },
 		{ "timeline", 0, 0, G_OPTION_ARG_FILENAME, &o->timeline, "Per-QP IO timeline as CSV, in time order, with latencies", "FILE.csv" },
 		{ "timeline-fill", 0, 0, G_OPTION_ARG_NONE, &o->timeline_fill, "--timeline: zero rows for a half-flow's idle intervals (a dense grid)", NULL },
-		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
+		{ "interval", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_interval, "Timeline and plot interval (default 10ms)", "DURATION" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Throughput over time as an SVG chart", "FILE.svg" },
-		{ "dscp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_dscp, "The DSCPs RoCE data and CNPs should carry (default data=26,cnp=48)", "data=N,cnp=M" },
-		{ "link-speed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_link_speed, "Link speed in Gb/s for PAUSE/PFC pause times (default 100)", "GBPS" },
-		{ "cnp-threshold", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_cnp_threshold, "Report (and exit 1) when a QP receives more than N CNPs in a second (default: CNPs never make the exit status 1)", "N" },
+		{ "dscp", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_dscp, "The DSCPs RoCE data and CNPs should carry (default data=26,cnp=48)", "data=N,cnp=M" },
+		{ "link-speed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_link_speed, "Link speed in Gb/s for PAUSE/PFC pause times (default 100)", "GBPS" },
+		{ "cnp-threshold", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_cnp_threshold, "Report (and exit 1) when a QP receives more than N CNPs in a second (default: CNPs never make the exit status 1)", "N" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &gv->top, "QPs drawn in the plot (default 8)", "N" },
 		{ "bits", 0, 0, G_OPTION_ARG_NONE, &gv->bits, "Rates in bits per second (Mb/s, Gb/s: SI units, as perftest and link speeds), in the summary and --plot", NULL },
 		{ "brief", 0, 0, G_OPTION_ARG_NONE, &o->brief, "The summary in one screen of 80x24: the verdicts, the top QPs by bytes and by trouble, and the commands to look closer", NULL },
 		{ "full", 0, 0, G_OPTION_ARG_NONE, &o->full, "The summary with every finding and every row one by one (not grouped or folded)", NULL },
-		{ "plot-size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_plot_size, "Plot size in pixels (default 1000x560)", "WxH" },
+		{ "plot-size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)rs_opt_plot_size, "Plot size in pixels (default 1000x560)", "WxH" },
 		{ "width", 0, 0, G_OPTION_ARG_INT, &gv->width, "Lay the text summary, the ladder, the walkthrough and --compare out for N columns (default: the terminal's, else 80, the walkthrough 100; 0: unlimited)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &gv->quiet, "Live: one parseable line per interval instead of the screen", NULL },
 		{ "refresh", 0, 0, G_OPTION_ARG_DOUBLE, &gv->refresh, "Live: seconds between updates (default 1)", "SECONDS" },

@@ -20,6 +20,7 @@ const struct rs_proto_hooks rs_nvmeof_hooks = {
 	.queue_new = rs_nvmeq_new,
 	.queue_free = rs_nvmeq_free,
 	.queue_frame = rs_nvme_frame,
+	.recognize = rs_nvme_recognize,
 	.text = rs_text_nvme,
 	.json_conn = rs_json_nvme,
 };

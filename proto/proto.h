@@ -14,10 +14,18 @@
  * through this header and the table's rows; it never names one.
  *
  * A row is a service: the protocol a CM connection's RDMA CM port (or the
- * user's --ulp PORT=NAME) says the connection carries. A module may own
- * several rows (NVMe-oF: its I/O and its discovery ports) that share one
- * set of hooks. A connection keeps its row's index (struct rs_conn ulp);
- * 0 is no protocol. Every hook is optional (NULL: the module has none).
+ * user's --ulp PORT=NAME or qp:QPN=NAME) says the connection carries. A
+ * module may own several rows (NVMe-oF: its I/O and its discovery ports)
+ * that share one set of hooks. A connection keeps its row's index (struct
+ * rs_conn ulp); 0 is no protocol. Every hook is optional (NULL: the module
+ * has none).
+ *
+ * Traffic whose CM handshake is not in the capture (it began before) has
+ * no port to go by: a module with a recognize hook is offered the RC
+ * half-flow pairs without a CM connection, and one that recognises its
+ * protocol's shape there gets a queue of its own for the pair (a struct
+ * rs_conn that is no CM connection: rs_conn_ulp_how says how it was told),
+ * fed from then on as a CM connection's.
  */
 #ifndef RS_PROTO_PROTO_H
 #define RS_PROTO_PROTO_H
@@ -36,6 +44,25 @@ struct rs_json;
 struct rs_pdus;
 struct rs_verdict;
 struct walk;
+
+/* What a recognize hook answers, frame by frame. */
+enum rs_recog {
+	RS_RECOG_MORE = 0, /* nothing against it yet, not enough for it: offer the next frame */
+	RS_RECOG_YES,      /* the pair carries the module's protocol */
+	RS_RECOG_NO,       /* it does not: the pair is not offered again */
+};
+
+/* A half-flow pair as a recognize hook sees it: "a" is the half-flow that
+ * sent the pair's first RC SEND, "b" the other way (it may not be known
+ * yet: half-flows are paired by their ACKs). */
+struct rs_recog_pair {
+	void *q;         /* the module's queue state (queue_new), fed by the hook as queue_frame would */
+	bool forced;     /* --ulp qp: named the pair's protocol: say only which side is the host (client) */
+	/* The hook's answers: */
+	bool host_is_a;  /* with RS_RECOG_YES: the host (the client, rs_conn c2s) sends on a */
+	uint32_t pdus;   /* PDUs that had the protocol's shape so far (the evidence the report gives) */
+	uint32_t matched;/* of them, answers tied to their request (an NVMe-oF CID, an iSER ITT, an RPC XID) */
+};
 
 #define RS_PROTO_PORTS 2     /* RDMA CM ports a row names */
 #define RS_PROTO_PREFIXES 2  /* --ulp NAME prefixes a row answers to */
@@ -74,23 +101,40 @@ struct rs_proto_hooks {
 	 * queue_new has queue_free and queue_frame. */
 	void *(*queue_new)(void);
 	void (*queue_free)(void *q);
-	/* A frame with a transport payload of a connection with a queue. */
-	void (*queue_frame)(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+	/* A frame with a transport payload of a connection with a queue
+	 * (fl is c->c2s or c->s2c). */
+	void (*queue_frame)(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 			    const struct rs_frame_meta *m);
-	/* A SEND message of the connection's half-flow fl ended (struct
+	/* A SEND message of connection c's half-flow fl ended (struct
 	 * rs_sendmsg), once, at the frame that ended it: its Last, or a later
 	 * one (the packet that filled a gap before it; the next message; the
 	 * end of the analysis, f NULL then). Messages come in PSN order. */
-	void (*queue_message)(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_sendmsg *msg);
-	/* A frame of the connection (on half-flow fl) that the analysis judged
+	void (*queue_message)(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_sendmsg *msg);
+	/* A frame of connection c (on half-flow fl) that the analysis judged
 	 * sent again: a request packet re-sent, or a READ response sent again.
 	 * After the frame's analysis (its messages handed on before). */
-	void (*queue_resent)(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+	void (*queue_resent)(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 			     const struct rs_frame_meta *m);
 	/* The capture ended (rs_analyzer_finish, before any writer runs):
 	 * settle what the queue held back (figures a later frame could still
 	 * have changed). */
 	void (*queue_finish)(struct rs_analyzer *a, void *q);
+	/* Recognition by shape (as analyzer/; needs queue_new): offered each
+	 * frame with a transport payload of an RC half-flow pair without a CM
+	 * connection, from the pair's first SEND on, until it answers other
+	 * than RS_RECOG_MORE; from_a: the frame is on p's "a" half-flow. The
+	 * hook analyses while it looks (p->q is fed as queue_frame would feed
+	 * it, but no frame's verdict is written), so that on RS_RECOG_YES
+	 * p->q becomes the queue's state with the frames before counted; a
+	 * module that cannot do so says in its report what it left out. A
+	 * frame that the protocol forbids should answer RS_RECOG_NO at once:
+	 * recognition must not be chance. With p->forced, answer RS_RECOG_YES
+	 * as soon as the host's side is known. A queue without CM gets its
+	 * SEND messages (queue_message) and re-sent frames (queue_resent)
+	 * from the frame that told it on: what the hook needs of the messages
+	 * before, it takes from their first packets' PDU blocks. */
+	enum rs_recog (*recognize)(struct rs_recog_pair *p, bool from_a, const struct rs_frame *f,
+				   const struct rs_frame_meta *m);
 	/* The text summary's section (as report/), written once after the
 	 * connections and latency sections, for every connection at once. */
 	void (*text)(FILE *out, const struct rs_view *v);

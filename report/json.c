@@ -1,7 +1,7 @@
 /*
  * json.c — `rocestat --format json`: the summary as one JSON document.
  * Top-level keys: "rocestat", "schema_version", "capture", "connections",
- * "qps", "anomalies". Times are nanoseconds (integers) unless the key says
+ * "ulp_queues" (only when there are some: json_ulp.c), "qps", "anomalies". Times are nanoseconds (integers) unless the key says
  * otherwise; rates are bytes per second; PSNs, QPNs and rkeys are integers.
  * Every object of a kind has the same keys, null where a value does not
  * apply or is not known; man/rocestat.schema.json is the schema (its
@@ -15,65 +15,13 @@
 #include "proto/proto.h"
 #include "report/congestion.h"
 #include "report/json_anom.h"
+#include "report/json_items.h"
 #include "report/jsonw.h"
 #include "report/view.h"
 
 /* The version of the document's shape (man/rocestat.schema.json): raised
  * when a key changes meaning or goes away, not when one is added. */
 #define RS_JSON_SCHEMA_VERSION 1
-
-/*
- * --format ndjson writes the same objects, one a line, each wrapped as
- * {"kind": K, "file": ..., "host": ..., K: {the object}} (nested, so that
- * the object's keys are exactly its kind's in the schema, and its own
- * "kind" or "connection" keys meet nothing of the wrapper's). `nd` is NULL
- * for the one JSON document: then the objects go into their arrays.
- */
-struct ndjson {
-	const char *host;
-};
-
-static void list_begin(struct rs_json *j, const struct ndjson *nd, const char *key)
-{
-	if (!nd)
-		rs_json_arr(j, key);
-}
-
-static void list_end(struct rs_json *j, const struct ndjson *nd)
-{
-	if (!nd)
-		rs_json_end_arr(j);
-}
-
-/* An object of kind `kind`: in the document, under `key` (NULL in an
- * array); in NDJSON, a line of its own naming the file it came from. */
-static void item_begin(struct rs_json *j, const struct ndjson *nd, const char *key, const char *kind,
-		       const struct rs_analyzer *a, uint32_t file)
-{
-	if (!nd) {
-		rs_json_obj(j, key);
-		return;
-	}
-	struct rs_capture_info cap;
-	struct rs_file_info fi = { .name = NULL };
-	rs_capture_get_info(a, &cap);
-	if (file < cap.files)
-		rs_capture_file(a, file, &fi);
-	rs_json_obj(j, NULL);
-	rs_json_str(j, "kind", kind);
-	rs_json_str(j, "file", fi.name);
-	rs_json_str(j, "host", nd->host);
-	rs_json_obj(j, kind);
-}
-
-static void item_end(struct rs_json *j, const struct ndjson *nd)
-{
-	rs_json_end_obj(j);
-	if (nd) {
-		rs_json_end_obj(j);
-		rs_outbuf_putc(&j->ob, '\n');
-	}
-}
 
 /* Requests re-sent, by why (analyzer/transport/psn.c). */
 static void by_cause(struct rs_json *j, const uint64_t *n)
@@ -130,13 +78,13 @@ static void sliced_obj(struct rs_json *j, const struct rs_file_info *fi)
 	rs_json_end_obj(j);
 }
 
-static void capture(struct rs_json *j, const struct rs_view *v, const struct ndjson *nd)
+static void capture(struct rs_json *j, const struct rs_view *v, const struct rs_ndjson *nd)
 {
 	const struct rs_analyzer *a = v->a;
 	struct rs_capture_info cap;
 	rs_capture_get_info(a, &cap);
 	/* A capture of several files names them in "files": "file" is null. */
-	item_begin(j, nd, "capture", "capture", a, cap.files == 1 ? 0 : UINT32_MAX);
+	rs_json_item_begin(j, nd, "capture", "capture", a, cap.files == 1 ? 0 : UINT32_MAX);
 	rs_json_arr(j, "files");
 	for (uint32_t i = 0; i < cap.files; i++) {
 		struct rs_file_info fil, *fi = &fil;
@@ -232,7 +180,7 @@ static void capture(struct rs_json *j, const struct rs_view *v, const struct ndj
 			rs_json_u64(j, rs_conn_state_names[k], cap.conns_evicted_by_state[k]);
 	rs_json_end_obj(j);
 	rs_json_u64(j, "interval_ns", rs_analyzer_options(a)->interval_ns);
-	item_end(j, nd);
+	rs_json_item_end(j, nd);
 }
 
 /* The file of a connection's first CM message seen. */
@@ -277,16 +225,16 @@ static void side(struct rs_json *j, const char *key, const struct rs_analyzer *a
 	rs_json_end_obj(j);
 }
 
-static void connections(struct rs_json *j, const struct rs_view *v, const struct ndjson *nd)
+static void connections(struct rs_json *j, const struct rs_view *v, const struct rs_ndjson *nd)
 {
 	const struct rs_analyzer *a = v->a;
-	list_begin(j, nd, "connections");
+	rs_json_list_begin(j, nd, "connections");
 	for (guint i = 0; i < v->conns->len; i++) {
 		const struct rs_conn *conn = v->conns->pdata[i];
 		struct rs_conn_info ci, *c = &ci;
 		rs_conn_get_info(conn, c);
 		char svc[32];
-		item_begin(j, nd, NULL, "connection", a, conn_file(c));
+		rs_json_item_begin(j, nd, NULL, "connection", a, conn_file(c));
 		rs_json_u64(j, "id", c->id);
 		rs_json_str(j, "kind", c->sidr ? "sidr" : "connected");
 		rs_json_str(j, "state", rs_conn_state(conn));
@@ -369,9 +317,9 @@ static void connections(struct rs_json *j, const struct rs_view *v, const struct
 		const struct rs_proto_hooks *h = rs_proto_hooks(rs_conn_ulp(conn));
 		if (h->json_conn)
 			h->json_conn(j, conn);
-		item_end(j, nd);
+		rs_json_item_end(j, nd);
 	}
-	list_end(j, nd);
+	rs_json_list_end(j, nd);
 }
 
 /* Why packets were on the wire again, how long timeouts waited, and
@@ -572,10 +520,10 @@ static void qp_ud_imms_rkeys(struct rs_json *j, const struct rs_flow *fl, const 
 	rs_json_end_arr(j);
 }
 
-static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson *nd)
+static void qps(struct rs_json *j, const struct rs_view *v, const struct rs_ndjson *nd)
 {
 	const struct rs_analyzer *a = v->a;
-	list_begin(j, nd, "qps");
+	rs_json_list_begin(j, nd, "qps");
 	for (guint i = 0; i < v->flows->len; i++) {
 		const struct rs_flow *fl = rs_view_flow(v, i);
 		struct rs_flow_info fi;
@@ -583,7 +531,7 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		rs_flow_get_info(fl, &fi);
 		rs_flow_get_counts(fl, &fc);
 		char s[RS_ADDR_STRLEN], d[RS_ADDR_STRLEN];
-		item_begin(j, nd, NULL, "queue_pair", a, rs_flow_first(a, fl).file);
+		rs_json_item_begin(j, nd, NULL, "queue_pair", a, rs_flow_first(a, fl).file);
 		rs_json_str(j, "src", rs_addr_format(&fi.src, s));
 		rs_json_str(j, "dst", rs_addr_format(&fi.dst, d));
 		rs_json_str(j, "address_kind", addr_kind_name(fi.src.kind));
@@ -672,9 +620,9 @@ static void qps(struct rs_json *j, const struct rs_view *v, const struct ndjson 
 		else
 			rs_json_null(j, "path_mtu");
 		qp_ud_imms_rkeys(j, fl, &fi, &fc);
-		item_end(j, nd);
+		rs_json_item_end(j, nd);
 	}
-	list_end(j, nd);
+	rs_json_list_end(j, nd);
 }
 
 /* What an anomaly is about, as keys a script can select on: the kind of
@@ -699,15 +647,15 @@ static void anomaly_subject(struct rs_json *j, const struct rs_view *v, const st
 	rs_json_bool(j, "evicted", s.evicted);
 }
 
-static void anomalies(struct rs_json *j, const struct rs_view *v, const struct ndjson *nd)
+static void anomalies(struct rs_json *j, const struct rs_view *v, const struct rs_ndjson *nd)
 {
-	list_begin(j, nd, "anomalies");
+	rs_json_list_begin(j, nd, "anomalies");
 	for (guint i = 0; i < v->anomalies->len; i++) {
 		const struct rs_anomaly *anomaly = v->anomalies->pdata[i];
 		struct rs_anomaly_info ai, *an = &ai;
 		rs_anomaly_get_info(v->a, anomaly, an);
 		char d[1024];
-		item_begin(j, nd, NULL, "anomaly", v->a, an->nframes ? an->frames[0].file : UINT32_MAX);
+		rs_json_item_begin(j, nd, NULL, "anomaly", v->a, an->nframes ? an->frames[0].file : UINT32_MAX);
 		rs_json_str(j, "type", rs_anom_key((enum rs_anom)an->type));
 		rs_json_u64(j, "code", an->code);
 		anomaly_subject(j, v, anomaly);
@@ -722,9 +670,9 @@ static void anomalies(struct rs_json *j, const struct rs_view *v, const struct n
 		for (uint32_t k = 0; k < an->nframes; k++)
 			rs_json_u64(j, NULL, an->frames[k].file);
 		rs_json_end_arr(j);
-		item_end(j, nd);
+		rs_json_item_end(j, nd);
 	}
-	list_end(j, nd);
+	rs_json_list_end(j, nd);
 }
 
 int rs_report_json(FILE *out, const struct rs_analyzer *a, const struct rs_report_opts *o)
@@ -738,6 +686,7 @@ int rs_report_json(FILE *out, const struct rs_analyzer *a, const struct rs_repor
 	rs_json_u64(&j, "schema_version", RS_JSON_SCHEMA_VERSION);
 	capture(&j, &v, NULL);
 	connections(&j, &v, NULL);
+	rs_json_ulp_queues(&j, &v, NULL);
 	qps(&j, &v, NULL);
 	rs_json_congestion(&j, &v);
 	anomalies(&j, &v, NULL);
@@ -751,11 +700,12 @@ int rs_report_ndjson(FILE *out, const struct rs_analyzer *a, const struct rs_rep
 {
 	struct rs_view v;
 	struct rs_json j;
-	const struct ndjson nd = { .host = o->host };
+	const struct rs_ndjson nd = { .host = o->host };
 	rs_view_init(&v, a, o);
 	rs_json_init(&j, out, true);
 	capture(&j, &v, &nd);
 	connections(&j, &v, &nd);
+	rs_json_ulp_queues(&j, &v, &nd);
 	qps(&j, &v, &nd);
 	if (rs_cong_any(a)) { /* the congestion section, whole, on a line of its own */
 		rs_json_obj(&j, NULL);

@@ -668,6 +668,7 @@ int rs_report_text(FILE *out, const struct rs_analyzer *a, const struct rs_repor
 	opcode_section(out, &v);
 	selection_line(out, &v);
 	conn_section(out, &v);
+	rs_text_ulp_queues(out, &v);
 	rs_text_qps(out, &v);
 	rs_text_latency(out, &v);
 	rs_proto_texts(out, &v);

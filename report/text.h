@@ -18,6 +18,8 @@
 
 void rs_text_qps(FILE *out, const struct rs_view *v);
 void rs_text_latency(FILE *out, const struct rs_view *v);
+/* text_ulp.c: the queues without CM (their protocol told by shape or --ulp qp:). */
+void rs_text_ulp_queues(FILE *out, const struct rs_view *v);
 
 /* text_group.c: a group of findings alike (rs_anomaly_groups over
  * v->anomalies) in one sentence, and its head alone (how many, where, what,

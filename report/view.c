@@ -121,6 +121,13 @@ void rs_view_init(struct rs_view *v, const struct rs_analyzer *a, const struct r
 	v->flows = rs_flows_selected(a, o->qp, o->conn);
 	v->conns = rs_conns_selected(a, o->qp, o->conn);
 	v->anomalies = rs_anomalies_selected(a, o->qp, o->conn, v->flows, v->conns);
+	v->ulp_queues = rs_ulp_queues_selected(a, o->qp, o->conn);
+	v->ulp_conns = g_ptr_array_new();
+	for (guint i = 0; i < v->conns->len; i++)
+		if (rs_conn_ulp(v->conns->pdata[i]))
+			g_ptr_array_add(v->ulp_conns, v->conns->pdata[i]);
+	for (guint i = 0; i < v->ulp_queues->len; i++)
+		g_ptr_array_add(v->ulp_conns, v->ulp_queues->pdata[i]);
 }
 
 void rs_view_free(struct rs_view *v)
@@ -128,6 +135,8 @@ void rs_view_free(struct rs_view *v)
 	g_ptr_array_free(v->flows, TRUE);
 	g_ptr_array_free(v->conns, TRUE);
 	g_ptr_array_free(v->anomalies, TRUE);
+	g_ptr_array_free(v->ulp_queues, TRUE);
+	g_ptr_array_free(v->ulp_conns, TRUE);
 	rs_names_free(v->names);
 }
 
@@ -163,6 +172,18 @@ const char *rs_lat_label(enum rs_lat_kind k)
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);
+	struct rs_ulp_how how;
+	rs_conn_ulp_how(c, &how);
+	if (!how.cm && how.by == RS_ULP_BY_SHAPE) {
+		snprintf(buf, len, "%s recognised by shape (no CM handshake captured): %u PDUs of its shape, %u answers "
+			 "tied to their requests, frames %" PRIu64 "-%" PRIu64, u, how.pdus, how.matched, how.from.frame,
+			 how.at.frame);
+		return buf;
+	}
+	if (!how.cm) {
+		snprintf(buf, len, "%s named by --ulp qp:0x%x (no CM handshake captured)", u, how.qpn);
+		return buf;
+	}
 	uint64_t sid = rs_conn_service_id(c);
 	char svc[64];
 	rs_fmt_service(sid, svc, sizeof svc);
@@ -170,10 +191,23 @@ const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len)
 		snprintf(buf, len, "%s on %s", u, svc);
 	else
 		snprintf(buf, len, "%s", svc);
+	if (how.by == RS_ULP_BY_QP) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, len - n, "%s%s named by --ulp qp:0x%x", *u && rs_cm_service_is_rdma_cm(sid) ? "," : ";",
+			 rs_cm_service_is_rdma_cm(sid) ? "" : *u ? " " : "", how.qpn);
+	}
 	return buf;
 }
 
 /* For a 13-column cell: "iSER 3260", or "CM port 3260". */
+const char *rs_conn_title(const struct rs_conn *c, char *buf, size_t len)
+{
+	struct rs_ulp_how how;
+	rs_conn_ulp_how(c, &how);
+	snprintf(buf, len, "%s %u", how.cm ? "connection" : "queue without CM", rs_conn_id(c));
+	return buf;
+}
+
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len)
 {
 	const char *u = rs_conn_ulp_name(c);

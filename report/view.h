@@ -20,6 +20,10 @@ struct rs_view {
 	GPtrArray *flows;      /* struct rs_flow *, --qp and --conn applied (rs_flows_selected) */
 	GPtrArray *conns;      /* struct rs_conn *, the same (rs_conns_selected) */
 	GPtrArray *anomalies;  /* struct rs_anomaly *, the same (rs_anomalies_selected) */
+	GPtrArray *ulp_queues; /* struct rs_conn *, the queues without CM (rs_ulp_queues_selected) */
+	/* struct rs_conn *, every one with an upper-layer protocol: those of
+	 * conns with one, then ulp_queues (what a module's sections go through) */
+	GPtrArray *ulp_conns;
 	struct rs_names *names;/* addresses as the report names them */
 };
 
@@ -36,6 +40,8 @@ void rs_view_free(struct rs_view *v);
  * protocol (or --ulp did), else rs_fmt_service()'s "TCP/7471". */
 const char *rs_conn_service(const struct rs_conn *c, char *buf, size_t len);
 const char *rs_conn_service_short(const struct rs_conn *c, char *buf, size_t len);
+/* "connection 3", or for a queue without CM "queue without CM 0". */
+const char *rs_conn_title(const struct rs_conn *c, char *buf, size_t len);
 
 /* resend.c: the sentence of a retransmission, network copy or requester
  * that gave up, about the half-flow `who` names; false for other anomalies. */

@@ -56,9 +56,9 @@ static void feed(struct rs_flow *fl, struct rs_frame *f, uint64_t us, bool resen
 {
 	struct rs_frame_meta m = { .frame_no = ++frame_no, .ts_ns = 1000000000ull + us * 1000 };
 	const struct rs_proto_hooks *h = rs_proto_hooks(cn.ulp);
-	h->queue_frame(an, fl, f, &m);
+	h->queue_frame(an, &cn, fl, f, &m);
 	if (resent) /* as analyzer.c, after the frame's transport analysis */
-		h->queue_resent(an, fl, f, &m);
+		h->queue_resent(an, &cn, fl, f, &m);
 }
 
 static void pdu(struct rs_flow *fl, uint8_t opcode, uint32_t psn, const struct rs_iser *r, uint64_t us, bool resent)

@@ -39,8 +39,8 @@ schema = json.load(open(os.path.join(ROOT, "man", "rocestat.schema.json")))
 line_schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/ndjson_line"}
 jsonschema.Draft202012Validator.check_schema(line_schema)
 validator = jsonschema.Draft202012Validator(line_schema)
-KIND_OF = {"capture": "capture", "connection": "connections", "queue_pair": "qps", "congestion": "congestion",
-           "anomaly": "anomalies"}
+KIND_OF = {"capture": "capture", "connection": "connections", "ulp_queue": "ulp_queues", "queue_pair": "qps",
+           "congestion": "congestion", "anomaly": "anomalies"}
 
 
 def run(*args):
@@ -66,8 +66,8 @@ def lines_of(name, text):
 
 def same_as_document(name, lines, doc):
     want = [("capture", doc["capture"])]
-    for kind in ("connection", "queue_pair"):
-        want += [(kind, o) for o in doc[KIND_OF[kind]]]
+    for kind in ("connection", "ulp_queue", "queue_pair"):
+        want += [(kind, o) for o in doc.get(KIND_OF[kind], [])]
     if "congestion" in doc:  # the optional section: one line, whole
         want.append(("congestion", doc["congestion"]))
     want += [("anomaly", o) for o in doc["anomalies"]]
@@ -81,6 +81,12 @@ captures = sorted(glob.glob(os.path.join(SHARED, "captures", "*.pcap"))
                   + glob.glob(os.path.join(SHARED, "hw-captures", "*.pcap*"))
                   + glob.glob(os.path.join(SHARED, "public-captures", "*.pcap*")))
 ck("captures found", len(captures) > 20, "%d" % len(captures))
+# A capture without its CM frames: its NVMe-oF queue is one without CM (ulp_queue).
+nocm = os.path.join(tempfile.mkdtemp(prefix="check_ndjson."), "nvme-discover-nocm.pcap")
+disc = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-discover.pcap")
+subprocess.run(["tshark", "-r", disc, "-Y", "!(infiniband.bth.destqp == 1)", "-F", "nsecpcap", "-w", nocm],
+               check=True, capture_output=True)
+captures.append(nocm)
 kinds = set()
 for cap in captures:
     base = os.path.basename(cap)

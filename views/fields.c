@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer/result.h"
 #include "proto/proto.h"
 #include "report/escape.h"
 #include "views/vfeed.h"
@@ -331,6 +332,18 @@ static char *put_addr(struct fields_ctx *c, char *p, const struct rs_addr *a)
 	return p + e->len;
 }
 
+/* The ulp column: the row's word, and how it was told when not by a CM
+ * port ("nvme-of/shape", "nvme-of/qp"). */
+static char *put_proto(char *p, uint64_t row, uint8_t by)
+{
+	p = put_str(p, rs_protos[row].word);
+	if (by == RS_ULP_BY_SHAPE)
+		p = put_str(p, "/shape");
+	else if (by == RS_ULP_BY_QP)
+		p = put_str(p, "/qp");
+	return p;
+}
+
 /* The verdict columns, each ",value" or ",". */
 static char *put_verdict(char *p, const struct rs_verdict *v)
 {
@@ -345,7 +358,7 @@ static char *put_verdict(char *p, const struct rs_verdict *v)
 		else if (k->kind == VC_NAME && x < k->nwords && k->words[x])
 			p = put_str(p, k->words[x]);
 		else if (k->kind == VC_PROTO && x < rs_nprotos && *rs_protos[x].word)
-			p = put_str(p, rs_protos[x].word);
+			p = put_proto(p, x, v->ulp_by);
 		else if (k->kind == VC_ULP_OP && rs_proto_hooks(v->ulp)->op_name) {
 			char name[64];
 			p = put_str(p, rs_proto_hooks(v->ulp)->op_name((uint16_t)x, name, sizeof name));

@@ -16,6 +16,13 @@
  * table (from its service ID, once known, or --ulp), and the module's
  * queue state if it keeps one. */
 void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c);
+/* ulp.c: half-flow pairs without a CM connection, their protocol told by
+ * shape or --ulp qp: (rs_ulp_nocm_frame: each frame with a transport
+ * payload of a half-flow without one, when a->ulp_offer). */
+void rs_ulp_init(struct rs_analyzer *a);
+void rs_ulp_free(struct rs_analyzer *a);
+void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		       const struct rs_frame_meta *m);
 
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);

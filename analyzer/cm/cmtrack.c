@@ -315,12 +315,11 @@ static struct rs_conn *cm_req(struct rs_analyzer *a, const struct rs_frame *f, c
 		c->tid = mad->hdr.tid;
 		conn_index(a, c, &c->client, c->client_comm_id);
 	}
-	if ((mad->fields & RS_CMF_SERVICE_ID)) {
+	if ((mad->fields & RS_CMF_SERVICE_ID))
 		c->service_id = r->service_id;
-		rs_ulp_assign(a, c);
-	}
 	if ((mad->fields & RS_CMF_LOCAL_QPN))
 		c->client_qpn = r->local_qpn;
+	rs_ulp_assign(a, c);
 	if ((mad->fields & RS_CMF_START_PSN)) {
 		c->req_psn = r->starting_psn;
 		c->have_req_psn = true;
@@ -365,8 +364,10 @@ static struct rs_conn *cm_rep(struct rs_analyzer *a, const struct rs_frame *f, c
 	bool first = c->n[UMAD_CM_ATTR_REP - UMAD_CM_ATTR_REQ] == 0;
 	c->server_comm_id = r->local_comm_id;
 	conn_index(a, c, &c->server, c->server_comm_id);
-	if ((mad->fields & RS_CMF_LOCAL_QPN))
+	if ((mad->fields & RS_CMF_LOCAL_QPN)) {
 		c->server_qpn = r->local_qpn;
+		rs_ulp_assign(a, c);
+	}
 	if ((mad->fields & RS_CMF_START_PSN)) {
 		c->rep_psn = r->starting_psn;
 		c->have_rep_psn = true;

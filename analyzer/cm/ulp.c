@@ -1,25 +1,85 @@
 /*
- * ulp.c — a CM connection's upper-layer protocol: its row of the table of
+ * ulp.c — a connection's upper-layer protocol: its row of the table of
  * protocol modules (proto/modules.c), from the RDMA CM port of its service
- * ID or a --ulp PORT=NAME, and the module's queue state when the module
- * keeps one (its hooks, proto/proto.h, feed it; analyzer.c calls them).
+ * ID, a --ulp PORT=NAME or a --ulp qp:QPN=NAME, and the module's queue
+ * state when the module keeps one (its hooks, proto/proto.h, feed it;
+ * analyzer.c calls them).
+ *
+ * Without a CM connection (the capture began after the handshake) there is
+ * no port: an RC half-flow pair is offered, from its first SEND on, to
+ * every module with a recognize hook, until one recognises its protocol's
+ * shape or all refuse; the one that does gets a queue for the pair (a
+ * struct rs_conn with no_cm, in a->ulp_queues), fed from then on as a CM
+ * connection's. A module analyses while it looks, so the queue's figures
+ * include the frames before it was told (proto.h). A --ulp qp:QPN=NAME
+ * names the pair's protocol outright (the module, if it recognises, only
+ * says which side is the host; one that does not takes the sender of the
+ * pair's first request as the host).
  */
+#include <string.h>
+
 #include "analyzer/cm/cm.h"
 #include "proto/proto.h"
 
+#define UQ_MODS 8 /* modules with a recognize hook offered one pair */
+
+/* The modules looking at a pair (struct rs_uq look). */
+struct rs_uq_look {
+	unsigned n;              /* modules in m[] */
+	struct {
+		unsigned row;
+		bool live;       /* still looking */
+		struct rs_recog_pair p;
+	} m[UQ_MODS];
+};
+
+/* ---- CM connections -------------------------------------------------------- */
+
+/* The --ulp qp: rule naming this QP number, or NULL. */
+static const struct rs_ulp_map *qp_rule(const struct rs_analyzer *a, uint32_t qpn)
+{
+	for (unsigned i = 0; qpn && i < a->opts.n_ulp && i < G_N_ELEMENTS(a->opts.ulp); i++)
+		if (a->opts.ulp[i].by_qp && a->opts.ulp[i].qpn == qpn)
+			return &a->opts.ulp[i];
+	return NULL;
+}
+
+static const struct rs_ulp_map *port_rule(const struct rs_analyzer *a, uint16_t port)
+{
+	for (unsigned i = 0; i < a->opts.n_ulp && i < G_N_ELEMENTS(a->opts.ulp); i++)
+		if (!a->opts.ulp[i].by_qp && a->opts.ulp[i].port == port)
+			return &a->opts.ulp[i];
+	return NULL;
+}
+
+/* Called as the REQ gives the service ID and the client's QP and as the
+ * REP gives the server's: a qp: rule for either QP wins over the port. */
 void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c)
 {
-	if (!rs_cm_service_is_rdma_cm(c->service_id) || c->ulp)
+	const struct rs_ulp_map *r = qp_rule(a, c->client_qpn);
+	if (!r)
+		r = qp_rule(a, c->server_qpn);
+	unsigned row = 0;
+	enum rs_ulp_by by = r ? RS_ULP_BY_QP : RS_ULP_BY_PORT;
+	if (!r && rs_cm_service_is_rdma_cm(c->service_id)) {
+		uint16_t port = rs_cm_service_port(c->service_id);
+		r = port_rule(a, port);
+		row = r ? 0 : rs_proto_of_port(port);
+	}
+	if (r)
+		row = rs_proto_of_user_name(r->name);
+	if (!row || (row == c->ulp && c->ulp_by == by))
 		return;
-	uint16_t port = rs_cm_service_port(c->service_id);
-	for (unsigned i = 0; i < a->opts.n_ulp && i < G_N_ELEMENTS(a->opts.ulp); i++)
-		if (a->opts.ulp[i].port == port) {
-			c->ulp = (uint8_t)rs_proto_of_user_name(a->opts.ulp[i].name);
-			c->ulp_user = a->opts.ulp[i].name;
-			break;
-		}
-	if (!c->ulp)
-		c->ulp = (uint8_t)rs_proto_of_port(port);
+	if (c->ulp_by == RS_ULP_BY_QP && by != RS_ULP_BY_QP)
+		return; /* a qp: rule told it already */
+	if (c->pq && rs_proto_hooks(c->ulp) != rs_proto_hooks(row)) {
+		rs_proto_hooks(c->ulp)->queue_free(c->pq);
+		c->pq = NULL;
+	}
+	c->ulp = (uint8_t)row;
+	c->ulp_by = (uint8_t)by;
+	c->ulp_user = r ? r->name : NULL;
+	c->ulp_qpn = by == RS_ULP_BY_QP ? r->qpn : 0;
 	const struct rs_proto_hooks *h = rs_proto_hooks(c->ulp);
 	if (h->queue_new && !c->pq)
 		c->pq = h->queue_new();
@@ -33,4 +93,242 @@ const char *rs_conn_ulp_name(const struct rs_conn *c)
 unsigned rs_conn_ulp(const struct rs_conn *c)
 {
 	return c->ulp;
+}
+
+void rs_conn_ulp_how(const struct rs_conn *c, struct rs_ulp_how *out)
+{
+	*out = (struct rs_ulp_how){ .by = c->ulp_by, .cm = !c->no_cm, .pdus = c->ulp_pdus, .matched = c->ulp_matched,
+				    .from = c->ulp_from, .at = c->ulp_at, .qpn = c->ulp_qpn };
+}
+
+/* ---- pairs without a CM connection ----------------------------------------- */
+
+void rs_ulp_init(struct rs_analyzer *a)
+{
+	a->ulp_queues = g_ptr_array_new();
+	a->ulp_cands = g_ptr_array_new();
+	for (unsigned i = 1; i < rs_nprotos; i++)
+		a->ulp_offer |= rs_proto_hooks(i)->recognize != NULL;
+	for (unsigned i = 0; i < a->opts.n_ulp && i < G_N_ELEMENTS(a->opts.ulp); i++)
+		a->ulp_qp_rules |= a->opts.ulp[i].by_qp;
+	a->ulp_offer |= a->ulp_qp_rules;
+}
+
+static void uq_drop_modules(struct rs_uq *u, unsigned keep)
+{
+	if (!u->look)
+		u->look = g_new0(struct rs_uq_look, 1);
+	for (unsigned i = 0; i < u->look->n; i++)
+		if (i != keep && u->look->m[i].p.q) {
+			rs_proto_hooks(u->look->m[i].row)->queue_free(u->look->m[i].p.q);
+			u->look->m[i].p.q = NULL;
+			u->look->m[i].live = false;
+		}
+}
+
+void rs_ulp_free(struct rs_analyzer *a)
+{
+	for (guint i = 0; i < a->ulp_cands->len; i++) {
+		struct rs_uq *u = a->ulp_cands->pdata[i];
+		uq_drop_modules(u, UQ_MODS);
+		g_free(u->look);
+		g_free(u);
+	}
+	g_ptr_array_free(a->ulp_cands, TRUE);
+	for (guint i = 0; i < a->ulp_queues->len; i++) {
+		struct rs_conn *c = a->ulp_queues->pdata[i];
+		if (c->pq)
+			rs_proto_hooks(c->ulp)->queue_free(c->pq);
+		rs_sendq_free(c->sendq[0]);
+		rs_sendq_free(c->sendq[1]);
+		g_free(c);
+	}
+	g_ptr_array_free(a->ulp_queues, TRUE);
+}
+
+static struct rs_uq *uq_of(const struct rs_flow *fl)
+{
+	return fl && fl->x ? fl->x->uq : NULL;
+}
+
+static bool sends_start(const struct rs_frame *f)
+{
+	if ((f->bth.opcode & 0xE0) != RS_TR_RC)
+		return false;
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	return (op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV) &&
+	       (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY);
+}
+
+static void addr_of(struct rs_addr *ad, const struct rs_flowkey *k, bool src)
+{
+	ad->kind = k->akind;
+	memcpy(ad->b, src ? k->src : k->dst, 16);
+}
+
+/* The queue's half-flows, addresses and QPs, as far as the pair is known. */
+static void queue_sides(struct rs_uq *u, bool host_is_a)
+{
+	struct rs_conn *c = u->c;
+	c->c2s = host_is_a ? u->a : u->b;
+	c->s2c = host_is_a ? u->b : u->a;
+	const struct rs_flow *any = c->c2s ? c->c2s : c->s2c;
+	if (!any)
+		return;
+	c->roce = any->key.roce;
+	addr_of(&c->client, &any->key, any == c->c2s);
+	addr_of(&c->server, &any->key, any != c->c2s);
+	c->server_qpn = c->c2s ? c->c2s->key.qpn : 0;
+	c->client_qpn = c->s2c ? c->s2c->key.qpn : 0;
+}
+
+static void queue_make(struct rs_analyzer *a, struct rs_uq *u, unsigned row, const struct rs_recog_pair *p,
+		       const struct rs_ulp_map *rule, const struct rs_fref *at)
+{
+	struct rs_conn *c = g_new0(struct rs_conn, 1);
+	c->id = a->ulp_queues->len;
+	c->kind = RS_CONN_RC;
+	c->no_cm = true;
+	c->ulp = (uint8_t)row;
+	c->ulp_by = rule ? RS_ULP_BY_QP : RS_ULP_BY_SHAPE;
+	c->ulp_user = rule ? rule->name : NULL;
+	c->ulp_qpn = rule ? rule->qpn : 0;
+	c->pq = p ? p->q : NULL;
+	c->ulp_pdus = p ? p->pdus : 0;
+	c->ulp_matched = p ? p->matched : 0;
+	c->ulp_from = u->from;
+	c->ulp_at = *at;
+	u->c = c;
+	u->done = true;
+	queue_sides(u, p ? p->host_is_a : true);
+	g_ptr_array_add(a->ulp_queues, c);
+}
+
+/* The rule of either QP of the pair, if any. */
+static const struct rs_ulp_map *pair_rule(const struct rs_analyzer *a, const struct rs_flow *fl)
+{
+	if (!a->ulp_qp_rules)
+		return NULL;
+	const struct rs_ulp_map *r = qp_rule(a, fl->key.qpn);
+	return r || !fl->peer ? r : qp_rule(a, fl->peer->key.qpn);
+}
+
+/* Offer the pair to one module: its rule's, or every one that recognises
+ * (each set of hooks once, by its first row). */
+static void uq_modules(struct rs_uq *u, unsigned only, bool forced)
+{
+	uq_drop_modules(u, UQ_MODS);
+	u->look->n = 0;
+	for (unsigned i = 1; i < rs_nprotos && u->look->n < UQ_MODS; i++) {
+		const struct rs_proto_hooks *h = rs_proto_hooks(i);
+		bool again = false;
+		for (unsigned k = 0; k < u->look->n && !again; k++)
+			again = rs_proto_hooks(u->look->m[k].row) == h;
+		if (!h->recognize || !h->queue_new || again || (only && i != only))
+			continue;
+		u->look->m[u->look->n].row = i;
+		u->look->m[u->look->n].live = true;
+		u->look->m[u->look->n].p = (struct rs_recog_pair){ .q = h->queue_new(), .forced = forced };
+		u->look->n++;
+	}
+}
+
+static struct rs_uq *uq_new(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at)
+{
+	struct rs_uq *u = g_new0(struct rs_uq, 1);
+	u->a = fl;
+	u->b = fl->peer && !uq_of(fl->peer) ? fl->peer : NULL;
+	u->from = *at;
+	rs_extra_w(fl)->uq = u;
+	if (u->b)
+		rs_extra_w(u->b)->uq = u;
+	g_ptr_array_add(a->ulp_cands, u);
+	const struct rs_ulp_map *r = pair_rule(a, fl);
+	unsigned row = r ? rs_proto_of_user_name(r->name) : 0;
+	uq_modules(u, row, r != NULL);
+	if (r && !u->look->n)
+		queue_make(a, u, row, NULL, r, at); /* a name, or a module that does not recognise: the sender of this frame is the host */
+	else if (!u->look->n)
+		u->done = true;
+	return u;
+}
+
+/* The half-flow fl joins its peer's pair as its "b"; a qp: rule for its
+ * QP, if the pair is not told yet, names the pair's protocol now. */
+static void uq_join(struct rs_analyzer *a, struct rs_uq *u, struct rs_flow *fl, const struct rs_fref *at)
+{
+	u->b = fl;
+	rs_extra_w(fl)->uq = u;
+	if (u->c) {
+		queue_sides(u, u->c->c2s == u->a);
+		return;
+	}
+	const struct rs_ulp_map *r = a->ulp_qp_rules && !u->done ? qp_rule(a, fl->key.qpn) : NULL;
+	if (!r)
+		return;
+	unsigned row = rs_proto_of_user_name(r->name);
+	uq_modules(u, row, true);
+	if (!u->look->n)
+		queue_make(a, u, row, NULL, r, at);
+}
+
+/* A frame with a transport payload of a half-flow without a CM connection. */
+void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+		       const struct rs_frame_meta *m)
+{
+	struct rs_fref at = { a->cur_file, m->frame_no };
+	struct rs_uq *u = uq_of(fl);
+	if (!u) {
+		struct rs_uq *pu = uq_of(fl->peer);
+		if (pu && pu->a == fl->peer && !pu->b)
+			uq_join(a, u = pu, fl, &at);
+		else if (pu || !(sends_start(f) || (!rs_opinfo(f->bth.opcode)->response && pair_rule(a, fl))))
+			return; /* an ACK or a READ response comes before its half-flow is paired */
+		else
+			u = uq_new(a, fl, &at);
+	}
+	if (u->c) {
+		struct rs_conn *c = u->c;
+		if (a->v) {
+			a->v->ulp = c->ulp;
+			a->v->ulp_by = c->ulp_by;
+		}
+		if (c->pq && (fl == c->c2s || fl == c->s2c))
+			rs_proto_hooks(c->ulp)->queue_frame(a, c, fl, f, m);
+		return;
+	}
+	if (u->done)
+		return;
+	const struct rs_ulp_map *rule = pair_rule(a, fl);
+	unsigned live = 0;
+	for (unsigned i = 0; i < u->look->n; i++) {
+		if (!u->look->m[i].live)
+			continue;
+		struct rs_recog_pair *p = &u->look->m[i].p;
+		enum rs_recog r = rs_proto_hooks(u->look->m[i].row)->recognize(p, fl == u->a, f, m);
+		if (r == RS_RECOG_YES) {
+			uq_drop_modules(u, i);
+			queue_make(a, u, u->look->m[i].row, p, p->forced ? rule : NULL, &at);
+			u->look->m[i].p.q = NULL; /* the queue's now */
+			return; /* its verdict, as those before, without the protocol's columns */
+		}
+		if (r == RS_RECOG_NO) {
+			rs_proto_hooks(u->look->m[i].row)->queue_free(p->q);
+			p->q = NULL;
+			u->look->m[i].live = false;
+		}
+		live += r == RS_RECOG_MORE;
+	}
+	u->done = !live;
+}
+
+GPtrArray *rs_ulp_queues_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn)
+{
+	GPtrArray *out = g_ptr_array_new();
+	for (guint i = 0; conn < 0 && i < a->ulp_queues->len; i++) {
+		const struct rs_conn *c = a->ulp_queues->pdata[i];
+		if (qp < 0 || c->client_qpn == (uint32_t)qp || c->server_qpn == (uint32_t)qp)
+			g_ptr_array_add(out, a->ulp_queues->pdata[i]);
+	}
+	return out;
 }

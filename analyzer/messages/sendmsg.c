@@ -10,7 +10,8 @@
  *
  * A message ends at its Last (or Only), or when the next message of the QP
  * begins, or at the end of the stream; then it goes to its connection's
- * module (queue_message), once. One a PSN of which never reached the
+ * module (queue_message), once: a CM connection's, or a queue without CM
+ * from the frame that told its protocol on (rs_flow_ulp_conn). One a PSN of which never reached the
  * capture (a gap inside it, its First or its Last not seen) is handed on
  * incomplete: the module is told what came, never a guess of the rest.
  *
@@ -47,7 +48,7 @@ void rs_analyzer_tap_sendmsgs(struct rs_analyzer *a,
 
 bool rs_sendmsg_wanted(const struct rs_analyzer *a, const struct rs_flow *fl)
 {
-	const struct rs_conn *c = fl->conn;
+	const struct rs_conn *c = rs_flow_ulp_conn(fl);
 	if (!c || !c->ulp || (fl != c->c2s && fl != c->s2c))
 		return false;
 	return (c->pq && rs_proto_hooks(c->ulp)->queue_message) || a->sendmsg_tap;
@@ -55,7 +56,7 @@ bool rs_sendmsg_wanted(const struct rs_analyzer *a, const struct rs_flow *fl)
 
 static struct rs_sendq *sendq_of(struct rs_flow *fl)
 {
-	struct rs_conn *c = fl->conn;
+	struct rs_conn *c = rs_flow_ulp_conn(fl);
 	unsigned dir = fl == c->c2s ? 0 : 1;
 	if (!c->sendq[dir])
 		c->sendq[dir] = g_new0(struct rs_sendq, 1);
@@ -64,11 +65,11 @@ static struct rs_sendq *sendq_of(struct rs_flow *fl)
 
 static void hand_on(struct rs_analyzer *a, struct rs_flow *fl, struct rs_sendmsg *m)
 {
-	const struct rs_conn *c = fl->conn;
+	struct rs_conn *c = rs_flow_ulp_conn(fl);
 	m->complete = !m->headless && !m->tailless && !m->missing;
 	const struct rs_proto_hooks *h = rs_proto_hooks(c->ulp);
 	if (c->pq && h->queue_message)
-		h->queue_message(a, fl, m);
+		h->queue_message(a, c, fl, m);
 	if (a->sendmsg_tap)
 		a->sendmsg_tap(a->sendmsg_tap_ctx, fl, m);
 }
@@ -150,6 +151,7 @@ void rs_sendmsg_packet(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 
 void rs_sendmsg_finish(struct rs_analyzer *a, struct rs_flow *fl)
 {
-	if (rs_sendmsg_wanted(a, fl) && fl->conn->sendq[fl == fl->conn->c2s ? 0 : 1])
+	const struct rs_conn *c = rs_flow_ulp_conn(fl);
+	if (rs_sendmsg_wanted(a, fl) && c->sendq[fl == c->c2s ? 0 : 1])
 		end_open(a, fl, sendq_of(fl), true);
 }

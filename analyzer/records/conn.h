@@ -57,7 +57,53 @@ struct rs_conn {
 	const char *ulp_user;     /* a name given with --ulp (the analyzer's options own it) */
 	void *pq;                 /* its protocol module's queue state (rs_proto_hooks(ulp)->queue_new); NULL if none */
 	struct rs_sendq *sendq[2];/* SEND messages being put together, client's and server's (sendmsg.c); NULL: none yet */
+	uint8_t ulp_by;           /* enum rs_ulp_by: how ulp was told */
+	uint32_t ulp_qpn;         /* RS_ULP_BY_QP: the rule's QP number */
+	/* A queue without a CM connection (a->ulp_queues, ulp.c): its protocol
+	 * told by shape or --ulp qp:, its client the host, c2s and s2c its
+	 * half-flows; ulp_pdus and ulp_matched the evidence, ulp_from the
+	 * pair's first frame the module saw, ulp_at the one that told it. */
+	bool no_cm;
+	uint32_t ulp_pdus, ulp_matched;
+	struct rs_fref ulp_from, ulp_at;
 };
+
+/* A half-flow pair without a CM connection, as recognition by shape sees
+ * it (cm/ulp.c, which owns it: a->ulp_cands): both half-flows' extra parts
+ * point to it. */
+struct rs_uq {
+	struct rs_flow *a, *b;     /* a: the half-flow of its first frame offered; b the other way, once paired */
+	struct rs_conn *c;         /* the queue, once told; NULL while looking */
+	bool done;                 /* told, or refused by every module: nothing more to look at */
+	struct rs_fref from;       /* the first frame offered */
+	struct rs_uq_look *look;   /* the modules looking (cm/ulp.c's) */
+};
+/* The connection whose protocol module takes fl's frames: its CM
+ * connection, or the queue without CM its pair was recognised as (or named
+ * by --ulp qp:); NULL: none. */
+static inline struct rs_conn *rs_flow_ulp_conn(const struct rs_flow *fl)
+{
+	if (fl->conn)
+		return fl->conn;
+	return fl->x && fl->x->uq ? fl->x->uq->c : NULL;
+}
+/* A half-flow leaves the table (--max-flows): its pair and the pair's
+ * queue forget it. */
+static inline void rs_uq_forget(struct rs_flow *fl)
+{
+	struct rs_uq *u = fl->x ? fl->x->uq : NULL;
+	if (!u)
+		return;
+	if (u->a == fl)
+		u->a = NULL;
+	if (u->b == fl)
+		u->b = NULL;
+	if (u->c && u->c->c2s == fl)
+		u->c->c2s = NULL;
+	if (u->c && u->c->s2c == fl)
+		u->c->s2c = NULL;
+	fl->x->uq = NULL;
+}
 
 /* A connection's state (rs_conn_state_of), named by rs_conn_state_names. */
 /* conn.c */

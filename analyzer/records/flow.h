@@ -457,6 +457,7 @@ struct rs_flow_extra {
 	GPtrArray *anoms;         /* the anomalies whose subject it is (eviction words them) */
 	struct rs_imms *imms;     /* Immediate Data values seen */
 	uint64_t *ophist_hi;      /* [32]: carries out of fl->ophist, once one wraps */
+	struct rs_uq *uq;         /* without a CM connection: its pair's protocol recognition or queue (ulp.c) */
 };
 struct rs_flow_extra *rs_extra_w(struct rs_flow *fl);
 static inline struct rs_series *rs_series_of(const struct rs_flow *fl)

@@ -240,6 +240,7 @@ static void flow_evict(struct rs_analyzer *a, struct rs_flow *fl)
 		if (fl->conn->s2c == fl)
 			fl->conn->s2c = NULL;
 	}
+	rs_uq_forget(fl);
 	rs_pair_forget_flow(a, fl);
 	if (a->last_flow == fl)
 		a->last_flow = NULL;

@@ -18,9 +18,9 @@ static inline bool rs_iser_row(unsigned ulp)
 /* iser_state.c */
 void *rs_iserq_new(void);
 void rs_iserq_free(void *q);
-void rs_iser_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+void rs_iser_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		   const struct rs_frame_meta *m);
-void rs_iser_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+void rs_iser_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		    const struct rs_frame_meta *m);
 void rs_iserq_finish(struct rs_analyzer *a, void *q);
 /* iser_text.c */

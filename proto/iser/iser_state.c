@@ -527,9 +527,9 @@ static void read_response(struct rs_iserq *q, const struct rs_frame *f, const st
 	}
 }
 
-void rs_iser_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
+void rs_iser_frame(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
+		   const struct rs_frame_meta *m)
 {
-	struct rs_conn *cn = fl->conn;
 	struct rs_iserq *q = cn->pq;
 	struct rs_fref at = { a->cur_file, m->frame_no };
 	bool from_ini = fl == cn->c2s;
@@ -562,9 +562,9 @@ static struct task *resent_task(struct rs_iserq *q, const struct rs_frame *f, bo
 	return span_task(q, *sp);
 }
 
-void rs_iser_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
+void rs_iser_resent(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
+		    const struct rs_frame_meta *m)
 {
-	struct rs_conn *cn = fl->conn;
 	struct rs_iserq *q = cn->pq;
 	bool from_ini = fl == cn->c2s;
 	const struct span *sp;

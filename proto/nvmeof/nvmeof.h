@@ -18,8 +18,10 @@ static inline bool rs_nvmeof_row(unsigned ulp)
 /* nvmeof_state.c */
 void *rs_nvmeq_new(void);
 void rs_nvmeq_free(void *q);
-void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+void rs_nvme_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		   const struct rs_frame_meta *m);
+enum rs_recog rs_nvme_recognize(struct rs_recog_pair *p, bool from_a, const struct rs_frame *f,
+				const struct rs_frame_meta *m);
 /* nvmeof_text.c */
 void rs_text_nvme(FILE *out, const struct rs_view *v);
 /* nvmeof_json.c */

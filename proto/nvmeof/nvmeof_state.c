@@ -77,6 +77,10 @@ struct rs_nvmeq {
 	uint32_t nerr;
 	GHashTable *pending;      /* CID -> struct rs_nvme_cmd */
 	GHashTable *by_key;       /* rkey -> struct rs_nvme_cmd (the pending ones with a key) */
+	/* Recognition by shape (rs_nvme_recognize): the host's side known (the
+	 * first capsule's), the SQ Identifier of the responses. */
+	bool rg_sides, rg_sqid_known;
+	uint16_t rg_sqid;
 };
 
 static void free_early(gpointer p)
@@ -210,12 +214,13 @@ static bool response_again(struct rs_nvmeq *q, uint32_t psn)
 	return false;
 }
 
-static void response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct rs_frame *f,
+/* True: it answered a command seen. */
+static bool response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct rs_frame *f,
 		     const struct rs_frame_meta *m, const struct rs_fref *at, struct rs_verdict *v)
 {
 	if (response_again(q, f->bth.psn)) {
 		q->rsp_resent++;
-		return;
+		return false;
 	}
 	q->rsps++;
 	struct rs_nvme_cmd *c = g_hash_table_lookup(q->pending, GUINT_TO_POINTER(n->cid));
@@ -229,7 +234,7 @@ static void response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct r
 		struct rs_nvme_early *e = g_new(struct rs_nvme_early, 1);
 		*e = (struct rs_nvme_early){ n->status, m->ts_ns, *at };
 		g_queue_push_tail(eq, e);
-		return;
+		return false;
 	}
 	struct rs_nvme_op *o = &q->ops[c->op];
 	uint64_t ns = m->ts_ns > c->ts ? m->ts_ns - c->ts : 0;
@@ -255,6 +260,7 @@ static void response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct r
 	if (c->key && g_hash_table_lookup(q->by_key, GUINT_TO_POINTER(c->key)) == c)
 		g_hash_table_remove(q->by_key, GUINT_TO_POINTER(c->key));
 	g_hash_table_remove(q->pending, GUINT_TO_POINTER(n->cid));
+	return true;
 }
 
 /* A READ request or the first packet of a WRITE the target sent. */
@@ -279,45 +285,109 @@ static void transfer(struct rs_nvmeq *q, const struct rs_frame *f, const struct 
 		v->nvme_cmd_frame = c->at.file == at->file ? c->at.frame : 0;
 }
 
-void rs_nvme_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
-{
-	struct rs_conn *cn = fl->conn;
-	struct rs_nvmeq *q = cn->pq;
-	struct rs_fref at = { a->cur_file, m->frame_no };
-	bool from_host = fl == cn->c2s;
+/* What one frame did to the queue, for recognition. */
+enum feed { FEED_OTHER = 0, FEED_CMD, FEED_RSP, FEED_RSP_PAIRED, FEED_WRONG_WAY, FEED_CUT };
 
+static enum feed feed(struct rs_nvmeq *q, bool from_host, const struct rs_frame *f, const struct rs_frame_meta *m,
+		      const struct rs_fref *at, struct rs_verdict *v)
+{
 	if (rs_frame_pdu(f, RS_PDU_NVME)) {
 		const struct rs_nvme *n = &f->pdu->nvme;
 		if ((n->kind == RS_NVME_CMD) != from_host)
-			return; /* commands go host -> target, responses back */
+			return FEED_WRONG_WAY; /* commands go host -> target, responses back */
 		if (n->state == RS_NVME_CUT) {
 			q->cut++;
-			return;
+			return FEED_CUT;
 		}
 		if (n->state == RS_NVME_BAD)
 			q->bad++;
-		if (a->v) {
-			a->v->nvme = n->kind;
-			a->v->nvme_queue = q->qid_known ? (q->qid ? 2 : 1) : 0;
-			a->v->nvme_cid = n->cid;
+		if (v) {
+			v->nvme = n->kind;
+			v->nvme_queue = q->qid_known ? (q->qid ? 2 : 1) : 0;
+			v->nvme_cid = n->cid;
 			if (n->kind == RS_NVME_CMD) {
-				a->v->nvme_op_known = true;
-				a->v->nvme_opcode = n->opcode;
-				a->v->nvme_fabrics = n->opcode == RS_NVME_FABRICS_OPC;
-				a->v->nvme_fctype = a->v->nvme_fabrics ? n->fctype : 0;
+				v->nvme_op_known = true;
+				v->nvme_opcode = n->opcode;
+				v->nvme_fabrics = n->opcode == RS_NVME_FABRICS_OPC;
+				v->nvme_fctype = v->nvme_fabrics ? n->fctype : 0;
 			}
 		}
-		if (n->kind == RS_NVME_CMD)
-			command(q, n, f, m, &at);
-		else
-			response(q, n, f, m, &at, a->v);
-		return;
+		if (n->kind == RS_NVME_CMD) {
+			uint64_t early = q->answered_early;
+			command(q, n, f, m, at);
+			return q->answered_early != early ? FEED_RSP_PAIRED : FEED_CMD;
+		}
+		return response(q, n, f, m, at, v) ? FEED_RSP_PAIRED : FEED_RSP;
 	}
 	if (from_host || !(f->ext & RS_EXT_RETH))
-		return;
+		return FEED_OTHER;
 	enum rs_op_kind k = rs_opinfo(f->bth.opcode)->kind;
 	if (k == RS_KIND_READ_REQ || k == RS_KIND_WRITE || k == RS_KIND_WRITE_IMM)
-		transfer(q, f, &at, a->v);
+		transfer(q, f, at, v);
+	return FEED_OTHER;
+}
+
+void rs_nvme_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
+		   const struct rs_frame_meta *m)
+{
+	struct rs_fref at = { a->cur_file, m->frame_no };
+	feed(c->pq, fl == c->c2s, f, m, &at, a->v);
+}
+
+/*
+ * Recognition by shape, for an RC half-flow pair without a CM connection
+ * (the rule the man page states): every SEND that starts a message on the
+ * pair is a capsule (a command: 64 bytes or more with SGL flags, a
+ * response: 16 bytes), all commands go one way and all responses the
+ * other, every response carries the SQ Identifier of the first, none is
+ * malformed; and RS_NVME_RECOG_PAIRED responses were tied by CID to a
+ * command seen on the pair. A SEND against any of it ends the look at
+ * once; RS_NVME_RECOG_GIVE_UP capsules without enough pairs end it too.
+ * The queue is fed while it looks, so on recognition it holds the
+ * commands from the pair's first capsule on.
+ */
+#define RS_NVME_RECOG_PAIRED 4
+#define RS_NVME_RECOG_GIVE_UP 256
+
+static bool send_starts(const struct rs_frame *f)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	return (op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV) &&
+	       (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY);
+}
+
+enum rs_recog rs_nvme_recognize(struct rs_recog_pair *p, bool from_a, const struct rs_frame *f,
+				const struct rs_frame_meta *m)
+{
+	struct rs_nvmeq *q = p->q;
+	struct rs_fref at = { m->file_index, m->frame_no };
+	if (!q->rg_sides && !send_starts(f))
+		return RS_RECOG_MORE; /* before the first capsule nothing can be tied to a command */
+	if (send_starts(f)) {
+		if (!rs_frame_pdu(f, RS_PDU_NVME)) /* a SEND that is no capsule */
+			return p->forced ? RS_RECOG_MORE : RS_RECOG_NO;
+		const struct rs_nvme *n = &f->pdu->nvme;
+		if (n->state == RS_NVME_BAD && !p->forced)
+			return RS_RECOG_NO;
+		if (!q->rg_sides) {
+			q->rg_sides = true;
+			p->host_is_a = (n->kind == RS_NVME_CMD) == from_a;
+		}
+		if (n->kind == RS_NVME_RSP && n->state == RS_NVME_OK && !p->forced) {
+			if (q->rg_sqid_known && n->sqid != q->rg_sqid)
+				return RS_RECOG_NO; /* responses of two submission queues */
+			q->rg_sqid_known = true;
+			q->rg_sqid = n->sqid;
+		}
+	}
+	enum feed r = feed(q, from_a == p->host_is_a, f, m, &at, NULL);
+	if (r == FEED_WRONG_WAY)
+		return RS_RECOG_NO; /* commands, or responses, both ways */
+	p->pdus += r == FEED_CMD || r == FEED_RSP || r == FEED_RSP_PAIRED;
+	p->matched += r == FEED_RSP_PAIRED;
+	if (p->forced || p->matched >= RS_NVME_RECOG_PAIRED)
+		return RS_RECOG_YES;
+	return p->pdus >= RS_NVME_RECOG_GIVE_UP ? RS_RECOG_NO : RS_RECOG_MORE;
 }
 
 /* How many commands are still waiting for their response. */

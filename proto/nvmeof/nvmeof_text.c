@@ -1,6 +1,7 @@
 /*
  * nvmeof_text.c — the NVMe-oF section of the text summary: per queue (one
- * CM connection of an NVMe-oF service), its commands by kind with their
+ * CM connection of an NVMe-oF service, or a queue without CM recognised by
+ * shape or named by --ulp qp:), its commands by kind with their
  * sizes and command -> response latency, the RDMA READs and WRITEs the
  * target issued for them, and the commands that failed.
  */
@@ -16,14 +17,14 @@ static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn 
 {
 	struct rs_conn_info ci, *c = &ci;
 	rs_conn_get_info(conn, c);
-	char cl[160], sv[160], svc[64], line[800], qid[96];
+	char cl[160], sv[160], svc[200], line[800], qid[96], title[48];
 	if (q->qid_known)
 		snprintf(qid, sizeof qid, "%s queue %u, %u entries (SQSIZE %u, 0's based)", q->qid ? "I/O" : "admin",
 			 q->qid, q->sqsize + 1u, q->sqsize);
 	else
 		snprintf(qid, sizeof qid, "queue not known (no Connect seen)");
-	snprintf(line, sizeof line, "connection %u, %s: host %s QP 0x%x → target %s QP 0x%x, %s", c->id,
-		 rs_conn_service(conn, svc, sizeof svc), rs_fmt_addr(v->names, &c->client, cl, sizeof cl), c->client_qpn,
+	snprintf(line, sizeof line, "%s, %s: host %s QP 0x%x → target %s QP 0x%x, %s",
+		 rs_conn_title(conn, title, sizeof title), rs_conn_service(conn, svc, sizeof svc), rs_fmt_addr(v->names, &c->client, cl, sizeof cl), c->client_qpn,
 		 rs_fmt_addr(v->names, &c->server, sv, sizeof sv), c->server_qpn, qid);
 	rs_para(out, v->o->width, "  ", "    ", line);
 	char rb[16], wb[16], aer[80] = "";
@@ -116,8 +117,8 @@ static void queue_errors(FILE *out, const struct rs_view *v, const struct rs_nvm
 void rs_text_nvme(FILE *out, const struct rs_view *v)
 {
 	bool any = false;
-	for (guint i = 0; i < v->conns->len; i++) {
-		const struct rs_conn *c = v->conns->pdata[i];
+	for (guint i = 0; i < v->ulp_conns->len; i++) {
+		const struct rs_conn *c = v->ulp_conns->pdata[i];
 		struct rs_nvme_info q;
 		if (!rs_conn_nvme(c, &q))
 			continue;

@@ -116,9 +116,9 @@ static unsigned cmd_slot(uint16_t cmd)
 	return cmd < RS_SMB2__CMDS ? cmd : RS_SMB2__CMDS;
 }
 
-static unsigned side_of(const struct rs_flow *fl)
+static unsigned side_of(const struct rs_conn *cn, const struct rs_flow *fl)
 {
-	return fl == fl->conn->c2s ? 0 : 1;
+	return fl == cn->c2s ? 0 : 1;
 }
 
 /* What the frame is to its request, for the per-frame views (a->v). */
@@ -180,12 +180,13 @@ static const struct rs_smbd_req_info *flag_resent(struct rs_smbdq *q, uint64_t m
 	return ri;
 }
 
-void rs_smbd_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
+void rs_smbd_resent(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
+		    const struct rs_frame_meta *m)
 {
-	struct rs_smbdq *q = fl->conn->pq;
+	struct rs_smbdq *q = cn->pq;
 	/* A READ response carries the PSN of the READ request it answers: the
 	 * other side's send queue. */
-	unsigned space = rs_opinfo(f->bth.opcode)->response ? !side_of(fl) : side_of(fl);
+	unsigned space = rs_opinfo(f->bth.opcode)->response ? !side_of(cn, fl) : side_of(cn, fl);
 	q->i.resent_frames++;
 	for (uint32_t k = 0; k < RANGES && k < q->nrange; k++) {
 		const struct smbd_range *r = &q->range[(q->nrange - 1 - k) % RANGES];
@@ -419,10 +420,10 @@ static void data(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const
 	sd->have_hdr = false;
 }
 
-void rs_smbd_message(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_sendmsg *m)
+void rs_smbd_message(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_sendmsg *m)
 {
-	struct rs_smbdq *q = fl->conn->pq;
-	unsigned side = side_of(fl);
+	struct rs_smbdq *q = cn->pq;
+	unsigned side = side_of(cn, fl);
 	struct smbd_side *sd = &q->side[side];
 	if (!m->complete) {
 		/* Not read: a fragment lost in it would make the rest lie. */
@@ -509,10 +510,11 @@ static void transfer(struct rs_analyzer *a, struct rs_smbdq *q, struct rs_flow *
 	vset(a->v, RS_ULP_TRANSFER, &r->i, m->file_index, false, 0, false);
 }
 
-void rs_smbd_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_frame_meta *m)
+void rs_smbd_frame(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
+		   const struct rs_frame_meta *m)
 {
-	struct rs_smbdq *q = fl->conn->pq;
-	if (side_of(fl) != 1 || !(f->ext & RS_EXT_RETH))
+	struct rs_smbdq *q = cn->pq;
+	if (side_of(cn, fl) != 1 || !(f->ext & RS_EXT_RETH))
 		return;
 	enum rs_op_kind k = rs_opinfo(f->bth.opcode)->kind;
 	if (k == RS_KIND_READ_REQ || k == RS_KIND_WRITE || k == RS_KIND_WRITE_IMM)

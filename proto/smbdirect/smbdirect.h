@@ -18,10 +18,10 @@ static inline bool rs_smbdirect_row(unsigned ulp)
 /* smbd_state.c */
 void *rs_smbdq_new(void);
 void rs_smbdq_free(void *q);
-void rs_smbd_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+void rs_smbd_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		   const struct rs_frame_meta *m);
-void rs_smbd_message(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_sendmsg *msg);
-void rs_smbd_resent(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
+void rs_smbd_message(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_sendmsg *msg);
+void rs_smbd_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		    const struct rs_frame_meta *m);
 /* smbd_text.c */
 void rs_text_smbd(FILE *out, const struct rs_view *v);
