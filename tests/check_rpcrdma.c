@@ -188,6 +188,10 @@ START_TEST(test_v3_reply_status)
 	ck_assert_uint_eq(r.rpc.reply_stat, 0);
 	ck_assert_uint_eq(r.rpc.accept_stat, 0);
 	ck_assert(!r.rpc.have_status);
+	/* Without the call: the results' first word, for the caller to take
+	 * as the status once it knows the call was NFSv3's. */
+	ck_assert(r.rpc.have_res_word);
+	ck_assert_uint_eq(r.rpc.res_word, 2);
 	struct rs_rpc_hint h = { .prog = RS_RPC_PROG_NFS, .vers = 3, .proc = 6 };
 	ck_assert_int_eq(decode(&m, &h, &r), RS_RPCRDMA_OK);
 	ck_assert(r.rpc.have_status);
@@ -482,9 +486,42 @@ START_TEST(test_v4_compound_reply)
 	ck_assert_uint_eq(r.rpc.op_status[0], 0);
 	ck_assert_uint_eq(r.rpc.op_status[2], 2);
 	ck_assert_str_eq(rs_nfs4_status_name(r.rpc.status), "NFS4ERR_NOENT");
-	/* Without the hint only the RPC header is read. */
+	/* Without the hint: the same operations and statuses, read as a
+	 * COMPOUND's results (as_compound), the status as the first word. */
 	ck_assert_int_eq(decode(&m, NULL, &r), RS_RPCRDMA_OK);
+	ck_assert(!r.rpc.have_status);
+	ck_assert(r.rpc.as_compound);
+	ck_assert(r.rpc.have_res_word);
+	ck_assert_uint_eq(r.rpc.res_word, 2);
+	ck_assert_uint_eq(r.rpc.ops_read, 3);
+	ck_assert_uint_eq(r.rpc.ops[2], 15);
+	ck_assert_uint_eq(r.rpc.op_status[2], 2);
+	/* An NFSv3 reply (status, then post_op_attr absent) does not read as
+	 * a COMPOUND's whole results: its first word is still there. */
+	hdr(&m, 0x7fe36aff, 64, RS_RDMA_MSG);
+	w32(&m, 0); w32(&m, 0); w32(&m, 0);
+	accepted(&m, 0x7fe36aff, 0);
+	w32(&m, 70);                    /* NFS3ERR_STALE */
+	w32(&m, 0);
+	ck_assert_int_eq(decode(&m, NULL, &r), RS_RPCRDMA_OK);
+	ck_assert(r.rpc.have_res_word);
+	ck_assert_uint_eq(r.rpc.res_word, 70);
+	ck_assert(!r.rpc.as_compound);
 	ck_assert_uint_eq(r.rpc.ops_read, 0);
+	hdr(&m, 0x7ee36aff, 64, RS_RDMA_MSG);
+	w32(&m, 0); w32(&m, 0); w32(&m, 0);
+	accepted(&m, 0x7ee36aff, 0);
+	w32(&m, 2);
+	wopaque(&m, "", 0);
+	w32(&m, 3);
+	w32(&m, 53);
+	w32(&m, 0);
+	for (int i = 0; i < 9; i++)
+		w32(&m, (uint32_t)i);
+	w32(&m, 22);
+	w32(&m, 0);
+	w32(&m, 15);
+	w32(&m, 2);
 	/* Cut after SEQUENCE's results and one more word: the count of 3
 	 * operations lies (the second has no status). */
 	m.n -= 12;

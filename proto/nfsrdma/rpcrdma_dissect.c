@@ -130,6 +130,34 @@ static void rpc_call(struct rs_xdr *x, uint32_t rpc_start, struct rs_rpcrdma *r)
 		rs_nfs4_compound(x, rpc_start, NULL, r);
 }
 
+/* A reply decoded without its call: its results' first word, and the
+ * results read as an NFSv4 COMPOUND's, each on a copy of the reader, so
+ * that what does not read as one leaves the outcome alone. */
+static void unhinted_results(const struct rs_xdr *x, uint32_t rpc_start, struct rs_rpcrdma *r)
+{
+	static const struct rs_rpc_hint compound = { .prog = RS_RPC_PROG_NFS, .vers = 4, .proc = RS_NFS4_COMPOUND };
+	struct rs_onc_rpc *m = &r->rpc;
+	struct rs_cursor c = *x->c;
+	struct rs_xdr y = *x;
+	y.c = &c;
+	m->res_word = rs_xdr_u32(&y);
+	m->have_res_word = rs_xdr_ok(&y);
+	if (!m->have_res_word)
+		return;
+	c = *x->c;
+	y = *x;
+	y.c = &c;
+	rs_nfs4_compound(&y, rpc_start, &compound, r);
+	m->have_status = false;
+	m->status = 0;
+	m->as_compound = y.fail != RS_RPCRDMA_MALFORMED && !(y.past && y.whole);
+	if (!m->as_compound) {
+		m->tag_len = m->nops = 0;
+		m->ops_read = 0;
+		m->ops_partial = false;
+	}
+}
+
 static void rpc_reply(struct rs_xdr *x, uint32_t rpc_start, const struct rs_rpc_hint *hint, struct rs_rpcrdma *r)
 {
 	struct rs_onc_rpc *m = &r->rpc;
@@ -160,7 +188,13 @@ static void rpc_reply(struct rs_xdr *x, uint32_t rpc_start, const struct rs_rpc_
 		m->mismatch_low = rs_xdr_u32(x);
 		m->mismatch_high = rs_xdr_u32(x);
 	}
-	if (m->accept_stat != 0 || !hint || hint->prog != RS_RPC_PROG_NFS)
+	if (m->accept_stat != 0)
+		return;
+	if (!hint) {
+		unhinted_results(x, rpc_start, r);
+		return;
+	}
+	if (hint->prog != RS_RPC_PROG_NFS)
 		return;
 	/* The results: NULL's are void; every other NFS procedure's begin
 	 * with the status. */

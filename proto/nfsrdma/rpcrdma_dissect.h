@@ -14,7 +14,10 @@
  *
  * A reply says neither its program nor its procedure: the caller that
  * matched it to its call by XID passes them (struct rs_rpc_hint) for the
- * results to be read. Pure: no allocation, no globals, no printing.
+ * results to be read; without them, what the results say if the call was
+ * NFS's is read as well (res_word, as_compound), for a caller that pairs
+ * the reply with its call later. Pure: no allocation, no globals, no
+ * printing.
  */
 #ifndef RS_PROTO_RPCRDMA_DISSECT_H
 #define RS_PROTO_RPCRDMA_DISSECT_H
@@ -87,6 +90,16 @@ struct rs_onc_rpc {
 	bool ops_partial;       /* stopped before the last operation: one whose arguments or results are not decoded */
 	uint32_t ops[RS_NFS4_MAX_OPS];
 	uint32_t op_status[RS_NFS4_MAX_OPS]; /* reply: each operation's nfsstat4 */
+	/* A reply decoded without its call (hint NULL), accepted with SUCCESS:
+	 * what its results say if the call was NFS's, for the caller that
+	 * finds the call by XID afterwards. res_word: the results' first word
+	 * (NFSv2/v3's nfsstat, an NFSv4 COMPOUND's nfsstat4). as_compound: the
+	 * results read as COMPOUND4res, into nops, ops[], op_status[],
+	 * ops_read and ops_partial; meaningful only if the call was an NFSv4
+	 * COMPOUND (the results of another call may read as one too). Neither
+	 * sets have_status, which says the call was known. */
+	bool have_res_word, as_compound;
+	uint32_t res_word;
 	/* bytes of RPC message read inline (the XDR offset reached) */
 	uint32_t xdr_len;
 };
