@@ -118,7 +118,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 
-.PHONY: all check check-clone metrics expect timelinecheck plotcheck builddeps testdeps layers jsonschema width summary installcheck sliced completeness icrcrewrite sniffer dc unit unit-clone golden golden-shared difftest difftcpdump reports walkcheck verdicts evidence nvme iser smbdstate protodiff annotate ndjson compare cases congestion truth impair reorderdup latency udpair advert jobs threads check-vm check-live bench-capture \
+.PHONY: all check check-clone metrics expect timelinecheck plotcheck builddeps testdeps layers jsonschema width summary installcheck sliced completeness icrcrewrite sniffer dc unit unit-clone golden golden-shared difftest difftcpdump reports walkcheck verdicts evidence nvme iser nfsrdma smbdstate protodiff annotate ndjson compare cases congestion truth impair reorderdup latency udpair advert jobs threads check-vm check-live bench-capture \
 	sanitize tsan tsan-live golden-update same install uninstall clean bench bench-tools \
 	cli completion deb-test regress hostile interrupt fuzz fuzz-build fuzz-coverage valgrind check-big
 
@@ -178,14 +178,14 @@ build-pgo/profile.stamp: $(PGO_SRC)
 # regression inputs, the hostile inputs and the interrupted runs, and the
 # two-thread pipeline against one thread. Each script exits non-zero on the
 # first failing case it reports.
-check: builddeps testdeps layers golden unit golden-shared jsonschema width summary difftest difftcpdump reports sliced completeness impair reorderdup latency udpair advert icrcrewrite sniffer dc walkcheck verdicts evidence nvme iser smbdstate protodiff annotate ndjson compare cases congestion cli completion installcheck truth jobs threads regress hostile interrupt metrics expect timelinecheck plotcheck
+check: builddeps testdeps layers golden unit golden-shared jsonschema width summary difftest difftcpdump reports sliced completeness impair reorderdup latency udpair advert icrcrewrite sniffer dc walkcheck verdicts evidence nvme iser nfsrdma smbdstate protodiff annotate ndjson compare cases congestion cli completion installcheck truth jobs threads regress hostile interrupt metrics expect timelinecheck plotcheck
 
 # The part of make check a plain clone can run: the tests that need
 # nothing outside this repository (samples/ and what they generate). The
 # rest of make check compares against the data set in ../shared and says
 # so, failing, where it is absent; the unit tests do too (some of their
 # cases read ../shared). This is not CI's suite: make check is.
-check-clone: builddeps testdeps layers unit-clone golden cases smbdstate truth installcheck regress hostile interrupt metrics expect
+check-clone: builddeps testdeps layers unit-clone golden cases smbdstate truth nfsrdma installcheck regress hostile interrupt metrics expect
 
 # Every system header that `make` compiles in comes from a package that
 # `scripts/deps.sh build` installs (the README's quick start). The sources
@@ -295,6 +295,10 @@ nvme: $(BIN)
 # truth files.
 iser: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_iser_tasks.py
+# NFS/RDMA calls, replies, chunks and re-sends against tshark's rpcordma,
+# rpc and nfs fields and the samples' mountstats (samples/rxe_nfs*).
+nfsrdma: $(BIN)
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_nfsrdma.py
 
 # --fields --verdicts against what tshark's decode and the IBA rules give.
 verdicts: $(BIN)

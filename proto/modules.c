@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "proto/iser/iser.h"
+#include "proto/nfsrdma/nfsrdma.h"
 #include "proto/nvmeof/nvmeof.h"
 #include "proto/proto.h"
 #include "proto/smbdirect/smbdirect.h"
@@ -48,6 +49,15 @@ const struct rs_proto_hooks rs_smbd_hooks = {
 	.json_conn = rs_json_smbd,
 };
 
+const struct rs_proto_hooks rs_nfsrdma_hooks = {
+	.queue_new = rs_nfsq_new,
+	.queue_free = rs_nfsq_free,
+	.queue_frame = rs_nfs_frame,
+	.queue_resent = rs_nfs_resent,
+	.text = rs_text_nfs,
+	.json_conn = rs_json_nfs,
+};
+
 const struct rs_proto rs_protos[] = {
 	{ .name = "", .word = "" }, /* none */
 	/* IANA nvme: NVMe-oF I/O and admin queues */
@@ -60,7 +70,8 @@ const struct rs_proto rs_protos[] = {
 	/* IANA smbdirect (MS-SMBD) */
 	{ .name = "SMB-Direct", .word = "smb-direct", .ports = { 5445 }, .prefixes = { "smb" }, .hooks = &rs_smbd_hooks },
 	/* IANA nfsrdma (RFC 5667) */
-	{ .name = "NFS/RDMA", .word = "nfs-rdma", .ports = { 20049 } },
+	{ .name = "NFS/RDMA", .word = "nfs-rdma", .ports = { 20049 }, .prefixes = { "nfs" },
+	  .hooks = &rs_nfsrdma_hooks },
 	/* --ulp PORT=NAME with a NAME no row's prefix picks: the name is the user's */
 	{ .name = "", .word = "user" },
 };

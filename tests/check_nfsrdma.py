@@ -35,6 +35,9 @@ From tshark, per CM connection (its two QPs):
 From the truth file (mountstats before each umount): the NFSv3 calls per
 procedure and the error replies, and the NFSv4.1 COMPOUNDs holding READ,
 WRITE, CLOSE, REMOVE, CREATE, READDIR.
+The text summary at 80 and 120 columns: no line of the section wider, and
+each of the slowest calls (and of those re-sent for) named with its
+frames and whether the fabric re-sent anything for it.
 """
 import collections
 import json
@@ -181,6 +184,7 @@ def analyse(fr, conns, mtu):
             rpc.setdefault((t["src"], first(t["rpc.xid"]), first(t["rpc.msgtyp"])), t)
     top = {}                   # (connection, stream) -> highest PSN seen
     send_start = {}            # (connection, stream) -> the first packet of the SEND under way
+    seen = set()               # (connection, stream, PSN) of every packet so far
     for t in fr:
         c = next((c for c in conns if c.dir_of(t)), None)
         if c is None or t["op"] == ACK:
@@ -193,9 +197,11 @@ def analyse(fr, conns, mtu):
             c.resent.add((stream, psn))
         else:
             top[key] = psn
+        first_sight = (c.id, stream, psn) not in seen
+        seen.add((c.id, stream, psn))
         if t["op"] == SEND_FIRST or t["op"] in SEND_ONLY:
             send_start[key] = t
-        if not again and (t["op"] == READ_REQ or t["op"] in (WRITE_FIRST, WRITE_ONLY, WRITE_ONLY_IMM)):
+        if first_sight and (t["op"] == READ_REQ or t["op"] in (WRITE_FIRST, WRITE_ONLY, WRITE_ONLY_IMM)):
             transfer(c, t, d, mtu)
         if not t["rpcordma.xid"] or not (t["op"] in SEND_ONLY or t["op"] in SEND_LAST):
             continue
@@ -217,7 +223,7 @@ def call(c, t, start, npk, xid, rpc, stream):
         prog, vers, proc = first(m["rpc.program"]), first(m["rpc.programversion"]), first(m["rpc.procedure"])
         ops = nums(m["nfs.opcode"]) if prog == 100003 and vers == 4 and proc == 1 else []
         kind = (prog, vers, proc, tuple(ops))
-    c.calls[xid] = {"xid": xid, "frame": start["n"], "ts": start["ts"], "kind": kind, "segs": segments(t),
+    c.calls[xid] = {"xid": xid, "frame": start["n"], "ts": start["ts"], "kind": kind, "segs": segments(t), "npk": npk,
                     "reply": None, "resent": False, "read_bytes": 0, "write_bytes": 0}
     c.ranges.append((stream, start["psn"], npk, xid))
 
@@ -259,13 +265,18 @@ def transfer(c, t, d, mtu):
         c.writes += 1
         c.write_bytes += ln
     want = (0,) if read else (1, 2)
-    for k in reversed(list(c.calls.values())):
-        if k["reply"] is not None:
-            continue
+    # The waiting calls, newest first; then those answered, the latest
+    # answered first (a transfer re-sent after the reply, its first sending
+    # not captured).
+    calls = list(c.calls.values())
+    waiting = [k for k in reversed(calls) if k["reply"] is None]
+    answered = sorted((k for k in calls if k["reply"] is not None), key=lambda k: -k["reply"]["frame"])
+    for k in waiting + answered:
         if any(s[0] in want and s[1] == rkey and s[3] <= va < s[3] + max(s[2], 1) for s in k["segs"]):
             k["read_bytes" if read else "write_bytes"] += ln
             npk = packets(ln, mtu)
             c.ranges.append((("s", "req"), t["psn"], 1 if read else npk, k["xid"]))
+            k["transfers_late"] = k["reply"] is not None
             if read:
                 c.ranges.append((("c", "rsp"), t["psn"], npk, k["xid"]))
             return
@@ -289,7 +300,22 @@ def conns_of(doc):
 
 
 def kind_key(o):
-    return (o["program"], o["version"], o["procedure"], tuple(o.get("operations") or []))
+    return (o["program"], o["version"], o["procedure"], tuple(o.get("operations") or []), o.get("operations_more"))
+
+
+def resolve_kinds(c, got):
+    """A call whose SEND took several packets: rocestat reads its first
+    packet only (reassembly is not its job here), so its kind is the
+    operations there, a prefix of tshark's, marked operations_more."""
+    for k in c.calls.values():
+        if k["kind"] is None:
+            continue
+        prog, vers, proc, ops = k["kind"]
+        k["key"] = (prog, vers, proc, ops, False)
+        if k["npk"] > 1 and ops:
+            for g in got:
+                if g[:3] == (prog, vers, proc) and g[4] and len(g[3]) < len(ops) and ops[:len(g[3])] == g[3]:
+                    k["key"] = g
 
 
 def lat_of(vals):
@@ -305,7 +331,7 @@ def expected_kinds(c):
     for k in c.calls.values():
         if k["kind"] is None:
             continue
-        e = per.setdefault(k["kind"], {"calls": 0, "replies": 0, "errors": 0, "resent": 0, "lat": [],
+        e = per.setdefault(k["key"], {"calls": 0, "replies": 0, "errors": 0, "resent": 0, "lat": [],
                                        "rdma_read_bytes": 0, "rdma_write_bytes": 0})
         e["calls"] += 1
         e["resent"] += k["resent"]
@@ -345,8 +371,9 @@ def check_conn(name, c, j):
         ck("%s: %s" % (w, key), j.get(key) == v, "rocestat %r, tshark %r" % (j.get(key), v))
     ck("%s: no outstanding calls forgotten" % w, j.get("calls_forgotten") == 0, str(j.get("calls_forgotten")))
     # per kind
-    per = expected_kinds(c)
     got = {kind_key(o): o for o in j.get("by_operation", [])}
+    resolve_kinds(c, got)
+    per = expected_kinds(c)
     ck("%s: the kinds of calls" % w, set(got) == set(per),
        "rocestat only %s; tshark only %s" % (sorted(set(got) - set(per))[:4], sorted(set(per) - set(got))[:4]))
     for kind, e in per.items():
@@ -363,8 +390,15 @@ def check_conn(name, c, j):
     got_slow = [(s.get("call_frame"), s.get("reply_frame"), s.get("latency_ns"), s.get("xid"), s.get("resent"))
                 for s in j.get("slowest", [])]
     ck("%s: the slowest calls" % w, got_slow == want_slow, "rocestat %r, tshark %r" % (got_slow, want_slow))
+    slow = sorted((k for k in answered if k["resent"]), key=lambda k: (-(k["reply"]["ts"] - k["ts"]), k["frame"]))
+    want_slow = [(k["frame"], k["reply"]["frame"], k["reply"]["ts"] - k["ts"], k["xid"], True) for k in slow[:SLOWEST]]
+    got_slow = [(s.get("call_frame"), s.get("reply_frame"), s.get("latency_ns"), s.get("xid"), s.get("resent"))
+                for s in j.get("slowest_resent", [])]
+    ck("%s: the slowest calls re-sent for" % w, got_slow == want_slow, "rocestat %r, tshark %r" % (got_slow, want_slow))
     # errors and unanswered calls
-    want_err = [(k["frame"], k["reply"]["frame"], k["xid"], k["reply"]["status"]) for k in answered if k["reply"]["err"]]
+    want_err = sorted((k["frame"], k["reply"]["frame"], k["xid"], k["reply"]["status"])
+                      for k in answered if k["reply"]["err"])
+    want_err.sort(key=lambda e: e[1])    # in the order of the replies
     got_err = [(e.get("call_frame"), e.get("reply_frame"), e.get("xid"), e.get("status")) for e in j.get("errors", [])]
     ck("%s: the failed calls" % w, got_err == want_err[:len(got_err)] and j.get("errors_total") == len(want_err),
        "rocestat %r (%r), tshark %r" % (got_err, j.get("errors_total"), want_err))
@@ -408,6 +442,26 @@ def check_truth(name, js):
         ck("%s: NFSv4.1 COMPOUNDs with %s = mountstats" % (name, op), got == want, "%d vs %s" % (got, want))
 
 
+def check_text(name, js):
+    """The summary's NFS/RDMA section fits the width, names the slowest
+    calls with their frames and says, for each, whether anything was re-sent."""
+    path = os.path.join(S, name + ".pcap")
+    for width in (80, 120):
+        out = subprocess.run([ROCESTAT, "-n", "--width", str(width), path], capture_output=True, text=True).stdout
+        sec = out.split("\nNFS/RDMA (", 1)
+        if not ck("%s: --width %d: an NFS/RDMA section" % (name, width), len(sec) == 2):
+            continue
+        body = sec[1].split("\n\n", 1)[0]
+        wide = [ln for ln in body.split("\n") if len(ln) > width]
+        ck("%s: --width %d: no line wider" % (name, width), not wide, str(wide[:2]))
+        flat = " ".join(body.split())
+        for j in js:
+            for c in j.get("slowest", [])[:3] + j.get("slowest_resent", [])[:3]:
+                said = "%d → %d %s; %s" % (c["call_frame"], c["reply_frame"], c["operation"],
+                                           "packets re-sent" if c["resent"] else "nothing re-sent")
+                ck("%s: --width %d: the text says %r" % (name, width, said), said in flat)
+
+
 def main():
     for name in SAMPLES:
         path = os.path.join(S, name + ".pcap")
@@ -426,6 +480,7 @@ def main():
             check_conn(name, c, j)
         ck("%s: two NFS/RDMA connections" % name, len(conns) == 2, str(len(conns)))
         check_truth(name, js)
+        check_text(name, js)
         resent = sum(k["resent"] for c in conns for k in c.calls.values())
         print("%s: %d calls, %d re-sent for (tshark's fields)" % (name, sum(len(c.calls) for c in conns), resent))
         if name == "rxe_nfs":

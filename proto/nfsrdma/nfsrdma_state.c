@@ -1,0 +1,668 @@
+/*
+ * nfsrdma_state.c — NFS over RDMA connections, the module's per-connection
+ * analysis: RPC calls paired with their replies by XID, their latency by
+ * kind (program, version, procedure; an NFSv4 COMPOUND by its operation
+ * list), the replies that failed, the chunks each call lent and the RDMA
+ * READs and WRITEs that moved them, and whether the fabric re-sent any
+ * packet of a call's messages or chunks.
+ *
+ * RPC-over-RDMA version 1 (RFC 8166): each RPC message is one RDMA SEND
+ * with a transport header naming the requester's memory the responder
+ * moves data with: the read list (the responder RDMA READs arguments from
+ * it: an NFS WRITE's data), the write list (it RDMA WRITEs results into
+ * it: an NFS READ's data) and the reply chunk (a long reply, written
+ * whole; the reply SEND is then RDMA_NOMSG, its RPC message in the chunk).
+ * A segment is a handle (the R_Key), a length and an offset (the address),
+ * so a READ request or WRITE from the responder belongs to the waiting
+ * call that lent that handle and address.
+ *
+ * The dissector decoded every SEND's first packet as RPC-over-RDMA
+ * without knowing the connection (proto/pdu.h): a reply's results were
+ * read as what they say if the call was NFS's (rpcrdma_dissect.h
+ * res_word, as_compound); here, where the call is known by its XID, the
+ * NFSv3 status or the COMPOUND's status and operations are taken from
+ * them. Whether a packet went over the wire before is the transport's
+ * judgement (the queue_resent hook), not decided again here: its PSN is
+ * looked up among the recent messages' PSN ranges to find the call. A
+ * SEND, READ request or WRITE with the PSN of one already taken (the same
+ * call's SEND, the same transfer) is not counted twice.
+ */
+#include <string.h>
+
+#include <glib.h>
+
+#include "analyzer/internal.h"
+#include "analyzer/records/records.h"
+#include "proto/nfsrdma/nfsrdma.h"
+#include "proto/nfsrdma/nfsrdma_state.h"
+#include "proto/pdu.h"
+
+#define CALL_SEGS 8       /* segments kept per call to tie transfers to; more are counted */
+#define RANGES 64         /* recent messages' PSN ranges per connection */
+#define DONE 32           /* recently answered calls, for packets sent again after the reply */
+#define RANGE_MAX 4096    /* packets a range may grow to (a message of up to 16 MiB at 4 KiB) */
+
+/* The four PSN streams of a connection: each side's requests (SENDs,
+ * READ requests, WRITEs) and each side's READ responses. */
+enum { ST_CLIENT = 0, ST_SERVER = 1, ST_RSP = 2 };
+
+struct kind {
+	struct rs_nfs_kind_id id;
+	uint64_t calls, replies, errors, resent, rdma_read_bytes, rdma_write_bytes;
+	struct rs_latvec lat;
+};
+
+struct seg {
+	uint8_t list;
+	uint32_t handle, length;
+	uint64_t offset;
+};
+
+/* A call awaiting its reply. */
+struct call {
+	uint64_t key;             /* side << 32 | XID: the pending table's key */
+	uint32_t xid, seq;        /* seq: the connection's call number, for the PSN ranges */
+	uint8_t side;             /* ST_CLIENT: called by the client; ST_SERVER: the backchannel */
+	int16_t kind;
+	bool resent;
+	uint32_t psn;             /* its SEND's first PSN: the same XID and PSN again is the same call */
+	uint64_t ts;
+	struct rs_fref at;
+	uint8_t nsegs;
+	struct seg segs[CALL_SEGS];
+	GList link;               /* in the connection's order of calls (oldest first) */
+};
+
+/* A recently answered call: packets of its messages may still come again,
+ * and a transfer re-sent after the reply (its first sending not captured). */
+struct done {
+	uint64_t key;
+	uint32_t seq, call_psn, reply_psn;
+	int16_t kind;
+	bool resent;
+	uint8_t side, nsegs;
+	struct seg segs[CALL_SEGS];
+	struct rs_nfs_call_info info;
+};
+
+/* The PSNs a message of a call took on one stream. */
+struct range {
+	uint8_t stream;
+	bool open;                /* its last packet not seen yet: Middle and Last packets grow it */
+	uint32_t psn, n, seq;
+};
+
+struct rs_nfsq {
+	struct rs_nfs_info c;     /* the counts (kinds, slow, err, unans kept apart below) */
+	uint32_t seq, mtu;
+	unsigned nkinds;
+	struct kind kinds[RS_NFS_KINDS];
+	GHashTable *pending;      /* key -> struct call */
+	GQueue order;             /* the pending calls, oldest first */
+	GHashTable *by_handle;    /* R_Key -> struct call (the newest waiting call that lent it) */
+	struct done done[DONE];
+	unsigned done_next;
+	struct range ranges[RANGES];
+	unsigned range_next;
+	int open[4];              /* per stream: the range of the message under way (-1: none of a call's) */
+	struct rs_nfs_call_info super[RS_NFS_UNANSWERED]; /* calls whose XID came again unanswered */
+	unsigned nsuper;
+};
+
+void *rs_nfsq_new(void)
+{
+	struct rs_nfsq *q = g_new0(struct rs_nfsq, 1);
+	q->pending = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	q->by_handle = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_queue_init(&q->order);
+	for (int i = 0; i < 4; i++)
+		q->open[i] = -1;
+	return q;
+}
+
+void rs_nfsq_free(void *p)
+{
+	struct rs_nfsq *q = p;
+	if (!q)
+		return;
+	for (unsigned i = 0; i < q->nkinds; i++)
+		rs_lat_free(&q->kinds[i].lat);
+	g_hash_table_destroy(q->by_handle);
+	g_hash_table_destroy(q->pending);
+	g_free(q);
+}
+
+/* ---- kinds --------------------------------------------------------------- */
+
+static void kind_of(const struct rs_rpcrdma *r, bool back, struct rs_nfs_kind_id *id)
+{
+	memset(id, 0, sizeof *id);
+	id->back = back;
+	if (!r->has_rpc) {
+		id->in_chunk = true;
+		return;
+	}
+	const struct rs_onc_rpc *m = &r->rpc;
+	id->prog = m->prog;
+	id->vers = m->vers;
+	id->proc = m->proc;
+	if (m->prog == RS_RPC_PROG_NFS && m->vers == 4 && m->proc == RS_NFS4_COMPOUND) {
+		id->nops = m->ops_read < RS_NFS4_MAX_OPS ? m->ops_read : RS_NFS4_MAX_OPS;
+		memcpy(id->ops, m->ops, sizeof id->ops[0] * id->nops);
+		id->ops_more = m->ops_partial || m->nops > id->nops;
+	}
+}
+
+static int kind_slot(struct rs_nfsq *q, const struct rs_nfs_kind_id *id)
+{
+	for (unsigned i = 0; i < q->nkinds; i++)
+		if (!memcmp(&q->kinds[i].id, id, sizeof *id))
+			return (int)i;
+	if (q->nkinds == RS_NFS_KINDS)
+		return -1;
+	struct kind *k = &q->kinds[q->nkinds];
+	memset(k, 0, sizeof *k);
+	k->id = *id;
+	return (int)q->nkinds++;
+}
+
+static bool nfs_v3(const struct rs_nfs_kind_id *id)
+{
+	return id->prog == RS_RPC_PROG_NFS && (id->vers == 2 || id->vers == 3) && id->proc != 0;
+}
+
+static bool nfs_compound(const struct rs_nfs_kind_id *id)
+{
+	return id->prog == RS_RPC_PROG_NFS && id->vers == 4 && id->proc == RS_NFS4_COMPOUND;
+}
+
+/* ---- the calls' re-sent packets ---------------------------------------------- */
+
+static void call_resent(struct rs_nfsq *q, struct call *c)
+{
+	if (c->resent)
+		return;
+	c->resent = true;
+	q->c.resent_for++;
+	if (c->kind >= 0)
+		q->kinds[c->kind].resent++;
+}
+
+/* Keep the call among the slowest in list (n of them, slowest first). */
+static void slow_note(struct rs_nfs_call_info *list, unsigned *count, const struct rs_nfs_call_info *ci)
+{
+	unsigned n = *count, i = n;
+	while (i > 0 && list[i - 1].ns < ci->ns)
+		i--;
+	if (i >= RS_NFS_SLOWEST)
+		return;
+	if (n == RS_NFS_SLOWEST)
+		n--;
+	memmove(&list[i + 1], &list[i], (n - i) * sizeof list[0]);
+	list[i] = *ci;
+	*count = n + 1;
+}
+
+static struct call *pending_seq(struct rs_nfsq *q, uint32_t seq)
+{
+	for (GList *l = q->order.head; l; l = l->next) {
+		struct call *c = l->data;
+		if (c->seq == seq)
+			return c;
+	}
+	return NULL;
+}
+
+/* A packet of call `seq`'s messages went again: the call, waiting or done. */
+static void seq_resent(struct rs_nfsq *q, uint32_t seq)
+{
+	if (!seq)
+		return; /* a transfer no call lent */
+	struct call *c = pending_seq(q, seq);
+	if (c) {
+		call_resent(q, c);
+		return;
+	}
+	for (unsigned i = 0; i < DONE; i++) {
+		struct done *d = &q->done[i];
+		if (d->seq != seq || !d->key || d->resent)
+			continue;
+		d->resent = true;
+		d->info.resent = true;
+		slow_note(q->c.slow_resent, &q->c.nslow_resent, &d->info);
+		q->c.resent_for++;
+		if (d->kind >= 0)
+			q->kinds[d->kind].resent++;
+		for (unsigned k = 0; k < q->c.nslow; k++)
+			q->c.slow[k].resent |= q->c.slow[k].seq == seq;
+		for (unsigned k = 0; k < q->c.nerr && k < RS_NFS_ERRS; k++)
+			q->c.err[k].call.resent |= q->c.err[k].call.seq == seq;
+	}
+}
+
+static void range_add(struct rs_nfsq *q, uint8_t stream, uint32_t psn, uint32_t n, uint32_t seq, bool open)
+{
+	unsigned i = q->range_next++ % RANGES;
+	q->ranges[i] = (struct range){ .stream = stream, .open = open, .psn = psn, .n = n ? n : 1, .seq = seq };
+	q->open[stream] = open ? (int)i : -1;
+}
+
+/* A Middle or Last packet: the message under way on its stream grows to it. */
+static void range_grow(struct rs_nfsq *q, uint8_t stream, uint32_t psn, bool last)
+{
+	int i = q->open[stream];
+	if (i < 0)
+		return;
+	struct range *r = &q->ranges[i];
+	int32_t d = rs_psn_diff(psn, r->psn);
+	if (d > 0 && d < RANGE_MAX && (uint32_t)d >= r->n)
+		r->n = (uint32_t)d + 1;
+	if (last) {
+		r->open = false;
+		q->open[stream] = -1;
+	}
+}
+
+/* Does a recent message's range on the stream hold the PSN? */
+static bool range_has(const struct rs_nfsq *q, uint8_t stream, uint32_t psn)
+{
+	for (unsigned i = 0; i < RANGES; i++) {
+		const struct range *r = &q->ranges[i];
+		int32_t d = rs_psn_diff(psn, r->psn);
+		if (r->n && r->stream == stream && d >= 0 && (uint32_t)d < r->n)
+			return true;
+	}
+	return false;
+}
+
+/* A packet the transport says went before: the call whose message held its
+ * PSN. The packet just past an open message's end is its own next packet
+ * (its first sending not captured). */
+static void packet_again(struct rs_nfsq *q, uint8_t stream, uint32_t psn)
+{
+	for (unsigned i = 0; i < RANGES; i++) {
+		struct range *r = &q->ranges[i];
+		if (!r->n || r->stream != stream)
+			continue;
+		int32_t d = rs_psn_diff(psn, r->psn);
+		if (d >= 0 && ((uint32_t)d < r->n || (r->open && (uint32_t)d == r->n)))
+			seq_resent(q, r->seq);
+	}
+}
+
+/* ---- calls and replies ---------------------------------------------------------- */
+
+static void call_drop(struct rs_nfsq *q, struct call *c)
+{
+	for (unsigned i = 0; i < c->nsegs; i++)
+		if (g_hash_table_lookup(q->by_handle, GUINT_TO_POINTER(c->segs[i].handle)) == c)
+			g_hash_table_remove(q->by_handle, GUINT_TO_POINTER(c->segs[i].handle));
+	g_queue_unlink(&q->order, &c->link);
+	g_hash_table_remove(q->pending, &c->key);
+}
+
+static struct rs_nfs_call_info call_info(const struct call *c)
+{
+	return (struct rs_nfs_call_info){ .xid = c->xid, .seq = c->seq, .kind = c->kind, .resent = c->resent, .call_at = c->at };
+}
+
+/* The call that waited for XID `key` will never be answered: its XID came
+ * again with another call. */
+static void superseded(struct rs_nfsq *q, struct call *c)
+{
+	q->c.xid_reused++;
+	q->c.unanswered++;
+	if (q->nsuper < RS_NFS_UNANSWERED)
+		q->super[q->nsuper++] = call_info(c);
+	call_drop(q, c);
+}
+
+/* A recently answered call with this key whose call (reply false) or reply
+ * SEND had this PSN. */
+static bool done_has(const struct rs_nfsq *q, uint64_t key, bool reply, uint32_t psn)
+{
+	for (unsigned i = 0; i < DONE; i++)
+		if (q->done[i].key == key && (reply ? q->done[i].reply_psn : q->done[i].call_psn) == psn)
+			return true;
+	return false;
+}
+
+static void call_segments(struct rs_nfsq *q, struct call *c, const struct rs_rpcrdma *r)
+{
+	q->c.segs[RS_RDMA_READ_LIST] += r->n_read;
+	q->c.segs[RS_RDMA_WRITE_LIST] += r->n_write_segs;
+	q->c.segs[RS_RDMA_REPLY_CHUNK] += r->n_reply_segs;
+	q->c.seg_bytes[RS_RDMA_READ_LIST] += r->read_bytes;
+	q->c.seg_bytes[RS_RDMA_WRITE_LIST] += r->write_bytes;
+	q->c.seg_bytes[RS_RDMA_REPLY_CHUNK] += r->reply_bytes;
+	for (unsigned i = 0; i < r->nsegs && i < RS_RPCRDMA_MAX_SEGS && c->nsegs < CALL_SEGS; i++) {
+		const struct rs_rdma_seg *s = &r->segs[i];
+		c->segs[c->nsegs++] = (struct seg){ s->list, s->handle, s->length, s->offset };
+		g_hash_table_replace(q->by_handle, GUINT_TO_POINTER(s->handle), c);
+	}
+}
+
+static void call(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side, const struct rs_frame *f,
+		 const struct rs_frame_meta *m, const struct rs_fref *at)
+{
+	uint64_t key = (uint64_t)side << 32 | r->xid;
+	struct call *old = g_hash_table_lookup(q->pending, &key);
+	if ((old && old->psn == f->bth.psn) || (!old && done_has(q, key, false, f->bth.psn))) {
+		q->c.again++; /* the same SEND again: its call is known */
+		return;
+	}
+	if (old)
+		superseded(q, old);
+	if (g_hash_table_size(q->pending) >= RS_NFS_PENDING_MAX) {
+		struct call *oldest = q->order.head->data;
+		q->c.forgotten++;
+		q->c.unanswered++;
+		call_drop(q, oldest);
+	}
+	q->c.calls++;
+	struct rs_nfs_kind_id id;
+	kind_of(r, side == ST_SERVER, &id);
+	struct call *c = g_new0(struct call, 1);
+	*c = (struct call){ .key = key, .xid = r->xid, .seq = ++q->seq, .side = side, .kind = (int16_t)kind_slot(q, &id),
+			    .psn = f->bth.psn, .ts = m->ts_ns, .at = *at };
+	c->link.data = c;
+	if (c->kind >= 0)
+		q->kinds[c->kind].calls++;
+	else
+		q->c.other_calls++;
+	call_segments(q, c, r);
+	g_hash_table_insert(q->pending, &c->key, c);
+	g_queue_push_tail_link(&q->order, &c->link);
+	range_add(q, side, f->bth.psn, 1, c->seq, rs_opinfo(f->bth.opcode)->pos == RS_POS_FIRST);
+}
+
+static void failed(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, uint8_t what, uint32_t stat, bool have_op,
+		   uint32_t op)
+{
+	if (what == RS_NFS_ERR_NFS)
+		q->c.nfs_errors++;
+	else
+		q->c.rpc_errors++;
+	if (ci->kind >= 0)
+		q->kinds[ci->kind].errors++;
+	if (q->c.nerr < RS_NFS_ERRS)
+		q->c.err[q->c.nerr] = (struct rs_nfs_err_info){ .call = *ci, .what = what, .stat = stat, .have_op = have_op,
+								.op = op };
+	q->c.nerr++;
+}
+
+/* What the reply says of the call's outcome, the call being known. */
+static void outcome(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, const struct rs_rpcrdma *r)
+{
+	const struct rs_onc_rpc *m = &r->rpc;
+	const struct rs_nfs_kind_id *id = ci->kind >= 0 ? &q->kinds[ci->kind].id : NULL;
+	if (r->proc == RS_RDMA_ERROR) {
+		failed(q, ci, RS_NFS_ERR_RDMA, r->err, false, 0);
+		return;
+	}
+	if (!r->has_rpc) {
+		q->c.not_read++; /* RDMA_NOMSG: the reply is in the reply chunk */
+		return;
+	}
+	if (m->reply_stat == 1) {
+		failed(q, ci, RS_NFS_ERR_DENIED, m->reject_stat, false, 0);
+		return;
+	}
+	if (m->accept_stat) {
+		failed(q, ci, RS_NFS_ERR_ACCEPT, m->accept_stat, false, 0);
+		return;
+	}
+	if (!id || !(nfs_v3(id) || nfs_compound(id)))
+		return;
+	if (!m->have_res_word) {
+		q->c.not_read++;
+		return;
+	}
+	if (!m->res_word)
+		return;
+	bool have_op = false;
+	uint32_t op = 0;
+	if (nfs_compound(id) && m->as_compound)
+		for (unsigned i = 0; i < m->ops_read && i < RS_NFS4_MAX_OPS; i++)
+			if (m->op_status[i]) {
+				have_op = true;
+				op = m->ops[i];
+			}
+	failed(q, ci, RS_NFS_ERR_NFS, m->res_word, have_op, op);
+}
+
+static void reply(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side, const struct rs_frame *f,
+		  const struct rs_frame_meta *m, const struct rs_fref *at)
+{
+	uint64_t key = (uint64_t)(side ^ 1) << 32 | r->xid;
+	struct call *c = g_hash_table_lookup(q->pending, &key);
+	if (!c) {
+		if (done_has(q, key, true, f->bth.psn))
+			q->c.again++; /* the reply's SEND again */
+		else
+			q->c.unmatched++;
+		return;
+	}
+	q->c.replies++;
+	uint64_t ns = m->ts_ns > c->ts ? m->ts_ns - c->ts : 0;
+	if (c->kind >= 0) {
+		q->kinds[c->kind].replies++;
+		rs_lat_add(&q->kinds[c->kind].lat, ns);
+	}
+	struct rs_nfs_call_info ci = call_info(c);
+	ci.ns = ns;
+	ci.reply_at = *at;
+	outcome(q, &ci, r);
+	slow_note(q->c.slow, &q->c.nslow, &ci);
+	if (ci.resent)
+		slow_note(q->c.slow_resent, &q->c.nslow_resent, &ci);
+	struct done *d = &q->done[q->done_next++ % DONE];
+	*d = (struct done){ .key = key, .seq = c->seq, .call_psn = c->psn, .reply_psn = f->bth.psn, .kind = c->kind,
+			    .resent = c->resent, .side = c->side, .nsegs = c->nsegs, .info = ci };
+	memcpy(d->segs, c->segs, sizeof d->segs);
+	range_add(q, side, f->bth.psn, 1, c->seq, rs_opinfo(f->bth.opcode)->pos == RS_POS_FIRST);
+	call_drop(q, c);
+}
+
+/* An RPC-over-RDMA header in a SEND's first packet from `side`. */
+static void message(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side, const struct rs_frame *f,
+		    const struct rs_frame_meta *m, const struct rs_fref *at)
+{
+	q->open[side] = -1;
+	if (r->outcome == RS_RPCRDMA_TRUNCATED) {
+		q->c.cut++;
+		return;
+	}
+	if (r->outcome == RS_RPCRDMA_MALFORMED) {
+		q->c.bad++;
+		return;
+	}
+	bool is_call, is_reply;
+	if (r->has_rpc) {
+		is_call = r->rpc.msg_type == RS_RPC_CALL;
+		is_reply = r->rpc.msg_type == RS_RPC_REPLY;
+	} else {
+		/* RDMA_NOMSG: a call from the client, a reply from the server;
+		 * RDMA_ERROR: the server's answer instead of a reply. */
+		is_call = r->proc == RS_RDMA_NOMSG && side == ST_CLIENT;
+		is_reply = (r->proc == RS_RDMA_NOMSG && side == ST_SERVER) || r->proc == RS_RDMA_ERROR;
+	}
+	if (is_call)
+		call(q, r, side, f, m, at);
+	else if (is_reply)
+		reply(q, r, side, f, m, at);
+	else
+		q->c.other++;
+}
+
+/* ---- the chunks' transfers ------------------------------------------------------- */
+
+static uint32_t packets(uint32_t len, uint32_t mtu)
+{
+	if (!mtu || !len)
+		return 1;
+	uint64_t n = ((uint64_t)len + mtu - 1) / mtu;
+	return n < RANGE_MAX ? (uint32_t)n : RANGE_MAX;
+}
+
+/* Does one of the segments lent from the other side than `side` hold the
+ * transfer's handle and address (a READ: a read list's; a WRITE: a write
+ * chunk's or the reply chunk's)? */
+static bool holds(const struct seg *segs, unsigned n, uint8_t lender, uint8_t side, const struct rs_frame *f, bool read)
+{
+	for (unsigned i = 0; lender != side && i < n; i++) {
+		const struct seg *s = &segs[i];
+		bool list = read ? s->list == RS_RDMA_READ_LIST : s->list != RS_RDMA_READ_LIST;
+		if (list && s->handle == f->reth.rkey && f->reth.va >= s->offset &&
+		    f->reth.va - s->offset < (s->length ? s->length : 1))
+			return true;
+	}
+	return false;
+}
+
+/* The call a transfer belongs to: the waiting one that lent its handle, or
+ * else the latest answered one that did (the transfer re-sent after the
+ * reply). Its number and kind; false: none. */
+static bool tie(struct rs_nfsq *q, const struct rs_frame *f, uint8_t side, bool read, uint32_t *seq, int16_t *kind)
+{
+	const struct call *c = g_hash_table_lookup(q->by_handle, GUINT_TO_POINTER(f->reth.rkey));
+	if (c && holds(c->segs, c->nsegs, c->side, side, f, read)) {
+		*seq = c->seq;
+		*kind = c->kind;
+		return true;
+	}
+	for (unsigned k = 1; k <= DONE; k++) {
+		const struct done *d = &q->done[(q->done_next - k) % DONE];
+		if (d->key && holds(d->segs, d->nsegs, d->side, side, f, read)) {
+			*seq = d->seq;
+			*kind = d->kind;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A READ request or the first packet of a WRITE from `side`, first seen. */
+static void transfer(struct rs_nfsq *q, const struct rs_frame *f, uint8_t side, bool read)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	uint32_t len = f->reth.dmalen, seq = 0;
+	int16_t kind = -1;
+	if (read) {
+		q->c.reads++;
+		q->c.read_bytes += len;
+	} else {
+		q->c.writes++;
+		q->c.write_bytes += len;
+	}
+	if (!tie(q, f, side, read, &seq, &kind))
+		q->c.untied++; /* its range still marks its PSNs as seen (seq 0: no call) */
+	if (kind >= 0) {
+		if (read)
+			q->kinds[kind].rdma_read_bytes += len;
+		else
+			q->kinds[kind].rdma_write_bytes += len;
+	}
+	if (read) {
+		range_add(q, side, f->bth.psn, 1, seq, false);
+		range_add(q, (uint8_t)(ST_RSP | (side ^ 1)), f->bth.psn, packets(len, q->mtu), seq, true);
+	} else {
+		uint32_t n = op->pos == RS_POS_ONLY ? 1 : packets(len, f->payload_len);
+		range_add(q, side, f->bth.psn, n, seq, op->pos == RS_POS_FIRST);
+	}
+}
+
+static uint8_t stream_of(const struct rs_conn *c, const struct rs_flow *fl, const struct rs_opinfo *op)
+{
+	uint8_t side = fl == c->c2s ? ST_CLIENT : ST_SERVER;
+	return (uint8_t)(op->kind == RS_KIND_READ_RESP ? ST_RSP | side : side);
+}
+
+void rs_nfs_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
+		  const struct rs_frame_meta *m)
+{
+	struct rs_nfsq *q = c->pq;
+	struct rs_fref at = { a->cur_file, m->frame_no };
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	uint8_t stream = stream_of(c, fl, op), side = stream & 1;
+
+	if (op->kind == RS_KIND_ACK || op->kind == RS_KIND_NONE)
+		return;
+	if ((op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE) && f->payload_len > q->mtu)
+		q->mtu = f->payload_len;
+	if (op->pos == RS_POS_MIDDLE || op->pos == RS_POS_LAST) {
+		range_grow(q, stream, f->bth.psn, op->pos == RS_POS_LAST);
+		return;
+	}
+	bool send = op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV;
+	if (send) {
+		if (rs_frame_pdu(f, RS_PDU_RPCRDMA)) {
+			message(q, &f->pdu->rpc, side, f, m, &at);
+		} else if (!range_has(q, stream, f->bth.psn)) {
+			q->c.other++;
+			q->open[side] = -1;
+		}
+		return;
+	}
+	if (!(f->ext & RS_EXT_RETH) || range_has(q, stream, f->bth.psn))
+		return; /* the same READ request or WRITE again: counted once */
+	if (op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM)
+		transfer(q, f, side, op->kind == RS_KIND_READ_REQ);
+}
+
+void rs_nfs_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
+		   const struct rs_frame_meta *m)
+{
+	(void)a;
+	(void)m;
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	if (op->kind != RS_KIND_ACK && op->kind != RS_KIND_NONE)
+		packet_again(c->pq, stream_of(c, fl, op), f->bth.psn);
+}
+
+/* ---- the record for the writers ------------------------------------------------------ */
+
+static gint by_frame(gconstpointer pa, gconstpointer pb)
+{
+	const struct rs_nfs_call_info *a = pa, *b = pb;
+	if (a->call_at.file != b->call_at.file)
+		return a->call_at.file < b->call_at.file ? -1 : 1;
+	return a->call_at.frame < b->call_at.frame ? -1 : a->call_at.frame > b->call_at.frame;
+}
+
+/* The calls never answered: those still waiting and those whose XID came
+ * again, the first by call frame. */
+static void unanswered(const struct rs_nfsq *q, struct rs_nfs_info *out)
+{
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct rs_nfs_call_info));
+	for (GList *l = q->order.head; l; l = l->next) {
+		struct rs_nfs_call_info ci = call_info(l->data);
+		g_array_append_val(all, ci);
+	}
+	g_array_append_vals(all, q->super, q->nsuper);
+	g_array_sort(all, by_frame);
+	out->nunans = all->len < RS_NFS_UNANSWERED ? all->len : RS_NFS_UNANSWERED;
+	if (out->nunans)
+		memcpy(out->unans, all->data, out->nunans * sizeof out->unans[0]);
+	g_array_free(all, TRUE);
+}
+
+bool rs_conn_nfs(const struct rs_conn *c, struct rs_nfs_info *out)
+{
+	const struct rs_nfsq *q = c->pq;
+	if (!q || !rs_nfsrdma_row(c->ulp))
+		return false;
+	*out = q->c;
+	out->unanswered += g_hash_table_size(q->pending);
+	out->nkinds = q->nkinds;
+	for (unsigned i = 0; i < q->nkinds; i++) {
+		const struct kind *k = &q->kinds[i];
+		out->kinds[i] = (struct rs_nfs_kind_info){ .id = k->id, .calls = k->calls, .replies = k->replies,
+							   .errors = k->errors, .resent = k->resent,
+							   .rdma_read_bytes = k->rdma_read_bytes,
+							   .rdma_write_bytes = k->rdma_write_bytes,
+							   .lat = rs_lat_figures_of(&k->lat) };
+	}
+	unanswered(q, out);
+	return true;
+}
