@@ -221,20 +221,26 @@ struct rs_frame_walk {
 struct rs_adv { uint64_t va; uint32_t rkey, len; };
 
 struct rs_frame {
-	/* The fields every RoCE frame fills come first, in about five cache
-	 * lines; the link layers most captures lack, the IB routing headers
-	 * and layers[] (the walkthrough's alone) follow. */
-
-	/* What the capture said about the frame. */
-	uint32_t caplen, wirelen;
+	/* Three parts. First what the analysis reads of every frame (the
+	 * hot bytes, RS_FRAME_HOT_BYTES); then what the dissector writes into
+	 * every frame but only the views and the run loops read (up to
+	 * RS_FRAME_FILLED_BYTES); then the reason's arguments, the headers of
+	 * the rarer opcodes, the link layers most captures lack and the IB
+	 * routing headers. What only some frames have and the walkthrough's
+	 * fields are extension blocks in the caller's storage (struct
+	 * rs_frame_ext), pointed to. */
 
 	uint8_t outcome;  /* enum rs_outcome */
 	uint8_t roce;     /* enum rs_roce */
 	uint8_t sliced;   /* enum rs_slice (a frame counts as sliced with RS_OK only; a
 			   * truncated one keeps RS_SLICE_REWRITTEN for its wire length) */
-	uint32_t sliced_wirelen; /* RS_SLICE_REWRITTEN: the frame's length by its own headers */
+	uint8_t icrc_status;   /* enum rs_crc_status */
 	uint32_t have;    /* enum rs_have */
 	uint16_t ext;     /* RS_EXT_* the opcode defines (valid with RS_HAVE_BTH) */
+	uint16_t icrc_sport;   /* bad ICRC from source port 4791: the port that makes it match (the capture
+	                        * rewrote the port after the NIC computed the ICRC); 0 = none does */
+	uint32_t payload_len;  /* on the wire, without pad */
+
 	/* What the upper-layer-protocol decoders made of an RC SEND's first
 	 * packet (proto/pdu.h): in the caller's storage (struct rs_frame_ext),
 	 * NULL unless one of them recognised it. */
@@ -246,35 +252,70 @@ struct rs_frame {
 	const struct rs_mad *mad;
 	const struct rs_pfc *pfc;
 	const struct rs_adv *adv;
+
+	/* Why the outcome is not RS_OK: a static printf format taking why_a and
+	 * why_b (below) as unsigned long long. */
+	const char *why;
+
+	uint32_t icrc;         /* as read: the wire bytes little-endian */
+	uint8_t ip_version;   /* 4 or 6 for RoCE v2 */
+	uint8_t dscp, ecn;    /* ECN 3 = Congestion Experienced */
+	uint8_t vcrc_status;
+
+	/* The endpoints for every kind (RoCE v2's IP addresses). */
+	struct rs_addr src, dst;
+	uint8_t eth_src[6];
+	uint16_t ip_id;
+	/* A non-RoCE frame to a UDP port not decoded as RoCE whose datagram reads
+	 * as RoCE v2 (a BTH, and an ICRC that matches it as RoCE v2's): that
+	 * port, for the report to name; 0 otherwise. */
+	uint16_t roce_elsewhere;
+
+	/* Transport. */
+	struct rs_bth bth;
+	struct rs_deth deth;
+	uint32_t immdt;
+	uint32_t ieth_rkey;
+	struct rs_reth reth;
+	struct rs_aeth aeth;
+
 	/* The walkthrough's: where each header sits and the header fields
 	 * only it shows; NULL with rs_dissect_opts.skip_layers. */
 	const struct rs_frame_walk *walk;
 
-	/* Why the outcome is not RS_OK: a static printf format taking why_a and
-	 * why_b as unsigned long long, and the byte offset of the bad field. */
-	const char *why;
-	unsigned long long why_a, why_b;
-	uint32_t why_off;
+	/* What the capture said about the frame. */
+	uint32_t caplen, wirelen;
+	uint32_t sliced_wirelen; /* RS_SLICE_REWRITTEN: the frame's length by its own headers */
 
 	/* Ethernet. */
-	uint8_t eth_dst[6], eth_src[6];
+	uint8_t eth_dst[6];
 	uint16_t ethertype;             /* the innermost one */
 	uint8_t nvlan;
 
-	/* Network layer (RoCE v2) and the endpoints for every kind. */
-	struct rs_addr src, dst;
-	uint8_t ip_version;   /* 4 or 6 for RoCE v2 */
-	uint8_t dscp, ecn;    /* ECN 3 = Congestion Experienced */
+	/* Network layer (RoCE v2). */
 	uint8_t ttl;          /* IPv4 TTL or IPv6 hop limit */
-	uint16_t ip_id;
-	uint32_t flow_label;
 	uint16_t ip_hdr_len;
+	uint32_t flow_label;
 	uint32_t ip_total_len;
 	uint16_t udp_sport, udp_dport, udp_len, udp_csum;
 
-	/* Transport. */
-	struct rs_bth bth;
+	uint32_t bth_off;      /* first byte of the BTH */
+	uint32_t transport_len;/* BTH through ICRC, from the wire lengths */
+	uint32_t payload_off;
+	uint32_t trailer_len;  /* bytes after the packet: Ethernet padding, FCS */
+	uint32_t icrc_calc;
+	uint16_t vcrc, vcrc_calc;
+
+	/* With why: its two arguments, and the byte offset of the bad field. */
+	unsigned long long why_a, why_b;
+	uint32_t why_off;
+
+	/* The headers of the rarer opcodes. */
+	struct rs_atomiceth atomic;
+	uint64_t atomicack_orig;
 	uint32_t rdeth_eecnxt;
+	uint32_t xrceth_srqn;
+	uint32_t feth;
 	/* NVIDIA DC (with RS_HAVE_DC): the 20 bytes after the BTH. Their layout is
 	 * NVIDIA's and unpublished; only the DCT number and session are named
 	 * from public sources (dissect/ib.c). */
@@ -285,39 +326,12 @@ struct rs_frame {
 		uint32_t dct;     /* the target DCT's number */
 		uint64_t dc_key;  /* DC access key: in a connect (DCCETH) only */
 	} dceth;
-	struct rs_deth deth;
-	uint32_t xrceth_srqn;
-	uint32_t feth;
-	struct rs_reth reth;
-	struct rs_atomiceth atomic;
-	struct rs_aeth aeth;
-	uint64_t atomicack_orig;
-	uint32_t immdt;
-	uint32_t ieth_rkey;
-
-	uint32_t bth_off;      /* first byte of the BTH */
-	uint32_t transport_len;/* BTH through ICRC, from the wire lengths */
-	uint32_t payload_off;
-	uint32_t payload_len;  /* on the wire, without pad */
-	uint32_t trailer_len;  /* bytes after the packet: Ethernet padding, FCS */
-
-	uint32_t icrc;         /* as read: the wire bytes little-endian */
-	uint32_t icrc_calc;
-	uint8_t icrc_status;   /* enum rs_crc_status */
-	uint16_t icrc_sport;   /* bad ICRC from source port 4791: the port that makes it match (the capture
-	                        * rewrote the port after the NIC computed the ICRC); 0 = none does */
-	uint16_t vcrc, vcrc_calc;
-	uint8_t vcrc_status;
 
 	/* Other link layers. */
 	uint16_t vlan_tpid[RS_MAX_VLAN], vlan_tci[RS_MAX_VLAN];
 	uint16_t sll_pkttype, sll_hatype;
 	uint32_t sll_ifindex;
 	uint8_t erf_type;
-	/* A non-RoCE frame to a UDP port not decoded as RoCE whose datagram reads
-	 * as RoCE v2 (a BTH, and an ICRC that matches it as RoCE v2's): that
-	 * port, for the report to name; 0 otherwise. */
-	uint16_t roce_elsewhere;
 	uint64_t erf_ts_ns;             /* the ERF record's own timestamp (finer than pcap's) */
 	uint16_t erf_wlen;              /* the ERF record's wire length: its packet's on the link */
 	uint16_t erf_hdr;               /* bytes of ERF header (and pad) before the packet */
@@ -356,12 +370,13 @@ static inline bool rs_frame_pdu(const struct rs_frame *f, uint32_t bit)
  * x may be NULL when !rs_frame_has_ext(src). */
 void rs_frame_copy(struct rs_frame *dst, struct rs_frame_ext *x, const struct rs_frame *src);
 
-/* The bytes of a frame every RoCE frame fills (and the analysis reads):
- * from the start up to the other link layers. A frame is written by one
- * thread and read by another (cli/pipeline.c); a caller that knows which
- * frame it will touch next fetches these lines ahead, for reading or for
- * writing. A hint only. */
-#define RS_FRAME_HOT_BYTES offsetof(struct rs_frame, vlan_tpid)
+/* The bytes of a frame the analysis reads of every frame, and those the
+ * dissector writes into every frame. A frame is written by one thread and
+ * read by another (cli/pipeline.c); a caller that knows which frame it
+ * will touch next fetches its lines ahead: the hot ones for reading, the
+ * filled ones for writing. A hint only. */
+#define RS_FRAME_HOT_BYTES offsetof(struct rs_frame, walk)
+#define RS_FRAME_FILLED_BYTES offsetof(struct rs_frame, why_a)
 
 static inline void rs_frame_prefetch(const struct rs_frame *f)
 {
@@ -371,7 +386,7 @@ static inline void rs_frame_prefetch(const struct rs_frame *f)
 
 static inline void rs_frame_prefetch_write(struct rs_frame *f)
 {
-	for (size_t off = 0; off < RS_FRAME_HOT_BYTES; off += 64)
+	for (size_t off = 0; off < RS_FRAME_FILLED_BYTES; off += 64)
 		__builtin_prefetch((char *)f + off, 1);
 }
 

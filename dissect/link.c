@@ -295,9 +295,7 @@ static void frame_reset(struct rs_frame *f, uint32_t caplen, uint32_t wirelen)
 	f->pfc = NULL;
 	f->adv = NULL;
 	f->roce_elsewhere = 0;
-	f->why = NULL;
-	f->why_a = f->why_b = 0;
-	f->why_off = 0;
+	f->why = NULL; /* why_a, why_b and why_off are valid with it */
 	f->nvlan = 0;
 	f->ethertype = 0;
 	/* whole addresses, not just the kind: a frame that stops before its
