@@ -47,6 +47,9 @@ const struct rs_proto_hooks rs_smbd_hooks = {
 	.queue_resent = rs_smbd_resent,
 	.text = rs_text_smbd,
 	.json_conn = rs_json_smbd,
+	.op_name = rs_smbd_op_name,
+	.note = rs_smbd_note,
+	.walk = rs_smbd_walk,
 };
 
 const struct rs_proto_hooks rs_nfsrdma_hooks = {

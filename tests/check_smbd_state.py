@@ -234,6 +234,96 @@ def check_tshark(name, path, q):
        q["resent_frames"] == again and q["resent_frames_untied"] == 0, "%d vs %d" % (q["resent_frames"], again))
 
 
+VCOLS = ["ulp_pdu", "ulp_op", "ulp_tag", "ulp_request_frame", "ulp_latency_ns", "ulp_resent", "ulp_failed"]
+
+
+def check_frames(name, path, plan, sends, neg):
+    """--fields --verdicts' ulp columns, frame by frame, against the plan
+    (which frames are whose SENDs, responses and transfer PSNs) and tshark
+    (the frames each PSN came in)."""
+    rows = [dict(zip(TF, r)) for r in tshark_fields(path, TF, None, occurrence="a", aggregator="|")]
+    frames = collections.defaultdict(list)   # (side, psn) -> frame numbers of its request packets, in order
+    for t in rows:
+        op = num(t["infiniband.bth.opcode"])
+        if op is None or op == OP_ACK or op == 0x64:
+            continue
+        side = SIDE[t["ip.src"].split("|")[0]]
+        if 0x0D <= op <= 0x10:  # a READ response carries the PSN of the other side's READ
+            side = ("server" if side == "client" else "client") + " READ response"
+        frames[(side, num(t["infiniband.bth.psn"]))].append(int(t["frame.number"]))
+    resends = {f for fs in frames.values() for f in fs[1:]}
+    lost = [(l["side"], int(l["psn"], 16)) for l in plan["lost"]]
+    resends |= {frames[x][0] for x in lost if frames.get(x)}
+    fill = {x[0]: frames[x][0] for x in lost if frames.get(x)}
+    want = {}
+    for r in plan["requests"]:
+        first = r["request_frames"][0][0]
+        base = dict(ulp_op=r["command"], ulp_tag=str(r["message_id"]), ulp_request_frame=str(first), ulp_latency_ns="",
+                    ulp_resent="", ulp_failed="")
+        mine = [f for fs in r["request_frames"] + r["response_frames"] for f in fs]
+        mine += [f for i in r["interim"] for fs in i["frames"] for f in fs]
+        def xfer_frames(t):
+            p0 = int(t["psn_first"], 16)
+            keys = [("server", p0)] if t["kind"] == "RDMA_READ" else []
+            keys += [("server READ response" if t["kind"] == "RDMA_READ" else "server", (p0 + k) & 0xFFFFFF)
+                     for k in range(t["packets"])]
+            return [f for key in keys for f in frames.get(key, [])]
+        for t in r["transfers"]:
+            mine += xfer_frames(t)
+        first_resend = min([f for f in mine if f in resends], default=None)
+
+        def put(f, **kv):
+            w = dict(base, **kv)
+            if first_resend is not None and f >= first_resend:
+                w["ulp_resent"] = "1"
+            want[f] = w
+        for fs in r["request_frames"]:
+            put(fs[0], ulp_pdu="request", ulp_request_frame="")
+        for i in r["interim"]:
+            put(i["frames"][-1][0], ulp_pdu="other")
+        last = r["response_frames"][-1]
+        put(last[0], ulp_pdu="response", ulp_latency_ns=str(r["latency_ns"]), ulp_failed="1" if int(r["status"], 16) else "")
+        for f in last[1:]:
+            put(f, ulp_pdu="response")
+        for t in r["transfers"]:
+            for f in xfer_frames(t):
+                put(f, ulp_pdu="transfer")
+    # A SEND that came after a lost PSN of its side and before the re-send
+    # that filled the gap ends where the gap fills: no reading on its frame.
+    for t in rows:
+        op, f = num(t["infiniband.bth.opcode"]), int(t["frame.number"])
+        side = SIDE.get(t["ip.src"].split("|")[0])
+        if op == 0x04 and side in fill and f < fill[side] and any(
+                s == side and ((num(t["infiniband.bth.psn"]) - p) & 0xFFFFFF) < 0x800000 for s, p in lost):
+            if f in want and f not in resends:
+                want[f] = dict(ulp_pdu="other", ulp_op="", ulp_tag="", ulp_request_frame="", ulp_latency_ns="",
+                               ulp_resent="", ulp_failed="")
+    p = subprocess.run([ROCESTAT, "-n", "--fields", "--verdicts", path], capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    head = lines[0].split(",")
+    idx = [head.index(c) for c in ["frame"] + VCOLS]
+    got = {}
+    for ln in lines[1:]:
+        c = ln.split(",")
+        v = dict(zip(VCOLS, [c[i] for i in idx[1:]]))
+        if any(v.values()):
+            got[int(c[idx[0]])] = v
+    bad = []
+    for f in sorted(set(got) | set(want)):
+        w = want.get(f)
+        g = got.get(f)
+        if w is None and g is not None and g["ulp_pdu"] == "other" and not g["ulp_tag"]:
+            continue  # a negotiate message or a credit grant
+        if w != g:
+            bad.append((f, w, g))
+    ck("%s: --fields --verdicts ulp columns = the plan's frames (%d frames of requests)" % (name, len(want)), not bad,
+       "\n".join("frame %d: want %s, got %s" % b for b in bad[:6]))
+    nego = [f for f, g in got.items() if g["ulp_pdu"] == "other" and not g["ulp_tag"] and f not in want]
+    empty = sum(1 for s in sends if s["data_length"] == "0")
+    ck("%s: SMB Direct messages of no request: the two negotiate messages and the credit grants" % name,
+       len(nego) == 2 + empty, "%s vs %d" % (nego, 2 + empty))
+
+
 def check_text(name, path, plan):
     p = subprocess.run([ROCESTAT, "-n", path], capture_output=True, text=True)
     out = p.stdout
@@ -259,6 +349,7 @@ def main():
         if q is not None:
             check_truth(name, q, plan, sends, neg)
             check_tshark(name, path, q)
+            check_frames(name, path, plan, sends, neg)
         check_text(name, path, plan)
         print("%s: %d checks, %d failed" % (name, ck.checks - before[0], ck.failures - before[1]))
     print("check_smbd_state: %d checks, %d failed" % (ck.checks, ck.failures))

@@ -129,12 +129,20 @@ static void vset(struct rs_verdict *v, uint8_t pdu, const struct rs_smbd_req_inf
 		return;
 	v->ulp_pdu = pdu;
 	v->ulp_op = r->cmd;
+	v->ulp_op_known = true;
 	v->ulp_tag = (uint32_t)r->message_id; /* the views' tag is 32 bits: MessageIds count up from 0 */
+	v->ulp_tag_known = true;
 	v->ulp_req_frame = pdu != RS_ULP_REQUEST && r->file == file ? r->req_frame : 0;
 	v->ulp_resent = r->resent != 0;
 	v->ulp_timed = timed;
 	v->ulp_lat_ns = lat_ns;
 	v->ulp_failed = failed;
+}
+
+/* The verdict of the frame being added, if the message `m` ended there. */
+static struct rs_verdict *v_of(struct rs_analyzer *a, const struct rs_sendmsg *m)
+{
+	return a->v && m->last_frame == a->cur_frame && m->file == a->cur_file ? a->v : NULL;
 }
 
 /* ---- re-sends ---------------------------------------------------------------- */
@@ -192,10 +200,12 @@ void rs_smbd_resent(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *f
 		const struct smbd_range *r = &q->range[(q->nrange - 1 - k) % RANGES];
 		if (r->space == space && rs_psn_diff(f->bth.psn, r->lo) >= 0 && rs_psn_diff(f->bth.psn, r->hi) <= 0) {
 			const struct rs_smbd_req_info *ri = flag_resent(q, r->mid, r->req_frame, r->what);
-			if (a->v && ri && !a->v->ulp_pdu)
+			if (a->v && ri && !a->v->ulp_tag_known)
 				vset(a->v, r->what == RS_SMBD_RESENT_TRANSFER ? RS_ULP_TRANSFER
 					   : r->what == RS_SMBD_RESENT_RESPONSE ? RS_ULP_RESPONSE : RS_ULP_REQUEST,
 				     ri, m->file_index, false, 0, false);
+			if (a->v && ri)
+				a->v->ulp_resent = true;
 			return;
 		}
 	}
@@ -314,7 +324,7 @@ static void smb2(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const
 {
 	struct rs_smbd_side_info *s = &q->side[side].i;
 	struct rs_fref at = { last->file, last->last_frame };
-	struct rs_verdict *v = a->v && last->last_frame == a->cur_frame && last->file == a->cur_file ? a->v : NULL;
+	struct rs_verdict *v = v_of(a, last);
 	s->smb2++;
 	s->compound += h->next_command != 0;
 	if (h->response != (side == 1)) {
@@ -384,6 +394,8 @@ static void data(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const
 	switch (rs_smbd_frag_feed(&sd->frag, d->remaining, d->data_length, limit)) {
 	case RS_SMBD_FRAG_EMPTY:
 		s->empty++;
+		if (v_of(a, m))
+			v_of(a, m)->ulp_pdu = RS_ULP_OTHER; /* a credit grant or keep-alive */
 		return;
 	case RS_SMBD_FRAG_LIED:
 		s->frag_lied++;
@@ -412,8 +424,15 @@ static void data(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const
 	if (!sd->have_hdr)
 		return;
 	send_range(q, side, &sd->hdr, m, &sd->first);
-	if (sd->frag.open)
+	if (sd->frag.open) {
+		/* A fragment of the message: the request's (or response's) so far. */
+		struct smbd_req *r = g_hash_table_lookup(q->pending, &sd->hdr.message_id);
+		struct rs_smbd_req_info ri = { .cmd = sd->hdr.command, .message_id = sd->hdr.message_id,
+					       .file = sd->first.file, .req_frame = sd->first.frame };
+		vset(v_of(a, m), side == 0 ? RS_ULP_REQUEST : RS_ULP_RESPONSE, side == 1 && r ? &r->i : &ri, m->file,
+		     false, 0, false);
 		return;
+	}
 	s->fragmented++;
 	s->fragments += sd->frag.fragments;
 	smb2(a, q, side, &sd->hdr, &sd->first, m);
@@ -441,6 +460,8 @@ void rs_smbd_message(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *
 	bool neg = side == 0 ? !q->i.neg.req : !q->i.neg.rsp;
 	if (neg && d->kind == (side == 0 ? RS_SMBD_NEG_REQ : RS_SMBD_NEG_RSP) && d->outcome == RS_SMBD_OK) {
 		negotiate(q, side, d);
+		if (v_of(a, m))
+			v_of(a, m)->ulp_pdu = RS_ULP_OTHER;
 		return;
 	}
 	if (d->kind != RS_SMBD_DATA) {
@@ -510,10 +531,35 @@ static void transfer(struct rs_analyzer *a, struct rs_smbdq *q, struct rs_flow *
 	vset(a->v, RS_ULP_TRANSFER, &r->i, m->file_index, false, 0, false);
 }
 
+/* For the views: a later packet of a transfer (a WRITE's Middle or Last, a
+ * READ's responses from the client), by the PSNs its first one took. */
+static void transfer_packet(struct rs_analyzer *a, struct rs_smbdq *q, const struct rs_frame *f,
+			    const struct rs_frame_meta *m)
+{
+	for (uint32_t k = 0; k < RANGES && k < q->nrange; k++) {
+		const struct smbd_range *r = &q->range[(q->nrange - 1 - k) % RANGES];
+		if (r->space == 1 && r->what == RS_SMBD_RESENT_TRANSFER && rs_psn_diff(f->bth.psn, r->lo) >= 0 &&
+		    rs_psn_diff(f->bth.psn, r->hi) <= 0) {
+			const struct smbd_req *x = g_hash_table_lookup(q->pending, &r->mid);
+			if (x && x->i.req_frame == r->req_frame)
+				vset(a->v, RS_ULP_TRANSFER, &x->i, m->file_index, false, 0, false);
+			return;
+		}
+	}
+}
+
 void rs_smbd_frame(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
 		   const struct rs_frame_meta *m)
 {
 	struct rs_smbdq *q = cn->pq;
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	/* A SEND's reading until its message ends here (if it does: one
+	 * after a gap ends where the gap fills, at a later frame). */
+	if (a->v && rs_frame_pdu(f, RS_PDU_SMBD))
+		a->v->ulp_pdu = RS_ULP_OTHER;
+	if (a->v && !(f->ext & RS_EXT_RETH) &&
+	    (side_of(cn, fl) == 1 ? op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM : op->kind == RS_KIND_READ_RESP))
+		transfer_packet(a, q, f, m);
 	if (side_of(cn, fl) != 1 || !(f->ext & RS_EXT_RETH))
 		return;
 	enum rs_op_kind k = rs_opinfo(f->bth.opcode)->kind;

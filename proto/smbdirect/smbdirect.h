@@ -27,5 +27,9 @@ void rs_smbd_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl
 void rs_text_smbd(FILE *out, const struct rs_view *v);
 /* smbd_json.c */
 void rs_json_smbd(struct rs_json *j, const struct rs_conn *c);
+/* smbd_walk.c */
+const char *rs_smbd_op_name(uint16_t op, char *buf, size_t len);
+bool rs_smbd_note(const struct rs_verdict *v, const struct rs_frame *f, char *buf, size_t len);
+void rs_smbd_walk(struct walk *w);
 
 #endif
