@@ -3,7 +3,8 @@
 
 Captures without CM are made here from the NVMe-oF captures that have it
 (samples/rxe_nvme.pcap, ../shared/hw-captures/...nvme-discover.pcap):
-tshark lists the frames to QP 1 (the CM's MADs) and editcap deletes them.
+tshark lists the frames to QP 1 (the CM's MADs) and editcap deletes them
+(samples/rxe_nvme_nocm.pcap, of the golden tests, must be that copy).
 tshark's nvme-rdma dissector needs the CM handshake (its conversations
 come from the REQ's private data; there is no decode-as for it), so the
 oracle is tshark's decode of the original, mapped onto the copy's frame
@@ -51,6 +52,7 @@ need_shared("check_nvme_shape")
 ck = Checks("check_nvme_shape")
 SAMPLE = os.path.join(ROOT, "samples", "rxe_nvme.pcap")
 DISCOVER = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-discover.pcap")
+NOCM_SAMPLE = os.path.join(ROOT, "samples", "rxe_nvme_nocm.pcap")
 TMP = tempfile.mkdtemp(prefix="check_nvme_shape.")
 TIES = 4  # the man page's rule (--ulp): 4 responses tied to their commands by CID
 STALE_NS = 1000000000  # a response before its command ties within a second (the NVMe-oF queues' rule)
@@ -311,10 +313,13 @@ def check_qp_option(copy, conns):
 
 
 def main():
-    for path in (SAMPLE, DISCOVER):
+    for path in (SAMPLE, DISCOVER, NOCM_SAMPLE):
         if not ck("capture present: " + path, os.path.exists(path)):
             return 1
     t, copy, m, conns = check_capture(SAMPLE, "rxe_nvme_nocm")
+    # The committed sample of the golden tests is this very copy.
+    ck("samples/rxe_nvme_nocm.pcap is rxe_nvme.pcap without its CM frames",
+       pcaprecs.read_pcap(NOCM_SAMPLE)[1] == pcaprecs.read_pcap(copy)[1])
     check_capture(DISCOVER, "discover_nocm")
     check_negatives(t, copy, m, conns)
     check_qp_option(copy, conns)
