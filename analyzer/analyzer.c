@@ -307,7 +307,7 @@ static void add(struct rs_analyzer *a, const struct rs_frame_meta *m, const stru
 		}
 		if (fl->conn->pq)
 			rs_proto_hooks(fl->conn->ulp)->queue_frame(a, fl->conn, fl, f, m);
-	} else if (!fl->conn && a->ulp_offer) {
+	} else if (!fl->conn && a->ulp_offer && !rs_ulp_refused(fl)) {
 		rs_ulp_nocm_frame(a, fl, f, m);
 	}
 	fl->payload_all += f->payload_len;

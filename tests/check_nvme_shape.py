@@ -312,6 +312,18 @@ def check_qp_option(copy, conns):
         run("--ulp", good, SAMPLE)
 
 
+def check_qp_either_side(copy, conns):
+    """On a capture whose two QPs differ, a rule for either one names the pair."""
+    conn = conns[0]
+    for side in ("client", "server"):
+        qp = conn[side]["qpn"]
+        uq = doc("--ulp", "qp:0x%x=nvme" % qp, copy).get("ulp_queues", [])
+        ck("qp: the %s's QP 0x%x names the pair" % (side, qp), len(uq) == 1 and uq[0]["told_by"] == "qp"
+           and uq[0]["qp_rule"] == qp and uq[0].get("nvme") == conn["nvme"]
+           and (uq[0]["host"]["qpn"], uq[0]["target"]["qpn"]) == (conn["client"]["qpn"], conn["server"]["qpn"]),
+           json.dumps(uq)[:300])
+
+
 def main():
     for path in (SAMPLE, DISCOVER, NOCM_SAMPLE):
         if not ck("capture present: " + path, os.path.exists(path)):
@@ -320,7 +332,8 @@ def main():
     # The committed sample of the golden tests is this very copy.
     ck("samples/rxe_nvme_nocm.pcap is rxe_nvme.pcap without its CM frames",
        pcaprecs.read_pcap(NOCM_SAMPLE)[1] == pcaprecs.read_pcap(copy)[1])
-    check_capture(DISCOVER, "discover_nocm")
+    _, dcopy, _, dconns = check_capture(DISCOVER, "discover_nocm")
+    check_qp_either_side(dcopy, dconns)
     check_negatives(t, copy, m, conns)
     check_qp_option(copy, conns)
     print("check_nvme_shape: %d checks, %d failed" % (ck.checks, ck.failures))

@@ -23,6 +23,13 @@ void rs_ulp_init(struct rs_analyzer *a);
 void rs_ulp_free(struct rs_analyzer *a);
 void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
 		       const struct rs_frame_meta *m);
+/* Nothing more to look at: every module refused the half-flow's pair (the
+ * frames of most RC traffic without CM take only this test). */
+static inline bool rs_ulp_refused(const struct rs_flow *fl)
+{
+	const struct rs_uq *u = fl->x ? fl->x->uq : NULL;
+	return u && u->done && !u->c;
+}
 
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */
 void rs_cm_frame(struct rs_analyzer *a, const struct rs_frame *f, const struct rs_frame_meta *m);

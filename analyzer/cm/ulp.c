@@ -25,6 +25,7 @@
 
 /* The modules looking at a pair (struct rs_uq look). */
 struct rs_uq_look {
+	const struct rs_ulp_map *rule; /* the --ulp qp: rule that named the pair's protocol; NULL: none */
 	unsigned n;              /* modules in m[] */
 	struct {
 		unsigned row;
@@ -215,10 +216,12 @@ static const struct rs_ulp_map *pair_rule(const struct rs_analyzer *a, const str
 
 /* Offer the pair to one module: its rule's, or every one that recognises
  * (each set of hooks once, by its first row). */
-static void uq_modules(struct rs_uq *u, unsigned only, bool forced)
+static void uq_modules(struct rs_uq *u, unsigned only, const struct rs_ulp_map *rule)
 {
 	uq_drop_modules(u, UQ_MODS);
 	u->look->n = 0;
+	u->look->rule = rule;
+	bool forced = rule != NULL;
 	for (unsigned i = 1; i < rs_nprotos && u->look->n < UQ_MODS; i++) {
 		const struct rs_proto_hooks *h = rs_proto_hooks(i);
 		bool again = false;
@@ -245,7 +248,7 @@ static struct rs_uq *uq_new(struct rs_analyzer *a, struct rs_flow *fl, const str
 	g_ptr_array_add(a->ulp_cands, u);
 	const struct rs_ulp_map *r = pair_rule(a, fl);
 	unsigned row = r ? rs_proto_of_user_name(r->name) : 0;
-	uq_modules(u, row, r != NULL);
+	uq_modules(u, row, r);
 	if (r && !u->look->n)
 		queue_make(a, u, row, NULL, r, at); /* a name, or a module that does not recognise: the sender of this frame is the host */
 	else if (!u->look->n)
@@ -263,11 +266,22 @@ static void uq_join(struct rs_analyzer *a, struct rs_uq *u, struct rs_flow *fl, 
 		queue_sides(u, u->c->c2s == u->a);
 		return;
 	}
-	const struct rs_ulp_map *r = a->ulp_qp_rules && !u->done ? qp_rule(a, fl->key.qpn) : NULL;
-	if (!r)
+	const struct rs_ulp_map *r = a->ulp_qp_rules ? qp_rule(a, fl->key.qpn) : NULL;
+	if (!r || u->look->rule)
 		return;
 	unsigned row = rs_proto_of_user_name(r->name);
-	uq_modules(u, row, true);
+	u->done = false;
+	u->look->rule = r;
+	for (unsigned i = 0; i < u->look->n; i++)
+		if (u->look->m[i].live && rs_proto_hooks(u->look->m[i].row) == rs_proto_hooks(row)) {
+			/* Its module has been looking from the first frame on: it keeps
+			 * what it saw, and is only asked for the host's side now. */
+			uq_drop_modules(u, i);
+			u->look->m[i].p.forced = true;
+			u->look->m[i].row = row;
+			return;
+		}
+	uq_modules(u, row, r); /* the rule overrules what the other modules saw */
 	if (!u->look->n)
 		queue_make(a, u, row, NULL, r, at);
 }
@@ -299,7 +313,6 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	}
 	if (u->done)
 		return;
-	const struct rs_ulp_map *rule = pair_rule(a, fl);
 	unsigned live = 0;
 	for (unsigned i = 0; i < u->look->n; i++) {
 		if (!u->look->m[i].live)
@@ -308,7 +321,7 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		enum rs_recog r = rs_proto_hooks(u->look->m[i].row)->recognize(p, fl == u->a, f, m);
 		if (r == RS_RECOG_YES) {
 			uq_drop_modules(u, i);
-			queue_make(a, u, u->look->m[i].row, p, p->forced ? rule : NULL, &at);
+			queue_make(a, u, u->look->m[i].row, p, u->look->rule, &at);
 			u->look->m[i].p.q = NULL; /* the queue's now */
 			return; /* its verdict, as those before, without the protocol's columns */
 		}
