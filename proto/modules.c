@@ -57,8 +57,12 @@ const struct rs_proto_hooks rs_nfsrdma_hooks = {
 	.queue_free = rs_nfsq_free,
 	.queue_frame = rs_nfs_frame,
 	.queue_resent = rs_nfs_resent,
+	.queue_finish = rs_nfsq_finish,
 	.text = rs_text_nfs,
 	.json_conn = rs_json_nfs,
+	.op_name = rs_nfs_op_name,
+	.note = rs_nfs_note,
+	.walk = rs_nfs_walk,
 };
 
 const struct rs_proto rs_protos[] = {

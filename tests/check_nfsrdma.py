@@ -12,8 +12,10 @@ From tshark, per CM connection (its two QPs):
     (in the SEND's first packet: tshark shows a SEND of several packets in
     its last one, so the first is found by walking back), its reply the
     first header the server sent back with that XID; call -> reply latency
-    is the difference of the two first packets' timestamps (nanoseconds,
-    read as decimals); calls never answered in the capture are listed;
+    runs from the call's first packet to the first packet of the reply's
+    last sending (the requester took that one; a reply the fabric re-sent
+    has the same PSN again), the timestamps read as decimal nanoseconds;
+    calls never answered in the capture are listed;
   - a call's kind is its RPC program, version and procedure, and for an
     NFSv4 COMPOUND its operation list, from tshark's rpc and nfs fields;
     per kind: calls, replies, errors and the latency's nearest-rank
@@ -35,6 +37,12 @@ From tshark, per CM connection (its two QPs):
 From the truth file (mountstats before each umount): the NFSv3 calls per
 procedure and the error replies, and the NFSv4.1 COMPOUNDs holding READ,
 WRITE, CLOSE, REMOVE, CREATE, READDIR.
+Per frame (--fields --verdicts, and --annotate's comments read back by
+tshark): each frame of a call (its SEND, its chunks' RDMA READ requests,
+READ responses and WRITEs, its reply's SEND, as far as the messages seen
+by then tell) names the call by XID and its frame, what it is to it, a
+reply's latency and failure, and whether the fabric had re-sent a packet
+of the call by then; no other frame of the connection names a call.
 The text summary at 80 and 120 columns: no line of the section wider, and
 each of the slowest calls (and of those re-sent for) named with its
 frames and whether the fabric re-sent anything for it.
@@ -45,6 +53,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -151,6 +160,7 @@ class Conn:
         self.calls = collections.OrderedDict()   # xid -> call
         self.replies_unmatched = 0
         self.resent = set()                      # (stream, psn) of packets that went again
+        self.resent_at = []                      # (frame, stream, psn) of each such packet
         self.ranges = []                         # (stream, first psn, packets, xid)
         self.reads = self.read_bytes = self.writes = self.write_bytes = self.untied = 0
 
@@ -195,6 +205,7 @@ def analyse(fr, conns, mtu):
         again = key in top and not psn_after(psn, top[key])
         if again:
             c.resent.add((stream, psn))
+            c.resent_at.append((t["n"], stream, psn))
         else:
             top[key] = psn
         first_sight = (c.id, stream, psn) not in seen
@@ -225,7 +236,7 @@ def call(c, t, start, npk, xid, rpc, stream):
         kind = (prog, vers, proc, tuple(ops))
     c.calls[xid] = {"xid": xid, "frame": start["n"], "ts": start["ts"], "kind": kind, "segs": segments(t), "npk": npk,
                     "reply": None, "resent": False, "read_bytes": 0, "write_bytes": 0}
-    c.ranges.append((stream, start["psn"], npk, xid))
+    c.ranges.append((stream, start["psn"], npk, xid, "request", start["n"]))
 
 
 def reply(c, t, start, npk, xid, rpc, stream):
@@ -234,7 +245,12 @@ def reply(c, t, start, npk, xid, rpc, stream):
         c.replies_unmatched += 1
         return
     if k["reply"] is not None:
-        return                 # the reply's SEND again
+        # The reply's SEND again: the requester took the last sending, so
+        # the call's latency runs to it.
+        if start["psn"] == k["reply"]["psn"]:
+            k["reply"]["frame"], k["reply"]["ts"] = start["n"], start["ts"]
+            k["reply"]["sendings"][start["n"]] = start["ts"]
+        return
     nomsg = first(t["rpcordma.msg_type"]) == 1
     m = rpc.get((c.server, xid, 1))
     err, status = None, None
@@ -247,8 +263,9 @@ def reply(c, t, start, npk, xid, rpc, stream):
             err, status = "nfs", st[0]
         elif st:
             status = st[0]
-    k["reply"] = {"frame": start["n"], "ts": start["ts"], "nomsg": nomsg, "err": err, "status": status}
-    c.ranges.append((stream, start["psn"], npk, xid))
+    k["reply"] = {"frame": start["n"], "ts": start["ts"], "nomsg": nomsg, "err": err, "status": status,
+                  "first_frame": start["n"], "psn": start["psn"], "sendings": {start["n"]: start["ts"]}}
+    c.ranges.append((stream, start["psn"], npk, xid, "response", start["n"]))
 
 
 def transfer(c, t, d, mtu):
@@ -270,23 +287,114 @@ def transfer(c, t, d, mtu):
     # not captured).
     calls = list(c.calls.values())
     waiting = [k for k in reversed(calls) if k["reply"] is None]
-    answered = sorted((k for k in calls if k["reply"] is not None), key=lambda k: -k["reply"]["frame"])
+    answered = sorted((k for k in calls if k["reply"] is not None), key=lambda k: -k["reply"]["first_frame"])
     for k in waiting + answered:
         if any(s[0] in want and s[1] == rkey and s[3] <= va < s[3] + max(s[2], 1) for s in k["segs"]):
             k["read_bytes" if read else "write_bytes"] += ln
             npk = packets(ln, mtu)
-            c.ranges.append((("s", "req"), t["psn"], 1 if read else npk, k["xid"]))
+            c.ranges.append((("s", "req"), t["psn"], 1 if read else npk, k["xid"], "transfer", t["n"]))
             k["transfers_late"] = k["reply"] is not None
             if read:
-                c.ranges.append((("c", "rsp"), t["psn"], npk, k["xid"]))
+                c.ranges.append((("c", "rsp"), t["psn"], npk, k["xid"], "transfer", t["n"]))
             return
     c.untied += 1
 
 
 def mark_resent(c):
-    for stream, p0, npk, xid in c.ranges:
+    for stream, p0, npk, xid, _, _ in c.ranges:
         if any((stream, (p0 + i) & 0xFFFFFF) in c.resent for i in range(npk)):
             c.calls[xid]["resent"] = True
+
+
+def range_of(c, stream, psn, frame):
+    """The newest range known by `frame` (registered at or before it) that holds the packet."""
+    for r in reversed(c.ranges):
+        if r[0] == stream and r[5] <= frame and ((psn - r[1]) & 0xFFFFFF) < r[2]:
+            return r
+    return None
+
+
+ULP_COLS = ["ulp_pdu", "ulp_op", "ulp_tag", "ulp_request_frame", "ulp_latency_ns", "ulp_resent", "ulp_failed"]
+
+
+def expected_frames(c, fr):
+    """Per frame of the connection: what it is to its call, as the ranges
+    known by then say, and whether the fabric had re-sent a packet of the
+    call by then (a packet of its ranges, counted from that packet on)."""
+    first_resent = {}
+    for n, stream, psn in c.resent_at:
+        for r in c.ranges:
+            if r[0] == stream and ((psn - r[1]) & 0xFFFFFF) < r[2]:
+                first_resent.setdefault(r[3], n)
+    want = {}
+    for t in fr:
+        d = c.dir_of(t)
+        if d is None:
+            continue
+        if t["op"] == ACK:
+            want[t["n"]] = None
+            continue
+        stream = (d, "rsp" if t["op"] in READ_RSP else "req")
+        r = range_of(c, stream, t["psn"], t["n"])
+        if r is None:
+            want[t["n"]] = None
+            continue
+        k = c.calls[r[3]]
+        w = {"ulp_pdu": r[4], "ulp_tag": str(k["xid"]),
+             "ulp_request_frame": "" if r[4] == "request" else str(k["frame"]),
+             "ulp_resent": "1" if first_resent.get(k["xid"], 1 << 60) <= t["n"] else ""}
+        if r[4] == "response" and k["reply"] and t["n"] in k["reply"]["sendings"]:
+            w["ulp_latency_ns"] = str(k["reply"]["sendings"][t["n"]] - k["ts"])
+            w["ulp_failed"] = "1" if k["reply"]["err"] else ""
+        want[t["n"]] = w
+    return want
+
+
+def check_frames(name, conns, fr):
+    """--fields --verdicts: every frame of a call says which call (XID, the
+    call's frame), what it is (call, transfer of its chunks, reply), a
+    reply's latency and failure, and whether the fabric had re-sent a
+    packet of the call by then; no other frame of the connection names a
+    call. --annotate's comments, read back by tshark, say the same."""
+    path = os.path.join(S, name + ".pcap")
+    p = subprocess.run([ROCESTAT, "--fields", "--verdicts", path], capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    if not ck("%s: --fields --verdicts ran" % name, p.returncode == 0 and lines, p.stderr[-300:]):
+        return
+    head = lines[0].split(",")
+    if not ck("%s: the ulp_* columns" % name, all(col in head for col in ULP_COLS), str(head[-10:])):
+        return
+    rows = {}
+    for line in lines[1:]:
+        row = dict(zip(head, line.split(",")))
+        rows[int(row["frame"])] = row
+    want = {}
+    for c in conns:
+        want.update(expected_frames(c, fr))
+    bad = 0
+    for n, w in sorted(want.items()):
+        row = rows.get(n, {})
+        if w is None:
+            bad += not ck("%s: frame %d names no call" % (name, n), row.get("ulp_tag") == "" and row.get("ulp_pdu") == "",
+                          "%r" % {col: row.get(col) for col in ULP_COLS})
+            continue
+        for col, v in w.items():
+            bad += not ck("%s: frame %d: %s" % (name, n, col), row.get(col) == v, "rocestat %r, tshark %r" % (row.get(col), v))
+    print("%s: %d frames compared column by column, %d differences" % (name, len(want), bad))
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "a.pcapng")
+        p = subprocess.run([ROCESTAT, "--annotate", out, path], capture_output=True, text=True)
+        if not ck("%s: --annotate ran" % name, p.returncode == 0 and os.path.exists(out), p.stderr[-300:]):
+            return
+        comments = {int(r[0]): r[1] for r in tshark_fields(out, ["frame.number", "frame.comment"])}
+    for n, w in sorted(want.items()):
+        if w is None:
+            continue
+        cm = comments.get(n, "")
+        ok = ("NFS/RDMA: " in cm and ("XID 0x%08x" % int(w["ulp_tag"])) in cm
+              and (w["ulp_pdu"] == "request" or ("(call frame %s)" % w["ulp_request_frame"]) in cm)
+              and (("the fabric re-sent a packet of this call" in cm) == bool(w["ulp_resent"])))
+        ck("%s: frame %d: its comment" % (name, n), ok, repr(cm[-200:]))
 
 
 def conns_of(doc):
@@ -398,7 +506,7 @@ def check_conn(name, c, j):
     # errors and unanswered calls
     want_err = sorted((k["frame"], k["reply"]["frame"], k["xid"], k["reply"]["status"])
                       for k in answered if k["reply"]["err"])
-    want_err.sort(key=lambda e: e[1])    # in the order of the replies
+    want_err.sort(key=lambda e: [k["reply"]["first_frame"] for k in answered if k["xid"] == e[2]][0])  # replies' order
     got_err = [(e.get("call_frame"), e.get("reply_frame"), e.get("xid"), e.get("status")) for e in j.get("errors", [])]
     ck("%s: the failed calls" % w, got_err == want_err[:len(got_err)] and j.get("errors_total") == len(want_err),
        "rocestat %r (%r), tshark %r" % (got_err, j.get("errors_total"), want_err))
@@ -481,6 +589,7 @@ def main():
         ck("%s: two NFS/RDMA connections" % name, len(conns) == 2, str(len(conns)))
         check_truth(name, js)
         check_text(name, js)
+        check_frames(name, conns, fr)
         resent = sum(k["resent"] for c in conns for k in c.calls.values())
         print("%s: %d calls, %d re-sent for (tshark's fields)" % (name, sum(len(c.calls) for c in conns), resent))
         if name == "rxe_nfs":

@@ -371,7 +371,7 @@ END_TEST
 /* The server's reply and the WRITE before it lost: the client NAKs, the
  * server goes back (go-back-N) and sends both again. The transport judges
  * them re-sent; the call is one the fabric re-sent packets for, its reply
- * counted once. */
+ * counted once, its latency to the reply's last sending. */
 START_TEST(resent_for)
 {
 	handshake();
@@ -388,7 +388,7 @@ START_TEST(resent_for)
 	sendm(false, S_PSN + 2, &r2, 1000);
 	ack(true, S_PSN, 0x60);               /* NAK: PSN sequence error, expecting S_PSN */
 	server_write(IBV_OPCODE_RC_RDMA_WRITE_ONLY, S_PSN, 0x77, 0x10000, 100, 100);
-	sendm(false, S_PSN + 1, &r, 1000);
+	uint64_t again = sendm(false, S_PSN + 1, &r, 1000);
 	sendm(false, S_PSN + 2, &r2, 1000);
 	ack(true, S_PSN + 2, 0);
 	const struct rs_nfs_info *q = result();
@@ -400,6 +400,10 @@ START_TEST(resent_for)
 	ck_assert_uint_eq(q->kinds[0].resent + q->kinds[1].resent, 2);
 	ck_assert_uint_eq(q->nslow_resent, 2);
 	ck_assert(q->slow[0].resent && q->slow[1].resent);
+	/* The latency runs to the reply's last sending: the client took that one. */
+	unsigned k = q->slow[0].xid == 0x600 ? 0 : 1;
+	ck_assert_uint_eq(q->slow[k].xid, 0x600);
+	ck_assert_uint_eq(q->slow[k].reply_at.frame, again);
 }
 END_TEST
 

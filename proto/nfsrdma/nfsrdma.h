@@ -22,9 +22,14 @@ void rs_nfs_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, 
 		  const struct rs_frame_meta *m);
 void rs_nfs_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		   const struct rs_frame_meta *m);
+void rs_nfsq_finish(struct rs_analyzer *a, void *q);
 /* nfsrdma_text.c */
 void rs_text_nfs(FILE *out, const struct rs_view *v);
 /* nfsrdma_json.c */
 void rs_json_nfs(struct rs_json *j, const struct rs_conn *c);
+/* nfsrdma_walk.c */
+const char *rs_nfs_op_name(uint16_t op, char *buf, size_t len);
+bool rs_nfs_note(const struct rs_verdict *v, const struct rs_frame *f, char *buf, size_t len);
+void rs_nfs_walk(struct walk *w);
 
 #endif

@@ -16,12 +16,10 @@
  * so a READ request or WRITE from the responder belongs to the waiting
  * call that lent that handle and address.
  *
- * The dissector decoded every SEND's first packet as RPC-over-RDMA
- * without knowing the connection (proto/pdu.h): a reply's results were
- * read as what they say if the call was NFS's (rpcrdma_dissect.h
- * res_word, as_compound); here, where the call is known by its XID, the
- * NFSv3 status or the COMPOUND's status and operations are taken from
- * them. Whether a packet went over the wire before is the transport's
+ * The dissector decoded every SEND's first packet without knowing the
+ * connection (proto/pdu.h): a reply's results as what they say if the call
+ * was NFS's (res_word, as_compound); here, the call known by its XID, the
+ * NFSv3 status or the COMPOUND's status and operations are taken. Whether a packet went over the wire before is the transport's
  * judgement (the queue_resent hook), not decided again here: its PSN is
  * looked up among the recent messages' PSN ranges to find the call. A
  * SEND, READ request or WRITE with the PSN of one already taken (the same
@@ -47,8 +45,7 @@
 enum { ST_CLIENT = 0, ST_SERVER = 1, ST_RSP = 2 };
 
 struct kind {
-	struct rs_nfs_kind_id id;
-	uint64_t calls, replies, errors, resent, rdma_read_bytes, rdma_write_bytes;
+	struct rs_nfs_kind_info i; /* its lat: filled in for the writers, from lat */
 	struct rs_latvec lat;
 };
 
@@ -74,12 +71,15 @@ struct call {
 };
 
 /* A recently answered call: packets of its messages may still come again,
- * and a transfer re-sent after the reply (its first sending not captured). */
+ * and a transfer re-sent after the reply (its first sending not captured).
+ * Its latency runs to its reply's last sending (the requester took that
+ * one): counted when it leaves the ring, or at the end. */
 struct done {
-	uint64_t key;
+	uint64_t key;             /* 0: settled (its latency counted), or never used */
 	uint32_t seq, call_psn, reply_psn;
+	uint64_t call_ts;
 	int16_t kind;
-	bool resent;
+	bool resent, failed;
 	uint8_t side, nsegs;
 	struct seg segs[CALL_SEGS];
 	struct rs_nfs_call_info info;
@@ -87,7 +87,7 @@ struct done {
 
 /* The PSNs a message of a call took on one stream. */
 struct range {
-	uint8_t stream;
+	uint8_t stream, what;     /* what: enum rs_ulp_pdu, the message's to its call */
 	bool open;                /* its last packet not seen yet: Middle and Last packets grow it */
 	uint32_t psn, n, seq;
 };
@@ -105,6 +105,8 @@ struct rs_nfsq {
 	struct range ranges[RANGES];
 	unsigned range_next;
 	int open[4];              /* per stream: the range of the message under way (-1: none of a call's) */
+	struct rs_verdict *v;     /* while a frame is added with its verdict (per-frame views) */
+	uint32_t file;            /* ... and its input file */
 	struct rs_nfs_call_info super[RS_NFS_UNANSWERED]; /* calls whose XID came again unanswered */
 	unsigned nsuper;
 };
@@ -156,13 +158,13 @@ static void kind_of(const struct rs_rpcrdma *r, bool back, struct rs_nfs_kind_id
 static int kind_slot(struct rs_nfsq *q, const struct rs_nfs_kind_id *id)
 {
 	for (unsigned i = 0; i < q->nkinds; i++)
-		if (!memcmp(&q->kinds[i].id, id, sizeof *id))
+		if (!memcmp(&q->kinds[i].i.id, id, sizeof *id))
 			return (int)i;
 	if (q->nkinds == RS_NFS_KINDS)
 		return -1;
 	struct kind *k = &q->kinds[q->nkinds];
 	memset(k, 0, sizeof *k);
-	k->id = *id;
+	k->i.id = *id;
 	return (int)q->nkinds++;
 }
 
@@ -185,7 +187,7 @@ static void call_resent(struct rs_nfsq *q, struct call *c)
 	c->resent = true;
 	q->c.resent_for++;
 	if (c->kind >= 0)
-		q->kinds[c->kind].resent++;
+		q->kinds[c->kind].i.resent++;
 }
 
 /* Keep the call among the slowest in list (n of them, slowest first). */
@@ -229,21 +231,18 @@ static void seq_resent(struct rs_nfsq *q, uint32_t seq)
 			continue;
 		d->resent = true;
 		d->info.resent = true;
-		slow_note(q->c.slow_resent, &q->c.nslow_resent, &d->info);
 		q->c.resent_for++;
 		if (d->kind >= 0)
-			q->kinds[d->kind].resent++;
-		for (unsigned k = 0; k < q->c.nslow; k++)
-			q->c.slow[k].resent |= q->c.slow[k].seq == seq;
-		for (unsigned k = 0; k < q->c.nerr && k < RS_NFS_ERRS; k++)
-			q->c.err[k].call.resent |= q->c.err[k].call.seq == seq;
+			q->kinds[d->kind].i.resent++;
 	}
 }
 
-static void range_add(struct rs_nfsq *q, uint8_t stream, uint32_t psn, uint32_t n, uint32_t seq, bool open)
+static void range_add(struct rs_nfsq *q, uint8_t stream, uint8_t what, uint32_t psn, uint32_t n, uint32_t seq,
+		      bool open)
 {
 	unsigned i = q->range_next++ % RANGES;
-	q->ranges[i] = (struct range){ .stream = stream, .open = open, .psn = psn, .n = n ? n : 1, .seq = seq };
+	q->ranges[i] = (struct range){ .stream = stream, .what = what, .open = open, .psn = psn, .n = n ? n : 1,
+				       .seq = seq };
 	q->open[stream] = open ? (int)i : -1;
 }
 
@@ -263,16 +262,16 @@ static void range_grow(struct rs_nfsq *q, uint8_t stream, uint32_t psn, bool las
 	}
 }
 
-/* Does a recent message's range on the stream hold the PSN? */
-static bool range_has(const struct rs_nfsq *q, uint8_t stream, uint32_t psn)
+/* The newest recent message's range on the stream that holds the PSN. */
+static const struct range *range_find(const struct rs_nfsq *q, uint8_t stream, uint32_t psn)
 {
-	for (unsigned i = 0; i < RANGES; i++) {
-		const struct range *r = &q->ranges[i];
+	for (unsigned k = 1; k <= RANGES; k++) {
+		const struct range *r = &q->ranges[(q->range_next - k) % RANGES];
 		int32_t d = rs_psn_diff(psn, r->psn);
 		if (r->n && r->stream == stream && d >= 0 && (uint32_t)d < r->n)
-			return true;
+			return r;
 	}
-	return false;
+	return NULL;
 }
 
 /* A packet the transport says went before: the call whose message held its
@@ -290,6 +289,78 @@ static void packet_again(struct rs_nfsq *q, uint8_t stream, uint32_t psn)
 	}
 }
 
+/* ---- the frame's verdict (the per-frame views) ----------------------------------- */
+
+uint16_t rs_nfs_op_code(const struct rs_nfs_kind_id *id)
+{
+	if (id->in_chunk)
+		return RS_NFS_OP_IN_CHUNK;
+	if (id->back || id->prog != RS_RPC_PROG_NFS)
+		return (uint16_t)((id->prog == 100227 && !id->back ? RS_NFS_OP_ACL : RS_NFS_OP_OTHER) | (id->proc & 0xFF));
+	if (id->vers != 4 || id->proc == 0)
+		return (uint16_t)((id->vers & 0xFF) << 8 | (id->proc & 0xFF));
+	/* A COMPOUND by the first operation that is not a session's, file
+	 * handle's or attributes' preamble (OPEN in SEQUENCE PUTFH OPEN GETFH). */
+	uint32_t main = 1;
+	for (unsigned i = 0; i < id->nops; i++) {
+		main = id->ops[i];
+		if (main != 53 && main != 22 && main != 23 && main != 24 && main != 9)
+			break;
+	}
+	return (uint16_t)(4u << 8 | (main & 0xFF));
+}
+
+static struct rs_nfs_call_info call_info(const struct call *c)
+{
+	return (struct rs_nfs_call_info){ .xid = c->xid, .seq = c->seq, .kind = c->kind, .resent = c->resent, .call_at = c->at };
+}
+
+/* What call `seq` is: waiting, or answered lately. */
+static bool seq_call(struct rs_nfsq *q, uint32_t seq, struct rs_nfs_call_info *ci)
+{
+	const struct call *c = seq ? pending_seq(q, seq) : NULL;
+	if (c) {
+		*ci = call_info(c);
+		return true;
+	}
+	for (unsigned i = 0; seq && i < DONE; i++)
+		if (q->done[i].key && q->done[i].seq == seq) {
+			*ci = q->done[i].info;
+			ci->resent = q->done[i].resent;
+			return true;
+		}
+	return false;
+}
+
+static void v_task(struct rs_nfsq *q, uint8_t pdu, const struct rs_nfs_call_info *ci)
+{
+	struct rs_verdict *v = q->v;
+	if (!v)
+		return;
+	v->ulp_pdu = pdu;
+	v->ulp_tag_known = true;
+	v->ulp_tag = ci->xid;
+	v->ulp_op_known = ci->kind >= 0;
+	v->ulp_op = ci->kind >= 0 ? rs_nfs_op_code(&q->kinds[ci->kind].i.id) : 0;
+	v->ulp_req_frame = pdu != RS_ULP_REQUEST && ci->call_at.file == q->file ? ci->call_at.frame : 0;
+	v->ulp_resent = ci->resent;
+}
+
+static void v_seq(struct rs_nfsq *q, uint8_t pdu, uint32_t seq)
+{
+	struct rs_nfs_call_info ci;
+	if (q->v && seq_call(q, seq, &ci))
+		v_task(q, pdu, &ci);
+}
+
+/* A packet of a message already known: what the message is to its call. */
+static void v_range(struct rs_nfsq *q, uint8_t stream, uint32_t psn)
+{
+	const struct range *r = q->v ? range_find(q, stream, psn) : NULL;
+	if (r)
+		v_seq(q, r->what, r->seq);
+}
+
 /* ---- calls and replies ---------------------------------------------------------- */
 
 static void call_drop(struct rs_nfsq *q, struct call *c)
@@ -299,11 +370,6 @@ static void call_drop(struct rs_nfsq *q, struct call *c)
 			g_hash_table_remove(q->by_handle, GUINT_TO_POINTER(c->segs[i].handle));
 	g_queue_unlink(&q->order, &c->link);
 	g_hash_table_remove(q->pending, &c->key);
-}
-
-static struct rs_nfs_call_info call_info(const struct call *c)
-{
-	return (struct rs_nfs_call_info){ .xid = c->xid, .seq = c->seq, .kind = c->kind, .resent = c->resent, .call_at = c->at };
 }
 
 /* The call that waited for XID `key` will never be answered: its XID came
@@ -349,6 +415,7 @@ static void call(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side, co
 	struct call *old = g_hash_table_lookup(q->pending, &key);
 	if ((old && old->psn == f->bth.psn) || (!old && done_has(q, key, false, f->bth.psn))) {
 		q->c.again++; /* the same SEND again: its call is known */
+		v_range(q, side, f->bth.psn);
 		return;
 	}
 	if (old)
@@ -367,13 +434,15 @@ static void call(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side, co
 			    .psn = f->bth.psn, .ts = m->ts_ns, .at = *at };
 	c->link.data = c;
 	if (c->kind >= 0)
-		q->kinds[c->kind].calls++;
+		q->kinds[c->kind].i.calls++;
 	else
 		q->c.other_calls++;
 	call_segments(q, c, r);
 	g_hash_table_insert(q->pending, &c->key, c);
 	g_queue_push_tail_link(&q->order, &c->link);
-	range_add(q, side, f->bth.psn, 1, c->seq, rs_opinfo(f->bth.opcode)->pos == RS_POS_FIRST);
+	range_add(q, side, RS_ULP_REQUEST, f->bth.psn, 1, c->seq, rs_opinfo(f->bth.opcode)->pos == RS_POS_FIRST);
+	struct rs_nfs_call_info ci = call_info(c);
+	v_task(q, RS_ULP_REQUEST, &ci);
 }
 
 static void failed(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, uint8_t what, uint32_t stat, bool have_op,
@@ -384,7 +453,7 @@ static void failed(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, uint8_t
 	else
 		q->c.rpc_errors++;
 	if (ci->kind >= 0)
-		q->kinds[ci->kind].errors++;
+		q->kinds[ci->kind].i.errors++;
 	if (q->c.nerr < RS_NFS_ERRS)
 		q->c.err[q->c.nerr] = (struct rs_nfs_err_info){ .call = *ci, .what = what, .stat = stat, .have_op = have_op,
 								.op = op };
@@ -395,7 +464,7 @@ static void failed(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, uint8_t
 static void outcome(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, const struct rs_rpcrdma *r)
 {
 	const struct rs_onc_rpc *m = &r->rpc;
-	const struct rs_nfs_kind_id *id = ci->kind >= 0 ? &q->kinds[ci->kind].id : NULL;
+	const struct rs_nfs_kind_id *id = ci->kind >= 0 ? &q->kinds[ci->kind].i.id : NULL;
 	if (r->proc == RS_RDMA_ERROR) {
 		failed(q, ci, RS_NFS_ERR_RDMA, r->err, false, 0);
 		return;
@@ -431,36 +500,91 @@ static void outcome(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, const 
 	failed(q, ci, RS_NFS_ERR_NFS, m->res_word, have_op, op);
 }
 
+/* An answered call leaves the ring: its latency (to its reply's last
+ * sending) is counted, and it takes its place among the slowest. */
+static void settle(struct rs_nfsq *q, struct done *d)
+{
+	if (!d->key)
+		return;
+	if (d->kind >= 0)
+		rs_lat_add(&q->kinds[d->kind].lat, d->info.ns);
+	slow_note(q->c.slow, &q->c.nslow, &d->info);
+	if (d->resent)
+		slow_note(q->c.slow_resent, &q->c.nslow_resent, &d->info);
+	for (unsigned k = 0; k < q->c.nerr && k < RS_NFS_ERRS; k++)
+		if (q->c.err[k].call.seq == d->seq)
+			q->c.err[k].call = d->info;
+	d->key = 0;
+}
+
+void rs_nfsq_finish(struct rs_analyzer *a, void *p)
+{
+	(void)a;
+	struct rs_nfsq *q = p;
+	for (unsigned k = DONE; k > 0; k--)
+		settle(q, &q->done[(q->done_next - k) % DONE]);
+}
+
+/* The reply's SEND again: the call's latency runs to this sending. */
+static bool reply_again(struct rs_nfsq *q, uint64_t key, const struct rs_frame *f, const struct rs_frame_meta *m,
+			const struct rs_fref *at)
+{
+	for (unsigned i = 0; i < DONE; i++) {
+		struct done *d = &q->done[i];
+		if (d->key != key || d->reply_psn != f->bth.psn)
+			continue;
+		d->info.ns = m->ts_ns > d->call_ts ? m->ts_ns - d->call_ts : 0;
+		d->info.reply_at = *at;
+		q->c.again++;
+		v_range(q, (uint8_t)(d->side ^ 1), f->bth.psn);
+		if (q->v) {
+			q->v->ulp_timed = true;
+			q->v->ulp_lat_ns = d->info.ns;
+			q->v->ulp_failed = d->failed;
+		}
+		return true;
+	}
+	return false;
+}
+
 static void reply(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side, const struct rs_frame *f,
 		  const struct rs_frame_meta *m, const struct rs_fref *at)
 {
 	uint64_t key = (uint64_t)(side ^ 1) << 32 | r->xid;
 	struct call *c = g_hash_table_lookup(q->pending, &key);
 	if (!c) {
-		if (done_has(q, key, true, f->bth.psn))
-			q->c.again++; /* the reply's SEND again */
-		else
+		if (!reply_again(q, key, f, m, at)) {
 			q->c.unmatched++;
+			if (q->v) {
+				q->v->ulp_pdu = RS_ULP_RESPONSE;
+				q->v->ulp_tag_known = true;
+				q->v->ulp_tag = r->xid;
+			}
+		}
 		return;
 	}
 	q->c.replies++;
 	uint64_t ns = m->ts_ns > c->ts ? m->ts_ns - c->ts : 0;
-	if (c->kind >= 0) {
-		q->kinds[c->kind].replies++;
-		rs_lat_add(&q->kinds[c->kind].lat, ns);
-	}
+	if (c->kind >= 0)
+		q->kinds[c->kind].i.replies++;
 	struct rs_nfs_call_info ci = call_info(c);
 	ci.ns = ns;
 	ci.reply_at = *at;
+	uint32_t nerr = q->c.nerr;
 	outcome(q, &ci, r);
-	slow_note(q->c.slow, &q->c.nslow, &ci);
-	if (ci.resent)
-		slow_note(q->c.slow_resent, &q->c.nslow_resent, &ci);
+	v_task(q, RS_ULP_RESPONSE, &ci);
+	if (q->v) {
+		q->v->ulp_timed = true;
+		q->v->ulp_lat_ns = ns;
+		q->v->ulp_failed = q->c.nerr != nerr;
+	}
 	struct done *d = &q->done[q->done_next++ % DONE];
-	*d = (struct done){ .key = key, .seq = c->seq, .call_psn = c->psn, .reply_psn = f->bth.psn, .kind = c->kind,
-			    .resent = c->resent, .side = c->side, .nsegs = c->nsegs, .info = ci };
+	settle(q, d);
+	*d = (struct done){ .key = key, .seq = c->seq, .call_psn = c->psn, .reply_psn = f->bth.psn, .call_ts = c->ts,
+			    .kind = c->kind, .resent = c->resent, .failed = q->c.nerr != nerr, .side = c->side,
+			    .nsegs = c->nsegs, .info = ci };
 	memcpy(d->segs, c->segs, sizeof d->segs);
-	range_add(q, side, f->bth.psn, 1, c->seq, rs_opinfo(f->bth.opcode)->pos == RS_POS_FIRST);
+	range_add(q, side, RS_ULP_RESPONSE, f->bth.psn, 1, c->seq, rs_opinfo(f->bth.opcode)->pos == RS_POS_FIRST);
 	call_drop(q, c);
 }
 
@@ -469,12 +593,8 @@ static void message(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side,
 		    const struct rs_frame_meta *m, const struct rs_fref *at)
 {
 	q->open[side] = -1;
-	if (r->outcome == RS_RPCRDMA_TRUNCATED) {
-		q->c.cut++;
-		return;
-	}
-	if (r->outcome == RS_RPCRDMA_MALFORMED) {
-		q->c.bad++;
+	if (r->outcome == RS_RPCRDMA_TRUNCATED || r->outcome == RS_RPCRDMA_MALFORMED) {
+		*(r->outcome == RS_RPCRDMA_TRUNCATED ? &q->c.cut : &q->c.bad) += 1;
 		return;
 	}
 	bool is_call, is_reply;
@@ -559,23 +679,52 @@ static void transfer(struct rs_nfsq *q, const struct rs_frame *f, uint8_t side, 
 		q->c.untied++; /* its range still marks its PSNs as seen (seq 0: no call) */
 	if (kind >= 0) {
 		if (read)
-			q->kinds[kind].rdma_read_bytes += len;
+			q->kinds[kind].i.rdma_read_bytes += len;
 		else
-			q->kinds[kind].rdma_write_bytes += len;
+			q->kinds[kind].i.rdma_write_bytes += len;
 	}
 	if (read) {
-		range_add(q, side, f->bth.psn, 1, seq, false);
-		range_add(q, (uint8_t)(ST_RSP | (side ^ 1)), f->bth.psn, packets(len, q->mtu), seq, true);
+		range_add(q, side, RS_ULP_TRANSFER, f->bth.psn, 1, seq, false);
+		range_add(q, (uint8_t)(ST_RSP | (side ^ 1)), RS_ULP_TRANSFER, f->bth.psn, packets(len, q->mtu), seq, true);
 	} else {
 		uint32_t n = op->pos == RS_POS_ONLY ? 1 : packets(len, f->payload_len);
-		range_add(q, side, f->bth.psn, n, seq, op->pos == RS_POS_FIRST);
+		range_add(q, side, RS_ULP_TRANSFER, f->bth.psn, n, seq, op->pos == RS_POS_FIRST);
 	}
+	v_seq(q, RS_ULP_TRANSFER, seq);
 }
 
 static uint8_t stream_of(const struct rs_conn *c, const struct rs_flow *fl, const struct rs_opinfo *op)
 {
 	uint8_t side = fl == c->c2s ? ST_CLIENT : ST_SERVER;
 	return (uint8_t)(op->kind == RS_KIND_READ_RESP ? ST_RSP | side : side);
+}
+
+static void frame(struct rs_nfsq *q, const struct rs_frame *f, const struct rs_frame_meta *m, const struct rs_fref *at,
+		  const struct rs_opinfo *op, uint8_t stream, uint8_t side)
+{
+	if ((op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE) && f->payload_len > q->mtu)
+		q->mtu = f->payload_len;
+	if (op->pos == RS_POS_MIDDLE || op->pos == RS_POS_LAST) {
+		range_grow(q, stream, f->bth.psn, op->pos == RS_POS_LAST);
+		v_range(q, stream, f->bth.psn);
+		return;
+	}
+	bool send = op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV;
+	if (send) {
+		if (rs_frame_pdu(f, RS_PDU_RPCRDMA)) {
+			message(q, &f->pdu->rpc, side, f, m, at);
+		} else if (!range_find(q, stream, f->bth.psn)) {
+			q->c.other++;
+			q->open[side] = -1;
+		}
+		return;
+	}
+	if (!(f->ext & RS_EXT_RETH) || range_find(q, stream, f->bth.psn)) {
+		v_range(q, stream, f->bth.psn); /* a READ response, or the same READ request or WRITE again: counted once */
+		return;
+	}
+	if (op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM)
+		transfer(q, f, side, op->kind == RS_KIND_READ_REQ);
 }
 
 void rs_nfs_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
@@ -588,36 +737,22 @@ void rs_nfs_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, 
 
 	if (op->kind == RS_KIND_ACK || op->kind == RS_KIND_NONE)
 		return;
-	if ((op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE) && f->payload_len > q->mtu)
-		q->mtu = f->payload_len;
-	if (op->pos == RS_POS_MIDDLE || op->pos == RS_POS_LAST) {
-		range_grow(q, stream, f->bth.psn, op->pos == RS_POS_LAST);
-		return;
-	}
-	bool send = op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV;
-	if (send) {
-		if (rs_frame_pdu(f, RS_PDU_RPCRDMA)) {
-			message(q, &f->pdu->rpc, side, f, m, &at);
-		} else if (!range_has(q, stream, f->bth.psn)) {
-			q->c.other++;
-			q->open[side] = -1;
-		}
-		return;
-	}
-	if (!(f->ext & RS_EXT_RETH) || range_has(q, stream, f->bth.psn))
-		return; /* the same READ request or WRITE again: counted once */
-	if (op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM)
-		transfer(q, f, side, op->kind == RS_KIND_READ_REQ);
+	q->v = a->v;
+	q->file = a->cur_file;
+	frame(q, f, m, &at, op, stream, side);
+	q->v = NULL;
 }
 
 void rs_nfs_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		   const struct rs_frame_meta *m)
 {
-	(void)a;
 	(void)m;
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
-	if (op->kind != RS_KIND_ACK && op->kind != RS_KIND_NONE)
-		packet_again(c->pq, stream_of(c, fl, op), f->bth.psn);
+	if (op->kind == RS_KIND_ACK || op->kind == RS_KIND_NONE)
+		return;
+	packet_again(c->pq, stream_of(c, fl, op), f->bth.psn);
+	if (a->v && a->v->ulp_tag_known)
+		a->v->ulp_resent = true; /* the frame's own re-sending counts for its call */
 }
 
 /* ---- the record for the writers ------------------------------------------------------ */
@@ -656,12 +791,8 @@ bool rs_conn_nfs(const struct rs_conn *c, struct rs_nfs_info *out)
 	out->unanswered += g_hash_table_size(q->pending);
 	out->nkinds = q->nkinds;
 	for (unsigned i = 0; i < q->nkinds; i++) {
-		const struct kind *k = &q->kinds[i];
-		out->kinds[i] = (struct rs_nfs_kind_info){ .id = k->id, .calls = k->calls, .replies = k->replies,
-							   .errors = k->errors, .resent = k->resent,
-							   .rdma_read_bytes = k->rdma_read_bytes,
-							   .rdma_write_bytes = k->rdma_write_bytes,
-							   .lat = rs_lat_figures_of(&k->lat) };
+		out->kinds[i] = q->kinds[i].i;
+		out->kinds[i].lat = rs_lat_figures_of(&q->kinds[i].lat);
 	}
 	unanswered(q, out);
 	return true;

@@ -86,6 +86,15 @@ struct rs_nfs_info {
 	unsigned nunans;            /* the first RS_NFS_UNANSWERED calls never answered, by call frame */
 	struct rs_nfs_call_info unans[RS_NFS_UNANSWERED];
 };
+/* A kind's code in a frame's verdict (ulp_op): the high byte NFS's version
+ * (2, 3: the low byte the procedure; 4: NULL, or a COMPOUND by its first
+ * operation past SEQUENCE, PUTFH, PUTPUBFH, PUTROOTFH and GETATTR), or one
+ * of these with the procedure in the low byte. */
+#define RS_NFS_OP_ACL 0x4000      /* NFS_ACL (program 100227) */
+#define RS_NFS_OP_OTHER 0xFF00    /* another program, or the backchannel's */
+#define RS_NFS_OP_IN_CHUNK 0xFE00 /* an RDMA_NOMSG call: its RPC message not read */
+uint16_t rs_nfs_op_code(const struct rs_nfs_kind_id *id);
+
 /* False: not an NFS/RDMA connection. */
 bool rs_conn_nfs(const struct rs_conn *c, struct rs_nfs_info *out);
 

@@ -276,7 +276,7 @@ void rs_text_nfs(FILE *out, const struct rs_view *v)
 		if (!rs_conn_nfs(c, q))
 			continue;
 		if (!any)
-			fprintf(out, "\n%sNFS/RDMA%s (RPC calls: call SEND → reply SEND, seen at the capture point)\n", BOLD(v->o), OFF(v->o));
+			fprintf(out, "\n%sNFS/RDMA%s (RPC calls: call SEND → reply's last SEND, at the capture point)\n", BOLD(v->o), OFF(v->o));
 		any = true;
 		conn_head(out, v, c, q);
 		conn_kinds(out, v, q);
