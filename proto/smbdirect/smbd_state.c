@@ -72,9 +72,9 @@ struct rs_smbdq {
 	struct rs_latvec lat[RS_SMBD_CMDS];
 	GHashTable *pending;      /* MessageId -> struct smbd_req */
 	GHashTable *by_token;     /* token -> struct smbd_req (pending, with descriptors) */
-	struct smbd_req done[DONE_RING];
+	struct smbd_req *done;    /* DONE_RING of them, from the first answer on */
 	uint32_t ndone;
-	struct smbd_range range[RANGES];
+	struct smbd_range *range; /* RANGES of them, from the first request on */
 	uint32_t nrange;
 	uint32_t xfer_psn[XFER_PSNS]; /* +1: 0 is none */
 	uint32_t nxfer;
@@ -108,6 +108,8 @@ void rs_smbdq_free(void *p)
 		rs_lat_free(&q->lat[i]);
 	g_hash_table_destroy(q->by_token);
 	g_hash_table_destroy(q->pending);
+	g_free(q->done);
+	g_free(q->range);
 	g_free(q);
 }
 
@@ -150,6 +152,8 @@ static struct rs_verdict *v_of(struct rs_analyzer *a, const struct rs_sendmsg *m
 static void add_range(struct rs_smbdq *q, unsigned space, uint8_t what, uint32_t lo, uint32_t hi,
 		      const struct rs_smbd_req_info *r)
 {
+	if (!q->range)
+		q->range = g_new(struct smbd_range, RANGES);
 	q->range[q->nrange++ % RANGES] = (struct smbd_range){ (uint8_t)space, what, lo, hi, r->message_id, r->req_frame };
 }
 
@@ -266,6 +270,8 @@ static void answered(struct rs_smbdq *q, struct smbd_req *r)
 	for (unsigned k = 0; k < r->ndesc; k++)
 		if (g_hash_table_lookup(q->by_token, GUINT_TO_POINTER(r->desc[k].token)) == r)
 			g_hash_table_remove(q->by_token, GUINT_TO_POINTER(r->desc[k].token));
+	if (!q->done)
+		q->done = g_new(struct smbd_req, DONE_RING);
 	q->done[q->ndone++ % DONE_RING] = *r;
 	if (q->ndone > DONE_RING)
 		q->ndone = DONE_RING + q->ndone % DONE_RING; /* stays past the ring's size: all slots in use */

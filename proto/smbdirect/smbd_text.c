@@ -166,16 +166,25 @@ static void slowest(FILE *out, const struct rs_view *v, const struct rs_smbd_inf
 void rs_text_smbd(FILE *out, const struct rs_view *v)
 {
 	bool any = false;
+	unsigned quiet = 0;
+	struct rs_smbd_info q;
 	for (guint i = 0; i < v->conns->len; i++) {
 		const struct rs_conn *c = v->conns->pdata[i];
-		struct rs_smbd_info q;
 		if (!rs_conn_smbd(c, &q))
 			continue;
 		if (!any)
 			fprintf(out, "\n%sSMB Direct%s (SMB2 request → final response)\n", BOLD(v->o), OFF(v->o));
 		any = true;
+		/* A connection of the service without one SMB Direct message
+		 * read (another protocol on the port, or nothing sent): counted. */
+		if (!q.neg.req && !q.neg.rsp && !q.side[0].data && !q.side[1].data) {
+			quiet++;
+			continue;
+		}
 		head(out, v, c, &q);
 		commands(out, v, &q);
 		slowest(out, v, &q);
 	}
+	if (quiet)
+		fprintf(out, "  %u connection%s of the service with no SMB Direct message read\n", quiet, quiet > 1 ? "s" : "");
 }
