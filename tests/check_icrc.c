@@ -99,7 +99,7 @@ static void flip_bad(struct stats *s, const char *file, unsigned n, int dlt, uin
 		buf[at] ^= (uint8_t)(1u << bit);
 		s->flips++;
 	}
-	free(g);
+	rt_frame_free(g);
 }
 
 /* (c): setting a masked byte to every value keeps the ICRC ok. `and`/`or`
@@ -118,7 +118,7 @@ static void masked_ok(struct stats *s, const char *file, unsigned n, int dlt, ui
 		s->masked++;
 	}
 	buf[at] = orig;
-	free(g);
+	rt_frame_free(g);
 }
 
 static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const uint8_t *pkt, uint32_t caplen,
@@ -131,7 +131,7 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 	ck_assert_uint_eq(caplen, wirelen); /* the shared captures are not snapped */
 	rs_dissect(NULL, dlt, pkt, caplen, wirelen, f, rt_ext_of(f));
 	if (!is_transport(f)) {
-		free(f);
+		rt_frame_free(f);
 		return;
 	}
 
@@ -151,7 +151,7 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 		s->ib++;
 	}
 	if (s->sampled++ >= SAMPLE) {
-		free(f);
+		rt_frame_free(f);
 		return;
 	}
 
@@ -245,7 +245,7 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 		s->cuts++;
 	}
 	free(buf);
-	free(f);
+	rt_frame_free(f);
 }
 
 static unsigned over(const char *const *caps, struct stats *total)

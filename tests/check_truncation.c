@@ -242,8 +242,8 @@ static void same_without_layers(const char *file, unsigned n, uint32_t cut, uint
 	without->adv = with->adv;
 	RT_ASSERT(memcmp(with, without, sizeof *with) == 0, CTX_FMT "skip_layers changed more than the layers",
 		  CTX);
-	free(with);
-	free(without);
+	rt_frame_free(with);
+	rt_frame_free(without);
 }
 
 static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const uint8_t *pkt, uint32_t len,
@@ -328,8 +328,8 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 		if (f->roce == RS_ROCE_IB && cut < icrc_end + 2)
 			RT_ASSERT(g->vcrc_status == RS_CRC_UNCHECKED, CTX_FMT "VCRC checked", CTX);
 	}
-	free(f);
-	free(g);
+	rt_frame_free(f);
+	rt_frame_free(g);
 }
 
 static void every_caplen(const char *const *files)

@@ -179,21 +179,35 @@ uint32_t rt_wrap_v2(uint8_t *out, const uint8_t *t, uint32_t tlen)
 /* ---- dissecting ---------------------------------------------------------------- */
 
 /* Frames are the tests' own variables, and a test reads a frame's blocks
- * long after decoding it: each frame address keeps its storage (a new
- * address takes the oldest slot once all are given). */
+ * long after decoding it: each frame address keeps its storage until
+ * rt_frame_free() gives it back (a new address takes a free slot, or the
+ * oldest once none is free). */
 #define RT_EXT_SLOTS 256
+
+static const struct rs_frame *ext_owner[RT_EXT_SLOTS];
+static struct rs_frame_ext ext_slot[RT_EXT_SLOTS];
 
 struct rs_frame_ext *rt_ext_of(const struct rs_frame *f)
 {
-	static const struct rs_frame *owner[RT_EXT_SLOTS];
-	static struct rs_frame_ext ext[RT_EXT_SLOTS];
 	static unsigned next;
+	unsigned free_slot = RT_EXT_SLOTS;
+	for (unsigned i = 0; i < RT_EXT_SLOTS; i++) {
+		if (ext_owner[i] == f)
+			return &ext_slot[i];
+		if (!ext_owner[i] && free_slot == RT_EXT_SLOTS)
+			free_slot = i;
+	}
+	unsigned i = free_slot < RT_EXT_SLOTS ? free_slot : next++ % RT_EXT_SLOTS;
+	ext_owner[i] = f;
+	return &ext_slot[i];
+}
+
+void rt_frame_free(struct rs_frame *f)
+{
 	for (unsigned i = 0; i < RT_EXT_SLOTS; i++)
-		if (owner[i] == f)
-			return &ext[i];
-	unsigned i = next++ % RT_EXT_SLOTS;
-	owner[i] = f;
-	return &ext[i];
+		if (ext_owner[i] == f)
+			ext_owner[i] = NULL;
+	free(f);
 }
 
 struct rs_mad *rt_mad(struct rs_frame *f)
@@ -285,7 +299,7 @@ enum rs_outcome rt_dissect_all(const struct rs_dissect_opts *o, int dlt, const u
 			RT_ASSERT(g->sliced == RS_SLICE_SNAPLEN, "cut to %u: decoded, but not marked sliced", cut);
 		rewritten_cut(o, dlt, pkt, cut, f, g);
 	}
-	free(g);
+	rt_frame_free(g);
 	return rt_dissect(o, dlt, pkt, caplen, wirelen, f);
 }
 

@@ -86,6 +86,8 @@ void rt_ipv4_csum(uint8_t *ip);
 /* The storage of the extension blocks of the test frame at f (the same for
  * the same address, for the frame's life in a test). */
 struct rs_frame_ext *rt_ext_of(const struct rs_frame *f);
+/* free() a heap frame, and give its storage back to rt_ext_of(). */
+void rt_frame_free(struct rs_frame *f);
 /* A hand-built frame's MAD to fill in: f's own (rt_ext_of), holding a copy
  * of the one f pointed to (a frame copied from another), else zeros; f
  * points to it. */
