@@ -244,6 +244,33 @@ START_TEST(failed_cut_malformed)
 }
 END_TEST
 
+/* A response re-sent long after its task was answered (hundreds of tasks
+ * later): its task has left; the packet is counted, not tied, and the
+ * settled figures stay. */
+START_TEST(resent_after_the_task_left)
+{
+	struct rs_iser c = cmd(1, 0x2a, 0, 0);
+	pdu(&ini, SEND_ONLY, 10, &c, 0, false);
+	struct rs_iser r = rsp(1, 0);
+	pdu(&tgt, SEND_ONLY, 500, &r, 100, false);
+	for (uint32_t i = 0; i < 1000; i++) {
+		struct rs_iser k = cmd(2 + i, 0x2a, 0, 0);
+		pdu(&ini, SEND_ONLY, 11 + i, &k, 200 + 2 * i, false);
+		struct rs_iser a = rsp(2 + i, 0);
+		pdu(&tgt, SEND_ONLY, 501 + i, &a, 201 + 2 * i, false);
+	}
+	pdu(&tgt, SEND_ONLY, 500, &r, 5000, true);
+	finish();
+	struct rs_iser_info q = info();
+	ck_assert_uint_eq(q.responses, 1001);
+	ck_assert_uint_eq(q.rsp_resent, 0);
+	ck_assert_uint_eq(q.tasks_resent, 0);
+	ck_assert_uint_eq(q.resent_pkts, 1);
+	ck_assert_uint_eq(q.resent_untied, 1);
+	ck_assert_uint_eq(q.ops[0].lat.max, 100000);
+}
+END_TEST
+
 /* More waiting tasks than are kept: the rest counted, memory bounded. */
 START_TEST(huge_counts)
 {
@@ -286,6 +313,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, resent_sends);
 	tcase_add_test(tc, transfers_and_stags);
 	tcase_add_test(tc, failed_cut_malformed);
+	tcase_add_test(tc, resent_after_the_task_left);
 	tcase_add_test(tc, huge_counts);
 	suite_add_tcase(s, tc);
 	return s;

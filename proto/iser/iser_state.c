@@ -20,8 +20,9 @@
  * stream carried last (`struct span`). A response the fabric re-sent
  * reached the initiator then (go-back-N drops what follows a lost packet):
  * the task's latency runs to its last sending. So a task's figures settle
- * only when it leaves: its ITT used again, too many tasks kept, or the
- * capture's end (queue_finish).
+ * only when it leaves: its ITT used again, DONE_KEEP newer tasks answered,
+ * too many tasks kept, or the capture's end (queue_finish); a packet re-sent
+ * after its task left is counted, not tied.
  *
  * The dissector decoded every SEND shaped like iSER (RS_PDU_ISER); only
  * here, where the connection's service says iSER, is it taken as such.
@@ -35,6 +36,7 @@
 #include "proto/pdu.h"
 
 #define TASKS_MAX 4096      /* tasks kept per connection, waiting or settling */
+#define DONE_KEEP 256       /* answered tasks kept for a re-send of their packets (the oldest settle) */
 #define SPANS 64            /* messages remembered per stream, to tie re-sent packets */
 #define NO_ITT 0xFFFFFFFFu  /* a PDU that opens no task (RFC 7143 11.18) */
 
@@ -407,6 +409,8 @@ static void response(struct rs_iserq *q, const struct rs_iser *r, const struct r
 		 * after the response still is the task's. */
 		g_queue_unlink(&q->wait_q, t->link);
 		g_queue_push_tail_link(&q->done_q, t->link);
+		if (q->done_q.length > DONE_KEEP)
+			settle(q, g_queue_peek_head(&q->done_q), false);
 	} else {
 		q->unmatched++;
 	}
