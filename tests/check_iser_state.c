@@ -186,6 +186,23 @@ START_TEST(resent_sends)
 }
 END_TEST
 
+/* A failed task whose response the fabric re-sent: listed as it ended. */
+START_TEST(failed_and_resent)
+{
+	struct rs_iser c = cmd(9, 0x28, 512, 0x500);
+	pdu(&ini, SEND_ONLY, 10, &c, 0, false);
+	struct rs_iser r = rsp(9, RS_SCSI_STATUS_CHECK_CONDITION);
+	pdu(&tgt, SEND_INV, 500, &r, 100, false);
+	pdu(&tgt, SEND_INV, 500, &r, 700, true);
+	finish();
+	struct rs_iser_info q = info();
+	ck_assert_uint_eq(q.nfailed, 1);
+	ck_assert_uint_eq(q.failed[0].rsp_at.frame, 3);
+	ck_assert_uint_eq(q.failed[0].lat_ns, 700000);
+	ck_assert(q.failed[0].resent);
+}
+END_TEST
+
 /* Transfers: tied by STag, re-sent ones counted once, lies counted. */
 START_TEST(transfers_and_stags)
 {
@@ -311,6 +328,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, itt_reused_while_waiting);
 	tcase_add_test(tc, responses_with_no_command);
 	tcase_add_test(tc, resent_sends);
+	tcase_add_test(tc, failed_and_resent);
 	tcase_add_test(tc, transfers_and_stags);
 	tcase_add_test(tc, failed_cut_malformed);
 	tcase_add_test(tc, resent_after_the_task_left);

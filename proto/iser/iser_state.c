@@ -274,6 +274,8 @@ static void settle(struct rs_iserq *q, struct task *t, bool given_up)
 			rs_lat_add(&o->lat, t->rsp_ts > t->cmd_ts ? t->rsp_ts - t->cmd_ts : 0);
 	}
 	if (t->done) {
+		if (t->err_slot >= 0) /* as it ended: re-sends and a re-sent response since */
+			q->failed[t->err_slot] = task_info(t);
 		if (t->scsi)
 			slowest(q, t);
 		if (t->scsi && !t->failed && t->moved != t->edtl)
@@ -594,7 +596,7 @@ void rs_iser_resent(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *f
 			t->rsp_ts = m->ts_ns;
 			t->rsp_at = (struct rs_fref){ a->cur_file, m->frame_no };
 			if (t->err_slot >= 0)
-				q->failed[t->err_slot].rsp_at = t->rsp_at;
+				q->failed[t->err_slot] = task_info(t);
 		}
 	}
 	if (a->v) {
