@@ -32,6 +32,7 @@ const struct rs_proto_hooks rs_iser_hooks = {
 	.queue_frame = rs_iser_frame,
 	.queue_resent = rs_iser_resent,
 	.queue_finish = rs_iserq_finish,
+	.recognize = rs_iser_recognize,
 	.text = rs_text_iser,
 	.json_conn = rs_json_iser,
 	.op_name = rs_iser_op_name,

@@ -34,8 +34,10 @@ answered. Per frame, rocestat --fields --verdicts: every frame of a task
 is to the task (request, response, transfer), the task's ITT and command
 frame, a response's latency to that sending, and whether the fabric had
 re-sent a packet of the task by then; no other frame names a task; and
---annotate's comments (read back by tshark) say the same. Against the
-truth: the SCSI Commands and Responses are
+--annotate's comments (read back by tshark) say the same. The capture
+without its CM MADs (editcap): the pair is recognised as iSER by its shape
+and its queue without CM has the same figures, frames renumbered. Against
+the truth: the SCSI Commands and Responses are
 open-iscsi's scsicmd_pdus / scsirsp_pdus, the READ(10)s and WRITE(10)s that
 ended GOOD the block layer's I/Os, one READ(10) past the end ended CHECK
 CONDITION ILLEGAL REQUEST; the clean sample re-sent nothing, the lossy one
@@ -294,6 +296,7 @@ def check(name):
     j = rocestat_iser(path)
     if not ck("%s: the connection has an \"iser\" member" % name, j is not None):
         return tasks
+    without_cm(name, j)
     scsi = [k for k in tasks if k.op == 0x01]
     ck("%s: SCSI commands" % name, j["scsi_commands"] == len(scsi), "%r vs %d" % (j["scsi_commands"], len(scsi)))
     ck("%s: SCSI responses" % name, j["scsi_responses"] == sum(k.done for k in scsi),
@@ -401,6 +404,48 @@ def annotate(name, frames):
               and (kind != "response" or ("(command frame %d)" % task.cmd_frame) in c)
               and (("the fabric re-sent a packet of this task" in c) == bool(w["resent_so_far"])))
         ck("%s: frame %d: its comment" % (name, fr), ok, repr(c[-200:]))
+
+
+def shifted(x, removed):
+    """x with every frame number (keys ending in _frame) renumbered as in a
+    copy of the capture without the frames `removed`."""
+    if isinstance(x, list):
+        return [shifted(e, removed) for e in x]
+    if isinstance(x, dict):
+        return {k: (v - sum(r < v for r in removed) if k.endswith("_frame") and isinstance(v, int) else shifted(v, removed))
+                for k, v in x.items()}
+    return x
+
+
+def without_cm(name, want):
+    """The capture without its CM MADs (editcap): no port says iSER, so the
+    pair is recognised by its shape, and its queue without CM has the same
+    "iser" member as the connection had, frames renumbered."""
+    path = os.path.join(S, name + ".pcap")
+    ud = [int(r[0]) for r in tshark_fields(path, ["frame.number"], "infiniband.bth.opcode == 100")]
+    with tempfile.TemporaryDirectory() as d:
+        cut = os.path.join(d, "nocm.pcap")
+        subprocess.run(["editcap", path, cut] + [str(n) for n in ud], check=True, capture_output=True)
+        p = subprocess.run([ROCESTAT, "-n", "--format", "json", cut], capture_output=True, text=True)
+    if not ck("%s without CM: rocestat ran" % name, p.returncode in (0, 1) and p.stdout, p.stderr[-300:]):
+        return
+    doc = json.loads(p.stdout)
+    qs = [q for q in doc.get("ulp_queues", []) if q.get("ulp") == "iSER"]
+    if not ck("%s without CM (%d CM MADs cut): one iSER queue, told by shape" % (name, len(ud)),
+              len(qs) == 1 and qs[0]["told_by"] == "shape", str(doc.get("ulp_queues"))[:300]):
+        return
+    q = qs[0]
+    ck("%s without CM: the host is the initiator" % name,
+       q["host"]["address"] == next(c["client"]["address"] for c in doc_conns(path) if c.get("ulp") == "iSER"))
+    got, exp = q.get("iser"), shifted(want, ud)
+    diff = sorted(k for k in exp if got is None or got.get(k) != exp[k])
+    ck("%s without CM: the \"iser\" member is the connection's" % name, not diff,
+       "; ".join("%s: %r vs %r" % (k, None if got is None else got.get(k), exp[k]) for k in diff)[:600])
+
+
+def doc_conns(path):
+    return json.loads(subprocess.run([ROCESTAT, "-n", "--format", "json", path], capture_output=True,
+                                     text=True).stdout)["connections"]
 
 
 def truth(name, tasks):

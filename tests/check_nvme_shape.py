@@ -244,10 +244,22 @@ def none_recognised(what, path, *extra):
     ck(what + ": no frame's ulp says shape", not any(r.get("ulp", "").endswith("/shape") for r in f.values()))
 
 
+def not_nvme(what, path):
+    """Recognised maybe, as its own protocol (iSER recognises by shape too,
+    tests/check_iser_tasks.py), never as NVMe-oF."""
+    d = doc(path)
+    ck(what + ": not recognised as NVMe-oF", not [u for u in d.get("ulp_queues", []) if u["ulp"] == "NVMe-oF"],
+       str([u["ulp"] for u in d.get("ulp_queues", [])]))
+    f = fields(path)
+    ck(what + ": no frame's ulp says nvme-of/shape", not any(r.get("ulp", "") == "nvme-of/shape" for r in f.values()))
+
+
 def check_negatives(t, copy, m, conns):
-    for s in ["rxe_send", "rxe_send_imm", "rxe_send_inline", "rxe_send_ipv6", "rxe_send_multi", "rxe_iser", "rxe_nfs"]:
+    for s in ["rxe_send", "rxe_send_imm", "rxe_send_inline", "rxe_send_ipv6", "rxe_send_multi", "rxe_nfs"]:
         c, _ = without_cm(os.path.join(ROOT, "samples", s + ".pcap"), s + "_nocm")
         none_recognised(s + " without CM", c)
+    c, _ = without_cm(os.path.join(ROOT, "samples", "rxe_iser.pcap"), "rxe_iser_nocm")
+    not_nvme("rxe_iser without CM", c)
     rping, _ = without_cm(os.path.join(SHARED, "captures", "rping_s64.pcap"), "rping_nocm")
     none_recognised("rping_s64 without CM", rping)
     none_recognised("rc_pingpong (no CM)", os.path.join(SHARED, "captures", "rc_pingpong.pcap"))

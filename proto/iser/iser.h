@@ -23,6 +23,8 @@ void rs_iser_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl,
 void rs_iser_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		    const struct rs_frame_meta *m);
 void rs_iserq_finish(struct rs_analyzer *a, void *q);
+enum rs_recog rs_iser_recognize(struct rs_recog_pair *p, bool from_a, const struct rs_frame *f,
+				const struct rs_frame_meta *m);
 /* iser_text.c */
 void rs_text_iser(FILE *out, const struct rs_view *v);
 /* iser_json.c */

@@ -98,6 +98,8 @@ struct rs_iserq {
 	GQueue done_q;              /* answered tasks, oldest first: the first to settle */
 	struct stream ini, tgt;     /* the initiator's and the target's request streams */
 	bool again;                 /* the current frame: a task's SEND or transfer seen before */
+	bool rg_sides;              /* recognition by shape: the initiator's side known */
+	uint32_t pmtu;              /* the largest First or Middle payload seen */
 };
 
 void *rs_iserq_new(void)
@@ -481,7 +483,7 @@ static void pdu(struct rs_iserq *q, const struct rs_iser *r, const struct rs_fra
 }
 
 /* An RDMA READ request or the first packet of an RDMA WRITE from the target. */
-static void transfer(struct rs_iserq *q, struct rs_flow *fl, uint32_t pmtu, const struct rs_frame *f, uint64_t ts,
+static void transfer(struct rs_iserq *q, uint32_t pmtu, const struct rs_frame *f, uint64_t ts,
 		     const struct rs_fref *at, struct rs_verdict *v)
 {
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
@@ -506,9 +508,8 @@ static void transfer(struct rs_iserq *q, struct rs_flow *fl, uint32_t pmtu, cons
 			q->untied++;
 		if (t && read && !t->rd_first_ts)
 			t->rd_first_ts = ts;
-		/* A READ's responses come in path-MTU packets: the target's, or
-		 * the initiator's, or any flow's, as far as learnt. */
-		uint32_t mtu = !read ? f->payload_len : fl->pmtu ? fl->pmtu : fl->peer && fl->peer->pmtu ? fl->peer->pmtu : pmtu;
+		/* A READ's responses come in path-MTU packets (pmtu: as far as learnt). */
+		uint32_t mtu = !read ? f->payload_len : pmtu;
 		span_add(&q->tgt, f->bth.psn, op->pos == RS_POS_ONLY && !read ? 1 : npkts_of(f->reth.dmalen, mtu), t);
 	}
 	if (v) {
@@ -533,22 +534,93 @@ static void read_response(struct rs_iserq *q, const struct rs_frame *f, const st
 	}
 }
 
+static bool send_starts(const struct rs_opinfo *op)
+{
+	return (op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV) &&
+	       (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY);
+}
+
+/* A frame of the connection, from the initiator or not; pmtu: the path
+ * MTU as far as learnt (0: not yet). */
+static void frame(struct rs_iserq *q, bool from_ini, uint32_t pmtu, const struct rs_frame *f,
+		  const struct rs_frame_meta *m, const struct rs_fref *at, struct rs_verdict *v)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	q->again = false;
+	if ((op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE) && f->payload_len > q->pmtu)
+		q->pmtu = f->payload_len;
+	if (send_starts(op) && rs_frame_pdu(f, RS_PDU_ISER))
+		pdu(q, &f->pdu->iser, f, m, at, from_ini, v);
+	else if (!from_ini && (f->ext & RS_EXT_RETH) &&
+		 (op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM))
+		transfer(q, pmtu ? pmtu : q->pmtu, f, m->ts_ns, at, v);
+	else if (from_ini && op->kind == RS_KIND_READ_RESP)
+		read_response(q, f, m, at->file, v);
+}
+
 void rs_iser_frame(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
 		   const struct rs_frame_meta *m)
 {
-	struct rs_iserq *q = cn->pq;
 	struct rs_fref at = { a->cur_file, m->frame_no };
-	bool from_ini = fl == cn->c2s;
+	/* The path MTU: the target's packets', the initiator's, or any flow's. */
+	uint32_t pmtu = fl->pmtu ? fl->pmtu : fl->peer && fl->peer->pmtu ? fl->peer->pmtu : a->pmtu;
+	frame(cn->pq, fl == cn->c2s, pmtu, f, m, &at, a->v);
+}
+
+/*
+ * Recognition by shape, for a pair of half-flows without a CM handshake:
+ * every SEND that starts a message is an iSER PDU the decoder read whole
+ * (or cut by the capture), requests (SCSI Command, Login, Text, Logout,
+ * NOP-Out, Task Management) all go one way and responses the other, and
+ * RECOG_PAIRED responses answered by ITT a request seen on the pair. A
+ * SEND against any of it ends the look at once; RECOG_GIVE_UP PDUs without
+ * enough pairs end it too. The queue is fed while it looks.
+ */
+#define RECOG_PAIRED 4
+#define RECOG_GIVE_UP 256
+
+static bool is_request(uint8_t op)
+{
+	return op == RS_ISCSI_SCSI_CMD || op == RS_ISCSI_LOGIN_REQ || op == RS_ISCSI_TEXT_REQ || op == RS_ISCSI_LOGOUT_REQ ||
+	       op == RS_ISCSI_TMF_REQ || op == RS_ISCSI_NOP_OUT;
+}
+
+static bool is_response(uint8_t op)
+{
+	return op == RS_ISCSI_SCSI_RSP || op == RS_ISCSI_LOGIN_RSP || op == RS_ISCSI_TEXT_RSP || op == RS_ISCSI_LOGOUT_RSP ||
+	       op == RS_ISCSI_TMF_RSP || op == RS_ISCSI_NOP_IN;
+}
+
+enum rs_recog rs_iser_recognize(struct rs_recog_pair *p, bool from_a, const struct rs_frame *f,
+				const struct rs_frame_meta *m)
+{
+	struct rs_iserq *q = p->q;
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
-	q->again = false;
-	bool send = op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV;
-	if (send && (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY) && rs_frame_pdu(f, RS_PDU_ISER))
-		pdu(q, &f->pdu->iser, f, m, &at, from_ini, a->v);
-	else if (!from_ini && (f->ext & RS_EXT_RETH) &&
-		 (op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM))
-		transfer(q, fl, a->pmtu, f, m->ts_ns, &at, a->v);
-	else if (from_ini && op->kind == RS_KIND_READ_RESP)
-		read_response(q, f, m, at.file, a->v);
+	bool pdu_here = false;
+	if (send_starts(op)) {
+		const struct rs_iser *r = rs_frame_pdu(f, RS_PDU_ISER) ? &f->pdu->iser : NULL;
+		if (!r || (r->outcome != RS_ISER_OK && r->outcome != RS_ISER_TRUNCATED) ||
+		    (r->iser_op == RS_ISER_OP_CONTROL && !r->has_bhs))
+			return p->forced ? RS_RECOG_MORE : RS_RECOG_NO; /* a SEND that is no iSER PDU */
+		bool req = r->has_bhs && is_request(r->opcode), rsp = r->has_bhs && is_response(r->opcode);
+		if (!q->rg_sides && (req || rsp)) {
+			q->rg_sides = true;
+			p->host_is_a = req == from_a;
+		}
+		if (q->rg_sides && !p->forced && ((req && from_a != p->host_is_a) || (rsp && from_a == p->host_is_a)))
+			return RS_RECOG_NO; /* requests, or responses, both ways */
+		pdu_here = true;
+	}
+	if (!q->rg_sides)
+		return RS_RECOG_MORE; /* which side is the initiator: not known before a request or a response */
+	struct rs_fref at = { m->file_index, m->frame_no };
+	uint64_t answered = q->responses;
+	frame(q, from_a == p->host_is_a, 0, f, m, &at, NULL);
+	p->pdus += pdu_here;
+	p->matched += (uint32_t)(q->responses - answered);
+	if (p->forced || p->matched >= RECOG_PAIRED)
+		return RS_RECOG_YES;
+	return p->pdus >= RECOG_GIVE_UP ? RS_RECOG_NO : RS_RECOG_MORE;
 }
 
 /* The task a re-sent frame belongs to: a request's or response's SEND by

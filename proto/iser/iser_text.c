@@ -17,8 +17,8 @@ static void conn_head(FILE *out, const struct rs_view *v, const struct rs_conn *
 {
 	struct rs_conn_info ci, *c = &ci;
 	rs_conn_get_info(conn, c);
-	char cl[160], sv[160], svc[64], line[1000];
-	snprintf(line, sizeof line, "connection %u, %s: initiator %s QP 0x%x → target %s QP 0x%x", c->id,
+	char cl[160], sv[160], svc[200], title[48], line[1000];
+	snprintf(line, sizeof line, "%s, %s: initiator %s QP 0x%x → target %s QP 0x%x", rs_conn_title(conn, title, sizeof title),
 		 rs_conn_service(conn, svc, sizeof svc), rs_fmt_addr(v->names, &c->client, cl, sizeof cl),
 		 c->client_qpn, rs_fmt_addr(v->names, &c->server, sv, sizeof sv), c->server_qpn);
 	rs_para(out, v->o->width, "  ", "    ", line);
@@ -162,8 +162,8 @@ static void conn_tasks(FILE *out, const struct rs_view *v, const struct rs_iser_
 void rs_text_iser(FILE *out, const struct rs_view *v)
 {
 	bool any = false;
-	for (guint i = 0; i < v->conns->len; i++) {
-		const struct rs_conn *c = v->conns->pdata[i];
+	for (guint i = 0; i < v->ulp_conns->len; i++) {
+		const struct rs_conn *c = v->ulp_conns->pdata[i];
 		struct rs_iser_info q;
 		if (!rs_conn_iser(c, &q))
 			continue;
