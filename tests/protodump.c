@@ -234,8 +234,11 @@ int main(int argc, char **argv)
 	int dlt = pcap_datalink(p);
 	struct rs_frame *f = malloc(sizeof *f);
 	struct rs_frame_ext *x = malloc(sizeof *x);
-	if (!f || !x)
+	if (!f || !x) {
+		free(f);
+		free(x);
 		return 1;
+	}
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	unsigned long n = 0;
@@ -268,6 +271,7 @@ int main(int argc, char **argv)
 		}
 	}
 	free(f);
+	free(x);
 	pcap_close(p);
 	return 0;
 }
