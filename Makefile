@@ -544,7 +544,7 @@ interrupt: $(BIN)
 # memcheck over the unit tests, the replayed regressions and rocestat runs.
 valgrind: $(TEST_BIN) $(REPLAY_BINS) $(BIN)
 	ROCESTAT=$(abspath $(BIN)) BUILD=$(BUILD) TEST_BINS="$(TEST_BIN)" REPLAY_BINS="$(REPLAY_BINS)" \
-	  sh tests/valgrind.sh
+	  python3 tests/valgrind.py
 
 check-big: $(BIN) $(BENCH_BIN)/gen
 	ROCESTAT=$(abspath $(BIN)) BENCH_GEN=$(abspath $(BENCH_BIN)/gen) python3 tests/hostile/bigflows.py

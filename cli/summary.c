@@ -294,7 +294,7 @@ static int expectations(struct rs_summary *s, const struct rs_report_opts *ro, i
  * tens of thousands on the bench capture, millions with a million QPs)
  * cost time for nothing (bench/NOTES.md). It stays reachable from here, so a
  * leak checker reports only what really was lost; sanitizer builds, and
- * runs with ROCESTAT_FREE_AT_EXIT set (tests/valgrind.sh), free it all as
+ * runs with ROCESTAT_FREE_AT_EXIT set (tests/valgrind.py), free it all as
  * before, so that memcheck still sees every block of it freed.
  */
 #if defined(__SANITIZE_ADDRESS__)

@@ -102,15 +102,16 @@ static void same_rate(double r, size_t len)
 
 START_TEST(durations)
 {
-	for (uint64_t ns = 0; ns < 3000000; ns++) /* every µs rounding, the first ms ones */
+	const uint64_t sp = rt_sparse();
+	for (uint64_t ns = 0; ns < 3000000; ns += sp) /* every µs rounding, the first ms ones */
 		same_ns(ns, 24);
-	for (int i = 0; i < 2000000; i++) {
+	for (uint64_t i = 0; i < 2000000 / sp; i++) {
 		uint64_t ns = rnd() >> (rnd() % 64);
 		same_ns(ns, 24);
 		same_ns(ns, 1 + (size_t)(rnd() % 12));
 	}
 	/* Ties at every precision: x.x5, x.xx5, x.xxx5 exactly or nearly. */
-	for (uint64_t k = 0; k < 100000; k++) {
+	for (uint64_t k = 0; k < 100000; k += sp) {
 		same_ns(k * 100 + 50, 24);
 		same_ns(1000000 + k * 10000 + 5000, 24);
 		same_ns(1000000000 + k * 1000000 + 500000, 24);
@@ -122,9 +123,10 @@ END_TEST
 
 START_TEST(byte_counts)
 {
-	for (uint64_t v = 0; v < 2000000; v++)
+	const uint64_t sp = rt_sparse();
+	for (uint64_t v = 0; v < 2000000; v += sp)
 		same_bytes(v, 24);
-	for (int i = 0; i < 2000000; i++) {
+	for (uint64_t i = 0; i < 2000000 / sp; i++) {
 		uint64_t v = rnd() >> (rnd() % 64);
 		same_bytes(v, 24);
 		same_bytes(v, 1 + (size_t)(rnd() % 12));
@@ -147,7 +149,8 @@ END_TEST
 
 START_TEST(rates)
 {
-	for (int i = 0; i < 3000000; i++) {
+	const uint64_t sp = rt_sparse();
+	for (uint64_t i = 0; i < 3000000 / sp; i++) {
 		double r;
 		switch (i % 4) {
 		case 0: r = (double)(rnd() >> (rnd() % 64)); break;

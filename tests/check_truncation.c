@@ -271,6 +271,13 @@ static void each_frame(void *ctx, const char *file, unsigned n, int dlt, const u
 	 * to their 24-byte header, their data is payload. */
 	bool is_mad = (f->have & RS_HAVE_CM) != 0;
 	bool is_qp01 = (f->have & RS_HAVE_MAD) != 0;
+	/* Under RT_SPARSE (memcheck, where every cut of every frame takes
+	 * minutes): the MADs and one frame in four, each at every length. */
+	if (rt_sparse() > 1 && !is_qp01 && s->frames % 4 != 1) {
+		rt_frame_free(f);
+		rt_frame_free(g);
+		return;
+	}
 
 	for (uint32_t cut = 0; cut < len; cut++) {
 		rt_dissect(NULL, dlt, pkt, cut, wirelen, g);

@@ -17,6 +17,13 @@ void rt_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 
 void rt_le32(uint8_t *p, uint32_t v) { rt_le16(p, (uint16_t)v); rt_le16(p + 2, (uint16_t)(v >> 16)); }
 uint32_t rt_get_le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
+uint64_t rt_sparse(void)
+{
+	const char *e = getenv("RT_SPARSE");
+	unsigned long long v = e ? strtoull(e, NULL, 10) : 1;
+	return v ? v : 1;
+}
+
 /* ---- CRCs ------------------------------------------------------------------ */
 
 static uint32_t crc32_bits(uint32_t crc, const uint8_t *p, size_t n)
