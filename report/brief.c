@@ -283,17 +283,23 @@ static void next(FILE *out, const struct rs_view *v, int width, const struct rs_
 	line(out, width, b);
 	char *files = files_arg(v->a);
 	unsigned n = 0;
+	/* --qp picks by QP number, both directions: the busiest half-flow may
+	 * be the one with the most trouble's other direction (the same QP
+	 * number on both sides), and then one command shows both. */
+	int64_t shown = -1;
 	if (worst) {
 		struct rs_flow_info fi;
 		rs_flow_get_info(worst, &fi);
 		snprintf(b, sizeof b, "--qp 0x%x", fi.dest_qp);
 		command(out, width, b, files, "the QP with the most trouble, alone");
+		shown = fi.dest_qp;
 		n++;
 	}
-	if (busiest && busiest != worst) {
-		struct rs_flow_info fi;
-		rs_flow_get_info(busiest, &fi);
-		snprintf(b, sizeof b, "--qp 0x%x", fi.dest_qp);
+	struct rs_flow_info bi = { 0 };
+	if (busiest)
+		rs_flow_get_info(busiest, &bi);
+	if (busiest && busiest != worst && bi.dest_qp != shown) {
+		snprintf(b, sizeof b, "--qp 0x%x", bi.dest_qp);
 		command(out, width, b, files, "the busiest QP, alone");
 		n++;
 	}

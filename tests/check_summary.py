@@ -125,6 +125,10 @@ def check_brief(name, cap):
             plain = [ESC.sub("", ln) for ln in lines]
             split = [(a, b) for a, b in zip(plain, plain[1:]) if re.search(r"\d$", a) and UNIT.match(b)]
             ck(tag + ": no number parted from its unit", not split, repr(split[:1]))
+            # "Look closer" suggests each command once (--qp names a QP
+            # number, both directions: two half-flows may share it).
+            cmds = [ln.split("   ")[0].strip() for ln in plain if ln.startswith("  rocestat ")]
+            ck(tag + ": no command suggested twice", len(cmds) == len(set(cmds)), repr(cmds))
             for ln in lines:
                 codes = re.findall(r"\x1b\[([0-9;]*)m", ln)
                 ck(tag + ": escapes closed on their line", not codes or codes[-1] == "0", repr(ln[:100]))
