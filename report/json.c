@@ -390,7 +390,7 @@ static void unacked(struct rs_json *j, const struct rs_flow *fl)
 		rs_json_null(j, "unacknowledged_from_psn");
 }
 
-static void lat_stats(struct rs_json *j, const char *key, const struct rs_lat_figures *l)
+void rs_json_lat(struct rs_json *j, const char *key, const struct rs_lat_figures *l)
 {
 	if (!l->n) {
 		rs_json_null(j, key);
@@ -411,7 +411,7 @@ static void latency(struct rs_json *j, const struct rs_analyzer *a, const struct
 	rs_flow_latency(fl, &li);
 	rs_json_obj(j, "latency_ns");
 	for (int k = 0; k < RS_LAT__COUNT; k++)
-		lat_stats(j, rs_lat_key((enum rs_lat_kind)k), &li.kind[k]);
+		rs_json_lat(j, rs_lat_key((enum rs_lat_kind)k), &li.kind[k]);
 	rs_json_u64(j, "untimed_requests", li.overflow);
 	rs_json_u64(j, "clock_went_backwards", li.clock_backwards);
 	rs_json_u64(j, "resent_not_timed", li.karn);
@@ -420,7 +420,7 @@ static void latency(struct rs_json *j, const struct rs_analyzer *a, const struct
 	/* UD: only the requests of a conversation seen both ways, paired by order. */
 	struct rs_ud_conv_info u;
 	if (rs_flow_ud_conv(a, fl, &u) && u.requester) {
-		lat_stats(j, "ud_reply", &u.lat);
+		rs_json_lat(j, "ud_reply", &u.lat);
 		rs_json_u64(j, "ud_requests", u.requests);
 		rs_json_u64(j, "ud_unpaired", u.requests - u.pairs);
 		rs_json_u64(j, "ud_refused", u.refused);

@@ -41,4 +41,10 @@ void rs_json_null(struct rs_json *j, const char *key);
 /* Finish the document with a newline and hand everything to out. */
 void rs_json_done(struct rs_json *j);
 
+struct rs_lat_figures;
+/* A latency's figures in nanoseconds as one object under `key` (count,
+ * min, median, p99, max), or null when nothing was timed: every section
+ * that times something writes it so (report/json.c). */
+void rs_json_lat(struct rs_json *j, const char *key, const struct rs_lat_figures *l);
+
 #endif

@@ -10,21 +10,6 @@
 #include "report/jsonw.h"
 #include "report/view.h"
 
-static void latency(struct rs_json *j, const struct rs_lat_figures *l)
-{
-	if (!l->n) {
-		rs_json_null(j, "latency_ns");
-		return;
-	}
-	rs_json_obj(j, "latency_ns");
-	rs_json_u64(j, "count", l->n);
-	rs_json_u64(j, "min", l->min);
-	rs_json_u64(j, "median", l->median);
-	rs_json_u64(j, "p99", l->p99);
-	rs_json_u64(j, "max", l->max);
-	rs_json_end_obj(j);
-}
-
 static void op(struct rs_json *j, const struct rs_iser_op_info *o)
 {
 	char name[48];
@@ -41,7 +26,7 @@ static void op(struct rs_json *j, const struct rs_iser_op_info *o)
 	rs_json_u64(j, "resent", o->resent);
 	rs_json_u64(j, "bytes_expected", o->bytes_expected);
 	rs_json_u64(j, "bytes_moved", o->bytes_moved);
-	latency(j, &o->lat);
+	rs_json_lat(j, "latency_ns", &o->lat);
 	rs_json_end_obj(j);
 }
 

@@ -11,21 +11,6 @@
 #include "report/jsonw.h"
 #include "report/view.h"
 
-static void latency(struct rs_json *j, const struct rs_lat_figures *l)
-{
-	if (!l->n) {
-		rs_json_null(j, "latency_ns");
-		return;
-	}
-	rs_json_obj(j, "latency_ns");
-	rs_json_u64(j, "count", l->n);
-	rs_json_u64(j, "min", l->min);
-	rs_json_u64(j, "median", l->median);
-	rs_json_u64(j, "p99", l->p99);
-	rs_json_u64(j, "max", l->max);
-	rs_json_end_obj(j);
-}
-
 static void kind(struct rs_json *j, const struct rs_nfs_kind_info *k)
 {
 	char name[256];
@@ -51,7 +36,7 @@ static void kind(struct rs_json *j, const struct rs_nfs_kind_info *k)
 	rs_json_u64(j, "resent", k->resent);
 	rs_json_u64(j, "rdma_read_bytes", k->rdma_read_bytes);
 	rs_json_u64(j, "rdma_write_bytes", k->rdma_write_bytes);
-	latency(j, &k->lat);
+	rs_json_lat(j, "latency_ns", &k->lat);
 	rs_json_end_obj(j);
 }
 

@@ -27,17 +27,7 @@ static void op(struct rs_json *j, const struct rs_nvme_info *q, const struct rs_
 	rs_json_u64(j, "size_min", o->size_min);
 	rs_json_u64(j, "size_max", o->size_max);
 	rs_json_u64(j, "in_capsule", o->incapsule);
-	if (o->lat.n) {
-		rs_json_obj(j, "latency_ns");
-		rs_json_u64(j, "count", o->lat.n);
-		rs_json_u64(j, "min", o->lat.min);
-		rs_json_u64(j, "median", o->lat.median);
-		rs_json_u64(j, "p99", o->lat.p99);
-		rs_json_u64(j, "max", o->lat.max);
-		rs_json_end_obj(j);
-	} else {
-		rs_json_null(j, "latency_ns");
-	}
+	rs_json_lat(j, "latency_ns", &o->lat);
 	rs_json_end_obj(j);
 }
 

@@ -58,21 +58,6 @@ static void side(struct rs_json *j, const char *key, const struct rs_smbd_side_i
 	rs_json_end_obj(j);
 }
 
-static void lat(struct rs_json *j, const struct rs_lat_figures *l)
-{
-	if (!l->n) {
-		rs_json_null(j, "latency_ns");
-		return;
-	}
-	rs_json_obj(j, "latency_ns");
-	rs_json_u64(j, "count", l->n);
-	rs_json_u64(j, "min", l->min);
-	rs_json_u64(j, "median", l->median);
-	rs_json_u64(j, "p99", l->p99);
-	rs_json_u64(j, "max", l->max);
-	rs_json_end_obj(j);
-}
-
 static void req(struct rs_json *j, const struct rs_smbd_req_info *r)
 {
 	const char *sn = rs_nt_status_name(r->status);
@@ -115,7 +100,7 @@ static void commands(struct rs_json *j, const struct rs_smbd_info *q)
 		rs_json_u64(j, "failed", c->failed);
 		rs_json_u64(j, "resent", c->resent);
 		rs_json_u64(j, "rdma_bytes", c->rdma_bytes);
-		lat(j, &c->lat);
+		rs_json_lat(j, "latency_ns", &c->lat);
 		rs_json_end_obj(j);
 	}
 	rs_json_end_arr(j);
