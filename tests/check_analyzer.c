@@ -478,35 +478,11 @@ END_TEST
  * QP 0x11, Starting PSN 900), RTU. */
 static void handshake(void)
 {
-	struct rs_frame req = rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_UD_SEND_ONLY, 1, 0, 256);
-	req.have |= RS_HAVE_MAD | RS_HAVE_CM;
-	rt_mad(&req)->is_cm = true;
-	rt_mad(&req)->attr_ok = true;
-	rt_mad(&req)->captured = RS_MAD_SIZE;
-	rt_mad(&req)->fields = RT_CMF_ALL;
-	rt_mad(&req)->hdr.mgmt_class = UMAD_CLASS_CM;
-	rt_mad(&req)->hdr.attr_id = UMAD_CM_ATTR_REQ;
-	rt_mad(&req)->u.req.local_comm_id = 0xabc;
-	rt_mad(&req)->u.req.local_qpn = 0x12;
-	rt_mad(&req)->u.req.starting_psn = 500;
-	rt_mad(&req)->u.req.service_id = 0x0000000001060001ull;
-	feed(req);
-	struct rs_frame rep = req;
-	rt_set_ip(&rep.src, A_HOST);
-	rt_set_ip(&rep.dst, B_HOST);
-	rt_mad(&rep)->hdr.attr_id = UMAD_CM_ATTR_REP;
-	memset(&rt_mad(&rep)->u, 0, sizeof rt_mad(&rep)->u);
-	rt_mad(&rep)->u.rep.local_comm_id = 0xdef;
-	rt_mad(&rep)->u.rep.remote_comm_id = 0xabc;
-	rt_mad(&rep)->u.rep.local_qpn = 0x11;
-	rt_mad(&rep)->u.rep.starting_psn = 900;
-	feed(rep);
-	struct rs_frame rtu = req;
-	rt_mad(&rtu)->hdr.attr_id = UMAD_CM_ATTR_RTU;
-	memset(&rt_mad(&rtu)->u, 0, sizeof rt_mad(&rtu)->u);
-	rt_mad(&rtu)->u.ids.local_comm_id = 0xabc;
-	rt_mad(&rtu)->u.ids.remote_comm_id = 0xdef;
-	feed(rtu);
+	struct rs_frame hs[3];
+	rt_cm_handshake(hs, B_HOST, A_HOST, 500, 900, 0x0000000001060001ull);
+	feed(hs[0]);
+	feed(hs[1]);
+	feed(hs[2]);
 }
 
 START_TEST(cm_pairs_flows_and_checks_start_psn)

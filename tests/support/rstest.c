@@ -230,6 +230,41 @@ struct rs_mad *rt_mad(struct rs_frame *f)
 	return m;
 }
 
+void rt_cm_handshake(struct rs_frame out[3], uint8_t client, uint8_t server, uint32_t client_psn,
+		     uint32_t server_psn, uint64_t service_id)
+{
+	struct rs_frame *req = &out[0], *rep = &out[1], *rtu = &out[2];
+	*req = rt_roce_frame(client, server, IBV_OPCODE_UD_SEND_ONLY, 1, 0, 256);
+	req->have |= RS_HAVE_MAD | RS_HAVE_CM;
+	struct rs_mad *m = rt_mad(req);
+	m->is_cm = true;
+	m->attr_ok = true;
+	m->captured = RS_MAD_SIZE;
+	m->fields = RT_CMF_ALL;
+	m->hdr.mgmt_class = UMAD_CLASS_CM;
+	m->hdr.attr_id = UMAD_CM_ATTR_REQ;
+	m->u.req.local_comm_id = 0xabc;
+	m->u.req.local_qpn = 0x12;
+	m->u.req.starting_psn = client_psn;
+	m->u.req.service_id = service_id;
+	*rep = *req;
+	rt_set_ip(&rep->src, server);
+	rt_set_ip(&rep->dst, client);
+	m = rt_mad(rep);
+	m->hdr.attr_id = UMAD_CM_ATTR_REP;
+	memset(&m->u, 0, sizeof m->u);
+	m->u.rep.local_comm_id = 0xdef;
+	m->u.rep.remote_comm_id = 0xabc;
+	m->u.rep.local_qpn = 0x11;
+	m->u.rep.starting_psn = server_psn;
+	*rtu = *req;
+	m = rt_mad(rtu);
+	m->hdr.attr_id = UMAD_CM_ATTR_RTU;
+	memset(&m->u, 0, sizeof m->u);
+	m->u.ids.local_comm_id = 0xabc;
+	m->u.ids.remote_comm_id = 0xdef;
+}
+
 enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
 			   uint32_t wirelen, struct rs_frame *f)
 {

@@ -98,6 +98,15 @@ void rt_frame_free(struct rs_frame *f);
  * of the one f pointed to (a frame copied from another), else zeros; f
  * points to it. */
 struct rs_mad *rt_mad(struct rs_frame *f);
+
+/* The three MADs of an RC connection's CM handshake, as the decoder leaves
+ * them: REQ from host `client` (192.0.2.N, QP 0x12, Starting PSN
+ * `client_psn`, Service ID `service_id`) to `server`, REP back (QP 0x11,
+ * Starting PSN `server_psn`), RTU; communication IDs 0xabc and 0xdef.
+ * out[] keeps their MAD blocks (rt_mad): the caller feeds them in order
+ * while out[] lives. */
+void rt_cm_handshake(struct rs_frame out[3], uint8_t client, uint8_t server, uint32_t client_psn,
+		     uint32_t server_psn, uint64_t service_id);
 /* rs_dissect() on a heap copy of exactly `caplen` bytes, so ASan catches any
  * read past the captured bytes. */
 enum rs_outcome rt_dissect(const struct rs_dissect_opts *o, int dlt, const uint8_t *pkt, uint32_t caplen,
