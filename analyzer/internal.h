@@ -136,6 +136,10 @@ struct rs_analyzer {
 	 * --ulp qp: (struct rs_conn, no_cm), the pairs looked at (struct
 	 * rs_uq); whether any module recognises, or a qp: rule is given. */
 	GPtrArray *ulp_queues, *ulp_cands;
+	guint ulp_sweep_at;   /* ulp_cands' length that has those of evicted half-flows dropped */
+	guint ulp_looking;    /* of ulp_cands, pairs the modules still look at */
+	uint64_t ulp_swept_evicted; /* a->evicted at the last drop */
+	uint32_t ulp_recog_pdus; /* RS_PDU_* that some recognize hook asks of a pair's first SEND */
 	bool ulp_offer, ulp_qp_rules;
 	GHashTable *conn_by_id;   /* (address, comm id) -> conn */
 	GArray *ladder;           /* struct rs_ladder_ev, with --ladder */

@@ -507,6 +507,7 @@ static bool anomaly_selected(const struct rs_anomaly *an, int64_t qp, int64_t co
 	case RS_AN_EVICTED:
 	case RS_AN_MIXED_ROCE:
 	case RS_AN_ROCE_ELSEWHERE:
+	case RS_AN_SHAPE_UNEXAMINED:
 		return true;
 	default:
 		break;

@@ -510,6 +510,7 @@ enum rs_anom {
 	RS_AN_PAUSE_STORM, /* subject: the sender's struct rs_pause_src, code the priority (8: PAUSE) */
 	RS_AN_EVICTED,
 	RS_AN_ROCE_ELSEWHERE, /* code: a UDP port whose datagrams read as RoCE v2, not decoded as such */
+	RS_AN_SHAPE_UNEXAMINED, /* half-flow pairs without CM not offered for recognition: code the most looked at at once */
 	RS_AN__COUNT
 };
 

@@ -13,6 +13,7 @@
 #include "proto/iser/iser.h"
 #include "proto/nfsrdma/nfsrdma.h"
 #include "proto/nvmeof/nvmeof.h"
+#include "proto/pdu.h"
 #include "proto/proto.h"
 #include "proto/smbdirect/smbdirect.h"
 
@@ -22,6 +23,7 @@ const struct rs_proto_hooks rs_nvmeof_hooks = {
 	.queue_free = rs_nvmeq_free,
 	.queue_frame = rs_nvme_frame,
 	.recognize = rs_nvme_recognize,
+	.recog_pdus = RS_PDU_NVME,
 	.text = rs_text_nvme,
 	.json_conn = rs_json_nvme,
 };
@@ -33,6 +35,7 @@ const struct rs_proto_hooks rs_iser_hooks = {
 	.queue_resent = rs_iser_resent,
 	.queue_finish = rs_iserq_finish,
 	.recognize = rs_iser_recognize,
+	.recog_pdus = RS_PDU_ISER,
 	.text = rs_text_iser,
 	.json_conn = rs_json_iser,
 	.op_name = rs_iser_op_name,

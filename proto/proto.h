@@ -135,6 +135,13 @@ struct rs_proto_hooks {
 	 * before, it takes from their first packets' PDU blocks. */
 	enum rs_recog (*recognize)(struct rs_recog_pair *p, bool from_a, const struct rs_frame *f,
 				   const struct rs_frame_meta *m);
+	/* The PDU kinds (RS_PDU_*, proto/pdu.h) of which the first SEND a
+	 * pair offers must hold one for recognize to look at the pair (its
+	 * hook answers RS_RECOG_NO to any other first SEND, unless forced):
+	 * a pair whose first SEND holds none of the hooks' kinds is refused
+	 * without a queue state made for it, so that a flood of queues costs
+	 * no more than their half-flows. */
+	uint32_t recog_pdus;
 	/* The text summary's section (as report/), written once after the
 	 * connections and latency sections, for every connection at once. */
 	void (*text)(FILE *out, const struct rs_view *v);

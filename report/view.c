@@ -270,7 +270,7 @@ void rs_anomaly_subject(const struct rs_view *v, const struct rs_anomaly *anomal
 		}
 	} else if (type == RS_AN_FILE_ERROR || type == RS_AN_FILE_WARNING) {
 		out->kind = "file";
-	} else if (type == RS_AN_EVICTED || type == RS_AN_ROCE_ELSEWHERE) {
+	} else if (type == RS_AN_EVICTED || type == RS_AN_ROCE_ELSEWHERE || type == RS_AN_SHAPE_UNEXAMINED) {
 		out->kind = "capture";
 	} else if (type == RS_AN_PAUSE_STORM) {
 		out->kind = "link_sender";
@@ -558,6 +558,11 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly_inf
 		break;
 	case RS_AN_EVICTED:
 		describe_evicted(a, an->count, buf, len);
+		break;
+	case RS_AN_SHAPE_UNEXAMINED:
+		snprintf(buf, len, "%" PRIu64 " RC half-flow pair%s without a CM connection not examined for a protocol's "
+			 "shape: %u pairs were being examined at once, the most kept (--ulp qp:QPN=NAME names a pair's "
+			 "protocol)", an->count, an->count == 1 ? "" : "s", an->code);
 		break;
 	default:
 		snprintf(buf, len, "?");

@@ -28,7 +28,7 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 static inline bool rs_ulp_refused(const struct rs_flow *fl)
 {
 	const struct rs_uq *u = fl->x ? fl->x->uq : NULL;
-	return u && u->done && !u->c;
+	return fl->ulp_refused || (u && u->done && !u->c);
 }
 
 /* cmtrack.c: CM messages, connections, their eviction and ladder events. */

@@ -19,9 +19,16 @@
 #include <string.h>
 
 #include "analyzer/cm/cm.h"
+#include "proto/pdu.h"
 #include "proto/proto.h"
 
 #define UQ_MODS 8 /* modules with a recognize hook offered one pair */
+#define SWEEP_MIN 1024 /* pairs looked at before the first sweep of those whose half-flows left */
+/* Pairs looked at at once: each holds a queue state of every module that
+ * recognises (~13 KiB), so a flood of pairs whose first SEND has a PDU's
+ * shape would otherwise cost that much a half-flow. Beyond it a new pair
+ * is not looked at, and says so (RS_AN_SHAPE_UNEXAMINED). */
+#define LOOK_MAX 4096
 
 /* The modules looking at a pair (struct rs_uq look). */
 struct rs_uq_look {
@@ -109,7 +116,11 @@ void rs_ulp_init(struct rs_analyzer *a)
 	a->ulp_queues = g_ptr_array_new();
 	a->ulp_cands = g_ptr_array_new();
 	for (unsigned i = 1; i < rs_nprotos; i++)
-		a->ulp_offer |= rs_proto_hooks(i)->recognize != NULL;
+		if (rs_proto_hooks(i)->recognize) {
+			a->ulp_offer = true;
+			a->ulp_recog_pdus |= rs_proto_hooks(i)->recog_pdus;
+		}
+	a->ulp_sweep_at = SWEEP_MIN;
 	for (unsigned i = 0; i < a->opts.n_ulp && i < G_N_ELEMENTS(a->opts.ulp); i++)
 		a->ulp_qp_rules |= a->opts.ulp[i].by_qp;
 	a->ulp_offer |= a->ulp_qp_rules;
@@ -150,6 +161,64 @@ void rs_ulp_free(struct rs_analyzer *a)
 static struct rs_uq *uq_of(const struct rs_flow *fl)
 {
 	return fl && fl->x ? fl->x->uq : NULL;
+}
+
+/* Whether the modules still look at the pair (a->ulp_looking counts them). */
+static void uq_set_done(struct rs_analyzer *a, struct rs_uq *u, bool done)
+{
+	if (u->done != done)
+		a->ulp_looking += done ? -1 : 1;
+	u->done = done;
+}
+
+static void uq_release(struct rs_analyzer *a, struct rs_uq *u)
+{
+	uq_set_done(a, u, true);
+	uq_drop_modules(u, UQ_MODS);
+	g_free(u->look);
+	struct rs_uq *last = g_ptr_array_index(a->ulp_cands, a->ulp_cands->len - 1);
+	last->idx = u->idx;
+	g_ptr_array_remove_index_fast(a->ulp_cands, u->idx);
+	g_free(u);
+}
+
+/* Pairs whose half-flows both left the table (--max-flows) are dropped now
+ * and then (their queue, if told, stays in a->ulp_queues), so that the
+ * pairs looked at stay as many as the half-flows kept. */
+static void uq_sweep(struct rs_analyzer *a)
+{
+	for (guint i = a->ulp_cands->len; i-- > 0;) {
+		struct rs_uq *u = g_ptr_array_index(a->ulp_cands, i);
+		if (!u->a && !u->b)
+			uq_release(a, u);
+	}
+	a->ulp_sweep_at = MAX(SWEEP_MIN, 2 * a->ulp_cands->len);
+	a->ulp_swept_evicted = a->evicted;
+}
+
+/* Room for one more pair to look at, once the pairs of evicted half-flows
+ * are dropped (a sweep at most once an eviction batch). */
+static bool looking_room(struct rs_analyzer *a)
+{
+	if (a->evicted != a->ulp_swept_evicted)
+		uq_sweep(a);
+	return a->ulp_looking < LOOK_MAX;
+}
+
+/* Every module refused the pair: its half-flows say so themselves and the
+ * pair's state goes. Kept instead while a --ulp qp: rule could still name
+ * the protocol of the half-flow that joins the pair. */
+static void uq_refused(struct rs_analyzer *a, struct rs_uq *u)
+{
+	if (a->ulp_qp_rules)
+		return;
+	struct rs_flow *side[2] = { u->a, u->b };
+	for (unsigned i = 0; i < 2; i++)
+		if (side[i]) {
+			side[i]->ulp_refused = true;
+			side[i]->x->uq = NULL;
+		}
+	uq_release(a, u);
 }
 
 static bool sends_start(const struct rs_frame *f)
@@ -200,7 +269,7 @@ static void queue_make(struct rs_analyzer *a, struct rs_uq *u, unsigned row, con
 	c->ulp_from = u->from;
 	c->ulp_at = *at;
 	u->c = c;
-	u->done = true;
+	uq_set_done(a, u, true);
 	queue_sides(u, p ? p->host_is_a : true);
 	g_ptr_array_add(a->ulp_queues, c);
 }
@@ -238,7 +307,12 @@ static void uq_modules(struct rs_uq *u, unsigned only, const struct rs_ulp_map *
 
 static struct rs_uq *uq_new(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at)
 {
+	if (a->ulp_cands->len >= a->ulp_sweep_at)
+		uq_sweep(a);
 	struct rs_uq *u = g_new0(struct rs_uq, 1);
+	u->idx = a->ulp_cands->len;
+	u->done = true; /* counted as looking just below */
+	uq_set_done(a, u, false);
 	u->a = fl;
 	u->b = fl->peer && !uq_of(fl->peer) ? fl->peer : NULL;
 	u->from = *at;
@@ -252,7 +326,7 @@ static struct rs_uq *uq_new(struct rs_analyzer *a, struct rs_flow *fl, const str
 	if (r && !u->look->n)
 		queue_make(a, u, row, NULL, r, at); /* a name, or a module that does not recognise: the sender of this frame is the host */
 	else if (!u->look->n)
-		u->done = true;
+		uq_set_done(a, u, true);
 	return u;
 }
 
@@ -270,7 +344,7 @@ static void uq_join(struct rs_analyzer *a, struct rs_uq *u, struct rs_flow *fl, 
 	if (!r || u->look->rule)
 		return;
 	unsigned row = rs_proto_of_user_name(r->name);
-	u->done = false;
+	uq_set_done(a, u, false);
 	u->look->rule = r;
 	for (unsigned i = 0; i < u->look->n; i++)
 		if (u->look->m[i].live && rs_proto_hooks(u->look->m[i].row) == rs_proto_hooks(row)) {
@@ -298,8 +372,23 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			uq_join(a, u = pu, fl, &at);
 		else if (pu || !(sends_start(f) || (!rs_opinfo(f->bth.opcode)->response && pair_rule(a, fl))))
 			return; /* an ACK or a READ response comes before its half-flow is paired */
-		else
+		else if (!a->ulp_qp_rules && (fl->peer && fl->peer->ulp_refused))
+			return (void)(fl->ulp_refused = true); /* it joins a refused pair */
+		else if (!a->ulp_qp_rules && !(f->pdu && (f->pdu->have & a->ulp_recog_pdus))) {
+			/* a first SEND that every module would refuse */
+			fl->ulp_refused = true;
+			if (fl->peer && !uq_of(fl->peer))
+				fl->peer->ulp_refused = true;
+			return;
+		} else if (a->ulp_looking >= LOOK_MAX && !looking_room(a)) {
+			rs_anomaly(a, RS_AN_SHAPE_UNEXAMINED, LOOK_MAX, NULL, &at, 1);
+			return;
+		} else
 			u = uq_new(a, fl, &at);
+		if (u->done && !u->c) {
+			uq_refused(a, u);
+			return;
+		}
 	}
 	if (u->c) {
 		struct rs_conn *c = u->c;
@@ -332,7 +421,9 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		}
 		live += r == RS_RECOG_MORE;
 	}
-	u->done = !live;
+	uq_set_done(a, u, !live);
+	if (u->done)
+		uq_refused(a, u);
 }
 
 GPtrArray *rs_ulp_queues_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn)

@@ -144,6 +144,7 @@ const char *rs_anom_key(enum rs_anom t)
 		[RS_AN_PAUSE_STORM] = "pause_storm",
 		[RS_AN_EVICTED] = "flows_evicted",
 		[RS_AN_ROCE_ELSEWHERE] = "roce_on_other_port",
+		[RS_AN_SHAPE_UNEXAMINED] = "shape_not_examined",
 		[RS_AN_NETDUP] = "network_duplicate",
 		[RS_AN_RETH_LENGTH] = "reth_length_mismatch",
 		[RS_AN_DEAD_QP] = "qp_gave_up",

@@ -77,6 +77,7 @@ struct rs_uq {
 	bool done;                 /* told, or refused by every module: nothing more to look at */
 	struct rs_fref from;       /* the first frame offered */
 	struct rs_uq_look *look;   /* the modules looking (cm/ulp.c's) */
+	unsigned idx;              /* its place in a->ulp_cands */
 };
 /* The connection whose protocol module takes fl's frames: its CM
  * connection, or the queue without CM its pair was recognised as (or named

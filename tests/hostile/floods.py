@@ -6,6 +6,8 @@ track (raw IP link type, RoCE v2, good ICRCs), fast.
       ud     UD SEND Only (DETH) to N distinct destination QPNs
       v6src  RC SEND Only from N distinct IPv6 sources
       cmreq  CM REQs (QP1) with N distinct Local Communication IDs and QPNs
+      capsules  RC SEND Only to N distinct destination QPNs, each an NVMe-oF
+             command capsule (no CM: every pair is one to recognise by shape)
 """
 import struct
 import sys
@@ -57,6 +59,13 @@ def frames(kind, n):
         for i in range(n):
             head, crc0 = _v6(b'\x20\x01\x0d\xb8\x01' + struct.pack('>I', i) + b'\0' * 6 + b'\x01', 12)
             b = BTH.pack(gen.RC_SEND_ONLY, 0, 0xFFFF, 0x11, i & 0xFFFFFF)
+            yield head + b + struct.pack('<I', zlib.crc32(b[:4] + b'\xff' + b[5:], crc0))
+    elif kind == 'capsules':
+        # NVMe 1.4 4.2: Read, PSDT 01b (SGLs, as NVMe-oF requires), CID 1, NSID 1
+        cap = struct.pack('<BBHI', 0x02, 0x40, 1, 1) + b'\0' * 56
+        head, crc0 = _v4(12 + len(cap))
+        for i in range(n):
+            b = BTH.pack(gen.RC_SEND_ONLY, 0, 0xFFFF, (0x100 + i) & 0xFFFFFF, i & 0xFFFFFF) + cap
             yield head + b + struct.pack('<I', zlib.crc32(b[:4] + b'\xff' + b[5:], crc0))
     elif kind == 'cmreq':
         head, crc0 = _v4(12 + 8 + 256)
