@@ -415,14 +415,32 @@ static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn
 	g_string_free(s, TRUE);
 }
 
-/* The table's layout: the whole (124 characters) when it fits, else the
- * client and server columns as wide as their contents (at most 30, cut if
- * need be) and the data seen and the timing on the second line. */
-static bool conn_widths(const struct rs_view *v, int *cw, int *sw)
+#define SVC_MIN 13 /* the service column: "NVMe-oF 4420" and a space */
+#define SVC_MAX 24
+
+/* The service column as wide as its longest name (NFS/RDMA's port takes
+ * 14), at least SVC_MIN. */
+static int svc_width(const struct rs_view *v, guint rows)
+{
+	int w = SVC_MIN;
+	for (guint i = 0; i < rows; i++) {
+		char svc[64];
+		int d = rs_dwidth(rs_conn_service_short(v->conns->pdata[i], svc, sizeof svc));
+		w = d > w ? (d < SVC_MAX ? d : SVC_MAX) : w;
+	}
+	return w;
+}
+
+/* The table's layout: the whole (124 characters with the narrowest
+ * service column) when it fits, else the client and server columns as
+ * wide as their contents (at most 30, cut if need be) and the data seen
+ * and the timing on the second line; the service column gives up its
+ * width last. */
+static bool conn_widths(const struct rs_view *v, int *cw, int *sw, int *svw)
 {
 	int width = v->o->width;
 	*cw = *sw = 30;
-	if (width <= 0 || width >= 124)
+	if (width <= 0 || width >= 111 + *svw)
 		return true;
 	*cw = *sw = 6;
 	for (guint i = 0; i < v->conns->len; i++) {
@@ -434,12 +452,16 @@ static bool conn_widths(const struct rs_view *v, int *cw, int *sw)
 		*cw = w1 > *cw ? (w1 < 30 ? w1 : 30) : *cw;
 		*sw = w2 > *sw ? (w2 < 30 ? w2 : 30) : *sw;
 	}
-	int room = width - (2 + 4 + 2 + 2 + 13 + 1 + 12); /* #, spaces, service, state */
+	int room = width - (2 + 4 + 2 + 2 + *svw + 1 + 12); /* #, spaces, service, state */
 	while (*cw + *sw > room && (*cw > 16 || *sw > 16)) {
 		if (*cw >= *sw)
 			(*cw)--;
 		else
 			(*sw)--;
+	}
+	while (*cw + *sw > room && *svw > SVC_MIN) {
+		(*svw)--;
+		room++;
 	}
 	return false;
 }
@@ -482,8 +504,9 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		}
 		return;
 	}
-	int cw, sw;
-	bool wide = conn_widths(v, &cw, &sw);
+	guint rows = !rs_text_full(v) && v->conns->len > CONN_ROWS_MAX ? CONN_ROWS_FOLDED : v->conns->len;
+	int cw, sw, svw = svc_width(v, rows);
+	bool wide = conn_widths(v, &cw, &sw, &svw);
 	fprintf(out, "\n%sConnections (CM)%s\n", BOLD(v->o), OFF(v->o));
 	fprintf(out, "  %-3s ", "#");
 	cell(out, "client", cw, false);
@@ -491,7 +514,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 	cell(out, "server", sw, false);
 	if (!wide)
 		fputc(' ', out);
-	cell(out, " service", 14, false);
+	cell(out, " service", svw + 1, false);
 	if (wide) {
 		cell(out, " state", 13, false);
 		cell(out, "REQ→REP", 10, true);
@@ -500,7 +523,6 @@ static void conn_section(FILE *out, const struct rs_view *v)
 	} else {
 		fputs(" state\n", out);
 	}
-	guint rows = !rs_text_full(v) && v->conns->len > CONN_ROWS_MAX ? CONN_ROWS_FOLDED : v->conns->len;
 	for (guint i = 0; i < rows; i++) {
 		const struct rs_conn *conn = v->conns->pdata[i];
 		struct rs_conn_info ci, *c = &ci;
@@ -518,7 +540,7 @@ static void conn_section(FILE *out, const struct rs_view *v)
 		fputs(wide ? " " : "  ", out);
 		cell(out, conn_side(v, &c->server, c->server_qpn, sv, sizeof sv), sw, false);
 		fputs(wide ? " " : "  ", out);
-		cell(out, rs_conn_service_short(conn, svc, sizeof svc), 13, false);
+		cell(out, rs_conn_service_short(conn, svc, sizeof svc), svw, false);
 		fprintf(out, " %s", alarm ? RED(v->o) : "");
 		if (wide) {
 			cell(out, st, 12, false);

@@ -210,6 +210,23 @@ def on_terminal_sized(cols, *args):
     return out.decode().replace("\r\n", "\n")
 
 
+# The connections table names each connection's service whole at 80 and
+# 120 columns: the RDMA CM port tshark reads from the REQ's Service ID
+# (IBA A3.2.2: its low 16 bits), never cut to "…".
+for cap in sorted(glob.glob(os.path.join(ROOT, "samples", "*.pcap"))):
+    ports = subprocess.run(["tshark", "-r", cap, "-Y", "infiniband.cm.req", "-T", "fields", "-e",
+                            "infiniband.cm.req.serviceid.dport"], capture_output=True, text=True).stdout.split()
+    if not ports:
+        continue
+    want = sorted(set(int(p, 0) for p in ports))
+    for width in (80, 120):
+        text = run("--width", str(width), "--color", "never", cap)
+        table = text.split("\nConnections (CM)\n", 1)[-1].split("\n\n", 1)[0].split("\n")
+        rows = [ln for ln in table if re.match(r"  \d+\s", ln)]
+        got = [p for p in want if any(re.search(r"\s%d\s" % p, ln) for ln in rows)]
+        ck("%s at %d: every service's port whole in the connections table" % (os.path.basename(cap), width),
+           rows and all("…" not in ln for ln in rows) and got == want, "want %s, rows %s" % (want, rows[:3]))
+
 term = on_terminal_sized(100, loss)
 ck("a terminal of 100 columns gets 100", term == run("--width", "100", "--color", "never", loss),
    "first lines: %r" % term[:200])
