@@ -25,6 +25,7 @@ const struct rs_proto_hooks rs_nvmeof_hooks = {
 	.recognize = rs_nvme_recognize,
 	.recog_pdus = RS_PDU_NVME,
 	.text = rs_text_nvme,
+	.brief = rs_brief_nvme,
 	.json_conn = rs_json_nvme,
 };
 
@@ -37,6 +38,7 @@ const struct rs_proto_hooks rs_iser_hooks = {
 	.recognize = rs_iser_recognize,
 	.recog_pdus = RS_PDU_ISER,
 	.text = rs_text_iser,
+	.brief = rs_brief_iser,
 	.json_conn = rs_json_iser,
 	.op_name = rs_iser_op_name,
 	.note = rs_iser_note,
@@ -50,6 +52,7 @@ const struct rs_proto_hooks rs_smbd_hooks = {
 	.queue_message = rs_smbd_message,
 	.queue_resent = rs_smbd_resent,
 	.text = rs_text_smbd,
+	.brief = rs_brief_smbd,
 	.json_conn = rs_json_smbd,
 	.op_name = rs_smbd_op_name,
 	.note = rs_smbd_note,
@@ -63,6 +66,7 @@ const struct rs_proto_hooks rs_nfsrdma_hooks = {
 	.queue_resent = rs_nfs_resent,
 	.queue_finish = rs_nfsq_finish,
 	.text = rs_text_nfs,
+	.brief = rs_brief_nfs,
 	.json_conn = rs_json_nfs,
 	.op_name = rs_nfs_op_name,
 	.note = rs_nfs_note,
@@ -124,6 +128,30 @@ const char *rs_proto_name(unsigned id)
 const struct rs_proto_hooks *rs_proto_hooks(unsigned id)
 {
 	return id < rs_nprotos && rs_protos[id].hooks ? rs_protos[id].hooks : &no_hooks;
+}
+
+/* The row of a module's hooks that comes first (each module once). */
+static bool first_row(unsigned i)
+{
+	for (unsigned k = 1; k < i; k++)
+		if (rs_protos[k].hooks == rs_protos[i].hooks)
+			return false;
+	return true;
+}
+
+unsigned rs_proto_briefs(const struct rs_view *v, struct rs_proto_brief *out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned i = 1; i < rs_nprotos; i++) {
+		const struct rs_proto_hooks *h = rs_protos[i].hooks;
+		struct rs_proto_brief b = { .name = rs_protos[i].name, .row = i };
+		if (!h || !h->brief || !first_row(i) || !h->brief(v, &b))
+			continue;
+		if (n < max)
+			out[n] = b;
+		n++;
+	}
+	return n;
 }
 
 void rs_proto_texts(FILE *out, const struct rs_view *v)

@@ -90,6 +90,18 @@ struct rs_sendmsg {
 	const struct rs_pdus *pdu; /* the first packet's PDU block (proto/pdu.h); NULL: none */
 };
 
+/* A module's line in --brief: its connections' and queues' figures,
+ * summed (a brief hook fills it). */
+struct rs_proto_brief {
+	const char *name;          /* the row's (rs_proto_briefs fills it and row) */
+	unsigned row;
+	const char *unit;          /* what ops counts: "commands", "tasks", "calls", "requests" */
+	uint64_t conns;            /* connections and queues without CM of the module */
+	uint64_t ops, failed, unanswered;
+	char slowest[48];          /* the kind of operation with the highest p99; "": none timed */
+	uint64_t slowest_p99, slowest_n;
+};
+
 /* What a module does beyond naming its connections. */
 struct rs_proto_hooks {
 	/* The dissector decodes every RC SEND that could be the module's
@@ -145,6 +157,9 @@ struct rs_proto_hooks {
 	/* The text summary's section (as report/), written once after the
 	 * connections and latency sections, for every connection at once. */
 	void (*text)(FILE *out, const struct rs_view *v);
+	/* --brief's line (as report/): b filled for every connection of the
+	 * module at once; false: the module has none. */
+	bool (*brief)(const struct rs_view *v, struct rs_proto_brief *b);
 	/* The module's members of one connection's JSON object (after its
 	 * other members); called for connections of the module's rows. */
 	void (*json_conn)(struct rs_json *j, const struct rs_conn *c);
@@ -181,6 +196,9 @@ unsigned rs_proto_of_user_name(const char *name);
 unsigned rs_proto_user(void);
 /* A row's name; "" for 0 or a row out of range. */
 const char *rs_proto_name(unsigned id);
+/* The modules' --brief lines, in the table's order, once per module: the
+ * first max in out[]; returns how many modules have one. */
+unsigned rs_proto_briefs(const struct rs_view *v, struct rs_proto_brief *out, unsigned max);
 /* Every module's text section, in the table's order, once per module. */
 void rs_proto_texts(FILE *out, const struct rs_view *v);
 /* A row's hooks (never NULL: a table of NULL hooks for a row without). */

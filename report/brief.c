@@ -1,7 +1,8 @@
 /*
  * brief.c — `rocestat --brief FILE`: one screen of 80x24 whatever the
  * capture: what it holds, its findings (alike ones grouped, one line
- * each), the top queue pairs by bytes and by trouble, and the commands to
+ * each), a line per upper-layer protocol (the modules' brief hooks), the
+ * top queue pairs by bytes and by trouble, and the commands to
  * look closer. Every line is cut to the width rather than wrapped, and
  * each part has a fixed number of lines, so a capture of a million QPs
  * fills the same screen as one of a single QP.
@@ -9,6 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "proto/proto.h"
 #include "report/escape.h"
 #include "report/text.h"
 
@@ -16,6 +18,7 @@
 #define TOP 3        /* rows of each top list */
 #define NEXT 3       /* commands */
 #define LABEL 42     /* the rows' label column at 80 */
+#define PROTOS 2     /* lines of the protocol modules, the last "… N more" if need be */
 
 /* `s` on a line of its own, cut to `width` with "…". */
 static void line(FILE *out, int width, const char *s)
@@ -126,6 +129,51 @@ static void findings(FILE *out, const struct rs_view *v, int width)
 		used++;
 	}
 	rs_anomaly_groups_free(groups);
+}
+
+/* The queues without CM (recognised by shape or named by --ulp qp:) of a
+ * module's row. */
+static unsigned no_cm(const struct rs_view *v, unsigned row)
+{
+	unsigned n = 0;
+	for (guint i = 0; i < v->ulp_conns->len; i++) {
+		const struct rs_conn *c = v->ulp_conns->pdata[i];
+		struct rs_ulp_how how;
+		rs_conn_ulp_how(c, &how);
+		n += !how.cm && rs_proto_hooks(rs_conn_ulp(c)) == rs_proto_hooks(row);
+	}
+	return n;
+}
+
+/* One line per upper-layer protocol with connections: what its
+ * operations came to and its slowest kind at the p99. */
+static void protocols(FILE *out, const struct rs_view *v, int width)
+{
+	struct rs_proto_brief b[PROTOS];
+	unsigned n = rs_proto_briefs(v, b, PROTOS);
+	const char *head = "Protocols  ";
+	for (unsigned i = 0; i < n && i < PROTOS; i++) {
+		char s[512], p99[32], failed[64];
+		if (i == PROTOS - 1 && n > PROTOS) {
+			snprintf(s, sizeof s, "%s… %u more protocols (the summary without --brief has their sections)", head,
+				 n - i);
+			line(out, width, s);
+			break;
+		}
+		snprintf(failed, sizeof failed, "%s%" PRIu64 " failed%s", b[i].failed ? RED(v->o) : "", b[i].failed,
+			 b[i].failed ? OFF(v->o) : "");
+		int k = snprintf(s, sizeof s, "%s%s: %" PRIu64 " %s, %s", head, b[i].name, b[i].ops, b[i].unit, failed);
+		if (b[i].unanswered && k > 0 && (size_t)k < sizeof s)
+			k += snprintf(s + k, sizeof s - (size_t)k, ", %" PRIu64 " unanswered", b[i].unanswered);
+		unsigned shape = no_cm(v, b[i].row);
+		if (shape && k > 0 && (size_t)k < sizeof s)
+			k += snprintf(s + k, sizeof s - (size_t)k, " (%u of %" PRIu64 " queues without CM)", shape, b[i].conns);
+		if (b[i].slowest[0] && k > 0 && (size_t)k < sizeof s)
+			snprintf(s + k, sizeof s - (size_t)k, "; slowest p99 %s: %s", rs_fmt_ns(b[i].slowest_p99, p99, sizeof p99),
+				 b[i].slowest);
+		line(out, width, s);
+		head = "           ";
+	}
 }
 
 /* A flow's trouble in a few words: "221 skipped 3 retx 1 NAK". */
@@ -325,6 +373,7 @@ void rs_text_brief(FILE *out, const struct rs_view *v)
 	const struct rs_flow *busiest, *worst;
 	capture_lines(out, v, width);
 	findings(out, v, width);
+	protocols(out, v, width);
 	tops(out, v, width, &busiest, &worst);
 	next(out, v, width, busiest, worst);
 }

@@ -134,6 +134,55 @@ def check_brief(name, cap):
                 ck(tag + ": escapes closed on their line", not codes or codes[-1] == "0", repr(ln[:100]))
 
 
+# --brief's line per upper-layer protocol against the JSON's sections of
+# its connections and queues without CM: JSON key, name, unit, the count
+# of operations, of those unanswered (an NVMe-oF target holds its
+# Asynchronous Event Requests by design: not counted), and the key naming
+# an operation kind.
+MODULES = (("nvme", "NVMe-oF", "commands", "commands", lambda m: m["unanswered"] - m["unanswered_async_events"],
+            "by_command", "name"),
+           ("iser", "iSER", "tasks", "requests", lambda m: m["unanswered"], "by_operation", "name"),
+           ("smbd", "SMB-Direct", "requests", "requests", lambda m: m["unanswered"], "by_command", "command"),
+           ("nfs_rdma", "NFS/RDMA", "calls", "calls", lambda m: m["unanswered"], "by_operation", "name"))
+PROTO_LINE = re.compile(r"^(?:Protocols)?\s+([^:]+): (\d+) (\w+), (\d+) failed(?:, (\d+) unanswered)?"
+                        r"(?: \((\d+) of (\d+) queues without CM\))?(?:; slowest p99 [^:]+: (.*))?$")
+
+
+def check_protocols(name, cap, doc):
+    text = ESC.sub("", run("--brief", "--width", "400", cap))
+    lines = text.split("\n")
+    at = [i for i, ln in enumerate(lines) if ln.startswith("Protocols  ")]
+    got = []
+    if at:
+        i = at[0]
+        while i < len(lines) and (i == at[0] or lines[i].startswith("           ")):
+            got.append(lines[i])
+            i += 1
+    want = []
+    for key, pname, unit, ops, unans, kinds, kname in MODULES:
+        conns = [c for c in doc.get("connections", []) + doc.get("ulp_queues", []) if c.get(key)]
+        if not conns:
+            continue
+        nocm = sum(1 for c in doc.get("ulp_queues", []) if c.get(key))
+        timed = [(k["latency_ns"]["p99"], k[kname]) for c in conns for k in c[key][kinds] if (k["latency_ns"] or {}).get("count")]
+        slowest = max(timed, key=lambda t: t[0])[1] if timed else None
+        want.append((pname, sum(c[key][ops] for c in conns), unit, sum(c[key].get("failed_total", c[key].get("errors_total", 0)) for c in conns),
+                     sum(unans(c[key]) for c in conns), nocm, len(conns), slowest, [t[1] for t in timed
+                                                                                      if t[0] == max(timed)[0]]))
+    ck(name + ": --brief has a protocol line for each module with connections, and none without",
+       len(got) == len(want), "lines %r, JSON %r" % (got, [w[0] for w in want]))
+    for ln, w in zip(got, want):
+        m = PROTO_LINE.match(ln)
+        ok = m is not None
+        if ok:
+            unanswered = int(m.group(5) or 0)
+            nocm = int(m.group(6) or 0)
+            ok = (m.group(1), int(m.group(2)), m.group(3), int(m.group(4)), unanswered, nocm) == w[:6] and \
+                (nocm == 0 or int(m.group(7)) == w[6]) and ((m.group(8) is None) == (w[7] is None)) and \
+                (w[7] is None or m.group(8) in w[8])
+        ck("%s: --brief's %s line as the JSON's sections" % (name, w[0]), ok, "%r, JSON %r" % (ln, w))
+
+
 def check_groups(name, cap, doc, text):
     groups = groups_of(doc)
     got = items(text)
@@ -211,6 +260,7 @@ for cap in captures:
     doc = json.loads(run("--format", "json", cap) or "null")
     if not doc:
         continue
+    check_protocols(name, cap, doc)
     for width in ("80", "0"):
         text = run("--width", width, cap)
         check_groups("%s at %s" % (name, width), cap, doc, text)

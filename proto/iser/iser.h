@@ -33,5 +33,7 @@ void rs_json_iser(struct rs_json *j, const struct rs_conn *c);
 const char *rs_iser_op_name(uint16_t op, char *buf, size_t len);
 bool rs_iser_note(const struct rs_verdict *v, const struct rs_frame *f, char *buf, size_t len);
 void rs_iser_walk(struct walk *w);
+/* iser_brief_text.c */
+bool rs_brief_iser(const struct rs_view *v, struct rs_proto_brief *b);
 
 #endif

@@ -26,5 +26,7 @@ enum rs_recog rs_nvme_recognize(struct rs_recog_pair *p, bool from_a, const stru
 void rs_text_nvme(FILE *out, const struct rs_view *v);
 /* nvmeof_json.c */
 void rs_json_nvme(struct rs_json *j, const struct rs_conn *c);
+/* nvmeof_brief_text.c */
+bool rs_brief_nvme(const struct rs_view *v, struct rs_proto_brief *b);
 
 #endif

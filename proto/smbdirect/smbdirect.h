@@ -31,5 +31,7 @@ void rs_json_smbd(struct rs_json *j, const struct rs_conn *c);
 const char *rs_smbd_op_name(uint16_t op, char *buf, size_t len);
 bool rs_smbd_note(const struct rs_verdict *v, const struct rs_frame *f, char *buf, size_t len);
 void rs_smbd_walk(struct walk *w);
+/* smbd_brief_text.c */
+bool rs_brief_smbd(const struct rs_view *v, struct rs_proto_brief *b);
 
 #endif
