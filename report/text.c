@@ -415,11 +415,11 @@ static void conn_detail(FILE *out, const struct rs_view *v, const struct rs_conn
 	g_string_free(s, TRUE);
 }
 
-#define SVC_MIN 13 /* the service column: "NVMe-oF 4420" and a space */
+#define SVC_MIN 13 /* the service column: a name, its port and a space */
 #define SVC_MAX 24
 
-/* The service column as wide as its longest name (NFS/RDMA's port takes
- * 14), at least SVC_MIN. */
+/* The service column as wide as its longest name (a protocol's name and
+ * port can take 14), at least SVC_MIN. */
 static int svc_width(const struct rs_view *v, guint rows)
 {
 	int w = SVC_MIN;
