@@ -73,6 +73,7 @@ enum rs_smb2_channel {
 
 #define RS_NT_STATUS_SUCCESS 0x00000000u
 #define RS_NT_STATUS_PENDING 0x00000103u
+#define RS_NT_STATUS_MORE_PROCESSING_REQUIRED 0xC0000016u
 
 struct rs_smbd_desc {
 	uint64_t offset;  /* the buffer's address */

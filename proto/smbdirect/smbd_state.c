@@ -278,6 +278,19 @@ static void answered(struct rs_smbdq *q, struct smbd_req *r)
 	g_hash_table_remove(q->pending, &r->i.message_id);
 }
 
+/* Whether a final response's status says its request failed: an error
+ * (MS-ERREF 2.3.1: severity 3, the status's top two bits set), but for the
+ * STATUS_MORE_PROCESSING_REQUIRED of a SESSION_SETUP, which asks for the
+ * authentication's next leg (MS-SMB2 3.3.5.5.3). Success, informational
+ * and warning statuses (STATUS_NO_MORE_FILES ending a QUERY_DIRECTORY,
+ * STATUS_BUFFER_OVERFLOW on a READ or an IOCTL) are not failures. */
+static bool smb2_failed(uint16_t cmd, uint32_t status)
+{
+	if (status >> 30 != 3)
+		return false;
+	return !(cmd == RS_SMB2_SESSION_SETUP && status == RS_NT_STATUS_MORE_PROCESSING_REQUIRED);
+}
+
 static void response(struct rs_smbdq *q, const struct rs_smb2 *h, const struct rs_fref *at, uint64_t ts,
 		     struct rs_verdict *v)
 {
@@ -307,7 +320,8 @@ static void response(struct rs_smbdq *q, const struct rs_smb2 *h, const struct r
 	r->i.rsp_frame = at->frame;
 	c->done++;
 	rs_lat_add(&q->lat[cmd_slot(r->i.cmd)], ns);
-	if (h->status != RS_NT_STATUS_SUCCESS) {
+	bool failed = smb2_failed(r->i.cmd, h->status);
+	if (failed) {
 		c->failed++;
 		if (q->i.nfailed < RS_SMBD_FAILED)
 			q->i.failed[q->i.nfailed] = r->i;
@@ -315,7 +329,7 @@ static void response(struct rs_smbdq *q, const struct rs_smb2 *h, const struct r
 	}
 	if (r->ndesc && h->status == RS_NT_STATUS_SUCCESS && r->i.xfer_bytes != r->desc_bytes)
 		q->i.rdma_short++;
-	vset(v, RS_ULP_RESPONSE, &r->i, at->file, true, ns, h->status != RS_NT_STATUS_SUCCESS);
+	vset(v, RS_ULP_RESPONSE, &r->i, at->file, true, ns, failed);
 	keep_slow(q, &r->i);
 	for (uint64_t k = 0; r->i.resent && k < q->i.resent_requests && k < RS_SMBD_SLOW; k++)
 		if (same_req(&q->i.resent[k], r->i.message_id, r->i.req_frame))
