@@ -299,6 +299,7 @@ iser: $(BIN)
 # rpc and nfs fields and the samples' mountstats (samples/rxe_nfs*).
 nfsrdma: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_nfsrdma.py
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_nfsrdma_shape.py
 
 # --fields --verdicts against what tshark's decode and the IBA rules give.
 verdicts: $(BIN)

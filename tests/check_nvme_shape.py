@@ -27,7 +27,7 @@ up to that frame no frame carries the protocol's columns.
 
 Negatives, none of which may be recognised: RC SEND traffic of other kinds
 (samples/rxe_send*.pcap, rping, rc_pingpong), iSER and NFS/RDMA without
-their CM, the first 1, 2 and 3 command/response exchanges of a queue (and
+their CM (recognised as their own protocols, never NVMe-oF), the first 1, 2 and 3 command/response exchanges of a queue (and
 4 must be: the rule's number), a single capsule-shaped SEND written alone,
 and a queue whose second command's flags were made to say no SGL (one
 wrong-looking PDU ends the look). --ulp qp:QPN=NAME: on the copy it names
@@ -255,9 +255,11 @@ def not_nvme(what, path):
 
 
 def check_negatives(t, copy, m, conns):
-    for s in ["rxe_send", "rxe_send_imm", "rxe_send_inline", "rxe_send_ipv6", "rxe_send_multi", "rxe_nfs"]:
+    for s in ["rxe_send", "rxe_send_imm", "rxe_send_inline", "rxe_send_ipv6", "rxe_send_multi"]:
         c, _ = without_cm(os.path.join(ROOT, "samples", s + ".pcap"), s + "_nocm")
         none_recognised(s + " without CM", c)
+    c, _ = without_cm(os.path.join(ROOT, "samples", "rxe_nfs.pcap"), "rxe_nfs_nocm")
+    not_nvme("rxe_nfs without CM", c)  # NFS/RDMA recognises by shape too (tests/check_nfsrdma_shape.py)
     c, _ = without_cm(os.path.join(ROOT, "samples", "rxe_iser.pcap"), "rxe_iser_nocm")
     not_nvme("rxe_iser without CM", c)
     rping, _ = without_cm(os.path.join(SHARED, "captures", "rping_s64.pcap"), "rping_nocm")

@@ -23,6 +23,9 @@ void rs_nfs_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, 
 void rs_nfs_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		   const struct rs_frame_meta *m);
 void rs_nfsq_finish(struct rs_analyzer *a, void *q);
+/* nfsrdma_shape_state.c */
+enum rs_recog rs_nfs_recognize(struct rs_recog_pair *p, bool from_a, const struct rs_frame *f,
+			       const struct rs_frame_meta *m);
 /* nfsrdma_text.c */
 void rs_text_nfs(FILE *out, const struct rs_view *v);
 /* nfsrdma_json.c */

@@ -27,89 +27,10 @@
  */
 #include <string.h>
 
-#include <glib.h>
-
-#include "analyzer/internal.h"
 #include "analyzer/records/records.h"
+#include "proto/nfsrdma/nfsq_state.h"
 #include "proto/nfsrdma/nfsrdma.h"
-#include "proto/nfsrdma/nfsrdma_state.h"
 #include "proto/pdu.h"
-
-#define CALL_SEGS 8       /* segments kept per call to tie transfers to; more are counted */
-#define RANGES 64         /* recent messages' PSN ranges per connection */
-#define DONE 32           /* recently answered calls, for packets sent again after the reply */
-#define RANGE_MAX 4096    /* packets a range may grow to (a message of up to 16 MiB at 4 KiB) */
-
-/* The four PSN streams of a connection: each side's requests (SENDs,
- * READ requests, WRITEs) and each side's READ responses. */
-enum { ST_CLIENT = 0, ST_SERVER = 1, ST_RSP = 2 };
-
-struct kind {
-	struct rs_nfs_kind_info i; /* its lat: filled in for the writers, from lat */
-	struct rs_latvec lat;
-};
-
-struct seg {
-	uint8_t list;
-	uint32_t handle, length;
-	uint64_t offset;
-};
-
-/* A call awaiting its reply. */
-struct call {
-	uint64_t key;             /* side << 32 | XID: the pending table's key */
-	uint32_t xid, seq;        /* seq: the connection's call number, for the PSN ranges */
-	uint8_t side;             /* ST_CLIENT: called by the client; ST_SERVER: the backchannel */
-	int16_t kind;
-	bool resent;
-	uint32_t psn;             /* its SEND's first PSN: the same XID and PSN again is the same call */
-	uint64_t ts;
-	struct rs_fref at;
-	uint8_t nsegs;
-	struct seg segs[CALL_SEGS];
-	GList link;               /* in the connection's order of calls (oldest first) */
-};
-
-/* A recently answered call: packets of its messages may still come again,
- * and a transfer re-sent after the reply (its first sending not captured).
- * Its latency runs to its reply's last sending (the requester took that
- * one): counted when it leaves the ring, or at the end. */
-struct done {
-	uint64_t key;             /* 0: settled (its latency counted), or never used */
-	uint32_t seq, call_psn, reply_psn;
-	uint64_t call_ts;
-	int16_t kind;
-	bool resent, failed;
-	uint8_t side, nsegs;
-	struct seg segs[CALL_SEGS];
-	struct rs_nfs_call_info info;
-};
-
-/* The PSNs a message of a call took on one stream. */
-struct range {
-	uint8_t stream, what;     /* what: enum rs_ulp_pdu, the message's to its call */
-	bool open;                /* its last packet not seen yet: Middle and Last packets grow it */
-	uint32_t psn, n, seq;
-};
-
-struct rs_nfsq {
-	struct rs_nfs_info c;     /* the counts (kinds, slow, err, unans kept apart below) */
-	uint32_t seq, mtu;
-	unsigned nkinds;
-	struct kind kinds[RS_NFS_KINDS];
-	GHashTable *pending;      /* key -> struct call */
-	GQueue order;             /* the pending calls, oldest first */
-	GHashTable *by_handle;    /* R_Key -> struct call (the newest waiting call that lent it) */
-	struct done done[DONE];
-	unsigned done_next;
-	struct range ranges[RANGES];
-	unsigned range_next;
-	int open[4];              /* per stream: the range of the message under way (-1: none of a call's) */
-	struct rs_verdict *v;     /* while a frame is added with its verdict (per-frame views) */
-	uint32_t file;            /* ... and its input file */
-	struct rs_nfs_call_info super[RS_NFS_UNANSWERED]; /* calls whose XID came again unanswered */
-	unsigned nsuper;
-};
 
 void *rs_nfsq_new(void)
 {
@@ -310,17 +231,12 @@ uint16_t rs_nfs_op_code(const struct rs_nfs_kind_id *id)
 	return (uint16_t)(4u << 8 | (main & 0xFF));
 }
 
-static struct rs_nfs_call_info call_info(const struct call *c)
-{
-	return (struct rs_nfs_call_info){ .xid = c->xid, .seq = c->seq, .kind = c->kind, .resent = c->resent, .call_at = c->at };
-}
-
 /* What call `seq` is: waiting, or answered lately. */
 static bool seq_call(struct rs_nfsq *q, uint32_t seq, struct rs_nfs_call_info *ci)
 {
 	const struct call *c = seq ? pending_seq(q, seq) : NULL;
 	if (c) {
-		*ci = call_info(c);
+		*ci = rs_nfs_call_info_of(c);
 		return true;
 	}
 	for (unsigned i = 0; seq && i < DONE; i++)
@@ -379,7 +295,7 @@ static void superseded(struct rs_nfsq *q, struct call *c)
 	q->c.xid_reused++;
 	q->c.unanswered++;
 	if (q->nsuper < RS_NFS_UNANSWERED)
-		q->super[q->nsuper++] = call_info(c);
+		q->super[q->nsuper++] = rs_nfs_call_info_of(c);
 	call_drop(q, c);
 }
 
@@ -441,7 +357,7 @@ static void call(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side, co
 	g_hash_table_insert(q->pending, &c->key, c);
 	g_queue_push_tail_link(&q->order, &c->link);
 	range_add(q, side, RS_ULP_REQUEST, f->bth.psn, 1, c->seq, rs_opinfo(f->bth.opcode)->pos == RS_POS_FIRST);
-	struct rs_nfs_call_info ci = call_info(c);
+	struct rs_nfs_call_info ci = rs_nfs_call_info_of(c);
 	v_task(q, RS_ULP_REQUEST, &ci);
 }
 
@@ -567,7 +483,7 @@ static void reply(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side, c
 	uint64_t ns = m->ts_ns > c->ts ? m->ts_ns - c->ts : 0;
 	if (c->kind >= 0)
 		q->kinds[c->kind].i.replies++;
-	struct rs_nfs_call_info ci = call_info(c);
+	struct rs_nfs_call_info ci = rs_nfs_call_info_of(c);
 	ci.ns = ns;
 	ci.reply_at = *at;
 	uint32_t nerr = q->c.nerr;
@@ -693,9 +609,8 @@ static void transfer(struct rs_nfsq *q, const struct rs_frame *f, uint8_t side, 
 	v_seq(q, RS_ULP_TRANSFER, seq);
 }
 
-static uint8_t stream_of(const struct rs_conn *c, const struct rs_flow *fl, const struct rs_opinfo *op)
+static uint8_t stream_of(uint8_t side, const struct rs_opinfo *op)
 {
-	uint8_t side = fl == c->c2s ? ST_CLIENT : ST_SERVER;
 	return (uint8_t)(op->kind == RS_KIND_READ_RESP ? ST_RSP | side : side);
 }
 
@@ -727,20 +642,24 @@ static void frame(struct rs_nfsq *q, const struct rs_frame *f, const struct rs_f
 		transfer(q, f, side, op->kind == RS_KIND_READ_REQ);
 }
 
+void rs_nfsq_feed(struct rs_nfsq *q, bool from_client, const struct rs_frame *f, const struct rs_frame_meta *m,
+		  const struct rs_fref *at, struct rs_verdict *v, uint32_t file)
+{
+	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
+	if (op->kind == RS_KIND_ACK || op->kind == RS_KIND_NONE)
+		return;
+	uint8_t side = from_client ? ST_CLIENT : ST_SERVER;
+	q->v = v;
+	q->file = file;
+	frame(q, f, m, at, op, stream_of(side, op), side);
+	q->v = NULL;
+}
+
 void rs_nfs_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		  const struct rs_frame_meta *m)
 {
-	struct rs_nfsq *q = c->pq;
 	struct rs_fref at = { a->cur_file, m->frame_no };
-	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
-	uint8_t stream = stream_of(c, fl, op), side = stream & 1;
-
-	if (op->kind == RS_KIND_ACK || op->kind == RS_KIND_NONE)
-		return;
-	q->v = a->v;
-	q->file = a->cur_file;
-	frame(q, f, m, &at, op, stream, side);
-	q->v = NULL;
+	rs_nfsq_feed(c->pq, fl == c->c2s, f, m, &at, a->v, a->cur_file);
 }
 
 void rs_nfs_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
@@ -750,50 +669,8 @@ void rs_nfs_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl,
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
 	if (op->kind == RS_KIND_ACK || op->kind == RS_KIND_NONE)
 		return;
-	packet_again(c->pq, stream_of(c, fl, op), f->bth.psn);
+	packet_again(c->pq, stream_of(fl == c->c2s ? ST_CLIENT : ST_SERVER, op), f->bth.psn);
 	if (a->v && a->v->ulp_tag_known)
 		a->v->ulp_resent = true; /* the frame's own re-sending counts for its call */
 }
 
-/* ---- the record for the writers ------------------------------------------------------ */
-
-static gint by_frame(gconstpointer pa, gconstpointer pb)
-{
-	const struct rs_nfs_call_info *a = pa, *b = pb;
-	if (a->call_at.file != b->call_at.file)
-		return a->call_at.file < b->call_at.file ? -1 : 1;
-	return a->call_at.frame < b->call_at.frame ? -1 : a->call_at.frame > b->call_at.frame;
-}
-
-/* The calls never answered: those still waiting and those whose XID came
- * again, the first by call frame. */
-static void unanswered(const struct rs_nfsq *q, struct rs_nfs_info *out)
-{
-	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct rs_nfs_call_info));
-	for (GList *l = q->order.head; l; l = l->next) {
-		struct rs_nfs_call_info ci = call_info(l->data);
-		g_array_append_val(all, ci);
-	}
-	g_array_append_vals(all, q->super, q->nsuper);
-	g_array_sort(all, by_frame);
-	out->nunans = all->len < RS_NFS_UNANSWERED ? all->len : RS_NFS_UNANSWERED;
-	if (out->nunans)
-		memcpy(out->unans, all->data, out->nunans * sizeof out->unans[0]);
-	g_array_free(all, TRUE);
-}
-
-bool rs_conn_nfs(const struct rs_conn *c, struct rs_nfs_info *out)
-{
-	const struct rs_nfsq *q = c->pq;
-	if (!q || !rs_nfsrdma_row(c->ulp))
-		return false;
-	*out = q->c;
-	out->unanswered += g_hash_table_size(q->pending);
-	out->nkinds = q->nkinds;
-	for (unsigned i = 0; i < q->nkinds; i++) {
-		out->kinds[i] = q->kinds[i].i;
-		out->kinds[i].lat = rs_lat_figures_of(&q->kinds[i].lat);
-	}
-	unanswered(q, out);
-	return true;
-}

@@ -103,8 +103,8 @@ static void conn_head(FILE *out, const struct rs_view *v, const struct rs_conn *
 {
 	struct rs_conn_info ci;
 	rs_conn_get_info(conn, &ci);
-	char cl[160], sv[160], line[900], b[3][16], rb[16], wb[16], un[64] = "";
-	snprintf(line, sizeof line, "connection %u: client %s QP 0x%x → server %s QP 0x%x", ci.id,
+	char cl[160], sv[160], line[900], b[3][16], rb[16], wb[16], un[64] = "", title[48];
+	snprintf(line, sizeof line, "%s: client %s QP 0x%x → server %s QP 0x%x", rs_conn_title(conn, title, sizeof title),
 		 rs_fmt_addr(v->names, &ci.client, cl, sizeof cl), ci.client_qpn,
 		 rs_fmt_addr(v->names, &ci.server, sv, sizeof sv), ci.server_qpn);
 	rs_para(out, v->o->width, "  ", "    ", line);
@@ -271,8 +271,8 @@ void rs_text_nfs(FILE *out, const struct rs_view *v)
 {
 	bool any = false;
 	struct rs_nfs_info *q = g_new(struct rs_nfs_info, 1);
-	for (guint i = 0; i < v->conns->len; i++) {
-		const struct rs_conn *c = v->conns->pdata[i];
+	for (guint i = 0; i < v->ulp_conns->len; i++) {
+		const struct rs_conn *c = v->ulp_conns->pdata[i];
 		if (!rs_conn_nfs(c, q))
 			continue;
 		if (!any)
