@@ -239,8 +239,8 @@ struct rs_verdict {
 	bool nvme_timed;            /* nvme_lat_ns holds a latency */
 	uint64_t nvme_cmd_frame;
 	uint64_t nvme_lat_ns;
-	/* A protocol module's reading of the frame (the modules other than
-	 * NVMe-oF; proto/proto.h's per-frame hooks put it in words): the PDU's
+	/* A protocol module's reading of the frame (NVMe-oF fills the fields
+	 * above too; proto/proto.h's per-frame hooks put it in words): the PDU's
 	 * kind (enum rs_ulp_pdu), the operation (the module's own code: its
 	 * op_name hook names it), the task's tag (iSCSI ITT, RPC XID, SMB2
 	 * MessageId), the request the frame answers or moves data for (0: not

@@ -27,6 +27,8 @@ const struct rs_proto_hooks rs_nvmeof_hooks = {
 	.text = rs_text_nvme,
 	.brief = rs_brief_nvme,
 	.json_conn = rs_json_nvme,
+	.op_name = rs_nvme_op_name,
+	.note = rs_nvme_note,
 };
 
 const struct rs_proto_hooks rs_iser_hooks = {

@@ -149,6 +149,56 @@ def check_frames(name, t, f):
     return unpaired
 
 
+def comments(path):
+    """--annotate's comment of each frame, read back by tshark."""
+    out = os.path.join(os.environ.get("TMPDIR", "/tmp"), "check_nvme.%d.pcapng" % os.getpid())
+    try:
+        rocestat("--annotate", out, path)
+        got = {}
+        for vals in tshark_fields(out, ["frame.number", "frame.comment"], None):
+            got[int(vals[0])] = vals[1]
+        return got
+    finally:
+        if os.path.exists(out):
+            os.unlink(out)
+
+
+def check_views(name, path, t, f):
+    """The protocol-module columns of --fields --verdicts (ulp_pdu, ulp_tag,
+    ulp_request_frame, ulp_latency_ns) and --annotate's sentence, frame by
+    frame, against tshark's capsules: a command names its CID, a response
+    its CID, the command frame tshark pairs it with and the time between,
+    an RDMA transfer the command tshark ties it to."""
+    notes = comments(path)
+    n_cmd = n_rsp = n_xfer = 0
+    for n, r in sorted(t.items()):
+        v = f.get(n, {})
+        note = notes.get(n, "")
+        if "cmd" in r and v.get("nvme") == "command":
+            n_cmd += 1
+            ck(name + ": frame %d ulp columns of a command" % n,
+               (v["ulp_pdu"], num(v["ulp_tag"]), bool(v["ulp_op"])) == ("request", r["cmd"][2], True), str(v)[:300])
+            ck(name + ": frame %d annotated as a command with its CID" % n,
+               re.search(r"NVMe-oF: .* command, CID %d\b" % r["cmd"][2], note) is not None, note)
+        elif "cqe" in r and r["cmd_pkt"] and v.get("nvme") == "response":
+            n_rsp += 1
+            c = r["cmd_pkt"]
+            ck(name + ": frame %d ulp columns of a response" % n,
+               (v["ulp_pdu"], num(v["ulp_tag"]), num(v["ulp_request_frame"]), num(v["ulp_latency_ns"]))
+               == ("response", r["cqe"], c, t[n]["ts"] - t[c]["ts"]), str(v)[:300])
+            ck(name + ": frame %d annotated as the response to frame %d" % (n, c),
+               re.search(r"NVMe-oF: response to .*, CID %d \(command frame %d\)" % (r["cqe"], c), note) is not None,
+               note)
+        elif r["op"] in RETH_OPS and r["cmd_pkt"] and v.get("ulp") == "nvme-of":
+            n_xfer += 1
+            ck(name + ": frame %d ulp columns of an RDMA transfer" % n,
+               (v["ulp_pdu"], num(v["ulp_request_frame"])) == ("transfer", r["cmd_pkt"]), str(v)[:300])
+            ck(name + ": frame %d annotated with its command frame" % n,
+               "(command frame %d)" % r["cmd_pkt"] in note and "NVMe-oF: RDMA" in note, note)
+    ck(name + ": frames checked for the views", n_cmd > 0 and n_rsp > 0, "%d %d %d" % (n_cmd, n_rsp, n_xfer))
+    print("  %s: views of %d commands, %d responses, %d transfers" % (name, n_cmd, n_rsp, n_xfer))
+
+
 def queues(path, *extra):
     d = json.loads(rocestat("--format", "json", *extra, path))
     return [c for c in d["connections"] if c.get("nvme")]
@@ -273,6 +323,10 @@ def check_failure(t):
         pcaprecs.write_pcap(tmp, linktype, recs)
         io = [q for q in queues(tmp) if q["nvme"]["queue"] == "io"][0]["nvme"]
         text = rocestat(tmp)
+        fv, note = fields(tmp), comments(tmp)
+        ck("failure: ulp_failed on the response and only there",
+           [k for k, r in sorted(fv.items()) if r.get("ulp_failed") == "1"] == [n], str(fv.get(n, {}))[:300])
+        ck("failure: annotated FAILED with the status", "FAILED: status 0x080" in note.get(n, ""), note.get(n, ""))
     finally:
         os.unlink(tmp)
     f = io["failed"]
@@ -343,6 +397,7 @@ def main():
         t, f = tshark(path), fields(path)
         own_decode(path, t)
         extra = check_frames(name, t, f)
+        check_views(name, path, t, f)
         qs = queues(path)
         check_queues(name, t, qs, extra)
         if path == SAMPLE:

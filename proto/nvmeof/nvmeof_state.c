@@ -131,6 +131,15 @@ static int op_slot(struct rs_nvmeq *q, const struct rs_nvme *n)
 	return q->nops++;
 }
 
+/* The command kind as the verdict's ulp_op (rs_nvme_op_name reads it): the
+ * opcode in the low byte, above it a Fabrics command's type or else the
+ * queue (1 admin, 2 I/O, 0 not known), whose command sets differ. */
+static uint16_t ulp_op(const struct rs_nvmeq *q, uint8_t opcode, uint8_t fctype)
+{
+	unsigned hi = opcode == RS_NVME_FABRICS_OPC ? fctype : q->qid_known ? (q->qid ? 2u : 1u) : 0u;
+	return (uint16_t)(hi << 8 | opcode);
+}
+
 /* The data a command moves: what its SGL describes. */
 static uint32_t data_len(const struct rs_nvme *n)
 {
@@ -254,6 +263,12 @@ static bool response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct r
 		v->nvme_opcode = o->opcode;
 		v->nvme_fabrics = o->opcode == RS_NVME_FABRICS_OPC;
 		v->nvme_fctype = o->fctype;
+		v->ulp_req_frame = v->nvme_cmd_frame;
+		v->ulp_timed = true;
+		v->ulp_lat_ns = ns;
+		v->ulp_op_known = true;
+		v->ulp_op = ulp_op(q, o->opcode, o->fctype);
+		v->ulp_failed = n->status != 0;
 	}
 	if (c->key && !n->status && c->xfer_bytes != c->len)
 		q->xfer_short++;
@@ -281,8 +296,15 @@ static void transfer(struct rs_nvmeq *q, const struct rs_frame *f, const struct 
 	}
 	c->xfers++;
 	c->xfer_bytes += f->reth.dmalen;
-	if (v)
+	if (v) {
 		v->nvme_cmd_frame = c->at.file == at->file ? c->at.frame : 0;
+		v->ulp_pdu = RS_ULP_TRANSFER;
+		v->ulp_req_frame = v->nvme_cmd_frame;
+		v->ulp_tag_known = true;
+		v->ulp_tag = c->cid;
+		v->ulp_op_known = true;
+		v->ulp_op = ulp_op(q, q->ops[c->op].opcode, q->ops[c->op].fctype);
+	}
 }
 
 /* What one frame did to the queue, for recognition. */
@@ -305,11 +327,16 @@ static enum feed feed(struct rs_nvmeq *q, bool from_host, const struct rs_frame 
 			v->nvme = n->kind;
 			v->nvme_queue = q->qid_known ? (q->qid ? 2 : 1) : 0;
 			v->nvme_cid = n->cid;
+			v->ulp_pdu = n->kind == RS_NVME_CMD ? RS_ULP_REQUEST : RS_ULP_RESPONSE;
+			v->ulp_tag_known = true;
+			v->ulp_tag = n->cid;
 			if (n->kind == RS_NVME_CMD) {
 				v->nvme_op_known = true;
 				v->nvme_opcode = n->opcode;
 				v->nvme_fabrics = n->opcode == RS_NVME_FABRICS_OPC;
 				v->nvme_fctype = v->nvme_fabrics ? n->fctype : 0;
+				v->ulp_op_known = true;
+				v->ulp_op = ulp_op(q, n->opcode, v->nvme_fctype);
 			}
 		}
 		if (n->kind == RS_NVME_CMD) {

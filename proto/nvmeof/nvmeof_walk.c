@@ -9,6 +9,8 @@
  */
 #include <inttypes.h>
 
+#include "proto/nvmeof/nvmeof.h"
+#include "proto/pdu.h"
 #include "views/walk_int.h"
 
 static const char *sgl_type_name(uint8_t id)
@@ -134,4 +136,53 @@ void rs_walk_nvme_transfer(struct walk *w)
 		"0x%x.", read ? "reads the command's data from host memory (host to controller)"
 			       : "writes the command's data into host memory (controller to host)",
 	     w->v.nvme_cmd_frame, f->reth.rkey);
+}
+
+/* ---- the per-frame views' hooks (proto/proto.h op_name, note) ----------- */
+
+const char *rs_nvme_op_name(uint16_t op, char *buf, size_t len)
+{
+	uint8_t opc = (uint8_t)op, hi = (uint8_t)(op >> 8);
+	const char *name = opc == RS_NVME_FABRICS_OPC ? rs_nvme_fctype_name(hi)
+			   : hi == 1			? rs_nvme_admin_opc_name(opc)
+			   : hi == 2			? rs_nvme_io_opc_name(opc)
+							: "";
+	if (*name)
+		snprintf(buf, len, "%s", name);
+	else if (opc == RS_NVME_FABRICS_OPC)
+		snprintf(buf, len, "Fabrics 0x%02x", hi);
+	else
+		snprintf(buf, len, "opcode 0x%02x", opc);
+	return buf;
+}
+
+bool rs_nvme_note(const struct rs_verdict *v, const struct rs_frame *f, char *buf, size_t len)
+{
+	char op[48] = "a command not seen", from[48] = "", lat[48] = "", st[96] = "";
+	if (v->ulp_op_known)
+		rs_nvme_op_name(v->ulp_op, op, sizeof op);
+	if (v->ulp_req_frame)
+		snprintf(from, sizeof from, " (command frame %" PRIu64 ")", v->ulp_req_frame);
+	if (v->ulp_timed)
+		snprintf(lat, sizeof lat, ", %.3f ms after it", (double)v->ulp_lat_ns / 1e6);
+	const struct rs_nvme *n = rs_frame_pdu(f, RS_PDU_NVME) ? &f->pdu->nvme : NULL;
+	if (n && n->status) {
+		const char *sn = rs_nvme_status_name(n->status);
+		snprintf(st, sizeof st, ", FAILED: status 0x%03x%s%s", n->status, *sn ? " " : "", sn);
+	}
+	switch (v->ulp_pdu) {
+	case RS_ULP_REQUEST:
+		snprintf(buf, len, "NVMe-oF: %s command, CID %" PRIu32, op, v->ulp_tag);
+		return true;
+	case RS_ULP_RESPONSE:
+		snprintf(buf, len, "NVMe-oF: response to %s, CID %" PRIu32 "%s%s%s", op, v->ulp_tag, from, lat, st);
+		return true;
+	case RS_ULP_TRANSFER:
+		snprintf(buf, len, "NVMe-oF: %s of the data of %s, CID %" PRIu32 "%s",
+			 rs_opinfo(f->bth.opcode)->kind == RS_KIND_READ_REQ ? "RDMA READ" : "RDMA WRITE", op, v->ulp_tag,
+			 from);
+		return true;
+	default:
+		return false;
+	}
 }
