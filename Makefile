@@ -289,6 +289,7 @@ smbdstate: $(BIN)
 nvme: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_nvme.py
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_nvme_shape.py
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_module_fold.py
 
 # iSER tasks (command -> response pairs, latency, data, failures, the
 # fabric's re-sends) against tshark's iscsi/iser decode and the samples'

@@ -134,8 +134,7 @@ const struct rs_proto_hooks *rs_proto_hooks(unsigned id)
 	return id < rs_nprotos && rs_protos[id].hooks ? rs_protos[id].hooks : &no_hooks;
 }
 
-/* The row of a module's hooks that comes first (each module once). */
-static bool first_row(unsigned i)
+bool rs_proto_first_row(unsigned i)
 {
 	for (unsigned k = 1; k < i; k++)
 		if (rs_protos[k].hooks == rs_protos[i].hooks)
@@ -149,23 +148,11 @@ unsigned rs_proto_briefs(const struct rs_view *v, struct rs_proto_brief *out, un
 	for (unsigned i = 1; i < rs_nprotos; i++) {
 		const struct rs_proto_hooks *h = rs_protos[i].hooks;
 		struct rs_proto_brief b = { .name = rs_protos[i].name, .row = i };
-		if (!h || !h->brief || !first_row(i) || !h->brief(v, &b))
+		if (!h || !h->brief || !rs_proto_first_row(i) || !h->brief(v, &b))
 			continue;
 		if (n < max)
 			out[n] = b;
 		n++;
 	}
 	return n;
-}
-
-void rs_proto_texts(FILE *out, const struct rs_view *v)
-{
-	for (unsigned i = 1; i < rs_nprotos; i++) {
-		const struct rs_proto_hooks *h = rs_protos[i].hooks;
-		bool again = false;
-		for (unsigned k = 1; k < i && !again; k++)
-			again = rs_protos[k].hooks == h;
-		if (h && h->text && !again)
-			h->text(out, v);
-	}
 }

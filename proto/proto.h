@@ -199,8 +199,9 @@ const char *rs_proto_name(unsigned id);
 /* The modules' --brief lines, in the table's order, once per module: the
  * first max in out[]; returns how many modules have one. */
 unsigned rs_proto_briefs(const struct rs_view *v, struct rs_proto_brief *out, unsigned max);
-/* Every module's text section, in the table's order, once per module. */
-void rs_proto_texts(FILE *out, const struct rs_view *v);
+/* Whether row i is its module's first (a module's hooks serve several
+ * rows: each module once). */
+bool rs_proto_first_row(unsigned i);
 /* A row's hooks (never NULL: a table of NULL hooks for a row without). */
 const struct rs_proto_hooks *rs_proto_hooks(unsigned id);
 

@@ -693,7 +693,7 @@ int rs_report_text(FILE *out, const struct rs_analyzer *a, const struct rs_repor
 	rs_text_ulp_queues(out, &v);
 	rs_text_qps(out, &v);
 	rs_text_latency(out, &v);
-	rs_proto_texts(out, &v);
+	rs_text_modules(out, &v);
 	memory_section(out, &v);
 	rs_text_congestion(out, &v);
 	anomaly_section(out, &v);

@@ -20,6 +20,10 @@ void rs_text_qps(FILE *out, const struct rs_view *v);
 void rs_text_latency(FILE *out, const struct rs_view *v);
 /* text_ulp.c: the queues without CM (their protocol told by shape or --ulp qp:). */
 void rs_text_ulp_queues(FILE *out, const struct rs_view *v);
+/* Each protocol module's section (its text hook) over its connections and
+ * queues, past a dozen the eight with the most trouble and a line for the
+ * rest (--full: all). */
+void rs_text_modules(FILE *out, const struct rs_view *v);
 
 /* text_group.c: a group of findings alike (rs_anomaly_groups over
  * v->anomalies) in one sentence, and its head alone (how many, where, what,
