@@ -146,6 +146,11 @@ once() {
 med() {
 	awk -v k="${2:-1}" '{print $k}' "$DIR/all.$1" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
 }
+# cpu NAME: the median over NAME's runs of its CPU time, user + sys, of all
+# its threads (what the work costs, whatever the other core was doing).
+cpu() {
+	awk '{print $2 + $3}' "$DIR/all.$1" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+}
 # spread NAME: the least and greatest wall time of NAME's runs.
 spread() {
 	awk '{print $1}' "$DIR/all.$1" | sort -n | awk '{v[NR] = $1} END {printf "%.2f-%.2f", v[1], v[NR]}'
@@ -200,13 +205,16 @@ CPU=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 echo
 echo "rocestat bench: $FRAMES frames, $(awk -v s="$SIZE" 'BEGIN{printf "%.2f GB", s/1e9}'); header-only: the same cut to $SLICE bytes, $(awk -v s="$HSIZE" 'BEGIN{printf "%.2f GB", s/1e9}');"
 echo "nproc $(nproc), $CPU; page cache warm.$([ -n "$AUTOGROUP_NICE" ] && echo " Session autogroup nice $BENCH_NICE.")"
-echo "Wall-clock time, median of $REPEAT rounds taken in turns (spread: least-greatest); (e) on the first $TFRAMES frames."
-printf '%-38s %10s %9s %8s %11s %7s %7s %12s\n' "case" "frames/s" "MB/s" "wall s" "spread s" "user s" "sys s" "peak RSS MiB"
+echo "Wall-clock time, median of $REPEAT rounds taken in turns (spread: least-greatest); (e) on the first $TFRAMES frames;"
+echo "CPU ns/f: the median round's user + sys time of all threads, per frame."
+printf '%-38s %10s %9s %8s %11s %7s %7s %8s %12s\n' "case" "frames/s" "MB/s" "wall s" "spread s" "user s" "sys s" \
+	"CPU ns/f" "peak RSS MiB"
 row() { # label name frames bytes
 	w=$(med "$2")
-	printf '%-38s %9.3fM %9.0f %8.2f %11s %7.2f %7.2f %12.1f\n' "$1" "$(awk -v f="$3" -v w="$w" 'BEGIN{print f/w/1e6}')" \
+	printf '%-38s %9.3fM %9.0f %8.2f %11s %7.2f %7.2f %8.0f %12.1f\n' "$1" \
+		"$(awk -v f="$3" -v w="$w" 'BEGIN{print f/w/1e6}')" \
 		"$(awk -v b="$4" -v w="$w" 'BEGIN{print b/w/1e6}')" "$w" "$(spread "$2")" "$(med "$2" 2)" "$(med "$2" 3)" \
-		"$(awk -v r="$(med "$2" 4)" 'BEGIN{print r/1024}')"
+		"$(awk -v c="$(cpu "$2")" -v f="$3" 'BEGIN{print c / f * 1e9}')" "$(awk -v r="$(med "$2" 4)" 'BEGIN{print r/1024}')"
 }
 TSIZE=$(stat -c %s "$SMALL")
 HTSIZE=$(stat -c %s "$HSMALL")
