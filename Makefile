@@ -279,9 +279,11 @@ protodiff: $(PROTODUMP)
 	PROTODUMP=$(abspath $(PROTODUMP)) python3 tests/check_proto_tshark.py
 
 # SMB Direct connections (proto/smbdirect/smbd_state.c) against the
-# generator's truth (samples/smbd_gen*.requests.json) and tshark's smb2 decode.
+# generator's truth (samples/smbd_gen*.requests.json) and tshark's smb2 decode;
+# the same samples with their CM frames cut (recognition by shape).
 smbdstate: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_smbd_state.py
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_smbd_shape.py
 
 # NVMe-oF capsules, queues and --ulp against tshark's nvme-rdma decode and
 # samples/rxe_nvme.truth.txt; the same captures with their CM frames cut

@@ -43,7 +43,11 @@ static bool rpcrdma(struct rs_cursor *c, uint32_t wire_len, bool whole, struct r
 /* The kind and continuation are the connection's history: by shape here. */
 static bool smbd(struct rs_cursor *c, uint32_t wire_len, bool whole, struct rs_pdus *p)
 {
-	return rs_smbd_decode(c, wire_len, whole, RS_SMBD_ANY, false, &p->smbd) != RS_SMBD_NOT;
+	if (rs_smbd_decode(c, wire_len, whole, RS_SMBD_ANY, false, &p->smbd) == RS_SMBD_NOT)
+		return false;
+	if (p->smbd.kind != RS_SMBD_DATA || p->smbd.smb2_id)
+		p->have |= RS_PDU_SMBD_START;
+	return true;
 }
 
 static const struct row rows[] = {

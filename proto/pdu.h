@@ -25,6 +25,11 @@
 #include "proto/smbdirect/smbd_dissect.h"
 
 enum { RS_PDU_NVME = 1u << 0, RS_PDU_ISER = 1u << 1, RS_PDU_RPCRDMA = 1u << 2, RS_PDU_SMBD = 1u << 3 };
+/* Not a member: set with RS_PDU_SMBD when the SEND can open an SMB Direct
+ * pair (a negotiate message, or data that starts with an SMB2 protocol ID),
+ * for recognition by shape's first-SEND filter (proto.h recog_pdus): most
+ * payloads of 20 bytes or more decode as some data transfer message. */
+enum { RS_PDU_SMBD_START = 1u << 4 };
 
 struct rs_pdus {
 	uint32_t have;        /* RS_PDU_*: the members below that are valid */

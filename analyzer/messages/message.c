@@ -353,7 +353,7 @@ void rs_msg_reassemble(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 {
 	if (in_order)
 		rs_msn_take(a, fl, f->psn, gap);
-	if (fl->conn && fl->conn->ulp)
+	if (rs_flow_ulp_conn(fl)) /* a CM connection's, or a queue's without CM (cm/ulp.c) */
 		rs_sendmsg_packet(a, fl, f, in_order, gap);
 	reassemble(a, fl, f, in_order, gap);
 	if (in_order && fl->nopen)
@@ -367,6 +367,6 @@ void rs_msg_finish(struct rs_analyzer *a, struct rs_flow *fl)
 {
 	while (fl->nopen)
 		open_give_up(a, fl);
-	if (fl->conn && fl->conn->ulp)
+	if (rs_flow_ulp_conn(fl))
 		rs_sendmsg_finish(a, fl);
 }

@@ -239,6 +239,8 @@ static enum rs_smbd_outcome smb2(struct rs_cursor *m, struct limits *l, struct r
 		return fail(r, RS_SMBD_TRUNCATED, "the capture stops inside the SMB2 header");
 	if (id[1] != 'S' || id[2] != 'M' || id[3] != 'B')
 		return fail(r, RS_SMBD_MALFORMED, "no SMB2 protocol ID in the data");
+	if (id[0] >= 0xFC)
+		r->smb2_id = id[0];
 	if (id[0] == 0xFD)
 		return fail(r, RS_SMBD_UNSUPPORTED, "an encrypted SMB2 message (transform header)");
 	if (id[0] == 0xFC)
@@ -291,7 +293,7 @@ static enum rs_smbd_outcome data(struct rs_cursor *c, uint32_t wire_len, bool wh
 	r->credits_requested = rs_cur_le16(c);
 	r->credits_granted = rs_cur_le16(c);
 	r->flags = rs_cur_le16(c);
-	rs_cur_skip(c, 2);
+	r->reserved = rs_cur_le16(c);
 	r->remaining = rs_cur_le32(c);
 	r->data_offset = rs_cur_le32(c);
 	r->data_length = rs_cur_le32(c);
@@ -300,6 +302,7 @@ static enum rs_smbd_outcome data(struct rs_cursor *c, uint32_t wire_len, bool wh
 	if (r->data_length == 0) {
 		if (r->remaining)
 			return fail(r, RS_SMBD_MALFORMED, "no data but RemainingDataLength set");
+		r->hdr_ok = true;
 		if (continuation)
 			return fail(r, RS_SMBD_CONTINUED, "no data inside a fragmented message");
 		r->outcome = RS_SMBD_OK;
@@ -313,6 +316,7 @@ static enum rs_smbd_outcome data(struct rs_cursor *c, uint32_t wire_len, bool wh
 		return fail(r, RS_SMBD_MALFORMED, "DataLength runs past the end of the SEND");
 	if ((uint64_t)r->data_offset + r->remaining + r->data_length > UINT32_MAX)
 		return fail(r, RS_SMBD_MALFORMED, "RemainingDataLength past any message size");
+	r->hdr_ok = true;
 	if (continuation) {
 		r->continuation = true;
 		return fail(r, RS_SMBD_CONTINUED, "the data continues an earlier SMB2 message");

@@ -123,9 +123,13 @@ struct rs_smbd {
 	uint32_t max_read_write, preferred_send, max_receive, max_fragmented;
 	/* data transfer message */
 	uint16_t flags;
+	uint16_t reserved;      /* MS-SMBD 2.2.3: the sender sets it to 0 */
+	bool hdr_ok;            /* the data transfer header passed its checks (lengths, offset) */
 	uint32_t remaining, data_offset, data_length;
 	bool continuation;      /* the data continues an earlier SMB2 message */
 	/* the SMB2 header at the start of the data */
+	uint8_t smb2_id;        /* the protocol ID's first byte when 'SMB' follows it (0xFE SMB2, 0xFD
+	                         * transform, 0xFC compressed, 0xFF SMB1); 0: no protocol ID */
 	bool has_smb2;
 	struct rs_smb2 smb2;
 };

@@ -32,6 +32,7 @@
 
 #include "analyzer/transport/verdict.h"
 #include "proto/pdu.h"
+#include "proto/smbdirect/smbd_look_state.h"
 #include "proto/smbdirect/smbd_state.h"
 #include "proto/smbdirect/smbdirect.h"
 
@@ -53,7 +54,8 @@ struct smbd_req {
  * space of the client's (0) or the server's (1) send queue. */
 struct smbd_range {
 	uint8_t space, what;      /* RS_SMBD_RESENT_* */
-	uint32_t lo, hi;
+	bool elastic;             /* an RDMA READ's, the path MTU unknown: hi set by its first response */
+	uint32_t lo, hi, len;
 	uint64_t mid, req_frame;
 };
 
@@ -78,6 +80,7 @@ struct rs_smbdq {
 	uint32_t nrange;
 	uint32_t xfer_psn[XFER_PSNS]; /* +1: 0 is none */
 	uint32_t nxfer;
+	struct rs_smbd_look *look;  /* recognition by shape (smbd_look_state.c); NULL: none */
 };
 
 static guint mid_hash(gconstpointer p)
@@ -99,6 +102,13 @@ void *rs_smbdq_new(void)
 	return q;
 }
 
+static void look_free(struct rs_smbd_look *l)
+{
+	if (l)
+		g_free(l->early);
+	g_free(l);
+}
+
 void rs_smbdq_free(void *p)
 {
 	struct rs_smbdq *q = p;
@@ -110,6 +120,7 @@ void rs_smbdq_free(void *p)
 	g_hash_table_destroy(q->pending);
 	g_free(q->done);
 	g_free(q->range);
+	look_free(q->look);
 	g_free(q);
 }
 
@@ -154,7 +165,8 @@ static void add_range(struct rs_smbdq *q, unsigned space, uint8_t what, uint32_t
 {
 	if (!q->range)
 		q->range = g_new(struct smbd_range, RANGES);
-	q->range[q->nrange++ % RANGES] = (struct smbd_range){ (uint8_t)space, what, lo, hi, r->message_id, r->req_frame };
+	q->range[q->nrange++ % RANGES] = (struct smbd_range){ .space = (uint8_t)space, .what = what, .lo = lo, .hi = hi,
+							      .mid = r->message_id, .req_frame = r->req_frame };
 }
 
 static bool same_req(const struct rs_smbd_req_info *a, uint64_t mid, uint64_t req_frame)
@@ -192,28 +204,32 @@ static const struct rs_smbd_req_info *flag_resent(struct rs_smbdq *q, uint64_t m
 	return ri;
 }
 
-void rs_smbd_resent(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
-		    const struct rs_frame_meta *m)
+void rs_smbdq_resent(struct rs_smbdq *q, unsigned side, const struct rs_frame *f, uint32_t file, struct rs_verdict *v)
 {
-	struct rs_smbdq *q = cn->pq;
 	/* A READ response carries the PSN of the READ request it answers: the
 	 * other side's send queue. */
-	unsigned space = rs_opinfo(f->bth.opcode)->response ? !side_of(cn, fl) : side_of(cn, fl);
+	unsigned space = rs_opinfo(f->bth.opcode)->response ? !side : side;
 	q->i.resent_frames++;
 	for (uint32_t k = 0; k < RANGES && k < q->nrange; k++) {
 		const struct smbd_range *r = &q->range[(q->nrange - 1 - k) % RANGES];
 		if (r->space == space && rs_psn_diff(f->bth.psn, r->lo) >= 0 && rs_psn_diff(f->bth.psn, r->hi) <= 0) {
 			const struct rs_smbd_req_info *ri = flag_resent(q, r->mid, r->req_frame, r->what);
-			if (a->v && ri && !a->v->ulp_tag_known)
-				vset(a->v, r->what == RS_SMBD_RESENT_TRANSFER ? RS_ULP_TRANSFER
-					   : r->what == RS_SMBD_RESENT_RESPONSE ? RS_ULP_RESPONSE : RS_ULP_REQUEST,
-				     ri, m->file_index, false, 0, false);
-			if (a->v && ri)
-				a->v->ulp_resent = true;
+			if (v && ri && !v->ulp_tag_known)
+				vset(v, r->what == RS_SMBD_RESENT_TRANSFER ? RS_ULP_TRANSFER
+					: r->what == RS_SMBD_RESENT_RESPONSE ? RS_ULP_RESPONSE : RS_ULP_REQUEST,
+				     ri, file, false, 0, false);
+			if (v && ri)
+				v->ulp_resent = true;
 			return;
 		}
 	}
 	q->i.resent_untied++;
+}
+
+void rs_smbd_resent(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
+		    const struct rs_frame_meta *m)
+{
+	rs_smbdq_resent(cn->pq, side_of(cn, fl), f, m->file_index, a->v);
 }
 
 /* ---- requests and responses -------------------------------------------------- */
@@ -339,12 +355,11 @@ static void response(struct rs_smbdq *q, const struct rs_smb2 *h, const struct r
 
 /* An SMB2 message that is whole: `first` its first fragment's first frame,
  * `last` the message that ended it. */
-static void smb2(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const struct rs_smb2 *h,
-		 const struct rs_fref *first, const struct rs_sendmsg *last)
+static void smb2(struct rs_smbdq *q, unsigned side, const struct rs_smb2 *h, const struct rs_fref *first,
+		 const struct rs_sendmsg *last, struct rs_verdict *v)
 {
 	struct rs_smbd_side_info *s = &q->side[side].i;
 	struct rs_fref at = { last->file, last->last_frame };
-	struct rs_verdict *v = v_of(a, last);
 	s->smb2++;
 	s->compound += h->next_command != 0;
 	if (h->response != (side == 1)) {
@@ -398,8 +413,8 @@ static void negotiate(struct rs_smbdq *q, unsigned side, const struct rs_smbd *d
 
 /* A data transfer message: its fragment step, and the SMB2 message it
  * makes whole. */
-static void data(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const struct rs_smbd *d,
-		 const struct rs_sendmsg *m)
+static void data(struct rs_smbdq *q, unsigned side, const struct rs_smbd *d, const struct rs_sendmsg *m,
+		 struct rs_verdict *v)
 {
 	struct smbd_side *sd = &q->side[side];
 	struct rs_smbd_side_info *s = &sd->i;
@@ -414,8 +429,8 @@ static void data(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const
 	switch (rs_smbd_frag_feed(&sd->frag, d->remaining, d->data_length, limit)) {
 	case RS_SMBD_FRAG_EMPTY:
 		s->empty++;
-		if (v_of(a, m))
-			v_of(a, m)->ulp_pdu = RS_ULP_OTHER; /* a credit grant or keep-alive */
+		if (v)
+			v->ulp_pdu = RS_ULP_OTHER; /* a credit grant or keep-alive */
 		return;
 	case RS_SMBD_FRAG_LIED:
 		s->frag_lied++;
@@ -429,7 +444,7 @@ static void data(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const
 			return;
 		}
 		send_range(q, side, &d->smb2, m, &here);
-		smb2(a, q, side, &d->smb2, &here, m);
+		smb2(q, side, &d->smb2, &here, m, v);
 		return;
 	case RS_SMBD_FRAG_START:
 		sd->have_hdr = d->has_smb2;
@@ -449,20 +464,19 @@ static void data(struct rs_analyzer *a, struct rs_smbdq *q, unsigned side, const
 		struct smbd_req *r = g_hash_table_lookup(q->pending, &sd->hdr.message_id);
 		struct rs_smbd_req_info ri = { .cmd = sd->hdr.command, .message_id = sd->hdr.message_id,
 					       .file = sd->first.file, .req_frame = sd->first.frame };
-		vset(v_of(a, m), side == 0 ? RS_ULP_REQUEST : RS_ULP_RESPONSE, side == 1 && r ? &r->i : &ri, m->file,
+		vset(v, side == 0 ? RS_ULP_REQUEST : RS_ULP_RESPONSE, side == 1 && r ? &r->i : &ri, m->file,
 		     false, 0, false);
 		return;
 	}
 	s->fragmented++;
 	s->fragments += sd->frag.fragments;
-	smb2(a, q, side, &sd->hdr, &sd->first, m);
+	smb2(q, side, &sd->hdr, &sd->first, m, v);
 	sd->have_hdr = false;
 }
 
-void rs_smbd_message(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_sendmsg *m)
+void rs_smbdq_message(struct rs_smbdq *q, unsigned side, const struct rs_sendmsg *m, const struct rs_smbd *d,
+		      struct rs_verdict *v)
 {
-	struct rs_smbdq *q = cn->pq;
-	unsigned side = side_of(cn, fl);
 	struct smbd_side *sd = &q->side[side];
 	if (!m->complete) {
 		/* Not read: a fragment lost in it would make the rest lie. */
@@ -472,23 +486,75 @@ void rs_smbd_message(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *
 		return;
 	}
 	sd->i.sends++;
-	if (!m->pdu || !(m->pdu->have & RS_PDU_SMBD)) {
+	if (!d) {
 		sd->i.not_smbd++;
 		return;
 	}
-	const struct rs_smbd *d = &m->pdu->smbd;
 	bool neg = side == 0 ? !q->i.neg.req : !q->i.neg.rsp;
 	if (neg && d->kind == (side == 0 ? RS_SMBD_NEG_REQ : RS_SMBD_NEG_RSP) && d->outcome == RS_SMBD_OK) {
 		negotiate(q, side, d);
-		if (v_of(a, m))
-			v_of(a, m)->ulp_pdu = RS_ULP_OTHER;
+		if (v)
+			v->ulp_pdu = RS_ULP_OTHER;
 		return;
 	}
 	if (d->kind != RS_SMBD_DATA) {
 		sd->i.not_smbd++; /* a negotiate message again, or one shaped so: no data transfer message */
 		return;
 	}
-	data(a, q, side, d, m);
+	data(q, side, d, m, v);
+}
+
+/* A message the analyzer hands a queue that recognition told: one the
+ * look analysed already (SEEN: skip it), the rest of one the look saw
+ * begin (JOINED: *out is the whole, *d its first packet's decode), or
+ * NEW. */
+enum { HANDOFF_NEW = 0, HANDOFF_SEEN, HANDOFF_JOINED };
+
+static int look_handoff(struct rs_smbd_look *l, unsigned side, const struct rs_sendmsg *m, struct rs_sendmsg *out,
+			const struct rs_smbd **d)
+{
+	struct hf *x = &l->hf[(side == 0) == l->host_is_a ? 0 : 1];
+	if (x->handed)
+		return HANDOFF_NEW;
+	if (x->fed && rs_psn_diff(m->last_psn, x->upto) <= 0)
+		return HANDOFF_SEEN;
+	x->handed = true;
+	struct open_msg *o = &x->open;
+	if (!o->active || !m->headless || m->first_psn != o->next_psn)
+		return HANDOFF_NEW;
+	/* The rest of the message the look saw begin. */
+	o->active = false;
+	*out = o->m;
+	out->packets += m->packets;
+	out->bytes += m->bytes;
+	out->missing += m->missing + (o->broken && !o->m.missing);
+	out->last_psn = m->last_psn;
+	out->last_frame = m->last_frame;
+	out->last_ts = m->last_ts;
+	out->opcode = m->opcode;
+	out->tailless = m->tailless;
+	out->complete = !out->headless && !out->tailless && !out->missing;
+	out->pdu = NULL;
+	*d = o->has_d ? &o->d : NULL;
+	return HANDOFF_JOINED;
+}
+
+void rs_smbd_message(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_sendmsg *m)
+{
+	struct rs_smbdq *q = cn->pq;
+	unsigned side = side_of(cn, fl);
+	const struct rs_smbd *d = m->pdu && (m->pdu->have & RS_PDU_SMBD) ? &m->pdu->smbd : NULL;
+	struct rs_sendmsg joined;
+	/* Recognised by shape: the look analysed the messages up to the
+	 * frame that told it, and may hold one it saw begin. */
+	if (q->look) {
+		switch (look_handoff(q->look, side, m, &joined, &d)) {
+		case HANDOFF_SEEN: return;
+		case HANDOFF_JOINED: m = &joined; break;
+		default: break;
+		}
+	}
+	rs_smbdq_message(q, side, m, d, v_of(a, m));
 }
 
 /* ---- RDMA transfers ---------------------------------------------------------- */
@@ -514,8 +580,7 @@ static bool xfer_again(struct rs_smbdq *q, uint32_t psn)
 	return false;
 }
 
-static void transfer(struct rs_analyzer *a, struct rs_smbdq *q, struct rs_flow *fl, const struct rs_frame *f,
-		     const struct rs_frame_meta *m)
+static void transfer(struct rs_smbdq *q, uint32_t pmtu, const struct rs_frame *f, uint32_t file, struct rs_verdict *v)
 {
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
 	bool read = op->kind == RS_KIND_READ_REQ;
@@ -545,16 +610,36 @@ static void transfer(struct rs_analyzer *a, struct rs_smbdq *q, struct rs_flow *
 	q->i.cmd[cmd_slot(r->i.cmd)].rdma_bytes += f->reth.dmalen;
 	/* Its PSNs: a WRITE First carries one path MTU (IBA 9.7.4); a READ
 	 * takes one PSN per response packet. */
-	uint32_t mtu = op->pos == RS_POS_FIRST ? f->payload_len : read ? path_mtu(fl) : 0;
+	uint32_t mtu = op->pos == RS_POS_FIRST ? f->payload_len : read ? pmtu : 0;
 	uint32_t n = mtu ? (uint32_t)(((uint64_t)f->reth.dmalen + mtu - 1) / mtu) : 1;
 	add_range(q, 1, RS_SMBD_RESENT_TRANSFER, f->bth.psn, (f->bth.psn + (n ? n : 1) - 1) & 0xFFFFFF, &r->i);
-	vset(a->v, RS_ULP_TRANSFER, &r->i, m->file_index, false, 0, false);
+	if (read && !mtu) {
+		/* Without a CM handshake the path MTU may not be known yet:
+		 * the READ's first response packet, one MTU long, tells it. */
+		q->range[(q->nrange - 1) % RANGES].elastic = true;
+		q->range[(q->nrange - 1) % RANGES].len = f->reth.dmalen;
+	}
+	vset(v, RS_ULP_TRANSFER, &r->i, file, false, 0, false);
+}
+
+/* A READ response First from the client: the PSNs of the READ it answers,
+ * if they waited for the path MTU. */
+static void read_first(struct rs_smbdq *q, const struct rs_frame *f)
+{
+	for (uint32_t k = 0; k < RANGES && k < q->nrange; k++) {
+		struct smbd_range *r = &q->range[(q->nrange - 1 - k) % RANGES];
+		if (r->elastic && r->lo == f->bth.psn && f->payload_len) {
+			uint32_t n = (uint32_t)(((uint64_t)r->len + f->payload_len - 1) / f->payload_len);
+			r->hi = (r->lo + (n ? n : 1) - 1) & 0xFFFFFF;
+			r->elastic = false;
+			return;
+		}
+	}
 }
 
 /* For the views: a later packet of a transfer (a WRITE's Middle or Last, a
  * READ's responses from the client), by the PSNs its first one took. */
-static void transfer_packet(struct rs_analyzer *a, struct rs_smbdq *q, const struct rs_frame *f,
-			    const struct rs_frame_meta *m)
+static void transfer_packet(struct rs_smbdq *q, const struct rs_frame *f, uint32_t file, struct rs_verdict *v)
 {
 	for (uint32_t k = 0; k < RANGES && k < q->nrange; k++) {
 		const struct smbd_range *r = &q->range[(q->nrange - 1 - k) % RANGES];
@@ -562,32 +647,59 @@ static void transfer_packet(struct rs_analyzer *a, struct rs_smbdq *q, const str
 		    rs_psn_diff(f->bth.psn, r->hi) <= 0) {
 			const struct smbd_req *x = g_hash_table_lookup(q->pending, &r->mid);
 			if (x && x->i.req_frame == r->req_frame)
-				vset(a->v, RS_ULP_TRANSFER, &x->i, m->file_index, false, 0, false);
+				vset(v, RS_ULP_TRANSFER, &x->i, file, false, 0, false);
 			return;
 		}
 	}
 }
 
-void rs_smbd_frame(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
-		   const struct rs_frame_meta *m)
+void rs_smbdq_frame(struct rs_smbdq *q, unsigned side, const struct rs_frame *f, uint32_t file, uint32_t pmtu,
+		    struct rs_verdict *v)
 {
-	struct rs_smbdq *q = cn->pq;
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
 	/* A SEND's reading until its message ends here (if it does: one
 	 * after a gap ends where the gap fills, at a later frame). */
-	if (a->v && rs_frame_pdu(f, RS_PDU_SMBD))
-		a->v->ulp_pdu = RS_ULP_OTHER;
-	if (a->v && !(f->ext & RS_EXT_RETH) &&
-	    (side_of(cn, fl) == 1 ? op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM : op->kind == RS_KIND_READ_RESP))
-		transfer_packet(a, q, f, m);
-	if (side_of(cn, fl) != 1 || !(f->ext & RS_EXT_RETH))
+	if (v && rs_frame_pdu(f, RS_PDU_SMBD))
+		v->ulp_pdu = RS_ULP_OTHER;
+	if (side == 0 && op->kind == RS_KIND_READ_RESP && op->pos == RS_POS_FIRST)
+		read_first(q, f);
+	if (v && !(f->ext & RS_EXT_RETH) &&
+	    (side == 1 ? op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM : op->kind == RS_KIND_READ_RESP))
+		transfer_packet(q, f, file, v);
+	if (side != 1 || !(f->ext & RS_EXT_RETH))
 		return;
-	enum rs_op_kind k = rs_opinfo(f->bth.opcode)->kind;
-	if (k == RS_KIND_READ_REQ || k == RS_KIND_WRITE || k == RS_KIND_WRITE_IMM)
-		transfer(a, q, fl, f, m);
+	if (op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM)
+		transfer(q, pmtu, f, file, v);
+}
+
+void rs_smbd_frame(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
+		   const struct rs_frame_meta *m)
+{
+	unsigned side = side_of(cn, fl);
+	rs_smbdq_frame(cn->pq, side, f, m->file_index, side == 1 ? path_mtu(fl) : 0, a->v);
 }
 
 /* ---- for the writers --------------------------------------------------------- */
+
+uint64_t rs_smbdq_answers(const struct rs_smbdq *q)
+{
+	return q->i.responses + q->i.interims;
+}
+
+uint64_t rs_smbdq_wrong_way(const struct rs_smbdq *q)
+{
+	return q->i.wrong_way;
+}
+
+bool rs_smbdq_continues(const struct rs_smbdq *q, unsigned side)
+{
+	return q->side[side].frag.open;
+}
+
+struct rs_smbd_look **rs_smbdq_look(struct rs_smbdq *q)
+{
+	return &q->look;
+}
 
 bool rs_conn_smbd(const struct rs_conn *c, struct rs_smbd_info *out)
 {

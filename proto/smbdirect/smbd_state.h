@@ -103,4 +103,32 @@ bool rs_conn_smbd(const struct rs_conn *c, struct rs_smbd_info *out);
 /* An NT status by name ("STATUS_PENDING"); "" if not one this module names. */
 const char *rs_nt_status_name(uint32_t status);
 
+/*
+ * Between the module's analysis files: smbd_state.c's queue (struct
+ * rs_smbdq) fed by side (0 the client's, 1 the server's) rather than by
+ * connection, as recognition by shape (smbd_look_state.c) feeds it before
+ * the pair is a connection; v NULL: no verdict written.
+ */
+struct rs_frame;
+struct rs_sendmsg;
+struct rs_verdict;
+struct rs_smbdq;
+struct rs_smbd_look;
+/* A SEND message; d: its first packet's SMB Direct decode (NULL: none). */
+void rs_smbdq_message(struct rs_smbdq *q, unsigned side, const struct rs_sendmsg *m, const struct rs_smbd *d,
+		      struct rs_verdict *v);
+/* A frame (the server's RDMA transfers); pmtu: the path MTU if known, 0 if not. */
+void rs_smbdq_frame(struct rs_smbdq *q, unsigned side, const struct rs_frame *f, uint32_t file, uint32_t pmtu,
+		    struct rs_verdict *v);
+/* A frame sent again. */
+void rs_smbdq_resent(struct rs_smbdq *q, unsigned side, const struct rs_frame *f, uint32_t file, struct rs_verdict *v);
+/* Responses (final and interim) tied to a request so far; SMB2 messages
+ * that went the wrong way (a request from the server, a response from the
+ * client); whether the side is inside a fragmented message. */
+uint64_t rs_smbdq_answers(const struct rs_smbdq *q);
+uint64_t rs_smbdq_wrong_way(const struct rs_smbdq *q);
+bool rs_smbdq_continues(const struct rs_smbdq *q, unsigned side);
+/* The queue's recognition state (smbd_look_state.h: made by smbd_look_state.c). */
+struct rs_smbd_look **rs_smbdq_look(struct rs_smbdq *q);
+
 #endif

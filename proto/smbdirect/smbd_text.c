@@ -34,8 +34,8 @@ static void head(FILE *out, const struct rs_view *v, const struct rs_conn *conn,
 	struct rs_conn_info ci, *c = &ci;
 	rs_conn_get_info(conn, c);
 	int w = v->o->width;
-	char cl[160], sv[160], svc[64], line[800];
-	snprintf(line, sizeof line, "connection %u, %s: client %s QP 0x%x → server %s QP 0x%x", c->id,
+	char cl[160], sv[160], svc[200], line[800], title[48];
+	snprintf(line, sizeof line, "%s, %s: client %s QP 0x%x → server %s QP 0x%x", rs_conn_title(conn, title, sizeof title),
 		 rs_conn_service(conn, svc, sizeof svc), rs_fmt_addr(v->names, &c->client, cl, sizeof cl), c->client_qpn,
 		 rs_fmt_addr(v->names, &c->server, sv, sizeof sv), c->server_qpn);
 	rs_para(out, w, "  ", "    ", line);
@@ -168,8 +168,8 @@ void rs_text_smbd(FILE *out, const struct rs_view *v)
 	bool any = false;
 	unsigned quiet = 0;
 	struct rs_smbd_info q;
-	for (guint i = 0; i < v->conns->len; i++) {
-		const struct rs_conn *c = v->conns->pdata[i];
+	for (guint i = 0; i < v->ulp_conns->len; i++) {
+		const struct rs_conn *c = v->ulp_conns->pdata[i];
 		if (!rs_conn_smbd(c, &q))
 			continue;
 		if (!any)

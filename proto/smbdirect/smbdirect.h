@@ -23,6 +23,9 @@ void rs_smbd_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl,
 void rs_smbd_message(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_sendmsg *msg);
 void rs_smbd_resent(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl, const struct rs_frame *f,
 		    const struct rs_frame_meta *m);
+/* smbd_look_state.c */
+enum rs_recog rs_smbd_recognize(struct rs_recog_pair *p, bool from_a, const struct rs_frame *f,
+				const struct rs_frame_meta *m);
 /* smbd_text.c */
 void rs_text_smbd(FILE *out, const struct rs_view *v);
 /* smbd_json.c */
