@@ -7,16 +7,23 @@
 # deb-test); then the live-capture tests on network namespaces of our own
 # (and again under ThreadSanitizer: the live capture's two threads) and the
 # end-to-end test on two QEMU guests with rdma_rxe.
+# Each stage says how long it took: CI has an hour (and stops at 90 minutes).
 set -eu
 cd "$(dirname "$0")/.."
+START=$(date +%s)
+stage() {
+	t=$(date +%s)
+	make -s "$@"
+	echo "test.sh: make $*: $(($(date +%s) - t)) s (all so far: $(($(date +%s) - START)) s)"
+}
 sh scripts/deps.sh test
-make -s check
-make -s sanitize
-make -s tsan
-make -s fuzz FUZZ_SECONDS=60
-make -s valgrind
-make -s check-big
-make -s deb-test        # root: the Debian package built, installed with apt-get, purged
-make -s check-live      # root: network namespaces, veth, tcpreplay
-make -s tsan-live       # root: the same against the ThreadSanitizer build
-make -s check-vm        # root: two QEMU guests with real rdma_rxe, end to end
+stage check
+stage sanitize
+stage tsan
+stage fuzz FUZZ_SECONDS=60
+stage valgrind
+stage check-big
+stage deb-test        # root: the Debian package built, installed with apt-get, purged
+stage check-live      # root: network namespaces, veth, tcpreplay
+stage tsan-live       # root: the same against the ThreadSanitizer build
+stage check-vm        # root: two QEMU guests with real rdma_rxe, end to end
