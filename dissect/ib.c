@@ -473,20 +473,20 @@ static void payload_layer(struct rs_dctx *d, uint32_t off, uint32_t len)
 		d->w->ipoib_type = type;
 }
 
-/* An RC SEND that starts a message may carry an upper-layer protocol's
- * PDU (proto/pdu.h: every decoder of its table decides by the shape; the
- * analyzer by the connection's protocol). A decoder's header with a layer
- * of its own is that layer, the data after it the payload. */
+/* An RC SEND that starts a message, or an RDMA WRITE's first packet, may
+ * carry an upper-layer PDU (proto/pdu.h: every decoder decides by the
+ * shape; the analyzer by the connection's protocol). A decoder's header
+ * with a layer of its own is that layer, the data after it the payload. */
 static void pdu_or_payload(struct rs_dctx *d)
 {
 	struct rs_frame *f = d->f;
 	uint8_t opc = f->bth.opcode;
 	if (opc == IBV_OPCODE_RC_SEND_ONLY || opc == IBV_OPCODE_RC_SEND_FIRST || opc == IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE)
 		rs_dissect_advert(d);
+	struct rs_cursor c = rs_cur_at(d, f->payload_off);
+	struct rs_pdu_layer l;
 	if (opc == IBV_OPCODE_RC_SEND_ONLY || opc == IBV_OPCODE_RC_SEND_FIRST || opc == IBV_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE
 	    || opc == RS_OP_RC_SEND_ONLY_WITH_INVALIDATE) {
-		struct rs_cursor c = rs_cur_at(d, f->payload_off);
-		struct rs_pdu_layer l;
 		if (rs_pdu_decode(&c, f->payload_len, opc != IBV_OPCODE_RC_SEND_FIRST, &d->x->pdu, &l)) {
 			f->pdu = &d->x->pdu;
 			if (l.len) {
@@ -497,7 +497,8 @@ static void pdu_or_payload(struct rs_dctx *d)
 				return;
 			}
 		}
-	}
+	} else if (rs_pdu_decode_write(&c, opc, f->payload_len, &d->x->pdu))
+		f->pdu = &d->x->pdu; /* an RDMA WRITE's first packet: an RPC reply into a reply chunk (proto/pdu.h) */
 	payload_layer(d, f->payload_off, f->payload_len);
 }
 

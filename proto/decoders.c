@@ -1,7 +1,9 @@
 /*
  * decoders.c — the table of the upper-layer-protocol decoders the
  * dissector runs on an RC SEND's first packet (pdu.h). One row per
- * decoder: its bit, how it is called, and the header it shows as a layer.
+ * decoder: its bit, how it is called, and the header it shows as a layer;
+ * and the one decoder of RDMA WRITE payloads (an RPC reply in a reply
+ * chunk).
  * A module with a decoder adds its row here; the module table
  * (modules.c) is the analysis's and the report's, not the dissector's.
  */
@@ -70,5 +72,15 @@ uint32_t rs_pdu_decode(const struct rs_cursor *c, uint32_t wire_len, bool whole,
 		if (rows[i].layer && !l->len)
 			rows[i].layer(p, l);
 	}
+	return p->have;
+}
+
+uint32_t rs_pdu_decode_write(const struct rs_cursor *c, uint8_t opcode, uint32_t wire_len, struct rs_pdus *p)
+{
+	if (opcode != IBV_OPCODE_RC_RDMA_WRITE_FIRST && opcode != IBV_OPCODE_RC_RDMA_WRITE_ONLY &&
+	    opcode != IBV_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE)
+		return 0;
+	struct rs_cursor own = *c;
+	p->have = rs_rpc_chunk_reply_decode(&own, wire_len, &p->rpc) != RS_RPCRDMA_NOT ? RS_PDU_RPCREPLY : 0;
 	return p->have;
 }

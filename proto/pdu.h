@@ -30,6 +30,9 @@ enum { RS_PDU_NVME = 1u << 0, RS_PDU_ISER = 1u << 1, RS_PDU_RPCRDMA = 1u << 2, R
  * for recognition by shape's first-SEND filter (proto.h recog_pdus): most
  * payloads of 20 bytes or more decode as some data transfer message. */
 enum { RS_PDU_SMBD_START = 1u << 4 };
+/* RS_PDU_RPCREPLY: an RDMA WRITE First or Only whose payload begins with
+ * an RPC reply (a reply chunk's, rs_rpc_chunk_reply_decode), in `rpc`. */
+enum { RS_PDU_RPCREPLY = 1u << 5 };
 
 struct rs_pdus {
 	uint32_t have;        /* RS_PDU_*: the members below that are valid */
@@ -54,5 +57,14 @@ struct rs_pdu_layer {
  */
 uint32_t rs_pdu_decode(const struct rs_cursor *c, uint32_t wire_len, bool whole, struct rs_pdus *p,
 		       struct rs_pdu_layer *l);
+
+/*
+ * The decoders of RDMA WRITE payloads: on a frame of BTH opcode `opcode`
+ * that is an RC WRITE First or Only (0: any other, p untouched), its
+ * payload at `c` (past its RETH), `wire_len` bytes on the wire: an RPC
+ * reply written into a reply chunk (RS_PDU_RPCREPLY). Returns p->have.
+ * Pure.
+ */
+uint32_t rs_pdu_decode_write(const struct rs_cursor *c, uint8_t opcode, uint32_t wire_len, struct rs_pdus *p);
 
 #endif

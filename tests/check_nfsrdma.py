@@ -21,10 +21,14 @@ From tshark, per CM connection (its two QPs):
     per kind: calls, replies, errors and the latency's nearest-rank
     minimum, median, 99th percentile and maximum; the slowest calls;
   - errors: a reply whose RPC was not accepted with SUCCESS, or whose NFS
-    status (the NFSv3 status, the NFSv4 COMPOUND status) is not OK, where
-    the reply's RPC message was inline (RDMA_MSG); a reply sent as
-    RDMA_NOMSG (its RPC message in the reply chunk, moved by RDMA WRITE)
-    is counted as one whose status was not read;
+    status (the NFSv3 status, the NFSv4 COMPOUND status) is not OK: the
+    reply's RPC message inline (RDMA_MSG), or for one sent as RDMA_NOMSG
+    in its reply chunk (moved by RDMA WRITE): tshark's decode of it put
+    together, or where tshark could not (a WRITE of the chunk lost and
+    re-sent) the RPC reply header read here from the bytes of the first
+    WRITE to the chunk's start (its XID checked); a NOMSG reply whose
+    chunk start was never written in the capture counts as one whose
+    status was not read;
   - chunks: the read list, write chunks and reply chunk segments each call
     advertised (handle, length, offset); the server's RDMA READ requests
     and first WRITE packets tied to the call whose segment has the R_Key
@@ -35,8 +39,9 @@ From tshark, per CM connection (its two QPs):
     packet of its SEND, of its READ request and READ responses, of the
     WRITEs into its chunks or of its reply's SEND was.
 From the truth file (mountstats before each umount): the NFSv3 calls per
-procedure and the error replies, and the NFSv4.1 COMPOUNDs holding READ,
-WRITE, CLOSE, REMOVE, CREATE, READDIR.
+procedure and the error replies, the NFSv4.1 COMPOUNDs holding READ,
+WRITE, CLOSE, REMOVE, CREATE, READDIR, and the errors of those holding
+OPEN, LOOKUP and READDIR.
 Per frame (--fields --verdicts, and --annotate's comments read back by
 tshark): each frame of a call (its SEND, its chunks' RDMA READ requests,
 READ responses and WRITEs, its reply's SEND, as far as the messages seen
@@ -57,6 +62,7 @@ import tempfile
 from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pcaprecs  # noqa: E402
 from testlib import ROCESTAT, ROOT, Checks, tshark_fields  # noqa: E402
 
 ck = Checks("check_nfsrdma")
@@ -253,19 +259,45 @@ def reply(c, t, start, npk, xid, rpc, stream):
         return
     nomsg = first(t["rpcordma.msg_type"]) == 1
     m = rpc.get((c.server, xid, 1))
-    err, status = None, None
-    if not nomsg and m:
-        rs, acc = first(m["rpc.replystat"]), first(m["rpc.state_accept"])
-        st = nums(m["nfs.status"])
-        if rs != 0 or acc != 0:
-            err = "rpc"
-        elif st and st[0] != 0:
-            err, status = "nfs", st[0]
-        elif st:
-            status = st[0]
-    k["reply"] = {"frame": start["n"], "ts": start["ts"], "nomsg": nomsg, "err": err, "status": status,
+    err, status, read = None, None, True
+    if m:
+        # tshark's decode: inline (RDMA_MSG), or for RDMA_NOMSG the RPC
+        # message it put together from the WRITEs into the reply chunk.
+        rs, acc, st = first(m["rpc.replystat"]), first(m["rpc.state_accept"]), nums(m["nfs.status"])
+    elif nomsg and k.get("chunk_first"):
+        rs, acc, st = chunk_reply(k)   # tshark could not put it together: the first WRITE's bytes
+    else:
+        read, rs, acc, st = not nomsg, 0, 0, []
+    if rs != 0 or acc != 0:
+        err = "rpc"
+    elif st and st[0] != 0:
+        err, status = "nfs", st[0]
+    elif st:
+        status = st[0]
+    k["reply"] = {"frame": start["n"], "ts": start["ts"], "nomsg": not read, "err": err, "status": status,
                   "first_frame": start["n"], "psn": start["psn"], "sendings": {start["n"]: start["ts"]}}
     c.ranges.append((stream, start["psn"], npk, xid, "response", start["n"]))
+
+
+RAW = []   # the sample's frames' bytes (pcaprecs), for what tshark does not decode
+
+
+def chunk_reply(k):
+    """The RPC reply at the start of a reply chunk (RFC 8166 3.5.4), read
+    here from the bytes of the first WRITE into it (RFC 5531 9: xid, REPLY,
+    reply_stat, verifier, accept_stat; then the results' first word, the
+    NFS status, for an NFS procedure other than NULL): reply_stat,
+    accept_stat, [status]."""
+    b = RAW[k["chunk_first"] - 1][4]
+    off = 14 + (b[14] & 0xF) * 4 + 8 + 12 + 16      # Ethernet, IPv4, UDP, BTH, RETH
+    w = [int.from_bytes(b[off + 4 * i:off + 4 * i + 4], "big") for i in range((len(b) - off - 4) // 4)]
+    ck("call %d: its reply chunk begins with its RPC reply" % k["frame"], w[0] == k["xid"] and w[1] == 1, str(w[:3]))
+    if w[2] != 0:
+        return w[2], 0, []
+    i = 5 + (w[4] + 3) // 4                          # past the verifier
+    kind = k["kind"] or (0, 0, 0, ())
+    nfs = kind[0] == 100003 and kind[2] != 0
+    return 0, w[i], [w[i + 1]] if nfs and w[i] == 0 else []
 
 
 def transfer(c, t, d, mtu):
@@ -291,6 +323,9 @@ def transfer(c, t, d, mtu):
     for k in waiting + answered:
         if any(s[0] in want and s[1] == rkey and s[3] <= va < s[3] + max(s[2], 1) for s in k["segs"]):
             k["read_bytes" if read else "write_bytes"] += ln
+            rc = [s for s in k["segs"] if s[0] == 2][:1]
+            if not read and k["reply"] is None and rc and rc[0][1] == rkey and rc[0][3] == va:
+                k.setdefault("chunk_first", t["n"])     # the first WRITE to the reply chunk's start
             npk = packets(ln, mtu)
             c.ranges.append((("s", "req"), t["psn"], 1 if read else npk, k["xid"], "transfer", t["n"]))
             k["transfers_late"] = k["reply"] is not None
@@ -548,6 +583,14 @@ def check_truth(name, js):
         got = sum(o["calls"] for o in v4 if code in (o.get("operations") or []))
         want = mounts[1].get(op, (None,))[0]
         ck("%s: NFSv4.1 COMPOUNDs with %s = mountstats" % (name, op), got == want, "%d vs %s" % (got, want))
+    # The failed OPENs (NFS4ERR_GRACE: the server just started) and
+    # LOOKUPs, whose replies went in a reply chunk (OPEN) or inline, and
+    # the READDIR whose reply chunk tshark could not put together: errors
+    # as the client counted them.
+    for op, code in (("OPEN", 18), ("LOOKUP", 15), ("READDIR", 26)):
+        got = sum(o["errors"] for o in v4 if code in (o.get("operations") or []))
+        want = mounts[1].get(op, (None, None))[1]
+        ck("%s: NFSv4.1 COMPOUNDs with %s: errors = mountstats" % (name, op), got == want, "%d vs %s" % (got, want))
 
 
 def check_text(name, js):
@@ -576,6 +619,7 @@ def main():
         doc = rocestat_json(path)
         conns = conns_of(doc)
         fr = frames(path)
+        RAW[:] = pcaprecs.read_pcap(path)[1]
         analyse(fr, conns, path_mtu(fr))
         js = []
         for c in conns:

@@ -131,6 +131,28 @@ static uint64_t server_write(uint8_t op, uint32_t psn, uint32_t rkey, uint64_t v
 	return feed(f, 10000);
 }
 
+/* A WRITE Only from the server whose payload the decoder read as an RPC
+ * reply (RS_PDU_RPCREPLY): XID, accepted SUCCESS, results' first word. */
+static uint64_t chunk_write(uint32_t psn, uint32_t rkey, uint64_t va, uint32_t xid, uint32_t res_word)
+{
+	struct rs_frame f = rt_roce_frame(A_HOST, B_HOST, IBV_OPCODE_RC_RDMA_WRITE_ONLY, 0x12, psn, 100);
+	f.reth.rkey = rkey;
+	f.reth.va = va;
+	f.reth.dmalen = 100;
+	struct rs_pdus *p = &pdus[pdu_next++ % 8];
+	memset(p, 0, sizeof *p);
+	p->have = RS_PDU_RPCREPLY;
+	p->rpc.xid = xid;
+	p->rpc.proc = RS_RDMA_NOMSG;
+	p->rpc.has_rpc = true;
+	p->rpc.rpc.xid = xid;
+	p->rpc.rpc.msg_type = RS_RPC_REPLY;
+	p->rpc.rpc.have_res_word = true;
+	p->rpc.rpc.res_word = res_word;
+	f.pdu = p;
+	return feed(f, 10000);
+}
+
 static uint64_t ack(bool from_client, uint32_t psn, uint8_t syndrome)
 {
 	struct rs_frame f = from_client ? rt_roce_frame(B_HOST, A_HOST, IBV_OPCODE_RC_ACKNOWLEDGE, 0x11, psn, 0)
@@ -383,6 +405,48 @@ START_TEST(resent_for)
 }
 END_TEST
 
+/* RDMA_NOMSG replies: the status read from the first WRITE to the start
+ * of the call's reply chunk (with the call's XID); a WRITE elsewhere in the
+ * chunk or with another XID is no reply, and the status stays unread. */
+START_TEST(reply_chunk_status)
+{
+	handshake();
+	struct rs_rpcrdma c = v3_call(0x500, 16); /* READDIR: a long reply */
+	add_seg(&c, RS_RDMA_REPLY_CHUNK, 0x55, 4096, 0x8000);
+	sendm(true, C_PSN, &c, 0);
+	chunk_write(S_PSN, 0x55, 0x8000, 0x500, 70); /* NFS3ERR_STALE */
+	struct rs_rpcrdma r = msg(0x500, RS_RPC_REPLY);
+	r.proc = RS_RDMA_NOMSG;
+	r.has_rpc = false;
+	sendm(false, S_PSN + 1, &r, MS);
+	struct rs_rpcrdma c2 = v3_call(0x501, 16);
+	add_seg(&c2, RS_RDMA_REPLY_CHUNK, 0x56, 4096, 0x9000);
+	sendm(true, C_PSN + 1, &c2, MS);
+	chunk_write(S_PSN + 2, 0x56, 0x9010, 0x501, 70); /* not the chunk's start */
+	struct rs_rpcrdma r2 = msg(0x501, RS_RPC_REPLY);
+	r2.proc = RS_RDMA_NOMSG;
+	r2.has_rpc = false;
+	sendm(false, S_PSN + 3, &r2, MS);
+	struct rs_rpcrdma c3 = v3_call(0x502, 16);
+	add_seg(&c3, RS_RDMA_REPLY_CHUNK, 0x57, 4096, 0xA000);
+	sendm(true, C_PSN + 2, &c3, MS);
+	chunk_write(S_PSN + 4, 0x57, 0xA000, 0x999, 0); /* another XID */
+	struct rs_rpcrdma r3 = msg(0x502, RS_RPC_REPLY);
+	r3.proc = RS_RDMA_NOMSG;
+	r3.has_rpc = false;
+	sendm(false, S_PSN + 5, &r3, MS);
+	const struct rs_nfs_info *q = result();
+	ck_assert_uint_eq(q->replies, 3);
+	ck_assert_uint_eq(q->nfs_errors, 1);
+	ck_assert_uint_eq(q->not_read, 2);
+	ck_assert_uint_eq(q->nerr, 1);
+	ck_assert_uint_eq(q->err[0].call.xid, 0x500);
+	ck_assert_uint_eq(q->err[0].stat, 70);
+	ck_assert_uint_eq(q->kinds[0].errors, 1);
+	ck_assert_uint_eq(q->untied, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nfsrdma_state");
@@ -397,6 +461,7 @@ static Suite *suite(void)
 	tcase_add_test(t, failures);
 	tcase_add_test(t, too_many_waiting);
 	tcase_add_test(t, resent_for);
+	tcase_add_test(t, reply_chunk_status);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -554,6 +554,86 @@ START_TEST(test_mutations)
 }
 END_TEST
 
+static enum rs_rpcrdma_outcome chunk_cut(const struct msg *m, uint32_t cap, uint32_t wire, struct rs_rpcrdma *r)
+{
+	uint8_t *copy = malloc(cap ? cap : 1);
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, m->b, cap);
+	struct rs_cursor c;
+	rs_cur_init(&c, copy, cap);
+	enum rs_rpcrdma_outcome o = rs_rpc_chunk_reply_decode(&c, wire, r);
+	ck_assert_uint_le(c.off, cap);
+	free(copy);
+	ck_assert_int_eq(o, r->outcome);
+	return o;
+}
+
+/* The RPC reply at a reply chunk's start (an RDMA WRITE's payload): its
+ * status read when the header is whole; data, a header the packet cuts,
+ * and fields RFC 5531 does not define are no reply. */
+START_TEST(test_chunk_reply)
+{
+	static struct msg m;
+	struct rs_rpcrdma r;
+	m.n = 0;
+	accepted(&m, XID, 0);
+	w32(&m, 10013); /* NFS4ERR_GRACE, the COMPOUND's status */
+	w32(&m, 0);     /* empty tag */
+	w32(&m, 3);     /* 3 results, on in the next WRITE */
+	ck_assert_int_ne(chunk_cut(&m, m.n, m.n + 200, &r), RS_RPCRDMA_NOT);
+	ck_assert_uint_eq(r.xid, XID);
+	ck_assert_uint_eq(r.proc, RS_RDMA_NOMSG);
+	ck_assert(r.has_rpc && r.rpc.msg_type == RS_RPC_REPLY && r.rpc.reply_stat == 0 && r.rpc.accept_stat == 0);
+	ck_assert(r.rpc.have_res_word);
+	ck_assert_uint_eq(r.rpc.res_word, 10013);
+	/* The header cut before the results' first word: not read. */
+	ck_assert_int_eq(chunk_cut(&m, 24, 24, &r), RS_RPCRDMA_NOT);
+	ck_assert_int_eq(chunk_cut(&m, 20, m.n, &r), RS_RPCRDMA_NOT);
+	/* A call, or data, is no reply. */
+	m.n = 0;
+	call(&m, XID, RS_RPC_PROG_NFS, 3, 6);
+	ck_assert_int_eq(chunk_cut(&m, m.n, m.n, &r), RS_RPCRDMA_NOT);
+	memset(m.b, 0xA5, 256);
+	ck_assert_int_eq(chunk_cut(&m, 256, 4096, &r), RS_RPCRDMA_NOT);
+	/* Accepted with an accept_stat RFC 5531 does not define, a verifier
+	 * longer than 400, a reply_stat of neither kind: no reply. */
+	m.n = 0;
+	accepted(&m, XID, 9);
+	ck_assert_int_eq(chunk_cut(&m, m.n, m.n, &r), RS_RPCRDMA_NOT);
+	m.n = 0;
+	w32(&m, XID);
+	w32(&m, 1);
+	w32(&m, 0);
+	w32(&m, 0);
+	w32(&m, 401);
+	ck_assert_int_eq(chunk_cut(&m, m.n, 1000, &r), RS_RPCRDMA_NOT);
+	m.n = 0;
+	w32(&m, XID);
+	w32(&m, 1);
+	w32(&m, 2);
+	w32(&m, 0);
+	w32(&m, 0);
+	w32(&m, 0);
+	ck_assert_int_eq(chunk_cut(&m, m.n, m.n, &r), RS_RPCRDMA_NOT);
+	/* Denied (AUTH_ERROR, AUTH_BADCRED): read, a failure. */
+	m.n = 0;
+	w32(&m, XID);
+	w32(&m, 1);
+	w32(&m, 1);
+	w32(&m, 1);
+	w32(&m, 1);
+	w32(&m, 0);
+	ck_assert_int_eq(chunk_cut(&m, m.n, m.n, &r), RS_RPCRDMA_OK);
+	ck_assert(r.rpc.reply_stat == 1 && r.rpc.reject_stat == 1 && r.rpc.auth_stat == 1);
+	/* Accepted PROC_UNAVAIL: read, no results. */
+	m.n = 0;
+	accepted(&m, XID, 3);
+	w32(&m, 0);
+	ck_assert_int_eq(chunk_cut(&m, m.n, m.n, &r), RS_RPCRDMA_OK);
+	ck_assert_uint_eq(r.rpc.accept_stat, 3);
+}
+END_TEST
+
 static Suite *rpcrdma_suite(void)
 {
 	Suite *s = suite_create("rpcrdma");
@@ -567,6 +647,7 @@ static Suite *rpcrdma_suite(void)
 	tcase_add_test(tc, test_v4_compound_call);
 	tcase_add_test(tc, test_v4_compound_reply);
 	tcase_add_test(tc, test_mutations);
+	tcase_add_test(tc, test_chunk_reply);
 	suite_add_tcase(s, tc);
 	return s;
 }

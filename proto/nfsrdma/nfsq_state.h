@@ -45,6 +45,8 @@ struct call {
 	struct rs_fref at;
 	uint8_t nsegs;
 	struct seg segs[CALL_SEGS];
+	bool chunk_reply;         /* its RPC reply read from the first RDMA WRITE into its reply chunk: */
+	struct rs_onc_rpc reply;  /* ... what it says (an RDMA_NOMSG reply's status is there) */
 	GList link;               /* in the connection's order of calls (oldest first) */
 };
 

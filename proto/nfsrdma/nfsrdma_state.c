@@ -11,7 +11,9 @@
  * moves data with: the read list (the responder RDMA READs arguments from
  * it: an NFS WRITE's data), the write list (it RDMA WRITEs results into
  * it: an NFS READ's data) and the reply chunk (a long reply, written
- * whole; the reply SEND is then RDMA_NOMSG, its RPC message in the chunk).
+ * whole; the reply SEND is then RDMA_NOMSG, its RPC message in the chunk:
+ * its status is read from the first WRITE to the chunk's start, whose
+ * payload the dissector read as an RPC reply, RS_PDU_RPCREPLY).
  * A segment is a handle (the R_Key), a length and an offset (the address),
  * so a READ request or WRITE from the responder belongs to the waiting
  * call that lent that handle and address.
@@ -376,17 +378,19 @@ static void failed(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, uint8_t
 	q->c.nerr++;
 }
 
-/* What the reply says of the call's outcome, the call being known. */
-static void outcome(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, const struct rs_rpcrdma *r)
+/* What the reply says of the call's outcome, the call being known: its
+ * RPC message m inline, or (RDMA_NOMSG) read from its reply chunk; NULL:
+ * not read. */
+static void outcome(struct rs_nfsq *q, const struct rs_nfs_call_info *ci, const struct rs_rpcrdma *r,
+		    const struct rs_onc_rpc *m)
 {
-	const struct rs_onc_rpc *m = &r->rpc;
 	const struct rs_nfs_kind_id *id = ci->kind >= 0 ? &q->kinds[ci->kind].i.id : NULL;
 	if (r->proc == RS_RDMA_ERROR) {
 		failed(q, ci, RS_NFS_ERR_RDMA, r->err, false, 0);
 		return;
 	}
-	if (!r->has_rpc) {
-		q->c.not_read++; /* RDMA_NOMSG: the reply is in the reply chunk */
+	if (!m) {
+		q->c.not_read++; /* RDMA_NOMSG: the reply is in the reply chunk, its first WRITE not read */
 		return;
 	}
 	if (m->reply_stat == 1) {
@@ -487,7 +491,7 @@ static void reply(struct rs_nfsq *q, const struct rs_rpcrdma *r, uint8_t side, c
 	ci.ns = ns;
 	ci.reply_at = *at;
 	uint32_t nerr = q->c.nerr;
-	outcome(q, &ci, r);
+	outcome(q, &ci, r, r->has_rpc ? &r->rpc : c->chunk_reply ? &c->reply : NULL);
 	v_task(q, RS_ULP_RESPONSE, &ci);
 	if (q->v) {
 		q->v->ulp_timed = true;
@@ -578,6 +582,25 @@ static bool tie(struct rs_nfsq *q, const struct rs_frame *f, uint8_t side, bool 
 	return false;
 }
 
+/* A WRITE's first packet that begins an RPC reply (RS_PDU_RPCREPLY): the
+ * reply of the waiting call whose XID it has, if it goes to the start of
+ * that call's reply chunk (RFC 8166 3.5.4: the RDMA_NOMSG reply's RPC
+ * message is written there from its first byte). */
+static void chunk_reply(struct rs_nfsq *q, const struct rs_frame *f, uint8_t side)
+{
+	struct call *c = g_hash_table_lookup(q->by_handle, GUINT_TO_POINTER(f->reth.rkey));
+	if (!c || c->side == side || c->chunk_reply || c->xid != f->pdu->rpc.xid)
+		return;
+	for (unsigned i = 0; i < c->nsegs; i++)
+		if (c->segs[i].list == RS_RDMA_REPLY_CHUNK) {
+			if (c->segs[i].handle == f->reth.rkey && c->segs[i].offset == f->reth.va) {
+				c->chunk_reply = true;
+				c->reply = f->pdu->rpc.rpc;
+			}
+			return; /* the chunk's first segment only */
+		}
+}
+
 /* A READ request or the first packet of a WRITE from `side`, first seen. */
 static void transfer(struct rs_nfsq *q, const struct rs_frame *f, uint8_t side, bool read)
 {
@@ -593,6 +616,8 @@ static void transfer(struct rs_nfsq *q, const struct rs_frame *f, uint8_t side, 
 	}
 	if (!tie(q, f, side, read, &seq, &kind))
 		q->c.untied++; /* its range still marks its PSNs as seen (seq 0: no call) */
+	else if (!read && rs_frame_pdu(f, RS_PDU_RPCREPLY))
+		chunk_reply(q, f, side);
 	if (kind >= 0) {
 		if (read)
 			q->kinds[kind].i.rdma_read_bytes += len;

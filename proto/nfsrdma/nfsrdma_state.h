@@ -68,7 +68,7 @@ struct rs_nfs_info {
 	uint64_t again;             /* SENDs of calls and replies already seen, sent again by the fabric */
 	uint64_t resent_for;        /* calls the fabric re-sent packets for */
 	uint64_t rpc_errors, nfs_errors;
-	uint64_t not_read;          /* replies whose status was not read: RPC message in the reply chunk, or cut */
+	uint64_t not_read;          /* replies whose status was not read: in the reply chunk, its first WRITE not seen; or cut */
 	uint64_t cut, bad;          /* headers the capture cut; headers whose counts or lengths lie */
 	uint64_t other;             /* SENDs not an RPC call or reply (RDMA_DONE, RDMA_MSGP, not decoded) */
 	uint64_t segs[3], seg_bytes[3]; /* segments the calls advertised: read list, write chunks, reply chunk */

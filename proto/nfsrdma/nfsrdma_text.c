@@ -124,7 +124,7 @@ static void conn_head(FILE *out, const struct rs_view *v, const struct rs_conn *
 	const struct rs_count_word odd[] = {
 		{ q->unmatched, "replies to calls not seen," }, { q->xid_reused, "XIDs reused by a new call," },
 		{ q->forgotten, "calls forgotten (too many waiting)," }, { q->again, "SENDs seen again (counted once)," },
-		{ q->not_read, "replies in their reply chunk (status not read)," }, { q->cut, "headers cut," },
+		{ q->not_read, "replies whose status was not read (their reply chunk's first WRITE not seen, or cut)," }, { q->cut, "headers cut," },
 		{ q->bad, "headers malformed," }, { q->other, "other SENDs," },
 	};
 	char words[600];

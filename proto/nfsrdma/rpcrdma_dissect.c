@@ -304,6 +304,41 @@ enum rs_rpcrdma_outcome rs_rpcrdma_decode(struct rs_cursor *c, uint32_t wire_len
 	return finish(&x, r);
 }
 
+enum rs_rpcrdma_outcome rs_rpc_chunk_reply_decode(struct rs_cursor *c, uint32_t wire_len, struct rs_rpcrdma *r)
+{
+	r->outcome = RS_RPCRDMA_NOT;
+	uint32_t start = c->off;
+	if (wire_len < 24 || wire_len > UINT32_MAX - start)
+		return RS_RPCRDMA_NOT; /* shorter than an accepted reply's header with an empty verifier */
+	/* Not whole: the reply goes on in the WRITEs (and segments) after this one. */
+	struct rs_xdr x = { .c = c, .end = start + wire_len, .whole = false };
+	struct rs_cursor peek = *c;
+	struct rs_xdr px = x;
+	px.c = &peek;
+	uint32_t xid = rs_xdr_u32(&px);
+	if (rs_xdr_u32(&px) != RS_RPC_REPLY || peek.overrun)
+		return RS_RPCRDMA_NOT; /* no RPC reply: most WRITEs are data (tested before the block is cleared) */
+	*r = (struct rs_rpcrdma){ 0 };
+	r->outcome = RS_RPCRDMA_OK;
+	r->proc = RS_RDMA_NOMSG;
+	r->xid = xid;
+	rpc_message(&x, NULL, r);
+	finish(&x, r);
+	/* The header read whole and as RFC 5531 defines it: an accepted
+	 * SUCCESS with its results' first word (read on a copy of the reader,
+	 * as what follows may not fit the packet), any other answer to its
+	 * end within the packet. */
+	const struct rs_onc_rpc *m = &r->rpc;
+	bool whole_hdr = m->reply_stat == 0 && m->accept_stat == 0
+				 ? m->have_res_word && (r->outcome == RS_RPCRDMA_OK || r->outcome == RS_RPCRDMA_CONTINUED)
+				 : r->outcome == RS_RPCRDMA_OK && (m->reply_stat == 1 || m->accept_stat <= 5);
+	if (!whole_hdr) {
+		r->outcome = RS_RPCRDMA_NOT;
+		return RS_RPCRDMA_NOT;
+	}
+	return r->outcome;
+}
+
 void rs_rpc_hint_of(const struct rs_onc_rpc *call, struct rs_rpc_hint *h)
 {
 	*h = (struct rs_rpc_hint){ .prog = call->prog, .vers = call->vers, .proc = call->proc,

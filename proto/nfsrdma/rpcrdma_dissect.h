@@ -139,6 +139,19 @@ struct rs_rpcrdma {
 enum rs_rpcrdma_outcome rs_rpcrdma_decode(struct rs_cursor *c, uint32_t wire_len, bool whole,
 					  const struct rs_rpc_hint *hint, struct rs_rpcrdma *r);
 
+/*
+ * The RPC reply at the start of a reply chunk (RFC 8166 3.5.4: an
+ * RDMA_NOMSG reply's RPC message is RDMA-written there, from the chunk's
+ * first byte): the payload of an RDMA WRITE First or Only at `c`,
+ * `wire_len` bytes on the wire, read as an RPC reply message (XID, REPLY,
+ * the reply header, and as rs_rpcrdma_decode without a hint, the results'
+ * first word and their reading as a COMPOUND's) into r->rpc, with r->xid
+ * its XID and r->proc RDMA_NOMSG (no transport header is there). NOT
+ * unless the payload begins with a whole RPC reply header whose fields
+ * are ones RFC 5531 defines (its results may go on past the packet).
+ */
+enum rs_rpcrdma_outcome rs_rpc_chunk_reply_decode(struct rs_cursor *c, uint32_t wire_len, struct rs_rpcrdma *r);
+
 /* The hint a call gives its reply. */
 void rs_rpc_hint_of(const struct rs_onc_rpc *call, struct rs_rpc_hint *h);
 
