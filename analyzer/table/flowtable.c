@@ -34,17 +34,27 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
+/* One 8-byte word of a key. */
+static inline uint64_t key_word(const struct rs_flowkey *k, size_t i)
+{
+	uint64_t w;
+	memcpy(&w, (const char *)k + 8 * i, sizeof w);
+	return w;
+}
+
 /* Per frame: the five words are multiplied independently (so the products
- * overlap in the pipeline) and mixed once at the end. */
+ * overlap in the pipeline) and mixed once at the end. Each word is loaded
+ * on its own: the key was just stored as an 8-byte word and two 16-byte
+ * addresses, and a 16-byte load across two of those stores (what copying
+ * the key into a local array compiled to) cannot be forwarded from the
+ * store buffer, a stall on every frame announced. */
 static inline uint32_t key_hash(const struct rs_flowkey *k)
 {
-	uint64_t w[5];
-	memcpy(w, k, sizeof w);
-	uint64_t h = (w[0] ^ 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
-	h ^= (w[1] ^ 0x94d049bb133111ebULL) * 0xff51afd7ed558ccdULL;
-	h ^= (w[2] ^ 0xc4ceb9fe1a85ec53ULL) * 0x9e3779b97f4a7c15ULL;
-	h ^= (w[3] ^ 0xd6e8feb86659fd93ULL) * 0xc2b2ae3d27d4eb4fULL;
-	h ^= (w[4] ^ 0x165667b19e3779f9ULL) * 0x27d4eb2f165667c5ULL;
+	uint64_t h = (key_word(k, 0) ^ 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+	h ^= (key_word(k, 1) ^ 0x94d049bb133111ebULL) * 0xff51afd7ed558ccdULL;
+	h ^= (key_word(k, 2) ^ 0xc4ceb9fe1a85ec53ULL) * 0x9e3779b97f4a7c15ULL;
+	h ^= (key_word(k, 3) ^ 0xd6e8feb86659fd93ULL) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (key_word(k, 4) ^ 0x165667b19e3779f9ULL) * 0x27d4eb2f165667c5ULL;
 	return (uint32_t)mix64(h);
 }
 
