@@ -23,6 +23,8 @@
 #define PF_FLOW 3     /* calls after, the flow's hot lines */
 #define PF_POINTERS 5 /* calls after, what the flow points to */
 #define PF_DEEP 7     /* calls after, what that points to (immediates, rkey uses) */
+/* The bytes of a connection from its module's number to its queue state. */
+#define CONN_ULP_BYTES (offsetof(struct rs_conn, pq) + sizeof(void *) - offsetof(struct rs_conn, ulp))
 
 static uint64_t mix64(uint64_t x)
 {
@@ -506,6 +508,11 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 			__builtin_prefetch(fl->rsp.loss, 1);
 		if ((need & PF_NEED_IMM) && fl->x)
 			__builtin_prefetch(fl->x, 1);
+		/* A frame with a payload asks its connection for a protocol
+		 * module (add()): a line of the connection nothing else of the
+		 * frame reads. */
+		if (fl->conn)
+			rs_prefetch_lines(&fl->conn->ulp, CONN_ULP_BYTES);
 		if (fl->tl_slot && fl->tl_slot <= a->tl_rows->len)
 			__builtin_prefetch(&g_array_index(a->tl_rows, struct rs_tl_row, fl->tl_slot - 1), 1);
 		/* An answer times its requester's requests: the line of the
