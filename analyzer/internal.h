@@ -110,11 +110,11 @@ struct rs_analyzer {
 		struct rs_flowkey key;
 		uint32_t hash;
 		bool valid;
-		uint8_t needs;        /* PF_NEED_* in flowtable.c: what handling it will touch */
+		uint16_t needs;       /* PF_NEED_* in flowtable.c: what handling it will touch */
 		uint32_t slot;        /* its flow's slot + 1, once its table entry was read; 0: none */
 		struct rs_flow *fl;   /* its flow, once found (a hint: compare keys) */
 	} pf[8];                  /* PF_RING in flowtable.c */
-	uint8_t pf_needs[2][256]; /* PF_NEED_* by AckReq bit and opcode (flowtable.c) */
+	uint16_t pf_needs[2][256]; /* PF_NEED_* by AckReq bit and opcode (flowtable.c) */
 	uint32_t pf_n;            /* frames announced */
 	uint32_t add_n;           /* frames added */
 	uint64_t evicted;

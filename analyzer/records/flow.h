@@ -473,6 +473,15 @@ static inline const struct rs_imms *rs_imms_of(const struct rs_flow *fl)
 /* Per-flow counters that stay zero for most flows, allocated with the first
  * that does not (so a million quiet flows do not carry them). */
 struct rs_flow_rare {
+	/* ---- read by many frames of a flow that has them: the first
+	 * RS_RARE_HOT_BYTES, which the analyzer prefetches for those frames
+	 * (rs_analyzer_prefetch) ---- */
+	uint64_t icrc_unchecked;  /* frames whose ICRC the capture's slicing left unchecked */
+	struct rs_msnq *msnq;     /* requests: message ends the MSN reckoning keeps (msn.c), once it needs them */
+	uint64_t msgs_uncaptured; /* requests: messages none of whose packets were captured, by the ACKs' MSN */
+	bool msn_unusable;        /* requests: the MSN counted fewer messages than were seen: not an MSN */
+
+	/* ---- the rest ---- */
 	uint64_t retrans_payload;
 	/* Peak payload rate on the wire (re-sends and copies too), where it is
 	 * not the goodput's (peak_bytes): flows that sent something again. Without
@@ -481,8 +490,6 @@ struct rs_flow_rare {
 	uint64_t peak_wire, iv_again;
 	uint64_t incomplete_msgs; /* started, never finished */
 	uint64_t tail_missed;     /* messages counted though the capture missed their Last */
-	uint64_t msgs_uncaptured; /* requests: messages none of whose packets were captured, by the ACKs' MSN */
-	struct rs_msnq *msnq;     /* requests: message ends the MSN reckoning keeps (msn.c), once it needs them */
 	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */
 	uint64_t dup_acks;
 	/* Requesters: AckReq requests not timed because the capture cannot say
@@ -500,7 +507,6 @@ struct rs_flow_rare {
 	 * backwards, answered after a re-send (Karn's rule). Not added up by
 	 * rs_rare_add(): evicted flows' latency is not kept. */
 	uint64_t lat_overflow, lat_clock_backwards, lat_karn;
-	bool msn_unusable;        /* requests: the MSN counted fewer messages than were seen: not an MSN */
 	/* Congestion. */
 	uint64_t ecn_ce, fecn, becn, cnps;
 	/* RoCE v2 DSCP and ECN beyond the usual (congestion.c): the others
@@ -512,11 +518,12 @@ struct rs_flow_rare {
 	uint64_t dscp_data_bad;   /* of those, packets carrying RDMA data (what the data DSCP is for) */
 	uint64_t cnp_dscp_bad;    /* CNPs not with the expected CNP DSCP ... */
 	uint8_t cnp_dscp_v;       /* ... the first one's */
-	uint64_t icrc_bad, icrc_unchecked, undecodable;
+	uint64_t icrc_bad, undecodable;
 	/* UD. */
 	uint32_t deth_qkey, deth_srcqp;
 	bool many_srcqp, many_qkey;
 };
+#define RS_RARE_HOT_BYTES offsetof(struct rs_flow_rare, retrans_payload)
 /* For reading (zeros when the flow has none) and for writing (allocated). */
 extern const struct rs_flow_rare rs_flow_no_rare;
 static inline const struct rs_flow_rare *rs_rare(const struct rs_flow *fl)

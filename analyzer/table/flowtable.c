@@ -438,23 +438,25 @@ enum {
 	PF_NEED_RSP_LOSS = 32, /* the response stream's */
 	PF_NEED_PEER_LAT = 64, /* an answer: its requester's pending requests */
 	PF_NEED_IMM = 128,     /* Immediate Data: the flow's list of them, through fl->x */
+	PF_NEED_PEER = 256,    /* a request ends a message: its responder's MSN reckoning (msn.c) */
+	PF_NEED_RARE = 512,    /* the head of the rare counters: an unchecked ICRC, the MSN reckoning */
 };
 
-static uint8_t needs_of(uint8_t opcode, bool ackreq)
+static uint16_t needs_of(uint8_t opcode, bool ackreq)
 {
 	const struct rs_opinfo *op = rs_opinfo(opcode);
 	if ((opcode & 0xE0) == RS_TR_UD)
 		return PF_NEED_MSGS | (op->ext & RS_EXT_IMMDT ? PF_NEED_IMM : 0);
 	if (op->response)
 		return PF_NEED_PEER_LAT | (op->kind == RS_KIND_ACK ? 0 : PF_NEED_RSP_LOSS);
-	uint8_t n = PF_NEED_REQ_LOSS;
+	uint16_t n = PF_NEED_REQ_LOSS;
 	if (ackreq || op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_CMP_SWAP ||
 	    op->kind == RS_KIND_FETCH_ADD)
 		n |= PF_NEED_LAT;
 	if (op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE || op->pos == RS_POS_LAST)
 		n |= PF_NEED_OPEN;
 	if (op->pos == RS_POS_LAST || op->pos == RS_POS_ONLY || op->kind == RS_KIND_READ_REQ)
-		n |= PF_NEED_MSGS;
+		n |= PF_NEED_MSGS | PF_NEED_PEER | PF_NEED_RARE;
 	if (op->ext & (RS_EXT_RETH | RS_EXT_ATOMICETH))
 		n |= PF_NEED_RKEYS;
 	if (op->ext & RS_EXT_IMMDT)
@@ -471,7 +473,8 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 	if (e->valid) {
 		rs_flowkey_from_frame(&e->key, f);
 		e->hash = key_hash(&e->key);
-		e->needs = a->pf_needs[f->bth.ackreq & 1][f->bth.opcode];
+		e->needs = a->pf_needs[f->bth.ackreq & 1][f->bth.opcode] |
+			   (f->icrc_status == RS_CRC_UNCHECKED ? PF_NEED_RARE : 0);
 		__builtin_prefetch(&a->table[e->hash & a->table_mask]);
 	}
 	/* The entry of PF_DEEP calls ago, added next: the second level its
@@ -493,7 +496,7 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 	struct rs_prefetch *c = &a->pf[(a->pf_n - PF_POINTERS) & (PF_RING - 1)];
 	if (a->pf_n >= PF_POINTERS && c->fl) {
 		const struct rs_flow *fl = c->fl;
-		uint8_t need = c->needs;
+		uint16_t need = c->needs;
 		if ((need & PF_NEED_LAT) && fl->lat)
 			rs_prefetch_lines(fl->lat, sizeof *fl->lat);
 		if ((need & PF_NEED_OPEN) && fl->open)
@@ -508,6 +511,13 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 			__builtin_prefetch(fl->rsp.loss, 1);
 		if ((need & PF_NEED_IMM) && fl->x)
 			__builtin_prefetch(fl->x, 1);
+		if ((need & PF_NEED_RARE) && fl->rare)
+			rs_prefetch_lines(fl->rare, RS_RARE_HOT_BYTES);
+		/* The reckoning reads the responder's lines of its own frames
+		 * (the ACK it stands on, its DC bit), cold when its ACKs are
+		 * fewer than the requests. */
+		if ((need & PF_NEED_PEER) && fl->peer)
+			prefetch_flow(fl->peer);
 		/* A frame with a payload asks its connection for a protocol
 		 * module (add()): a line of the connection nothing else of the
 		 * frame reads. */
