@@ -280,10 +280,12 @@ protodiff: $(PROTODUMP)
 
 # SMB Direct connections (proto/smbdirect/smbd_state.c) against the
 # generator's truth (samples/smbd_gen*.requests.json) and tshark's smb2 decode;
-# the same samples with their CM frames cut (recognition by shape).
+# the same samples with their CM frames cut (recognition by shape); SMB2
+# compounds (samples/smbd_gen_compound.pcap) against tshark's smb2 headers.
 smbdstate: $(BIN)
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_smbd_state.py
 	ROCESTAT=$(abspath $(BIN)) python3 tests/check_smbd_shape.py
+	ROCESTAT=$(abspath $(BIN)) python3 tests/check_smbd_compound.py
 
 # NVMe-oF capsules, queues and --ulp against tshark's nvme-rdma decode and
 # samples/rxe_nvme.truth.txt; the same captures with their CM frames cut

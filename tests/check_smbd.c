@@ -450,6 +450,90 @@ START_TEST(test_mutations)
 }
 END_TEST
 
+/* A compound (MS-SMB2 3.2.4.1.4): `n` ECHO requests (StructureSize 4, each
+ * padded to 72 bytes), or a READ over the RDMA channel then ECHOs; returns
+ * the message's length. */
+static uint32_t compound(uint8_t *p, unsigned n, bool read_first)
+{
+	uint32_t o = dt_hdr(p, 16, 1, 0, 0, 1), at = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *h = p + o + at;
+		uint32_t len = 72;
+		if (i == 0 && read_first) {
+			read_rdma(p, 1); /* header and body at p + 24, 64 + 48 + 16 bytes */
+			len = RS_SMB2_HDR_LEN + 64;
+		} else {
+			smb2_hdr(h, RS_SMB2_ECHO, 20 + i, i ? RS_SMB2_FLAG_RELATED : 0, 0, 1);
+			memset(h + RS_SMB2_HDR_LEN, 0, 8);
+			put_le(h + RS_SMB2_HDR_LEN, 4, 2);
+		}
+		put_le(h + 20, i + 1 < n ? len : 0, 4);
+		at += i + 1 < n ? len : RS_SMB2_HDR_LEN + 4;
+	}
+	put_le(p + 16, at, 4);
+	return o + at;
+}
+
+START_TEST(test_compound)
+{
+	uint8_t m[1400];
+	struct rs_smbd r;
+	/* Three headers: two after the first kept, each read as the first. */
+	uint32_t n = compound(m, 3, false);
+	ck_assert_int_eq(whole(m, n, &r), RS_SMBD_OK);
+	ck_assert(r.has_smb2 && r.smb2.next_command == 72);
+	ck_assert_uint_eq(r.nchain, 2);
+	ck_assert_uint_eq(r.chain_dropped, 0);
+	ck_assert(!r.chain_cut);
+	ck_assert_uint_eq(r.chain[0].message_id, 21);
+	ck_assert_uint_eq(r.chain[1].message_id, 22);
+	ck_assert_uint_eq(r.chain[1].command, RS_SMB2_ECHO);
+	ck_assert(r.chain[1].flags & RS_SMB2_FLAG_RELATED);
+	ck_assert_uint_eq(r.chain[1].next_command, 0);
+	/* A READ with its descriptor first: the chain's later headers too. */
+	n = compound(m, 2, true);
+	ck_assert_int_eq(whole(m, n, &r), RS_SMBD_OK);
+	ck_assert_uint_eq(r.smb2.command, RS_SMB2_READ);
+	ck_assert_uint_eq(r.smb2.ndesc, 1);
+	ck_assert_uint_eq(r.nchain, 1);
+	ck_assert_uint_eq(r.chain[0].message_id, 21);
+	/* Eight: RS_SMBD_CHAIN kept after the first, the rest counted. */
+	n = compound(m, 8, false);
+	ck_assert_int_eq(whole(m, n, &r), RS_SMBD_OK);
+	ck_assert_uint_eq(r.nchain, RS_SMBD_CHAIN);
+	ck_assert_uint_eq(r.chain_dropped, 8 - 1 - RS_SMBD_CHAIN);
+	ck_assert_uint_eq(r.chain[RS_SMBD_CHAIN - 1].message_id, 20 + RS_SMBD_CHAIN);
+	/* The SEND's First holds the first two headers only: the chain is cut. */
+	n = compound(m, 3, false);
+	ck_assert_int_eq(decode(m, 24 + 72 + 64 + 8, 24 + 72 + 64 + 8, false, RS_SMBD_ANY, false, &r), RS_SMBD_OK);
+	ck_assert_uint_eq(r.nchain, 1);
+	ck_assert(r.chain_cut);
+	/* ... and a capture cut inside the second header. */
+	ck_assert_int_eq(decode(m, 24 + 72 + 40, n, true, RS_SMBD_ANY, false, &r), RS_SMBD_OK);
+	ck_assert_uint_eq(r.nchain, 0);
+	ck_assert(r.chain_cut);
+	/* Every cut of the capture: never a read past it, the first header kept. */
+	for (uint32_t cap = 24 + RS_SMB2_HDR_LEN; cap <= n; cap++) {
+		enum rs_smbd_outcome o = decode(m, cap, n, true, RS_SMBD_ANY, false, &r);
+		ck_assert(o == RS_SMBD_OK || o == RS_SMBD_TRUNCATED);
+		ck_assert(r.has_smb2);
+		ck_assert_uint_le(r.nchain, 2);
+	}
+	/* NextCommand that points at no header, or past the message. */
+	n = compound(m, 3, false);
+	m[24 + 72] = 0xFD;
+	ck_assert_int_eq(whole(m, n, &r), RS_SMBD_MALFORMED);
+	ck_assert(r.has_smb2);
+	n = compound(m, 3, false);
+	put_le(m + 24 + 72 + 20, 0x1000, 4);
+	ck_assert_int_eq(whole(m, n, &r), RS_SMBD_MALFORMED);
+	n = compound(m, 3, false);
+	put_le(m + 24 + 20, 68, 4); /* not 8-byte aligned */
+	ck_assert_int_eq(whole(m, n, &r), RS_SMBD_MALFORMED);
+	ck_assert_uint_eq(r.nchain, 0);
+}
+END_TEST
+
 static Suite *smbd_suite(void)
 {
 	Suite *s = suite_create("smbd");
@@ -461,6 +545,7 @@ static Suite *smbd_suite(void)
 	tcase_add_test(tc, test_smb2_header);
 	tcase_add_test(tc, test_fragments);
 	tcase_add_test(tc, test_mutations);
+	tcase_add_test(tc, test_compound);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -19,6 +19,9 @@
  * 12 Command, 14 CreditRequest/Response, 16 Flags, 20 NextCommand,
  * 24 MessageId, 32 AsyncId (async) or Reserved/ProcessId and TreeId,
  * 40 SessionId, 48 Signature. Offsets in the body count from the header.
+ * A compound (3.2.4.1.4) chains headers in one message: each NextCommand
+ * is the offset, 8-byte aligned, of the next header from this one; 0 ends
+ * the chain. Every header of it is read as the first, within the packet.
  *   READ request (2.2.19, StructureSize 49): 4 Length, 8 Offset, 16 FileId,
  *     32 MinimumCount, 36 Channel, 40 RemainingBytes,
  *     44 ReadChannelInfoOffset, 46 ReadChannelInfoLength
@@ -226,9 +229,12 @@ static enum rs_smbd_outcome body(struct rs_cursor *m, const struct limits *l, st
 	return RS_SMBD_OK;
 }
 
-static enum rs_smbd_outcome smb2(struct rs_cursor *m, struct limits *l, struct rs_smbd *r)
+/* One SMB2 header and its body's fixed part, at the start of `m` (a
+ * cursor from the header's first byte, the limits from there too): the
+ * message's first (`first`: the protocol IDs other than SMB2's are told
+ * apart) or a later one of its compound chain. */
+static enum rs_smbd_outcome smb2(struct rs_cursor *m, struct limits *l, struct rs_smbd *r, struct rs_smb2 *s, bool first)
 {
-	struct rs_smb2 *s = &r->smb2;
 	if (l->here < RS_SMB2_HDR_LEN) {
 		if (l->msg < RS_SMB2_HDR_LEN)
 			return fail(r, RS_SMBD_MALFORMED, "an SMB2 message shorter than its header");
@@ -237,6 +243,8 @@ static enum rs_smbd_outcome smb2(struct rs_cursor *m, struct limits *l, struct r
 	const uint8_t *id = rs_cur_take(m, 4);
 	if (!id)
 		return fail(r, RS_SMBD_TRUNCATED, "the capture stops inside the SMB2 header");
+	if (!first && (id[0] != 0xFE || id[1] != 'S' || id[2] != 'M' || id[3] != 'B'))
+		return fail(r, RS_SMBD_MALFORMED, "a compound's NextCommand points at no SMB2 header");
 	if (id[1] != 'S' || id[2] != 'M' || id[3] != 'B')
 		return fail(r, RS_SMBD_MALFORMED, "no SMB2 protocol ID in the data");
 	if (id[0] >= 0xFC)
@@ -271,7 +279,7 @@ static enum rs_smbd_outcome smb2(struct rs_cursor *m, struct limits *l, struct r
 		return fail(r, RS_SMBD_TRUNCATED, "the capture stops inside the SMB2 header");
 	if (size != RS_SMB2_HDR_LEN)
 		return fail(r, RS_SMBD_MALFORMED, "an SMB2 header StructureSize other than 64");
-	r->has_smb2 = true;
+	r->has_smb2 |= first;
 	if (s->next_command) {
 		if (s->next_command % 8 || s->next_command < RS_SMB2_HDR_LEN ||
 		    (uint64_t)s->next_command + RS_SMB2_HDR_LEN > l->msg)
@@ -281,6 +289,61 @@ static enum rs_smbd_outcome smb2(struct rs_cursor *m, struct limits *l, struct r
 	if (s->command >= RS_SMB2__CMDS)
 		return fail(r, RS_SMBD_UNSUPPORTED, "an SMB2 command this decoder does not know");
 	return body(m, l, s, r);
+}
+
+/* A later header of the compound, kept in its short form. */
+static void link_of(const struct rs_smb2 *s, struct rs_smb2_link *k)
+{
+	*k = (struct rs_smb2_link){ .response = s->response, .async = s->async, .command = s->command,
+				    .credits = s->credits, .credit_charge = s->credit_charge, .status = s->status,
+				    .flags = s->flags, .next_command = s->next_command, .message_id = s->message_id,
+				    .async_id = s->async_id, .tree_id = s->tree_id, .session_id = s->session_id,
+				    .channel = s->channel, .length = s->length, .remaining_bytes = s->remaining_bytes,
+				    .desc_bytes = s->desc_bytes };
+	for (unsigned i = 0; i < s->ndesc && k->ndesc < RS_SMBD_LINK_DESC; i++)
+		k->desc[k->ndesc++] = s->desc[i];
+	k->desc_dropped = (uint16_t)(s->desc_dropped + s->ndesc - k->ndesc);
+}
+
+/* The headers after the first (MS-SMB2 2.2.1, 3.2.4.1.4): each at the
+ * previous one's NextCommand, 8-byte aligned, until a NextCommand of 0.
+ * `m` is the first header's cursor (its window this packet's part of the
+ * message), `all` the limits from there. The first RS_SMBD_CHAIN are kept,
+ * the rest counted; a chain that goes on past this packet (a later packet
+ * or fragment) or the capture is cut there (chain_cut). */
+static enum rs_smbd_outcome chain(const struct rs_cursor *m, const struct limits *all, struct rs_smbd *r)
+{
+	uint64_t at = 0;
+	uint32_t next = r->smb2.next_command;
+	for (unsigned n = 0; next; n++) {
+		at += next;
+		if (n == RS_SMBD_CHAIN_MAX || at + RS_SMB2_HDR_LEN > all->here || at + RS_SMB2_HDR_LEN > all->cap) {
+			r->chain_cut = true; /* NextCommand was checked inside the message: the rest is later */
+			return RS_SMBD_OK;
+		}
+		struct limits l = { all->msg - at, all->here - (uint32_t)at, all->cap - (uint32_t)at, all->fragmented };
+		struct rs_cursor k = *m;
+		k.off = 0;
+		rs_cur_skip(&k, (uint32_t)at);
+		struct rs_cursor h = rs_cur_sub(&k, l.here);
+		struct rs_smb2 s;
+		memset(&s, 0, sizeof s);
+		enum rs_smbd_outcome o = smb2(&h, &l, r, &s, false);
+		if (o == RS_SMBD_CONTINUED || o == RS_SMBD_TRUNCATED) {
+			r->chain_cut = true; /* its body goes on later: the header is not kept half read */
+			r->outcome = RS_SMBD_OK;
+			r->why = NULL;
+			return RS_SMBD_OK;
+		}
+		if (o != RS_SMBD_OK)
+			return o;
+		if (r->nchain < RS_SMBD_CHAIN)
+			link_of(&s, &r->chain[r->nchain++]);
+		else
+			r->chain_dropped++;
+		next = s.next_command;
+	}
+	return RS_SMBD_OK;
 }
 
 static enum rs_smbd_outcome data(struct rs_cursor *c, uint32_t wire_len, bool whole, bool continuation,
@@ -328,7 +391,12 @@ static enum rs_smbd_outcome data(struct rs_cursor *c, uint32_t wire_len, bool wh
 	rs_cur_skip(c, r->data_offset - RS_SMBD_DATA_HDR_LEN);
 	struct rs_cursor m = rs_cur_sub(c, here);
 	struct limits l = { (uint64_t)r->data_length + r->remaining, here, m.len, r->remaining > 0 };
-	enum rs_smbd_outcome o = smb2(&m, &l, r);
+	struct limits all = l;
+	enum rs_smbd_outcome o = smb2(&m, &l, r, &r->smb2, true);
+	if (o == RS_SMBD_OK)
+		o = chain(&m, &all, r);
+	else if (r->has_smb2 && r->smb2.next_command && (o == RS_SMBD_CONTINUED || o == RS_SMBD_TRUNCATED))
+		r->chain_cut = true; /* the first body goes on past this packet, and the chain with it */
 	if (o != RS_SMBD_OK)
 		return o;
 	if (l.fragmented)
@@ -413,6 +481,42 @@ const char *rs_smbd_kind_name(enum rs_smbd_kind k)
 	case RS_SMBD_NEG_REQ: return "negotiate request";
 	case RS_SMBD_NEG_RSP: return "negotiate response";
 	case RS_SMBD_DATA: return "data transfer";
+	default: return "";
+	}
+}
+
+const char *rs_nt_status_name(uint32_t status)
+{
+	switch (status) {
+	case 0x00000000: return "STATUS_SUCCESS";
+	case 0x00000103: return "STATUS_PENDING";
+	case 0x00000105: return "STATUS_NOTIFY_ENUM_DIR";
+	case 0x80000005: return "STATUS_BUFFER_OVERFLOW";
+	case 0x80000006: return "STATUS_NO_MORE_FILES";
+	case 0xC0000008: return "STATUS_INVALID_HANDLE";
+	case 0xC000000D: return "STATUS_INVALID_PARAMETER";
+	case 0xC000000F: return "STATUS_NO_SUCH_FILE";
+	case 0xC0000011: return "STATUS_END_OF_FILE";
+	case 0xC0000016: return "STATUS_MORE_PROCESSING_REQUIRED";
+	case 0xC0000022: return "STATUS_ACCESS_DENIED";
+	case 0xC0000023: return "STATUS_BUFFER_TOO_SMALL";
+	case 0xC0000034: return "STATUS_OBJECT_NAME_NOT_FOUND";
+	case 0xC0000035: return "STATUS_OBJECT_NAME_COLLISION";
+	case 0xC000003A: return "STATUS_OBJECT_PATH_NOT_FOUND";
+	case 0xC0000043: return "STATUS_SHARING_VIOLATION";
+	case 0xC0000054: return "STATUS_FILE_LOCK_CONFLICT";
+	case 0xC0000055: return "STATUS_LOCK_NOT_GRANTED";
+	case 0xC000006D: return "STATUS_LOGON_FAILURE";
+	case 0xC00000BA: return "STATUS_FILE_IS_A_DIRECTORY";
+	case 0xC00000BB: return "STATUS_NOT_SUPPORTED";
+	case 0xC00000C9: return "STATUS_NETWORK_NAME_DELETED";
+	case 0xC00000CC: return "STATUS_BAD_NETWORK_NAME";
+	case 0xC0000103: return "STATUS_NOT_A_DIRECTORY";
+	case 0xC0000120: return "STATUS_CANCELLED";
+	case 0xC0000128: return "STATUS_FILE_CLOSED";
+	case 0xC000019C: return "STATUS_FS_DRIVER_REQUIRED";
+	case 0xC0000203: return "STATUS_USER_SESSION_DELETED";
+	case 0xC000035C: return "STATUS_NETWORK_SESSION_EXPIRED";
 	default: return "";
 	}
 }

@@ -112,6 +112,25 @@ struct rs_smb2 {
 	uint32_t count, remaining;                         /* WRITE */
 };
 
+/* A header of a compound chain after the first (MS-SMB2 3.2.4.1.4), in
+ * short: what the analysis pairs, times and ties to RDMA transfers. */
+#define RS_SMBD_LINK_DESC 2
+struct rs_smb2_link {
+	bool response, async;
+	uint16_t command, credits, credit_charge;
+	uint32_t status, flags, next_command;
+	uint64_t message_id, async_id, session_id;
+	uint32_t tree_id;
+	uint32_t channel, length, remaining_bytes; /* READ / WRITE request */
+	uint8_t ndesc;
+	uint16_t desc_dropped;
+	struct rs_smbd_desc desc[RS_SMBD_LINK_DESC];
+	uint64_t desc_bytes;
+};
+
+#define RS_SMBD_CHAIN 4       /* headers of a compound kept after the first; more are counted */
+#define RS_SMBD_CHAIN_MAX 64  /* headers of one chain read at most (each at least 64 bytes) */
+
 struct rs_smbd {
 	uint8_t outcome;        /* enum rs_smbd_outcome */
 	const char *why;        /* every outcome but OK: a static sentence */
@@ -131,7 +150,11 @@ struct rs_smbd {
 	uint8_t smb2_id;        /* the protocol ID's first byte when 'SMB' follows it (0xFE SMB2, 0xFD
 	                         * transform, 0xFC compressed, 0xFF SMB1); 0: no protocol ID */
 	bool has_smb2;
-	struct rs_smb2 smb2;
+	struct rs_smb2 smb2;    /* the first header (of a compound, the first of its chain) */
+	uint8_t nchain;         /* later headers of the chain read whole, in chain[] */
+	uint16_t chain_dropped; /* ... read past those RS_SMBD_CHAIN */
+	bool chain_cut;         /* the chain goes on past this packet (a later one, or the capture's cut): not read */
+	struct rs_smb2_link chain[RS_SMBD_CHAIN];
 };
 
 /*
@@ -178,5 +201,7 @@ enum rs_smbd_frag_step rs_smbd_frag_feed(struct rs_smbd_frag *st, uint32_t remai
 const char *rs_smb2_cmd_name(uint16_t cmd);
 const char *rs_smbd_outcome_name(enum rs_smbd_outcome o);
 const char *rs_smbd_kind_name(enum rs_smbd_kind k);
+/* An NT status by name ("STATUS_PENDING"); "" if not one this module names. */
+const char *rs_nt_status_name(uint32_t status);
 
 #endif

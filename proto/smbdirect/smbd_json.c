@@ -47,6 +47,9 @@ static void side(struct rs_json *j, const char *key, const struct rs_smbd_side_i
 	rs_json_u64(j, "response_requested", s->response_requested);
 	rs_json_u64(j, "smb2_messages", s->smb2);
 	rs_json_u64(j, "smb2_compound", s->compound);
+	rs_json_u64(j, "smb2_compound_headers", s->compound_headers);
+	rs_json_u64(j, "smb2_compound_dropped", s->compound_dropped);
+	rs_json_u64(j, "smb2_compound_cut", s->compound_cut);
 	rs_json_u64(j, "smb2_unreadable", s->smb2_bad);
 	rs_json_u64(j, "fragmented_messages", s->fragmented);
 	rs_json_u64(j, "fragments", s->fragments);

@@ -143,6 +143,9 @@ static bool smb2_shaped(const struct rs_smbdq *q, const struct rs_smbd_look *l, 
 		return false;
 	if (d->outcome == RS_SMBD_UNSUPPORTED && (s->command >= RS_SMB2__CMDS || s->channel > RS_SMB2_CHANNEL_RDMA_TRANSFORM))
 		return false;
+	for (unsigned k = 0; k < d->nchain; k++)
+		if (d->chain[k].response != s->response)
+			return false; /* a compound is all requests or all responses (MS-SMB2 3.2.4.1.4, 3.3.4.1.3) */
 	*sent_by_host = !s->response;
 	return true;
 }

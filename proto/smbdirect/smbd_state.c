@@ -4,7 +4,8 @@
  * fragments put back into SMB2 messages, SMB2 request -> response latency
  * by command (MessageId pairs them, MS-SMB2 3.2.4.1.3), statuses other than
  * SUCCESS, the RDMA transfers of the SMB2 READs and WRITEs, and whether the
- * fabric sent any packet of a request again.
+ * fabric sent any packet of a request again. Every header of a compound
+ * (MS-SMB2 3.2.4.1.4) the decoder read is a request or response of its own.
  *
  * MS-SMBD 3.1.5: the RDMA CM client (active side) SENDs the negotiate
  * request, the server the negotiate response; every SEND after that is a
@@ -59,12 +60,24 @@ struct smbd_range {
 	uint64_t mid, req_frame;
 };
 
+/* An SMB2 message's headers: its first and the later ones of its
+ * compound chain (MS-SMB2 3.2.4.1.4) the decoder read. */
+struct hdrs {
+	const struct rs_smb2 *first;
+	const struct rs_smb2_link *link;
+	uint8_t n;
+	uint16_t dropped;
+	bool cut;
+};
+
 /* One side's reassembly. */
 struct smbd_side {
 	struct rs_smbd_side_info i;
 	struct rs_smbd_frag frag;
 	bool have_hdr;            /* the message being reassembled had its header read */
 	struct rs_smb2 hdr;
+	struct rs_smb2_link chain[RS_SMBD_CHAIN]; /* the later headers of its compound in its first fragment */
+	struct hdrs hs;           /* hdr and chain */
 	struct rs_fref first;     /* its first fragment's first frame */
 };
 
@@ -210,20 +223,30 @@ void rs_smbdq_resent(struct rs_smbdq *q, unsigned side, const struct rs_frame *f
 	 * other side's send queue. */
 	unsigned space = rs_opinfo(f->bth.opcode)->response ? !side : side;
 	q->i.resent_frames++;
+	const struct smbd_range *hit = NULL;
+	const struct rs_smbd_req_info *view = NULL;
 	for (uint32_t k = 0; k < RANGES && k < q->nrange; k++) {
 		const struct smbd_range *r = &q->range[(q->nrange - 1 - k) % RANGES];
-		if (r->space == space && rs_psn_diff(f->bth.psn, r->lo) >= 0 && rs_psn_diff(f->bth.psn, r->hi) <= 0) {
-			const struct rs_smbd_req_info *ri = flag_resent(q, r->mid, r->req_frame, r->what);
-			if (v && ri && !v->ulp_tag_known)
-				vset(v, r->what == RS_SMBD_RESENT_TRANSFER ? RS_ULP_TRANSFER
-					: r->what == RS_SMBD_RESENT_RESPONSE ? RS_ULP_RESPONSE : RS_ULP_REQUEST,
-				     ri, file, false, 0, false);
-			if (v && ri)
-				v->ulp_resent = true;
-			return;
-		}
+		if (r->space != space || rs_psn_diff(f->bth.psn, r->lo) < 0 || rs_psn_diff(f->bth.psn, r->hi) > 0)
+			continue;
+		/* The packet's message may hold a compound: every request of it
+		 * (the same PSNs, newest first) was sent again. */
+		if (hit && (r->lo != hit->lo || r->hi != hit->hi || r->what != hit->what))
+			break;
+		hit = r;
+		const struct rs_smbd_req_info *ri = flag_resent(q, r->mid, r->req_frame, r->what);
+		view = ri ? ri : view; /* the chain's first */
 	}
-	q->i.resent_untied++;
+	if (!hit) {
+		q->i.resent_untied++;
+		return;
+	}
+	if (v && view && !v->ulp_tag_known)
+		vset(v, hit->what == RS_SMBD_RESENT_TRANSFER ? RS_ULP_TRANSFER
+			: hit->what == RS_SMBD_RESENT_RESPONSE ? RS_ULP_RESPONSE : RS_ULP_REQUEST,
+		     view, file, false, 0, false);
+	if (v && view)
+		v->ulp_resent = true;
 }
 
 void rs_smbd_resent(struct rs_analyzer *a, struct rs_conn *cn, struct rs_flow *fl, const struct rs_frame *f,
@@ -353,15 +376,12 @@ static void response(struct rs_smbdq *q, const struct rs_smb2 *h, const struct r
 	answered(q, r);
 }
 
-/* An SMB2 message that is whole: `first` its first fragment's first frame,
- * `last` the message that ended it. */
-static void smb2(struct rs_smbdq *q, unsigned side, const struct rs_smb2 *h, const struct rs_fref *first,
-		 const struct rs_sendmsg *last, struct rs_verdict *v)
+/* One header of an SMB2 message that is whole: `first` its first
+ * fragment's first frame, `last` the message that ended it. */
+static void header(struct rs_smbdq *q, unsigned side, const struct rs_smb2 *h, const struct rs_fref *first,
+		   const struct rs_sendmsg *last, struct rs_verdict *v)
 {
-	struct rs_smbd_side_info *s = &q->side[side].i;
 	struct rs_fref at = { last->file, last->last_frame };
-	s->smb2++;
-	s->compound += h->next_command != 0;
 	if (h->response != (side == 1)) {
 		q->i.wrong_way++;
 		return;
@@ -370,6 +390,19 @@ static void smb2(struct rs_smbdq *q, unsigned side, const struct rs_smb2 *h, con
 		request(q, h, first, last->last_ts, v);
 	else
 		response(q, h, &at, last->last_ts, v);
+}
+
+/* A later header of a compound, as the first's record. */
+static void unlink_hdr(const struct rs_smb2_link *k, struct rs_smb2 *h)
+{
+	*h = (struct rs_smb2){ .response = k->response, .async = k->async, .credit_charge = k->credit_charge,
+			       .status = k->status, .command = k->command, .credits = k->credits, .flags = k->flags,
+			       .next_command = k->next_command, .message_id = k->message_id, .async_id = k->async_id,
+			       .tree_id = k->tree_id, .session_id = k->session_id, .length = k->length,
+			       .channel = k->channel, .remaining_bytes = k->remaining_bytes, .ndesc = k->ndesc,
+			       .desc_dropped = k->desc_dropped, .desc_bytes = k->desc_bytes };
+	for (unsigned i = 0; i < k->ndesc; i++)
+		h->desc[i] = k->desc[i];
 }
 
 /* The PSNs of one of the request's SENDs. */
@@ -384,6 +417,39 @@ static void send_range(struct rs_smbdq *q, unsigned side, const struct rs_smb2 *
 	struct smbd_req *r = g_hash_table_lookup(q->pending, &h->message_id);
 	if (r)
 		add_range(q, 1, RS_SMBD_RESENT_RESPONSE, m->first_psn, m->last_psn, &r->i);
+}
+
+/* The PSNs of one of the message's SENDs, for each of its headers. */
+static void send_ranges(struct rs_smbdq *q, unsigned side, const struct hdrs *hs, const struct rs_sendmsg *m,
+			const struct rs_fref *first)
+{
+	send_range(q, side, hs->first, m, first);
+	for (unsigned k = 0; k < hs->n; k++) {
+		struct rs_smb2 h;
+		unlink_hdr(&hs->link[k], &h);
+		send_range(q, side, &h, m, first);
+	}
+}
+
+/* An SMB2 message that is whole: each of its headers paired, the views'
+ * verdict (v) the first's. */
+static void smb2(struct rs_smbdq *q, unsigned side, const struct hdrs *hs, const struct rs_fref *first,
+		 const struct rs_sendmsg *last, struct rs_verdict *v)
+{
+	struct rs_smbd_side_info *s = &q->side[side].i;
+	s->smb2++;
+	if (hs->first->next_command) {
+		s->compound++;
+		s->compound_headers += hs->n;
+		s->compound_dropped += hs->dropped;
+		s->compound_cut += hs->cut;
+	}
+	header(q, side, hs->first, first, last, v);
+	for (unsigned k = 0; k < hs->n; k++) {
+		struct rs_smb2 h;
+		unlink_hdr(&hs->link[k], &h);
+		header(q, side, &h, first, last, NULL);
+	}
 }
 
 static void negotiate(struct rs_smbdq *q, unsigned side, const struct rs_smbd *d)
@@ -426,6 +492,7 @@ static void data(struct rs_smbdq *q, unsigned side, const struct rs_smbd *d, con
 	/* MaxFragmentedSize is the receiver's: the other side's negotiate message. */
 	uint32_t limit = side == 0 ? q->i.neg.rsp_max_fragmented : q->i.neg.req_max_fragmented;
 	struct rs_fref here = { m->file, m->first_frame };
+	struct hdrs whole = { &d->smb2, d->chain, d->nchain, d->chain_dropped, d->chain_cut };
 	switch (rs_smbd_frag_feed(&sd->frag, d->remaining, d->data_length, limit)) {
 	case RS_SMBD_FRAG_EMPTY:
 		s->empty++;
@@ -443,13 +510,16 @@ static void data(struct rs_smbdq *q, unsigned side, const struct rs_smbd *d, con
 			s->smb2_bad++;
 			return;
 		}
-		send_range(q, side, &d->smb2, m, &here);
-		smb2(q, side, &d->smb2, &here, m, v);
+		send_ranges(q, side, &whole, m, &here);
+		smb2(q, side, &whole, &here, m, v);
 		return;
 	case RS_SMBD_FRAG_START:
 		sd->have_hdr = d->has_smb2;
-		if (d->has_smb2)
+		if (d->has_smb2) {
 			sd->hdr = d->smb2;
+			memcpy(sd->chain, d->chain, sizeof sd->chain);
+			sd->hs = (struct hdrs){ &sd->hdr, sd->chain, d->nchain, d->chain_dropped, d->chain_cut };
+		}
 		sd->first = here;
 		break;
 	case RS_SMBD_FRAG_MORE:
@@ -458,7 +528,7 @@ static void data(struct rs_smbdq *q, unsigned side, const struct rs_smbd *d, con
 	}
 	if (!sd->have_hdr)
 		return;
-	send_range(q, side, &sd->hdr, m, &sd->first);
+	send_ranges(q, side, &sd->hs, m, &sd->first);
 	if (sd->frag.open) {
 		/* A fragment of the message: the request's (or response's) so far. */
 		struct smbd_req *r = g_hash_table_lookup(q->pending, &sd->hdr.message_id);
@@ -470,7 +540,7 @@ static void data(struct rs_smbdq *q, unsigned side, const struct rs_smbd *d, con
 	}
 	s->fragmented++;
 	s->fragments += sd->frag.fragments;
-	smb2(q, side, &sd->hdr, &sd->first, m, v);
+	smb2(q, side, &sd->hs, &sd->first, m, v);
 	sd->have_hdr = false;
 }
 
@@ -715,40 +785,4 @@ bool rs_conn_smbd(const struct rs_conn *c, struct rs_smbd_info *out)
 	for (unsigned i = 0; i < RS_SMBD_CMDS; i++)
 		out->cmd[i].lat = rs_lat_figures_of(&q->lat[i]);
 	return true;
-}
-
-const char *rs_nt_status_name(uint32_t status)
-{
-	switch (status) {
-	case 0x00000000: return "STATUS_SUCCESS";
-	case 0x00000103: return "STATUS_PENDING";
-	case 0x00000105: return "STATUS_NOTIFY_ENUM_DIR";
-	case 0x80000005: return "STATUS_BUFFER_OVERFLOW";
-	case 0x80000006: return "STATUS_NO_MORE_FILES";
-	case 0xC0000008: return "STATUS_INVALID_HANDLE";
-	case 0xC000000D: return "STATUS_INVALID_PARAMETER";
-	case 0xC000000F: return "STATUS_NO_SUCH_FILE";
-	case 0xC0000011: return "STATUS_END_OF_FILE";
-	case 0xC0000016: return "STATUS_MORE_PROCESSING_REQUIRED";
-	case 0xC0000022: return "STATUS_ACCESS_DENIED";
-	case 0xC0000023: return "STATUS_BUFFER_TOO_SMALL";
-	case 0xC0000034: return "STATUS_OBJECT_NAME_NOT_FOUND";
-	case 0xC0000035: return "STATUS_OBJECT_NAME_COLLISION";
-	case 0xC000003A: return "STATUS_OBJECT_PATH_NOT_FOUND";
-	case 0xC0000043: return "STATUS_SHARING_VIOLATION";
-	case 0xC0000054: return "STATUS_FILE_LOCK_CONFLICT";
-	case 0xC0000055: return "STATUS_LOCK_NOT_GRANTED";
-	case 0xC000006D: return "STATUS_LOGON_FAILURE";
-	case 0xC00000BA: return "STATUS_FILE_IS_A_DIRECTORY";
-	case 0xC00000BB: return "STATUS_NOT_SUPPORTED";
-	case 0xC00000C9: return "STATUS_NETWORK_NAME_DELETED";
-	case 0xC00000CC: return "STATUS_BAD_NETWORK_NAME";
-	case 0xC0000103: return "STATUS_NOT_A_DIRECTORY";
-	case 0xC0000120: return "STATUS_CANCELLED";
-	case 0xC0000128: return "STATUS_FILE_CLOSED";
-	case 0xC000019C: return "STATUS_FS_DRIVER_REQUIRED";
-	case 0xC0000203: return "STATUS_USER_SESSION_DELETED";
-	case 0xC000035C: return "STATUS_NETWORK_SESSION_EXPIRED";
-	default: return "";
-	}
 }

@@ -32,8 +32,12 @@ struct rs_smbd_side_info {
 	uint64_t frag_open;         /* a message still being reassembled at the end (0 or 1) */
 	uint64_t credits_granted;   /* CreditsGranted, added up (negotiate response included) */
 	uint16_t credits_requested_max;
-	uint64_t smb2;              /* SMB2 messages (the first of a compound) */
-	uint64_t compound;          /* ... with a NextCommand (the rest of the chain not read) */
+	uint64_t smb2;              /* SMB2 messages (a compound counts once) */
+	uint64_t compound;          /* ... compounds: more than one header (MS-SMB2 3.2.4.1.4) */
+	uint64_t compound_headers;  /* their headers after the first, read and paired as the first */
+	uint64_t compound_dropped;  /* ... read past the RS_SMBD_CHAIN kept: counted, not paired */
+	uint64_t compound_cut;      /* compounds whose chain goes on past the packet the decoder read (a later
+	                             * packet or fragment of the SEND, or the capture's cut): the rest not read */
 	uint64_t smb2_bad;          /* SMB2 messages the decoder could not read (encrypted, SMB1, malformed) */
 };
 
@@ -100,8 +104,6 @@ struct rs_smbd_info {
 /* False: not an SMB Direct connection. */
 bool rs_conn_smbd(const struct rs_conn *c, struct rs_smbd_info *out);
 
-/* An NT status by name ("STATUS_PENDING"); "" if not one this module names. */
-const char *rs_nt_status_name(uint32_t status);
 
 /*
  * Between the module's analysis files: smbd_state.c's queue (struct

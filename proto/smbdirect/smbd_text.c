@@ -86,6 +86,14 @@ static void head(FILE *out, const struct rs_view *v, const struct rs_conn *conn,
 			 inc, bad, lied, odd, q->rdma_short);
 		rs_para(out, w, "    ", "      ", line);
 	}
+	uint64_t dropped = s[0].compound_dropped + s[1].compound_dropped, cut = s[0].compound_cut + s[1].compound_cut;
+	if (dropped || cut) {
+		snprintf(line, sizeof line,
+			 "compounds: %" PRIu64 " headers past the first %u of their chain counted, not paired; %" PRIu64
+			 " chains that go on past the packet read (a later packet or fragment, or the capture's cut)",
+			 dropped, RS_SMBD_CHAIN + 1, cut);
+		rs_para(out, w, "    ", "      ", line);
+	}
 }
 
 #define TABLE_WIDTH 75 /* the table's lines; narrower, a paragraph per command */

@@ -44,9 +44,10 @@ MAX_SEND = 1024          # MS-SMBD MaxSendSize/MaxReceiveSize both ways: one SEN
 DT_HDR = 24              # data transfer header with its padding to DataOffset 24
 MAX_FRAG = MAX_SEND - DT_HDR
 
-CMD = {"NEGOTIATE": 0, "SESSION_SETUP": 1, "TREE_CONNECT": 3, "CREATE": 5, "CLOSE": 6, "READ": 8, "WRITE": 9}
+CMD = {"NEGOTIATE": 0, "SESSION_SETUP": 1, "TREE_CONNECT": 3, "CREATE": 5, "CLOSE": 6, "FLUSH": 7, "READ": 8,
+       "WRITE": 9, "ECHO": 13, "QUERY_INFO": 16}
 STATUS_OK, STATUS_PENDING, STATUS_MORE = 0x00000000, 0x00000103, 0xC0000016
-FLAG_RESPONSE, FLAG_ASYNC = 0x1, 0x2
+FLAG_RESPONSE, FLAG_ASYNC, FLAG_RELATED = 0x1, 0x2, 0x4
 OP = {"SEND_ONLY": 0x04, "WRITE_FIRST": 0x06, "WRITE_MIDDLE": 0x07, "WRITE_LAST": 0x08, "WRITE_ONLY": 0x0A,
       "READ_REQ": 0x0C, "READ_RESP_FIRST": 0x0D, "READ_RESP_MIDDLE": 0x0E, "READ_RESP_LAST": 0x0F,
       "READ_RESP_ONLY": 0x10, "ACK": 0x11, "UD_SEND_ONLY": 0x64}
@@ -72,8 +73,8 @@ class Host:
 
 
 class Gen:
-    def __init__(self, loss):
-        self.loss = loss
+    def __init__(self, loss, compound=False):
+        self.loss, self.compound = loss, compound
         self.c = Host("client", bytes.fromhex("525400000202"), bytes([192, 0, 2, 2]), 0x000011, 0x2b41c7, 0xd872)
         self.s = Host("server", bytes.fromhex("525400000201"), bytes([192, 0, 2, 1]), 0x000012, 0x9e03a5, 0xe519)
         self.frames, self.truth = [], []
@@ -295,6 +296,84 @@ class Gen:
             else:
                 self.send(src, pl, what)
 
+    def smb2_compound(self, src, items, credits_req=16, credits_granted=1):
+        """Several SMB2 messages in one (MS-SMB2 3.2.4.1.4, 3.3.4.1.3): each
+        header's NextCommand the 8-byte aligned offset of the next, 0 in the
+        last. items: dicts of cmd, mid, body and optionally status, credits,
+        flags, tid, sid, async_id (as smb2())."""
+        resp = src is self.s
+        parts = []
+        for i, it in enumerate(items):
+            fl = it.get("flags", 0) | (FLAG_RESPONSE if resp else 0) | (FLAG_ASYNC if it.get("async_id") is not None
+                                                                           else 0)
+            body = it["body"]
+            pad = b"" if i == len(items) - 1 else b"\0" * ((8 - (64 + len(body)) % 8) % 8)
+            nxt = 0 if i == len(items) - 1 else 64 + len(body) + len(pad)
+            hdr = b"\xfeSMB" + le("HH", 64, 1) + le("I", it.get("status", STATUS_OK)) + le("HH", CMD[it["cmd"]],
+                                                                                        it.get("credits", 1))
+            hdr += le("II", fl, nxt) + le("Q", it["mid"])
+            hdr += le("Q", it["async_id"]) if it.get("async_id") is not None else le("II", 0xFEFF, it.get("tid", 0))
+            hdr += le("Q", it.get("sid", 0)) + b"\0" * 16
+            parts.append((it, fl, hdr + body + pad))
+        msg = b"".join(p for _, _, p in parts)
+        frags = self.data_messages(src, msg, credits_req, credits_granted, 0)
+        assert len(frags) == 1, "a compound of one SEND"
+        psn = src.sq_psn
+        for i, (it, fl, p) in enumerate(parts):
+            self.msgs.append(dict(side=src.name, cmd=it["cmd"], message_id=it["mid"], response=resp,
+                                  status=it.get("status", STATUS_OK), async_id=it.get("async_id"), length=len(p),
+                                  credits=it.get("credits", 1), psns=[psn]))
+            aid = it.get("async_id")
+            self.truth.append("smb2 %s %s %s message_id %d status 0x%08x credits %d flags 0x%08x tree_id %s "
+                              "session_id 0x%016x async_id %s length %d fragments 1 compound %d/%d"
+                              % (src.name, it["cmd"], "response" if resp else "request", it["mid"],
+                                 it.get("status", STATUS_OK), it.get("credits", 1), fl,
+                                 "-" if aid is not None else "0x%08x" % it.get("tid", 0), it.get("sid", 0),
+                                 "-" if aid is None else "0x%016x" % aid, len(p), i + 1, len(parts)))
+        self.ctx_mid = items[0]["mid"]
+        self.send(src, frags[0][0], frags[0][1])
+
+    def run_compound(self, tid, sid, t0):
+        """Compounds (MS-SMB2 3.2.4.1.4): a related CREATE + QUERY_INFO +
+        CLOSE answered by a related compound; an unrelated WRITE + FLUSH
+        answered by a compound of the WRITE's response and the FLUSH's interim
+        STATUS_PENDING, the FLUSH's final response alone; six ECHOs in one
+        message answered one by one (the decoder keeps five of a chain)."""
+        c, s = self.c, self.s
+        name = "meta.txt".encode("utf-16-le")
+        create = le("HBBIQQIIIII", 57, 0, 0, 2, 0, 0, 0x0012019F, 0x80, 7, 1, 0x44) + le("HHII", 0x78, len(name), 0, 0)
+        rel = bytes([0xFF] * 16)                      # the related operations' FileId: the CREATE's
+        qinfo = le("HBBIHHIII", 41, 1, 5, 24, 0, 0, 0, 0, 0) + rel
+        close = le("HHI", 24, 0, 0) + rel
+        self.smb2_compound(c, [dict(cmd="CREATE", mid=5, body=create + name, credits=3, tid=tid, sid=sid),
+                               dict(cmd="QUERY_INFO", mid=6, body=qinfo, flags=FLAG_RELATED, tid=tid, sid=sid),
+                               dict(cmd="CLOSE", mid=7, body=close, flags=FLAG_RELATED, tid=tid, sid=sid)])
+        fid2 = bytes.fromhex("0200000000000000") + bytes.fromhex("2e000000ffffffff")
+        cr = le("HBBI", 89, 0, 0, 1) + le("QQQQQQ", t0, t0, t0, t0, 4096, 11) + le("II", 0x20, 0) + fid2 + le("II", 0, 0)
+        std = le("QQIBBH", 4096, 11, 1, 0, 0, 0)        # FileStandardInformation
+        qr = le("HHI", 9, 0x48, len(std)) + std
+        cl = le("HHI", 60, 0, 0) + le("QQQQQQ", t0, t0, t0, t0, 0, 0) + le("I", 0x20)
+        self.smb2_compound(s, [dict(cmd="CREATE", mid=5, body=cr, credits=3, tid=tid, sid=sid),
+                               dict(cmd="QUERY_INFO", mid=6, body=qr, flags=FLAG_RELATED, tid=tid, sid=sid),
+                               dict(cmd="CLOSE", mid=7, body=cl, flags=FLAG_RELATED, tid=tid, sid=sid)])
+        # An unrelated WRITE + FLUSH; the FLUSH goes async.
+        data = bytes((3 * i) & 0xFF for i in range(200))
+        write = le("HHIQ", 49, 0x70, len(data), 0) + self.fid + le("IIHHI", 0, 0, 0, 0, 0) + data
+        flush = le("HHI", 24, 0, 0) + self.fid
+        self.smb2_compound(c, [dict(cmd="WRITE", mid=8, body=write, credits=2, tid=tid, sid=sid),
+                               dict(cmd="FLUSH", mid=9, body=flush, tid=tid, sid=sid)])
+        aid = 0x0000000000000031
+        self.smb2_compound(s, [dict(cmd="WRITE", mid=8, body=le("HHIIHH", 17, 0, len(data), 0, 0, 0) + b"\0",
+                                    credits=2, tid=tid, sid=sid),
+                               dict(cmd="FLUSH", mid=9, body=le("HBBI", 9, 0, 0, 0) + b"\0", status=STATUS_PENDING,
+                                    credits=0, sid=sid, async_id=aid)])
+        self.t_us += 40
+        self.smb2(s, "FLUSH", 9, le("HH", 4, 0), credits=1, sid=sid, async_id=aid, credits_req=16, credits_granted=1)
+        # Six ECHOs in one message, answered one by one.
+        self.smb2_compound(c, [dict(cmd="ECHO", mid=10 + k, body=le("HH", 4, 0), sid=sid) for k in range(6)])
+        for k in range(6):
+            self.smb2(s, "ECHO", 10 + k, le("HH", 4, 0), credits=1, sid=sid, credits_req=16, credits_granted=1)
+
     # ---- the workload -----------------------------------------------------------------
 
     def run(self):
@@ -335,6 +414,13 @@ class Gen:
         self.smb2(c, "CREATE", 4, body + name, credits=31, tid=tid, sid=sid, credits_req=16, credits_granted=1)
         fid = bytes.fromhex("0100000000000000") + bytes.fromhex("1d000000ffffffff")
         t0 = 0x01DD0000AAAA0000
+        self.fid = fid
+        if self.compound:
+            body = le("HBBI", 89, 0, 0, 2) + le("QQQQQQ", t0, t0, t0, t0, 0, 0) + le("II", 0x80, 0) + fid
+            self.smb2(s, "CREATE", 4, body + le("II", 0, 0) + b"\0", credits=31, tid=tid, sid=sid, credits_req=16,
+                      credits_granted=1)
+            self.run_compound(tid, sid, t0)
+            return
         body = le("HBBI", 89, 0, 0, 2) + le("QQQQQQ", t0, t0, t0, t0, 0, 0) + le("II", 0x80, 0) + fid + le("II", 0, 0)
         self.smb2(s, "CREATE", 4, body + b"\0", credits=31, tid=tid, sid=sid, credits_req=16, credits_granted=1)
         # An inline WRITE longer than MaxSendSize - 24: three data transfer messages.
@@ -427,24 +513,26 @@ def requests_truth(g, name):
             resent=dict(request=resent(m["side"], m["psns"]),
                         response=any(resent(r["side"], r["psns"]) for r in rsps), transfers=xf_resent)))
     lost = [dict(side=side, psn="0x%06x" % psn, opcode=op) for side, psn, op, frame, t in g.sent if frame is None]
-    return {"sample": name, "generated_by": "samples/lib/smbd_gen.py" + (" --loss" if g.loss else ""),
+    return {"sample": name, "generated_by": "samples/lib/smbd_gen.py" + (" --loss" if g.loss else "")
+            + (" --compound" if g.compound else ""),
             "frames": len(g.frames), "requests": out, "lost": lost}
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--loss"]
+    args = [a for a in sys.argv[1:] if a not in ("--loss", "--compound")]
     if len(args) != 1:
         sys.exit(__doc__)
     loss = "--loss" in sys.argv[1:]
-    g = Gen(loss)
+    compound = "--compound" in sys.argv[1:]
+    g = Gen(loss, compound)
     g.run()
-    name = "smbd_gen_loss" if loss else "smbd_gen"
+    name = "smbd_gen_compound" if compound else "smbd_gen_loss" if loss else "smbd_gen"
     base = os.path.join(args[0], name)
     header = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
     rp.write_pcap(base + ".pcap", header, "<", g.frames)
     with open(base + ".truth.txt", "w") as f:
         f.write("# %s: GENERATED by samples/lib/smbd_gen.py%s (not recorded: Debian 12's kernel has no SMB "
-                "Direct); the workload as planned\n" % (name, " --loss" if loss else ""))
+                "Direct); the workload as planned\n" % (name, " --loss" if loss else " --compound" if compound else ""))
         f.write("frames %d\n" % len(g.frames))
         for line in g.truth:
             f.write(line + "\n")
