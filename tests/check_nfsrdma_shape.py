@@ -27,6 +27,11 @@ plain RC SEND traffic with its CM cut (rxe_send*.pcap, rping) and without
 (rc_pingpong); the first 1, 2 and 3 ties of a queue (and 4 must be); and a
 queue one of whose headers before the 4th tie was made to say 0 credits
 (one wrong-looking header ends the look), the other queue still told.
+Per frame (--fields --verdicts): no protocol columns up to the frame that
+told it, nfs-rdma/shape after it, each SEND Only naming its XID. --ulp
+qp:QPN=nfs names a pair (told at its first frame, the figures by shape);
+a copy that starts at a reply is recognised, counting from its first NFS
+call on.
 """
 import json
 import os
@@ -85,7 +90,9 @@ def headers(c, fr):
         mt, rt = nfs.first(t["rpcordma.msg_type"]), nfs.first(t["rpc.msgtyp"])
         if mt == 0 and rt is not None:
             what = "call" if rt == 0 else "reply"
-        elif mt == 1:      # RDMA_NOMSG: a call from the client, a reply from the server
+        elif mt in (0, 1):
+            # RDMA_NOMSG, or an RDMA_MSG whose RPC tshark did not decode: a
+            # call from the client, a reply from the server
             what = "call" if d == "c" else "reply"
         elif mt == 4:      # RDMA_ERROR: the server's answer
             what = "reply"
@@ -156,6 +163,7 @@ def check_sample(name):
                       if (want_fig or {}).get(k) != (got_fig or {}).get(k))
         ck(name + ": QP 0x%x figures equal the CM connection's" % c.sqp, want_fig and got_fig == want_fig,
            "differ: %s" % diff[:6])
+        check_columns(name, c, fr, m, told, copy)
         print("  %s QP 0x%x: told at frame %d (copy %d) by %d headers, %d calls" %
               (name, c.sqp, told, m[told], want["pdus_matched"], (got_fig or {}).get("calls", -1)))
     schema = json.load(open(os.path.join(ROOT, "man", "rocestat.schema.json")))
@@ -165,6 +173,76 @@ def check_sample(name):
     ck(name + ": the text names the queues without CM", text.count("  queue without CM ") == 2
        and "NFS/RDMA recognised by" in text, text[-300:])
     return copy, m, told_at
+
+
+def fields(*args):
+    lines = run("--fields", "--verdicts", *args).stdout.splitlines()
+    head = lines[0].split(",") if lines else []
+    return {int(c[0]): dict(zip(head, c)) for c in (ln.split(",") for ln in lines[1:])}
+
+
+FIELDS = {}
+
+
+def check_columns(name, c, fr, m, told, copy):
+    """Per frame with a payload: no protocol columns up to the frame that
+    told it, the ulp column nfs-rdma/shape after it; each SEND tshark
+    shows with an XID (a SEND Only) names that XID after it."""
+    f = FIELDS.setdefault(copy, fields(copy))
+    bad_before = bad_after = bad_xid = n_after = 0
+    for t in fr:
+        if c.dir_of(t) is None or t["op"] == nfs.ACK:
+            continue
+        r = f.get(m[t["n"]], {})
+        if t["n"] <= told:
+            bad_before += r.get("ulp") != "" or r.get("ulp_tag") != ""
+            continue
+        n_after += 1
+        bad_after += r.get("ulp") != "nfs-rdma/shape"
+        if t["op"] in nfs.SEND_ONLY and t["rpcordma.xid"]:
+            bad_xid += nfs.num(r.get("ulp_tag")) != nfs.first(t["rpcordma.xid"])
+    ck(name + ": QP 0x%x: no protocol columns up to the frame that told it" % c.sqp, not bad_before, str(bad_before))
+    ck(name + ": QP 0x%x: %d frames after it say nfs-rdma/shape" % (c.sqp, n_after), n_after and not bad_after,
+       str(bad_after))
+    ck(name + ": QP 0x%x: SEND Onlys after it name their XID" % c.sqp, not bad_xid, str(bad_xid))
+
+
+def check_qp_rule(copy, told_at):
+    """--ulp qp:QPN=nfs names the pair from its first NFS call on: told
+    there (the client's side known), the figures those by shape give."""
+    by_shape = {u["target"]["qpn"]: u for u in doc(copy).get("ulp_queues", [])}
+    for qp in told_at:
+        d = doc("--ulp", "qp:0x%x=nfs" % qp, copy)
+        uq = [u for u in d.get("ulp_queues", []) if u["target"]["qpn"] == qp]
+        ck("qp:0x%x=nfs names the pair, told by qp" % qp, len(uq) == 1 and uq[0]["told_by"] == "qp"
+           and uq[0]["qp_rule"] == qp and uq[0]["ulp"] == "nfs", str(uq)[:200])
+        if uq and qp in by_shape:
+            ck("qp:0x%x=nfs: the figures by shape" % qp, uq[0].get("nfs_rdma") == by_shape[qp].get("nfs_rdma"))
+            ck("qp:0x%x=nfs: told at the first frame" % qp, uq[0]["told_frame"] == uq[0]["first_frame"],
+               "%s %s" % (uq[0]["told_frame"], uq[0]["first_frame"]))
+
+
+def check_mid_stream(copy, m, told_at):
+    """A capture that starts after the first calls (its first SENDs replies
+    to calls before it): recognised later, those replies unmatched."""
+    told, c = max(told_at.values(), key=lambda x: x[0])
+    hs = headers(c, nfs.frames(os.path.join(S, "rxe_nfs.pcap")))
+    first_reply = next(h[0] for h in hs if h[3] == "reply" and h[0] > hs[2][0])
+    start = m[first_reply]
+    part = cut_frames(copy, "mid", set(range(start, max(m.values()) + 1)))
+    uq = [u for u in doc(part).get("ulp_queues", []) if u["target"]["qpn"] == c.sqp]
+    ck("started at a reply (copy frame %d): recognised" % start, len(uq) == 1 and uq[0]["told_by"] == "shape", str(uq)[:200])
+    if uq:
+        # The queue counts from the first NFS call on (the man page): the
+        # replies before it are the shape's evidence only.
+        kept = [h for h in hs if h[0] >= first_reply]
+        first_call = next(h[0] for h in kept if h[3] == "call" and h[1] == "c" and h[4] in NFS_PROGS)
+        calls = len({h[2] for h in kept if h[3] == "call" and h[1] == "c" and h[0] >= first_call})
+        n = uq[0].get("nfs_rdma", {})
+        got = (n.get("calls"), n.get("replies_unmatched"), uq[0]["pdus_matched"] >= 1 + hs.index(
+            next(h for h in hs if h[0] == first_call)) - hs.index(next(h for h in hs if h[0] == first_reply)))
+        ck("started at a reply: the calls from the first NFS call on, no reply unmatched, the replies before "
+           "counted as evidence", got == (calls, 0, True), "%s vs %s" % (got, (calls, 0, True)))
 
 
 def cut_frames(path, name, keep):
@@ -232,6 +310,8 @@ def main():
             copy, cm, ct = c, m, told_at
     if copy and len(ct) == 2:
         check_few_ties(copy, cm, ct, None)
+        check_qp_rule(copy, ct)
+        check_mid_stream(copy, cm, ct)
     check_negatives()
     failures = ck.failures + nfs.ck.failures
     print("check_nfsrdma_shape: %d checks, %d failed" % (ck.checks + nfs.ck.checks, failures))
