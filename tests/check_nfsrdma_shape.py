@@ -22,8 +22,9 @@ tshark), frame numbers mapped: the queue is fed from the first call on, so
 no call is lost. The text summary names it "queue without CM".
 
 Negatives, none of which may be recognised as NFS/RDMA: NVMe-oF without CM
-(samples/rxe_nvme_nocm.pcap), iSER with its CM cut (rxe_iser, rxe_iser_loss),
-plain RC SEND traffic with its CM cut (rxe_send*.pcap, rping) and without
+(samples/rxe_nvme_nocm.pcap), iSER, SMB Direct and NVMe-oF with their CM
+cut (rxe_iser*, smbd_gen*, rxe_nvme), plain RC traffic with its CM cut
+(rxe_send*, rxe_write, rxe_read, rxe_rnr, rxe_mixed, rping) and without
 (rc_pingpong); the first 1, 2 and 3 ties of a queue (and 4 must be); and a
 queue one of whose headers before the 4th tie was made to say 0 credits
 (one wrong-looking header ends the look), the other queue still told.
@@ -288,11 +289,12 @@ def check_few_ties(copy, m, told_at, fr_copy):
 
 def check_negatives():
     not_nfs("rxe_nvme_nocm", os.path.join(S, "rxe_nvme_nocm.pcap"))
-    for s in ["rxe_iser", "rxe_iser_loss", "rxe_send", "rxe_send_imm", "rxe_send_inline", "rxe_send_ipv6",
-              "rxe_send_multi"]:
+    for s in ["rxe_iser", "rxe_iser_loss", "smbd_gen", "smbd_gen_loss", "rxe_nvme", "rxe_mixed", "rxe_send",
+              "rxe_send_imm", "rxe_send_inline", "rxe_send_ipv6", "rxe_send_multi", "rxe_write", "rxe_read",
+              "rxe_rnr", "rping_s64"]:
         c, _ = without_cm(os.path.join(S, s + ".pcap"), s + "_nocm")
         not_nfs(s + " without CM", c)
-    for s in ["rping_s64", "rping_s5000", "ib_send_bw_cm"]:
+    for s in ["rping_s5000", "ib_send_bw_cm"]:
         p = os.path.join(SHARED, "captures", s + ".pcap")
         if os.path.exists(p):
             c, _ = without_cm(p, s + "_nocm")
