@@ -404,6 +404,7 @@ void rs_analyzer_finish(struct rs_analyzer *a)
 			rs_psn_finish(a, fl);
 	}
 	rs_cm_finish(a);
+	rs_ulp_finish(a);
 	for (guint k = 0; k < 2; k++) { /* the CM connections, the queues without CM */
 		GPtrArray *conns = k ? a->ulp_queues : a->conns;
 		for (guint i = 0; i < conns->len; i++) {

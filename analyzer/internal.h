@@ -138,6 +138,7 @@ struct rs_analyzer {
 	GPtrArray *ulp_queues, *ulp_cands;
 	guint ulp_sweep_at;   /* ulp_cands' length that has those of evicted half-flows dropped */
 	guint ulp_looking;    /* of ulp_cands, pairs the modules still look at */
+	uint64_t ulp_seq;     /* frames offered to looking pairs so far */
 	uint64_t ulp_swept_evicted; /* a->evicted at the last drop */
 	uint32_t ulp_recog_pdus; /* RS_PDU_* that some recognize hook asks of a pair's first SEND */
 	bool ulp_offer, ulp_qp_rules;

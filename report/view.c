@@ -560,9 +560,9 @@ static const char *describe(const struct rs_view *v, const struct rs_anomaly_inf
 		describe_evicted(a, an->count, buf, len);
 		break;
 	case RS_AN_SHAPE_UNEXAMINED:
-		snprintf(buf, len, "%" PRIu64 " RC half-flow pair%s without a CM connection not examined for a protocol's "
-			 "shape: %u pairs were being examined at once, the most kept (--ulp qp:QPN=NAME names a pair's "
-			 "protocol)", an->count, an->count == 1 ? "" : "s", an->code);
+		snprintf(buf, len, "%" PRIu64 " RC half-flow pair%s without a CM connection not examined to the end for a "
+			 "protocol's shape: more than %u were being examined at once, and the idlest were given up "
+			 "(--ulp qp:QPN=NAME names a pair's protocol)", an->count, an->count == 1 ? "" : "s", an->code);
 		break;
 	default:
 		snprintf(buf, len, "?");

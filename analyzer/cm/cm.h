@@ -21,6 +21,7 @@ void rs_ulp_assign(struct rs_analyzer *a, struct rs_conn *c);
  * payload of a half-flow without one, when a->ulp_offer). */
 void rs_ulp_init(struct rs_analyzer *a);
 void rs_ulp_free(struct rs_analyzer *a);
+void rs_ulp_finish(struct rs_analyzer *a);
 void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f,
 		       const struct rs_frame_meta *m);
 /* Nothing more to look at: every module refused the half-flow's pair (the

@@ -25,9 +25,11 @@
 #define UQ_MODS 8 /* modules with a recognize hook offered one pair */
 #define SWEEP_MIN 1024 /* pairs looked at before the first sweep of those whose half-flows left */
 /* Pairs looked at at once: each holds a queue state of every module that
- * recognises (~13 KiB), so a flood of pairs whose first SEND has a PDU's
- * shape would otherwise cost that much a half-flow. Beyond it a new pair
- * is not looked at, and says so (RS_AN_SHAPE_UNEXAMINED). */
+ * recognises, so a flood of pairs whose first SEND has a PDU's shape
+ * would otherwise cost that much a half-flow. A new pair past it makes
+ * room: the LOOK_MAX / 16 pairs offered no frame for the longest are given
+ * up, and say so (RS_AN_SHAPE_UNEXAMINED); a pair a --ulp qp: rule named
+ * is never given up. */
 #define LOOK_MAX 4096
 
 /* The modules looking at a pair (struct rs_uq look). */
@@ -196,14 +198,6 @@ static void uq_sweep(struct rs_analyzer *a)
 	a->ulp_swept_evicted = a->evicted;
 }
 
-/* Room for one more pair to look at, once the pairs of evicted half-flows
- * are dropped (a sweep at most once an eviction batch). */
-static bool looking_room(struct rs_analyzer *a)
-{
-	if (a->evicted != a->ulp_swept_evicted)
-		uq_sweep(a);
-	return a->ulp_looking < LOOK_MAX;
-}
 
 /* Every module refused the pair: its half-flows say so themselves and the
  * pair's state goes. Kept instead while a --ulp qp: rule could still name
@@ -219,6 +213,49 @@ static void uq_refused(struct rs_analyzer *a, struct rs_uq *u)
 			side[i]->x->uq = NULL;
 		}
 	uq_release(a, u);
+}
+
+/* The modules stop looking at the pair before they told (make_room): it
+ * counts as a pair not examined to the end, by its first frame. */
+static void uq_give_up(struct rs_analyzer *a, struct rs_uq *u)
+{
+	rs_anomaly(a, RS_AN_SHAPE_UNEXAMINED, LOOK_MAX, NULL, &u->from, 1);
+	if (!a->ulp_qp_rules) {
+		uq_refused(a, u);
+		return;
+	}
+	uq_drop_modules(u, UQ_MODS);
+	g_free(u->look);
+	u->look = NULL;
+	uq_set_done(a, u, true);
+}
+
+static gint by_last(gconstpointer x, gconstpointer y)
+{
+	const struct rs_uq *const *p = x, *const *q = y;
+	return (*p)->last < (*q)->last ? -1 : (*p)->last > (*q)->last;
+}
+
+/* Room for one more pair to look at: the pairs of evicted half-flows
+ * dropped (a sweep at most once an eviction batch), then, if need be, the
+ * idlest pairs given up, a sixteenth of LOOK_MAX at once (one sort for so
+ * many new pairs). */
+static void make_room(struct rs_analyzer *a)
+{
+	if (a->evicted != a->ulp_swept_evicted)
+		uq_sweep(a);
+	if (a->ulp_looking < LOOK_MAX)
+		return;
+	GPtrArray *idle = g_ptr_array_sized_new(a->ulp_looking);
+	for (guint i = 0; i < a->ulp_cands->len; i++) {
+		struct rs_uq *u = g_ptr_array_index(a->ulp_cands, i);
+		if (!u->done && !(u->look && u->look->rule))
+			g_ptr_array_add(idle, u);
+	}
+	g_ptr_array_sort(idle, by_last);
+	for (guint i = 0; i < idle->len && i < LOOK_MAX / 16; i++)
+		uq_give_up(a, g_ptr_array_index(idle, i));
+	g_ptr_array_free(idle, TRUE);
 }
 
 static bool sends_start(const struct rs_frame *f)
@@ -300,7 +337,9 @@ static void uq_modules(struct rs_uq *u, unsigned only, const struct rs_ulp_map *
 			continue;
 		u->look->m[u->look->n].row = i;
 		u->look->m[u->look->n].live = true;
-		u->look->m[u->look->n].p = (struct rs_recog_pair){ .q = h->queue_new(), .forced = forced };
+		/* host_is_a: the sender of the pair's first request, until the
+		 * module tells the sides */
+		u->look->m[u->look->n].p = (struct rs_recog_pair){ .q = h->queue_new(), .forced = forced, .host_is_a = true };
 		u->look->n++;
 	}
 }
@@ -341,12 +380,12 @@ static void uq_join(struct rs_analyzer *a, struct rs_uq *u, struct rs_flow *fl, 
 		return;
 	}
 	const struct rs_ulp_map *r = a->ulp_qp_rules ? qp_rule(a, fl->key.qpn) : NULL;
-	if (!r || u->look->rule)
+	if (!r || (u->look && u->look->rule))
 		return;
 	unsigned row = rs_proto_of_user_name(r->name);
 	uq_set_done(a, u, false);
 	u->look->rule = r;
-	for (unsigned i = 0; i < u->look->n; i++)
+	for (unsigned i = 0; u->look && i < u->look->n; i++)
 		if (u->look->m[i].live && rs_proto_hooks(u->look->m[i].row) == rs_proto_hooks(row)) {
 			/* Its module has been looking from the first frame on: it keeps
 			 * what it saw, and is only asked for the host's side now. */
@@ -380,11 +419,11 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 			if (fl->peer && !uq_of(fl->peer))
 				fl->peer->ulp_refused = true;
 			return;
-		} else if (a->ulp_looking >= LOOK_MAX && !looking_room(a)) {
-			rs_anomaly(a, RS_AN_SHAPE_UNEXAMINED, LOOK_MAX, NULL, &at, 1);
-			return;
-		} else
+		} else {
+			if (a->ulp_looking >= LOOK_MAX)
+				make_room(a);
 			u = uq_new(a, fl, &at);
+		}
 		if (u->done && !u->c) {
 			uq_refused(a, u);
 			return;
@@ -402,12 +441,15 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	}
 	if (u->done)
 		return;
+	u->last = ++a->ulp_seq;
 	unsigned live = 0;
 	for (unsigned i = 0; i < u->look->n; i++) {
 		if (!u->look->m[i].live)
 			continue;
 		struct rs_recog_pair *p = &u->look->m[i].p;
 		enum rs_recog r = rs_proto_hooks(u->look->m[i].row)->recognize(p, fl == u->a, f, m);
+		if (r == RS_RECOG_NO && p->forced)
+			r = RS_RECOG_YES; /* the rule named it: the module only failed to tell the sides */
 		if (r == RS_RECOG_YES) {
 			uq_drop_modules(u, i);
 			queue_make(a, u, u->look->m[i].row, p, u->look->rule, &at);
@@ -435,4 +477,23 @@ GPtrArray *rs_ulp_queues_selected(const struct rs_analyzer *a, int64_t qp, int64
 			g_ptr_array_add(out, a->ulp_queues->pdata[i]);
 	}
 	return out;
+}
+
+/* The capture ended: a pair a --ulp qp: rule named whose module never
+ * told the sides becomes its queue all the same (the sender of its first
+ * request the host), as the rule says. */
+void rs_ulp_finish(struct rs_analyzer *a)
+{
+	for (guint i = 0; i < a->ulp_cands->len; i++) {
+		struct rs_uq *u = g_ptr_array_index(a->ulp_cands, i);
+		if (u->done || !u->look || !u->look->rule)
+			continue;
+		for (unsigned k = 0; k < u->look->n; k++)
+			if (u->look->m[k].live) {
+				queue_make(a, u, u->look->m[k].row, &u->look->m[k].p, u->look->rule, &u->from);
+				u->look->m[k].p.q = NULL; /* the queue's now */
+				uq_drop_modules(u, UQ_MODS);
+				break;
+			}
+	}
 }

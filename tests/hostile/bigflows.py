@@ -190,8 +190,8 @@ def floods_check(tmp):
         # Pairs without CM whose first SEND has a module's PDU are looked at
         # by shape, at most LOOK_MAX at once (man page, --ulp); the empty
         # SENDs of the others have none, so nothing is left unexamined.
-        unexamined = wrapped("not examined for a protocol's shape: %d pairs were being examined at once" % LOOK_MAX,
-                             text)
+        unexamined = wrapped("not examined to the end for a protocol's shape: more than %d were being examined at once"
+                             % LOOK_MAX, text)
         check('flood %s: pairs left unexamined by shape are said to be' % kind, unexamined, kind == 'capsules')
         os.unlink(out)
         os.unlink(out_text)
