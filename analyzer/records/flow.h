@@ -480,14 +480,14 @@ struct rs_flow_rare {
 	struct rs_msnq *msnq;     /* requests: message ends the MSN reckoning keeps (msn.c), once it needs them */
 	uint64_t msgs_uncaptured; /* requests: messages none of whose packets were captured, by the ACKs' MSN */
 	bool msn_unusable;        /* requests: the MSN counted fewer messages than were seen: not an MSN */
-
-	/* ---- the rest ---- */
-	uint64_t retrans_payload;
 	/* Peak payload rate on the wire (re-sends and copies too), where it is
 	 * not the goodput's (peak_bytes): flows that sent something again. Without
 	 * timeline rows, iv_again is what went again in the flow's current
-	 * interval. */
+	 * interval (read by its first frame of each interval). */
 	uint64_t peak_wire, iv_again;
+
+	/* ---- the rest ---- */
+	uint64_t retrans_payload;
 	uint64_t incomplete_msgs; /* started, never finished */
 	uint64_t tail_missed;     /* messages counted though the capture missed their Last */
 	uint64_t orphan_pkts;     /* Middle/Last without a First (capture began mid-message) */

@@ -511,7 +511,10 @@ void rs_analyzer_prefetch(struct rs_analyzer *a, const struct rs_frame *f)
 			__builtin_prefetch(fl->rsp.loss, 1);
 		if ((need & PF_NEED_IMM) && fl->x)
 			__builtin_prefetch(fl->x, 1);
-		if ((need & PF_NEED_RARE) && fl->rare)
+		/* Without timeline rows a flow's first frame of an interval
+		 * folds the last one's re-sent bytes (rs_tl_touch). */
+		bool new_interval = !a->tl_rows_on && fl->iv_tag != (uint32_t)a->cur_interval + 1;
+		if (((need & PF_NEED_RARE) || new_interval) && fl->rare)
 			rs_prefetch_lines(fl->rare, RS_RARE_HOT_BYTES);
 		/* The reckoning reads the responder's lines of its own frames
 		 * (the ACK it stands on, its DC bit), cold when its ACKs are
