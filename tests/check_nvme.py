@@ -37,7 +37,7 @@ DISCOVER = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-
 SAMPLE = os.path.join(ROOT, "samples", "rxe_nvme.pcap")
 TRUTH = os.path.join(ROOT, "samples", "rxe_nvme.truth.txt")
 
-TF = ["frame.number", "frame.time_epoch", "infiniband.bth.opcode", "infiniband.bth.destqp", "nvme.cmd.opc",
+TF = ["frame.number", "frame.time_epoch", "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "nvme.cmd.opc",
       "nvme.fabrics.cmd.opc", "nvme.fabrics.cmd.fctype", "nvme.cmd.cid", "nvme.fabrics.cmd.cid", "nvme.cqe.cid",
       "nvme.cmd_pkt", "nvme.fabrics.cmd_pkt", "nvme.cmd.sgl1.len", "nvme.cmd.sgl.type"]
 RETH_OPS = {0x06, 0x0A, 0x0B, 0x0C}   # RC RDMA WRITE First, Only, Only with Immediate; RDMA READ request
@@ -55,7 +55,7 @@ def tshark(path):
         c = dict(zip(TF, vals))
         n = int(c["frame.number"])
         r = {"ts": int(Decimal(c["frame.time_epoch"]) * 1000000000), "op": num(c["infiniband.bth.opcode"]),
-             "destqp": num(c["infiniband.bth.destqp"])}
+             "destqp": num(c["infiniband.bth.destqp"]), "psn": num(c["infiniband.bth.psn"])}
         if c["nvme.fabrics.cmd.opc"]:
             r["cmd"] = (0x7F, num(c["nvme.fabrics.cmd.fctype"]), num(c["nvme.fabrics.cmd.cid"]))
         elif c["nvme.cmd.opc"]:
@@ -195,7 +195,31 @@ def check_views(name, path, t, f):
                (v["ulp_pdu"], num(v["ulp_request_frame"])) == ("transfer", r["cmd_pkt"]), str(v)[:300])
             ck(name + ": frame %d annotated with its command frame" % n,
                "(command frame %d)" % r["cmd_pkt"] in note and "NVMe-oF: RDMA" in note, note)
+    # A response capsule sent again (the same QP and PSN as an earlier
+    # response frame, IBA 9.7.5.1.1: a re-sent packet keeps its PSN) names
+    # what the first sending answered.
+    again = 0
+    first = {}
+    for n, r in sorted(t.items()):
+        if "cqe" not in r:
+            continue
+        k = (r["destqp"], r["psn"])
+        if k not in first:
+            first[k] = n
+            continue
+        # the first sending's command: tshark's pairing, or (a capsule
+        # tshark left undecoded) the one rocestat named, if it is an earlier
+        # command with this CID
+        c = t[first[k]]["cmd_pkt"] or num(f.get(first[k], {}).get("ulp_request_frame"))
+        if not c or c not in t or t[c].get("cmd", (None, None, None))[2] != r["cqe"] or c > first[k]:
+            continue
+        again += 1
+        v, note = f.get(n, {}), notes.get(n, "")
+        ck(name + ": frame %d, a response sent again, names frame %d's command" % (n, first[k]),
+           v.get("ulp_resent") == "1" and num(v.get("ulp_request_frame")) == c and
+           "sent again: response to " in note and "(command frame %d)" % c in note, "%s %s" % (v, note))
     ck(name + ": frames checked for the views", n_cmd > 0 and n_rsp > 0, "%d %d %d" % (n_cmd, n_rsp, n_xfer))
+    print("  %s: %d responses sent again" % (name, again))
     print("  %s: views of %d commands, %d responses, %d transfers" % (name, n_cmd, n_rsp, n_xfer))
 
 
@@ -338,6 +362,25 @@ def check_failure(t):
            == ("Write", t[n]["cqe"], t[n]["cmd_pkt"], n, 0, 0x80, "LBA Out of Range"), str(e))
     w = [o for o in io["by_command"] if o["name"] == "Write"]
     ck("failure: counted in the Write row", w and w[0]["errors"] == 1)
+    # The same without its command (deleted): the failed response answers
+    # no command seen: counted apart, never among the failed commands, and
+    # the per-frame views say FAILED alike.
+    cmd = t[n]["cmd_pkt"]
+    gone = recs[:cmd - 1] + recs[cmd:]
+    try:
+        pcaprecs.write_pcap(tmp, linktype, gone)
+        io = [q for q in queues(tmp) if q["nvme"]["queue"] == "io"][0]["nvme"]
+        text2 = " ".join(rocestat(tmp).split())
+        fv, note = fields(tmp), comments(tmp)
+    finally:
+        os.unlink(tmp)
+    ck("failure without its command: counted apart, not failed",
+       (io["responses_unmatched_failed"], io["failed_total"]) == (1, 0), str(io)[:300])
+    ck("failure without its command: the text says so",
+       "1 response to commands not seen carries an error status" in text2)
+    ck("failure without its command: ulp_failed and FAILED on that frame only",
+       [k for k, r in sorted(fv.items()) if r.get("ulp_failed") == "1"] == [n - 1] and
+       "FAILED: status 0x080" in note.get(n - 1, ""), str(fv.get(n - 1, {}))[:200] + note.get(n - 1, ""))
     ck("failure: named in the text", "failed: Write CID %d" % t[n]["cqe"] in text and "LBA Out of Range" in text)
 
 

@@ -75,6 +75,7 @@ void rs_json_nvme(struct rs_json *j, const struct rs_conn *c)
 	rs_json_u64(j, "unanswered_async_events", q->pending_aer);
 	rs_json_u64(j, "answered_before_seen", q->answered_early);
 	rs_json_u64(j, "responses_unmatched", q->unmatched);
+	rs_json_u64(j, "responses_unmatched_failed", q->unmatched_failed);
 	rs_json_u64(j, "commands_resent", q->resent);
 	rs_json_u64(j, "responses_resent", q->rsp_resent);
 	rs_json_u64(j, "capsules_cut", q->cut);

@@ -56,6 +56,7 @@ struct rs_nvmeq {
 	uint16_t qid, sqsize;
 	uint64_t cmds, rsps, resent;   /* resent: a command capsule with a CID still pending, sent again */
 	uint64_t unmatched;       /* responses no command seen claimed (their commands before the capture) */
+	uint64_t unmatched_failed;/* ... with a status other than success */
 	/* Responses captured before their command: a capture whose two
 	 * directions were timestamped apart (two ports, two clocks). Paired with
 	 * the next command with their CID, in order, if it comes within
@@ -64,7 +65,14 @@ struct rs_nvmeq {
 	GHashTable *early;        /* CID -> GQueue of struct rs_nvme_early */
 	uint64_t cut, bad;        /* capsules the capture cut; capsules whose fields lie */
 	uint64_t rsp_resent;      /* a response capsule's SEND again (same PSN): not counted again */
-	uint32_t rsp_psn[16];     /* the PSNs of the last 16 responses (+1: 0 is none) */
+	/* The last 16 responses: PSN (+1: 0 is none) and what the first
+	 * sending answered, for the verdict of a sending again. */
+	struct rsp_seen {
+		uint32_t psn1;
+		bool op_known;
+		uint16_t ulp_op;
+		uint64_t cmd_frame;
+	} rsp_seen[16];
 	uint8_t rsp_psn_next;
 	uint64_t reads, writes;   /* RDMA READ requests and WRITE messages the target issued ... */
 	uint64_t read_bytes, write_bytes;
@@ -159,6 +167,7 @@ static bool early_answer(struct rs_nvmeq *q, struct rs_nvme_op *o, uint16_t cid,
 			continue;
 		}
 		q->unmatched--;
+		q->unmatched_failed -= e->status != 0;
 		q->answered_early++;
 		o->done++;
 		if (e->status) {
@@ -213,28 +222,41 @@ static void command(struct rs_nvmeq *q, const struct rs_nvme *n, const struct rs
 		g_hash_table_replace(q->by_key, GUINT_TO_POINTER(c->key), c);
 }
 
-/* The target re-sent a response's SEND (its ACK lost or late): seen already. */
-static bool response_again(struct rs_nvmeq *q, uint32_t psn)
+/* The target re-sent a response's SEND (its ACK lost or late): seen
+ * already (returned, NULL if not); else its slot is taken (*slot). */
+static const struct rsp_seen *response_again(struct rs_nvmeq *q, uint32_t psn, struct rsp_seen **slot)
 {
-	for (unsigned i = 0; i < G_N_ELEMENTS(q->rsp_psn); i++)
-		if (q->rsp_psn[i] == psn + 1)
-			return true;
-	q->rsp_psn[q->rsp_psn_next++ % G_N_ELEMENTS(q->rsp_psn)] = psn + 1;
-	return false;
+	for (unsigned i = 0; i < G_N_ELEMENTS(q->rsp_seen); i++)
+		if (q->rsp_seen[i].psn1 == psn + 1)
+			return &q->rsp_seen[i];
+	*slot = &q->rsp_seen[q->rsp_psn_next++ % G_N_ELEMENTS(q->rsp_seen)];
+	**slot = (struct rsp_seen){ .psn1 = psn + 1 };
+	return NULL;
 }
 
 /* True: it answered a command seen. */
 static bool response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct rs_frame *f,
 		     const struct rs_frame_meta *m, const struct rs_fref *at, struct rs_verdict *v)
 {
-	if (response_again(q, f->bth.psn)) {
+	struct rsp_seen *slot = NULL;
+	const struct rsp_seen *again = response_again(q, f->bth.psn, &slot);
+	if (v)
+		v->ulp_failed = n->status != 0;
+	if (again) {
 		q->rsp_resent++;
+		if (v) { /* what its first sending answered; not timed again */
+			v->ulp_resent = true;
+			v->ulp_op_known = again->op_known;
+			v->ulp_op = again->ulp_op;
+			v->ulp_req_frame = again->cmd_frame;
+		}
 		return false;
 	}
 	q->rsps++;
 	struct rs_nvme_cmd *c = g_hash_table_lookup(q->pending, GUINT_TO_POINTER(n->cid));
 	if (!c) {
 		q->unmatched++;
+		q->unmatched_failed += n->status != 0;
 		GQueue *eq = g_hash_table_lookup(q->early, GUINT_TO_POINTER(n->cid));
 		if (!eq) {
 			eq = g_queue_new();
@@ -268,8 +290,9 @@ static bool response(struct rs_nvmeq *q, const struct rs_nvme *n, const struct r
 		v->ulp_lat_ns = ns;
 		v->ulp_op_known = true;
 		v->ulp_op = ulp_op(q, o->opcode, o->fctype);
-		v->ulp_failed = n->status != 0;
 	}
+	*slot = (struct rsp_seen){ .psn1 = slot->psn1, .op_known = true, .ulp_op = ulp_op(q, o->opcode, o->fctype),
+				   .cmd_frame = c->at.file == at->file ? c->at.frame : 0 };
 	if (c->key && !n->status && c->xfer_bytes != c->len)
 		q->xfer_short++;
 	if (c->key && g_hash_table_lookup(q->by_key, GUINT_TO_POINTER(c->key)) == c)
@@ -454,6 +477,7 @@ bool rs_conn_nvme(const struct rs_conn *c, struct rs_nvme_info *out)
 	out->pending_aer = nvmeq_pending_aer(q);
 	out->answered_early = q->answered_early;
 	out->unmatched = q->unmatched;
+	out->unmatched_failed = q->unmatched_failed;
 	out->resent = q->resent;
 	out->rsp_resent = q->rsp_resent;
 	out->cut = q->cut;

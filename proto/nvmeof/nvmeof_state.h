@@ -35,6 +35,7 @@ struct rs_nvme_info {
 	unsigned pending_aer;       /* ... of them Asynchronous Event Requests (an admin queue's normal state) */
 	uint64_t answered_early;    /* responses captured before their command (two clocks) */
 	uint64_t unmatched;         /* responses no command seen claimed */
+	uint64_t unmatched_failed;  /* ... with a status other than success (their commands unknown: not in failed) */
 	uint64_t resent, rsp_resent;/* command capsules sent again with their CID pending; responses again */
 	uint64_t cut, bad;          /* capsules the capture cut; capsules whose fields lie */
 	uint64_t reads, writes;     /* RDMA READ requests and WRITE messages the target issued ... */

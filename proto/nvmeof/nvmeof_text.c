@@ -49,6 +49,13 @@ static void queue_head(FILE *out, const struct rs_view *v, const struct rs_conn 
 			 "apart): paired by CID with the next command, not timed", q->answered_early);
 		rs_para(out, v->o->width, "    ", "    ", line);
 	}
+	if (q->unmatched_failed) {
+		snprintf(line, sizeof line,
+			 "%" PRIu64 " response%s to commands not seen carr%s an error status (their commands are unknown: "
+			 "not among the failed below)", q->unmatched_failed, q->unmatched_failed == 1 ? "" : "s",
+			 q->unmatched_failed == 1 ? "ies" : "y");
+		rs_para(out, v->o->width, "    ", "    ", line);
+	}
 	if (q->unmatched || q->resent || q->rsp_resent || q->cut || q->bad) {
 		snprintf(line, sizeof line,
 			 "%" PRIu64 " responses to commands not seen, capsules sent again: %" PRIu64 " commands, %" PRIu64

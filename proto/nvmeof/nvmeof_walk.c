@@ -166,7 +166,7 @@ bool rs_nvme_note(const struct rs_verdict *v, const struct rs_frame *f, char *bu
 	if (v->ulp_timed)
 		snprintf(lat, sizeof lat, ", %.3f ms after it", (double)v->ulp_lat_ns / 1e6);
 	const struct rs_nvme *n = rs_frame_pdu(f, RS_PDU_NVME) ? &f->pdu->nvme : NULL;
-	if (n && n->status) {
+	if (n && v->ulp_failed) {
 		const char *sn = rs_nvme_status_name(n->status);
 		snprintf(st, sizeof st, ", FAILED: status 0x%03x%s%s", n->status, *sn ? " " : "", sn);
 	}
@@ -175,7 +175,8 @@ bool rs_nvme_note(const struct rs_verdict *v, const struct rs_frame *f, char *bu
 		snprintf(buf, len, "NVMe-oF: %s command, CID %" PRIu32, op, v->ulp_tag);
 		return true;
 	case RS_ULP_RESPONSE:
-		snprintf(buf, len, "NVMe-oF: response to %s, CID %" PRIu32 "%s%s%s", op, v->ulp_tag, from, lat, st);
+		snprintf(buf, len, "NVMe-oF: %sresponse to %s, CID %" PRIu32 "%s%s%s", v->ulp_resent ? "sent again: " : "", op,
+			 v->ulp_tag, from, lat, st);
 		return true;
 	case RS_ULP_TRANSFER:
 		snprintf(buf, len, "NVMe-oF: %s of the data of %s, CID %" PRIu32 "%s",
