@@ -206,7 +206,7 @@ echo
 echo "rocestat bench: $FRAMES frames, $(awk -v s="$SIZE" 'BEGIN{printf "%.2f GB", s/1e9}'); header-only: the same cut to $SLICE bytes, $(awk -v s="$HSIZE" 'BEGIN{printf "%.2f GB", s/1e9}');"
 echo "nproc $(nproc), $CPU; page cache warm.$([ -n "$AUTOGROUP_NICE" ] && echo " Session autogroup nice $BENCH_NICE.")"
 echo "Wall-clock time, median of $REPEAT rounds taken in turns (spread: least-greatest); (e) on the first $TFRAMES frames;"
-echo "CPU ns/f: the median round's user + sys time of all threads, per frame."
+echo "CPU ns/f: user + sys time of all threads (the median of the rounds' sums), per frame."
 printf '%-38s %10s %9s %8s %11s %7s %7s %8s %12s\n' "case" "frames/s" "MB/s" "wall s" "spread s" "user s" "sys s" \
 	"CPU ns/f" "peak RSS MiB"
 row() { # label name frames bytes

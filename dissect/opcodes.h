@@ -131,6 +131,14 @@ static inline const struct rs_opinfo *rs_opinfo(uint8_t opcode)
 	const struct rs_opinfo *op = &rs_opinfo_table[opcode];
 	return op->name ? op : rs_opinfo_undefined(opcode);
 }
+
+/* A SEND (plain, with immediate or with invalidate) that starts a
+ * message: its First or Only packet (IBA 9.4.3). */
+static inline bool rs_op_send_starts(const struct rs_opinfo *op)
+{
+	return (op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV) &&
+	       (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY);
+}
 /* "RC", "UC", "RD", "UD", "CNP", "XRC", "MSP" (0xE0-0xFF) or "reserved" (0xC0-0xDF). */
 const char *rs_transport_name(uint8_t opcode);
 /* The name of an NVIDIA DC packet's opcode (the RD range with the DC

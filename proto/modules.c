@@ -98,6 +98,7 @@ const struct rs_proto rs_protos[] = {
 };
 
 const unsigned rs_nprotos = G_N_ELEMENTS(rs_protos);
+_Static_assert(G_N_ELEMENTS(rs_protos) <= RS_PROTOS_MAX, "RS_PROTOS_MAX holds every row");
 
 static const struct rs_proto_hooks no_hooks;
 

@@ -187,6 +187,7 @@ struct rs_proto {
 /* The rows (modules.c); row 0 is no protocol, the last the user's own. */
 extern const struct rs_proto rs_protos[];
 extern const unsigned rs_nprotos;
+#define RS_PROTOS_MAX 16 /* rows rs_protos[] may have (modules.c asserts it) */
 
 /* The row an RDMA CM port names; 0 if none. */
 unsigned rs_proto_of_port(uint16_t port);

@@ -8,6 +8,7 @@
  * fills the same screen as one of a single QP.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proto/proto.h"
@@ -18,7 +19,7 @@
 #define TOP 3        /* rows of each top list */
 #define NEXT 3       /* commands */
 #define LABEL 42     /* the rows' label column at 80 */
-#define PROTOS 2     /* lines of the protocol modules, the last "… N more" if need be */
+#define PROTOS 2     /* lines of the protocol modules, the last naming the rest if need be */
 
 /* `s` on a line of its own, cut to `width` with "…". */
 static void line(FILE *out, int width, const char *s)
@@ -147,32 +148,76 @@ static unsigned no_cm(const struct rs_view *v, unsigned row)
 
 /* One line per upper-layer protocol with connections: what its
  * operations came to and its slowest kind at the p99. */
+bool rs_brief_slowest(struct rs_proto_brief *b, const struct rs_lat_figures *lat)
+{
+	if (!lat->n || (b->slowest[0] && lat->p99 <= b->slowest_p99))
+		return false;
+	b->slowest_p99 = lat->p99;
+	b->slowest_n = lat->n;
+	return true;
+}
+
+static int by_trouble_then_ops(const void *x, const void *y)
+{
+	const struct rs_proto_brief *a = x, *b = y;
+	uint64_t ta = a->failed + a->unanswered, tb = b->failed + b->unanswered;
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	if (a->ops != b->ops)
+		return a->ops > b->ops ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* "failed" in red when there are some. */
+static const char *failed_words(const struct rs_view *v, uint64_t n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%" PRIu64 " failed%s", n ? RED(v->o) : "", n, n ? OFF(v->o) : "");
+	return buf;
+}
+
+/* A module's whole line: its counts before its slowest kind, whose name
+ * the width may cut. */
+static void protocol_line(FILE *out, const struct rs_view *v, int width, const char *head, const struct rs_proto_brief *b)
+{
+	char s[512], p99[32], failed[64];
+	int k = snprintf(s, sizeof s, "%s%s: %" PRIu64 " %s, %s", head, b->name, b->ops, b->unit,
+			 failed_words(v, b->failed, failed, sizeof failed));
+	if (b->unanswered && k > 0 && (size_t)k < sizeof s)
+		k += snprintf(s + k, sizeof s - (size_t)k, ", %" PRIu64 " unanswered", b->unanswered);
+	unsigned shape = no_cm(v, b->row);
+	if (shape && k > 0 && (size_t)k < sizeof s)
+		k += snprintf(s + k, sizeof s - (size_t)k, ", %u without CM", shape);
+	if (b->slowest[0] && k > 0 && (size_t)k < sizeof s)
+		snprintf(s + k, sizeof s - (size_t)k, "; slowest %s at p99: %s", rs_fmt_ns(b->slowest_p99, p99, sizeof p99),
+			 b->slowest);
+	line(out, width, s);
+}
+
+/* One line per upper-layer protocol with connections, those with the most
+ * failed and unanswered operations first (then the most operations); past
+ * PROTOS, the last line names the rest with their counts. */
 static void protocols(FILE *out, const struct rs_view *v, int width)
 {
-	struct rs_proto_brief b[PROTOS];
-	unsigned n = rs_proto_briefs(v, b, PROTOS);
-	const char *head = "Protocols  ";
+	struct rs_proto_brief b[RS_PROTOS_MAX];
+	unsigned n = rs_proto_briefs(v, b, RS_PROTOS_MAX);
+	if (n > RS_PROTOS_MAX)
+		n = RS_PROTOS_MAX;
+	qsort(b, n, sizeof b[0], by_trouble_then_ops);
+	const char *head = "Protocols  ", *pad = "           ";
 	for (unsigned i = 0; i < n && i < PROTOS; i++) {
-		char s[512], p99[32], failed[64];
-		if (i == PROTOS - 1 && n > PROTOS) {
-			snprintf(s, sizeof s, "%s… %u more protocols (the summary without --brief has their sections)", head,
-				 n - i);
-			line(out, width, s);
-			break;
+		if (i < PROTOS - 1 || n <= PROTOS) {
+			protocol_line(out, v, width, i ? pad : head, &b[i]);
+			continue;
 		}
-		snprintf(failed, sizeof failed, "%s%" PRIu64 " failed%s", b[i].failed ? RED(v->o) : "", b[i].failed,
-			 b[i].failed ? OFF(v->o) : "");
-		int k = snprintf(s, sizeof s, "%s%s: %" PRIu64 " %s, %s", head, b[i].name, b[i].ops, b[i].unit, failed);
-		if (b[i].unanswered && k > 0 && (size_t)k < sizeof s)
-			k += snprintf(s + k, sizeof s - (size_t)k, ", %" PRIu64 " unanswered", b[i].unanswered);
-		unsigned shape = no_cm(v, b[i].row);
-		if (shape && k > 0 && (size_t)k < sizeof s)
-			k += snprintf(s + k, sizeof s - (size_t)k, " (%u of %" PRIu64 " queues without CM)", shape, b[i].conns);
-		if (b[i].slowest[0] && k > 0 && (size_t)k < sizeof s)
-			snprintf(s + k, sizeof s - (size_t)k, "; slowest p99 %s: %s", rs_fmt_ns(b[i].slowest_p99, p99, sizeof p99),
-				 b[i].slowest);
-		line(out, width, s);
-		head = "           ";
+		GString *s = g_string_new(pad);
+		g_string_append(s, "also ");
+		for (unsigned k = i; k < n; k++) {
+			char failed[64];
+			g_string_append_printf(s, "%s%s: %" PRIu64 " %s, %s", k > i ? "; " : "", b[k].name, b[k].ops, b[k].unit,
+					       failed_words(v, b[k].failed, failed, sizeof failed));
+		}
+		line(out, width, s->str);
+		g_string_free(s, TRUE);
 	}
 }
 

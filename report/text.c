@@ -434,8 +434,8 @@ static int svc_width(const struct rs_view *v, guint rows)
 /* The table's layout: the whole (124 characters with the narrowest
  * service column) when it fits, else the client and server columns as
  * wide as their contents (at most 30, cut if need be) and the data seen
- * and the timing on the second line; the service column gives up its
- * width last. */
+ * and the timing on the second line; a long service name is cut before
+ * the addresses and QP numbers are. */
 static bool conn_widths(const struct rs_view *v, int *cw, int *sw, int *svw)
 {
 	int width = v->o->width;
@@ -453,15 +453,15 @@ static bool conn_widths(const struct rs_view *v, int *cw, int *sw, int *svw)
 		*sw = w2 > *sw ? (w2 < 30 ? w2 : 30) : *sw;
 	}
 	int room = width - (2 + 4 + 2 + 2 + *svw + 1 + 12); /* #, spaces, service, state */
+	while (*cw + *sw > room && *svw > SVC_MIN) {
+		(*svw)--;
+		room++;
+	}
 	while (*cw + *sw > room && (*cw > 16 || *sw > 16)) {
 		if (*cw >= *sw)
 			(*cw)--;
 		else
 			(*sw)--;
-	}
-	while (*cw + *sw > room && *svw > SVC_MIN) {
-		(*svw)--;
-		room++;
 	}
 	return false;
 }

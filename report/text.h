@@ -24,6 +24,11 @@ void rs_text_ulp_queues(FILE *out, const struct rs_view *v);
  * queues, past a dozen the eight with the most trouble and a line for the
  * rest (--full: all). */
 void rs_text_modules(FILE *out, const struct rs_view *v);
+/* brief.c: for a module's brief hook, whether a kind of operation timed
+ * lat is the slowest at its p99 so far; if so b takes its p99 and count
+ * (the hook then names it in b->slowest). */
+struct rs_proto_brief;
+bool rs_brief_slowest(struct rs_proto_brief *b, const struct rs_lat_figures *lat);
 
 /* text_group.c: a group of findings alike (rs_anomaly_groups over
  * v->anomalies) in one sentence, and its head alone (how many, where, what,

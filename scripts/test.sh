@@ -13,7 +13,10 @@ cd "$(dirname "$0")/.."
 START=$(date +%s)
 stage() {
 	t=$(date +%s)
-	make -s "$@"
+	if ! make -s "$@"; then
+		echo "test.sh: make $*: FAILED after $(($(date +%s) - t)) s (all so far: $(($(date +%s) - START)) s)"
+		exit 1
+	fi
 	echo "test.sh: make $*: $(($(date +%s) - t)) s (all so far: $(($(date +%s) - START)) s)"
 }
 sh scripts/deps.sh test

@@ -145,11 +145,16 @@ MODULES = (("nvme", "NVMe-oF", "commands", "commands", lambda m: m["unanswered"]
            ("smbd", "SMB-Direct", "requests", "requests", lambda m: m["unanswered"], "by_command", "command"),
            ("nfs_rdma", "NFS/RDMA", "calls", "calls", lambda m: m["unanswered"], "by_operation", "name"))
 PROTO_LINE = re.compile(r"^(?:Protocols)?\s+([^:]+): (\d+) (\w+), (\d+) failed(?:, (\d+) unanswered)?"
-                        r"(?: \((\d+) of (\d+) queues without CM\))?(?:; slowest p99 [^:]+: (.*))?$")
+                        r"(?:, (\d+) without CM)?(?:; slowest [^;]+ at p99: (.*))?$")
+ALSO = re.compile(r"([^:;]+): (\d+) (\w+), (\d+) failed")
 
 
-def check_protocols(name, cap, doc):
-    text = ESC.sub("", run("--brief", "--width", "400", cap))
+def check_protocols(name, cap, doc, *more):
+    """--brief's protocol lines against the JSON's sections: the modules
+    with the most failed and unanswered operations first, then the most
+    operations, then the table's order (MODULES'); two whole lines, or the
+    first whole and the rest named on an 'also' line."""
+    text = ESC.sub("", run("--brief", "--width", "400", cap, *more))
     lines = text.split("\n")
     at = [i for i, ln in enumerate(lines) if ln.startswith("Protocols  ")]
     got = []
@@ -159,28 +164,34 @@ def check_protocols(name, cap, doc):
             got.append(lines[i])
             i += 1
     want = []
-    for key, pname, unit, ops, unans, kinds, kname in MODULES:
+    for order, (key, pname, unit, ops, unans, kinds, kname) in enumerate(MODULES):
         conns = [c for c in doc.get("connections", []) + doc.get("ulp_queues", []) if c.get(key)]
         if not conns:
             continue
         nocm = sum(1 for c in doc.get("ulp_queues", []) if c.get(key))
-        timed = [(k["latency_ns"]["p99"], k[kname]) for c in conns for k in c[key][kinds] if (k["latency_ns"] or {}).get("count")]
-        slowest = max(timed, key=lambda t: t[0])[1] if timed else None
-        want.append((pname, sum(c[key][ops] for c in conns), unit, sum(c[key].get("failed_total", c[key].get("errors_total", 0)) for c in conns),
-                     sum(unans(c[key]) for c in conns), nocm, len(conns), slowest, [t[1] for t in timed
-                                                                                      if t[0] == max(timed)[0]]))
-    ck(name + ": --brief has a protocol line for each module with connections, and none without",
-       len(got) == len(want), "lines %r, JSON %r" % (got, [w[0] for w in want]))
-    for ln, w in zip(got, want):
+        timed = [(k["latency_ns"]["p99"], k[kname]) for c in conns for k in c[key][kinds]
+                 if (k["latency_ns"] or {}).get("count")]
+        failed = sum(c[key].get("failed_total", c[key].get("errors_total", 0)) for c in conns)
+        want.append(dict(name=pname, ops=sum(c[key][ops] for c in conns), unit=unit, failed=failed,
+                         unanswered=sum(unans(c[key]) for c in conns), nocm=nocm,
+                         slowest=[t[1] for t in timed if t[0] == max(timed)[0]] if timed else None, order=order))
+    want.sort(key=lambda w: (-(w["failed"] + w["unanswered"]), -w["ops"], w["order"]))
+    ck(name + ": --brief has protocol lines for the modules with connections, and none without",
+       len(got) == min(len(want), 2), "lines %r, JSON %r" % (got, [w["name"] for w in want]))
+    whole = want if len(want) <= 2 else want[:1]
+    for ln, w in zip(got, whole):
         m = PROTO_LINE.match(ln)
-        ok = m is not None
-        if ok:
-            unanswered = int(m.group(5) or 0)
-            nocm = int(m.group(6) or 0)
-            ok = (m.group(1), int(m.group(2)), m.group(3), int(m.group(4)), unanswered, nocm) == w[:6] and \
-                (nocm == 0 or int(m.group(7)) == w[6]) and ((m.group(8) is None) == (w[7] is None)) and \
-                (w[7] is None or m.group(8) in w[8])
-        ck("%s: --brief's %s line as the JSON's sections" % (name, w[0]), ok, "%r, JSON %r" % (ln, w))
+        ok = m is not None and (m.group(1), int(m.group(2)), m.group(3), int(m.group(4)), int(m.group(5) or 0),
+                                int(m.group(6) or 0)) == (w["name"], w["ops"], w["unit"], w["failed"],
+                                                          w["unanswered"], w["nocm"]) and \
+            ((m.group(7) is None) == (w["slowest"] is None)) and (w["slowest"] is None or m.group(7) in w["slowest"])
+        ck("%s: --brief's %s line as the JSON's sections" % (name, w["name"]), ok, "%r, JSON %r" % (ln, w))
+    if len(want) > 2 and len(got) == 2:
+        also = got[1].strip()
+        rest = [(m.group(1).strip(), int(m.group(2)), m.group(3), int(m.group(4)))
+                for m in ALSO.finditer(also[len("also "):])] if also.startswith("also ") else []
+        ck("%s: --brief's 'also' line names the rest as the JSON's sections" % name,
+           rest == [(w["name"], w["ops"], w["unit"], w["failed"]) for w in want[1:]], "%r, JSON %r" % (also, want[1:]))
 
 
 def check_groups(name, cap, doc, text):
@@ -274,6 +285,13 @@ if r.returncode == 0:
     anoms = items(run("--width", "80", big_gen))
     ck("the generated capture has groups", sum(1 for a in anoms if re.match(r"\d+ (QPs|half-flows) ", a)) >= 3,
        str(len(anoms)))
+# Four protocol modules in one analysis (four samples read as one): the
+# brief's lines and their order against the JSON of the same four.
+four = [os.path.join(ROOT, "samples", n) for n in ("smbd_gen.pcap", "rxe_iser.pcap", "rxe_nvme.pcap", "rxe_nfs.pcap")]
+doc4 = json.loads(run("--format", "json", *four))
+ck("four modules in the four samples", sum(1 for k in ("nvme", "iser", "smbd", "nfs_rdma")
+                                           if any(c.get(k) for c in doc4["connections"])) == 4)
+check_protocols("the four samples", four[0], doc4, *four[1:])
 big = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__rocev2_test.pcap")
 n = len(run("--width", "80", big).rstrip("\n").split("\n"))
 ck("the 32-QP ConnectX capture's summary is under 80 lines at 80 columns", n < 80, "%d lines" % n)

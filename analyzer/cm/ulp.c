@@ -262,9 +262,7 @@ static bool sends_start(const struct rs_frame *f)
 {
 	if ((f->bth.opcode & 0xE0) != RS_TR_RC)
 		return false;
-	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
-	return (op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV) &&
-	       (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY);
+	return rs_op_send_starts(rs_opinfo(f->bth.opcode));
 }
 
 static void addr_of(struct rs_addr *ad, const struct rs_flowkey *k, bool src)

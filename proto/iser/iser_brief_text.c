@@ -21,11 +21,8 @@ bool rs_brief_iser(const struct rs_view *v, struct rs_proto_brief *b)
 		b->unanswered += q.unanswered;
 		for (unsigned k = 0; k < q.nops; k++) {
 			const struct rs_iser_op_info *o = &q.ops[k];
-			if (o->lat.n && (!b->slowest[0] || o->lat.p99 > b->slowest_p99)) {
+			if (rs_brief_slowest(b, &o->lat))
 				rs_iser_op_label(o->pdu, o->cdb, b->slowest, sizeof b->slowest);
-				b->slowest_p99 = o->lat.p99;
-				b->slowest_n = o->lat.n;
-			}
 		}
 	}
 	return b->conns > 0;

@@ -534,12 +534,6 @@ static void read_response(struct rs_iserq *q, const struct rs_frame *f, const st
 	}
 }
 
-static bool send_starts(const struct rs_opinfo *op)
-{
-	return (op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV) &&
-	       (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY);
-}
-
 /* A frame of the connection, from the initiator or not; pmtu: the path
  * MTU as far as learnt (0: not yet). */
 static void frame(struct rs_iserq *q, bool from_ini, uint32_t pmtu, const struct rs_frame *f,
@@ -549,7 +543,7 @@ static void frame(struct rs_iserq *q, bool from_ini, uint32_t pmtu, const struct
 	q->again = false;
 	if ((op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE) && f->payload_len > q->pmtu)
 		q->pmtu = f->payload_len;
-	if (send_starts(op) && rs_frame_pdu(f, RS_PDU_ISER))
+	if (rs_op_send_starts(op) && rs_frame_pdu(f, RS_PDU_ISER))
 		pdu(q, &f->pdu->iser, f, m, at, from_ini, v);
 	else if (!from_ini && (f->ext & RS_EXT_RETH) &&
 		 (op->kind == RS_KIND_READ_REQ || op->kind == RS_KIND_WRITE || op->kind == RS_KIND_WRITE_IMM))
@@ -597,7 +591,7 @@ enum rs_recog rs_iser_recognize(struct rs_recog_pair *p, bool from_a, const stru
 	struct rs_iserq *q = p->q;
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
 	bool pdu_here = false;
-	if (send_starts(op)) {
+	if (rs_op_send_starts(op)) {
 		const struct rs_iser *r = rs_frame_pdu(f, RS_PDU_ISER) ? &f->pdu->iser : NULL;
 		if (!r || (r->outcome != RS_ISER_OK && r->outcome != RS_ISER_TRUNCATED) ||
 		    (r->iser_op == RS_ISER_OP_CONTROL && !r->has_bhs))

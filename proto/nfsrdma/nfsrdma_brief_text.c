@@ -23,11 +23,8 @@ bool rs_brief_nfs(const struct rs_view *v, struct rs_proto_brief *b)
 		b->unanswered += q.unanswered;
 		for (unsigned k = 0; k < q.nkinds; k++) {
 			const struct rs_nfs_kind_info *o = &q.kinds[k];
-			if (o->lat.n && (!b->slowest[0] || o->lat.p99 > b->slowest_p99)) {
+			if (rs_brief_slowest(b, &o->lat))
 				rs_nfs_kind_name(&o->id, b->slowest, sizeof b->slowest);
-				b->slowest_p99 = o->lat.p99;
-				b->slowest_n = o->lat.n;
-			}
 		}
 	}
 	return b->conns > 0;

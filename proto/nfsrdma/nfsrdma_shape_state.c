@@ -29,12 +29,6 @@
 #define RECOG_GIVE_UP 256
 #define PROG_NFS_ACL 100227
 
-static bool send_starts(const struct rs_opinfo *op)
-{
-	return (op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV) &&
-	       (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY);
-}
-
 /* An RPC-over-RDMA version 1 header read without a lie. UNSUPPORTED is
  * allowed only where the header and RPC message were read (an NFSv4
  * operation not decoded): an unknown procedure, RDMA_ERROR code or RPC
@@ -66,7 +60,7 @@ enum rs_recog rs_nfs_recognize(struct rs_recog_pair *p, bool from_a, const struc
 	struct rs_nfsq *q = p->q;
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
 	bool header = false;
-	if (send_starts(op)) {
+	if (rs_op_send_starts(op)) {
 		const struct rs_rpcrdma *r = rs_frame_pdu(f, RS_PDU_RPCRDMA) ? &f->pdu->rpc : NULL;
 		if (!r || !header_ok(r))
 			return p->forced ? RS_RECOG_MORE : RS_RECOG_NO; /* a SEND that is no RPC-over-RDMA header */

@@ -24,11 +24,8 @@ bool rs_brief_nvme(const struct rs_view *v, struct rs_proto_brief *b)
 		b->unanswered += q.pending - q.pending_aer;
 		for (unsigned k = 0; k < q.nops; k++) {
 			const struct rs_nvme_op_info *o = &q.ops[k];
-			if (o->lat.n && (!b->slowest[0] || o->lat.p99 > b->slowest_p99)) {
+			if (rs_brief_slowest(b, &o->lat))
 				rs_nvme_op_label(&q, o, b->slowest, sizeof b->slowest);
-				b->slowest_p99 = o->lat.p99;
-				b->slowest_n = o->lat.n;
-			}
 		}
 	}
 	return b->conns > 0;

@@ -401,9 +401,7 @@ void rs_nvme_frame(struct rs_analyzer *a, struct rs_conn *c, struct rs_flow *fl,
 
 static bool send_starts(const struct rs_frame *f)
 {
-	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
-	return (op->kind == RS_KIND_SEND || op->kind == RS_KIND_SEND_IMM || op->kind == RS_KIND_SEND_INV) &&
-	       (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY);
+	return rs_op_send_starts(rs_opinfo(f->bth.opcode));
 }
 
 enum rs_recog rs_nvme_recognize(struct rs_recog_pair *p, bool from_a, const struct rs_frame *f,

@@ -23,11 +23,8 @@ bool rs_brief_smbd(const struct rs_view *v, struct rs_proto_brief *b)
 		for (unsigned k = 0; k < RS_SMBD_CMDS; k++) {
 			const struct rs_smbd_cmd_info *o = &q.cmd[k];
 			b->failed += o->failed;
-			if (o->lat.n && (!b->slowest[0] || o->lat.p99 > b->slowest_p99)) {
+			if (rs_brief_slowest(b, &o->lat))
 				snprintf(b->slowest, sizeof b->slowest, "%s", rs_smbd_cmd_label(k));
-				b->slowest_p99 = o->lat.p99;
-				b->slowest_n = o->lat.n;
-			}
 		}
 	}
 	return b->conns > 0;
