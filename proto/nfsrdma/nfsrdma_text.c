@@ -103,9 +103,9 @@ static void conn_head(FILE *out, const struct rs_view *v, const struct rs_conn *
 {
 	struct rs_conn_info ci;
 	rs_conn_get_info(conn, &ci);
-	char cl[160], sv[160], line[900], b[3][16], rb[16], wb[16], un[64] = "", title[48];
-	snprintf(line, sizeof line, "%s: client %s QP 0x%x → server %s QP 0x%x", rs_conn_title(conn, title, sizeof title),
-		 rs_fmt_addr(v->names, &ci.client, cl, sizeof cl), ci.client_qpn,
+	char cl[160], sv[160], line[900], b[3][16], rb[16], wb[16], un[64] = "", title[48], svc[200];
+	snprintf(line, sizeof line, "%s, %s: client %s QP 0x%x → server %s QP 0x%x", rs_conn_title(conn, title, sizeof title),
+		 rs_conn_service(conn, svc, sizeof svc), rs_fmt_addr(v->names, &ci.client, cl, sizeof cl), ci.client_qpn,
 		 rs_fmt_addr(v->names, &ci.server, sv, sizeof sv), ci.server_qpn);
 	rs_para(out, v->o->width, "  ", "    ", line);
 	if (q->untied)
