@@ -36,6 +36,7 @@
  */
 #include "proto/smbdirect/smbd_dissect.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define RW_FIXED 48   /* READ/WRITE request body before the Buffer */
@@ -408,7 +409,8 @@ static enum rs_smbd_outcome data(struct rs_cursor *c, uint32_t wire_len, bool wh
 enum rs_smbd_outcome rs_smbd_decode(struct rs_cursor *c, uint32_t wire_len, bool whole, enum rs_smbd_kind expect,
 				    bool continuation, struct rs_smbd *r)
 {
-	memset(r, 0, sizeof *r);
+	/* chain[] last, valid up to nchain: left as it is (most SENDs have none). */
+	memset(r, 0, offsetof(struct rs_smbd, chain));
 	if (expect == RS_SMBD_ANY)
 		expect = by_shape(c, wire_len);
 	switch (expect) {

@@ -154,7 +154,7 @@ struct rs_smbd {
 	uint8_t nchain;         /* later headers of the chain read whole, in chain[] */
 	uint16_t chain_dropped; /* ... read past those RS_SMBD_CHAIN */
 	bool chain_cut;         /* the chain goes on past this packet (a later one, or the capture's cut): not read */
-	struct rs_smb2_link chain[RS_SMBD_CHAIN];
+	struct rs_smb2_link chain[RS_SMBD_CHAIN]; /* last: the decoder does not clear past nchain */
 };
 
 /*
