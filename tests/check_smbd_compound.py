@@ -20,8 +20,9 @@ headers after the first paired, headers dropped, chains cut); the dropped
 header's response unmatched. Per frame (--fields --verdicts): a compound's
 frame names its first request or response, and every final response's frame
 tshark pairs names its request's frame, command, MessageId and latency. The
-same capture without its CM frames is recognised by shape with the same
-figures. Exits 1 on any failure.
+walkthrough (-V) of a compound's frame shows each header kept with its
+command and MessageId. The same capture without its CM frames is
+recognised by shape with the same figures. Exits 1 on any failure.
 """
 import collections
 import json
@@ -191,6 +192,22 @@ def check_frames(hs, e):
     print("  %d frames with SMB2 headers checked per frame" % n)
 
 
+def check_walk(hs):
+    """-V: a compound's frame shows every header kept, its command and MessageId (tshark's)."""
+    frames = collections.defaultdict(list)
+    for h in hs:
+        frames[h["frame"]].append(h)
+    for fr, lst_ in frames.items():
+        if len(lst_) < 2:
+            continue
+        w = run("-V", "--frames=%d" % fr, SAMPLE).splitlines()
+        cmds = [ln.split()[3] for ln in w if len(ln.split()) > 3 and ln.split()[1] == "Command"]
+        mids = [int(ln.split()[2]) for ln in w if len(ln.split()) > 2 and ln.split()[1] == "MessageId"]
+        exp = [h for h in lst_ if h["pos"] < KEPT]
+        ck("-V frame %d: its %d headers' commands and MessageIds (tshark's)" % (fr, len(exp)),
+           cmds == [NAMES[h["cmd"]] for h in exp] and mids == [h["mid"] for h in exp], "%s %s" % (cmds, mids))
+
+
 def check_nocm(q):
     cm = [r[0] for r in tshark_fields(SAMPLE, ["frame.number"], "infiniband.bth.destqp == 1")]
     tmp = tempfile.mkdtemp(prefix="check_smbd_compound.")
@@ -219,6 +236,7 @@ def main():
         q = conns[0]["smbd"]
         check_json(q, e, "smbd_gen_compound")
         check_frames(hs, e)
+        check_walk(hs)
         check_nocm(q)
     text = run(SAMPLE)
     ck("the text says the header past five is not paired",

@@ -107,6 +107,9 @@ static void smb2_fields(struct walk *w, const struct rs_smb2 *s, uint32_t o)
 	rs_wfield(w, o + 14, s->response ? "CreditResponse" : "CreditRequest", rs_wfmt("%u", s->credits), NULL);
 	rs_wfield(w, o + 16, "Flags", rs_whex(s->flags, 8), "%s%s", s->response ? "response" : "request",
 		  s->async ? ", async" : "");
+	if (s->next_command)
+		rs_wfield(w, o + 20, "NextCommand", rs_wfmt("%" PRIu32, s->next_command),
+			  "a compound: the next SMB2 header is that far on");
 	rs_wfield(w, o + 24, "MessageId", rs_wfmt("%" PRIu64, s->message_id), "the response carries it back");
 	if (s->async)
 		rs_wfield(w, o + 32, "AsyncId", rs_whex(s->async_id, 16), NULL);
@@ -119,6 +122,28 @@ static void smb2_fields(struct walk *w, const struct rs_smb2 *s, uint32_t o)
 				  s->desc[k].length),
 			  "%s", s->command == RS_SMB2_READ ? "the server RDMA WRITEs the data there"
 							  : "the server RDMA READs the data from there");
+}
+
+/* A compound's later headers (MS-SMB2 3.2.4.1.4), each at the previous
+ * one's NextCommand: `o` the first header's offset in the frame. */
+static void chain_fields(struct walk *w, const struct rs_smbd *d, uint32_t o)
+{
+	if (!d->smb2.next_command)
+		return;
+	uint64_t at = o + (uint64_t)d->smb2.next_command;
+	for (unsigned k = 0; k < d->nchain && at <= UINT32_MAX; k++) {
+		const struct rs_smb2_link *l = &d->chain[k];
+		if (l->response)
+			rs_wfield(w, (uint32_t)at + 8, "Status", rs_whex(l->status, 8), "%s", rs_nt_status_name(l->status));
+		rs_wfield(w, (uint32_t)at + 12, "Command", rs_whex(l->command, 4), "%s (header %u of the compound, %s%s)",
+			  rs_smb2_cmd_name(l->command), k + 2, l->response ? "response" : "request",
+			  l->flags & RS_SMB2_FLAG_RELATED ? ", related" : "");
+		rs_wfield(w, (uint32_t)at + 24, "MessageId", rs_wfmt("%" PRIu64, l->message_id), NULL);
+		at += l->next_command;
+	}
+	if (d->chain_dropped || d->chain_cut)
+		rs_wsay(w, "The compound goes on: %u more header%s read but not kept%s.", d->chain_dropped,
+			d->chain_dropped == 1 ? "" : "s", d->chain_cut ? "; the rest past what this packet holds" : "");
 }
 
 static void message(struct walk *w, const struct rs_smbd *d)
@@ -144,8 +169,10 @@ static void message(struct walk *w, const struct rs_smbd *d)
 	rs_wfield(w, o + 16, "DataLength", rs_wfmt("%" PRIu32, d->data_length), NULL);
 	/* The header of a fragment that continues a message is no header:
 	 * only the analysis, which followed the fragments, says which. */
-	if (d->has_smb2 && w->v.ulp_tag_known)
+	if (d->has_smb2 && w->v.ulp_tag_known) {
 		smb2_fields(w, &d->smb2, o + d->data_offset);
+		chain_fields(w, d, o + d->data_offset);
+	}
 }
 
 void rs_smbd_walk(struct walk *w)
