@@ -214,6 +214,18 @@ static void dump_smbd(unsigned long n, struct rs_cursor *c, uint32_t len, bool w
 			printf("%s[%" PRIu64 ",%" PRIu32 ",%" PRIu32 "]", i ? "," : "", s->desc[i].offset, s->desc[i].token,
 			       s->desc[i].length);
 		printf("]}");
+		printf(",\"chain_dropped\":%u,\"chain_cut\":%s,\"chain\":[", r.chain_dropped, r.chain_cut ? "true" : "false");
+		for (unsigned i = 0; i < r.nchain; i++) {
+			const struct rs_smb2_link *k = &r.chain[i];
+			printf("%s{\"command\":%u,\"name\":\"%s\",\"response\":%s,\"async\":%s,\"credit_charge\":%u"
+			       ",\"status\":%" PRIu32 ",\"credits\":%u,\"flags\":%" PRIu32 ",\"next_command\":%" PRIu32
+			       ",\"message_id\":%" PRIu64 ",\"async_id\":%" PRIu64 ",\"tree_id\":%" PRIu32
+			       ",\"session_id\":%" PRIu64 "}",
+			       i ? "," : "", k->command, rs_smb2_cmd_name(k->command), k->response ? "true" : "false",
+			       k->async ? "true" : "false", k->credit_charge, k->status, k->credits, k->flags, k->next_command,
+			       k->message_id, k->async_id, k->tree_id, k->session_id);
+		}
+		printf("]");
 	}
 	printf("}\n");
 }
