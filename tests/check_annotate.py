@@ -40,7 +40,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcaprecs import read_pcap  # noqa: E402
-from testlib import ROCESTAT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
 
 need_shared("check_annotate")
 
@@ -272,9 +272,26 @@ def check_bytes(tmp):
     ck("every cut frame's comment says so", not unsaid, "frames %s" % unsaid[:10])
 
 
+def check_read_responses(tmp):
+    """Each READ response (IBA 9.4.4.4: the answer to an RDMA READ request)
+    names the request tshark ties it to once: 'answers the READ request in
+    frame N', and no second, generic 'answers the request in frame N'."""
+    cap = os.path.join(ROOT, "samples", "rxe_read.pcap")
+    out = os.path.join(tmp, "read.pcapng")
+    annotate(out, cap)
+    rows = tshark(out, ["frame.number", "infiniband.bth.opcode", "frame.comment"])
+    reads = [r for r in rows if num(r["infiniband.bth.opcode"]) in (0x0D, 0x0E, 0x0F, 0x10)]
+    ck("read responses found", len(reads) > 0, str(len(reads)))
+    twice = [r["frame.number"] for r in reads if re.search(r"answers the READ request in frame (\d+);.*"
+                                                           r"answers the request in frame \1\b", r["frame.comment"])]
+    named = [r for r in reads if "answers the READ request in frame" in r["frame.comment"]]
+    ck("read responses name their request once", named and not twice, "twice in frames %s" % twice[:5])
+
+
 with tempfile.TemporaryDirectory() as tmp:
     check_loss(tmp)
     check_bytes(tmp)
+    check_read_responses(tmp)
     bad = subprocess.run([ROCESTAT, "--annotate", os.path.join(tmp, "x.pcap"),
                           os.path.join(SHARED, "captures", "rping_s64.pcap")], capture_output=True, text=True)
     ck("a pcap output name is refused", bad.returncode == 2 and "pcapng" in bad.stderr, bad.stderr)

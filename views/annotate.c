@@ -145,7 +145,7 @@ static void note_response(struct note *n, const struct rs_verdict *v, const stru
 		else if (rs_aeth_kind(syn) == RS_AETH_RNR_NAK)
 			add(n, "RNR NAK: receiver not ready (timer code %u)", rs_aeth_value(syn));
 	}
-	if (v->req_frame)
+	if (v->req_frame && v->req_frame != v->msg_req_frame) /* a READ response says it already */
 		add(n, "answers the request in frame %" PRIu64, v->req_frame);
 	if (v->dup_ack)
 		add(n, "duplicate ACK (acknowledges nothing new)");
