@@ -83,11 +83,12 @@ const struct rs_proto rs_protos[] = {
 	{ .name = "", .word = "" }, /* none */
 	/* IANA nvme: NVMe-oF I/O and admin queues */
 	{ .name = "NVMe-oF", .word = "nvme-of", .ports = { 4420 }, .prefixes = { "nvme", "nvmf" },
-	  .hooks = &rs_nvmeof_hooks },
+	  .hooks = &rs_nvmeof_hooks, .roles = { "host", "target" } },
 	/* IANA nvme-disc: the NVMe-oF discovery controller */
-	{ .name = "NVMe-disc", .word = "nvme-disc", .ports = { 8009 }, .hooks = &rs_nvmeof_hooks },
+	{ .name = "NVMe-disc", .word = "nvme-disc", .ports = { 8009 }, .hooks = &rs_nvmeof_hooks,
+	  .roles = { "host", "target" } },
 	/* iSCSI's port; iSER listens on the same one (RFC 7145) */
-	{ .name = "iSER", .word = "iser", .ports = { 3260 }, .hooks = &rs_iser_hooks },
+	{ .name = "iSER", .word = "iser", .ports = { 3260 }, .hooks = &rs_iser_hooks, .roles = { "initiator", "target" } },
 	/* IANA smbdirect (MS-SMBD) */
 	{ .name = "SMB-Direct", .word = "smb-direct", .ports = { 5445 }, .prefixes = { "smb" }, .hooks = &rs_smbd_hooks },
 	/* IANA nfsrdma (RFC 5667) */

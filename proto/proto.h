@@ -182,6 +182,9 @@ struct rs_proto {
 	uint16_t ports[RS_PROTO_PORTS];          /* IANA (or conventional) RDMA CM ports; 0 ends */
 	const char *prefixes[RS_PROTO_PREFIXES]; /* --ulp PORT=NAME: a NAME starting so (any case) picks the row */
 	const struct rs_proto_hooks *hooks;      /* NULL: a name only */
+	/* What the protocol calls the RDMA CM client's and server's sides
+	 * ("host", "target"); NULL: "client", "server". */
+	const char *roles[2];
 };
 
 /* The rows (modules.c); row 0 is no protocol, the last the user's own. */

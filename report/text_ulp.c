@@ -39,8 +39,10 @@ void rs_text_ulp_queues(FILE *out, const struct rs_view *v)
 		if (how.by == RS_ULP_BY_SHAPE)
 			snprintf(from, sizeof from, "; analysed from frame %" PRIu64 " (the pair's first SEND), the frames "
 				 "before recognition included", how.from.frame);
-		snprintf(line, sizeof line, "%u  host %s%s → target %s%s: %s%s", ci.id, cl, cq, sv, sq,
-			 rs_conn_service(conn, svc, sizeof svc), from);
+		unsigned row = rs_conn_ulp(conn);
+		const char *const *roles = row < rs_nprotos ? rs_protos[row].roles : NULL;
+		snprintf(line, sizeof line, "%u  %s %s%s → %s %s%s: %s%s", ci.id, roles && roles[0] ? roles[0] : "client",
+			 cl, cq, roles && roles[1] ? roles[1] : "server", sv, sq, rs_conn_service(conn, svc, sizeof svc), from);
 		rs_para(out, v->o->width, "  ", "     ", line);
 	}
 	if (rows < v->ulp_queues->len) {
