@@ -29,7 +29,8 @@ of other kinds (samples/rxe_send*.pcap, rping_s64), NFS/RDMA, iSER and
 NVMe-oF without their CM; the first 1, 2 and 3 ties (4 must be: the rule's
 number); a data transfer message with its reserved field set, an SMB2
 request with the response flag (requests both ways) and one without its
-protocol ID, each before the told frame. --ulp qp:QPN=smb names the pair
+protocol ID, each before the told frame. A request sent twice before the
+told frame counts once, its packet re-sent. --ulp qp:QPN=smb names the pair
 (told_by qp) with the same figures.
 """
 import copy
@@ -255,6 +256,19 @@ def check_negatives(cp, m, t, ties):
     not_smbd("an SMB2 request flagged a response (requests both ways)", bad)
     bad = poke(cp, "no_id", second, SMBD_AT + 24 + 1, lambda b: ord("X"))
     not_smbd("an SMB2 message without its protocol ID after the first", bad)
+    # A request sent twice before the told frame (a copy right behind it): counted once, its
+    # packet re-sent, as the CM connection's analysis does (the transport judges it sent again).
+    third = first_request(t, m, 2)
+    linktype, recs, _ = pcaprecs.read_pcap(cp)
+    twice = os.path.join(TMP, "twice.pcap")
+    pcaprecs.write_pcap(twice, linktype, recs[:third] + [recs[third - 1]] + recs[third:])
+    uq = doc(twice).get("ulp_queues", [])
+    q = uq[0].get("smbd", {}) if uq else {}
+    by = {c["command"]: c for c in q.get("by_command", [])}
+    got = (len(uq), uq[0]["told_frame"] if uq else None, q.get("requests"), q.get("resent_frames"),
+           q.get("resent_requests"), by.get("SESSION_SETUP", {}).get("resent"), q.get("message_id_again"))
+    exp = (1, m[ties[TIES - 1]] + 1, 11, 1, 1, 1, 0)
+    ck("a request sent twice before the told frame: counted once, re-sent once", got == exp, "%s vs %s" % (got, exp))
 
 
 def check_qp(cp, conn, q):

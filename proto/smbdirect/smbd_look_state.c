@@ -34,10 +34,11 @@
  * SEND messages (queue_message), which the analyzer hands a queue without
  * CM only from the frame that told it on. So the look puts the pair's
  * SENDs together itself, from the frames it is offered: the first packet's
- * PDU block, the packets in PSN order, a request packet at or behind the
- * newest PSN of its half-flow taken as sent again (the queue's re-send
- * bookkeeping gets it, the message does not count twice), a message with a
- * PSN missing inside it handed on incomplete. Messages before the first
+ * PDU block, the packets in PSN order, a request packet whose PSN was seen
+ * on its half-flow (among the newest SEEN_PSNS) taken as sent again (the
+ * queue's re-send bookkeeping gets it, the message does not count twice),
+ * one behind the newest not seen before as the fill of a gap, a message
+ * with a PSN missing inside it handed on incomplete. Messages before the first
  * one that tells the sides are kept (at most EARLY) and analysed once the
  * sides are known. After the told frame the analyzer's messages take over:
  * those the look analysed are skipped, and the rest of one the look saw
@@ -56,6 +57,7 @@
 
 #define RECOG_TIES 4
 #define RECOG_GIVE_UP 256
+#define SEEN_PSNS 64    /* the newest request PSNs of a half-flow remembered as seen */
 
 static unsigned side_of_h(const struct rs_smbd_look *l, unsigned h)
 {
@@ -187,11 +189,12 @@ static void begin(struct rs_sendmsg *m, const struct rs_frame *f, const struct r
 				  .last_frame = fm->frame_no, .first_ts = fm->ts_ns, .last_ts = fm->ts_ns };
 }
 
-/* A SEND First or Only. False: against the shape (or no room). */
+/* A SEND First or Only (fill: a SEND Only that fills a gap, the open
+ * message left as it is). False: against the shape (or no room). */
 static bool send_start(struct rs_smbdq *q, struct rs_smbd_look *l, struct rs_recog_pair *p, unsigned h,
-		       const struct rs_frame *f, const struct rs_frame_meta *fm)
+		       const struct rs_frame *f, const struct rs_frame_meta *fm, bool fill)
 {
-	if (!feed_open(q, l, h, true))
+	if (!fill && !feed_open(q, l, h, true))
 		return false;
 	int by_host;
 	if (!shaped(q, l, h, f, &by_host) && !p->forced)
@@ -264,18 +267,32 @@ static bool request_packet(struct rs_smbdq *q, struct rs_smbd_look *l, struct rs
 {
 	struct hf *x = &l->hf[h];
 	const struct rs_opinfo *op = rs_opinfo(f->bth.opcode);
-	if (x->psn_known && rs_psn_diff(f->bth.psn, x->newest) <= 0) {
-		if (l->sides)
-			rs_smbdq_resent(q, side_of_h(l, h), f, fm->file_index, NULL);
+	int32_t d = x->psn_known ? rs_psn_diff(f->bth.psn, x->newest) : 1;
+	if (d <= 0) {
+		uint32_t back = (uint32_t)-d;
+		if (back >= SEEN_PSNS || (x->seen >> back & 1)) {
+			if (l->sides)
+				rs_smbdq_resent(q, side_of_h(l, h), f, fm->file_index, NULL);
+			return true;
+		}
+		/* A PSN behind the newest that the capture had not shown: the
+		 * fill of a gap (go-back-N sent it again after a loss upstream
+		 * of the capture point). A SEND Only is a message of its own;
+		 * a packet of a longer message that went on without it is not
+		 * put back (the message was handed on incomplete). */
+		x->seen |= 1ull << back;
+		if (send_op(op) && op->pos == RS_POS_ONLY)
+			return send_start(q, l, p, h, f, fm, true);
 		return true;
 	}
+	x->seen = d < SEEN_PSNS ? x->seen << d | 1 : 1;
 	x->psn_known = true;
 	x->newest = f->bth.psn;
 	if ((op->pos == RS_POS_FIRST || op->pos == RS_POS_MIDDLE) && f->payload_len > l->pmtu)
 		l->pmtu = f->payload_len;
 	if (send_op(op)) {
 		if (op->pos == RS_POS_FIRST || op->pos == RS_POS_ONLY)
-			return send_start(q, l, p, h, f, fm);
+			return send_start(q, l, p, h, f, fm, false);
 		return send_more(q, l, h, f, fm);
 	}
 	if (!(f->ext & RS_EXT_RETH) || (op->kind != RS_KIND_READ_REQ && op->kind != RS_KIND_WRITE &&

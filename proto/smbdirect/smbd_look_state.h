@@ -25,6 +25,7 @@ struct open_msg {
 struct hf {
 	bool psn_known;
 	uint32_t newest;       /* the newest request PSN seen */
+	uint64_t seen;         /* bit k: newest - k was seen */
 	bool started;          /* a negotiate message or an SMB2 header seen */
 	bool cont;             /* data without a protocol ID may continue a message here */
 	uint32_t msgs;         /* messages begun */
