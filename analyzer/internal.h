@@ -141,6 +141,7 @@ struct rs_analyzer {
 	uint64_t ulp_seq;     /* frames offered to looking pairs so far */
 	uint64_t ulp_swept_evicted; /* a->evicted at the last drop */
 	uint32_t ulp_recog_pdus; /* RS_PDU_* that some recognize hook asks of a pair's first SEND */
+	uint32_t ulp_recog_wait; /* RS_PDU_* of SENDs some hook lets pass before that one (recog_wait) */
 	bool ulp_offer, ulp_qp_rules;
 	GHashTable *conn_by_id;   /* (address, comm id) -> conn */
 	GArray *ladder;           /* struct rs_ladder_ev, with --ladder */

@@ -55,6 +55,7 @@ const struct rs_proto_hooks rs_smbd_hooks = {
 	.queue_resent = rs_smbd_resent,
 	.recognize = rs_smbd_recognize,
 	.recog_pdus = RS_PDU_SMBD_START,
+	.recog_wait = RS_PDU_SMBD,
 	.text = rs_text_smbd,
 	.brief = rs_brief_smbd,
 	.json_conn = rs_json_smbd,

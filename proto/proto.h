@@ -154,6 +154,12 @@ struct rs_proto_hooks {
 	 * without a queue state made for it, so that a flood of queues costs
 	 * no more than their half-flows. */
 	uint32_t recog_pdus;
+	/* The PDU kinds of SENDs that may come before the one that opens the
+	 * look (a message begun before the capture, a credit grant): a pair
+	 * whose first SENDs hold one of them is not refused for this module,
+	 * and the look opens, for the modules that wait alone, at its first
+	 * SEND with a recog_pdus kind. */
+	uint32_t recog_wait;
 	/* The text summary's section (as report/), written once after the
 	 * connections and latency sections, for every connection at once. */
 	void (*text)(FILE *out, const struct rs_view *v);

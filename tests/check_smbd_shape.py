@@ -55,7 +55,8 @@ SEND_STARTS = {0x00, 0x04, 0x05, 0x17, 0x03}  # SEND First, Only, Only with imme
 STATUS_PENDING = 0x103
 SMBD_AT = 14 + 20 + 8 + 12  # Ethernet, IPv4, UDP, BTH: the SEND's payload in the samples' frames
 TF = ["frame.number", "ip.src", "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
-      "smb_direct.credits.requested", "smb2.cmd", "smb2.msg_id", "smb2.flags.response", "smb2.nt_status"]
+      "smb_direct.credits.requested", "smb2.cmd", "smb2.msg_id", "smb2.flags.response", "smb2.nt_status",
+      "smb_direct.data_length"]
 
 
 def run(*args, code=(0, 1)):
@@ -281,6 +282,32 @@ def check_qp(cp, conn, q):
         ck("qp: the figures equal those told by shape", uq[0].get("smbd") == q)
 
 
+def check_mid_message(cp):
+    """A capture that starts inside a fragmented message (MS-SMBD 3.1.5.2:
+    its continuation fragments carry data without an SMB2 header): the
+    fragments before the first SMB2 header are let pass, and the pair is
+    recognised from the messages after them. The cut copy starts at the
+    first such fragment; its SMB2 requests (tshark's smb2 decode of the
+    copy, each PSN once) are the queue's."""
+    t, starts, _ = oracle(cp)
+    frag = [n for n in starts if not t[n]["smb2.cmd"] and t[n]["smb_direct.data_length"] not in ("", "0")]
+    if not ck("mid-message: a continuation fragment in the capture", frag, str(starts[:10])):
+        return
+    total = max(t)
+    # from each fragment, and from the frame after it (its ACK, which pairs
+    # the half-flows before the next fragment comes)
+    for n0 in sorted({x for f in frag for x in (f, f + 1)}):
+        out = cut_frames(cp, "smbd_mid%d" % n0, set(range(n0, total + 1)))
+        tm, sm, _ = oracle(out)
+        ck("mid-message from frame %d: the copy's first SEND a fragment" % n0,
+           sm and not tm[sm[0]]["smb2.cmd"], str(sm[:3]))
+        want = sum(1 for n in sm for rsp in tm[n]["smb2.flags.response"].split("|") if rsp in ("0", "False"))
+        d = doc(out)
+        qs = [q for q in d.get("ulp_queues", []) if q.get("smbd")]
+        ck("mid-message from frame %d: recognised, its requests tshark's" % n0,
+           len(qs) == 1 and qs[0]["smbd"]["requests"] == want,
+           "%d queues; want %d requests: %s" % (len(qs), want, [q["smbd"]["requests"] for q in qs]))
+
 def main():
     res = None
     for name in ("smbd_gen", "smbd_gen_loss"):
@@ -290,6 +317,7 @@ def main():
         cp, m, t, starts, ties, conn, q = res
         check_negatives(cp, m, t, ties)
         check_qp(cp, conn, q)
+        check_mid_message(cp)
     print("check_smbd_shape: %d checks, %d failed" % (ck.checks, ck.failures))
     return 1 if ck.failures else 0
 

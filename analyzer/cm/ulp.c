@@ -121,6 +121,7 @@ void rs_ulp_init(struct rs_analyzer *a)
 		if (rs_proto_hooks(i)->recognize) {
 			a->ulp_offer = true;
 			a->ulp_recog_pdus |= rs_proto_hooks(i)->recog_pdus;
+			a->ulp_recog_wait |= rs_proto_hooks(i)->recog_wait;
 		}
 	a->ulp_sweep_at = SWEEP_MIN;
 	for (unsigned i = 0; i < a->opts.n_ulp && i < G_N_ELEMENTS(a->opts.ulp); i++)
@@ -258,6 +259,24 @@ static void make_room(struct rs_analyzer *a)
 	g_ptr_array_free(idle, TRUE);
 }
 
+/* The look ended without a queue: refused, or, when a module that waits
+ * was left out of it (u->wait), the pair goes back to waiting for that
+ * module's opening SEND (its half-flows say so; the state goes). */
+static void uq_ended(struct rs_analyzer *a, struct rs_uq *u)
+{
+	if (!u->wait || a->ulp_qp_rules) {
+		uq_refused(a, u);
+		return;
+	}
+	struct rs_flow *side[2] = { u->a, u->b };
+	for (unsigned i = 0; i < 2; i++)
+		if (side[i]) {
+			side[i]->ulp_waited = true;
+			side[i]->x->uq = NULL;
+		}
+	uq_release(a, u);
+}
+
 static bool sends_start(const struct rs_frame *f)
 {
 	if ((f->bth.opcode & 0xE0) != RS_TR_RC)
@@ -319,8 +338,12 @@ static const struct rs_ulp_map *pair_rule(const struct rs_analyzer *a, const str
 }
 
 /* Offer the pair to one module: its rule's, or every one that recognises
- * (each set of hooks once, by its first row). */
-static void uq_modules(struct rs_uq *u, unsigned only, const struct rs_ulp_map *rule)
+ * (each set of hooks once, by its first row); waiters: only those that
+ * wait (recog_wait). have: the PDU kinds of the SEND that opens the look;
+ * a module that waits for its own opening SEND (have holds one of its
+ * recog_wait kinds but none of its recog_pdus) is left out, and the pair
+ * remembers it (u->wait). */
+static void uq_modules(struct rs_uq *u, unsigned only, const struct rs_ulp_map *rule, bool waiters, uint32_t have)
 {
 	uq_drop_modules(u, UQ_MODS);
 	u->look->n = 0;
@@ -331,8 +354,12 @@ static void uq_modules(struct rs_uq *u, unsigned only, const struct rs_ulp_map *
 		bool again = false;
 		for (unsigned k = 0; k < u->look->n && !again; k++)
 			again = rs_proto_hooks(u->look->m[k].row) == h;
-		if (!h->recognize || !h->queue_new || again || (only && i != only))
+		if (!h->recognize || !h->queue_new || again || (only && i != only) || (waiters && !h->recog_wait))
 			continue;
+		if (!rule && (have & h->recog_wait) && !(have & h->recog_pdus)) {
+			u->wait = true;
+			continue;
+		}
 		u->look->m[u->look->n].row = i;
 		u->look->m[u->look->n].live = true;
 		/* host_is_a: the sender of the pair's first request, until the
@@ -342,7 +369,10 @@ static void uq_modules(struct rs_uq *u, unsigned only, const struct rs_ulp_map *
 	}
 }
 
-static struct rs_uq *uq_new(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_fref *at)
+/* waiters: the pair's SENDs before this one held PDUs only a module that
+ * waits for its opening SEND takes (recog_wait): only such modules look. */
+static struct rs_uq *uq_new(struct rs_analyzer *a, struct rs_flow *fl, const struct rs_frame *f, const struct rs_fref *at,
+			    bool waiters)
 {
 	if (a->ulp_cands->len >= a->ulp_sweep_at)
 		uq_sweep(a);
@@ -359,7 +389,7 @@ static struct rs_uq *uq_new(struct rs_analyzer *a, struct rs_flow *fl, const str
 	g_ptr_array_add(a->ulp_cands, u);
 	const struct rs_ulp_map *r = pair_rule(a, fl);
 	unsigned row = r ? rs_proto_of_user_name(r->name) : 0;
-	uq_modules(u, row, r);
+	uq_modules(u, row, r, waiters && !r, f->pdu ? f->pdu->have : 0);
 	if (r && !u->look->n)
 		queue_make(a, u, row, NULL, r, at); /* a name, or a module that does not recognise: the sender of this frame is the host */
 	else if (!u->look->n)
@@ -392,7 +422,7 @@ static void uq_join(struct rs_analyzer *a, struct rs_uq *u, struct rs_flow *fl, 
 			u->look->m[i].row = row;
 			return;
 		}
-	uq_modules(u, row, r); /* the rule overrules what the other modules saw */
+	uq_modules(u, row, r, false, 0); /* the rule overrules what the other modules saw */
 	if (!u->look->n)
 		queue_make(a, u, row, NULL, r, at);
 }
@@ -412,6 +442,13 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		else if (!a->ulp_qp_rules && (fl->peer && fl->peer->ulp_refused))
 			return (void)(fl->ulp_refused = true); /* it joins a refused pair */
 		else if (!a->ulp_qp_rules && !(f->pdu && (f->pdu->have & a->ulp_recog_pdus))) {
+			if (f->pdu && (f->pdu->have & a->ulp_recog_wait) && sends_start(f)) {
+				/* a module waits for the SEND that opens its look (a
+				 * message begun before the capture, a credit grant):
+				 * the others refuse the pair */
+				fl->ulp_waited = true;
+				return;
+			}
 			/* a first SEND that every module would refuse */
 			fl->ulp_refused = true;
 			if (fl->peer && !uq_of(fl->peer))
@@ -420,10 +457,10 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 		} else {
 			if (a->ulp_looking >= LOOK_MAX)
 				make_room(a);
-			u = uq_new(a, fl, &at);
+			u = uq_new(a, fl, f, &at, fl->ulp_waited || (fl->peer && fl->peer->ulp_waited));
 		}
 		if (u->done && !u->c) {
-			uq_refused(a, u);
+			uq_ended(a, u);
 			return;
 		}
 	}
@@ -463,7 +500,7 @@ void rs_ulp_nocm_frame(struct rs_analyzer *a, struct rs_flow *fl, const struct r
 	}
 	uq_set_done(a, u, !live);
 	if (u->done)
-		uq_refused(a, u);
+		uq_ended(a, u);
 }
 
 GPtrArray *rs_ulp_queues_selected(const struct rs_analyzer *a, int64_t qp, int64_t conn)

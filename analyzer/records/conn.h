@@ -79,6 +79,7 @@ struct rs_uq {
 	struct rs_uq_look *look;   /* the modules looking (cm/ulp.c's) */
 	unsigned idx;              /* its place in a->ulp_cands */
 	uint64_t last;             /* a->ulp_seq when it was last offered a frame (the idlest are given up first) */
+	bool wait;                 /* a module that waits for its opening SEND was left out of the look */
 };
 /* The connection whose protocol module takes fl's frames: its CM
  * connection, or the queue without CM its pair was recognised as (or named

@@ -341,6 +341,7 @@ struct rs_flow {
 	bool is_dc : 1;           /* NVIDIA DC in the RD opcode range (dissect's RS_HAVE_DC) */
 	bool retired : 1;         /* out of the table: an older connection's traffic */
 	bool ulp_refused : 1;     /* without a CM connection: no module takes its pair's shape (cm/ulp.c) */
+	bool ulp_waited : 1;      /* ... a SEND only a module that waits lets pass came first (cm/ulp.c) */
 	uint64_t infer_tries : 7; /* pairing by inference: at most 16 */
 	uint64_t first_ts;
 	struct rs_flow_rare *rare;/* counters of what most flows never see */
