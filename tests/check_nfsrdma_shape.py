@@ -36,42 +36,23 @@ call on.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcaprecs  # noqa: E402
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields  # noqa: E402
+import shapelib  # noqa: E402
+from testlib import ROOT, SHARED, Checks  # noqa: E402
 import check_nfsrdma as nfs  # noqa: E402  (its tshark reading; importing runs no check)
 import jsonschema  # noqa: E402
 
 ck = Checks("check_nfsrdma_shape")
 S = os.path.join(ROOT, "samples")
 TMP = tempfile.mkdtemp(prefix="check_nfsrdma_shape.")
+SH = shapelib.Shape(ck, TMP)
+run, doc, fields, without_cm, cut_frames = SH.run, SH.doc, SH.fields, SH.without_cm, SH.cut_frames
 TIES = 4                      # the man page's rule: 4 replies tied by XID
 NFS_PROGS = (100003, 100227)  # NFS, NFS_ACL: the calls that say which side is the client
-
-
-def run(*args, code=(0, 1)):
-    p = subprocess.run([ROCESTAT, "-n"] + list(args), capture_output=True, text=True)
-    ck("rocestat %s exits %s" % (" ".join(args[:-1]), code), p.returncode in code, p.stderr[:200])
-    return p
-
-
-def doc(*args):
-    return json.loads(run("--format", "json", *args).stdout or "{}")
-
-
-def without_cm(path, name):
-    """The capture without its CM frames, and orig frame -> copy frame."""
-    cm = [int(r[0]) for r in tshark_fields(path, ["frame.number"], "infiniband.bth.destqp == 1")]
-    out = os.path.join(TMP, name + ".pcap")
-    subprocess.run(["editcap", "-F", "nsecpcap", path, out] + [str(n) for n in cm], check=True, capture_output=True)
-    total = len(tshark_fields(path, ["frame.number"]))
-    kept = [n for n in range(1, total + 1) if n not in set(cm)]
-    ck(name + ": CM frames cut", len(tshark_fields(out, ["frame.number"])) == len(kept), str(cm[:8]))
-    return out, {o: i + 1 for i, o in enumerate(kept)}
 
 
 def headers(c, fr):
@@ -176,12 +157,6 @@ def check_sample(name):
     return copy, m, told_at
 
 
-def fields(*args):
-    lines = run("--fields", "--verdicts", *args).stdout.splitlines()
-    head = lines[0].split(",") if lines else []
-    return {int(c[0]): dict(zip(head, c)) for c in (ln.split(",") for ln in lines[1:])}
-
-
 FIELDS = {}
 
 
@@ -244,13 +219,6 @@ def check_mid_stream(copy, m, told_at):
             next(h for h in hs if h[0] == first_call)) - hs.index(next(h for h in hs if h[0] == first_reply)))
         ck("started at a reply: the calls from the first NFS call on, no reply unmatched, the replies before "
            "counted as evidence", got == (calls, 0, True), "%s vs %s" % (got, (calls, 0, True)))
-
-
-def cut_frames(path, name, keep):
-    linktype, recs, _ = pcaprecs.read_pcap(path)
-    out = os.path.join(TMP, name + ".pcap")
-    pcaprecs.write_pcap(out, linktype, [r for i, r in enumerate(recs, 1) if i in keep])
-    return out
 
 
 def not_nfs(what, path):

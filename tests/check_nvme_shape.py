@@ -38,13 +38,13 @@ renames a CM connection ahead of its port; bad forms are refused.
 import collections
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcaprecs  # noqa: E402
-from testlib import ROCESTAT, ROOT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
+import shapelib  # noqa: E402
+from testlib import ROOT, SHARED, Checks, tshark_fields, need_shared  # noqa: E402
 import check_nvme  # noqa: E402  (its tshark oracle; importing runs no check)
 import jsonschema  # noqa: E402
 
@@ -54,47 +54,14 @@ SAMPLE = os.path.join(ROOT, "samples", "rxe_nvme.pcap")
 DISCOVER = os.path.join(SHARED, "hw-captures", "magnate3__linux-riscv-dev__nvme-discover.pcap")
 NOCM_SAMPLE = os.path.join(ROOT, "samples", "rxe_nvme_nocm.pcap")
 TMP = tempfile.mkdtemp(prefix="check_nvme_shape.")
+SH = shapelib.Shape(ck, TMP)
+run, doc, fields, without_cm, cut_frames = SH.run, SH.doc, SH.fields, SH.without_cm, SH.cut_frames
 TIES = 4  # the man page's rule (--ulp): 4 responses tied to their commands by CID
 STALE_NS = 1000000000  # a response before its command ties within a second (the NVMe-oF queues' rule)
 
 
-def run(*args, code=(0, 1)):
-    p = subprocess.run([ROCESTAT, "-n"] + list(args), capture_output=True, text=True)
-    ck("rocestat %s exits %s" % (" ".join(args[:-1]), code), p.returncode in code, p.stderr[:200])
-    return p
-
-
-def doc(*args):
-    return json.loads(run("--format", "json", *args).stdout or "{}")
-
-
-def fields(*args):
-    lines = run("--fields", "--verdicts", *args).stdout.splitlines()
-    head = lines[0].split(",") if lines else []
-    return {int(c[0]): dict(zip(head, c)) for c in (ln.split(",") for ln in lines[1:])}
-
-
 def num(s):
     return check_nvme.num(s)
-
-
-def without_cm(path, name):
-    """The capture without its CM frames, and orig frame -> copy frame."""
-    cm = [int(r[0]) for r in tshark_fields(path, ["frame.number"], "infiniband.bth.destqp == 1")]
-    out = os.path.join(TMP, name + ".pcap")
-    subprocess.run(["editcap", "-F", "nsecpcap", path, out] + [str(n) for n in cm], check=True, capture_output=True)
-    total = len(tshark_fields(path, ["frame.number"]))
-    kept = [n for n in range(1, total + 1) if n not in set(cm)]
-    ck(name + ": CM frames cut", cm and len(tshark_fields(out, ["frame.number"])) == len(kept), str(cm))
-    return out, {o: i + 1 for i, o in enumerate(kept)}
-
-
-def cut_frames(path, name, keep):
-    """A copy of `path` with only the frames in `keep` (1-based)."""
-    linktype, recs, _ = pcaprecs.read_pcap(path)
-    out = os.path.join(TMP, name + ".pcap")
-    pcaprecs.write_pcap(out, linktype, [r for i, r in enumerate(recs, 1) if i in keep])
-    return out
 
 
 def pair_capsules(t, target_qp, host_qp):

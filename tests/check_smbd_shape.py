@@ -36,13 +36,13 @@ told frame counts once, its packet re-sent. --ulp qp:QPN=smb names the pair
 import copy
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcaprecs  # noqa: E402
-from testlib import ROCESTAT, ROOT, Checks, tshark_fields  # noqa: E402
+import shapelib  # noqa: E402
+from testlib import ROOT, Checks, tshark_fields  # noqa: E402
 import check_smbd_state  # noqa: E402  (its checks against the plan; importing runs none)
 import jsonschema  # noqa: E402
 
@@ -50,6 +50,8 @@ ck = Checks("check_smbd_shape")
 check_smbd_state.ck = ck
 S = os.path.join(ROOT, "samples")
 TMP = tempfile.mkdtemp(prefix="check_smbd_shape.")
+SH = shapelib.Shape(ck, TMP)
+run, doc, fields, without_cm, cut_frames = SH.run, SH.doc, SH.fields, SH.without_cm, SH.cut_frames
 TIES = 4
 SEND_STARTS = {0x00, 0x04, 0x05, 0x17, 0x03}  # SEND First, Only, Only with immediate, Only with invalidate; First w/ imm
 STATUS_PENDING = 0x103
@@ -57,40 +59,6 @@ SMBD_AT = 14 + 20 + 8 + 12  # Ethernet, IPv4, UDP, BTH: the SEND's payload in th
 TF = ["frame.number", "ip.src", "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
       "smb_direct.credits.requested", "smb2.cmd", "smb2.msg_id", "smb2.flags.response", "smb2.nt_status",
       "smb_direct.data_length"]
-
-
-def run(*args, code=(0, 1)):
-    p = subprocess.run([ROCESTAT, "-n"] + list(args), capture_output=True, text=True)
-    ck("rocestat %s exits %s" % (" ".join(args[:-1]), code), p.returncode in code, p.stderr[:200])
-    return p
-
-
-def doc(*args):
-    return json.loads(run("--format", "json", *args).stdout or "{}")
-
-
-def fields(*args):
-    lines = run("--fields", "--verdicts", *args).stdout.splitlines()
-    head = lines[0].split(",") if lines else []
-    return {int(c[0]): dict(zip(head, c)) for c in (ln.split(",") for ln in lines[1:])}
-
-
-def without_cm(path, name):
-    """The capture without its CM frames, and orig frame -> copy frame."""
-    cm = [int(r[0]) for r in tshark_fields(path, ["frame.number"], "infiniband.bth.destqp == 1")]
-    out = os.path.join(TMP, name + ".pcap")
-    subprocess.run(["editcap", "-F", "nsecpcap", path, out] + [str(n) for n in cm], check=True, capture_output=True)
-    total = len(tshark_fields(path, ["frame.number"]))
-    kept = [n for n in range(1, total + 1) if n not in set(cm)]
-    ck(name + ": CM frames cut", len(tshark_fields(out, ["frame.number"])) == len(kept), str(cm))
-    return out, {o: i + 1 for i, o in enumerate(kept)}
-
-
-def cut_frames(path, name, keep):
-    linktype, recs, _ = pcaprecs.read_pcap(path)
-    out = os.path.join(TMP, name + ".pcap")
-    pcaprecs.write_pcap(out, linktype, [r for i, r in enumerate(recs, 1) if i in keep])
-    return out
 
 
 def poke(path, name, frame, at, fn):
