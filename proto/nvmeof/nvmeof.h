@@ -24,7 +24,7 @@ enum rs_recog rs_nvme_recognize(struct rs_recog_pair *p, bool from_a, const stru
 				const struct rs_frame_meta *m);
 /* nvmeof_text.c */
 void rs_text_nvme(FILE *out, const struct rs_view *v);
-/* nvmeof_walk.c: the per-frame views' hooks */
+/* nvmeof_text.c: the per-frame views' op_name hook; nvmeof_walk.c: note */
 const char *rs_nvme_op_name(uint16_t op, char *buf, size_t len);
 bool rs_nvme_note(const struct rs_verdict *v, const struct rs_frame *f, char *buf, size_t len);
 /* nvmeof_json.c */

@@ -69,6 +69,14 @@ static inline bool rs_nvme_incapsule(const struct rs_nvme *n)
 }
 static inline uint8_t rs_nvme_sc(uint16_t status) { return status & 0xFF; }
 static inline uint8_t rs_nvme_sct(uint16_t status) { return (status >> 8) & 7; }
+/* A command kind in 16 bits (the verdicts' ulp_op; rs_nvme_op_name names
+ * it): the opcode in the low byte, above it a Fabrics command's type or
+ * else the queue (1 admin, 2 I/O, 0 not known), whose command sets differ. */
+static inline uint16_t rs_nvme_op_code(uint8_t opcode, uint8_t fctype, bool queue_known, bool admin)
+{
+	unsigned hi = opcode == RS_NVME_FABRICS_OPC ? fctype : queue_known ? (admin ? 1u : 2u) : 0u;
+	return (uint16_t)(hi << 8 | opcode);
+}
 
 /*
  * Decode the payload of an RC SEND at `c` (over the captured bytes),

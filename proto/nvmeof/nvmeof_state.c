@@ -139,13 +139,10 @@ static int op_slot(struct rs_nvmeq *q, const struct rs_nvme *n)
 	return q->nops++;
 }
 
-/* The command kind as the verdict's ulp_op (rs_nvme_op_name reads it): the
- * opcode in the low byte, above it a Fabrics command's type or else the
- * queue (1 admin, 2 I/O, 0 not known), whose command sets differ. */
+/* The command kind as the verdict's ulp_op. */
 static uint16_t ulp_op(const struct rs_nvmeq *q, uint8_t opcode, uint8_t fctype)
 {
-	unsigned hi = opcode == RS_NVME_FABRICS_OPC ? fctype : q->qid_known ? (q->qid ? 2u : 1u) : 0u;
-	return (uint16_t)(hi << 8 | opcode);
+	return rs_nvme_op_code(opcode, fctype, q->qid_known, q->qid == 0);
 }
 
 /* The data a command moves: what its SGL describes. */

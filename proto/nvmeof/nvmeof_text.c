@@ -138,17 +138,25 @@ void rs_text_nvme(FILE *out, const struct rs_view *v)
 	}
 }
 
-const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len)
+/* A command kind by its code (rs_nvme_op_code, the verdicts' ulp_op); also
+ * the per-frame views' op_name hook. */
+const char *rs_nvme_op_name(uint16_t op, char *buf, size_t len)
 {
-	const char *name = o->opcode == RS_NVME_FABRICS_OPC ? rs_nvme_fctype_name(o->fctype)
-			   : !q->qid_known ? ""
-			   : q->qid == 0   ? rs_nvme_admin_opc_name(o->opcode)
-					   : rs_nvme_io_opc_name(o->opcode);
+	uint8_t opc = (uint8_t)op, hi = (uint8_t)(op >> 8);
+	const char *name = opc == RS_NVME_FABRICS_OPC ? rs_nvme_fctype_name(hi)
+			   : hi == 1			? rs_nvme_admin_opc_name(opc)
+			   : hi == 2			? rs_nvme_io_opc_name(opc)
+							: "";
 	if (*name)
 		snprintf(buf, len, "%s", name);
-	else if (o->opcode == RS_NVME_FABRICS_OPC)
-		snprintf(buf, len, "Fabrics 0x%02x", o->fctype);
+	else if (opc == RS_NVME_FABRICS_OPC)
+		snprintf(buf, len, "Fabrics 0x%02x", hi);
 	else
-		snprintf(buf, len, "opcode 0x%02x", o->opcode);
+		snprintf(buf, len, "opcode 0x%02x", opc);
 	return buf;
+}
+
+const char *rs_nvme_op_label(const struct rs_nvme_info *q, const struct rs_nvme_op_info *o, char *buf, size_t len)
+{
+	return rs_nvme_op_name(rs_nvme_op_code(o->opcode, o->fctype, q->qid_known, q->qid == 0), buf, len);
 }

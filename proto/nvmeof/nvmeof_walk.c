@@ -138,23 +138,7 @@ void rs_walk_nvme_transfer(struct walk *w)
 	     w->v.nvme_cmd_frame, f->reth.rkey);
 }
 
-/* ---- the per-frame views' hooks (proto/proto.h op_name, note) ----------- */
-
-const char *rs_nvme_op_name(uint16_t op, char *buf, size_t len)
-{
-	uint8_t opc = (uint8_t)op, hi = (uint8_t)(op >> 8);
-	const char *name = opc == RS_NVME_FABRICS_OPC ? rs_nvme_fctype_name(hi)
-			   : hi == 1			? rs_nvme_admin_opc_name(opc)
-			   : hi == 2			? rs_nvme_io_opc_name(opc)
-							: "";
-	if (*name)
-		snprintf(buf, len, "%s", name);
-	else if (opc == RS_NVME_FABRICS_OPC)
-		snprintf(buf, len, "Fabrics 0x%02x", hi);
-	else
-		snprintf(buf, len, "opcode 0x%02x", opc);
-	return buf;
-}
+/* ---- the per-frame views' note hook (proto/proto.h; op_name: nvmeof_text.c) */
 
 bool rs_nvme_note(const struct rs_verdict *v, const struct rs_frame *f, char *buf, size_t len)
 {
