@@ -199,21 +199,29 @@ static void uq_sweep(struct rs_analyzer *a)
 	a->ulp_swept_evicted = a->evicted;
 }
 
-
-/* Every module refused the pair: its half-flows say so themselves and the
- * pair's state goes. Kept instead while a --ulp qp: rule could still name
- * the protocol of the half-flow that joins the pair. */
-static void uq_refused(struct rs_analyzer *a, struct rs_uq *u)
+/* The pair's state goes and its half-flows say what became of it
+ * themselves: refused by every module, or waiting for the opening SEND of
+ * a module that waits. */
+static void uq_leave(struct rs_analyzer *a, struct rs_uq *u, bool waiting)
 {
-	if (a->ulp_qp_rules)
-		return;
 	struct rs_flow *side[2] = { u->a, u->b };
 	for (unsigned i = 0; i < 2; i++)
 		if (side[i]) {
-			side[i]->ulp_refused = true;
+			if (waiting)
+				side[i]->ulp_waited = true;
+			else
+				side[i]->ulp_refused = true;
 			side[i]->x->uq = NULL;
 		}
 	uq_release(a, u);
+}
+
+/* Every module refused the pair. Kept instead while a --ulp qp: rule could
+ * still name the protocol of the half-flow that joins the pair. */
+static void uq_refused(struct rs_analyzer *a, struct rs_uq *u)
+{
+	if (!a->ulp_qp_rules)
+		uq_leave(a, u, false);
 }
 
 /* The modules stop looking at the pair before they told (make_room): it
@@ -264,17 +272,10 @@ static void make_room(struct rs_analyzer *a)
  * module's opening SEND (its half-flows say so; the state goes). */
 static void uq_ended(struct rs_analyzer *a, struct rs_uq *u)
 {
-	if (!u->wait || a->ulp_qp_rules) {
+	if (!u->wait || a->ulp_qp_rules)
 		uq_refused(a, u);
-		return;
-	}
-	struct rs_flow *side[2] = { u->a, u->b };
-	for (unsigned i = 0; i < 2; i++)
-		if (side[i]) {
-			side[i]->ulp_waited = true;
-			side[i]->x->uq = NULL;
-		}
-	uq_release(a, u);
+	else
+		uq_leave(a, u, true);
 }
 
 static bool sends_start(const struct rs_frame *f)
