@@ -81,6 +81,10 @@
 struct iface {
 	int dlt;
 	uint32_t snaplen; /* libpcap's adjusted one: 0 and too large read as MAX_SNAPLEN */
+	/* What a packet's captured length is held to: the IDB's own, 0 read
+	 * as MAX_SNAPLEN, as libpcap holds them (it reads a packet longer than
+	 * MAX_SNAPLEN from an interface that says it may have one). */
+	uint32_t limit;
 	uint64_t tsresol; /* units per second */
 	uint64_t tsoffset;
 };
@@ -262,8 +266,9 @@ static bool add_iface(struct pcapng *r, struct body *b)
 		r->ifs = f;
 		r->ifs_cap = n;
 	}
-	struct iface f = { .dlt = dlt_of(rs_chunkbuf_get16(r->swapped, h)), .snaplen = adjust_snaplen(rs_chunkbuf_get32(r->swapped, h + 4)),
-			   .tsresol = 1000000 };
+	uint32_t snaplen = rs_chunkbuf_get32(r->swapped, h + 4);
+	struct iface f = { .dlt = dlt_of(rs_chunkbuf_get16(r->swapped, h)), .snaplen = adjust_snaplen(snaplen),
+			   .limit = snaplen ? snaplen : MAX_SNAPLEN, .tsresol = 1000000 };
 	if (!idb_options(r, b, &f))
 		return false;
 	r->ifs[r->nifs++] = f;
@@ -365,8 +370,8 @@ static int next(struct rs_reader *rr, struct pcap_pkthdr **h, const uint8_t **da
 			return rs_chunkbuf_fail(&r->cb, "a packet arrived on interface %u, but there's no Interface Description Block for "
 				    "that interface", ifn);
 		const struct iface *f = &r->ifs[ifn];
-		if (caplen > f->snaplen)
-			return rs_chunkbuf_fail(&r->cb, "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)f->snaplen);
+		if (caplen > f->limit)
+			return rs_chunkbuf_fail(&r->cb, "invalid packet capture length %u, bigger than snaplen of %d", caplen, (int)f->limit);
 		if (!(*data = take(r, &b, caplen)))
 			return PCAP_ERROR;
 		set_time(r, f, t);
